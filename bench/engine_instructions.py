@@ -111,9 +111,10 @@ def _reader(name: str) -> Callable[[list[bytes]], None]:
                 display(value, formatting.empty_colormap, place="data")
 
         return show
+    from cqlsh_ext.render.parquet_columns import BLOB, CQL, PATH, Splitter
+
     from cqlsh_ext.query import evaluate
     from cqlsh_ext.query.grammar import Schema, parse
-    from cqlsh_ext.render.parquet_columns import BLOB, CQL, PATH, Splitter
 
     plan = parse(EXPORT, Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}))
     assert plan is not None

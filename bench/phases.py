@@ -18,7 +18,7 @@ phase). The functions are called a page at a time, so the timers cost nothing th
   process twice: with no record format configured (containers unwrapped, nothing parsed: its
   share of the replay is `decompress`) and with the shell's registry (`parse+eval`, the rest);
 - hand-over: building what the core is given and reading what it hands back (payload/native.py's
-  page functions, the core's request constructors, query/evaluate.py's CoreProgram._query), and
+  page functions, the core's request constructors, query/evaluate.py's PlanProgram._query), and
   the ordinary columns the core lays out from the page's cells (`cql_columns`: an export's pk and
   ck; without it they were the driver's phase's);
 - evaluation: the Python above the core's answer (query/answer.py's pages and final answer,
@@ -91,9 +91,9 @@ READERS = ("filter", "group", "stats", "stats-decode-all", "describe", "copy", "
 #: phase -> "module:attribute" (a class's method as "module:Class.method") wrapped with its timer.
 TARGETS: dict[str, tuple[str, ...]] = {
     "hand-over": tuple(f"cqlsh_ext.payload.native:{name}" for name in (
-        "decode_page", "measure_rows", "query_page", "describe_page", "page_cells", "page_contents",
+        "decode_page", "measure_rows", "CoreProgram.answer", "describe_page", "page_cells", "page_contents",
         "page_columns", "read_page", "cql_columns")) + (
-            "cqlsh_ext.query.evaluate:CoreProgram._query",) + tuple(
+            "cqlsh_ext.query.evaluate:PlanProgram._query",) + tuple(
             f"CORE:{name}" for name in (
                 "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest",
                 "RowsPage")),

@@ -88,6 +88,11 @@ STATEMENTS: dict[str, tuple[str, str]] = {
     "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
                    "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = {p}) "
                    "TO '{f}.jsonl'"),
+    # the whole blob and no path (the statement users type), to Parquet and to JSON Lines
+    "copy-parquet-blob": ("COPY (SELECT pk, ck, data FROM {t}) TO '{f}.parquet'",
+                          "COPY (SELECT pk, ck, data FROM {t} WHERE pk = {p}) TO '{f}.parquet'"),
+    "copy-jsonl-blob": ("COPY (SELECT pk, ck, data FROM {t}) TO '{f}.jsonl'",
+                        "COPY (SELECT pk, ck, data FROM {t} WHERE pk = {p}) TO '{f}.jsonl'"),
     "describe": ("DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
                  "DESCRIBE PAYLOAD {t}.data WHERE pk = {p} ALL CONFIRM"),
 }
@@ -300,6 +305,12 @@ def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[-1]!r} failed ({proc.returncode}): {errors[-2000:]}")
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
+
+
+def binary_of(before: str) -> str:
+    """--before: a checkout (its .venv/bin/cqlsh-ext) or a binary."""
+    path = Path(before)
+    return str(path / ".venv" / "bin" / "cqlsh-ext") if path.is_dir() else str(path)
 
 
 def anchor_code(side: str) -> str:

@@ -19,6 +19,7 @@ from cqlsh_ext.settings import SettingError, Settings, add_flags
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
+    "journal": "cqlsh_ext.writing.cli",
     "sample-config": "cqlsh_ext.settings.sample_config",
     "spark": "cqlsh_ext.spark.cli",
 }
@@ -44,12 +45,6 @@ def _ext_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cqlshrc_arg(args: list[str]) -> str | None:
-    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    finder.add_argument("--cqlshrc")
-    return finder.parse_known_args(args)[0].cqlshrc
-
-
 def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
     opts = settings.keyspaces
@@ -60,8 +55,13 @@ def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) 
     return keyspaces_options.connection_args(opts, cqlsh_args, positional)
 
 
-def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
-    """One usage text: cqlsh's options (its own help, under our name) followed by ours."""
+def help_text(cqlshmain: Any | None = None) -> str:
+    """--help: one usage text, cqlsh's options (its own help, under our name) followed by ours and
+    the tools (also the man page's, tools/man_page.py)."""
+    from cqlsh_ext.upstream import seams
+
+    cqlshmain = cqlshmain or seams.import_cqlshmain(None)
+    ext_parser = _ext_parser()
     cqlsh_parser = cqlshmain.parser
     cqlsh_parser.prog = "cqlsh-ext"
     cqlsh_parser.usage = "%(prog)s [options] [host [port]]"  # cqlsh's reads "Usage: ..." after "usage:"
@@ -69,50 +69,62 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
                                 "blobs, compression insight and Amazon Keyspaces.")
     epilog = cqlsh_parser.epilog
     cqlsh_parser.epilog = None
-    print(cqlsh_parser.format_help().rstrip())
-    print()
+    try:
+        parts = [cqlsh_parser.format_help().rstrip(), ""]
+    finally:
+        cqlsh_parser.epilog = epilog
     # Without its usage: ours wraps onto as many lines as the width asks, none of which belong here.
     ext_parser.usage = argparse.SUPPRESS
-    print(ext_parser.format_help().strip())
-    print()
-    print("tools:")
-    print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
-    print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
-    print("  cqlsh-ext mcp [--help]          an MCP server for AI assistants, read-only (docs/mcp.md)")
-    print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
-    print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")
-    print("  cqlsh-ext trial PATH --into KS  COMPRESSION TRIAL on values from files [--help]")
-    if epilog:
-        print()
-        print((epilog % vars(cqlshmain)).strip() if "%(" in epilog else epilog.strip())
+    # The tools and cqlsh's closing paragraph filled to the width argparse fills its own to.
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size().columns - 2
+    parts += [ext_parser.format_help().strip(), "", "tools:"]
+    for tool, does in TOOLS:
+        parts += textwrap.wrap(does, width, initial_indent=f"  {tool:<32}", subsequent_indent=" " * 34)
+    if epilog:  # cqlsh's source breaks it after a few words
+        said = epilog % vars(cqlshmain) if "%(" in epilog else epilog
+        parts += ["", textwrap.fill(" ".join(said.split()), width)]
+    return "\n".join(parts)
+
+
+#: The tools --help lists, each with what it does.
+TOOLS = (("cqlsh-ext demo load [--help]", "create and fill a demo keyspace"),
+         ("cqlsh-ext inspect FILE|-|0x...", "describe one stored value, no server needed"),
+         ("cqlsh-ext journal new-key", "a new journal key, made on purpose (docs/edit.md)"),
+         ("cqlsh-ext mcp [--help]", "an MCP server for AI assistants, read-only (docs/mcp.md)"),
+         ("cqlsh-ext sample-config", "print a commented [cqlsh_ext] cqlshrc section"),
+         ("cqlsh-ext spark [--help]", "the same statements on Apache Spark (docs/spark.md)"),
+         ("cqlsh-ext trial PATH --into KS", "COMPRESSION TRIAL on values from files (its --help)"))
+
+
+def _unknown_option(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.ArgumentParser,
+                    cqlsh_args: list[str]) -> str | None:
+    """The one line for an option neither cqlsh nor cqlsh-ext knows (`--verison`), or None. cqlsh
+    reads such a word as its host name ('the host name in --verison:9042 does not resolve')."""
+    from cqlsh_ext.common.text import nearest
+
+    left = cqlsh_parser.parse_known_args(cqlsh_args)[1]
+    typed = next((word for word in left if word.startswith("-") and word != "-"), None)
+    if typed is None:
+        return None
+    # argparse's own list of each parser's option strings (cqlsh's parser is an ArgumentParser too).
+    known = [flag for parser in (cqlsh_parser, ext_parser) for action in parser._actions
+             for flag in action.option_strings]
+    near = nearest(typed.split("=", 1)[0], known)
+    meant = f" (did you mean {near}?)" if near else ""
+    return f"unknown option {typed}{meant}: cqlsh-ext --help lists them"
 
 
 def _versions(cqlshmain: Any) -> str:
     import cassandra
 
-    from cqlsh_ext.payload.native import engine_name, reading
+    from cqlsh_ext.payload.running import version_lines
 
-    versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
-                f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
-    # What the core reads (it is loaded for this: --version is no shell start-up).
-    return versions + (f"\n{reading()}" if engine_name() == "native" else "")
-
-
-#: What --version adds on the Python engine when the core is not installed: how to get it.
-GET_THE_CORE = ("the native core is not installed: its wheel, cqlsh-ext-native, from bin/wheels, or "
-                "`pip install ./native` with Rust 1.85+; README, Install")
-
-
-def engine_line() -> str:
-    """Which value engine runs (the native core when installed and not turned off), told
-    without importing it: start-up stays as it is. On the Python engine, why."""
-    from cqlsh_ext.payload.native import ENV, engine_name, installed
-
-    name = engine_name()
-    if name == "native":
-        return f"value engine: {name}"
-    why = GET_THE_CORE if not installed() else f"the native core is turned off: {ENV}=0"
-    return f"value engine: {name} ({why})"
+    # (what the core reads too: it is loaded for this, --version is no shell start-up)
+    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
+            f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,13 +180,17 @@ def _main(argv: list[str] | None) -> int:
     ext_parser = _ext_parser()
     ext, cqlsh_args = ext_parser.parse_known_args(args)
 
-    cqlshmain = seams.import_cqlshmain(_cqlshrc_arg(cqlsh_args))
+    cqlshmain = seams.import_cqlshmain(seams.cqlshrc_arg(cqlsh_args))
     if "-h" in cqlsh_args or "--help" in cqlsh_args:
-        _print_help(cqlshmain, ext_parser)
+        print(help_text(cqlshmain))
         return 0
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
         print(_versions(cqlshmain))
         return 0
+    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args)
+    if mistyped is not None:
+        say(f"cqlsh-ext: error: {mistyped}")
+        return 2
     from cqlsh_ext.keyspaces.errors import KeyspacesError
     from cqlsh_ext.settings import load, load_dictionaries
 

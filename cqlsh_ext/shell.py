@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands
@@ -126,14 +127,16 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
-    #: The statement being read, as its bounds have seen it; one sent whole while it runs.
-    statement_scan: statement_bounds.Scan
+    #: The statement being read, as its bounds measure it; one sent whole while it runs.
+    statement_reading: statement_bounds.StatementSoFar
     sent_whole: Lexed | None = None
     #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
     tracing_enabled: bool
+    #: cqlsh's loop ends once it is set (EXIT, -e's statement read).
+    stop: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.statement_scan = statement_bounds.Scan()
+        self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
@@ -175,22 +178,20 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def onecmd(self, statementtext: str) -> Any:
-        # The statement read so far, bounded before cqlsh's lexer reads it (again, at every line).
-        way, self.statement_scan, said = statement_bounds.read_so_far(self.statement_scan, statementtext)
+        # The statement read so far, bounded before cqlsh's lexer reads it: measured here when it
+        # was not a line at a time (the interactive shell's input).
+        way, said = self.statement_reading.whole(statementtext)
         if said is not None:
             self.printerr(said)
-        if way == statement_bounds.REFUSED:
+        if way != statement_bounds.LEX:
             return True
-        if way == statement_bounds.WAIT:
-            self.set_continue_prompt()
-            return None
         done = super().onecmd(statementtext)
         if done:
-            self.statement_scan = statement_bounds.forget(self.statement_scan)
+            self.statement_reading.forget()
         return done
 
     def reset_statement(self) -> None:
-        self.statement_scan = statement_bounds.forget(self.statement_scan)
+        self.statement_reading.forget()
         super().reset_statement()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
@@ -210,7 +211,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
         # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
-        first = str(tokens[0][1]).lower() if tokens else ""
+        if all(tok[0] == "endtoken" for tok in tokens):
+            return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
+        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
+        first = str(tokens[0][1]).lower()
         meant = _nearest_first_word(first)
         if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
@@ -289,8 +293,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.reset_statement()
             raise EOFError from None
         # readline has just added the line typed: forgotten, with the statement's earlier lines,
-        # once the statement carries a password.
-        passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        # once the statement carries a password. Only a line typed at a terminal is added (a
+        # script's lines are not: the statement so far is not read again at each of them).
+        if self.tty:
+            passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
         return str(line)
 
     def init_history(self) -> None:
@@ -302,14 +308,65 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         super().save_history(history_disabled)
 
     def cmdloop(self, intro: Any = None) -> None:
-        # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,
-        # pipes, SOURCE and --classic. Imported here so scripts never load prompt_toolkit.
+        # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
+        # (_run_script), for -e, -f, pipes, SOURCE and --classic.
+        # Imported here so scripts never load prompt_toolkit.
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            super().cmdloop(intro)
+            self._run_script()
+        if self.owns_connection:
+            # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
+            # closes it. Left to the driver's exit hook, it would close after Python has stopped
+            # the thread pools, and a schema refresh the driver scheduled after a DDL statement
+            # would end in a traceback. A Ctrl-C from here on ends the process at once.
+            from cqlsh_ext.common.interrupt import ends_at_once
+
+            ends_at_once()
+            self.conn.shutdown()
+
+    def _run_script(self) -> None:
+        # cqlsh's cmdloop (COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line measured
+        # (commands.statement_bounds.StatementSoFar) before anything lexes it. cqlsh's loop hands
+        # onecmd all of the statement read so far at every line, and its lexer reads it all again (an
+        # unclosed comment of 100,000 lines took 123 s): here onecmd is handed it only where it may
+        # end, a statement past a bound is refused at the line that passes it, and one of nothing to
+        # run (a lone `;`) is not sent.
+        reading = self.statement_reading
+        with self.prepare_loop():
+            while not self.stop:
+                try:
+                    if self.single_statement:
+                        line = self.single_statement
+                        self.stop = True
+                    else:
+                        line = self.get_input_line(self.prompt)
+                    if statement_bounds.nothing_to_run(line) and not reading.dropping \
+                            and not self.statement.tell():
+                        continue  # nothing to run, nothing before it (a million lines of `;`: at once)
+                    way, said = reading.line(line)
+                    if said is not None:
+                        self.printerr(said)
+                    if way == statement_bounds.LEX:
+                        self.statement.write(line)
+                        if self.onecmd(self.statement.getvalue()):
+                            self.reset_statement()
+                    elif way == statement_bounds.WAIT:
+                        self.statement.write(line)
+                        self.set_continue_prompt()
+                    elif way == statement_bounds.REFUSED or self.statement.tell():
+                        self.reset_statement()
+                    else:  # nothing read before it: nothing to reset
+                        reading.forget()
+                except EOFError:
+                    self.handle_eof()
+                except cqlshmain.CQL_ERRORS as cqlerr:
+                    self.printerr(cqlerr.message)
+                except KeyboardInterrupt:
+                    self.reset_statement()
+                    print("")
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
@@ -325,6 +382,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         return seams.update_meta(self, *named) if named is not None else None
 
     # ------------------------------------------------ results (cqlsh_ext.output.pipeline)
+
+    def perform_simple_statement(self, statement: Any) -> Any:
+        self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
+        return super().perform_simple_statement(statement)
 
     def print_result(self, result: Any, table_meta: Any) -> None:
         self.results.print_result(result, table_meta)
@@ -367,7 +428,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
     def do_login(self, parsed: Parsed) -> None:
-        super().do_login(parsed)  # a new Cluster on success
+        from cqlsh_ext.common.interrupt import answering
+
+        with answering():  # its password prompt: Ctrl-C answers it at once
+            super().do_login(parsed)  # a new Cluster on success
         if self.repl_mode:
             repl.shorten_reconnection(self)
 
@@ -377,12 +441,31 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         repl.do_history(self, parsed)
 
     def do_help(self, parsed: Parsed) -> None:
-        if not self.repl_mode:
-            super().do_help(parsed)
+        typed = [str(topic) for topic in parsed.get_binding("topic", ())]
+        asked = [topic.lower() for topic in typed]
+        phrase = commands.phrase_help(asked)
+        helper: Callable[[Any, Parsed], None] = Stock.do_help
+        if phrase is not None:  # HELP DESCRIBE PAYLOAD, HELP COMPRESSION STATS: that text alone
+            def helper(shell: Any, _parsed: Parsed) -> None:
+                shell.stdout.write(phrase + "\n")
         else:
-            repl.do_help(self, parsed, Stock.do_help)
+            keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
+            known = seams.help_topic_words(self) | keys
+            unknown = [topic for topic in typed if topic.lower() not in known]
+            for topic in unknown:  # cqlsh's line, and the topic meant
+                near = nearest(topic.upper(), [t.upper() for t in known])
+                self.printerr(f"*** No help on {topic}" + (f" (did you mean {near}?)" if near else ""))
+            if unknown:
+                if len(unknown) == len(typed):
+                    return
+                parsed = seams.with_help_topics(parsed, [t for t in typed if t not in unknown])
+        if not self.repl_mode:
+            helper(self, parsed)
+        else:
+            repl.do_help(self, parsed, helper)
+        if phrase is not None:
+            return
         # A line an intercept adds to cqlsh's HELP of its word (HELP SELECT is a web address).
-        asked = {str(topic).lower() for topic in parsed.get_binding("topic", ())}
         for intercept in commands.intercepts():
             for word, line in intercept.see_also:
                 if word in asked:
@@ -475,7 +558,7 @@ def shell_class(settings: Settings) -> type[ExtShell]:
     methods: dict[str, Any] = {"settings": settings}
     for command in commands.commands():
         methods[f"do_{command.word}"] = _command_method(command)
-    for topic, text in [t for c in commands.commands() for t in c.topics] + \
-            [t for i in commands.intercepts() for t in i.topics]:
-        methods[f"do_{topic}"] = seams.help_topic(topic, text)
+    for topic, text in commands.help_topics():
+        if " " not in topic:  # one of several words is asked for as HELP <words>: do_help
+            methods[f"do_{topic}"] = seams.help_topic(topic, text)
     return type("ExtShell", (ExtShell,), methods)

@@ -5,9 +5,13 @@ it runs beside a developer's `bin/dev-cassandra` on 9042, another test run or an
 It starts on first use (about 6 s, plus a one-time jar download) and stops at the end of the
 session.
 
+With several workers (pytest-xdist's -n, which bin/test passes), each worker process has a server
+of its own, in the directory named after it (.cache/test-cassandra-gw0, -gw1, ...): a worker's tests
+see only their own server, its fault plan included (CONTRIBUTING.md, "Tests in parallel").
+
 Environment:
-    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones
-    CQLSH_EXT_TEST_DIR                                 another instance directory
+    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones (one worker only)
+    CQLSH_EXT_TEST_DIR                                 another instance directory (-gwN added per worker)
     CQLSH_EXT_TEST_REUSE=1    use the instance already running there, or start one and leave it
                               running for the next run (stop it: bin/dev-cassandra stop --dir ...)
     CQLSH_EXT_TEST_START_TIMEOUT                       seconds to wait for CQL (default 120)
@@ -18,8 +22,11 @@ Tests using `cassandra` get the `server` marker: `pytest -m "not server"` skips 
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import shutil
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +40,7 @@ if str(REPO_ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tools"))
 
 import devcassandra  # noqa: E402
+import engine_use  # noqa: E402
 import fault_handler  # noqa: E402
 from server_ports import PORT_VARIABLES, ports_from, start_on_free_ports  # noqa: E402
 
@@ -40,11 +48,52 @@ if TYPE_CHECKING:
     from cassandra.cluster import Cluster, Session
 
 
+#: The pytest-xdist worker this process is ("gw0", "gw1", ...), "" when the suite runs in one process
+#: (set by pytest_configure: a pytest started by a test inherits the worker's environment, not its role).
+WORKER = ""
+
+
+def _controller(config: pytest.Config) -> bool:
+    """This process hands the tests to workers and runs none (pytest-xdist's -n N, N > 0)."""
+    return not WORKER and bool(getattr(config.option, "numprocesses", None))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """First pass of bin/test: the modules that reached the value engine (tests/engine_use.py)."""
+    directory = os.environ.get(engine_use.RECORD)
+    if directory and not _controller(session.config):
+        engine_use.write_record(directory, WORKER)
+
+
+#: The file where the workers tell the controller which tests share a worker (run_rank), named by the
+#: controller before it starts them: pytest-xdist 3.8 cannot carry an xdist_group in a test's id on
+#: pytest 9.
+GROUPS_FILE = "CQLSH_EXT_TEST_GROUPS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global WORKER
+    WORKER = getattr(config, "workerinput", {}).get("workerid", "")
+    if os.environ.get(engine_use.RECORD) and not _controller(config):
+        engine_use.start_recording()
+        config.pluginmanager.register(engine_use, "engine_use")
+    if _controller(config):
+        directory = tempfile.mkdtemp(prefix="cqlsh-ext-groups-")
+        os.environ[GROUPS_FILE] = str(Path(directory) / "groups.json")
+        config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
+
+
+def per_worker(directory: Path) -> Path:
+    """`directory`, or with several workers this worker's own (DIR-gw0, DIR-gw1, ...): each has its
+    own servers, so no worker stops, cleans or plans faults on another's."""
+    return directory.with_name(f"{directory.name}-{WORKER}") if WORKER else directory
+
+
 def server_config(**overrides: Any) -> devcassandra.Config:
     """The test instance's Config (env overrides applied); keyword args override further. It loads
     the fault-injection query handler (tests/fault_handler.py) for keyspaces named faults_*."""
-    directory = Path(overrides.get("directory") or os.environ.get("CQLSH_EXT_TEST_DIR")
-                     or REPO_ROOT / ".cache" / "test-cassandra")
+    default = Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra")
+    directory = Path(overrides.get("directory") or per_worker(default))
     values: dict[str, Any] = {
         "directory": directory,
         **ports_from(PORT_VARIABLES),
@@ -85,8 +134,9 @@ class CassandraServer:
         return [self.host, str(self.port), "-u", self.username, "-p", self.password]
 
     def cluster(self) -> Cluster:
-        """One shared driver Cluster (connecting costs about a second; do it once)."""
-        if self._cluster is None:
+        """One shared driver Cluster (connecting costs about a second; do it once), made again when
+        the driver shut it down (a connection that failed: the next test must not inherit that)."""
+        if self._cluster is None or self._cluster.is_shutdown:
             from cassandra.auth import PlainTextAuthProvider
             from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
             from cassandra.policies import DCAwareRoundRobinPolicy
@@ -127,28 +177,126 @@ class CassandraServer:
             self._cluster = None
 
 
+def refuse_fixed_ports_in_workers(variables: dict[str, str]) -> None:
+    """Each worker starts servers of its own: ports fixed by the environment cannot serve two."""
+    fixed = [var for var in variables.values() if os.environ.get(var)]
+    if WORKER and fixed:
+        pytest.fail(f"{', '.join(fixed)} fix a test server's ports, and each worker starts its own server: "
+                    "run in one process (-n 0) or unset them", pytrace=False)
+
+
 #: Fixtures that start a real server (Java); a test using one is marked `server`.
 SERVER_FIXTURES = frozenset({"cassandra", "keyspaces_endpoint"})
 
+#: Work a worker does once for all the tests that share it (a session fixture that starts a server
+#: or Spark, or loads a large table; the Docker image): with several workers (bin/test), those tests
+#: go to one worker, together, and first, so that the longest work starts early. Looked up in this
+#: order; an item's own xdist_group mark puts it in that group instead.
+SHARED_WORK = (
+    ("docker", lambda item: "docker" in item.path.parts),
+    ("keyspaces-endpoint", lambda item: "keyspaces_endpoint" in getattr(item, "fixturenames", ())),
+    ("spark", lambda item: item.get_closest_marker("spark") is not None),
+    ("insight-tables", lambda item: "insight" in getattr(item, "fixturenames", ())),
+)
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+
+def run_rank(item: pytest.Item) -> tuple[int, str | None]:
+    """Where an item comes in the run with several workers, and the group of tests it shares a
+    worker with (None: its module's): SHARED_WORK's groups first, then the server tests, then the
+    rest."""
+    mark = item.get_closest_marker("xdist_group")
+    if mark is not None:
+        return 0, str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    for rank, (group, uses) in enumerate(SHARED_WORK):
+        if uses(item):
+            return rank, group
+    return len(SHARED_WORK) + (item.get_closest_marker("server") is None), None
+
+
+def long_setup(item: pytest.Item) -> float | None:
+    """Seconds a test may take when its setup builds or starts what takes long (the Docker image and
+    the compose file's, Spark's runs, bin/wheels): what their own subprocess timeouts add up to,
+    instead of the suite's per-test timeout (pyproject.toml)."""
+    if "docker" in item.path.parts or item.path.name == "test_wheels.py":
+        return 3600
+    if item.get_closest_marker("spark") is not None:
+        return 1800
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers the fast layer (bin/test --fast: -m "not server and not java and not docker") goes by:
     `server` from the fixtures a test uses, `docker` from its directory; modules that run Java
     without a server say `pytestmark = pytest.mark.java` themselves. A test that still reaches Java
-    in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow."""
+    in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow.
+    In bin/test's second pass, only the tests that reach the value engine are kept
+    (tests/engine_use.py). In a worker of several, the items are put in run_rank's order and their
+    groups written to the controller's GROUPS_FILE."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
         if "docker" in item.path.parts:
             item.add_marker(pytest.mark.docker)
+        seconds = long_setup(item)
+        if seconds is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(seconds))
+    if os.environ.get(engine_use.SELECT):  # bin/test's second pass: what reaches the engine
+        kept, dropped = engine_use.selected(items, os.environ[engine_use.SELECT])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+    if not WORKER:
+        return
+    ranks = {item.nodeid: run_rank(item) for item in items}
+    items.sort(key=lambda item: ranks[item.nodeid][0])  # stable: a module's own order is kept
+    groups = os.environ.get(GROUPS_FILE)
+    if groups:  # each worker collects the same tests: the last to write writes the same
+        written = Path(f"{groups}.{WORKER}")
+        written.write_text(json.dumps({node: group for node, (_, group) in ranks.items() if group}))
+        os.replace(written, groups)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """bin/test's --dist loadgroup: the tests of a group (run_rank's, read from GROUPS_FILE) go to one
+    worker, and every other test with its module (pytest-xdist's loadscope: a module's fixtures are
+    set up on one worker only), in the collection's order (run_rank's), not by the modules' sizes."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupOrModule(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # first asked once every worker has collected: the file is there
+                path = Path(os.environ.get(GROUPS_FILE) or "/nonexistent")
+                self.groups = json.loads(path.read_text()) if path.is_file() else {}
+            return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
+
+    config.option.loadscopereorder = False
+    return GroupOrModule(config, log)
 
 
 #: What every Docker test's skip reason names: how to switch them on.
 DOCKER_SWITCH = "CQLSH_EXT_DOCKER_TESTS=1"
 
 
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """A worker's end (pytest-xdist, in the controller): its counts of the native core against the
+    Python engine join the run's."""
+    from native.conftest import add_totals
+
+    add_totals(node.workeroutput.get("native_totals", {}))
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Once, even under -q (which prints no skip reasons): why the Docker tests did not run."""
+    """The native core's counts against the Python engine, when tests/native ran (tests/native/conftest.py);
+    then once, even under -q (which prints no skip reasons): why the Docker tests did not run."""
+    from native.conftest import write_totals
+
+    write_totals(terminalreporter)
     off = [report for report in terminalreporter.stats.get("skipped", [])
            if isinstance(report.longrepr, tuple) and DOCKER_SWITCH in str(report.longrepr[2])]
     if off:
@@ -159,6 +307,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 @pytest.fixture(scope="session")
 def cassandra() -> Iterator[CassandraServer]:
+    refuse_fixed_ports_in_workers(PORT_VARIABLES)
     cfg = server_config()
     inst = devcassandra.Instance(cfg)
     reuse = os.environ.get("CQLSH_EXT_TEST_REUSE") == "1"

@@ -11,6 +11,10 @@ Cassandra's own. The class is compiled once per source and jar set into
     plan.set("read_timeout", -1, after=2)  # two pages pass, then every page fails
     plan.set("delay", -1, 50, table=".*_slow")  # reads and writes of tables named *_slow 50 ms late
     plan.clear()
+    plan.met()                     # Met(pages=..., answered=...): what the current plan met so far
+
+A test that needs the server to be part-way through a slowed read waits on met() (tests/waiting.py),
+never on a time: `wait_until(lambda: plan.met().answered >= 2, "two late pages answered")`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -61,9 +66,29 @@ def jvm_args(plan_file: Path) -> list[str]:
     return [f"-Dcassandra.custom_query_handler_class={HANDLER_CLASS}", f"-Dcqlshext.faults.file={plan_file}"]
 
 
+@dataclass(frozen=True)
+class Met:
+    """What the current plan met: the requests it delayed or failed, and those of them answered."""
+
+    pages: int = 0
+    answered: int = 0
+
+
 class FaultPlan:
     def __init__(self, path: Path) -> None:
         self.path = path
+
+    def met(self) -> Met:
+        """What the plan now in force met so far, as the server counts it (nothing yet for a plan
+        just set: the count written beside the plan names the plan's generation)."""
+        try:
+            generation, pages, answered = self.path.with_name(self.path.name + ".met").read_text().split()
+            plan = self.path.read_text().split()
+        except (FileNotFoundError, ValueError):
+            return Met()
+        if len(plan) < 5 or plan[4] != generation:
+            return Met()
+        return Met(int(pages), int(answered))
 
     #: Written with each plan: the same plan set twice is still a new plan (counts start again).
     generation = 0

@@ -141,8 +141,14 @@ def _run_once(source: Path, lib: Path | None, key_extra: bytes = b"") -> Path:
                 if proc.returncode != 0:
                     raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
             (Path(run) / "out" / ".done").touch()
+            if (out / ".done").is_file():  # another worker of the run was first: its output stays
+                return out
             shutil.rmtree(out, ignore_errors=True)
-            os.replace(Path(run) / "out", out)
+            try:
+                os.replace(Path(run) / "out", out)
+            except OSError:  # another worker put its output there meanwhile
+                if not (out / ".done").is_file():
+                    raise
     return out
 
 

@@ -45,6 +45,15 @@ class Run:
     #: Peak resident set of the child in KiB (Linux ru_maxrss), when measured.
     max_rss_kib: int | None = None
 
+    def __iter__(self) -> Iterator[Any]:
+        """A run unpacks as what a test reads of it: `code, out, err = ext(...)`."""
+        return iter((self.returncode, self.stdout, self.stderr))
+
+    def checked_stdout(self) -> str:
+        """stdout, of a run that exited 0 (else the test fails with its stderr)."""
+        assert self.returncode == 0, self.stderr
+        return self.stdout
+
 
 def isolated_env(home: Path) -> dict[str, str]:
     """A HOME of its own so no developer cqlshrc or history leaks into a test. CQLSH_EXT_NATIVE
@@ -52,7 +61,10 @@ def isolated_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CQLSH_", "CQL_")) or k == "CQLSH_EXT_NATIVE"}
     env["HOME"] = str(home)
+    # The terminal's size is the one the test gives it (a pty's, or none), never the size the
+    # environment running the tests exported: Python's shutil.get_terminal_size prefers these.
     env.pop("COLUMNS", None)
+    env.pop("LINES", None)
     return env
 
 
@@ -73,18 +85,43 @@ def run(
     stdin: str | None = None,
     timeout: float = 120,
     measure_rss: bool = False,
+    env: dict[str, str] | None = None,
 ) -> Run:
+    """`binary` with `args` in HOME `home` (isolated_env, plus `env`), reading `stdin`."""
     cmd = [binary, *args]
     if measure_rss:
         cmd = [sys.executable, "-c", _RSS_WRAPPER, *cmd]
     proc = subprocess.run(
-        cmd, input=stdin, capture_output=True, text=True, timeout=timeout, env=isolated_env(home)
+        cmd, input=stdin, capture_output=True, text=True, timeout=timeout,
+        env={**isolated_env(home), **(env or {})},
     )
     stderr, rss = proc.stderr, None
     if measure_rss:
         stderr, _, tail = stderr.rpartition("\nmax-rss-kib=")
         rss = int(tail)
     return Run(proc.returncode, proc.stdout, stderr, rss)
+
+
+def ext(cassandra: Any, home: Path, *args: str, keyspace: str | None = None, stdin: str | None = None,
+        env: dict[str, str] | None = None, login: bool = True, timeout: float = 300) -> Run:
+    """cqlsh-ext as a user runs it against the test server `cassandra` (tests/conftest.py), in HOME
+    `home`: its host and port and the login (-u, -p; without `login`, HOME's credentials file logs
+    in), -k `keyspace`, then `args` (flags, -e STATEMENT, -f FILE), reading `stdin`; `env` adds
+    variables to isolated_env(home). `.checked_stdout()` on the Run: its output, when it must succeed."""
+    conn = cassandra.cqlsh_args if login else [cassandra.host, str(cassandra.port)]
+    where = ["-k", keyspace] if keyspace else []
+    return run(CQLSH_EXT, [*conn, *where, *args], home, stdin=stdin, timeout=timeout, env=env)
+
+
+def script(*statements: str) -> str:
+    """Statements one after the other, for one -e."""
+    return " ".join(statement.rstrip(";") + ";" for statement in statements)
+
+
+def journal_of(output: str) -> Path:
+    """The journal a write names in its output: "Journal: PATH", or "Journal: PATH (appended to)"."""
+    return Path(next(line.split(": ", 1)[1].split(" (")[0] for line in output.splitlines()
+                     if line.startswith("Journal: ")))
 
 
 def entry_reporting_at_exit(expression: str) -> str:

@@ -268,6 +268,19 @@ def _fake_test_tools(root: Path, failing: str) -> None:
             f'[ "$pass" != "{failing}" ]\n')
 
 
+def test_bin_test_help_says_what_it_runs_and_installs_nothing(tmp_path: Path):
+    root = _checkout(tmp_path, "test")
+    _script(root / "bin" / "setup", f'touch "{root / "installed"}"\n')
+    for flag in ("--help", "-h"):
+        proc = _run(root, "test", flag)
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0].startswith("Run the test suite") and not any(line.startswith("#") for line in lines)
+        for usage in ("bin/test --fast", "bin/test --help", "Other arguments go to pytest"):
+            assert usage in proc.stdout, usage
+    assert not (root / "installed").exists()  # bin/setup never ran
+
+
 def test_bin_test_runs_both_passes_and_closes_with_both_counts(tmp_path: Path):
     # The first pass failing does not skip the second; one last line gives both passes' counts.
     root = _checkout(tmp_path, "test")

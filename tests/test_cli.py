@@ -30,6 +30,37 @@ def test_help_has_no_stray_usage_lines_at_any_width(tmp_path: Path, columns: str
     assert "\n\n\n" not in proc.stdout
 
 
+@pytest.mark.parametrize(("typed", "meant"), [("--verison", "--version"),
+                                              ("--decmpress=none", "--decompress"),
+                                              ("--encodng", "--encoding"), ("-x", None)])
+def test_a_mistyped_option_is_named_never_taken_for_a_host(tmp_path: Path, typed: str, meant: str | None):
+    # cqlsh reads a word it does not know as its host: 'the host name in --verison:9042 does not
+    # resolve'. One line instead, before anything connects, and the status of a usage error.
+    result = run(CQLSH_EXT, [typed, "127.0.0.1", "9"], tmp_path)
+    assert result.returncode == 2 and not result.stdout
+    word = typed.split("=")[0] if meant else typed
+    said = f" (did you mean {meant}?)" if meant else ""
+    assert result.stderr.strip() == \
+        f"cqlsh-ext: error: unknown option {typed}{said}: cqlsh-ext --help lists them"
+    assert word in result.stderr and "resolve" not in result.stderr
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_help_s_tools_and_last_paragraph_are_filled_to_the_width(tmp_path: Path, columns: int):
+    # cqlsh's closing paragraph broke after 'These' (its source's line), and the tools ran past 80.
+    env = dict(isolated_env(tmp_path), COLUMNS=str(columns))
+    proc = subprocess.run([CQLSH_EXT, "--help"], capture_output=True, text=True, env=env, timeout=60)
+    tools = proc.stdout.split("\ntools:\n")[1].split("\n\n")
+    last = tools[-1].splitlines()
+    assert " ".join(last).startswith("Connects to 127.0.0.1:9042 by default. These defaults can be changed")
+    for rows in (tools[0].splitlines(), last):
+        assert all(len(row) <= columns - 2 for row in rows), rows
+        # filled: no row would have taken the next row's first word
+        pairs = zip(rows, rows[1:], strict=False)
+        assert all(len(row) + 1 + len(after.split()[0]) > columns - 2 for row, after in pairs
+                   if not after.startswith("  cqlsh-ext")), rows
+
+
 def test_help_into_a_pipe_closed_early_ends_quietly(tmp_path: Path):
     # `cqlsh-ext --help | head -1`: no BrokenPipeError traceback.
     proc = subprocess.run(f"'{CQLSH_EXT}' --help | head -1", shell=True, capture_output=True, text=True,
@@ -155,3 +186,30 @@ def test_a_ctrl_c_while_the_process_exits_ends_it_without_a_traceback(tmp_path: 
     out = seen.getvalue()
     assert (child.exitstatus, child.signalstatus) == (130, None), out
     assert out.startswith("cqlsh-ext ") and "Traceback" not in out and "KeyboardInterrupt" not in out, out
+
+
+#: cqlsh-ext's own entry point, with a slow last step at exit: an exit hook that runs after Python
+#: has stopped its thread pools and before the driver's own hook closes the connection (on a loaded
+#: machine, exiting takes that long by itself).
+_SLOW_EXIT = """
+import atexit, sys, time
+import cassandra.cluster
+from cqlsh_ext.cli import run
+atexit.register(time.sleep, 3)
+sys.argv[0] = "cqlsh-ext"
+run()
+"""
+
+
+def test_a_statement_run_with_e_ends_without_a_traceback_on_a_slow_exit(tmp_path: Path, cassandra):
+    # A schema change makes the driver schedule a refresh up to 2 seconds later (what TRIAL's
+    # scratch tables dropped at its end did): the connection must be closed when the statements
+    # are done, not left to the driver's exit hook, after Python's thread pools are shut down
+    # ("RuntimeError: cannot schedule new futures after shutdown").
+    ks = cassandra.create_keyspace("cli_exit")
+    statements = f"CREATE TABLE {ks}.scratch (id int PRIMARY KEY); DROP TABLE {ks}.scratch;"
+    import sys
+
+    result = run(sys.executable, ["-c", _SLOW_EXIT, *cassandra.cqlsh_args, "-e", statements], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Exception" not in result.stderr, result.stderr

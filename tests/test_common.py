@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cqlsh_ext.common import retry
-from cqlsh_ext.common.interrupt import CtrlC, Remote, shielded
+from cqlsh_ext.common.interrupt import CtrlC, Remote, answering, shielded
 from cqlsh_ext.common.text import fit, message, screen_width
 
 
@@ -27,6 +27,51 @@ def test_first_ctrl_c_asks_to_stop_second_interrupts_and_the_previous_handler_co
         with pytest.raises(KeyboardInterrupt):
             _press()
         assert signal.getsignal(signal.SIGINT) is before  # put back at the second press already
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_ctrl_c_put_back_after_its_command_ended_hands_the_press_on() -> None:
+    """The interactive shell's pager saves the handler in force when it starts (a payload query's
+    scan's) and puts it back when it is quit, after the scan has ended: the next command's first
+    Ctrl-C must still stop it, not note a stop for the finished scan."""
+    before = signal.getsignal(signal.SIGINT)
+    with CtrlC() as scan:
+        saved = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the pager starts
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # not the scan's to take back
+    signal.signal(signal.SIGINT, saved)  # the pager is quit
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _press()
+        assert not scan.pressed
+        with CtrlC() as later:  # a later command's CtrlC over it: its own first press, as ever
+            _press()
+            assert later.pressed
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_an_inner_ctrl_c_that_ends_last_leaves_the_outer_ones_handler_alone() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    outer = CtrlC().__enter__()
+    inner = CtrlC().__enter__()
+    outer.restore()  # out of order: the inner one is still in force
+    _press()
+    assert inner.pressed and not outer.pressed
+    inner.restore()
+    with pytest.raises(KeyboardInterrupt):  # what the outer one had replaced: the default
+        _press()
+    signal.signal(signal.SIGINT, before)
+
+
+def test_a_question_is_answered_by_the_first_ctrl_c_whatever_the_command_installed() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    with CtrlC() as running:
+        with pytest.raises(KeyboardInterrupt), answering():
+            _press()
+        assert not running.pressed  # the question took it, not the command
+        assert signal.getsignal(signal.SIGINT) == running._handler
+    with shielded(), pytest.raises(KeyboardInterrupt), answering():
+        _press()
     assert signal.getsignal(signal.SIGINT) is before
 
 

@@ -3,12 +3,10 @@ the real server, for top-level and nested blobs, and what a wrong setting looks 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import msgpack
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, run
+from shell_runner import ext
 
 #: `protoc --decode_raw`'s example message: field 1 = 150, field 2 = "testing".
 PROTO = b"\x08\x96\x01\x12\x07testing"
@@ -23,11 +21,6 @@ def ks(cassandra):
               (zstandard.ZstdCompressor().compress(PROTO), [PROTO, PROTO], {"m": msgpack.packb([1, 2])}))
     s.shutdown()
     return name
-
-
-def ext(cassandra, home: Path, *args: str) -> tuple[int, str, str]:
-    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *args], home)
-    return result.returncode, result.stdout, result.stderr
 
 
 def test_without_a_setting_protobuf_is_not_guessed(cassandra, ks, tmp_path):

@@ -130,6 +130,22 @@ def test_colour_does_not_change_the_width():
     assert "\x1b[" in colored.coloredval and colored.displaywidth == len("[gzip] a\\b")
 
 
+def test_a_coloured_text_is_cqlsh_colouring_of_its_body():
+    # The label in the label colour, then the body as cqlsh's color_text colours a text (a body
+    # without a backslash skips its substitutions: the same bytes).
+    from cqlshlib.displaying import ANSI_RESET, CYAN
+
+    color_text = seams.text_formatting()[0]
+    display = BlobDisplay(DisplaySettings(), False, False)
+    for stored, label, body in ((b'{"a": "plain"}', "[gzip]", '{"a": "plain"}'),
+                                (b"a\\b and \\u00e9", "[gzip]", "a\\\\b and \\\\u00e9")):
+        shown = display(gzip.compress(stored), COLOR)
+        colored_body = color_text(body, COLOR)
+        assert shown.strval == f"{label} {body}"
+        assert shown.coloredval == f"{CYAN}{label}{ANSI_RESET} {colored_body.coloredval}"
+        assert shown.displaywidth == len(label) + 1 + colored_body.displaywidth
+
+
 def test_human_size():
     assert [human_size(n) for n in (5, 1536, 3 << 20, 1 << 40)] == ["5 B", "1.5 KiB", "3.0 MiB", "1.0 TiB"]
 

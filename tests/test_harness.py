@@ -234,3 +234,19 @@ def test_dev_cassandra_restart_brings_the_server_back_on_its_ports(tmp_path: Pat
         assert devcassandra.cql_probe("127.0.0.1", native, "cassandra", "cassandra") == "ready"
     finally:
         subprocess.run([*command[:1], "stop", *command[1:]], capture_output=True, timeout=120)
+
+
+def test_an_instance_s_own_child_runs_before_it_has_exec_d_java(tmp_path: Path) -> None:
+    # bin/demo on a loaded machine: the child's command line is still Python's when the first check
+    # comes (java not exec'd yet), and start() took the server for one that exited at once.
+    inst = Instance(server_config(directory=tmp_path / "instance"))
+    inst.directory.mkdir(parents=True)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        inst._proc = child
+        inst.pid_path.write_text(f"{child.pid}\n")
+        assert inst.is_running() and inst.pid() == child.pid
+    finally:
+        child.kill()
+        child.wait()
+    assert not inst.is_running()

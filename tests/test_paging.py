@@ -1,15 +1,17 @@
 """Result paging (cqlsh_ext.output.paging) on a stand-in for the driver's ResultSet: the next page is
 requested while one is printed, empty pages are fetched past, and what is printed is unchanged;
-then the same on the real driver and server."""
+then the same on the real driver and server; and PAGING OFF, whose SELECT is read in pages and
+printed as the one page stock cqlsh prints."""
 
 from __future__ import annotations
 
+import io
 import time
 from typing import Any
 
 import pytest
 
-from cqlsh_ext.output.paging import paged, prefetch_pages, skip_empty_pages
+from cqlsh_ext.output.paging import UNPAGED_READ_ROWS, one_page, paged, prefetch_pages, skip_empty_pages
 
 
 class Future:
@@ -90,6 +92,14 @@ def test_empty_pages_are_fetched_past():
     assert all(page for page in shown[:-1])  # no empty page between rows
 
 
+def test_one_page_gathers_every_page_in_order():
+    pages = [[1, 2], [], [3], [4, 5]]
+    result = one_page(paged(ResultSet(pages, [])))
+    assert printed(result) == [[1, 2, 3, 4, 5]]
+    single = ResultSet([[7]], [])
+    assert one_page(single) is single and printed(single) == [[7]]
+
+
 def test_wrapping_twice_changes_nothing():
     log: list[str] = []
     result = ResultSet([[1], [2]], log)
@@ -127,3 +137,46 @@ def test_on_the_real_driver_no_page_is_lost_when_the_last_arrives_early(cassandr
     time.sleep(0.3)
     assert sorted(row.id for row in result) == list(range(60))
     session.shutdown()
+
+
+@pytest.mark.server
+def test_paging_off_reads_a_select_in_pages_and_prints_stock_cqlsh_s_one_table(cassandra, tmp_path):
+    # More rows than a page read, one of them with a note longer than every other: printed page
+    # by page, the other pages' notes would be padded narrower; as one page (stock cqlsh's one
+    # answer) every row is padded to it. The bytes are stock cqlsh's.
+    from cassandra.concurrent import execute_concurrent_with_args
+    from shell_runner import CQLSH_EXT, STOCK_CQLSH, in_process_shell, run, without_patch_warning
+
+    ks = cassandra.create_keyspace("paging_off")
+    session = cassandra.session()
+    session.execute(f"CREATE TABLE {ks}.t (id int PRIMARY KEY, note text, data blob)")
+    rows = UNPAGED_READ_ROWS + 300
+    insert = session.prepare(f"INSERT INTO {ks}.t (id, note, data) VALUES (?, ?, ?)")
+    execute_concurrent_with_args(session, insert, [(i, "n" * (60 if i == 4321 else 1 + i % 5), b"\x01\x02")
+                                                   for i in range(rows)])
+    session.shutdown()
+    statement = f"PAGING OFF; SELECT id, note FROM {ks}.t"
+    ours = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], tmp_path, timeout=300)
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path, timeout=300)
+    assert ours.returncode == stock.returncode == 0, ours.stderr
+    assert ours.stdout == without_patch_warning(stock.stdout)
+    assert f"({rows} rows)" in ours.stdout and ours.stdout.count(" id ") == 1
+
+    # ...read in pages (the statement cqlsh sends asks for them), also with a blob decoded.
+    with in_process_shell(cassandra, ks) as sh:
+        sent: list[int | None] = []
+        execute_async = sh.session.execute_async
+
+        def spy(statement, *args, **kwargs):
+            sent.append(statement.fetch_size)
+            return execute_async(statement, *args, **kwargs)
+
+        sh.session.execute_async = spy
+        sh.query_out = io.StringIO()
+        sh.onecmd("PAGING OFF;")
+        sh.onecmd("SELECT id, note, data FROM t;")
+        lines = sh.query_out.getvalue().splitlines()
+    assert sent == [UNPAGED_READ_ROWS]
+    widths = {line.index(" | ", line.index(" | ") + 1) for line in lines if line.count(" | ") == 2}
+    assert len(widths) == 1  # one table: every row's note padded to the longest
+    assert f"({rows} rows)" in lines

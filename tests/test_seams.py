@@ -251,6 +251,17 @@ def test_help_topic_is_listed_printed_and_completed_by_cqlsh():
     assert shell.stdout.getvalue() == "\n        SAMPLE topic text\n\n"
     # cqlsh completes HELP's topic from the same list.
     assert "get_help_topics()" in inspect.getsource(cqlshhandling.complete_help)
+    # What it answers: those, and CQL's topics, from the module global main() sets.
+    cqlshmain = seams.import_cqlshmain(None)
+    assert "cqldocs" in vars(cqlshmain) and "global cqldocs" in inspect.getsource(cqlshmain.setup_cqldocs)
+    assert "sample" in seams.help_topic_words(shell)
+    assert "cqldocs.get_help_topics()" in inspect.getsource(cqlshmain.Shell.do_help)
+    # The topics it prints are the parsed statement's binding, handed over with fewer.
+    from cqlshlib.pylexotron import ParseContext
+
+    parsed = ParseContext(None, {"topic": ["sample", "nothing"]}, [], [], "helpCommand")
+    assert seams.with_help_topics(parsed, ["sample"]).get_binding("topic") == ["sample"]
+    assert "get_binding('topic', ())" in inspect.getsource(cqlshmain.Shell.do_help)
 
 
 def test_driver_version_of_the_reconnection_seam():

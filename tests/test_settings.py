@@ -12,6 +12,7 @@ import pytest
 
 from cqlsh_ext import cli
 from cqlsh_ext.keyspaces import options
+from cqlsh_ext.mcp_server import cli as mcp_cli
 from cqlsh_ext.settings import KEYS, SETTINGS, Key, SettingError, Settings, load, sample_config
 
 FLAGGED = [key for key in SETTINGS if key.flags]
@@ -28,7 +29,8 @@ def test_every_declaration_is_complete():
     names = [key.name for key in SETTINGS]
     assert len(names) == len(set(names))
     for key in SETTINGS:
-        assert key.group in ("display", "keyspaces") and hasattr(getattr(Settings(), key.group), key.attr)
+        assert key.group in ("display", "keyspaces", "mcp")
+        assert hasattr(getattr(Settings(), key.group), key.attr)
         assert key.doc and key.summary, key.name
         assert key.example or key.default is not None, f"{key.name}: nothing to show in the sample"
         if key.flags:
@@ -45,10 +47,17 @@ def test_declared_default_is_the_dataclass_default(key: Key):
     assert settings == Settings()
 
 
+def _parser(key: Key) -> argparse.ArgumentParser:
+    """The parser of the command whose flag it is: `cqlsh-ext mcp`'s for the mcp group's, the shell's else."""
+    return mcp_cli._parser() if key.group == "mcp" else cli._ext_parser()
+
+
 def test_every_flag_is_a_declaration_and_its_dest_is_the_key():
     parser = cli._ext_parser()
     ours = {action.dest: action.option_strings for action in parser._actions}
-    assert ours == {key.name: list(key.flags) for key in FLAGGED}
+    assert ours == {key.name: list(key.flags) for key in FLAGGED if key.group != "mcp"}
+    served = {action.dest: action.option_strings for action in mcp_cli._parser()._actions}
+    assert {key.name: list(key.flags) for key in FLAGGED if key.group == "mcp"}.items() <= served.items()
     keyspaces = argparse.ArgumentParser(add_help=False)
     options.add_arguments(keyspaces)
     assert {action.dest for action in keyspaces._actions} == \
@@ -75,7 +84,8 @@ def _flag_value(key: Key) -> list[str]:
     if key.takes == "switch":
         return [key.flags[-1]]
     value = {"decompress": "zstd", "max_output_size": "1KiB", "output_format": "json",
-             "cells": "wrap", "keyspaces": "eu-west-3", "region": "eu-west-3"}.get(key.name, key.example)
+             "cells": "wrap", "keyspaces": "eu-west-3", "region": "eu-west-3",
+             "mcp_oauth_algorithms": "ES256"}.get(key.name, key.example)
     if key.section:
         value = value.splitlines()[0].replace(" ", "")
     return [key.flags[-1], value]
@@ -89,7 +99,7 @@ def test_a_flag_wins_over_cqlshrc(tmp_path: Path, key: Key):
                   "output_format = csv\ncells = cut\nraw_blobs = no\nclassic = no\nkeyspaces = us-west-2\n"
                   "sigv4 = no\nregion = us-west-2\nprofile = team\nrole_arn = arn:x\ncertfile = /ca.pem\n"
                   "[cqlsh_ext.decode]\nshop.orders.body = gzip\n")
-    ext, _ = cli._ext_parser().parse_known_args(_flag_value(key))
+    ext, _ = _parser(key).parse_known_args(_flag_value(key))
     with_flag, without = load(ext, str(rc)), load(None, str(rc))
     assert getattr(with_flag, key.group) != getattr(without, key.group), key.name
 

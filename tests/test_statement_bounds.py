@@ -9,6 +9,7 @@ asserted; times are not."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,75 @@ def test_binary_junk_from_f_is_one_line(cassandra, tmp_path: Path) -> None:
     assert said[0].endswith(" after 0 lines read: nothing from there on is run")
     assert "Traceback" not in result.stderr
     assert result.stdout == "" and result.returncode == 2
+
+
+#: Lines of the script shapes that took minutes before each line was measured as it came (an unclosed
+#: comment of 100,000 lines 123 s; a million lines of `;` still running at 120 s).
+MILLION = 1_000_000
+_REFUSED_TOKENS = re.compile(
+    r"Statement refused: (over )?[\d,]+ tokens \([\d,]+ commas\), more than the shell reads as one statement "
+    rf"\({statement_bounds.STATEMENT_TOKENS:,}: a number, a word, a mark or a string is one, a UUID "
+    r"several\): split it into several statements \(a long IN list into several of a few thousand keys "
+    r"each\)")
+
+
+def _without_place(said: list[str], script: Path) -> list[str]:
+    """The lines said, each without `script:LINE:` before it."""
+    return [re.sub(rf"^{re.escape(str(script))}:\d+:", "", line) for line in said]
+
+
+def test_a_million_lines_and_1_mib_statements_are_each_refused_in_one_line_or_answered(
+        cassandra, ks: str, tmp_path: Path) -> None:
+    # Each shape, then a statement after it: answered as ever. Outcomes, not times (the bench,
+    # bench/statement_shapes.py, prints the CPU each takes: linear in its size).
+    count = f"SELECT count(*) FROM {ks}.c WHERE pk = 0;"
+    a_key_a_line = f"SELECT * FROM {ks}.c WHERE pk = 0 AND ck IN (\n" + "1,\n" * MILLION + "1);"
+    semicolons = ";\n" * MILLION
+    head = f"SELECT * FROM {ks}.c WHERE pk = 0 AND ck IN ("
+    a_token_a_byte = head + ",".join(["1"] * ((statement_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
+    condition = "data.k = 1"
+    chain = f"SELECT * FROM {ks}.c WHERE pk = 0 AND " + " AND ".join(
+        [condition] * ((statement_bounds.STATEMENT_BYTES - 100) // (len(condition) + 5))) + ";"
+    literal = (f"SELECT pk, ck FROM {ks}.c WHERE pk = 0 AND v = '"
+               + "x" * (statement_bounds.STATEMENT_BYTES - 200) + "' ALLOW FILTERING;")
+    comment = "/*" + "x" * (statement_bounds.STATEMENT_BYTES - 300) + "*/ " + count
+    assert all(len(s) < statement_bounds.STATEMENT_BYTES for s in (a_token_a_byte, chain, literal, comment))
+    assert len(a_token_a_byte) > statement_bounds.STATEMENT_BYTES - 100
+    script = tmp_path / "shapes.cql"
+    script.write_text("\n".join([a_key_a_line, count, semicolons + count, a_token_a_byte, count, chain,
+                                 literal, comment, ""]))
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path, timeout=1200)
+    said = _without_place(_said(result.stderr), script)
+    assert len(said) == 3 and all(_REFUSED_TOKENS.fullmatch(line) for line in said), said
+    # Refused before its end (the rest dropped to its `;`): a key a line; whole: the others.
+    assert [line.startswith("Statement refused: over ") for line in said] == [True, False, False], said
+    rows = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    assert [row for row in rows if row.startswith("(")] == ["(1 rows)"] * 3 + ["(0 rows)", "(1 rows)"], rows
+    assert [row for row in rows if row.isdigit()] == ["3"] * 4, rows
+    assert result.returncode == 2  # errors said, as for any failed statement of a script
+    # -e (at most 128 KiB an argument): 60,000 statements of nothing, then one: answered, nothing said.
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", ";" * 60_000 + count], tmp_path, timeout=600)
+    assert result.returncode == 0 and not _said(result.stderr), result.stderr[-2000:]
+    assert [line.strip() for line in result.stdout.splitlines() if line.strip().isdigit()] == ["3"]
+
+
+@pytest.mark.parametrize(("opened", "how"), [("/*", "-f"),
+                                            ("SELECT * FROM system.local WHERE key = '", "stdin")],
+                         ids=["comment from -f", "string from stdin"])
+def test_a_million_lines_left_inside_a_comment_or_a_string_are_refused_in_one_line(
+        cassandra, tmp_path: Path, opened: str, how: str) -> None:
+    # Every line holds a `;` cqlsh's lexer reads as part of the comment or string: it lexed all of
+    # it again at each. The line passing the bound is refused, the rest dropped, nothing of it run.
+    text = opened + "\n" + "x;\n" * MILLION
+    script = tmp_path / "opened.cql"
+    script.write_text(text)
+    args, given = (["-f", str(script)], None) if how == "-f" else ([], text)
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *args], tmp_path, stdin=given, timeout=1200)
+    said = _said(result.stderr)
+    # cqlsh names the line after the one read (its own errors' places count so).
+    place = f"{script if how == '-f' else '<stdin>'}:{statement_bounds.STATEMENT_LINES + 2}:"
+    lines = statement_bounds.STATEMENT_LINES
+    assert said == [f"{place}Statement refused: over {lines + 1:,} lines, more than the shell reads as one "
+                    f"statement ({lines:,}): split it into several statements (a long IN list into several "
+                    "of a few thousand keys each)"], said[:5]
+    assert result.stdout.strip() == "" and result.returncode == 2, result.stdout[-500:]

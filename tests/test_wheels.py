@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import cqlsh_ext
-from cqlsh_ext import cli
+from cqlsh_ext.payload.running import GET_THE_CORE
 
 REPO = Path(__file__).resolve().parents[1]
 #: A user's PATH with no Rust on it (rustup puts cargo and rustc in ~/.cargo/bin).
@@ -156,6 +156,14 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
     # dependencies' here; with `--find-links dist 'cqlsh-ext[native]'` .../simple/cqlsh-ext/ too).
     assert "/simple/cqlsh/" in install.stdout
     assert "/simple/cqlsh-ext/" not in install.stdout and "/simple/cqlsh-ext-native/" not in install.stdout
+    # The manual page comes with it (pyproject.toml's data-files), where man finds it from PATH.
+    installed = venv / "share" / "man" / "man1" / "cqlsh-ext.1"
+    assert installed.read_text() == (REPO / "man" / "cqlsh-ext.1").read_text()
+    if shutil.which("man") is not None:
+        on_path = {**env, "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
+        found = subprocess.run(["man", "-w", "cqlsh-ext"], env=on_path, capture_output=True, text=True,
+                               timeout=60)
+        assert Path(found.stdout.strip()).resolve() == installed.resolve(), (found.stdout, found.stderr)
     lines = _version(venv, env).splitlines()
     assert "value engine: native" in lines
     reads = next(line for line in lines if line.startswith("native core reads: "))
@@ -177,4 +185,4 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
     # without the core: the Python engine, and --version says how to get the core
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "--yes", "cqlsh-ext-native"],
                    env=env, capture_output=True, check=True, timeout=300)
-    assert f"value engine: python ({cli.GET_THE_CORE})" in _version(venv, env).splitlines()
+    assert f"value engine: python ({GET_THE_CORE})" in _version(venv, env).splitlines()

@@ -581,8 +581,10 @@ class Instance:
 
     def pid(self) -> int | None:
         """The pid of this instance's live server, or None."""
-        if self._proc is not None and self._proc.poll() is not None:
-            return None  # our child exited (and is reaped now)
+        if self._proc is not None:
+            # Our own child: alive or not. Its command line is Python's until it has exec'd java,
+            # which on a loaded machine comes well after Popen returns: not a server that exited.
+            return self._proc.pid if self._proc.poll() is None else None
         try:
             pid = int(self.pid_path.read_text().strip())
         except (OSError, ValueError):

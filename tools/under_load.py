@@ -6,7 +6,8 @@ machine (CONTRIBUTING.md, "Running under load").
 
 Starts one busy-looping process per core (or `--burners N`), runs the command, stops the burners
 and exits with the command's status. The burners run at the command's priority: they compete
-with the tests and their Cassandra as another user's work would.
+with the tests and their Cassandra as another user's work would. A test that makes its own load
+imports `burning` (tools/ is on the tests' path).
 """
 
 from __future__ import annotations
@@ -16,11 +17,29 @@ import multiprocessing
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def _burn() -> None:
     while True:
         pass
+
+
+@contextmanager
+def burning(burners: int | None = None) -> Iterator[int]:
+    """`burners` busy processes (default: one per core) while the block runs; how many."""
+    count = burners if burners is not None else os.cpu_count() or 1
+    started = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(count)]
+    for burner in started:
+        burner.start()
+    try:
+        yield count
+    finally:
+        for burner in started:
+            burner.terminate()
+        for burner in started:
+            burner.join()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,19 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.command:
         parser.error("a command to run is needed, e.g. bin/test")
-    burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(args.burners)]
-    for burner in burners:
-        burner.start()
-    print(f"under_load: {args.burners} busy processes while {' '.join(args.command)} runs", file=sys.stderr)
-    try:
-        return subprocess.call(args.command)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        for burner in burners:
-            burner.terminate()
-        for burner in burners:
-            burner.join()
+    with burning(args.burners) as burners:
+        print(f"under_load: {burners} busy processes while {' '.join(args.command)} runs", file=sys.stderr)
+        try:
+            return subprocess.call(args.command)
+        except KeyboardInterrupt:
+            return 130
 
 
 if __name__ == "__main__":

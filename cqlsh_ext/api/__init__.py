@@ -4,10 +4,10 @@ value; `cqlsh_ext.read_partition(part, ...)` reads a part of db.partitions' in a
 `cqlsh_ext.scan(db, statement)` is a polars source; every refusal is a `cqlsh_ext.Error`. Loaded
 when first used (cqlsh_ext.__getattr__)."""
 
-from cqlsh_ext.api.database import Database, Executed, connect
+from cqlsh_ext.api.database import Database, Executed, connect, read_partition
 from cqlsh_ext.api.errors import Error
 from cqlsh_ext.api.one_value import DecodedValue, decode
-from cqlsh_ext.api.partitions import Partition, read_partition
+from cqlsh_ext.api.partitions import Partition
 from cqlsh_ext.api.polars_source import scan
 from cqlsh_ext.api.query_answer import AnswerField, QueryAnswer
 from cqlsh_ext.api.report import ReportResult

@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.api.call import READS, Call, refuse_write, verb
 from cqlsh_ext.api.errors import Error, one_line
 from cqlsh_ext.api.params import Params
 from cqlsh_ext.api.query_answer import Progress, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
 
 if TYPE_CHECKING:
+    import os
 
     import polars
     from cassandra.cluster import Cluster, Session
@@ -32,29 +34,12 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.settings import Settings
 
-__all__ = ["Database", "Executed", "connect"]
+__all__ = ["Database", "Executed", "connect", "read_partition"]
 
 #: Rows a batch of the answer holds, and the server's page size when it pages the answer's rows:
 #: an export's (export.run), so to_arrow() reads as COPY TO does.
 PAGE_SIZE = 5000
 FETCH_SIZE = 5000
-
-#: The first words of statements that read (db.query's), and of those that write (db.execute's).
-READS = frozenset({"select", "describe", "desc", "list"})
-WRITES = frozenset({"insert", "update", "delete", "batch", "begin", "apply", "create", "alter", "drop",
-                    "truncate", "grant", "revoke", "add", "use"})
-
-
-@dataclass(frozen=True)
-class Call:
-    """What a query call asks besides its statement: rows a page, seconds a request, the
-    consistency level, progress."""
-
-    page_size: int | None = None
-    timeout: float | None = None
-    consistency: str | int | None = None
-    progress: Progress | None = None
-
 
 @dataclass(frozen=True)
 class Executed:
@@ -65,26 +50,6 @@ class Executed:
     applied: bool | None
     rows: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def _verb(lexed: Lexed) -> str:
-    """The statement's first word, lower case ("" when it has none or does not lex)."""
-    try:
-        first = lexed.tokens[0]
-    except Exception:
-        return ""
-    return first.value.lower() if first.kind == "word" else ""
-
-
-def refuse_write(lexed: Lexed, call: str) -> None:
-    """db.query and the readings take statements that read: a write is refused, naming db.execute."""
-    verb = _verb(lexed)
-    if verb == "use":
-        raise Error(f"db.{call} reads; USE changes the connection's keyspace: connect(keyspace=...), or name "
-                    "the keyspace in the statement")
-    if verb in WRITES:
-        raise Error(f"db.{call} reads; {verb.upper()} writes: db.execute(statement, params) runs it"
-                    + (" (db.edit for payload paths)" if verb in ("update", "delete") else ""))
 
 
 def _positive(value: int | None, name: str) -> int | None:
@@ -130,17 +95,22 @@ def _told(progress: Progress, made: list[bool]) -> Progress:
 
 
 def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None = None,
-            password: str | None = None, keyspace: str | None = None,
-            amazon_keyspaces: str | bool | None = None, decode: str | None = None,
-            dictionaries: Iterable[str] | None = None, cqlshrc: str | None = None) -> Database:
-    """A connection made as `cqlsh-ext host port -u ... -p ... -k ... [--keyspaces [REGION]] [-d
-    decode] [--dictionary FILE ...]` makes it, cqlshrc included (`cqlshrc`: another file). Use it
-    as a context manager (or call close()). Raises Error with the shell's line."""
+            password: str | None = None, credentials: str | os.PathLike[str] | None = None,
+            keyspace: str | None = None, amazon_keyspaces: str | bool | None = None,
+            decode: str | None = None, dictionaries: Iterable[str] | None = None,
+            cqlshrc: str | None = None) -> Database:
+    """A connection made as `cqlsh-ext host port -u ... -p ... --credentials FILE -k ...
+    [--keyspaces [REGION]] [-d decode] [--dictionary FILE ...]` makes it, cqlshrc included
+    (`cqlshrc`: another file; `credentials`: another file than ~/.cassandra/credentials, read as
+    cqlsh reads it). Use it as a context manager (or call close()). Raises Error with the shell's
+    line: a login refused says what to check, in this function's words."""
     args = [host, str(port)]
     if username is not None:
         args += ["-u", username]
     if password is not None:
         args += ["-p", password]
+    if credentials is not None:
+        args += ["--credentials", _credentials_file(credentials)]
     if keyspace is not None:
         args += ["-k", keyspace]
     if amazon_keyspaces:
@@ -167,13 +137,56 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
         raise Error(lines[-1] if lines else "cqlsh refused the connection's options") from None
     except Exception as err:
         raise Error(one_line(err)) from None
+    from cqlsh_ext.keyspaces.errors import Asked, ConnectionFailed, connection_failures
+
+    # As the shell says it, naming this function's arguments where the shell names its flags.
+    arguments = Asked(login="username= and password=", user_password="username/password",
+                      credentials_file="credentials=FILE", credentials="credentials=", keyspace="keyspace=")
     cluster = conn.cluster()
     try:
-        session = cluster.connect(keyspace)
-    except Exception as err:  # as cqlsh says it
+        with connection_failures(conn.host, conn.port, tls=conn.ssl, keyspaces=conn.settings.keyspaces.active,
+                                 asked=arguments):
+            session = cluster.connect(keyspace)
+    except ConnectionFailed as failed:
         cluster.shutdown()
-        raise Error(" ".join(f"Connection error: {err}".split())) from None
+        raise Error(f"Connection error: {failed}") from None
     return Database(conn, cluster, session, keyspace)
+
+
+def _credentials_file(path: str | os.PathLike[str]) -> str:
+    """The credentials file to read, refused in one line when cqlsh would not read it (a missing
+    file, or one others can read: cqlsh then logs in without it)."""
+    import os
+
+    from cqlsh_ext.upstream.seams import credentials_file_secure
+
+    named = os.path.expanduser(os.fspath(path))
+    if not os.path.isfile(named):
+        raise Error(f"credentials file {named}: no such file")
+    if not credentials_file_secure(named):
+        raise Error(f"credentials file {named} not used: it must be yours and readable by you only "
+                    f"(chmod 600 {named}), as cqlsh requires")
+    return named
+
+
+def read_partition(part: Partition, db: Database | None = None, *, progress: Progress | None = None,
+                   **connect_args: Any) -> QueryAnswer:
+    """The answer of one part (db.partitions, api.partitions): on `db`, or on a connection made
+    with `connect_args` (connect's: host, port, username, credentials, ...; `keyspace` the part's
+    by default), closed when the answer ends. An answer of its own: iterate it, to_arrow(), ..."""
+    from cqlsh_ext.api.partitions import LABEL, Partition
+
+    if not isinstance(part, Partition):
+        raise Error(f"read_partition takes a Partition of db.partitions, not {type(part).__name__}")
+    owner = None
+    if db is None:
+        connect_args.setdefault("keyspace", part.keyspace)
+        db = owner = connect(**connect_args)
+    elif connect_args:
+        raise Error("read_partition takes a db or connect's arguments, not both")
+    return db._answer(part.statement, part.params, Call(progress=progress),
+                      ranges=part.ranges, kinds=part.kinds, plain=True, keyspace=part.keyspace,
+                      owner=owner, label=f"{LABEL}: part {part.index + 1} of {part.count}")
 
 
 class Database:
@@ -301,12 +314,12 @@ class Database:
             if kinds is not None:
                 typed.fix(kinds)
         except Error:
-            ctrl_c.restore(if_current=True)
+            ctrl_c.restore()
             if owner is not None:
                 owner.close()
             raise
         except BaseException as err:
-            ctrl_c.restore(if_current=True)
+            ctrl_c.restore()
             if owner is not None:
                 owner.close()
             if not isinstance(err, Exception):
@@ -349,14 +362,14 @@ class Database:
         from cqlsh_ext.reading.statement import sent_statement
 
         lexed = Lexed(statement)
-        verb = _verb(lexed)
-        if verb in READS:
-            raise Error(f"db.execute writes; {verb.upper()} reads: db.query(statement, params) answers it")
-        if verb == "use":
+        first = verb(lexed)
+        if first in READS:
+            raise Error(f"db.execute writes; {first.upper()} reads: db.query(statement, params) answers it")
+        if first == "use":
             raise Error("USE would change the connection's keyspace under its answers: connect(keyspace=...) "
                         "or name the keyspace in the statement")
-        if verb in ("update", "delete") and self._edit_of(lexed) is not None:
-            raise Error(f"db.execute sends CQL as written; this {verb.upper()} names payload paths: "
+        if first in ("update", "delete") and self._edit_of(lexed) is not None:
+            raise Error(f"db.execute sends CQL as written; this {first.upper()} names payload paths: "
                         "db.edit(statement) edits them (previewed, journaled, undoable)")
         text = statement.strip().rstrip(";")
         level = _level(consistency)
@@ -377,8 +390,7 @@ class Database:
 
     def _edit_of(self, lexed: Lexed) -> object | None:
         """The edit an UPDATE or DELETE asks for when it names payload paths (edit.parse), else None."""
-        from cqlsh_ext.edit.parse import parse, recognized
-        from cqlsh_ext.edit.run import TableColumns
+        from cqlsh_ext.edit.parse import TableColumns, parse, recognized
 
         if not recognized(lexed):
             return None
@@ -536,14 +548,17 @@ class Database:
         return resume(self, journal, confirm=confirm, progress=progress)
 
     def undo(self, journal: Journal, *, unsealed: bool = False,
-             confirm: bool = False, progress: Progress | None = None) -> UndoResult:
+             confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
         """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
-        hold what was written (a confirmed RewriteResult or EditResult stands for its journal). A
-        preview unless confirm=True; a journal that is not sealed, not the user's or tampered with is refused.
+        hold what was written (a confirmed RewriteResult or EditResult stands for its journal; a
+        path, the id a journal's name ends with, or "LAST"). A preview unless confirm=True; a
+        journal that is not sealed, not the user's or tampered with is refused; one without its
+        closing line is written back only with cut=True (the rows it holds), an unsealed one only
+        with unsealed=True.
         `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import undo
 
-        return undo(self, journal, unsealed=unsealed, confirm=confirm, progress=progress)
+        return undo(self, journal, unsealed=unsealed, confirm=confirm, cut=cut, progress=progress)
 
     def edit(self, statement: str, *, confirm: bool = False, progress: Progress | None = None) -> EditResult:
         """UPDATE [ks.]table SET path = value [, ...] WHERE ... or DELETE path [, ...] FROM

@@ -2,10 +2,10 @@
 and Spark's input splits are: `db.partitions(statement, n)` gives `n` descriptors, each a slice of
 the table's token ring with the statement, its parameters and the answer's Arrow kinds (read once
 from the answer's leading sample, so every part has one schema); `cqlsh_ext.read_partition(part,
-**connect_args)` reads one on a connection of its own, in any process or on any machine, as an
-answer of its own. Every row of the table is in exactly one slice (token ranges (lo, hi] that
-cover the ring), so the parts' rows together are the answer's rows, and their notes' counts add
-up to its notes'.
+**connect_args)` (api.database's, beside connect) reads one on a connection of its own, in any
+process or on any machine, as an answer of its own. Every row of the table is in exactly one
+slice (token ranges (lo, hi] that cover the ring), so the parts' rows together are the answer's
+rows, and their notes' counts add up to its notes'.
 
 What cannot be split is refused, saying why: aggregates and GROUP BY (partial counts and sums do
 not make the whole's avg or its groups' order: read the rows they read by parts and aggregate
@@ -23,11 +23,10 @@ from cqlsh_ext.api.errors import Error, one_line
 if TYPE_CHECKING:
     from cqlsh_ext.api.database import Database
     from cqlsh_ext.api.params import Params
-    from cqlsh_ext.api.query_answer import Progress, QueryAnswer
     from cqlsh_ext.payload.arrow_types import Kind
     from cqlsh_ext.query.grammar import Plan
 
-__all__ = ["Partition", "partitions", "read_partition"]
+__all__ = ["LABEL", "Partition", "partitions"]
 
 LABEL = "partitions"
 #: Token ranges each part is read in, at once (its streams: scanning.plan.STREAMS).
@@ -67,7 +66,7 @@ def _refusal(plan: Plan) -> str | None:
 def partitions(db: Database, statement: str, n: int, params: Params = None) -> list[Partition]:
     """See the module doc. Error (one line) for a statement that cannot be split, or that the
     reading refuses (a costly whole-table read without CONFIRM, as db.query refuses it)."""
-    from cqlsh_ext.api.database import Call, refuse_write
+    from cqlsh_ext.api.call import Call, refuse_write
     from cqlsh_ext.api.params import bind_statement
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
@@ -124,23 +123,3 @@ def _plain(params: Params) -> Any:
     if isinstance(params, Mapping):
         return dict(params)
     return list(params)
-
-
-def read_partition(part: Partition, db: Database | None = None, *, progress: Progress | None = None,
-                   **connect_args: Any) -> QueryAnswer:
-    """The answer of one part (db.partitions): on `db`, or on a connection made with
-    `connect_args` (cqlsh_ext.connect's: host, port, username, ...; `keyspace` the part's by
-    default), closed when the answer ends. An answer of its own: iterate it, to_arrow(), ..."""
-    from cqlsh_ext.api.database import Call, connect
-
-    if not isinstance(part, Partition):
-        raise Error(f"read_partition takes a Partition of db.partitions, not {type(part).__name__}")
-    owner = None
-    if db is None:
-        connect_args.setdefault("keyspace", part.keyspace)
-        db = owner = connect(**connect_args)
-    elif connect_args:
-        raise Error("read_partition takes a db or connect's arguments, not both")
-    return db._answer(part.statement, part.params, Call(progress=progress),
-                      ranges=part.ranges, kinds=part.kinds, plain=True, keyspace=part.keyspace,
-                      owner=owner, label=f"{LABEL}: part {part.index + 1} of {part.count}")

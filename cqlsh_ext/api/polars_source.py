@@ -66,7 +66,7 @@ class Condition:
 def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFrame:
     """See the module doc. Error (one line) for a statement that is not a SELECT of rows (an
     aggregate, GROUP BY, ORDER BY, DISTINCT: polars does those on the frame)."""
-    from cqlsh_ext.api.database import Call, refuse_write
+    from cqlsh_ext.api.call import Call, refuse_write
     from cqlsh_ext.api.query_answer import need
     from cqlsh_ext.cql.lexer import Lexed
 
@@ -118,7 +118,7 @@ class _Source:
                  batch_size: int | None) -> Iterator[polars.DataFrame]:
         import polars as pl
 
-        from cqlsh_ext.api.database import Call
+        from cqlsh_ext.api.call import Call
 
         wanted = list(range(len(self.columns)))
         if with_columns is not None:

@@ -226,7 +226,7 @@ class QueryAnswer:
                 notes.output_closed, notes.closed_by = True, "at close()" if self._closed else ""
         ctrl_c = self._reading.ctrl_c
         if ctrl_c is not None:
-            ctrl_c.restore(if_current=True)
+            ctrl_c.restore()
         owner = self._reading.owner
         if owner is not None:
             owner.close()

@@ -30,8 +30,8 @@ __all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult"]
 
 T = TypeVar("T")
 
-#: A journal as the writes take it: its path, or a confirmed result that names it (None, a
-#: preview's journal, is refused in one line).
+#: A journal as the writes take it: its path, the id its name ends with or "LAST", or a confirmed
+#: result that names it (None, a preview's journal, is refused in one line).
 Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", None]
 
 
@@ -279,13 +279,13 @@ def _journal_path(journal: Journal, label: str) -> str:
 
 
 def undo(db: Database, journal: Journal, *, unsealed: bool = False,
-         confirm: bool = False, progress: Progress | None = None) -> UndoResult:
-    """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
+         confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
+    """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL, run_undo
 
-    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm)
+    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm, cut)
     figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,), progress)
     done = figures.done
     if done is None:
@@ -303,9 +303,9 @@ def edit(db: Database, statement: str, *, confirm: bool = False,
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.edit.document import REMOVE
-    from cqlsh_ext.edit.parse import parse
+    from cqlsh_ext.edit.parse import TableColumns, parse
     from cqlsh_ext.edit.preview import LABEL
-    from cqlsh_ext.edit.run import TableColumns, edit_request, run_edit
+    from cqlsh_ext.edit.run import edit_request, run_edit
     from cqlsh_ext.writing.refused import WriteRefused
 
     if confirm not in (True, False):

@@ -171,6 +171,9 @@ class Writer(Protocol):
     #: The container a bare `encode('<codec>', ...)` writes: its most common producer's
     #: (registry.written_by; one per codec).
     writes_bare: bool = False
+    #: Written only with a dictionary of the store (`<codec>:dict=...`, a DictionaryWriter's): a
+    #: value of it names its dictionary, and there is none to write without.
+    needs_dictionary: bool = False
 
     @property
     @abstractmethod

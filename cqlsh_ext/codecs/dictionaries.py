@@ -1,15 +1,20 @@
-"""The dictionary store: the zstd dictionaries and zlib preset dictionaries values may need.
+"""The dictionary store: the zstd dictionaries and raw dictionaries values may need.
 
 A value names its dictionary and the store answers: a zstd frame by the dictionary ID in its header,
-a zlib stream by its DICTID (the Adler-32 of the preset dictionary). Dictionaries come from files
+a zlib stream by its DICTID (the Adler-32 of the preset dictionary), an RFC 9842 value (`dcz`,
+`dcb`) by the SHA-256 of its dictionary. A zstd frame made with a raw-content dictionary names
+none: the zstd codec tries the store's raw dictionaries on it (raw()). Dictionaries come from files
 named by `--dictionary FILE`, `CQLSH_EXT_DICTIONARIES` and cqlshrc's `dictionaries =` (the settings
 read them into the store when they are loaded: cqlsh_ext.settings.load), or from ADVISE's SAVE
 DICTIONARY. A file is one dictionary:
 
 - a zstd dictionary (`zstd --train`, python-zstandard `train_dictionary(...).as_bytes()`, zstd-jni
   `ZstdDictTrainer`): it starts with the magic 37 a4 30 ec and carries its ID;
-- anything else is a zlib preset dictionary, its raw bytes (`zlib.compressobj(zdict=...)`,
-  `Deflater.setDictionary`), found by their Adler-32.
+- anything else is a raw dictionary, its bytes as they are: a zlib preset dictionary
+  (`zlib.compressobj(zdict=...)`, `Deflater.setDictionary`), found by their Adler-32, and a zstd
+  raw-content dictionary (python-zstandard `ZstdCompressionDict(data,
+  dict_type=DICT_TYPE_RAWCONTENT)`, an RFC 9842 `dcz` or `dcb` dictionary), found by their SHA-256
+  or tried on a frame that names no dictionary.
 
 The store is one per process, filled before anything is read: the scanning workers inherit it
 through fork. Loading is bounded (MAX_BYTES a file, MAX_COUNT files, MAX_TOTAL bytes) and a file
@@ -18,9 +23,10 @@ that cannot be a dictionary is one DictionaryError line naming it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: A zstd dictionary's first bytes (ZSTD_MAGIC_DICTIONARY, little-endian); its ID follows.
 ZSTD_DICT_MAGIC = b"\x37\xa4\x30\xec"
@@ -34,6 +40,8 @@ ENVIRONMENT = "CQLSH_EXT_DICTIONARIES"
 
 ZSTD = "zstd"
 ZLIB = "zlib"
+#: Any dictionary, by its SHA-256 read as a big-endian integer (an RFC 9842 value names it so).
+SHA256 = "sha256"
 
 
 class DictionaryError(ValueError):
@@ -42,12 +50,27 @@ class DictionaryError(ValueError):
 
 @dataclass(frozen=True)
 class Dictionary:
-    """One dictionary: its kind (zstd or zlib), its ID, its bytes and where it came from."""
+    """One dictionary: its kind (ZSTD: a zstd dictionary, its ID in it; ZLIB: raw bytes, a zlib
+    preset dictionary by its Adler-32 and a zstd raw-content one), its ID, its bytes, where it came
+    from, and its SHA-256 (how RFC 9842 values name it)."""
 
     kind: str
     id: int
     data: bytes
     source: str
+    sha256: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha256", hashlib.sha256(self.data).digest())
+
+    @property
+    def raw(self) -> bool:
+        """Raw bytes (no zstd dictionary format): a zstd raw-content dictionary as well."""
+        return self.kind == ZLIB
+
+    def describe_by_hash(self) -> str:
+        """How a value that names it by its SHA-256 names it: 'dictionary SHA-256 ab12... (from ...)'."""
+        return f"dictionary SHA-256 {self.sha256.hex()} ({len(self.data)} bytes, from {self.source})"
 
     def describe(self) -> str:
         """How INSPECT and reasons name it: 'zstd dictionary ID 123 (from /path/file)'."""
@@ -104,6 +127,7 @@ class Store:
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[str, int], Dictionary] = {}
+        self._by_sha256: dict[bytes, Dictionary] = {}
         self._bytes = 0
 
     def add(self, entry: Dictionary) -> Dictionary:
@@ -121,11 +145,21 @@ class Store:
             raise DictionaryError(f"{entry.source}: the dictionaries would take more than "
                                   f"{MAX_TOTAL >> 20} MiB")
         self._by_id[key] = entry
+        self._by_sha256.setdefault(entry.sha256, entry)
         self._bytes += len(entry.data)
         return entry
 
     def find(self, kind: str, dict_id: int) -> Dictionary | None:
+        if kind == SHA256:
+            return self._by_sha256.get(dict_id.to_bytes(32, "big")) if 0 <= dict_id < 1 << 256 else None
         return self._by_id.get((kind, dict_id))
+
+    def by_sha256(self, digest: bytes) -> Dictionary | None:
+        return self._by_sha256.get(digest)
+
+    def raw(self) -> list[Dictionary]:
+        """The raw dictionaries, in the order they were loaded."""
+        return [entry for entry in self._by_id.values() if entry.raw]
 
     def all(self) -> list[Dictionary]:
         return list(self._by_id.values())
@@ -175,7 +209,7 @@ def ensure(entries: list[Dictionary]) -> None:
 
 
 def find(kind: str, dict_id: int) -> Dictionary | None:
-    """The process's dictionary of this kind (ZSTD or ZLIB) and ID, if loaded."""
+    """The process's dictionary of this kind (ZSTD, ZLIB or SHA256) and ID, if loaded."""
     return STORE.find(kind, dict_id)
 
 
@@ -184,9 +218,25 @@ def zstd(dict_id: int) -> Dictionary | None:
     return STORE.find(ZSTD, dict_id)
 
 
+def by_sha256(digest: bytes) -> Dictionary | None:
+    """The process's dictionary whose bytes hash to `digest` (SHA-256: RFC 9842's name), if loaded."""
+    return STORE.by_sha256(digest)
+
+
+def raw() -> list[Dictionary]:
+    """The process's raw dictionaries (zstd raw-content ones), in load order."""
+    return STORE.raw()
+
+
 def preset(dictid: int) -> Dictionary | None:
     """The zlib preset dictionary a stream names by its DICTID (Adler-32), if loaded."""
     return STORE.find(ZLIB, dictid)
+
+
+def spelled(label: str, dict_id: int) -> str:
+    """A dictionary a chain names, as its step names it: a dcz value's by its SHA-256's hex digits,
+    any other by its ID."""
+    return f"SHA-256 {dict_id:064x}" if label == "dcz" else str(dict_id)
 
 
 def environment_paths() -> list[str]:

@@ -369,11 +369,14 @@ _BARE_WRITERS: dict[str, Container] = {}
 
 
 def written_by(codec: str) -> Container:
-    """The container a bare `encode('<codec>', ...)` writes (the Writer declaring writes_bare)."""
+    """The container a bare `encode('<codec>', ...)` writes (the Writer declaring writes_bare); for
+    a codec that writes none (dcb), its primary container, which says why (NotWritten)."""
     known = _BARE_WRITERS.get(codec)
     if known is not None:
         return known
-    found = [f for f in _ALL if isinstance(f, Writer) and f.writes_bare and f.codec == codec]
+    found: list[Container] = [f for f in _ALL if isinstance(f, Writer) and f.writes_bare and f.codec == codec]
+    if not found and not any(isinstance(f, Writer) for f in _ALL if f.codec == codec):
+        found = [f for f in _ALL if f.primary and f.codec == codec]
     if len(found) != 1:
         raise ValueError(f"codec {codec!r} declares {len(found)} bare writers")
     _BARE_WRITERS[codec] = found[0]

@@ -13,7 +13,7 @@ read here first, and frames that could pass the cap are read through `stream_rea
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from . import dictionaries
 from ._common import (
@@ -54,8 +54,8 @@ _BLOCK_MAX = 128 << 10
 #: frame libzstd refused, whose state would otherwise change the next failing value's reason: a
 #: value's answer depends on the value only.
 _dctx: Any = None
-#: Contexts for the store's dictionaries, by dictionary ID, for the store's generation; forgotten
-#: with _dctx.
+#: Contexts for the store's dictionaries, by dictionary ID (and its raw ones, _raw_dctx below, by
+#: SHA-256), for the store's generation; forgotten with _dctx.
 _dict_dctx: dict[int, Any] = {}
 _dict_generation = [-1]
 
@@ -64,6 +64,7 @@ def _forget() -> None:
     global _dctx
     _dctx = None
     _dict_dctx.clear()
+    _raw_dctx.clear()
 
 
 def _dictionary_dctx(dict_id: int) -> Any:
@@ -204,16 +205,169 @@ def _whole(dctx: Any, src: Any) -> tuple[bytes, int]:
     return out, len(src) - len(obj.unused_data)
 
 
-def _frames(data: bytes, cap: int) -> Decoded:
-    return frame_sequence(data, cap, "zstd", _frame_at, skippable_alone_is_empty=True)
+#: What a frame that names no dictionary and that libzstd refuses says when it decodes (past
+#: its structure) only with a dictionary and none of the store's raw dictionaries reads it.
+NEEDS_DICTIONARY = "zstd frame needs a dictionary (none named in the frame)"
+#: The zero-filled raw dictionary that tells such a frame from a corrupt one (made on first use).
+_probe_dctx: list[Any] = []
+#: Contexts for the store's raw dictionaries, by SHA-256, for the store's generation.
+_raw_dctx: dict[bytes, Any] = {}
+_raw_generation = [-1]
 
 
-def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
-    """One zstd frame at pos, decoded whole when its output provably fits under `left`."""
+def raw_dictionary_dctx(entry: dictionaries.Dictionary) -> Any:
+    """The context reading frames made with `entry`'s bytes as a raw-content dictionary (a frame
+    naming no dictionary, an RFC 9842 dcz value)."""
+    if _raw_generation[0] != dictionaries.generation():
+        _raw_dctx.clear()
+        _raw_generation[0] = dictionaries.generation()
+    dctx = _raw_dctx.get(entry.sha256)
+    if dctx is None:
+        import zstandard
+
+        dctx = _raw_dctx[entry.sha256] = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(
+            entry.data, dict_type=zstandard.DICT_TYPE_RAWCONTENT))
+    return dctx
+
+
+def _needs_dictionary(frame: Any, cap: int, refused: Exception) -> bool:
+    """Whether a frame libzstd `refused` without a dictionary reads with a raw dictionary of
+    zeros as large as any the store may hold: its matches then all land (in zeros), so what it
+    lacked was its dictionary's content; a corrupt frame fails all the same. A frame refused for
+    its checksum alone was read whole without a dictionary: corrupt. (Read with zeros, a checksum
+    cannot match: that fault alone then also means a dictionary.)"""
+    import zstandard
+
+    if _CHECKSUM_FAULT in str(refused):
+        return False
+
+    if not _probe_dctx:
+        _probe_dctx.append(zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(
+            bytes(dictionaries.MAX_BYTES), dict_type=zstandard.DICT_TYPE_RAWCONTENT)))
+    try:
+        with _probe_dctx[0].stream_reader(frame) as reader:
+            reader.read(max(cap, 1))
+    except zstandard.ZstdError as err:
+        return _CHECKSUM_FAULT in str(err)
+    return True
+
+
+#: libzstd's words for a content checksum that does not match ("Restored data doesn't match checksum").
+_CHECKSUM_FAULT = "checksum"
+
+
+def _frames(data: bytes, cap: int, named: dictionaries.Dictionary | None = None) -> Decoded:
+    """The frames of `data`; with `named`, each read with that raw dictionary (a dcz value's).
+    A frame read with one of the store's raw dictionaries says which in the Decoded's headers."""
+    used: list[dictionaries.Dictionary] = []
+
+    def frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
+        return _frame_at(data, pos, left, src, named, used)
+
+    decoded = frame_sequence(data, cap, "zstd", frame_at, skippable_alone_is_empty=True)
+    if used and named is None:
+        _say_raw(decoded, used[0])
+    return decoded
+
+
+def _say_raw(decoded: Decoded, entry: dictionaries.Dictionary) -> None:
+    """INSPECT's header line on a value read with one of the store's raw dictionaries."""
+    decoded.headers["dictionary"] = (f"{entry.describe_by_hash()}: a raw dictionary, tried as the frame "
+                                     "names none")
+
+
+def _refused_value(data: bytes, cap: int, refused: Exception) -> Decoded:
+    """A value of one frame naming no dictionary that libzstd refused: read with the first of the
+    store's raw dictionaries that reads it whole; else Undecodable(NEEDS_DICTIONARY) when only a
+    dictionary is wanting (_needs_dictionary), or libzstd's own reason."""
+    def attempt(entry: dictionaries.Dictionary) -> Decoded:
+        decoded = _frames(data, cap, entry)
+        _say_raw(decoded, entry)
+        return decoded
+
+    if _CHECKSUM_FAULT in str(refused):
+        raise wrap(refused)  # read whole without a dictionary, but not what was written: corrupt
+    found = _one_raw_reading(attempt, bool(data[4] & 0x04))
+    if found is not None:
+        return found
+    if _needs_dictionary(data, cap, refused):
+        raise Undecodable(NEEDS_DICTIONARY)
+    raise wrap(refused)
+
+
+_T = TypeVar("_T")
+
+
+def _one_raw_reading(attempt: Callable[[dictionaries.Dictionary], _T], checksum: bool) -> _T | None:
+    """The reading of a frame that names no dictionary with the store's raw dictionary that reads
+    it: the first whose output matches the frame's checksum; without a checksum the only one that
+    reads it at all (a raw dictionary of the right size reads any such frame into something, so
+    two that do cannot be told apart: Undecodable, naming them). None when none reads it."""
+    readings: list[tuple[dictionaries.Dictionary, _T]] = []
+    for entry in dictionaries.raw():
+        try:
+            reading = attempt(entry)
+        except Exception:
+            _forget()
+            continue
+        if checksum:
+            return reading
+        readings.append((entry, reading))
+    if len(readings) > 1:
+        sources = ", ".join(entry.source for entry, _ in readings[:3])
+        raise Undecodable(f"zstd frame names no dictionary and has no checksum; {len(readings)} loaded raw "
+                          f"dictionaries read it ({sources}): which is its own cannot be told")
+    return readings[0][1] if readings else None
+
+
+def read_with_raw_dictionary(data: bytes, cap: int, entry: dictionaries.Dictionary) -> Decoded:
+    """The zstd frames of `data` read with `entry` as their raw-content dictionary (an RFC 9842
+    dcz value's body); DecodeError."""
+    try:
+        return _frames(data, cap, entry)
+    except DecodeError:
+        _forget()
+        raise
+    except Exception as e:
+        _forget()
+        raise wrap(e) from None
+
+
+def _frame_at(data: bytes, pos: int, left: int, src: Any, named: dictionaries.Dictionary | None,
+              used: list[dictionaries.Dictionary]) -> FrameResult | None:
+    """One zstd frame at pos: read with the dictionary it names, or `named`'s raw one; one that
+    names none and that libzstd refuses is read again with each raw dictionary of the store."""
     if not data.startswith(MAGIC, pos):
         return None
     hdr = _Header(data, pos)
-    dctx = _dictionary_dctx(hdr.dict_id) if hdr.dict_id else _dctx or _load()
+    if hdr.dict_id:
+        return _frame_with(_dictionary_dctx(hdr.dict_id), data, pos, left, src, hdr)
+    if named is not None:
+        return _frame_with(raw_dictionary_dctx(named), data, pos, left, src, hdr)
+    try:
+        return _frame_with(_dctx or _load(), data, pos, left, src, hdr)
+    except DecodeError:
+        raise  # the frame's own structure: no dictionary changes it
+    except Exception as refused:
+        _forget()
+        if _CHECKSUM_FAULT in str(refused):
+            raise wrap(refused) from None  # read whole without a dictionary: corrupt
+
+        def attempt(entry: dictionaries.Dictionary) -> tuple[FrameResult, dictionaries.Dictionary]:
+            return _frame_with(raw_dictionary_dctx(entry), data, pos, left, src, hdr), entry
+
+        found = _one_raw_reading(attempt, hdr.checksum)
+        if found is not None:
+            used.append(found[1])
+            return found[0]
+        end = _walk(data, pos + hdr.length, hdr)[0]
+        if _needs_dictionary(memoryview(src)[: end - pos], left, refused):
+            raise Undecodable(NEEDS_DICTIONARY) from None
+        raise wrap(refused) from None
+
+
+def _frame_with(dctx: Any, data: bytes, pos: int, left: int, src: Any, hdr: _Header) -> FrameResult:
+    """One zstd frame at pos, decoded with `dctx` whole when its output provably fits under `left`."""
     fcs = hdr.content_size
     if left == 0:
         return b"", pos, 0, True
@@ -354,7 +508,11 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                     fits = fcs <= cap
                 if fits:
                     obj = (_dctx or _load()).decompressobj()
-                    out = obj.decompress(data)
+                    try:
+                        out = obj.decompress(data)
+                    except Exception as refused:
+                        _forget()
+                        return _refused_value(data, cap, refused)
                     if obj.eof and not obj.unused_data:
                         return Decoded(out, False, fcs)
             return _frames(data, cap)

@@ -39,7 +39,8 @@ Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
 #: takes them; the function gets (ctxt, shell) and returns candidates.
 Completers = tuple[tuple[tuple[str, str], Callable[..., Any]], ...]
-#: HELP topics that are no command: (topic, text); HELP <topic> prints the text.
+#: HELP topics that are no command: (topic, text); HELP <topic> prints the text. A topic of
+#: several words ("describe payload", "compression stats") is asked for as HELP <words>.
 HelpTopics = tuple[tuple[str, str], ...]
 
 
@@ -160,6 +161,20 @@ def commands() -> list[Command]:
 
 def command(word: str) -> Command | None:
     return _DECLARED.get(word.lower())
+
+
+def help_topics() -> list[tuple[str, str]]:
+    """Every HELP topic the commands and intercepts declare, (topic, text), in declaration order;
+    topics of several words included."""
+    return [t for c in _DECLARED.values() for t in c.topics] + \
+        [t for i in _INTERCEPTS.values() for t in i.topics]
+
+
+def phrase_help(words: list[str]) -> str | None:
+    """The text of the HELP topic of several words that `words` (lower case) spell (HELP DESCRIBE
+    PAYLOAD, HELP COMPRESSION STATS), or None."""
+    asked = " ".join(words)
+    return next((text for topic, text in help_topics() if " " in topic and topic == asked), None)
 
 
 #: A mistyped word chosen from a list, per the first word of the statements it goes in (lower

@@ -1,23 +1,28 @@
 """The shell's bounds on a statement before cqlsh's parser: no input makes the shell use more than
-1 GiB of memory or 30 s of its own work before a statement is sent, with `-d none` too.
+1 GiB of memory or about 2 s of its own work (CPU) after a statement's end before it is sent or
+refused, with `-d none` too, whatever its shape and however it comes (-e, -f, stdin, SOURCE, the
+interactive shell); a script's lines cost time in proportion to their number and size.
 
 cqlsh reads a statement with its lexer (linear), then hands every statement whose first word has a
 `do_<word>` method (SELECT among them) to its grammar, whose time and memory grow with the square of
 the tokens (cql/grammar_bounds.py: a 20,000-key IN list took 7 GiB and was killed), and it parses a
 SELECT's text once more after it ran, for the table whose metadata formats the result
-(Shell.parse_for_select_meta). In the order the shell meets a statement:
+(Shell.parse_for_select_meta). Its loop hands onecmd all of the statement read so far at every line,
+and its lexer reads it all again: an unclosed comment of 100,000 lines took 123 s. In the order the
+shell meets a statement:
 
-1. Its text (ExtShell.onecmd, before cqlsh's lexer): at most STATEMENT_BYTES, else refused in one
-   line; the statement (to its `;`) is dropped and the shell goes on. A statement typed or read
-   over many lines is lexed by cqlsh again at every line (onecmd is handed all of it so far): once
-   it is longer than LEXED_EVERY_LINE, a line of a statement of CQL that cannot end it is not lexed
-   (`Scan`): a line without `;`, and in a batch a line before its APPLY. So a 20,000-line IN list
-   costs the lexing of it once, not 20,000 times. (Where a line of CQL is followed on the same line
-   by a shell command that ends at its line inside a quote that a later line closes, that command
-   then waits for the next `;`.)
+1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the scripts' loop is ExtShell's cmdloop):
+   measured a line at a time, each character once (cql.grammar_bounds.Measure): at most
+   STATEMENT_BYTES, STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else
+   refused in one line at the line that passes the bound; the rest of it (to its end) is dropped
+   and the shell goes on. Once cqlsh's lexer has read LEXED_BEFORE_ITS_END characters of it at
+   lines where it could not end, a statement is handed to cqlsh's onecmd only at a line where it may
+   end (outside strings and comments, nothing after its `;`, a batch at its APPLY BATCH;): its
+   lexing costs once, not once a line. A statement of nothing (a lone `;`) is not sent.
 2. Its brackets (handle_statement, on cqlsh's tokens): at most cql.grammar_bounds.DEPTH inside one another,
    else refused before anything reads or sends it (cqlsh's grammar and our parsers recurse on them;
-   Cassandra's parser answers StackOverflowError).
+   Cassandra's parser answers StackOverflowError). Each statement of a text that holds several is
+   read in its own text (`own_text`), not in all of it.
 3. Its tokens: past cql.grammar_bounds.PARSED_TOKENS of cqlsh's, cqlsh's grammar never reads it. The
    intercepts (payload queries, exports, DESCRIBE PAYLOAD, encode(), edits: linear readers) take it
    first; a SELECT they leave, or any statement cqlsh sends as written without a `do_` method
@@ -33,15 +38,13 @@ keystroke: past PARSED_TOKENS it offers nothing (`completes`), as a statement th
 parsed to run either.
 
 This module decides and words it (each function answers what becomes of the statement, and the
-line to say); the shell (cqlsh_ext.shell.ExtShell: onecmd, handle_statement, get_input_line,
-parse_for_select_meta) keeps the scan, says the line and sends or refuses.
+line to say); the shell (cqlsh_ext.shell.ExtShell: cmdloop, onecmd, handle_statement,
+get_input_line, parse_for_select_meta) keeps the reading, says the line and sends or refuses.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql import grammar_bounds as bounds
@@ -49,77 +52,148 @@ from cqlsh_ext.cql import grammar_bounds as bounds
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
 
-#: One statement's text at most (UTF-8): its lexing by cqlsh's lexer and ours, held together, stays
-#: near 400 MB and 15 s of CPU in the worst shape (an IN list of the key 1: a token every byte;
-#: bench/shell_bounds.py's worst-1mib, on a loaded machine), and it holds an IN list of 27,000
-#: timeuuids.
+#: One statement's text at most (UTF-8): what the lexers hold of it, whatever its tokens (a string
+#: literal of 1 MiB is one).
 STATEMENT_BYTES = 1 << 20
-#: Past this many characters a statement of several lines is no longer lexed at every line that
-#: cannot end it: up to it, at most about 700 KB are lexed in all (lines of 3 bytes: 1,2,...).
-LEXED_EVERY_LINE = 2 << 10
-#: What onecmd does with the statement read so far (`read_so_far`): cqlsh lexes it, it cannot end
-#: yet, or it was refused.
-LEX, WAIT = "lex", "wait"
+#: One statement's tokens at most, as the shell's lexer splits them (cql.lexer: a number, a word, a
+#: mark, a string literal is one; a UUID several, `0x...` two): what cqlsh's lexer and the shell's
+#: take time for, about 3 µs each on a loaded machine. An IN list of 65,000 numbers or 9,000 UUIDs;
+#: a 1 MiB IN list of the key 1 (a token a byte), within the size, took the shell 15 s of CPU
+#: (bench/statement_shapes.py measures each shape).
+STATEMENT_TOKENS = 1 << 17
+#: One statement's lines at most: cqlsh's lexer reads a line's end as a token too, and its loop
+#: reads a script a line at a time (a 20,000-key IN list a key a line is 20,000 lines).
+STATEMENT_LINES = 1 << 16
+#: The characters of a statement cqlsh's lexer may read at lines where it cannot end, as cqlsh's loop
+#: does at every line (a lexing error is then said at its line): past them, the statement is handed
+#: to cqlsh's onecmd (whose lexer reads all of it again) only at a line where it may end
+#: (cql.grammar_bounds.Measure.may_end). A statement typed over a few lines is lexed at each;
+#: a 20,000-line IN list once, not 20,000 times.
+LEXED_BEFORE_ITS_END = 16 << 10
+#: What becomes of a line read (`StatementSoFar.line`): cqlsh's onecmd is handed the statement so far; it
+#: cannot end yet; the statement holds nothing to run (space, comments, `;`: cqlsh sent a lone `;`
+#: to the server, for a syntax error); it is the rest of a refused statement.
+LEX, WAIT, NOTHING, DROPPED = "lex", "wait", "nothing", "dropped"
 #: What handle_statement does with one statement (`admit`).
 PARSE, WHOLE, REFUSED = "parse", "whole", "refused"
 
-#: The first words of statements that end only at a `;` (CQL's): a line without one cannot end them.
-#: cqlsh's own commands and ours may end at their line.
-_ENDS_AT_SEMICOLON = frozenset({"select", "insert", "update", "delete", "begin", "create", "alter", "drop",
-                                "truncate", "grant", "revoke"})
-#: Space and comments, then a statement's first word.
-_FIRST_WORD = re.compile(r"(?:\s+|--[^\n]*|//[^\n]*|/\*.*?\*/)*([A-Za-z]+)", re.DOTALL)
+#: What a line of nothing to run holds (space, `;`).
+_NOTHING = " \t\r\n\f\v;"
 _ADVICE = "split it into several statements (a long IN list into several of a few thousand keys each)"
 
 
-@dataclass
-class Scan:
-    """What onecmd saw of the statement being read, line by line: how many characters, their UTF-8
-    size, whether a `;` was among them and the statement's first word; each line is looked at once."""
+class StatementSoFar:
+    """The statement being read, measured as its text comes (cql.grammar_bounds.Measure: each
+    character once, at most STATEMENT_BYTES, STATEMENT_TOKENS and STATEMENT_LINES), and the rest of
+    a refused one, dropped up to its end. `newline_words`: cqlsh's commands that end at their line.
 
-    scanned: int = 0
-    size: int = 0
-    semicolon: bool = False
-    #: A batch's APPLY may be in it (the word seen; a batch ends at APPLY BATCH;).
-    apply: bool = False
-    first: str = ""
-    #: The rest of a statement refused before its end is being read: dropped up to its `;`.
-    dropping: bool = False
+    The shell's loop for scripts (ExtShell._run_script) hands each line to `line`; the interactive
+    shell hands its whole input to `whole` (ExtShell.onecmd)."""
+
+    def __init__(self, newline_words: frozenset[str]) -> None:
+        self.newline_words = newline_words
+        self.measure = bounds.Measure(newline_words)
+        #: Characters measured of the statement so far (ExtShell.onecmd: a text of this length is
+        #: the one measured).
+        self.chars = 0
+        #: Characters of the statement cqlsh's lexer read at lines where it could not end.
+        self.lexed = 0
+        #: The rest of a statement refused before its end is being read: dropped up to its end.
+        self.dropping = False
+
+    def line(self, text: str) -> tuple[str, str | None]:
+        """What becomes of the statement now that `text` (a line) was read after what was: (LEX,
+        WAIT, NOTHING, REFUSED or DROPPED, the line to say or None)."""
+        measure = self.measure
+        measure.add(text)
+        if self.dropping:  # the rest of a refused statement: read to its end, not run, not said again
+            if measure.may_end:
+                self.dropping = False
+                self.forget()
+            return DROPPED, None
+        self.chars += len(text)
+        said = refusal(measure)
+        if said is not None:
+            self.dropping = not measure.may_end  # measured on, for where it ends
+            self.forget()
+            return REFUSED, said
+        if measure.empty:
+            return NOTHING, None
+        if not measure.may_end:
+            if self.lexed + self.chars > LEXED_BEFORE_ITS_END:
+                return WAIT, None
+            self.lexed += self.chars
+        return LEX, None
+
+    def whole(self, text: str) -> tuple[str, str | None]:
+        """What becomes of `text` handed to onecmd whole (the interactive shell's input, measured
+        here unless it was line by line): (LEX, REFUSED or NOTHING, the line to say or None)."""
+        measure = self.measure if len(text) == self.chars else measured(text, self.newline_words)
+        said = refusal(measure)
+        if said is not None:
+            self.forget()
+            return REFUSED, said
+        return (NOTHING if measure.empty else LEX), None
+
+    def forget(self) -> None:
+        """Done with the statement being read (run, refused, reset); the rest of a refused one is
+        still dropped up to its end (its measure kept: it knows where that is)."""
+        self.chars = self.lexed = 0
+        if not self.dropping and self.measure.size:
+            self.measure = bounds.Measure(self.newline_words)
 
 
-def read_so_far(scan: Scan, text: str) -> tuple[str, Scan, str | None]:
-    """What becomes of the statement text onecmd is handed (all of the statement read so far), with
-    `scan` what was seen of it before: (LEX (cqlsh lexes it), WAIT (it cannot end yet: long, of CQL
-    and without a `;`) or REFUSED (over STATEMENT_BYTES), the scan to keep, the line to say or
-    None)."""
-    if scan.dropping:  # the rest of a refused statement: read to its end, not run, not said again
-        return REFUSED, Scan() if ";" in text else scan, None
-    if len(text) < scan.scanned:  # another statement (the shell's own reset)
-        scan = Scan()
-    added = text[scan.scanned:]
-    scan.size += bounds.size(added)
-    ends = ";" in added
-    scan.semicolon = scan.semicolon or ends
-    scan.apply = scan.apply or "apply" in added.lower()
-    scan.scanned = len(text)
-    if not scan.first:
-        found = _FIRST_WORD.match(text[:4096])
-        scan.first = found.group(1).lower() if found else "?"
-    if scan.size > STATEMENT_BYTES:
-        said = (f"Statement refused: {'over ' if not scan.semicolon else ''}"
-                f"{bounds.amount(scan.size)}, more than the shell reads as one statement "
-                f"({bounds.amount(STATEMENT_BYTES)}): {_ADVICE}")
-        return REFUSED, Scan(dropping=not scan.semicolon and scan.first in _ENDS_AT_SEMICOLON), said
-    if len(text) > LEXED_EVERY_LINE and scan.first in _ENDS_AT_SEMICOLON \
-            and (not ends or (scan.first == "begin" and not scan.apply)):
-        return WAIT, scan, None
-    return LEX, scan, None
+def refusal(measure: bounds.Measure) -> str | None:
+    """The line refusing the statement measured so far, when it is over a bound (None: it is not);
+    "over" when more of it is still to come."""
+    over = "" if measure.may_end else "over "
+    if measure.size > STATEMENT_BYTES:
+        return (f"Statement refused: {over}{bounds.amount(measure.size)}, more than the shell reads as one "
+                f"statement ({bounds.amount(STATEMENT_BYTES)}): {_ADVICE}")
+    if measure.tokens > STATEMENT_TOKENS:
+        return (f"Statement refused: {over}{measure.tokens:,} tokens ({measure.commas:,} commas), more than "
+                f"the shell reads as one statement ({STATEMENT_TOKENS:,}: a number, a word, a mark or a "
+                f"string is one, a UUID several): {_ADVICE}")
+    if measure.lines > STATEMENT_LINES:
+        return (f"Statement refused: {over}{measure.lines:,} lines, more than the shell reads as one "
+                f"statement ({STATEMENT_LINES:,}): {_ADVICE}")
+    return None
 
 
-def forget(scan: Scan) -> Scan:
-    """The scan after the statement being read is done with (run, refused or reset): the rest of a
-    refused one is still dropped up to its end."""
-    return Scan(dropping=scan.dropping)
+#: The last texts `measured` whole, the latest first, and their measures.
+_MEASURED: list[tuple[str, bounds.Measure]] = []
+
+
+def measured(text: str, newline_words: frozenset[str]) -> bounds.Measure:
+    """`text` measured whole (cql.grammar_bounds.Measure), in linear time. The interactive shell
+    asks of the same input at every keystroke and at Enter (its toolbar and whether Enter runs it,
+    of the input and a line's end; completion, of the text before the cursor; then onecmd): the
+    last two texts are measured once."""
+    for known, measure in _MEASURED:
+        if known == text:
+            return measure
+    measure = bounds.Measure(newline_words)
+    measure.add(text)
+    _MEASURED[:] = [(text, measure), *_MEASURED[:1]]
+    return measure
+
+
+def nothing_to_run(line: str) -> bool:
+    """Whether a line holds nothing to run (space, `;`): with nothing before it, the scripts' loop
+    passes it at once (a million lines of `;`)."""
+    return not line.strip(_NOTHING)
+
+
+def own_text(tokens: Any, srcstr: str) -> tuple[Any, str]:
+    """One statement's cqlsh tokens and the text they index, from those of a text that holds
+    several (cqlsh's onecmd hands every statement of a text all of it, which its handle_statement
+    and ours read again: a line of 30,000 statements read 30,000 times): the statement's own
+    text, its tokens' places moved to it. A text not much longer than the statement is kept."""
+    start, end = tokens[0][2][0], tokens[-1][2][1]
+    if len(srcstr) - (end - start) <= LEXED_BEFORE_ITS_END:
+        return tokens, srcstr
+    return [(tok[0], tok[1], (tok[2][0] - start, tok[2][1] - start), *tok[3:]) for tok in tokens], \
+        srcstr[start:end]
 
 
 def too_deep(tokens: Any) -> str | None:
@@ -150,10 +224,18 @@ def admit(tokens: Any, has_command: Callable[[str], bool]) -> tuple[str, str | N
 
 def completes(text: str) -> bool:
     """Whether cqlsh's grammar may complete the statement being typed at the end of `text` (the
-    text before the cursor): at most PARSED_TOKENS of cqlsh's tokens in it."""
+    text before the cursor): at most PARSED_TOKENS of cqlsh's tokens in it. Measured first, in
+    linear time: a text of fewer tokens as the shell's lexer splits them (as many as cqlsh's, or
+    more) may; one past LEXED_BEFORE_ITS_END that has more is not lexed by cqlsh (a pasted statement
+    of 1 MiB was lexed at every keystroke)."""
     if len(text) <= bounds.PARSED_TOKENS:  # a token is a character at least
         return True
-    from cqlsh_ext.upstream.seams import split_statements
+    from cqlsh_ext.upstream.seams import newline_commands, split_statements
+
+    if measured(text, newline_commands()).tokens <= bounds.PARSED_TOKENS:
+        return True
+    if len(text) > LEXED_BEFORE_ITS_END:
+        return False
 
     try:
         statements = split_statements(text)

@@ -10,7 +10,13 @@ done; a second press raises KeyboardInterrupt at once.
 
 Only the main thread receives signals, so elsewhere CtrlC installs nothing and `pressed` only
 says what `stop` says. The handler in place before (cqlsh's, prompt_toolkit's) is restored on
-exit, whatever happened.
+exit, whatever happened; when another handler has taken its place meanwhile (the pager's, which
+saved this one and puts it back when the pager is quit), that one is left in place, and this one,
+once exited, hands a press on to the handler it had replaced: a CtrlC put back after its command
+has ended never swallows the next command's first Ctrl-C.
+
+A question waiting for the person at the terminal (a [y/N], ---MORE---, a password) is asked
+inside `answering()`: Ctrl-C answers it at once, whatever the running command installed.
 
 A command run for a server (`cqlsh-ext mcp`) has no terminal: its call's cancellation or time limit
 presses from another thread (`Remote`), and the command stops as at a first Ctrl-C:
@@ -77,23 +83,25 @@ class CtrlC:
                  traceback: TracebackType | None) -> None:
         self.restore()
 
-    def restore(self, if_current: bool = False) -> None:
-        """Put the previous handler back (idempotent). `if_current`: only when this one's is the
-        handler in place (a reading that ends after another one began, in a program holding
-        several: the later one puts this one's back, stopped, when it ends)."""
+    def restore(self) -> None:
+        """Put the previous handler back (idempotent), unless another has taken this one's place
+        (see the module doc: a program's reading that ends after another began, say). From
+        another thread (a finalizer) the handler stays, and hands presses on once exited."""
         if self._remote is not None:
             self._remote._release(self)
             self._remote = None
         if self._installed:
             self._installed = False
             try:
-                if if_current and signal.getsignal(signal.SIGINT) != self._handler:
-                    return
-                signal.signal(signal.SIGINT, self._previous)
+                if signal.getsignal(signal.SIGINT) == self._handler:
+                    signal.signal(signal.SIGINT, self._previous)
             except ValueError:  # from another thread (a finalizer): the handler stays
                 pass
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if not self._installed:  # exited, and put back by whoever had saved it: not ours to note
+            hand_on(self._previous, signum, frame)
+            return
         if self.stop.is_set():  # a second Ctrl-C: stop waiting at once
             self.restore()
             raise KeyboardInterrupt
@@ -103,7 +111,6 @@ class CtrlC:
         outer = getattr(self._previous, "__self__", None)
         if isinstance(outer, CtrlC) and outer is not self and outer.inner:
             outer._press()
-
 
     def _press(self) -> None:
         """A first Ctrl-C pressed from another thread (Remote)."""
@@ -160,6 +167,66 @@ class Remote:
                 self._held.remove(ctrl_c)
 
 
+def hand_on(handler: Any, signum: int, frame: FrameType | None) -> None:
+    """What `handler` (as signal.getsignal gives it) does with a press: a Python handler is
+    called, SIG_IGN ignores it, and Python's default (SIG_DFL, or None: a handler not set from
+    Python) raises KeyboardInterrupt, as default_int_handler does."""
+    if handler is signal.SIG_IGN:
+        return
+    if callable(handler):
+        handler(signum, frame)
+        return
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def answering() -> Iterator[None]:
+    """Around a question that waits for the person at the terminal ([y/N], ---MORE---, a
+    password): Ctrl-C raises KeyboardInterrupt at once (the caller takes it as "no" or "stop"),
+    whatever handler the running command has in place: a CtrlC's first press only notes a stop
+    for the command's next boundary, and the question would wait for Enter."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def heard_while(work: Callable[[], Any]) -> Any:
+    """`work()` run in a thread while this one waits, so a press is heard while it runs (Python
+    runs a signal's handler only between the main thread's bytecodes: one long C call, a file's
+    last row group compressed and written, would hold it back until the work is done). A second
+    press's KeyboardInterrupt is raised once the work has ended: what it uses (a file's writer) is
+    never left half-used by the clean-up that follows."""
+    done = threading.Event()
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as err:  # handed to the waiting thread
+            outcome.append((False, err))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="heard-while", daemon=True).start()
+    interrupted: KeyboardInterrupt | None = None
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt as err:
+            interrupted = err
+    if interrupted is not None:
+        raise interrupted
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
 @contextmanager
 def shielded() -> Iterator[None]:
     """Ctrl-C ignored while the block runs (clean-up that must finish: dropping scratch tables)."""
@@ -196,4 +263,4 @@ def ends_at_once() -> None:
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signal.SIGINT))
 
 
-__all__ = ["CtrlC", "Flag", "Remote", "ends_at_once", "ignore_in_child", "shielded"]
+__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "shielded"]

@@ -22,6 +22,7 @@ The text is measured before any lexer: `size` (UTF-8 bytes), each reader with a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -78,3 +79,168 @@ def too_deep(brackets: Iterable[tuple[str, int]], limit: int = DEPTH) -> int | N
         elif value in _CLOSE:
             depth = max(0, depth - 1)
     return None
+
+
+#: What the Measure looks for outside strings, names and comments: what opens one, a `;`, a line's end.
+_MARK = re.compile(r"""'|"|\$\$|/\*|--|//|;|\n""")
+#: The shell's lexer's tokens (cql.lexer) of text outside strings, names and comments: its words,
+#: numbers and marks; any other character one, as if it were (cqlsh's lexer or ours fails on it).
+_COUNTED = re.compile(r"\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?|\d+"
+                      r"|[A-Za-z_][A-Za-z0-9_]*|<=|>=|!=|<>|\S")
+#: What closes each thing a text may be left inside; a line comment ends at its line's end.
+_CLOSER = {"'": "'", '"': '"', "$$": "$$", "/*": "*/"}
+_LINE_END = re.compile(r"[\n\r]")
+
+
+class Measure:
+    """A statement's text measured as it accumulates, each character once (a piece at a time, in
+    linear time whatever the text): its UTF-8 size, its lines, its tokens as the shell's lexer splits
+    them (cql.lexer: a number, a word, a mark, a string literal is one; a UUID several; comments and
+    space none), and whether the text read so far may end a statement as cqlsh's onecmd decides
+    (`may_end`): outside any string, quoted name, $$ string or comment, no token after its last
+    `;` (or after the line's end that ends a shell command ending at its line: `newline_words`,
+    cqlsh's commands_end_with_newline), outside a BEGIN ... APPLY BATCH. cqlsh's lexer decides that
+    by lexing the whole text again at every line; this decides it for the line added.
+
+    The test is cqlsh's lexer's (cqlsh_ext/cql3handling's terminals: its JUNK, strings and
+    endtoken), so a text it says may end is one cqlsh may run; one it says may not end is one
+    cqlsh would not run either (where cqlsh's lexer fails on a character, it says so when the
+    statement ends instead of at its line)."""
+
+    __slots__ = ("size", "lines", "tokens", "commas", "newline_words", "_inside", "_pending", "_since_end",
+                 "_first", "_last", "_batch", "_only_ends", "_ended_by")
+
+    def __init__(self, newline_words: frozenset[str] = frozenset()) -> None:
+        self.size = 0
+        self.lines = 0
+        self.tokens = 0
+        self.commas = 0
+        self.newline_words = newline_words
+        #: What the text is inside at its end ("'", '"', "$$", "/*", "--": a line comment), or None.
+        self._inside: str | None = None
+        #: The last characters of the text, not yet read: they may start a mark with what follows.
+        self._pending = ""
+        #: Tokens after the last statement end; the first of them (its command word, lower case);
+        #: the last two tokens (cqlsh reads `APPLY BATCH ;` from them).
+        self._since_end = 0
+        self._first = ""
+        self._last: tuple[str, str] = ("", "")
+        self._batch = False
+        #: No token but `;` so far: nothing to run.
+        self._only_ends = True
+        #: What ended the last statement: ";", a line's end ("\n": a command ending at its line), or "".
+        self._ended_by = ""
+
+    @property
+    def may_end(self) -> bool:
+        """Whether cqlsh's onecmd may find the text so far a whole (it runs it, or it holds nothing)."""
+        return self._inside in (None, "--") and not self._pending and not self._since_end and not self._batch
+
+    @property
+    def closes(self) -> str | None:
+        """What closes the string, quoted name, $$ string or block comment the text ends inside:
+        ', ", $$, */; None outside them."""
+        return _CLOSER.get(self._inside or "")
+
+    @property
+    def ended_at_its_line(self) -> bool:
+        """Whether the text ends with a shell command its line's end ended (HELP, UNDO '...'), nothing
+        after it."""
+        return self._ended_by == "\n" and self.may_end
+
+    def copy(self) -> Measure:
+        """A measure of the same text, measured on apart."""
+        other = Measure.__new__(Measure)
+        for name in Measure.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
+
+    @property
+    def empty(self) -> bool:
+        """No statement in the text: space, comments and `;` only (nothing for cqlsh to send)."""
+        return self._only_ends and self.may_end
+
+    def add(self, piece: str) -> None:
+        """Measure `piece`, the text that follows what was measured so far."""
+        self.size += len(piece) if piece.isascii() else size(piece)
+        self.lines += piece.count("\n")
+        text = self._pending + piece if self._pending else piece
+        self._pending = ""
+        pos, end = 0, len(text)
+        while pos < end:
+            if self._inside is not None:
+                pos = self._close(text, pos)
+                continue
+            found = _MARK.search(text, pos)
+            stop = end if found is None else found.start()
+            if stop > pos:
+                tokens = _COUNTED.findall(text, pos, stop)
+                if found is None and tokens and not text[-1].isspace():
+                    # The last token may go on in the next piece (a word, a number, `-` of `--`).
+                    self._pending = tokens.pop()
+                self._count(tokens)
+            if found is None:
+                return
+            mark = found.group()
+            pos = found.end()
+            if mark == ";":
+                self._end(";")
+            elif mark == "\n":
+                if self._since_end and self._first in self.newline_words:
+                    self._end("\n")  # cqlsh reads this line's end as the command's end
+            elif mark in ("--", "//"):
+                self._inside = "--"
+            else:
+                self._inside = mark
+                if mark != "/*":
+                    self._count([mark])
+
+    def _close(self, text: str, pos: int) -> int:
+        """Past the end of what the text is inside, from `pos`; the text's end when it goes on."""
+        inside = self._inside
+        if inside == "--":
+            found = _LINE_END.search(text, pos)
+            if found is None:
+                return len(text)
+            self._inside = None
+            return found.end()
+        closer = _CLOSER[inside or ""]
+        at = text.find(closer, pos)
+        if at < 0:
+            if text.endswith(closer[0]) and len(closer) == 2:  # `$` of `$$`, `*` of `*/`
+                self._pending = closer[0]
+            return len(text)
+        after = at + len(closer)
+        if closer in ("'", '"'):
+            if after == len(text):
+                self._pending = closer  # '' is a quote inside: wait for the next character
+                return after
+            if text[after] == closer:
+                return after + 1
+        self._inside = None
+        return after
+
+    def _count(self, found: list[str]) -> None:
+        if not found:
+            return
+        if not self._since_end:
+            self._first = found[0].lower()
+        self._since_end += len(found)
+        self.tokens += len(found)
+        self.commas += found.count(",")
+        self._only_ends = False
+        self._last = (self._last[1], found[-1]) if len(found) == 1 else (found[-2], found[-1])
+
+    def _end(self, mark: str) -> None:
+        """A statement's end token, as cqlsh's cql_split_statements reads the statements in turn."""
+        if mark == ";":
+            self.tokens += 1
+        if self._since_end >= 2:  # cqlsh: a statement of more than 2 tokens, its end token among them
+            if self._last[0].lower() == "apply":
+                self._batch = False
+            elif self._first == "begin":
+                self._batch = True
+        self._since_end = 0
+        self._first = ""
+        self._last = ("", "")
+        self._ended_by = mark

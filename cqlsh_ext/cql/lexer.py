@@ -116,7 +116,9 @@ class Cursor:
         self.pos = 0
 
     def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+        at = self.pos + ahead
+        tokens = self.tokens
+        return tokens[at] if at < len(tokens) else tokens[-1]
 
     def next(self) -> Token:
         tok = self.peek()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.commands import statement_intercept, word_from_list
 from cqlsh_ext.common.text import nearest, unknown
-from cqlsh_ext.describe.help import PAYLOAD_HELP
+from cqlsh_ext.describe.help import DESCRIBE_SEE_ALSO, PAYLOAD_HELP
 from cqlsh_ext.describe.parse import LABEL, WORDS, DescribeError, parse, recognizes
 
 if TYPE_CHECKING:
@@ -85,7 +85,9 @@ def mistyped(words: list[str]) -> str | None:
 
 @statement_intercept("DESCRIBE PAYLOAD", ("describe", "desc"), rule=RULE, grammar=GRAMMAR,
                      completers=((("describePayloadCommand", "payloadcol"), complete_column),),
-                     topics=(("payload", PAYLOAD_HELP),))
+                     topics=(("payload", PAYLOAD_HELP), ("describe payload", PAYLOAD_HELP),
+                             ("desc payload", PAYLOAD_HELP)),
+                     see_also=(("describe", DESCRIBE_SEE_ALSO), ("desc", DESCRIBE_SEE_ALSO)))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True when the statement was ours (run, or refused in one line); False: cqlsh's DESCRIBE."""
     from cqlsh_ext.cql.errors import QueryError

@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.describe import views
-from cqlsh_ext.describe.sketch import Values
-from cqlsh_ext.describe.structure import Structure, data_kind
+from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P, Values
+from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS, Structure, data_kind
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
+from cqlsh_ext.payload.described import DescribeBounds, DescribedValues, describe_page
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows
-from cqlsh_ext.payload.view import FAILED, BlobView
+from cqlsh_ext.payload.view import FAILED
+from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
 from cqlsh_ext.query.answer import PathsSeen
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.scanning.estimate import Figure
 
 #: Places a column is described in at the most: a map's keys past it fold into `m[*]`.
@@ -148,14 +149,14 @@ class Description:
 
     @property
     def pages_in(self) -> bool:
-        """Pages are read as the server sent them (scanning.pages_in) where the core reads them:
-        the column's cells by the core from the page's bytes (a WHERE's payload conditions by
-        the core too: else the driver's rows)."""
-        from cqlsh_ext.payload import native
+        """Pages are read as the server sent them (scanning.pages_in) where the value engine reads
+        them whole (payload.running.reads_pages_whole): the column's cells from the page's bytes
+        (a WHERE's payload conditions in the same call, query.evaluate: else the driver's rows)."""
+        from cqlsh_ext.payload.running import reads_pages_whole
         from cqlsh_ext.scanning import pages_in
 
         on_core = self.evaluator is None or self.evaluator.on_core
-        return pages_in.enabled() and native.available() and bool(on_core)
+        return pages_in.enabled() and reads_pages_whole() and bool(on_core)
 
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         self._names = list(names)
@@ -177,7 +178,7 @@ class Description:
             decoded = [result.views.get(self.column) for _, result in page.found]
         elif isinstance(rows, (ServerRows, ArrowRows)):  # the server's page (pages in), an Arrow batch
             self.matched += len(rows)
-            if not self._page_on_core(rows):  # the column alone made by the driver
+            if not self._page_whole(rows):  # the column alone made by the driver
                 self.add_cells(rows.column(self._index))
             return
         self.matched += len(rows)
@@ -261,36 +262,30 @@ class Description:
         for name, key in folded:
             self.places[name].add_key(key)
 
-    def _page_on_core(self, page: ServerRows | ArrowRows) -> bool:
-        """A blob column of the server's page or an Arrow batch described by the core from the
-        page's bytes or Arrow's buffers (its nulls counted, the values it hands back read here);
-        False where the column's engine does not run on the core or the core fails the call: the
-        caller reads the page."""
+    def _page_whole(self, page: ServerRows | ArrowRows) -> bool:
+        """A blob column of the server's page or an Arrow batch described by the value engine from
+        the page itself (payload.described: on the native core from the page's bytes or Arrow's
+        buffers, its nulls counted); False for a column of another type: the caller reads the
+        page's column."""
         cqltype = self._cqltype
         assert cqltype is not None, "set_columns first"
         if not cqltype.is_blob:
             return False
-        engine = self.engines(self.place)
-        answer = _on_core(self.column, engine, page, self._index) if engine.on_core() else None
-        if answer is None:
-            return False
-        part, left, nulls = answer
-        self.nulls += nulls
-        if page.row_count > nulls:
+        answer = describe_page(self.engines(self.place), page, BOUNDS, self._index)
+        self.nulls += answer.nulls
+        if page.row_count > answer.nulls:
             place = self.places.get(self.column)
             if place is None:
                 place = self.places[self.column] = DescribedPlace(self.column)
-            place.merge(part)
-            for read in views.read_all(left, self.cap):
-                place.add(read)
+            _merge(place, answer, self.cap)
             place.structure.flush()
         return True
 
     def _describe(self, place: DescribedPlace, steps: tuple[str, ...], values: list[Any],
                   cqltype: CqlType) -> None:
-        """A page of one place's values described into `place`: by the native core in one call
-        where the place's engine runs on it (its partial merged; the values it hands back read
-        here), else value by value from the engine's views."""
+        """A page of one place's values described into `place` by the place's engine
+        (payload.described: the values it read in one call merged, the views of the others read
+        here)."""
         if cqltype.is_text:  # text is never decoded; its JSON read within a value's budget
             token = budget.enter(budget.Budget.for_cap(self.cap))
             try:
@@ -300,15 +295,7 @@ class Description:
                 budget.leave(token)
             return
         engine = self.engines(self.place.child(*steps))
-        blobs = [bytes(v) for v in values]
-        answer = _on_core(place.name, engine, blobs) if engine.on_core() else None
-        if answer is None:
-            reads = views.read_views(engine, blobs, self.cap)
-        else:
-            place.merge(answer[0])
-            reads = views.read_all(answer[1], self.cap)
-        for read in reads:
-            place.add(read)
+        _merge(place, describe_page(engine, [bytes(v) for v in values], BOUNDS), self.cap)
 
     # ------------------------------------------------------------------ figures
 
@@ -335,33 +322,23 @@ class Description:
         return out
 
 
-def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows | ArrowRows,
-             column: int | None = None) -> tuple[DescribedPlace, list[BlobView], int] | None:
-    """A page of a place's values described by the native core (payload.native.describe_page:
-    decoded, walked and sketched in one call; `values` the values, or the server's page and the
-    column's index in it): the core's figures as a part of place `name` to merge, the Python
-    engine's views of the values the core hands back (made in payload.native), to be counted as
-    any view, and the page's column's nulls; None when the core fails the call (it should not):
-    every value is read by the caller then."""
-    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
-    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
-    from cqlsh_ext.payload import native
-    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+#: The bounds of structure.py and sketch.py a page's description keeps to.
+BOUNDS = DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
 
-    try:
-        bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
-        page = native.describe_page(engine, values, bounds, column)
-    except Exception:
-        return None
-    part = DescribedPlace(name)
-    for encoding in page.encodings:
-        kind = native.KINDS[encoding.kind]
-        assert kind is not None
-        key = (kind, encoding.label, False)
-        part.encodings[key] = part.encodings.get(key, 0) + encoding.values
-        part.values += encoding.values
-    part.structure = Structure.from_partial(page.structure)
-    return part, page.views, page.nulls
+
+def _merge(place: DescribedPlace, answer: DescribedValues, cap: int) -> None:
+    """A page's description (payload.described) added to `place`: the values read in one call
+    as a part merged, then each other value's view read as any view is."""
+    if answer.structure is not None:
+        part = DescribedPlace(place.name)
+        for kind, label, n in answer.encodings:
+            key = (kind, label, False)
+            part.encodings[key] = part.encodings.get(key, 0) + n
+            part.values += n
+        part.structure = Structure.from_partial(answer.structure)
+        place.merge(part)
+    for read in views.read_all(answer.views, cap):
+        place.add(read)
 
 
 _NO_KEY: Any = object()

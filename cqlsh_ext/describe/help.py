@@ -1,5 +1,5 @@
-"""HELP PAYLOAD: DESCRIBE PAYLOAD in a screenful (the whole story: docs/describe.md). HELP
-DESCRIBE stays cqlsh's own text."""
+"""HELP DESCRIBE PAYLOAD (and HELP PAYLOAD): DESCRIBE PAYLOAD in a screenful (the whole story:
+docs/describe.md). HELP DESCRIBE is cqlsh's own text, with a line pointing here."""
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.common.text import fill
@@ -36,3 +36,7 @@ PAYLOAD_HELP = """
           One line, as every DESCRIBE: Enter runs it. DESC PAYLOAD alone
           describes an object named payload, as in cqlsh.
         """
+
+#: The line HELP DESCRIBE adds after cqlsh's own text.
+DESCRIBE_SEE_ALSO = ("What a blob column holds across its values (DESCRIBE PAYLOAD ks.table.column): "
+                     "HELP DESCRIBE PAYLOAD, docs/describe.md.")

@@ -147,9 +147,8 @@ class Values:
 
     @classmethod
     def from_partial(cls, partial: Any) -> Values | None:
-        """A page's sketch as the native core gives it (payload.native.describe_page): None, or a
-        SketchPartial: its `counts` ((key, count), ..., the keys as key() makes them) or its
-        `registers`."""
+        """A page's sketch as the value engine made it in one call (payload.described): None, or
+        its `counts` ((key, count), ..., the keys as key() makes them) or its `registers`."""
         if partial is None:
             return None
         made = cls()

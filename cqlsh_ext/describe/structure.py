@@ -262,9 +262,9 @@ class Structure:
 
     @classmethod
     def from_partial(cls, partial: Any) -> Structure:
-        """A page's structure as the native core walks it (payload.native.describe_page: the
-        same walk as add(), as a StructurePartial of NodePartials): merged into a place's like
-        any other part."""
+        """A page's structure as the value engine walked it in one call (payload.described's
+        DescribedValues.structure: the same walk as add(), its nodes' counts, lengths and
+        sketches): merged into a place's like any other part."""
         made = cls()
         made.values, made.untracked = partial.values, partial.untracked
         made.unfinished, made.too_deep = partial.unfinished, partial.too_deep

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.payload import budget
-from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
-__all__ = ["KINDS", "NO_TREE", "ViewRead", "read_text", "read_view", "read_views"]
+__all__ = ["KINDS", "NO_TREE", "ViewRead", "read_all", "read_text", "read_view"]
 
 #: The value has no tree (it is no JSON object or array, no record).
 NO_TREE: Any = None
@@ -44,15 +43,10 @@ class ViewRead:
     reason: str | None = None
 
 
-def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[ViewRead]:
-    """Each value of a page of one place, read. A JSON text's tree is parsed here (by the view,
-    once) within the value's budget: json_container counts nodes against it."""
-    return read_all(place_engine.views(values), cap)
-
-
 def read_all(views: Sequence[BlobView], cap: int) -> list[ViewRead]:
-    """Views made already (by the engine, or by payload.native for the values the core hands
-    back), read as read_views reads them."""
+    """The engine's views of a page's values (payload.described's), each read (read_view). A
+    JSON text's tree is parsed here (by the view, once) within the value's budget:
+    json_container counts nodes against it."""
     token = budget.enter(budget.Budget.for_cap(cap))
     try:
         return [read_view(view) for view in views]

@@ -25,12 +25,10 @@ LABEL = "edit"
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True when the statement edits payload paths (run or refused, said in one line), False for
     any other UPDATE or DELETE."""
-    from cqlsh_ext.edit.parse import parse, recognized
+    from cqlsh_ext.edit.parse import TableColumns, parse, recognized
 
     if not recognized(statement):
         return False  # no name followed by . or [ among the targets: no schema asked
-    from cqlsh_ext.edit.run import TableColumns
-
     lookup = TableColumns(shell.conn, shell.current_keyspace)
     try:
         edit = parse(statement, lookup, lookup.schema)
@@ -62,17 +60,20 @@ def write_context(shell: Shell) -> WriteContext:
 
 
 UNDO_GRAMMAR = r"""
-<undoCommand> ::= "UNDO" path=<stringLiteral> ( unsealed="UNSEALED" )? ( confirm="CONFIRM" )?
+<undoCommand> ::= "UNDO" ( path=<stringLiteral> | last="LAST" ) ( cut="CUT" )? ( unsealed="UNSEALED" )?
+                  ( confirm="CONFIRM" ( confirmunsealed="UNSEALED" )? )?
                 ;
 """
 
 
 def _usage(words: list[str]) -> str:
-    return "UNDO 'journal-file' [UNSEALED] [CONFIRM] (the journal an edit printed; HELP EDIT)"
+    return ("UNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: the journal's path, the id an edit's "
+            "Undo: line names, or LAST (HELP EDIT)")
 
 
 @shell_command("UNDO", "<undoCommand>", UNDO_GRAMMAR, EDIT_HELP, reads_only=False, usage=_usage)
 def do_undo(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.writing.journal_names import LAST
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import run_undo
@@ -80,8 +81,18 @@ def do_undo(shell: Shell, parsed: Parsed) -> None:
     path = str(parsed.get_binding("path") or "").strip()
     if path.startswith(("'", "$$")):
         path = str(shell.cql_unprotect_value(path))
-    request = UndoRequest(path, parsed.get_binding("unsealed") is not None,
-                          parsed.get_binding("confirm") is not None)
+    if parsed.get_binding("last") is not None:
+        path = LAST
+    previewed = parsed.get_binding("unsealed") is not None
+    confirm = parsed.get_binding("confirm") is not None
+    confirmed = parsed.get_binding("confirmunsealed") is not None
+    if previewed and confirm and not confirmed:
+        # An unsealed journal's rows are whatever whoever could write the file chose: they are
+        # written only by a confirmation that names what it confirms, after a preview of each.
+        shell.printerr("undo: an unsealed journal is written back with CONFIRM UNSEALED at the end, once its "
+                       "preview (UNSEALED without CONFIRM) has shown every row; nothing was written")
+        return
+    request = UndoRequest(path, previewed or confirmed, confirm, parsed.get_binding("cut") is not None)
     try:
         run_undo(write_context(shell), request)
     except WriteRefused as err:

@@ -13,7 +13,7 @@ EDIT_HELP = """
           DELETE data.note, data.items[2] FROM ks.t
               WHERE day = '2024-05-01' AND data.status = 'FAILED'
               ALLOW FILTERING [CONFIRM];
-          UNDO 'journal-file' [UNSEALED] [CONFIRM]
+          UNDO 'journal' | LAST [CUT] [UNSEALED] [CONFIRM [UNSEALED]]
 
           Paths as in payload queries (HELP QUERIES) into a blob or a text
           column holding JSON, a map of blobs' value (m['k'].status) or a
@@ -39,10 +39,18 @@ EDIT_HELP = """
           Before each row is written, its key, its stored bytes, TTL and write
           time go to a journal (readable by you only; a `journal` directory
           beside the shell's history), each line sealed with your key
-          (~/.cassandra/cqlsh-ext-journal.key). UNDO reads only a journal
-          that verifies, a file of yours nobody else can write, and writes
-          the old values back, expiring when they would have, where the rows
-          still hold what the edit wrote at the write time it recorded: a
-          later write, even of the same bytes, is left alone. UNSEALED reads
-          a journal written before the seal. docs/edit.md.
+          (~/.cassandra/cqlsh-ext-journal.key). The closing line's `Undo:`
+          names it by the id its file name ends with (UNDO '3fa9c2d1'
+          CONFIRM); UNDO LAST is your newest edit's or rewrite's, named in
+          the preview. UNDO reads only a journal that verifies, a file of
+          yours nobody else can write, that no live run holds, and writes the
+          old values back, expiring when they would have, where the rows
+          still hold what the edit wrote at the write time it recorded (or
+          an UNDO of your later journal put it back): any other later write,
+          even of the same bytes, is left alone. A journal without its
+          closing line (a kill, or cut) is said so; CUT writes back the rows
+          it holds. A journal written before the seal can be anyone's: UNDO
+          'f' UNSEALED previews every row it would write, and only CONFIRM
+          UNSEALED writes them. A missing key is never made again by a
+          write: `cqlsh-ext journal new-key` makes one. docs/edit.md.
         """

@@ -314,6 +314,76 @@ def _number(tok: Token, negative: bool = False) -> int | float:
     return SpeltInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
 
 
+def spell_literal(value: Any) -> str:
+    """A JSON value as the literal `literal()` reads back to it: 'text' (quotes doubled), numbers,
+    true, false, null, {'key': ...}, [...]. Raises QueryError for what JSON has no value of."""
+    import json
+    import math
+
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QueryError(f"{value!r} is no JSON number")
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{spell_literal(str(k))}: {spell_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(spell_literal(v) for v in value) + "]"
+    raise QueryError(f"no literal for a {type(value).__name__}")
+
+
+class TableColumns:
+    """The table's column types from the driver's schema (`cluster`'s; `current`: the keyspace in
+    use, where a table named alone is); QueryError for an unknown table. The edit parser's lookup."""
+
+    def __init__(self, cluster: Any, current: str | None) -> None:
+        self.cluster = cluster
+        self.current = current
+        self.keyspace: str | None = None
+        self.meta: Any = None
+
+    def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
+        from cqlsh_ext.reading.resolve import find_table
+
+        ks = keyspace or self.current
+        # A table made by another client a moment ago is asked of the server (refresh); unknown to
+        # the server too, the statement is cqlsh's, which says so.
+        found = find_table(self.cluster, self.current, keyspace, table, refresh=True)
+        meta = found.meta if found is not None else None
+        if meta is None or ks is None:
+            raise QueryError(f"unknown table {table}")
+        types = self._types(ks, meta)
+        unknown = {t.name for t in types.values() if t.kind == "other"}
+        for name in unknown:  # a type made a moment ago by another client: ask the server
+            try:
+                self.cluster.refresh_user_type_metadata(ks, name)
+            except Exception:
+                pass  # a custom type, not a UDT: nothing to learn
+        if unknown:
+            types = self._types(ks, meta)
+        self.keyspace, self.meta = ks, meta
+        return types
+
+    def schema(self) -> Any:
+        """The table looked up last, as the payload-query parser reads it (its WHERE)."""
+        from cqlsh_ext.reading.resolve import table_target
+
+        found = table_target(self.cluster.metadata, str(self.keyspace), self.meta.name)
+        assert found is not None, "looked up last: in the schema"
+        return found.schema
+
+    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
+        from cqlsh_ext.cql.types import parse, udts_of
+
+        udts = udts_of(self.cluster.metadata.keyspaces[ks])
+        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
+
+
 def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
           schema: Callable[[], Schema]) -> Edit | None:
     """The edit the statement asks for, None when it is not one (cqlsh's); QueryError when it is

@@ -32,54 +32,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.writing.write_context import WriteContext
 
 
-class TableColumns:
-    """The column types of a table an edit names, from the driver's schema of `cluster` (a table
-    named alone is in `keyspace`); QueryError for an unknown table. Called by edit.parse, then
-    `schema()` is the same table as the payload-query parser reads it, `meta` its metadata."""
-
-    def __init__(self, cluster: Any, keyspace: str | None) -> None:
-        self.cluster = cluster
-        self.current = keyspace
-        self.keyspace: str | None = None
-        self.meta: Any = None
-
-    def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
-        from cqlsh_ext.reading.resolve import find_table
-
-        ks = keyspace or self.current
-        # A table made by another client a moment ago is asked of the server (refresh); unknown to
-        # the server too, the statement is cqlsh's, which says so.
-        found = find_table(self.cluster, self.current, keyspace, table, refresh=True)
-        meta = found.meta if found is not None else None
-        if meta is None or ks is None:
-            raise QueryError(f"unknown table {table}")
-        types = self._types(ks, meta)
-        unknown = {t.name for t in types.values() if t.kind == "other"}
-        for name in unknown:  # a type made a moment ago by another client: ask the server
-            try:
-                self.cluster.refresh_user_type_metadata(ks, name)
-            except Exception:
-                pass  # a custom type, not a UDT: nothing to learn
-        if unknown:
-            types = self._types(ks, meta)
-        self.keyspace, self.meta = ks, meta
-        return types
-
-    def schema(self) -> Any:
-        """The table looked up last, as the payload-query parser reads it (its WHERE)."""
-        from cqlsh_ext.reading.resolve import table_target
-
-        found = table_target(self.cluster.metadata, str(self.keyspace), self.meta.name)
-        assert found is not None, "looked up last: in the schema"
-        return found.schema
-
-    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
-        from cqlsh_ext.cql.types import parse, udts_of
-
-        udts = udts_of(self.cluster.metadata.keyspaces[ks])
-        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
-
-
 @dataclass
 class EditFigures:
     """What an edit did, as data (the Python API's EditResult): the rows read and what each
@@ -104,9 +56,23 @@ def edit_request(edit: Edit, keyspace: str) -> EditRequest:
                        edit.confirm)
 
 
-def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFigures | None:
-    """Preview or write the edit (see the module doc): its figures, or None when the reading
-    failed or was refused (ctx.error said why); QueryError or WriteRefused for what is refused
+@dataclass
+class EditPreview:
+    """What an edit would do, read and nothing written: the outcome (rows found, to change, refused,
+    already as asked, each row's old and new value), the mechanism it would write by, whether the
+    reading was stopped before its end; the request, the blob and the key columns it would write."""
+
+    outcome: Outcome
+    mechanism: Mechanism
+    interrupted: bool
+    request: EditRequest
+    blob: BlobTarget
+    keys: list[str]
+
+
+def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditPreview | None:
+    """Read the rows the edit names and rewrite each value as it would, writing nothing; None when
+    the reading failed (said through ctx.error). QueryError or WriteRefused for what is refused
     before reading."""
     from cqlsh_ext.writing.cell_reads import plan_for, read_rows, write_decoding
     from cqlsh_ext.writing.mechanism import choose
@@ -137,10 +103,20 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFig
     if read.error:
         ctx.error(f"{LABEL}: the reading failed ({read.error}); nothing was written")
         return None
-    figures = EditFigures(outcome, interrupted=bool(read.interrupted))
-    stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" if read.interrupted \
-        else ""
-    asking = not edit.confirm and bool(outcome.rows) and not read.interrupted and ctx.ask is not None
+    return EditPreview(outcome, mechanism, bool(read.interrupted), request, blob, keys)
+
+
+def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFigures | None:
+    """Preview or write the edit (see the module doc): its figures, or None when the reading
+    failed (ctx.error said why); QueryError or WriteRefused for what is refused before reading."""
+    previewed = preview_edit(ctx, edit, keyspace, meta)
+    if previewed is None:
+        return None
+    outcome, mechanism = previewed.outcome, previewed.mechanism
+    figures = EditFigures(outcome, interrupted=previewed.interrupted)
+    stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" \
+        if previewed.interrupted else ""
+    asking = not edit.confirm and bool(outcome.rows) and not previewed.interrupted and ctx.ask is not None
     # A question follows: the preview goes to the terminal with it, not to the pager that holds
     # standard output until the statement ends.
     out = sys.stderr if asking else ctx.out
@@ -152,12 +128,12 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFig
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.", file=ctx.out)
             return figures
-    if read.interrupted:
+    if previewed.interrupted:
         print("Nothing written: the reading was stopped.", file=ctx.out)
         return figures
     if outcome.rows:
-        figures.done, figures.journal = _write(ctx, keyspace, meta, blob, keys, mechanism, outcome.rows,
-                                               request)
+        figures.done, figures.journal = _write(ctx, keyspace, meta, previewed.blob, previewed.keys,
+                                               mechanism, outcome.rows, previewed.request)
     return figures
 
 
@@ -213,6 +189,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
+    from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.loop import closing, each_row, stopping
 
     with CtrlC(on_first=stopping) as ctrl_c:  # from before the journal is said: a Ctrl-C then stops first
@@ -228,7 +205,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
         finally:
             journal.close()
     closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
-            f"Undo: UNDO '{journal.path}' CONFIRM")
+            f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
     return done, str(journal.path)
 
 

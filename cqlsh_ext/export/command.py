@@ -42,10 +42,16 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     except CopyError as err:
         shell.printerr(f"{LABEL}: {err}")
         return True
+    import sys
+
+    from cqlsh_ext.common.text import say
     from cqlsh_ext.export.run import export as write_export
     from cqlsh_ext.reading.context import shell_context
 
-    write_export(shell_context(shell), export)
+    written = write_export(shell_context(shell), export)
+    if written is not None:
+        say(written.line, sys.stdout)
+        sys.stdout.flush()
     return True
 
 

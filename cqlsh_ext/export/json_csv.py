@@ -30,7 +30,7 @@ class TextSink:
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
 
     def write(self, batch: Any) -> None:
-        """A batch's columns (payload.columns.Column), spelt a column at a time."""
+        """A batch's columns (payload.columns.ColumnValues), spelt a column at a time."""
         columns = batch.columns(self.width)
         if self.json is not None:
             self.out.write(self.json.batch_bytes(columns))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.export.errors import ExportError
@@ -29,14 +30,26 @@ PAGE_SIZE = 5000
 FETCH_SIZE = 5000
 
 
-def export(ctx: ReadContext, statement: ExportStatement) -> None:
-    """The export of `statement` in `ctx`; what goes wrong is one line (ctx.error)."""
+@dataclass(frozen=True)
+class Exported:
+    """A file written: its rows, its closing line (what the shell prints), and whether the reading
+    was stopped before its end (the file holds the rows read before)."""
+
+    rows: int
+    line: str
+    interrupted: bool
+
+
+def export(ctx: ReadContext, statement: ExportStatement) -> Exported | None:
+    """The export of `statement` in `ctx`: the file written, or None when none was (what went wrong
+    is one line: ctx.error). The caller says its closing line (the shell prints it)."""
     from cqlsh_ext.cql.errors import QueryError
 
     try:
-        _export(ctx, statement)
+        return _export(ctx, statement)
     except (ExportError, QueryError) as err:
         ctx.error(f"{LABEL}: {err}")
+        return None
 
 
 def _plan(ctx: ReadContext, statement: ExportStatement) -> tuple[Any, TableTarget]:
@@ -57,7 +70,7 @@ def _plan(ctx: ReadContext, statement: ExportStatement) -> tuple[Any, TableTarge
     return plan, target
 
 
-def _export(ctx: ReadContext, statement: ExportStatement) -> None:
+def _export(ctx: ReadContext, statement: ExportStatement) -> Exported | None:
     from cqlsh_ext.export.target import ExportFile
     from cqlsh_ext.reading.select import blobs_on_core, read_select
 
@@ -82,14 +95,14 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
         raise
     if answer is None:  # refused or declined: said
         target.discard()
-        return
+        return None
     try:
         sink = _sink(ctx, statement, target, answer, table)
     except BaseException:
         answer.close()
         target.discard()
         raise
-    _write(ctx, statement, answer, sink, target)
+    return _write(ctx, statement, answer, sink, target)
 
 
 def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any, table: TableTarget) -> Any:
@@ -110,7 +123,8 @@ def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any
     return TextSink(statement.fmt, target, answer.columns, settings, places)
 
 
-def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any, target: Any) -> None:
+def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
+           target: Any) -> Exported | None:
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.export.target import os_error
 
@@ -138,18 +152,19 @@ def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
         target.discard()
         ctx.error(f"{LABEL}: interrupted (Ctrl-C twice) before {statement.path} was finished: "
                        "nothing written")
-        return
+        return None
     except OSError as err:
         sink.abort()
         target.discard()
         ctx.error(f"{LABEL}: writing {statement.path} failed: {os_error(err)}; nothing written")
-        return
+        return None
     except BaseException:
         sink.abort()
         target.discard()
         raise
     interrupted = reading_keys.pressed or reading.interrupted
-    closing_line(statement, reading, summary, sink, interrupted, writing_pressed)
+    rows, line = closing_line(statement, reading, summary, sink, interrupted, writing_pressed)
+    return Exported(rows, line, bool(interrupted or writing_pressed))
 
 
 def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any, rows: int,
@@ -159,7 +174,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
     second and raises KeyboardInterrupt. "writing ..." shows on a terminal meanwhile."""
     import os
 
-    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.interrupt import CtrlC, heard_while
     from cqlsh_ext.common.text import message, screen_width
 
     status = ctx.progress(LABEL, True, None)
@@ -180,7 +195,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
             status.ctrl_c = ("(Ctrl-C again: discard it)",) if pressed else ("(Ctrl-C twice: discard it)",)
             status.step(f"writing {name}, {rows:,} rows")  # a status line is one row at most
         try:
-            summary = sink.finish()
+            summary = heard_while(sink.finish)  # a press heard while the last row group is written
             target.commit()
         finally:
             if status is not None:
@@ -189,7 +204,8 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
 
 
 def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: Any,
-                 interrupted: bool, writing_pressed: bool = False) -> None:
+                 interrupted: bool, writing_pressed: bool = False) -> tuple[int, str]:
+    """The rows written, and the line that says so (and what else the file's writing met)."""
     from cqlsh_ext.render.closing import closing_parts
 
     if statement.fmt == "parquet":
@@ -210,7 +226,4 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
         sections.append("Ctrl-C while writing: the file was finished with the rows read")
     elif interrupted:
         sections.append("interrupted (Ctrl-C): the file holds the rows read before")
-    from cqlsh_ext.common.text import say
-
-    say(f"{LABEL}: " + "; ".join(sections), sys.stdout)
-    sys.stdout.flush()
+    return rows, f"{LABEL}: " + "; ".join(sections)

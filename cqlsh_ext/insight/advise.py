@@ -31,6 +31,7 @@ from cqlsh_ext.insight.recompress import (
     available_codecs,
     dictionary_formats,
     dictionary_name,
+    hashed_dictionary,
     measure,
     with_dictionary,
 )
@@ -89,6 +90,9 @@ class ColumnAdvice:
     reasons: list[str] = field(default_factory=list)
     #: Ctrl-C while measuring: the settings measured before it are the results.
     interrupted: bool = False
+    #: Settings measured (a codec, or a codec with a dictionary) and how many there were to measure.
+    measured: int = 0
+    planned: int = 0
     #: How units are priced and what the user pays (the verdict's terms).
     pricing: capacity.Pricing = field(default_factory=capacity.Pricing)
 
@@ -144,9 +148,17 @@ class ColumnAdvice:
                                "reasons": self.reasons},
         }
 
+    @property
+    def codec_words(self) -> str:
+        """How the verdict names the codecs it weighed: every one, or those measured before Ctrl-C."""
+        return "codec measured" if self.interrupted else "codec"
+
     def verdict(self, named: bool) -> str:
-        """The column's verdict line (`named`: the report has several columns)."""
+        """The column's verdict line (`named`: the report has several columns); when Ctrl-C stopped
+        the measuring, what it rests on."""
         whose = f" ({self.column})" if named else ""
+        if self.interrupted and self.planned:
+            whose += f", from the {self.measured} of {self.planned} codecs measured"
         text = self.recommendation
         return f"{verdict.LEAD[:-1]}{whose}: {text}" + ("" if text.endswith(".") else ".")
 
@@ -219,7 +231,7 @@ class ColumnAdvice:
         if len(used) <= 1:
             where = capacity.BUCKET_LABELS[used[0]] if used else "-"
             return ["", f"  values per size bucket: all {report.count(self.payloads)} in {where}, with every "
-                    "codec and uncompressed"]
+                    f"{self.codec_words} and uncompressed"]
         rows = [[name, *(report.count(c[k]) for k in used)] for name, c in counted]
         return ["", "  values per size bucket:",
                 report.table(rows, ["codec", *(capacity.BUCKET_LABELS[k] for k in used)],
@@ -290,6 +302,7 @@ def advise_column(
         if codec.name in dictionaries:
             steps.append((codec, dictionaries[codec.name]))
     measured = 0
+    advice.planned = len(steps)
     try:
         for codec, fmt in steps:
             if stop is not None and stop():
@@ -305,7 +318,12 @@ def advise_column(
                     advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
                 else:
                     advice.results.append(dict_result)
+                    try:
+                        advice.notes.append(hashed_dictionary(payloads))
+                    except ValueError as err:
+                        advice.notes.append(f"dcz: {err}")
             measured += 1
+            advice.measured = measured
     except KeyboardInterrupt:
         advice.interrupted = True
         advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(steps)} codecs "
@@ -330,6 +348,7 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
     if not advice.results:
         return None, "no codec could be measured", []
     pricing, payload = advice.pricing, advice.payload_bytes
+    codec = advice.codec_words  # 'codec measured' after Ctrl-C: the verdict says no more than that
     fast = [r for r in advice.results
             if r.compress.median >= FAST_COMPRESS and r.decompress.median >= FAST_DECOMPRESS]
     pool = [r for r in fast or advice.results if r.total]
@@ -367,12 +386,12 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
         median = statistics.median(advice.payload_sizes) if advice.payload_sizes else 0
         if ratio < 1 and median <= SMALL_VALUE:
             return None, (f"do not compress: the values are too small to gain (median {median:,.0f} B); "
-                          f"every codec makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
+                          f"every {codec} makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
                           "header and framing outweigh what it saves"), []
         if ratio < 1:
-            return None, (f"do not compress: every codec makes the values larger (best: {chosen.name}, "
+            return None, (f"do not compress: every {codec} makes the values larger (best: {chosen.name}, "
                           f"ratio {ratio:.2f}); the payloads are already dense"), []
-        return None, (f"do not compress: the best codec here ({chosen.name}) saves under 10 % "
+        return None, (f"do not compress: the best {codec} here ({chosen.name}) saves under 10 % "
                       f"(ratio {ratio:.2f}); the payloads are already dense"), []
     moved = change(chosen)
     against = ("against uncompressed" if stored == payload
@@ -382,24 +401,24 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
     speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
              f"{chosen.decompress.median:,.0f} MB/s decompress here")
     if not fast:
-        speed += f"; no codec reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
+        speed += f"; no {codec} reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
     elif chosen not in fast:
         speed += f", under {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s (only a dictionary reached it here)"
     reasons.insert(0, speed + ".")
     if pricing.keyspaces and not moved.saves_units:
-        why = floor or "what is stored now already costs as few units as any codec"
+        why = floor or f"what is stored now already costs as few units as any {codec}"
         if moved.storage_saving < verdict.WORTH:
-            return None, (f"keep what is stored: no codec saves capacity units ({why}) nor 10 % of "
+            return None, (f"keep what is stored: no {codec} saves capacity units ({why}) nor 10 % of "
                           f"storage (best: {chosen.name}, "
                           f"{verdict.share(moved.storage_saving, 'storage')})"), reasons[1:]
         text = f"{chosen.name} {verdict.saves(moved, pricing)}: {why}"
     elif not pricing.keyspaces and moved.storage_saving < verdict.WORTH:
-        return None, (f"keep what is stored: no codec fast enough for a request path stores 10 % less "
+        return None, (f"keep what is stored: no {codec} fast enough for a request path stores 10 % less "
                       f"(best: {chosen.name}, {verdict.share(moved.storage_saving, 'storage')})"), reasons[1:]
     elif max(moved.wcu_saving, moved.rcu_saving, moved.storage_saving) < verdict.WORTH:
-        return None, (f"keep what is stored: no codec fast enough for a request path saves 10 % of what you "
-                      f"pay (best: {chosen.name}, {verdict.saves(moved, pricing).removeprefix('saves ')})"), \
-            reasons[1:]
+        saves = verdict.saves(moved, pricing).removeprefix("saves ")
+        return None, (f"keep what is stored: no {codec} fast enough for a request path saves 10 % of what "
+                      f"you pay (best: {chosen.name}, {saves})"), reasons[1:]
     else:
         text = f"{chosen.name} {verdict.saves(moved, pricing)} {against}"
     # A much smaller but slower option is worth a mention for write-once data.

@@ -51,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dictionary", metavar="FILE", action="append", default=[],
-        help="a zstd dictionary or zlib preset dictionary the value may need (repeatable; also "
+        help="a zstd dictionary or raw dictionary (zlib preset, zstd raw content) the value may need "
+        "(repeatable; also "
         "CQLSH_EXT_DICTIONARIES, as in the shell)",
     )
     return p

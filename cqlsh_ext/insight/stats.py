@@ -262,11 +262,12 @@ class Stats:
 
     @property
     def pages_in(self) -> bool:
-        """Pages are read as the server sent them (scanning.pages_in) when the core reads them."""
-        from cqlsh_ext.payload import native
+        """Pages are read as the server sent them (scanning.pages_in) when the value engine reads
+        them whole (payload.running.reads_pages_whole)."""
+        from cqlsh_ext.payload.running import reads_pages_whole
         from cqlsh_ext.scanning import pages_in
 
-        return pages_in.enabled() and native.available()
+        return pages_in.enabled() and reads_pages_whole()
 
     @property
     def has_payloads(self) -> bool:
@@ -422,14 +423,15 @@ class Stats:
             f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
         ]
         lines.extend(f"  {note}" for note in self.notes)
-        if self.columns:
-            lines.append(self.verdict())
+        # How the run ended comes before what it concludes: the verdict rests on the rows scanned.
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
             lines.append(
                 f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
             )
+        if self.columns:
+            lines.append(self.verdict())
         lines.extend(retried_lines(self.retried))
         if not self.columns:
             lines.append("  No blob or text values in the result.")

@@ -16,6 +16,7 @@ import sys
 import traceback
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 #: Secrets seen in this process besides the environment's (resolved credentials, passwords).
 _KNOWN_SECRETS: set[str] = set()
@@ -28,16 +29,37 @@ class KeyspacesError(Exception):
     """A failure whose str() is the one line the user sees."""
 
 
+@dataclass(frozen=True)
+class Asked:
+    """How a front end's user gives what logging in takes, as `explain`'s lines name it: the
+    shell's flags (SHELL_FLAGS), or the Python API's arguments (cqlsh_ext.api)."""
+
+    #: A user name and password, given.
+    login: str = "-u USER -p PASSWORD"
+    #: The same, named.
+    user_password: str = "-u/-p"
+    #: Another credentials file, given and named.
+    credentials_file: str = "--credentials FILE"
+    credentials: str = "--credentials"
+    #: The keyspace to use.
+    keyspace: str = "-k/--keyspace"
+
+
+SHELL_FLAGS = Asked()
+
+
 class ConnectionFailed(KeyspacesError):
     """Connecting failed; str() is the line `explain` made, secrets redacted."""
 
 
 @contextmanager
 def connection_failures(host: str, port: int, *, tls: bool = False, keyspaces: bool = False,
-                        debug: bool = False, keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+                        debug: bool = False, keep: tuple[type[BaseException], ...] = (),
+                        asked: Asked = SHELL_FLAGS) -> Iterator[None]:
     """Any failure of the `with` body (connecting) as ConnectionFailed: one line naming host:port and
-    what to check. --debug writes the traceback first, redacted. Ctrl-C, SystemExit and `keep` (a
-    caller's own errors that already say what happened) pass through."""
+    what to check (`asked`: how the front end's user gives the login and the keyspace). --debug
+    writes the traceback first, redacted. Ctrl-C, SystemExit and `keep` (a caller's own errors that
+    already say what happened) pass through."""
     passing: tuple[type[BaseException], ...] = (KeyboardInterrupt, SystemExit, *keep)
     try:
         yield
@@ -47,7 +69,7 @@ def connection_failures(host: str, port: int, *, tls: bool = False, keyspaces: b
         if debug:
             sys.stderr.write(redact("".join(traceback.format_exception(err))))
         message = str(err) if isinstance(err, KeyspacesError) else \
-            explain(err, host, port, tls=tls, keyspaces=keyspaces)
+            explain(err, host, port, tls=tls, keyspaces=keyspaces, asked=asked)
         raise ConnectionFailed(redact(message)) from None
 
 
@@ -119,9 +141,11 @@ def _resolver_says(host: str) -> str:
     return "no address found"
 
 
-def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool = False) -> str:
+def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool = False,
+            asked: Asked = SHELL_FLAGS) -> str:
     """One line saying what went wrong while connecting to host:port and what to check; `keyspaces`
-    adds Amazon Keyspaces' own hints (its port, its names, its certificates)."""
+    adds Amazon Keyspaces' own hints (its port, its names, its certificates); `asked`: how the
+    user gives the login and the keyspace."""
     import ssl
 
     where = f"{host}:{port}"
@@ -164,10 +188,10 @@ def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool
             if keyspaces:
                 return (f"{where} needs credentials to log in: AWS credentials (SigV4: --keyspaces and "
                         "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile) or service-specific ones "
-                        "(-u USER -p PASSWORD)")
-            return (f"{where} needs a user name and password to log in: give them with -u USER -p PASSWORD, "
-                    "or in a credentials file (--credentials FILE; ~/.cassandra/credentials is read by "
-                    "default)")
+                        f"({asked.login})")
+            return (f"{where} needs a user name and password to log in: give them with {asked.login}, "
+                    f"or in a credentials file ({asked.credentials_file}; ~/.cassandra/credentials is read "
+                    "by default)")
         version = _DRIVER_VERSION.search(text)
         if version and int(version.group(1)) > _HIGHEST_CQL_VERSION:
             # The first bytes of something else (HTTP, TLS, SSH...) read as a CQL frame's version.
@@ -180,7 +204,7 @@ def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool
             msg_lower = message.lower()
             if "password must not be null" in msg_lower:
                 return (f"{where} does not accept SigV4 (it answered like a stock Cassandra "
-                        "PasswordAuthenticator): use -u/-p there, or check the host")
+                        f"PasswordAuthenticator): use {asked.user_password} there, or check the host")
             if "signature expired" in msg_lower or "clock" in msg_lower:
                 return (f"the server refused the signature as too old or too new ({one_line(message)}): "
                         "the clock of this machine is off by more than 15 minutes; sync it (NTP)")
@@ -190,8 +214,9 @@ def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool
             if "token" in msg_lower and "invalid" in msg_lower:
                 return (f"the server does not know these AWS credentials ({one_line(message)}): check "
                         "the access key ID, and that AWS_SESSION_TOKEN belongs to it")
-            check = ("the AWS secret access key (SigV4) or the -u/-p service-specific credentials"
-                     if keyspaces else "-u/-p, or the credentials file (--credentials)")
+            check = (f"the AWS secret access key (SigV4) or the {asked.user_password} service-specific "
+                     "credentials" if keyspaces
+                     else f"{asked.user_password}, or the credentials file ({asked.credentials})")
             return f"Bad credentials: {where} refused the login ({one_line(message)}): check {check}"
         if "can't authenticate without a region name" in lower:
             return no_region_message()
@@ -208,7 +233,7 @@ def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool
         missing = _NO_KEYSPACE.search(_server_message(text))
         if missing:
             keyspace = missing.group(1) or missing.group(2)
-            return f"{where} could not use keyspace {keyspace!r}: check that it exists (-k/--keyspace)"
+            return f"{where} could not use keyspace {keyspace!r}: check that it exists ({asked.keyspace})"
     for err in _causes(exc):
         text = str(err)
         lower = text.lower()

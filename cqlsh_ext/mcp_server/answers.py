@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 #: Why an answer was cut short.
 LIMIT, BYTES = "limit", "bytes"
+#: The cap (CAPS) each (why, the items' key) names: INSPECT's values are cut at INSPECT_VALUES.
+_CAP_OF = {(LIMIT, "rows"): "limit", (LIMIT, "values"): "inspect_values", (BYTES, "rows"): "max_bytes",
+           (BYTES, "values"): "max_bytes"}
 #: How hard the values of a row that does not fit whole are cut, when it is the first of its
 #: answer: (characters of a string, entries of an array or object) at most, tried in order.
 #: A string stays whole up to 100 characters (a key, an id, a name).
@@ -60,6 +63,12 @@ class Screen:
     report: Callable[[dict[str, Any]], dict[str, Any]] = lambda report: report
     #: Rows `row` left out, by the call's reading.
     hidden: int = 0
+    #: `row` may leave rows out (tables the policy hides): the reading's own counts of rows, and
+    #: its progress, are not told (they would count them).
+    hides: bool = False
+    #: Whether a table or view of a keyspace is one the policy hides (describe_table leaves out a
+    #: view of its table that is).
+    hidden_table: Callable[[str, str], bool] = lambda keyspace, name: False
 
 
 @dataclass
@@ -74,6 +83,9 @@ class ToolAnswer:
     notes: list[str] = field(default_factory=list)
     cap: int = sizing.DEFAULT_ANSWER_BYTES
     fitting: Callable[[ToolAnswer], None] | None = None
+    #: Resource links sent after the text blocks ({uri, name, mimeType, size, description}: an
+    #: export's file).
+    links: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_error(self) -> bool:
@@ -86,8 +98,9 @@ class ToolAnswer:
         return [sizing.compact(self.data).decode("utf-8", "surrogatepass"), *self.notes]
 
     def size(self) -> int:
-        """The bytes of the message line that carries it (sizing.message_size)."""
-        return sizing.message_size(self.texts(), self.data)
+        """The bytes of the message line that carries it (sizing.message_size), its links too."""
+        links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
+        return sizing.message_size(self.texts(), self.data) + links
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
@@ -100,21 +113,48 @@ class ToolAnswer:
 
     def fit(self) -> ToolAnswer:
         """Made to keep to its cap, measured as sent: rows given back, a report's lists cut; an
-        answer that cannot be made to fit is an error that says so."""
+        answer that cannot be made to fit is an error that says so. Every answer then says whether a
+        cap cut it, and which (`truncated`: mark_truncated)."""
         if self.data is None:
             if self.error is not None and len(self.error) > ERROR_CHARS:
                 self.error = self.error[:ERROR_CHARS] + "…"
             self.notes = [n if len(n) <= ERROR_CHARS else n[:ERROR_CHARS] + "…" for n in self.notes]
             return self
+        mark_truncated(self.data)
         if self.size() <= self.cap:
             return self
         if self.fitting is not None:
             self.fitting(self)
+            if self.data is not None:
+                mark_truncated(self.data)
         if self.data is not None and self.size() > self.cap:
             self.data, self.fitting, self.notes = None, None, []
             self.error = (f"the answer is larger than {self.cap:,} bytes, its cap, even cut: ask for less "
                           "(fewer columns or paths, a narrower WHERE), or a larger max_bytes")
         return self
+
+
+#: The caps an answer may be cut by, as `truncated` names them: the answer's bytes as sent
+#: (max_bytes), the rows asked for (limit), long values cut inside (value_size), the values
+#: INSPECT answers (inspect_values), the call's time limit or its cancellation (stopped).
+CAPS = ("max_bytes", "limit", "value_size", "inspect_values", "stopped")
+
+
+def mark_truncated(data: dict[str, Any]) -> None:
+    """`truncated` on an answer's data, always: false, or the CAPS that cut it, from what its cuts
+    say: `cut` (an answer of rows' text, a report's list of lists cut), `values_cut`, `stopped`,
+    and the cap its rows' fitting named (`truncated` already a list). The cursor that goes on, where
+    there is one, is `cursor`."""
+    found = data.get("truncated")
+    caps = [c for c in found if c in CAPS] if isinstance(found, list) else []
+    cut = data.get("cut")
+    if isinstance(cut, list) and cut:
+        caps.append("max_bytes")
+    if data.get("values_cut"):
+        caps.append("value_size")
+    if data.get("stopped"):
+        caps.append("stopped")
+    data["truncated"] = [c for c in CAPS if c in caps] or False
 
 
 def failed(line: str, notes: list[str] | None = None) -> ToolAnswer:
@@ -159,6 +199,8 @@ class Continuation:
     why_not: str | None = None
     skip: int = 0
     before: int = 0
+    #: The client the answer goes to: its cursor is for it alone.
+    owner: bytes = b""
 
     def cursor(self, at: Position | None, answered: int) -> str | None:
         """The cursor of the row at `at` (None: no cursor), `answered` rows of this answer before it."""
@@ -169,7 +211,7 @@ class Continuation:
         state, index = at
         try:
             extra = {"skip": index, "answered": self.before + answered}
-            return self.cursors.issue(self.statement, state, extra)
+            return self.cursors.issue(self.statement, state, extra, owner=self.owner)
         except CursorError:
             return None
 
@@ -280,6 +322,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                                     "columns": [c.to_json() for c in answer.columns]})
     notes = answer.notes
     skip = continuation.skip
+    shown = 0  # rows the screen let through
     try:
         for batch in answer:
             positions = batch.positions
@@ -291,6 +334,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if item is None:
                     screen.hidden += 1
                     continue
+                shown += 1
                 if not taker.take(item, positions[i] if positions is not None else None):
                     break
             if taker.taken.cut is not None:
@@ -313,7 +357,10 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     closing = closing_text(notes) if notes is not None and notes.answer is not None else None
     data["notes"] = [*said, *([closing] if closing else [])]
     if notes is not None:
-        data["reading"] = notes.to_json()
+        reading = notes.to_json()
+        if screen.hides:  # the rows read would count those left out: those it let through instead
+            reading["rows_read"] = reading["matched"] = shown
+        data["reading"] = reading
     resume = notes.resume if notes is not None and taker.taken.cut is None else None
     return taker.finish(data, continuation, resume)
 
@@ -343,6 +390,7 @@ class _RowsFitting:
         else:
             data.pop("cursor", None)
         data["cut"] = _cut_text(cut, key, kept, answer.cap, cursor is not None, self.continuation.why_not)
+        data["truncated"] = False if cut is None else [_CAP_OF.get((cut, key), "max_bytes")]
         said = [c for cuts in taken.cuts[:kept] for c in cuts]
         if said:
             data["values_cut"] = said[:CUTS_SAID] + ([f"and {len(said) - CUTS_SAID:,} more"]

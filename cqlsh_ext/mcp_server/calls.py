@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import Remote
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
@@ -23,6 +23,9 @@ from cqlsh_ext.mcp_server.connection import Served
 from cqlsh_ext.mcp_server.cursor import Cursors
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
+
+if TYPE_CHECKING:
+    from cqlsh_ext.mcp_server.exports import ExportDir
 
 #: A call's time limit by default (`cqlsh-ext mcp --time-limit`).
 DEFAULT_SECONDS = 60.0
@@ -38,6 +41,8 @@ class ToolCall:
     number: int
     #: Whom its reading's progress events are told (the client's Reporter), if anyone.
     on_progress: Callable[[dict[str, Any]], None] | None = None
+    #: The client that called (server.py: its MCP session's key): the cursors it is given are its own.
+    owner: bytes = b""
     stop: threading.Event = field(default_factory=threading.Event)
     remote: Remote = field(default_factory=Remote)
     #: Why it was stopped (cancelled, the time limit), once it was.
@@ -49,9 +54,12 @@ class ToolCall:
 class Calls:
     """The queue between the protocol's thread (submit, halt) and the shell's (serve)."""
 
-    def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES) -> None:
+    def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES,
+                 exports: ExportDir | None = None) -> None:
         self.seconds = seconds
         self.max_bytes = max_bytes
+        #: The export tool's directory (None: no export tool).
+        self.exports = exports
         #: The cursors this server issues (`query`'s cursor): its secret and paging states.
         self.cursors = Cursors()
         self._waiting: queue.Queue[ToolCall | None] = queue.Queue()
@@ -61,9 +69,9 @@ class Calls:
         self._numbers = iter(range(1, 1 << 62))
 
     def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None],
-               on_progress: Callable[[dict[str, Any]], None] | None = None) -> ToolCall:
+               on_progress: Callable[[dict[str, Any]], None] | None = None, owner: bytes = b"") -> ToolCall:
         call = ToolCall(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers),
-                        on_progress)
+                        on_progress, owner)
         self._waiting.put(call)
         return call
 
@@ -110,7 +118,8 @@ class Calls:
         timer.daemon = True
         timer.start()
         started = time.monotonic()
-        work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress)
+        work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress,
+                    owner=call.owner, exports=self.exports)
         try:
             with call.remote:
                 answer = call.tool.call(work, call.arguments)

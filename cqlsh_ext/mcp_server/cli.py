@@ -1,6 +1,7 @@
 """`cqlsh-ext mcp [HOST [PORT]] [the shell's connection options] [--time-limit S] [--max-bytes N]
 [--policy FILE] [--audit-log FILE] [--calls-per-minute N] [--schema-file FILE ...]
-[--http [HOST:]PORT [--token-file FILE] [--tls-cert F --tls-key F [--tls-client-ca F]] [--private-network]]`.
+[--http [HOST:]PORT [--token-file FILE | --oauth-issuer URL --oauth-jwks FILE|URL ...]
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--private-network]]`.
 
 The entry point (cqlsh_ext.cli) asks `prepare(args)` for the shell's command line and the first
 base of the shell's class, builds the shell with cqlsh's main() as for `cqlsh-ext` itself, and
@@ -9,9 +10,10 @@ else runs: the client's stdin and stdout are the protocol's alone; for everythin
 input is the null device (nothing can wait for input) and standard output is standard error
 (nothing printed can reach the wire); with --http the protocol is the network's, and only standard
 input is the null device. The policy file, the audit log and the HTTP set-up are checked before
-the shell connects: a mistake is one line on standard error, exit status 2. The protocol starts in
-its thread at once: it answers `initialize` while the shell connects, and calls wait until the
-shell serves them.
+the shell connects: a mistake is one line on standard error, exit status 2. The OAuth settings are
+keys of cqlsh_ext.settings (flags here, or cqlshrc's [cqlsh_ext] as the shell reads it). The
+protocol starts in its thread at once: it answers `initialize` while the shell connects, and calls
+wait until the shell serves them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -84,7 +86,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="require client certificates signed by this CA (mutual TLS)")
     http.add_argument("--private-network", action="store_true",
                       help="an address other than loopback without TLS: the network is yours alone "
-                           "(a Compose network); a token is still required")
+                           "(a Compose network); a token (or OAuth) is still required")
+    from cqlsh_ext.settings import add_flags
+
+    add_flags(parser, "mcp")  # --oauth-*: their keys in cqlsh_ext.settings (cqlshrc's too)
     return parser
 
 
@@ -140,7 +145,7 @@ def prepare(args: list[str]) -> Serving | int:
 
         print(f"cqlsh-ext mcp: the MCP server needs the mcp package: {install_hint('mcp')}", file=sys.stderr)
         return 2
-    setup = _setup(options)
+    setup = _setup(options, rest)
     if isinstance(setup, str):
         print(f"cqlsh-ext mcp: {setup}", file=sys.stderr)
         return 2
@@ -160,13 +165,15 @@ def prepare(args: list[str]) -> Serving | int:
     return Serving([*rest, "--output-format", "json"], base, calls, protocol)
 
 
-def _setup(options: argparse.Namespace) -> Any:
-    """The protocol's Setup from the options, or the one line that says what is wrong."""
+def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
+    """The protocol's Setup from the options (`rest`: the shell's, its --cqlshrc among them), or the
+    one line that says what is wrong."""
     from cqlsh_ext.mcp_server import policy, transport
     from cqlsh_ext.mcp_server.calls import Calls
     from cqlsh_ext.mcp_server.guard import Guard
     from cqlsh_ext.mcp_server.server import Setup
     from cqlsh_ext.mcp_server.tools import TOOLS
+    from cqlsh_ext.settings import SETTINGS
 
     try:
         rules = policy.load(options.policy, TOOLS, options.calls_per_minute)
@@ -180,6 +187,20 @@ def _setup(options: argparse.Namespace) -> Any:
     for path in options.schema_file:
         if not os.path.isfile(path):
             return f"--schema-file {path}: no such file"
+    from cqlsh_ext.mcp_server.exports import ExportDir, ExportRefused
+    from cqlsh_ext.settings import SettingError, load
+    from cqlsh_ext.upstream import seams
+
+    try:  # flags over cqlshrc, as the shell reads it
+        settings = load(options, seams.import_cqlshmain(seams.cqlshrc_arg(rest)).CONFIG_FILE).mcp
+    except SettingError as err:
+        return str(err)
+    exports = None
+    if settings.export_dir is not None:
+        try:
+            exports = ExportDir.of(settings.export_dir, settings.export_max_age, settings.export_max_bytes)
+        except ExportRefused as err:
+            return f"--export-dir: {err}"
     http = None
     if options.http is not None:
         try:
@@ -190,12 +211,18 @@ def _setup(options: argparse.Namespace) -> Any:
             token = transport.read_token(options.token, options.token_file)
             http = transport.HttpOptions(host, port, token, options.tls_cert, options.tls_key,
                                          options.tls_client_ca, options.private_network)
+            oauth = _oauth(settings, http)
+            if isinstance(oauth, str):
+                return oauth
+            http = replace(http, oauth=oauth)
             transport.check(http)
         except transport.TransportError as err:
             return str(err)
     elif any(v for v in (options.token, options.token_file, options.tls_cert, options.tls_key,
-                         options.tls_client_ca, options.private_network)):
-        return "--token, --token-file, --tls-* and --private-network go with --http"
+                         options.tls_client_ca, options.private_network,
+                         *(getattr(options, key.name) for key in SETTINGS
+                           if key.group == "mcp" and key.name.startswith("mcp_oauth_")))):
+        return "--token, --token-file, --tls-*, --oauth-* and --private-network go with --http"
     audit = None
     if options.audit_log is not None:
         from cqlsh_ext.mcp_server.audit import AuditLog
@@ -209,8 +236,21 @@ def _setup(options: argparse.Namespace) -> Any:
         from cqlsh_ext.mcp_server.ratelimit import RateLimit
 
         rate = RateLimit(rules.calls_per_minute)
-    return Setup(Calls(options.time_limit, options.max_bytes), Guard(rules, tuple(options.schema_file)),
-                 audit, rate, http)
+    calls = Calls(options.time_limit, options.max_bytes, exports)
+    return Setup(calls, Guard(rules, tuple(options.schema_file)), audit, rate, http)
+
+
+def _oauth(settings: Any, http: Any) -> Any:
+    """The OAuth options of the settings (cqlsh_ext.settings.McpSettings; None: OAuth off), or the
+    one line that says what is wrong."""
+    from cqlsh_ext.mcp_server import oauth
+
+    try:
+        # The --http address names the server unless it listens on every address.
+        wildcard = http.host in ("0.0.0.0", "::")
+        return oauth.options(settings, None if wildcard else http.url)
+    except oauth.OAuthError as err:
+        return str(err)
 
 
 def _null_stdin() -> None:

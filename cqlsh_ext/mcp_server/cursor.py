@@ -1,21 +1,24 @@
 """Cursors: how a cut answer is continued (`query`'s `cursor`). A cursor names a place in a
 statement's reading: the driver's paging state of the page its next row is on (reading.typed's
-Position), bound to the statement, sealed by this server:
+Position), bound to the statement and to the client it was given to, sealed by this server:
 
     base64url( version | issued (seconds, 4 bytes) | statement hash (16 bytes) | state id (16) |
-               extra length (2) | extra (compact JSON) | HMAC-SHA256 tag (16 bytes) )
+               HMAC-SHA256 tag (16 bytes) )
 
-The paging state itself stays in this server, under its random id: it holds the key of the last
-row read (a value: a policy may redact it), so it never leaves. At most MAX_STATES are kept, the
-oldest forgotten first (its cursor then says so).
+What it continues stays in this server, under its random id: the paging state (it holds the key of
+the last row read, a value a policy may redact), `extra` and the client it was given to. At most
+MAX_STATES are kept, the oldest forgotten first (its cursor then says so).
 
 The statement's hash is of its tokens (the shell's lexer: spacing, comments and the case of
 unquoted words do not count; every literal does), so a cursor opened with another statement is
 refused; the tag is keyed by a secret the server draws at start (`Cursors()`), so a cursor that was
 altered, made up, or issued by another server (or before a restart) is refused too; one older than
-`max_age` is refused as expired. `extra` carries what the continuation needs besides the paging
-state: the row's index on its page (`skip`), the rows answered before it (`answered`); numbers,
-never a value.
+`max_age` is refused as expired. `extra` is what the continuation needs besides the paging state:
+the row's index on its page (`skip`), the rows answered before it (`answered`); kept here, so a
+cursor tells nothing of the rows an answer left out (a policy's hidden tables). `owner` is the
+client it was given to (server.py's _owner: the MCP session that called; without a session, the
+OAuth token's issuer, subject and client): a cursor another client gives is refused, whoever it
+leaked to.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 import struct
 import threading
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
 
-VERSION = 2
+VERSION = 3
 TAG_BYTES = 16
 HASH_BYTES = 16
 #: A cursor's text at most (one is about 100 characters).
@@ -47,6 +49,8 @@ MAX_STATES = 10_000
 MAX_STATE_BYTES = 16 << 10
 ID_BYTES = 16
 _HEAD = struct.Struct(">BI16s16s")
+#: What a cursor's id stands for here: the paging state, `extra`, the client it was given to.
+_Kept = tuple[bytes | None, dict[str, Any], bytes]
 
 
 class CursorError(Exception):
@@ -89,38 +93,35 @@ class Cursors:
         self._key = secret if secret is not None else secrets.token_bytes(32)
         self.max_age = max_age
         self.max_states = max_states
-        self._states: OrderedDict[bytes, bytes | None] = OrderedDict()
+        self._states: OrderedDict[bytes, _Kept] = OrderedDict()
         self._lock = threading.Lock()
 
     def issue(self, statement: Lexed | str, paging_state: bytes | None, extra: dict[str, Any] | None = None,
-              now: float | None = None) -> str:
-        extra_bytes = json.dumps(extra or {}, separators=(",", ":"), sort_keys=True).encode()
-        if paging_state is not None and len(paging_state) > MAX_STATE_BYTES or len(extra_bytes) > 0xFFFF:
+              now: float | None = None, owner: bytes = b"") -> str:
+        """A cursor of `statement` at `paging_state` (with `extra`), for the client `owner` alone."""
+        if paging_state is not None and len(paging_state) > MAX_STATE_BYTES:
             raise CursorError("the paging state is too large for a cursor")
         state_id = secrets.token_bytes(ID_BYTES)
         with self._lock:
-            self._states[state_id] = paging_state
+            self._states[state_id] = (paging_state, dict(extra or {}), owner)
             while len(self._states) > self.max_states:
                 self._states.popitem(last=False)
         issued = int(time.time() if now is None else now)
-        body = (_HEAD.pack(VERSION, issued, statement_hash(statement), state_id)
-                + struct.pack(">H", len(extra_bytes)) + extra_bytes)
-        text = base64.urlsafe_b64encode(body + self._tag(body)).decode().rstrip("=")
-        if len(text) > MAX_CURSOR_CHARS:
-            raise CursorError("the cursor would be too long")
-        return text
+        body = _HEAD.pack(VERSION, issued, statement_hash(statement), state_id)
+        return base64.urlsafe_b64encode(body + self._tag(body)).decode().rstrip("=")
 
-    def open(self, cursor: Any, statement: Lexed | str, now: float | None = None) -> CursorState:
-        """The state `cursor` carries, when it was issued by this server for `statement`; raises
-        CursorError (one line) otherwise."""
+    def open(self, cursor: Any, statement: Lexed | str, now: float | None = None,
+             owner: bytes = b"") -> CursorState:
+        """The state `cursor` carries, when it was issued by this server for `statement` and given to
+        the client `owner`; raises CursorError (one line) otherwise."""
         if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CURSOR_CHARS:
             raise CursorError("cursor must be the text a cut answer gave")
         try:
             raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         except ValueError:
             raise CursorError("not a cursor of this server (it does not decode)") from None
-        if len(raw) < _HEAD.size + 2 + TAG_BYTES:
-            raise CursorError("not a cursor of this server (too short)")
+        if len(raw) != _HEAD.size + TAG_BYTES:
+            raise CursorError("not a cursor of this server (not its length)")
         body, tag = raw[:-TAG_BYTES], raw[-TAG_BYTES:]
         if not hmac.compare_digest(tag, self._tag(body)):
             raise CursorError("not a cursor of this server: altered, made up, or issued before it restarted")
@@ -129,9 +130,6 @@ class Cursors:
             raise CursorError(f"a cursor of version {version}, not {VERSION}")
         if not hmac.compare_digest(hashed, statement_hash(statement)):
             raise CursorError("this cursor continues another statement: give the statement it came with")
-        at = _HEAD.size
-        (extra_len,) = struct.unpack_from(">H", body, at)
-        extra = json.loads(body[at + 2:at + 2 + extra_len] or b"{}")
         age = (time.time() if now is None else now) - issued
         if age > self.max_age:
             raise CursorError(f"the cursor expired ({age / 60:.0f} minutes old; at most "
@@ -140,9 +138,12 @@ class Cursors:
             if state_id not in self._states:
                 raise CursorError(f"the cursor expired (the server keeps the last {self.max_states:,}): "
                                   "run the statement again")
-            state = self._states[state_id]
+            state, extra, given_to = self._states[state_id]
+            if not hmac.compare_digest(given_to, owner):
+                raise CursorError("this cursor was given to another client (another MCP session, or "
+                                  "another OAuth identity): run the statement again")
             self._states.move_to_end(state_id)
-        return CursorState(state, extra, issued)
+        return CursorState(state, dict(extra), issued)
 
     def _tag(self, body: bytes) -> bytes:
         return hmac.new(self._key, body, hashlib.sha256).digest()[:TAG_BYTES]

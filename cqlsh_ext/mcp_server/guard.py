@@ -1,6 +1,8 @@
 """What each call passes on the shell's thread, around its tool's own answer (tools.py): the policy
 (policy.py), the names it reads made sure of, the call's `decode` argument, and its answer made fit
-to leave (redact.py, hints.py).
+to leave (redact.py, hints.py). What a call reads is what its tool declares with itself
+(tools.Reads: a statement, a table, a column, a keyspace, the keyspaces, nothing), never a list of
+tool names here: a tool that declares nothing is refused, never admitted with an empty Scope.
 
 Before the statement runs:
 - every keyspace and table it names: not one the policy refuses (the tables of credentials among
@@ -8,7 +10,7 @@ Before the statement runs:
   token of the statement; the tables of system keyspaces but those it allows, wherever a
   `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
   the server is sent), and one the schema has (a missing keyspace or table says so);
-- a SELECT (`query`, `inspect_value`) lexed once here, its table resolved and read by the payload
+- a SELECT (a tool that reads a `statement`) lexed once here, its table resolved and read by the payload
   parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted);
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
   touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
@@ -18,9 +20,16 @@ Before the statement runs:
 - `decode` ({"data": "deflate"}): column settings for this call only; a spec naming a schema file
   takes only files the server was started with (`--schema-file`, the start-up column settings),
   checked before any file is looked at.
+- a SELECT of a system table whose rows name keyspaces and tables (`keyspace_name`, `table_name`,
+  `view_name`: system_schema's, the size estimates, an allow-listed one keyed so): where the policy
+  file may hide a table of the keyspaces it reads (its WHERE's keyspace_name, else any), it is read
+  with the columns that name them (selected, or *), rows kept as they are (no aggregate, DISTINCT
+  or GROUP BY), else refused: the rows naming a hidden table are then left out (`_hiding`).
 While it runs, before anything measures or sends a row, an INSPECT value or a report
 (answers.Screen, set on the call's Work): redacted values replaced, the tables and keyspaces the
-policy hides left out of lists, `count` spelt as for a plain SELECT.
+policy hides left out of lists and of the system tables' rows (denied means absent: no answer
+names or counts them, the reading's counts and progress included), `count` spelt as for a plain
+SELECT.
 After: hints naming what the assistant can do (hints.py) in its prose; a query that answered
 nothing diagnosed (diagnose.py).
 """
@@ -43,11 +52,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
-#: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
-STATEMENT_TOOLS = ("query", "inspect_value")
-TABLE_TOOLS = ("describe_table", "compression_stats", "compression_settings", "compression_advise")
-#: The tools taking `decode`.
-DECODE_TOOLS = ("query", "inspect_value", "describe_payload")
+#: The columns of a system table whose rows are of a keyspace, and of a table or view of it.
+KEYSPACE_COLUMN = "keyspace_name"
+TABLE_COLUMNS = ("table_name", "view_name", "base_table_name")
 
 
 @dataclass
@@ -68,6 +75,9 @@ class Scope:
     #: A SELECT lexed once (the whole text given; query.grammar's plan is of its first statement),
     #: for the tool to take as it is (tools.Admitted).
     lexed: Lexed | None = None
+    #: A system table whose rows name keyspaces and tables the policy hides: its rows naming one
+    #: are left out (screen_of).
+    hiding: bool = False
 
     def admitted(self) -> Admitted | None:
         """What the tool takes of the guard's reading of its statement (None: the guard did not
@@ -100,21 +110,24 @@ class Guard:
         arguments = dict(arguments)
         decode = arguments.pop("decode", None)
         try:
-            scope = self.admit(tool.name, work, arguments)
-            work.screen = self.screen_of(tool.name, scope)
-            if tool.name in STATEMENT_TOOLS:
-                work.admitted = scope.admitted()
+            scope = self.admit(tool, work, arguments)
+            if scope.patterns and not tool.screened:
+                raise Refused(f"refused: the policy ({self.policy.source}) redacts values of "
+                              f"{scope.keyspace}.{scope.table}, and {tool.name} answers values no "
+                              "redaction passes over: use query")
+            work.screen = self.screen_of(tool, scope, work.served.context.cluster)
+            work.admitted = scope.admitted()
             with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
-        if tool.name == "query" and scope.plan is not None and not work.stop.is_set() and _nothing(answer):
+        if scope.plan is not None and not work.stop.is_set() and _nothing(answer):
             assert answer.data is not None
             mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
                                               answer.data.get("reading"), self._describe(scope))
             if mismatch is not None:
                 answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer), cap=answer.cap)
-        return self.after(tool.name, work, answer)
+        return self.after(work, answer)
 
     def _describe(self, scope: Scope) -> Any:
         """How diagnose reads a column's paths: DESCRIBE PAYLOAD's figures on a sample, its values
@@ -135,41 +148,51 @@ class Guard:
 
     # ------------------------------------------------------------------------------ before
 
-    def admit(self, name: str, work: Work, arguments: dict[str, Any]) -> Scope:
-        """The call's Scope; raises Refused (or tools.Invalid for an argument it cannot read)."""
+    def admit(self, tool: Tool, work: Work, arguments: dict[str, Any]) -> Scope:
+        """The call's Scope, from what its tool declares it reads (tools.Reads); raises Refused (a
+        tool that declares nothing of it among them: never admitted with an empty Scope), or
+        tools.Invalid for an argument it cannot read."""
         from cqlsh_ext.mcp_server import tools
 
-        if name in STATEMENT_TOOLS:
-            return self._statement(work, tools.statement_of(arguments))
-        if name == "describe_payload":
-            keyspace, table, column = tools.names(arguments.get("column"), (3,), "column")
+        reads = tool.reads
+        if reads is None:
+            raise Refused(f"refused: the tool {tool.name} declares nothing of what it reads (tools.Reads), "
+                          "and the guard admits no call it cannot scope")
+        given = arguments.get(reads.argument) if reads.argument is not None else None
+        if reads.what == "statement":
+            return self._statement(work, tools.statement_of({"statement": given}))
+        if reads.what == "column":
+            keyspace, table, column = tools.names(given, (3,), "column")
             scope = self._table(work, keyspace, table)
             where = arguments.get("where")
             if isinstance(where, str) and where.strip() and scope.patterns:
                 self._statement(work, f"SELECT {tools.spell(column)} FROM {tools.spell(keyspace)}."
                                       f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
             return scope
-        if name in TABLE_TOOLS:
-            scope = self._table(work, *tools.table_of(work, arguments.get("table")))
+        if reads.what == "table":
+            scope = self._table(work, *tools.table_of(work, given))
             assert scope.keyspace is not None and scope.table is not None
             work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
             work.found = scope.target
             return scope
-        if name == "list_tables":
-            keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]
+        if reads.what == "keyspace":
+            keyspace = tools.names(given, (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)
             if _keyspace_meta(work.served.context.cluster, keyspace) is None:
                 raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
             return Scope(keyspace)
-        return Scope()
+        return Scope()  # the keyspaces (each screened: screen_of), or nothing of the database
 
     def _table(self, work: Work, keyspace: str, table: str) -> Scope:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
         target = _target(work.served.context.cluster, keyspace, table)
+        if target.view and self.policy.hides(keyspace, str(getattr(target.meta, "base_table_name", ""))):
+            # A view of a hidden table holds its rows: absent as it is.
+            raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -203,7 +226,34 @@ class Guard:
         scope.plan = _plan(first, scope)
         if scope.patterns:
             self._filters(work, lexed, scope)
+        if is_system_keyspace(keyspace):
+            self._hiding(scope, first)
         return scope
+
+    def _hiding(self, scope: Scope, statement: Lexed) -> None:
+        """A SELECT of a system table whose rows name keyspaces (and tables or views of them): where
+        the policy may hide a table of the keyspaces its WHERE reads (keyspace_name = or IN; else
+        any), its rows naming one are left out of the answer (scope.hiding), which needs them read
+        whole with the columns that name them; a statement whose rows do not carry them, or that
+        folds rows into others (an aggregate, DISTINCT, GROUP BY, a form the payload parser does
+        not read) is refused. Decided by the policy and the statement alone, never by the schema."""
+        columns = scope.columns
+        if KEYSPACE_COLUMN not in columns:
+            return
+        pinned = _pinned(statement.tokens, KEYSPACE_COLUMN)
+        if not any(self.policy.may_hide(keyspace) for keyspace in (pinned if pinned is not None else [None])):
+            return
+        naming = [KEYSPACE_COLUMN, *[c for c in TABLE_COLUMNS[:2] if c in columns]]
+        plan = scope.plan
+        selected = set(columns) if plan is not None and any(i.kind == "star" for i in plan.items) else \
+            {i.name for i in plan.items if i.kind == "column"} if plan is not None else set()
+        if plan is None or plan.aggregates or plan.distinct or plan.group_by or not set(naming) <= selected:
+            raise Refused(f"refused: the policy ({self.policy.source}) hides tables, and the rows of "
+                          f"{scope.keyspace}.{scope.table} that name one are left out of its answers: "
+                          f"select {', '.join(naming)} (or *) with what you want, each row as it is (no "
+                          "aggregate, DISTINCT or GROUP BY), or name in the WHERE only keyspaces it hides "
+                          "no table of (keyspace_name = '...')")
+        scope.hiding = True
 
     def _system_tables(self, tokens: Sequence[Token]) -> None:
         """Refuse a statement in which a table of a system keyspace that the policy does not read is
@@ -334,39 +384,44 @@ class Guard:
 
     # ------------------------------------------------------------------------------ after
 
-    def screen_of(self, name: str, scope: Scope) -> Screen:
+    def screen_of(self, tool: Tool, scope: Scope, cluster: Any = None) -> Screen:
         """What the call's rows, values and report go through before anything measures or sends
-        them: redaction, the hidden tables and keyspaces left out, `count` spelt one way."""
+        them: redaction, the hidden tables and keyspaces left out (by what its tool reads)."""
         policy = self.policy
-        if name == "list_keyspaces":
+        hidden = _HiddenTables(policy, cluster)
+        what = tool.reads.what if tool.reads is not None else "nothing"
+        if what == "keyspaces":
             return Screen(row=lambda row: None if policy.refusal(str(row.get("keyspace_name"))) is not None
-                          else row)
-        if name == "list_tables" and scope.keyspace is not None:
+                          else row, hides=True, hidden_table=hidden)
+        if what == "keyspace" and scope.keyspace is not None:
             ks = scope.keyspace
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
-                          else row)
+                          else row, hides=True, hidden_table=hidden)
+        if scope.hiding:
+            return Screen(row=lambda row: None if hidden.names_one(row) else row, hides=True,
+                          hidden_table=hidden)
         if scope.keyspace is None or scope.table is None:
-            return Screen(row=_count_spelt)
+            return Screen(hidden_table=hidden)
         keyspace, table, patterns = scope.keyspace, scope.table, scope.patterns
         if not patterns:
-            return Screen(row=_count_spelt)
+            return Screen(hidden_table=hidden)
 
         def row(found: dict[str, Any]) -> dict[str, Any]:
-            kept = redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)
-            return _count_spelt(kept[0])
+            return redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)[0]
 
         def value(found: Any) -> Any:
             return redact.inspected(patterns, keyspace, table, [found])[0]
 
         def report(found: dict[str, Any]) -> dict[str, Any]:
-            if name != "describe_payload":
+            if what != "column":  # a table's reports are figures; a column's says its paths' values
                 return found
             return redact.payload_report(patterns, keyspace, table, found)
 
-        return Screen(row=row, value=value, report=report)
+        return Screen(row=row, value=value, report=report, hidden_table=hidden)
 
-    def after(self, name: str, work: Work, answer: ToolAnswer) -> ToolAnswer:
-        """The answer's prose said in the tools' terms (hints.py), and how many rows a list left out."""
+    def after(self, work: Work, answer: ToolAnswer) -> ToolAnswer:
+        """The answer's prose said in the tools' terms (hints.py). What a list left out is never
+        counted: denied means absent."""
         if answer.error is not None:
             answer.error = hints.for_assistant(answer.error)
         answer.notes = [hints.for_assistant(note) for note in answer.notes]
@@ -377,12 +432,6 @@ class Guard:
             data["notes"] = [hints.for_assistant(n) if isinstance(n, str) else n for n in data["notes"]]
         if isinstance(data.get("error"), str):
             data["error"] = hints.for_assistant(data["error"])
-        hidden = work.screen.hidden
-        if hidden and name in ("list_keyspaces", "list_tables") and isinstance(data.get("notes"), list):
-            what = "keyspaces" if name == "list_keyspaces" else "tables"
-            noun = what if hidden > 1 else what.rstrip("s")
-            data["notes"].append(f"{hidden} {noun} the policy never reads {'are' if hidden > 1 else 'is'} "
-                                 "not listed")
         hints.report(data)  # a report's sentences; never rows, values or paths (hints._VALUES)
         return answer
 
@@ -394,12 +443,72 @@ def _nothing(answer: ToolAnswer) -> bool:
         return False
     rows = data.get("rows")
     return rows == [] or (isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict)
-                          and list(rows[0].values()) == [0] and next(iter(rows[0])) in ("count", "count(*)"))
+                          and list(rows[0].values()) == [0] and next(iter(rows[0])) == "count")
 
 
 def _notes(answer: ToolAnswer) -> list[str]:
     notes = answer.data.get("notes") if answer.data is not None else None
     return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+class _HiddenTables:
+    """Which tables and views the policy file hides (policy.Policy.hides): a view of a hidden table
+    too (the driver's schema says what it is a view of)."""
+
+    def __init__(self, policy: Policy, cluster: Any) -> None:
+        self.policy = policy
+        self.cluster = cluster
+
+    def __call__(self, keyspace: str, name: str) -> bool:
+        if self.policy.hides(keyspace, name):
+            return True
+        meta = self.cluster.metadata.keyspaces.get(keyspace) if self.cluster is not None else None
+        view = meta.views.get(name) if meta is not None else None
+        return view is not None and self.policy.hides(keyspace, str(view.base_table_name))
+
+    def names_one(self, row: dict[str, Any]) -> bool:
+        """Whether a row of a system table names a keyspace or a table (or view) the policy hides."""
+        keyspace = row.get(KEYSPACE_COLUMN)
+        if not isinstance(keyspace, str):
+            return False
+        if self.policy.hides(keyspace):
+            return True
+        return any(isinstance(row.get(name), str) and self(keyspace, row[name]) for name in TABLE_COLUMNS)
+
+
+def _pinned(tokens: Sequence[Token], column: str) -> list[str] | None:
+    """The values a WHERE gives `column` (`column = 'x'`, `column IN ('x', 'y')`, outside brackets),
+    or None when it gives none."""
+    depth = 0
+    after_where = False
+    for i, tok in enumerate(tokens):
+        if tok.kind == "punct" and tok.value in "([{":
+            depth += 1
+        elif tok.kind == "punct" and tok.value in ")]}":
+            depth = max(0, depth - 1)
+        elif tok.kind == "word" and tok.value.lower() == "where" and depth == 0:
+            after_where = True
+        elif after_where and depth == 0 and tok.kind in ("word", "qname") and _name(tok) == column:
+            return _values_given(tokens[i + 1:])
+    return None
+
+
+def _values_given(rest: Sequence[Token]) -> list[str] | None:
+    """The strings of `= 'x'` or `IN ('x', 'y')` at the head of `rest` (the end token last)."""
+    if len(rest) < 3:
+        return None
+    if rest[0].kind == "punct" and rest[0].value == "=":
+        return [rest[1].value] if rest[1].kind == "string" else None
+    if not (rest[0].kind == "word" and rest[0].value.lower() == "in" and rest[1].value == "("):
+        return None
+    values = []
+    for at in range(2, len(rest) - 1, 2):
+        if rest[at].kind != "string":
+            return None
+        values.append(rest[at].value)
+        if rest[at + 1].value != ",":
+            return values if rest[at + 1].value == ")" else None
+    return None
 
 
 def _first_statement(lexed: Lexed) -> Lexed:
@@ -419,13 +528,6 @@ def _plan(lexed: Any, scope: Scope) -> Any:
         return grammar.parse(lexed, scope.target.schema, plain=True)
     except QueryError:
         return None
-
-
-def _count_spelt(row: dict[str, Any]) -> dict[str, Any]:
-    """count(*) of a payload query named `count`, as Cassandra names it for a plain SELECT."""
-    if isinstance(row, dict) and "count(*)" in row and "count" not in row:
-        return {("count" if key == "count(*)" else key): value for key, value in row.items()}
-    return row
 
 
 def _name(tok: Token) -> str:

@@ -14,8 +14,9 @@ How values are spelt (answers.py, render.json_lines), said in `$defs`:
 - anything else as `--output-format json` spells it (numbers, strings, arrays, objects, null).
 
 Compact: every client reads tools/list whole (and some hand it to the model), so the schemas say
-types, keys and what is required, and leave what each key means to docs/mcp.md ("The tools",
-"Output schemas"); the value spellings' $defs only where rows hold any column's values (query).
+an answer's keys, their types and what is required, and of the objects inside it the keys they
+require; what each key means is docs/mcp.md's ("The tools", "Output schemas"); the value spellings'
+$defs only where rows hold any column's values (query).
 All of tools/list stays within LIST_BYTES (tests/mcp_server measure it as sent).
 """
 
@@ -25,13 +26,16 @@ from typing import Any
 
 #: tools/list's message at most, in bytes as sent (every tool's declaration, this module's schemas
 #: among them): what a client reads at connect, before a question is asked.
-LIST_BYTES = 16 << 10
+LIST_BYTES = 12 << 10
 
 _STRING = {"type": "string"}
-_INT = {"type": "integer", "minimum": 0}
+_INT = {"type": "integer"}
 _BOOL = {"type": "boolean"}
 _OBJECT = {"type": "object"}
 _STRINGS = {"type": "array", "items": _STRING}
+#: A list of what an answer says of itself (its notes, its cuts): the items' type left out, as
+#: tools/list is read whole (docs/mcp.md says they are strings).
+_SAID = {"type": "array"}
 _NULL_STRING = {"type": ["string", "null"]}
 
 
@@ -51,25 +55,25 @@ VALUE_DEFS: dict[str, Any] = {
                                                                    "failed"]},
                              "cut": _STRING, "size": {"type": "integer"}, "note": _STRING}),
     "hex": {"type": "string", "pattern": "^0x[0-9a-f]*(…)?$"},
-    "undecodable": _closed({"$undecodable": {"const": True}}, ["$undecodable"]),
+    "undecodable": _open(["$undecodable"]),
     "redacted": {"const": "[redacted]"},
     "value": {"anyOf": [{"$ref": "#/$defs/blob"}, {"$ref": "#/$defs/hex"}, {"$ref": "#/$defs/undecodable"},
                         {"$ref": "#/$defs/redacted"}, {}]},
 }
 
 #: The call was stopped (its time limit, or cancelled): the answer covers what was read.
-STOPPED: dict[str, Any] = _open(["why"])
+STOPPED: dict[str, Any] = _OBJECT
 
 #: What an answer of rows says of its reading (reading.typed.ReadNotes.to_json).
-READING: dict[str, Any] = _open(["rows_read", "matched", "undecodable", "stopped"],
-                                {"stopped": {"enum": [None, "interrupted", "cancelled", "output closed",
-                                                      "error"]}})
+READING: dict[str, Any] = _OBJECT
 
-_COLUMN = _closed({"name": _STRING, "role": {"enum": ["cql", "blob", "path", "aggregate"]}, "type": _STRING,
-                   "source": _STRING}, ["name", "role", "type"])
+#: A column of an answer of rows: its name, role (cql, blob, path, aggregate) and type.
+_COLUMN = _OBJECT
 
-#: What every answer may carry besides its own keys.
-_COMMON: dict[str, Any] = {"stopped": STOPPED, "values_cut": _STRINGS, "notes": _STRINGS}
+#: What every answer may carry besides its own keys; `truncated`, always there: false, or the caps
+#: that cut it (answers.CAPS).
+_COMMON: dict[str, Any] = {"stopped": STOPPED, "values_cut": _SAID, "notes": _SAID,
+                           "truncated": {"type": ["boolean", "array"]}}
 
 
 def rows_schema(row_properties: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -89,33 +93,24 @@ def rows_schema(row_properties: dict[str, Any] | None = None) -> dict[str, Any]:
 
 DESCRIBE_TABLE: dict[str, Any] = _closed({
     "table": _STRING, "cql": _STRING,
-    "columns": {"type": "array", "items": _open(
-        ["name", "type", "key", "holds"],
-        {"name": _STRING, "type": _STRING, "key": {"enum": ["partition", "clustering", None]},
-         "holds": {"enum": ["blob", "blobs inside", "JSON text", "text", None]}})},
-    "cut": _STRINGS, **_COMMON}, ["table", "cql", "columns"])
+    "columns": {"type": "array", "items": _open(["name", "type", "key", "holds"])},
+    "cut": _SAID, **_COMMON}, ["table", "cql", "columns"])
 
 #: What a report's answer may carry besides (where its keys are closed: a report's are open).
-_REPORT_COMMON: dict[str, Any] = {**_COMMON, "cut": _STRINGS}
+_REPORT_COMMON: dict[str, Any] = {**_COMMON, "cut": _SAID}
 
 _DESCRIBE_REPORT: dict[str, Any] = _open(["describe", "rows_read", "places"], {
     "describe": _STRING, "rows_read": _INT, "interrupted": _BOOL, "error": _NULL_STRING,
-    "places": {"type": "array", "items": _open(
-        ["place", "values", "encodings", "paths"],
-        {"place": _STRING, "values": _INT, "encodings": {"type": "array", "items": _OBJECT},
-         "paths": {"type": "array", "items": _open(["path", "depth"], {"path": _STRING, "depth": _INT,
-                                                                        "redacted": {"const": True}})}})}})
+    "places": {"type": "array", "items": _open(["place", "values", "encodings", "paths"])}})
 
-_DESCRIBE_SCHEMA: dict[str, Any] = _closed({
-    "describe": _STRING, "rows_read": _INT, "interrupted": _BOOL,
-    "json_schema": {"type": "object", "additionalProperties": _OBJECT}, **_REPORT_COMMON},
-    ["describe", "rows_read", "json_schema"])
+_DESCRIBE_SCHEMA: dict[str, Any] = _open(["describe", "rows_read", "json_schema"], {
+    "json_schema": {"type": "object", "additionalProperties": _OBJECT}})
 
 DESCRIBE_PAYLOAD: dict[str, Any] = {"type": "object", "anyOf": [_DESCRIBE_REPORT, _DESCRIBE_SCHEMA]}
 
 INSPECT: dict[str, Any] = _closed({
     "statement": _STRING,
-    "values": {"type": "array", "items": _open([], {"column": _STRING, "key": _OBJECT, "chain": _STRINGS})},
+    "values": {"type": "array", "items": _OBJECT},
     "count": _INT, "cut": _NULL_STRING, "cursor": _STRING, **_COMMON},
     ["statement", "values", "count", "cut"])
 
@@ -132,3 +127,13 @@ SETTINGS = report_schema("SETTINGS", ["keyspace", "table", "compression"], {
     "keyspace": _STRING, "table": _STRING, "compression": _OBJECT})
 ADVISE = report_schema("ADVISE", ["rows", "columns"], {
     "rows": _INT, "columns": {"type": "array", "items": _open(["column"])}})
+
+#: An export's file (`export`): its resource's URI, what it holds (the rest, docs/mcp.md: format,
+#: expires, statement, notes, truncated, ...; open, as tools/list is read whole).
+EXPORT: dict[str, Any] = _open(["uri", "mimeType", "size", "rows"], {
+    "uri": _STRING, "mimeType": _STRING, "size": _INT, "rows": _INT})
+
+#: An edit proposed (`propose_edit`): the statement, and its preview's figures (the rest, docs/mcp.md:
+#: to_write, refused, bytes_before, bytes_after, rows, truncated, ...).
+PROPOSAL: dict[str, Any] = _open(["statement", "rows_found", "would_change", "preview"], {
+    "statement": _STRING, "rows_found": _INT, "would_change": _INT, "preview": _STRINGS})

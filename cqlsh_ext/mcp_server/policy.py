@@ -166,6 +166,23 @@ class Policy:
         return (f"refused: table {keyspace}.{table} is a system table, and cqlsh-ext mcp reads only the "
                 f"schema and topology ones ({', '.join(SYSTEM_READABLE)}): {SYSTEM_HOW}")
 
+    def hides(self, keyspace: str, table: str | None = None) -> bool:
+        """Whether the policy file's [tables] deny names keyspace.table (or, `table` None, every
+        table of the keyspace): such a table is absent from every answer, the rows of the schema
+        and estimate tables that name it included. Cassandra's own tables that are never read
+        (CREDENTIALS, the system tables not allowed) stay named there: their names are Cassandra's."""
+        for pattern in self.denied:
+            if table is not None and pattern.matches([keyspace, table]):
+                return True
+            if table is None and pattern.parts[1] in ("*", "**") and _keyspace_of(pattern, keyspace):
+                return True
+        return False
+
+    def may_hide(self, keyspace: str | None) -> bool:
+        """Whether the policy file may hide a table of `keyspace` (None: of any keyspace): decided by
+        the policy alone, never by what the schema holds."""
+        return any(keyspace is None or _keyspace_of(p, keyspace) for p in self.denied)
+
     def denied_keyspace_names(self) -> frozenset[str]:
         """Keyspaces every table of which is refused, named without a glob (their names are refused
         wherever a statement has them: no spelling of a table in them gets through): those of
@@ -178,6 +195,11 @@ class Policy:
     def redactions(self, keyspace: str, table: str) -> tuple[Pattern, ...]:
         """The redaction patterns that may reach into keyspace.table."""
         return tuple(p for p in self.redacted if p.reaches([keyspace, table]))
+
+
+def _keyspace_of(pattern: Pattern, keyspace: str) -> bool:
+    """Whether `pattern`'s keyspace part names `keyspace`."""
+    return _match(pattern.parts[:1], 0, [keyspace], 0, prefix=False)
 
 
 def split_path(text: str) -> list[str]:

@@ -23,7 +23,7 @@ REDACTED = "[redacted]"
 #: The keys of a decoded blob's object ({"label", "kind", "payload", ...}: output.spellings) that hold
 #: its contents: `payload` is walked into, `raw` (the stored bytes' hex) is dropped.
 _BLOB_KEYS = frozenset({"label", "kind", "payload", "cut", "size", "note", "raw", "class"})
-#: What a DESCRIBE PAYLOAD path entry keeps when its values are redacted: where it is, how often, its types.
+#: What a DESCRIBE PAYLOAD path entry keeps when it holds a redacted place: where it is, how often, its types.
 _PATH_KEEPS = ("path", "depth", "present", "occurrences", "types")
 
 
@@ -141,8 +141,10 @@ def inspected(patterns: Sequence[Pattern], keyspace: str, table: str, found: lis
 
 def payload_report(patterns: Sequence[Pattern], keyspace: str, table: str,
                    report: dict[str, Any]) -> dict[str, Any]:
-    """A DESCRIBE PAYLOAD report of keyspace.table: each path the patterns touch keeps where it is,
-    how often and its types; its values (frequent values, lengths, bounds) are dropped."""
+    """A DESCRIBE PAYLOAD report of keyspace.table (a report of its payloads' schema, and the JSON
+    Schema made of it): a path the patterns redact, and every path inside it, is left out (its
+    types and presence tell of its values); a path holding one keeps where it is, how often and
+    its types, and drops its values (frequent values, lengths, bounds)."""
     if not patterns:
         return report
     report = dict(report)
@@ -155,7 +157,10 @@ def payload_report(patterns: Sequence[Pattern], keyspace: str, table: str,
         paths = []
         for entry in place.get("paths") or []:
             text = entry.get("path") if isinstance(entry, dict) else None
-            if isinstance(text, str) and touches(patterns, [keyspace, table, *map(normal, split_path(text))]):
+            at = [keyspace, table, *map(normal, split_path(text))] if isinstance(text, str) else None
+            if at is not None and covered(patterns, at):
+                continue
+            if at is not None and touches(patterns, at):
                 entry = {k: entry[k] for k in _PATH_KEEPS if k in entry} | {"redacted": True}
             paths.append(entry)
         if "paths" in place:

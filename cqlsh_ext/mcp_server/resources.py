@@ -5,9 +5,12 @@ Resources (their names URL-quoted, as the schema spells them):
                                                       per column its type, key and payload
     cqlsh-ext://payload/{keyspace}/{table}/{column}   describe_payload's answer on a sample of
                                                       PAYLOAD_SAMPLE rows: encodings, paths, values
-resources/list lists both for the tables of the keyspaces that are not Cassandra's own (at most
-MAX_TABLES), one payload resource per blob or text column; the templates name any other. A read
-is the tool's call (the same queue, time limit, policy and audit), its answer the resource's text.
+    cqlsh-ext://tools/{name}                          a tool's full description (tools.Tool.document:
+                                                      tools/list carries its short one)
+resources/list lists the tools' descriptions, and the first two for the tables of the keyspaces
+that are not Cassandra's own (at most MAX_TABLES), one payload resource per blob or text column;
+the templates name any other. A read of a table's resource is the tool's call (the same queue,
+time limit, policy and audit), its answer the resource's text; a tool's description reads nothing.
 
 Prompts: survey a keyspace's blobs, explain a table's compression, answer a question from a
 table's payloads; each lists only when the tools it names are permitted.
@@ -27,6 +30,9 @@ if TYPE_CHECKING:
 SCHEME = "cqlsh-ext"
 SCHEMA_TEMPLATE = f"{SCHEME}://schema/{{keyspace}}/{{table}}"
 PAYLOAD_TEMPLATE = f"{SCHEME}://payload/{{keyspace}}/{{table}}/{{column}}"
+TOOL_TEMPLATE = f"{SCHEME}://tools/{{name}}"
+#: A tool's description is Markdown.
+TOOL_MIME = "text/markdown"
 MAX_TABLES = 200
 PAYLOAD_SAMPLE = 200
 MIME = "application/json"
@@ -47,6 +53,16 @@ def schema_uri(keyspace: str, table: str) -> str:
 
 def payload_uri(keyspace: str, table: str, column: str) -> str:
     return f"{SCHEME}://payload/{quote(keyspace, safe='')}/{quote(table, safe='')}/{quote(column, safe='')}"
+
+
+def tool_uri(name: str) -> str:
+    return f"{SCHEME}://tools/{quote(name, safe='')}"
+
+
+def described_tool(uri: str) -> str | None:
+    """The tool whose description `uri` names (cqlsh-ext://tools/NAME), or None: not a tool's description."""
+    prefix = f"{SCHEME}://tools/"
+    return unquote(uri[len(prefix):]) if uri.startswith(prefix) and "/" not in uri[len(prefix):] else None
 
 
 def tool_of(uri: str) -> tuple[str, dict[str, Any]]:

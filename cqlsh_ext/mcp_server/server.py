@@ -37,14 +37,20 @@ from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS, Tool
 
 if TYPE_CHECKING:
+    from mcp.server.caching import CacheableMethod
+
     from cqlsh_ext.mcp_server.audit import AuditLog
     from cqlsh_ext.mcp_server.calls import Calls
     from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.oauth import Requirement
     from cqlsh_ext.mcp_server.ratelimit import RateLimit
     from cqlsh_ext.mcp_server.transport import HttpOptions
 
 #: How long past its time limit a call's answer is waited for: the scan stops at its next page.
 GRACE_SECONDS = 10.0
+#: How long a client of 2026-07-28 may keep the lists of tools, templates and prompts, and the
+#: resources (the tables), in milliseconds.
+LIST_TTL_MS, RESOURCES_TTL_MS = 3_600_000, 60_000
 INSTRUCTIONS = (
     "cqlsh-ext reads an Apache Cassandra or Amazon Keyspaces database, read-only, and decodes what "
     f"is inside blob columns ({PAYLOADS}). Start with list_keyspaces, "
@@ -52,7 +58,8 @@ INSTRUCTIONS = (
     "query can select, filter, group and count (SELECT data.status, count(*) FROM ks.t GROUP BY "
     "data.status ALLOW FILTERING). compression_stats, compression_settings, compression_advise and "
     "inspect_value explain sizes and encodings; a column whose values no detection reads takes a "
-    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused."
+    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused. Each tool's full "
+    "description is the resource cqlsh-ext://tools/{name}."
 )
 
 
@@ -78,7 +85,9 @@ class Protocol:
         self.setup = setup
         policy = setup.guard.policy
         self.tools = {name: setup.guard.wrap(tool) for name, tool in TOOLS.items()
-                      if policy.permits_tool(name)}
+                      if policy.permits_tool(name) and (not tool.files or setup.calls.exports is not None)}
+        #: Every OAuth scope a tool declares (the protected resource's metadata names them).
+        self.scopes = tuple(sorted({tool.scope for tool in TOOLS.values() if tool.scope is not None}))
         self.failed: str | None = None
         self.thread: threading.Thread | None = None
 
@@ -108,9 +117,16 @@ class Protocol:
         return self.thread
 
     def server(self) -> Any:
+        from mcp.server.caching import CacheHint
         from mcp.server.lowlevel import Server
 
-        return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS,
+        # 2026-07-28's list TTLs: the tools, templates and prompts are this server's for its life (and
+        # the same for every client); the resources list the tables, which come and go.
+        fixed = CacheHint(ttl_ms=LIST_TTL_MS, scope="public")
+        cache_hints: dict[CacheableMethod, CacheHint] = {
+            "tools/list": fixed, "resources/templates/list": fixed, "prompts/list": fixed,
+            "resources/list": CacheHint(ttl_ms=RESOURCES_TTL_MS, scope="private")}
+        return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS, cache_hints=cache_hints,
                       on_list_tools=self._list_tools, on_call_tool=self._call_tool,
                       on_list_resources=self._list_resources,
                       on_list_resource_templates=self._list_resource_templates,
@@ -128,7 +144,7 @@ class Protocol:
         if self.setup.http is not None:
             from cqlsh_ext.mcp_server.transport import serve_http
 
-            await serve_http(server, self.setup.http, log)
+            await serve_http(server, self.setup.http, log, self)
             return
         from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines
 
@@ -137,6 +153,34 @@ class Protocol:
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(AnsweringUnreadable(read_stream, write_stream, log), write_stream,
                              server.create_initialization_options())
+
+    def requirement(self, method: str, params: dict[str, Any]) -> Requirement | None:
+        """The OAuth scope a request needs over HTTP (oauth.Guarded): a tool's call its tool's
+        declared scope, a resource's read that of the tool that reads it, resources/list that of
+        list_tables (it lists them); None for what reads nothing of the database (the lists of
+        tools, templates and prompts, a prompt's text) and for what names no tool (answered so)."""
+        from cqlsh_ext.mcp_server import resources
+        from cqlsh_ext.mcp_server.oauth import Requirement
+
+        if method == "tools/call":
+            name, what = params.get("name"), "the tool {}"
+        elif method == "resources/read":  # a tool's description (a BadUri here) reads nothing
+            from cqlsh_ext.mcp_server import exports
+
+            if exports.is_export(str(params.get("uri", ""))):  # a file of rows: read as its tool reads
+                file_tool = next((tool for tool in TOOLS.values() if tool.files), None)
+                return None if file_tool is None else Requirement(
+                    f"a file written by {file_tool.name}", file_tool.scope)
+            try:
+                name, what = resources.tool_of(str(params.get("uri", "")))[0], "a resource read by {}"
+            except resources.BadUri:
+                return None
+        elif method == "resources/list":
+            name, what = "list_tables", "resources/list (it runs {})"
+        else:
+            return None
+        tool = TOOLS.get(name) if isinstance(name, str) else None
+        return None if tool is None else Requirement(what.format(tool.name), tool.scope)
 
     # ------------------------------------------------------------------------------ tools
 
@@ -188,7 +232,8 @@ class Protocol:
                 pass
 
         calls = self.setup.calls
-        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None)
+        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None,
+                            _owner(ctx))
         try:
             with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
                 await ended.wait()
@@ -244,7 +289,10 @@ class Protocol:
         answer, _ = await self.run(ctx, lister, {})
         if answer.data is None:
             raise MCPError(types.INTERNAL_ERROR, answer.error or "the resources could not be listed")
-        return types.ListResourcesResult(resources=[
+        described = [types.Resource(uri=resources.tool_uri(tool.name), name=f"{tool.name} (tool)",
+                                    description=f"The full description of the tool {tool.name}",
+                                    mime_type=resources.TOOL_MIME) for tool in self.tools.values()]
+        return types.ListResourcesResult(resources=described + [
             types.Resource(uri=r["uri"], name=r["name"], description=r["description"],
                            mime_type=r["mimeType"])
             for r in answer.data["resources"]])
@@ -254,11 +302,20 @@ class Protocol:
 
         from cqlsh_ext.mcp_server import resources
 
-        templates = []
+        templates = [types.ResourceTemplate(
+            uri_template=resources.TOOL_TEMPLATE, name="tool description", mime_type=resources.TOOL_MIME,
+            description="A tool's full description: what it does, each argument")]
         if "describe_table" in self.tools:
             templates.append(types.ResourceTemplate(
                 uri_template=resources.SCHEMA_TEMPLATE, name="table schema", mime_type=resources.MIME,
                 description="A table's CQL schema and what its columns hold (describe_table)"))
+        if any(tool.files for tool in self.tools.values()):
+            from cqlsh_ext.mcp_server import exports
+
+            templates.append(types.ResourceTemplate(
+                uri_template=exports.TEMPLATE, name="exported file", mime_type="application/octet-stream",
+                description="A file the export tool wrote, in chunks: ?offset=N for the one a chunk's "
+                            "_meta.next names"))
         if "describe_payload" in self.tools:
             templates.append(types.ResourceTemplate(
                 uri_template=resources.PAYLOAD_TEMPLATE, name="column payload", mime_type=resources.MIME,
@@ -273,6 +330,17 @@ class Protocol:
         from cqlsh_ext.mcp_server import resources
 
         uri = str(params.uri)
+        from cqlsh_ext.mcp_server import exports
+
+        if exports.is_export(uri):
+            return self._read_export(uri)
+        described = resources.described_tool(uri)
+        if described is not None:  # a tool's description: it reads nothing, and nothing is queued
+            if described not in self.tools:
+                raise MCPError(types.INVALID_PARAMS, f"{uri}: no tool {described[:100]!r} (tools: "
+                                                     f"{', '.join(self.tools)})")
+            return types.ReadResourceResult(contents=[types.TextResourceContents(
+                uri=uri, mime_type=resources.TOOL_MIME, text=self.tools[described].document())])
         try:
             bounds.check_arguments({"uri": uri})
             name, arguments = resources.tool_of(uri)
@@ -286,6 +354,28 @@ class Protocol:
             raise MCPError(types.INVALID_PARAMS, answer.error or f"{uri} could not be read")
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type=resources.MIME, text=answer.texts()[0])])
+
+    def _read_export(self, uri: str) -> Any:
+        """A chunk of an export's file (exports.py), at most the server's answer cap as sent; read here,
+        on the protocol's thread: a file of the server's own, no statement."""
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        from cqlsh_ext.mcp_server import exports
+
+        where = self.setup.calls.exports
+        if where is None or not any(tool.files for tool in self.tools.values()):
+            raise MCPError(types.INVALID_PARAMS, f"{uri[:200]}: this server writes no exports")
+        try:
+            bounds.check_arguments({"uri": uri})
+            chunk_uri, mime, body, meta = where.chunk(uri, self.setup.calls.max_bytes)
+        except (exports.ExportRefused, bounds.TooLarge) as err:
+            raise MCPError(types.INVALID_PARAMS, str(err)) from None
+        if exports.is_text(mime):
+            content: Any = types.TextResourceContents(uri=chunk_uri, mime_type=mime, text=body, _meta=meta)
+        else:
+            content = types.BlobResourceContents(uri=chunk_uri, mime_type=mime, blob=body, _meta=meta)
+        return types.ReadResourceResult(contents=[content])
 
     # ------------------------------------------------------------------------------ prompts
 
@@ -318,6 +408,29 @@ class Protocol:
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
 
+def _owner(ctx: Any) -> bytes:
+    """The client that called, as a cursor is bound to it (cursor.Cursors' owner), hashed: over HTTP
+    its MCP session (the Mcp-Session-Id the server gave it: random, known to that client alone);
+    without one (the protocol's single-exchange revision), the OAuth token's issuer, subject and
+    client (oauth.py); on stdio the one client there is (b""). A request of neither binds its
+    cursors to nobody: any client the one token admits continues them."""
+    import hashlib
+
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    if isinstance(session, str) and session:
+        return hashlib.sha256(b"session\x00" + session.encode()).digest()[:16]
+    scope = getattr(request, "scope", None)
+    token = getattr(scope.get("user"), "access_token", None) if isinstance(scope, dict) else None
+    claims = getattr(token, "claims", None) or {}
+    if token is not None and claims.get("iss"):
+        who = "\x00".join([str(claims["iss"]), str(getattr(token, "subject", None) or ""),
+                           str(token.client_id)])
+        return hashlib.sha256(b"oauth\x00" + who.encode()).digest()[:16]
+    return b""
+
+
 def _progress_token(ctx: Any) -> Any:
     meta = getattr(ctx, "meta", None)
     if not meta:
@@ -329,14 +442,24 @@ def _progress_token(ctx: Any) -> Any:
 def _declaration(tool: Any) -> Any:
     from mcp import types
 
+    # The destructive and idempotent hints mean something only beside readOnlyHint false (the
+    # protocol's words): a tool that writes a file writes nothing of the database's, and is not
+    # idempotent (each call writes one more); the others are read-only, and say no more.
+    if tool.files:
+        annotations = types.ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                            idempotent_hint=False, open_world_hint=False)
+    else:
+        annotations = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
     return types.Tool(name=tool.name, title=tool.title, description=tool.description,
                       input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                                        idempotent_hint=True, open_world_hint=False))
+                      annotations=annotations)
 
 
 def _result(answer: ToolAnswer) -> Any:
     from mcp import types
 
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text) for text in answer.texts()]
+    content += [types.ResourceLink(type="resource_link", uri=link["uri"], name=link["name"],
+                                   mime_type=link["mimeType"], size=link["size"],
+                                   description=link["description"]) for link in answer.links]
     return types.CallToolResult(content=content, structured_content=answer.data, is_error=answer.is_error)

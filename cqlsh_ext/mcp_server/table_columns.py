@@ -6,6 +6,7 @@ tuple or UDT), and text columns outside the primary key that hold JSON, told fro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -15,11 +16,13 @@ if TYPE_CHECKING:
 BLOB, BLOBS_INSIDE, JSON_TEXT, TEXT = "blob", "blobs inside", "JSON text", "text"
 
 
-def table_cql(ctx: ReadContext, target: TableTarget, server_major: int) -> str | None:
+def table_cql(ctx: ReadContext, target: TableTarget, server_major: int,
+              hidden: Callable[[str, str], bool] = lambda keyspace, name: False) -> str | None:
     """The table's CQL as DESCRIBE TABLE prints it: the server's own DESCRIBE (Cassandra 4 and
     later: its rows' create_statement, each between empty lines, as cqlsh prints them), else the
     driver's metadata (a 3.x server, Amazon Keyspaces: as the shell's client-side DESCRIBE,
-    cqlsh_ext.keyspaces.describe). None when the server refuses (ctx.error said why)."""
+    cqlsh_ext.keyspaces.describe). A materialized view of the table that `hidden(keyspace, name)`
+    says the policy hides is left out. None when the server refuses (ctx.error said why)."""
     if server_major < 4:
         return str(target.meta.export_as_string()).strip()
     from cassandra import ConsistencyLevel
@@ -32,7 +35,10 @@ def table_cql(ctx: ReadContext, target: TableTarget, server_major: int) -> str |
     if answer is None:
         return None
     at = answer.names.index("create_statement")
-    return "".join(f"\n{row[at]}\n" for batch in answer for row in batch).strip()
+    kind, name = answer.names.index("type"), answer.names.index("name")
+    kept = [row[at] for batch in answer for row in batch
+            if not (row[kind] == "materialized_view" and hidden(target.keyspace, str(row[name])))]
+    return "".join(f"\n{statement}\n" for statement in kept).strip()
 
 
 def columns(ctx: ReadContext, target: TableTarget, sample_rows: int) -> list[dict[str, Any]]:

@@ -20,6 +20,15 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     compression_settings(table)             SettingsRequest: COMPRESSION SETTINGS ks.t
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
+    export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
+                                            (export.run), answered with a resource_link (exports.py)
+    propose_edit(table, where, path, value | remove)
+                                            the UPDATE / DELETE of a payload path, previewed only
+                                            (edit.run.preview_edit): nothing written
+
+Each tool declares with itself what it reads (`reads`: tools.Reads), its OAuth scope (`scope`),
+whether all it answers passes the guard's screen (`screened`) and whether it writes a file
+(`files`); the guard and the server take these, never a list of tool names.
 
 Every tool takes `max_bytes` (its answer's cap as sent; answers.py keeps to it); query,
 inspect_value and describe_payload also take `decode` (column -> spec, for that call only: guard.py
@@ -44,6 +53,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
+    from cqlsh_ext.mcp_server.exports import ExportDir
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget
@@ -110,6 +120,10 @@ class Work:
     named: tuple[str, str] | None = None
     #: That table as the guard resolved it: a report's request carries it (ReportTarget.found).
     found: TableTarget | None = None
+    #: The export tool's directory (None: the server has none, and no export tool).
+    exports: ExportDir | None = None
+    #: The client that called: the cursors it is given, and those it may give, are its own.
+    owner: bytes = b""
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -124,6 +138,8 @@ class Work:
                        interactive=False, width=0)
 
     def _progressed(self, event: dict[str, Any]) -> None:
+        if self.screen.hides:  # its rows read count those the policy leaves out
+            return
         if "rows" in event:
             self.seen = event
         if self.on_progress is not None:
@@ -150,7 +166,7 @@ class Work:
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
         whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
-        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before)
+        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before, self.owner)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
@@ -180,7 +196,6 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
     when `resuming` (`given` rows answered before its page). `admitted`: the guard's table and plan
     of it, taken as they are. None when the server refused it (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
     from cqlsh_ext.reading.select import LABEL, read_select, resumable
     from cqlsh_ext.reading.statement import read_statement
@@ -199,14 +214,12 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
             return answer, [target.place(name) for name in answer.names], why_not
     except QueryError as err:
         raise Refusal(f"{LABEL}: {err}") from None
-    plain = read_statement(ctx, allowed.text, paging_state=paging_state)
-    if plain is None:
-        return None
     table = admitted.target if admitted is not None and admitted.target is not None else \
         statement_table(ctx.cluster, ctx.keyspace, statement)[1]
-    places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
-              for name in plain.names]
-    return plain, places, None
+    plain = read_statement(ctx, allowed.text, paging_state=paging_state, table=table)
+    if plain is None:
+        return None
+    return plain, plain.places, None
 
 
 def _planned(ctx: ReadContext, statement: Lexed,
@@ -225,6 +238,29 @@ def _planned(ctx: ReadContext, statement: Lexed,
     return admitted.plan, admitted.target
 
 
+#: What a tool reads, as the guard (guard.py) decides a call's scope from it: a SELECT
+#: (`statement`), one table (`table`: keyspace.table), one column (`column`: keyspace.table.column),
+#: the tables of one keyspace (`keyspace`), the list of keyspaces (`keyspaces`), or nothing of the
+#: database (`nothing`).
+READS = ("statement", "table", "column", "keyspace", "keyspaces", "nothing")
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What a tool reads, declared with it: one of READS, and the argument that names it (None for
+    `keyspaces` and `nothing`). A tool that declares none is refused by the guard, never admitted."""
+
+    what: str
+    argument: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.what not in READS:
+            raise ValueError(f"a tool reads one of {', '.join(READS)}, not {self.what!r}")
+        if (self.argument is None) != (self.what in ("keyspaces", "nothing")):
+            raise ValueError(f"reading {self.what} is named by an argument" if self.argument is None
+                             else f"reading {self.what} names no argument")
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -236,11 +272,41 @@ class Tool:
     answer: Callable[[Work, dict[str, Any]], ToolAnswer]
     #: The JSON Schema of its answer's structured content (output_schemas.py).
     output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    #: The OAuth scope a token must carry to call it over HTTP (oauth.py): READ or REPORT. None:
+    #: it declares none, and no token may call it.
+    scope: str | None = None
+    #: What its description leaves out (tools/list stays small): its document says it (document()).
+    details: str = ""
+    #: What it reads (the guard's scope comes from it); None: undeclared, and every call refused.
+    reads: Reads | None = None
+    #: Whether all it answers passes the guard's Screen (answers.Screen: the policy's redaction).
+    #: A tool whose answer does not (a file written whole) is refused on a table with redacted values.
+    screened: bool = True
+    #: It writes its answer as a file into the export directory (exports.py): served only by a
+    #: server that has one, and not idempotent (each call writes a file).
+    files: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         properties = {**self.arguments, "max_bytes": _MAX_BYTES}
         return {"type": "object", "properties": properties, "required": list(self.required),
                 "additionalProperties": False}
+
+    def document(self) -> str:
+        """Its full description, as its resource answers it (Markdown): the description, the
+        details, each argument."""
+        lines = [f"# {self.name}: {self.title}", "", self.description, ""]
+        if self.details:
+            lines += [self.details, ""]
+        lines.append("Arguments:")
+        for name, schema in self.input_schema()["properties"].items():
+            kind = schema.get("type", "any")
+            if "minimum" in schema:
+                kind += f", {schema['minimum']:,} to {schema['maximum']:,}" if "maximum" in schema else \
+                        f", at least {schema['minimum']:,}"
+            said = schema.get("description") or ARGUMENT_DOCS.get(name, "")
+            needed = ", required" if name in self.required else ""
+            lines.append(f"- {name} ({kind}{needed}): {said}")
+        return "\n".join(lines) + "\n"
 
     def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         """The answer to a call; a bad argument or a refused statement is an error answer."""
@@ -365,7 +431,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
     admitted = work.admitted
     given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
     try:
-        return work.cursors.open(cursor, given)
+        return work.cursors.open(cursor, given, owner=work.owner)
     except CursorError as err:
         raise Invalid(f"refused: cursor: {err}") from None
 
@@ -497,6 +563,171 @@ def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return work.report_of(lambda ctx: advise_answer(ctx, request))
 
 
+def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    """The SELECT's answer written into the export directory by the shell's own export (the file
+    COPY (SELECT ...) TO writes), answered with a link to read it back (exports.py)."""
+    import datetime
+
+    from cqlsh_ext.export.parse import ExportStatement
+    from cqlsh_ext.export.run import export
+    from cqlsh_ext.mcp_server.exports import FORMATS
+
+    exports = work.exports
+    if exports is None:
+        raise Invalid("this server has no export directory (cqlsh-ext mcp --export-dir)")
+    fmt = arguments.get("format", "parquet")
+    if fmt not in FORMATS:
+        raise Invalid(f"format must be {' or '.join(FORMATS)}, not {fmt!r}")
+    given = statement_of(arguments)
+    admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
+    allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)
+    exports.sweep()
+    name = exports.new_name(fmt)
+    path = exports.file(name)
+    written = export(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
+                                                     "parquet" if fmt == "parquet" else "json"))
+    if written is None:
+        return failed(" ".join(work.errors) or "nothing was exported", work.said)
+    size = path.stat().st_size
+    if name in exports.sweep(keep=name):
+        return failed(f"the export's file is {size:,} bytes, more than the export directory keeps "
+                      f"({exports.max_bytes:,}: mcp_export_max_bytes): select fewer rows or columns",
+                      work.said)
+    uri, mime = exports.uri(name), FORMATS[fmt][1]
+    expires = datetime.datetime.fromtimestamp(exports.expires(name), datetime.timezone.utc)
+    data: dict[str, Any] = {"statement": sizing.prefix(allowed.text), "uri": uri, "mimeType": mime,
+                            "format": fmt, "size": size, "rows": written.rows,
+                            "expires": expires.isoformat(timespec="seconds"),
+                            "notes": [*work.said, written.line]}
+    link = {"uri": uri, "name": name, "mimeType": mime, "size": size,
+            "description": f"{written.rows:,} rows of {sizing.prefix(allowed.text)} ({fmt}); "
+                           f"resources/read answers it in chunks of at most the answer's cap"}
+    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists, links=[link])
+
+
+def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    """The edit statement a person would run in the shell for an assistant's intent, and what the
+    shell's preview of it says (edit.run.preview_edit, the same reading and rewriting of each value):
+    read only. Nothing is written, nor sent to the server but reads."""
+    import io
+
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.parse import TableColumns, parse, spell_literal
+    from cqlsh_ext.edit.preview import PREVIEW_ROWS, summary
+    from cqlsh_ext.edit.run import preview_edit
+    from cqlsh_ext.writing.blob_target import key_text
+    from cqlsh_ext.writing.cell_writer import raw
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.write_context import write_context
+
+    keyspace, table = table_of(work, arguments.get("table"))
+    if "target" in arguments:
+        return _propose_rewrite(work, keyspace, table, arguments)
+    path, where = arguments.get("path"), arguments.get("where")
+    if not isinstance(path, str) or not path.strip():
+        raise Invalid("path must be a column and a path inside it: data.status, data.items[0].qty")
+    if not isinstance(where, str) or not where.strip():
+        raise Invalid("where must be the conditions after WHERE: id = 42")
+    remove = arguments.get("remove", False)
+    filtering = arguments.get("allow_filtering", False)
+    if not isinstance(remove, bool) or not isinstance(filtering, bool):
+        raise Invalid("remove and allow_filtering are true or false")
+    if remove == ("value" in arguments):
+        raise Invalid("give a value (SET the path to it) or remove: true (DELETE the path), one of them")
+    name = f"{spell(keyspace)}.{spell(table)}"
+    try:
+        statement = (f"DELETE {path.strip()} FROM {name}" if remove else
+                     f"UPDATE {name} SET {path.strip()} = {spell_literal(arguments['value'])}")
+        statement += f" WHERE {where.strip()}" + (" ALLOW FILTERING" if filtering else "")
+        lexed = Lexed(statement)
+        bounds.check_tokens(lexed.tokens)
+        ctx = write_context(work.context(), "", io.StringIO())
+        lookup = TableColumns(ctx.cluster, ctx.keyspace)
+        edit = parse(lexed, lookup, lookup.schema)
+        if edit is None:
+            raise Invalid(f"{path.strip()} is no path inside a blob or JSON text column of {name}")
+        if (lookup.keyspace, lookup.meta.name) != (keyspace, table) or edit.confirm:
+            raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
+        previewed = preview_edit(ctx, edit, keyspace, lookup.meta)
+    except (QueryError, bounds.TooLarge, WriteRefused) as err:
+        return failed(f"refused: {err}; nothing would be written", work.said)
+    if previewed is None:
+        return failed(" ".join(work.errors) or "the rows could not be read", work.said)
+    outcome = previewed.outcome
+    lines = io.StringIO()
+    stopped = " (stopped: these are the rows found before)" if previewed.interrupted else ""
+    summary(ctx, False, outcome, stopped, previewed.mechanism, lines)
+    rows = [{"key": key_text(row.key),
+             "changes": [{"path": p, "old": _brief(old), "new": _brief(new)} for p, old, new in row.changes]}
+            for row in outcome.rows[:PREVIEW_ROWS]]
+    data = {"statement": statement, "to_write": statement + " CONFIRM", "rows_found": outcome.found,
+            "would_change": len(outcome.rows), "already_as_asked": outcome.unchanged,
+            "refused": dict(outcome.refused),
+            "bytes_before": sum(len(raw(row.old)) for row in outcome.rows),
+            "bytes_after": sum(len(raw(row.new)) for row in outcome.rows),
+            "rows": rows, "preview": lines.getvalue().splitlines(), "notes": list(work.said)}
+    if previewed.interrupted:
+        data["stopped"] = {"why": "the reading was stopped", "says": "the figures cover the rows read before"}
+    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
+
+
+def _propose_rewrite(work: Work, keyspace: str, table: str, arguments: dict[str, Any]) -> ToolAnswer:
+    """COMPRESSION REWRITE's statement for a column's target chain, and its preview's figures and
+    lines (rewrite.preview.preview: a sample of a big table, every row of a small one): read only."""
+    import io
+
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.parse import spell_literal
+    from cqlsh_ext.rewrite.job import job_for, table_meta, table_schema
+    from cqlsh_ext.rewrite.parse import RewriteAsked, parse
+    from cqlsh_ext.rewrite.preview import preview
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.write_context import write_context
+
+    column, target, where = arguments.get("path"), arguments.get("target"), arguments.get("where")
+    if not isinstance(column, str) or not column.strip() or not isinstance(target, str) or not target.strip():
+        raise Invalid("a rewrite takes path (the column: data) and target (the codecs: 'zstd')")
+    if "value" in arguments or arguments.get("remove"):
+        raise Invalid("target rewrites a column's values whole: no value or remove with it")
+    if where is not None and not isinstance(where, str):
+        raise Invalid("where must be the conditions after WHERE")
+    filtering = arguments.get("allow_filtering", False)
+    statement = f"COMPRESSION REWRITE {spell(keyspace)}.{spell(table)}.{column.strip()} AS " \
+        f"{spell_literal(target.strip())}"
+    statement += (f" WHERE {where.strip()}" if where and where.strip() else "") + \
+        (" ALLOW FILTERING" if filtering is True else "")
+    out = io.StringIO()
+    ctx = write_context(work.context(), "", out)
+    try:
+        lexed = Lexed(statement)
+        bounds.check_tokens(lexed.tokens)
+        asked = parse(lexed, lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
+                      ctx.keyspace)
+        if not isinstance(asked, RewriteAsked) or asked.request.confirm or \
+                (asked.request.keyspace, asked.request.table) != (keyspace, table):
+            raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
+        figures = preview(ctx, job_for(ctx, asked.request, asked.where), asked.request.every_row)
+    except (QueryError, bounds.TooLarge, WriteRefused) as err:
+        return failed(f"refused: {err}; nothing would be written", work.said)
+    if figures is None:
+        return failed(" ".join(work.errors) or "the rows could not be read", work.said)
+    counts = figures.counts
+    data = {"statement": statement, "to_write": statement + " CONFIRM", "rows_found": counts.found,
+            "would_change": counts.change, "already_as_asked": counts.already,
+            "refused": dict(counts.refused),
+            "bytes_before": counts.before, "bytes_after": counts.after, "sampled": figures.sampled,
+            "preview": out.getvalue().splitlines(), "notes": list(work.said)}
+    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
+
+
+def _brief(value: Any) -> str:
+    from cqlsh_ext.edit.document import REMOVE, brief
+
+    return "(none)" if value is REMOVE else brief(value)
+
+
 def _known(work: Work, keyspace: str, table: str) -> None:
     """A table made a moment ago, which the driver learns of by an event, asked of the server (the
     guard did, when it read the table: `work.named`)."""
@@ -517,7 +748,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(work.served.versions))
+    cql = table_cql(ctx, target, _server_major(work.served.versions), work.screen.hidden_table)
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:
@@ -535,94 +766,158 @@ def _server_major(versions: dict[str, Any]) -> int:
     return int(head) if head.isdigit() else 4
 
 
-_STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with payload paths)"}
+_STATEMENT = {"type": "string", "description": "one SELECT (CQL, with payload paths)"}
 _TABLE = {"type": "string", "description": "keyspace.table"}
-_SAMPLE = {"type": "integer", "minimum": 1, "description": "rows to read at random instead of the "
-           "reading chosen from the table's size"}
-# Each tool's declaration is in tools/list, which every client reads whole: the arguments' words are
-# few, the rest is in docs/mcp.md (output_schemas.LIST_BYTES bounds the lot).
+_COLUMN = {"type": "string", "description": "one column (default: every blob and text column)"}
+# Each tool's declaration is in tools/list, which every client reads whole (and some hand to the
+# model): its description says what the model needs to call it, the arguments' words are few, and
+# the rest is its `details`, served with them as a resource (resources.tool_uri) and in docs/mcp.md
+# (output_schemas.LIST_BYTES bounds the lot).
 _DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 16,
-           "description": "column -> what it holds, for this call, where detection cannot tell: "
-                          "{\"data\": \"deflate\"}, {\"data\": \"zstd>msgpack\"}"}
-_MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
-              "description": f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"}
-_CURSOR = {"type": "string", "maxLength": 4096, "description": "a cut answer's cursor: the rows that follow"}
+           "description": "column -> spec: {\"data\": \"zstd>msgpack\"}"}
+_MAX_BYTES = {"type": "integer"}
+#: What `max_bytes` is (every tool's description names it; its tool's document says it, and a call
+#: outside its range is refused in words that say it).
+MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
+                 f"(default {DEFAULT_BYTES:,})")
+#: What the arguments that tools/list leaves undescribed (it stays small) are: each tool's document
+#: (its resource) says it.
+ARGUMENT_DOCS = {
+    "max_bytes": MAX_BYTES_DOC, "keyspace": "a keyspace name",
+    "cursor": "a cut answer's cursor: the same call with it answers what follows, each row once",
+    "format": "parquet (default) or jsonl", "value": "the new value, any JSON (SET the path to it)",
+    "remove": "true: DELETE the path instead (no value)",
+    "target": "a chain to re-encode the column's values in ('zstd', 'gzip:9'): COMPRESSION REWRITE, path "
+              "the column",
+    "allow_filtering": "true: the WHERE names no full primary key, and the rows a scan finds are edited",
+}
+_CURSOR = {"type": "string", "maxLength": 4096}  # a cut answer's; each tool's document says it
+#: The OAuth scopes of the tools (`scope`; docs/mcp.md, "OAuth"): reading the database's rows,
+#: values and schema; measuring what it stores (figures only, never a value).
+READ, REPORT = "cqlsh.read", "cqlsh.report"
 #: What every description ends with: the size of an answer.
-_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes); what is cut is said."
+_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes)."
+#: What every document ends with: what a cut says.
+_CUT = (" Every answer says whether a cap cut it (truncated: false, or the caps that did) and where it "
+        "stopped (cut, values_cut, cursor); long values are cut inside it.")
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
-    Tool("list_keyspaces", "Keyspaces",
-         "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM "
-         "system_schema.keyspaces." + _SIZE,
+    Tool("list_keyspaces", "Keyspaces", "The cluster's keyspaces." + _SIZE,
          {"cursor": _CURSOR}, (), _list_keyspaces,
-         output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
-    Tool("list_tables", "Tables of a keyspace",
-         "The tables of a keyspace: the rows of SELECT table_name FROM system_schema.tables WHERE "
-         "keyspace_name = ..." + _SIZE,
-         {"keyspace": {"type": "string", "description": "a keyspace name"}, "cursor": _CURSOR},
-         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}})),
+         output_schemas.rows_schema({"keyspace_name": {"type": "string"}}), scope=READ,
+         reads=Reads("keyspaces"),
+         details="The rows of SELECT keyspace_name FROM system_schema.keyspaces; the keyspaces the "
+                 "policy never reads are left out, and a note says so. A cut answer's cursor lists "
+                 "the rest." + _CUT),
+    Tool("list_tables", "Tables", "The tables of a keyspace." + _SIZE,
+         {"keyspace": {"type": "string"}, "cursor": _CURSOR},
+         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}}),
+         scope=READ, reads=Reads("keyspace", "keyspace"),
+         details="The rows of SELECT table_name FROM system_schema.tables WHERE keyspace_name = ...; a "
+                 "keyspace that does not exist is an error that says so. A cut answer's cursor lists "
+                 "the rest." + _CUT),
     Tool("describe_table", "A table's schema",
-         "The table's CQL schema (DESCRIBE TABLE) and its columns: which hold blobs (whose contents "
-         f"cqlsh-ext decodes: {PAYLOADS}) and which text columns hold "
-         "JSON (told from a few rows)." + _SIZE,
-         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE),
+         "A table's CQL schema, and which columns hold blobs (decoded by cqlsh-ext) or JSON text." + _SIZE,
+         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE, scope=READ,
+         reads=Reads("table", "table"),
+         details=f"DESCRIBE TABLE, and per column its type, its key and what it holds: blob (whose "
+                 f"contents cqlsh-ext decodes: {PAYLOADS}), blobs inside (a collection, tuple or UDT "
+                 f"holding blobs), JSON text (a text column whose values hold JSON, told from "
+                 f"{TEXT_SAMPLE_ROWS} rows), text." + _CUT),
     Tool("query", "Run a SELECT",
-         "Runs one SELECT and answers its rows as JSON, blob values decoded (each blob as "
-         "{label, kind, payload}; one no detection reads as its \"0x...\" hex, or {kind, payload, note} "
-         "saying why). Payload paths reach inside blobs: SELECT data.status, "
-         "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING; aggregates and "
-         "GROUP BY too: SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW "
-         "FILTERING (the group of undecodable values is {\"$undecodable\": true}). A statement that "
-         "reads beyond the partitions its WHERE names needs ALLOW FILTERING; a full scan that costs "
-         "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
-         "statement ends with ALLOW FILTERING CONFIRM. Read-only: anything but a SELECT is refused. At "
-         f"most `limit` rows (default {DEFAULT_ROWS}) and {DEFAULT_BYTES // 1024} KB (max_bytes), long "
-         "values cut inside (values_cut); a cut answer (cut) carries a cursor for the rows that follow.",
+         "Runs one SELECT; rows as JSON, blob values decoded ({label, kind, payload}). Payload paths "
+         "reach inside blobs: SELECT data.status, count(*) FROM ks.t WHERE data.total > 10 GROUP BY "
+         "data.status ALLOW FILTERING. A cut answer carries a cursor for the rest."
+         + _SIZE,
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},
           "decode": _DECODE, "cursor": _CURSOR},
-         ("statement",), _query, output_schemas.rows_schema()),
+         ("statement",), _query, output_schemas.rows_schema(), scope=READ,
+         reads=Reads("statement", "statement"),
+         details="Payload paths select, filter, group, order and aggregate: SELECT data.status, "
+                 "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING. A blob no "
+                 "detection reads is its \"0x...\" hex, or {kind, payload, note} saying why; the group "
+                 "of undecodable values is {\"$undecodable\": true}. A statement that reads beyond the "
+                 "partitions its WHERE names needs ALLOW FILTERING; a full scan that costs (Amazon "
+                 "Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
+                 "statement ends with ALLOW FILTERING CONFIRM. Anything but a SELECT is refused. At most "
+                 f"`limit` rows (default {DEFAULT_ROWS}); the same statement with a cut answer's cursor "
+                 "answers the rows that follow, each once." + _CUT),
     Tool("describe_payload", "What a blob column holds",
-         "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "
-         f"(e.g. {CODEC_EXAMPLES[0]}>json), and every path inside them with its presence, types and frequent "
-         "values, from a sample of rows or every row; with json_schema, their structure as a JSON "
-         "Schema instead." + _SIZE,
+         f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "
+         "paths inside its values, with their types and frequent values; or their JSON Schema." + _SIZE,
          {"column": {"type": "string", "description": "keyspace.table.column"},
-          "sample": _SAMPLE,
-          "where": {"type": "string", "description": "conditions on payload paths or columns, as after "
-                                                     "WHERE: data.status = 'PAID'"},
+          "sample": {"type": "integer", "minimum": 1, "description": "rows read at random"},
+          "where": {"type": "string", "description": "conditions as after WHERE: data.status = 'PAID'"},
           "decode": _DECODE,
-          "json_schema": {"type": "boolean", "description": "answer the values' structure as a JSON Schema "
-                                                            "(draft 2020-12) per place, not the report"}},
-         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD),
+          "json_schema": {"type": "boolean", "description": "answer the values' JSON Schema instead"}},
+         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD, scope=READ,
+         reads=Reads("column", "column"),
+         details="From a sample of rows (sample: read at random; else a reading chosen from the table's "
+                 "size) or the rows a where names: every path inside the values with its presence, "
+                 "types, frequent values, lengths and bounds. With json_schema, each place's values as "
+                 "a JSON Schema (draft 2020-12) instead of the report." + _CUT),
     Tool("compression_stats", "Compression statistics",
-         "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes, "
-         "ratios, size buckets, and Amazon Keyspaces capacity units per row, with a verdict." + _SIZE,
-         {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
-                                                                         "blob and text column)"},
-          "sample": {"type": "integer", "minimum": 1,
-                     "description": "estimate from random slices holding this many rows"}},
-         ("table",), _compression_stats, output_schemas.STATS),
-    Tool("compression_settings", "Table compression settings",
-         "COMPRESSION SETTINGS: the table's SSTable compression options next to measurements on a "
-         "sample of its rows, and advice where the numbers support it." + _SIZE,
-         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS),
-    Tool("inspect_value", "Inspect one stored value",
-         "INSPECT: for the blob values a SELECT names (one is what it is for; at most 10), the "
-         "nesting chain, each layer's container and headers, checksums verified, sizes and ratio, "
-         "and the payload's kind." + _SIZE,
-         {"statement": {"type": "string", "description": "a SELECT naming one blob value, e.g. SELECT "
-                                                         "data FROM ks.t WHERE id = 42"},
+         "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "
+         "and ratios, with a verdict." + _SIZE,
+         {"table": _TABLE, "column": _COLUMN,
+          "sample": {"type": "integer", "minimum": 1, "description": "rows to estimate from"}},
+         ("table",), _compression_stats, output_schemas.STATS, scope=REPORT, reads=Reads("table", "table"),
+         details="Also size buckets and Amazon Keyspaces capacity units per row. With sample, an "
+                 "estimate from random slices holding that many rows." + _CUT),
+    Tool("compression_settings", "Compression settings",
+         "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "
+         "of its rows, and advice." + _SIZE,
+         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS, scope=REPORT,
+         reads=Reads("table", "table"),
+         details="Advice only where the measurements support it: a chunk length, a compressor." + _CUT),
+    Tool("inspect_value", "Inspect a value",
+         "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
+         "sizes and payload kind." + _SIZE,
+         {"statement": {"type": "string", "description": "a SELECT naming one blob value"},
           "decode": _DECODE},
-         ("statement",), _inspect_value, output_schemas.INSPECT),
+         ("statement",), _inspect_value, output_schemas.INSPECT, scope=READ,
+         reads=Reads("statement", "statement"),
+         details=f"SELECT data FROM ks.t WHERE id = 42: one value is what it is for, at most "
+                 f"{INSPECT_VALUES}; each layer's container and headers, checksums verified, sizes and "
+                 "ratio, and the payload's kind." + _CUT),
     Tool("compression_advise", "Compression advice",
-         "COMPRESSION ADVISE: compresses a sample of each blob or text column's decompressed values "
-         "with every available codec and level (and a trained dictionary where it helps): ratio, "
-         "compress and decompress speed measured here, capacity units, and a verdict. Read-only." + _SIZE,
-         {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
-                                                                         "blob and text column)"},
+         "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "
+         "or text column's values, with a verdict." + _SIZE,
+         {"table": _TABLE, "column": _COLUMN,
           "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
-                     "description": "values per column (default 300, the first ones read)"}},
-         ("table",), _compression_advise, output_schemas.ADVISE),
+                     "description": "values per column (default 300)"}},
+         ("table",), _compression_advise, output_schemas.ADVISE, scope=REPORT, reads=Reads("table", "table"),
+         details="Compresses the sample's decompressed values with every available codec and level (and "
+                 "a trained dictionary where it helps): ratio, compress and decompress speed measured "
+                 "here, capacity units. It never saves a dictionary (no file is written)." + _CUT),
+    Tool("export", "Export to a file",
+         "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "
+         "answers a resource_link, read by resources/read in chunks." + _SIZE,
+         {"statement": _STATEMENT,
+          "format": {"enum": ["parquet", "jsonl"]},
+          "decode": _DECODE},
+         ("statement",), _export, output_schemas.EXPORT, scope=READ, reads=Reads("statement", "statement"),
+         screened=False, files=True,
+         details="The file is what the shell's COPY (SELECT ...) TO 'file' writes for the same statement; "
+                 "the server names it, never the client. It is kept for the server's mcp_export_max_age "
+                 "while the directory holds at most mcp_export_max_bytes (the oldest go first); a chunk is "
+                 "at most the server's answer cap as sent, its _meta saying offset, size, truncated and "
+                 "next. Refused on a table whose values the policy redacts." + _CUT),
+    Tool("propose_edit", "Propose an edit",
+         "The UPDATE (or DELETE) of a payload path, or the COMPRESSION REWRITE of a column (target), a "
+         "person would run in cqlsh-ext, with its preview: rows to change, refused, bytes. Writes nothing."
+         + _SIZE,
+         {"table": _TABLE, "where": {"type": "string", "description": "after WHERE: id = 42"},
+          "path": {"type": "string", "description": "data.status"}, "value": {},
+          "remove": {"type": "boolean"}, "target": {"type": "string"},
+          "allow_filtering": {"type": "boolean"}},
+         ("table", "path"), _propose_edit, output_schemas.PROPOSAL, scope=READ,
+         reads=Reads("table", "table"), screened=False,
+         details="The statement is the shell's edit (docs/edit.md), or with target its COMPRESSION "
+                 "REWRITE (docs/rewrite.md: a sample of a big table, sampled: true): run as it is, the shell "
+                 "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "
+                 "reads: each row's value is read and rewritten as the edit would, in memory. Refused on a "
+                 "table whose values the policy redacts (the preview shows values)." + _CUT),
 )}

@@ -16,19 +16,27 @@ Bearer <token>` on every request, checked by the SDK's bearer backend against th
 constant time: without it, 401 with a WWW-Authenticate header (RFC 6750) and a JSON-RPC error as the
 body, which the SDK's client hands its caller as the error it is (a body of another shape it reads
 as "Server returned an error response"). TLS with --tls-cert and --tls-key; --tls-client-ca also asks every
-client for a certificate that CA signed (mutual TLS). An address that is not loopback needs a
-token, and TLS unless --private-network says the network is the operator's own (a Compose network).
+client for a certificate that CA signed (mutual TLS). --oauth-issuer takes OAuth 2.1 access tokens
+(JWTs) of an authorization server instead of the one token, each request's scope checked and the
+protected resource's metadata served (oauth.py). An address that is not loopback needs a token
+(or OAuth), and TLS unless --private-network says the network is the operator's own (a Compose network).
+
+Each HTTP connection's request head is bounded in time, and one client address's connections in
+number (http_bounds.py).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.mcp_server import bounds
+from cqlsh_ext.common.net import is_loopback
+from cqlsh_ext.mcp_server import bounds, oauth
+
+if TYPE_CHECKING:
+    from cqlsh_ext.mcp_server.oauth import OAuthOptions, Requirements
 
 #: The token's environment variable (a command line is visible to other users of the machine).
 TOKEN_ENV = "CQLSH_EXT_MCP_TOKEN"
@@ -49,6 +57,8 @@ class HttpOptions:
     tls_key: str | None = None
     tls_client_ca: str | None = None
     private_network: bool = False
+    #: OAuth 2.1 access tokens instead of the one token (oauth.py).
+    oauth: OAuthOptions | None = None
 
     @property
     def loopback(self) -> bool:
@@ -61,15 +71,6 @@ class HttpOptions:
     @property
     def url(self) -> str:
         return f"{'https' if self.tls else 'http'}://{_host_header(self.host)}:{self.port}{PATH}"
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name other than localhost: whatever it resolves to, it is no promise
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -118,11 +119,14 @@ def check(options: HttpOptions) -> None:
     for path in (options.tls_cert, options.tls_key, options.tls_client_ca):
         if path is not None and not os.path.isfile(path):
             raise TransportError(f"no such file: {path}")
+    if options.token is not None and options.oauth is not None:
+        raise TransportError("--oauth-issuer takes OAuth access tokens instead of one token: give either, "
+                             f"not both (--token, --token-file, {TOKEN_ENV})")
     if options.loopback:
         return
-    if options.token is None:
+    if options.token is None and options.oauth is None:
         raise TransportError(f"--http {options.host}: an address other than loopback needs a token "
-                             f"(--token-file FILE or {TOKEN_ENV})")
+                             f"(--token-file FILE or {TOKEN_ENV}) or OAuth (--oauth-issuer)")
     if not options.tls and not options.private_network:
         raise TransportError(f"--http {options.host}: an address other than loopback needs TLS "
                              "(--tls-cert and --tls-key, --tls-client-ca for client certificates), or "
@@ -300,10 +304,6 @@ class _OneToken:
         return None
 
 
-#: The JSON-RPC error code of a request without the token (the implementation's own range).
-UNAUTHORIZED = -32001
-
-
 class _TokenRequired:
     """An ASGI app answering a request the bearer backend did not authenticate (no token, another
     token) with 401: `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750) and a JSON-RPC
@@ -313,8 +313,6 @@ class _TokenRequired:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        import json
-
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
         if isinstance(scope.get("user"), AuthenticatedUser):
@@ -325,17 +323,12 @@ class _TokenRequired:
                 "started with" if given else
                 "unauthorized: this server needs its bearer token on every request (Authorization: "
                 "Bearer <token>), and the request carried none")
-        body = json.dumps({"jsonrpc": "2.0", "id": None,
-                           "error": {"code": UNAUTHORIZED, "message": said}}).encode()
-        challenge = f'Bearer error="invalid_token", error_description="{said}"'.encode()
-        await send({"type": "http.response.start", "status": 401, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"www-authenticate", challenge)]})
-        await send({"type": "http.response.body", "body": body})
+        await oauth.refuse(send, 401, f'Bearer error="invalid_token", error_description="{said}"', said)
 
 
-def http_app(server: Any, options: HttpOptions) -> Any:
-    """The Starlette app serving `server` (the SDK's low-level Server) at /mcp, the token checked."""
+def http_app(server: Any, options: HttpOptions, requirements: Requirements | None = None) -> Any:
+    """The Starlette app serving `server` (the SDK's low-level Server) at /mcp, the token checked
+    (or OAuth's tokens, each request's scope as `requirements` say)."""
     from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
     from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -360,7 +353,11 @@ def http_app(server: Any, options: HttpOptions) -> Any:
                                            max_request_body_size=bounds.MAX_MESSAGE_BYTES)
     endpoint: Any = StreamableHTTPASGIApp(manager)
     middleware: list[Middleware] = []
-    if options.token is not None:
+    routes: list[Route] = []
+    if options.oauth is not None:
+        assert requirements is not None
+        endpoint, middleware, routes = oauth.protect(endpoint, options.oauth, requirements)
+    elif options.token is not None:
         endpoint = _TokenRequired(endpoint)
         backend = BearerAuthBackend(_OneToken(options.token))
         middleware = [Middleware(AuthenticationMiddleware, backend=backend),
@@ -369,7 +366,7 @@ def http_app(server: Any, options: HttpOptions) -> Any:
     async def health(request: Request) -> PlainTextResponse:
         return PlainTextResponse("ok\n")  # for a container's health check: says nothing else
 
-    return Starlette(routes=[Route(PATH, endpoint=endpoint), Route("/healthz", endpoint=health)],
+    return Starlette(routes=[Route(PATH, endpoint=endpoint), Route("/healthz", endpoint=health), *routes],
                      middleware=middleware, lifespan=lambda app: manager.run())
 
 
@@ -378,15 +375,19 @@ def _host_header(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:
+async def serve_http(server: Any, options: HttpOptions, log: Any,
+                     requirements: Requirements | None = None) -> None:
     """Serve until the process ends (uvicorn in this thread's event loop; it listens for signals only
     on the main thread, which the shell keeps)."""
     import ssl
 
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, options), host=options.host, port=options.port,
-                            log_level="warning", access_log=False, lifespan="on",
+    from cqlsh_ext.mcp_server import http_bounds
+
+    config = uvicorn.Config(http_app(server, options, requirements), host=options.host, port=options.port,
+                            http=http_bounds.protocol(log), log_level="warning", access_log=False,
+                            lifespan="on",
                             ssl_certfile=options.tls_cert, ssl_keyfile=options.tls_key,
                             ssl_ca_certs=options.tls_client_ca,
                             ssl_cert_reqs=ssl.CERT_REQUIRED if options.tls_client_ca else ssl.CERT_NONE,
@@ -401,6 +402,7 @@ async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:
         if runner.started:
             log(f"serving MCP over Streamable HTTP at {options.url}"
                 f"{' (a bearer token required)' if options.token else ''}"
+                f"{f' (OAuth access tokens of {options.oauth.issuer} required)' if options.oauth else ''}"
                 f"{' (client certificates required)' if options.tls_client_ca else ''}")
 
     import anyio

@@ -162,28 +162,22 @@ class BlobDisplay:
 
     def prepare(self, place: Any, values: Sequence[Any]) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
-        formats the page cell by cell): each cell then takes its view from here. With the native
-        core, one call decodes the page (payload.native.decode_page): a clean text that the cap
-        did not cut, or a value in no known format, is a cell as it comes (CoreText, CoreRaw:
-        its label and text, or its hex); the other values' views are the Python engine's."""
+        formats the page cell by cell): each cell then takes its view from here. Where the engine
+        reads the page whole (ValueEngine.page_cells: one call on the native core), a clean text
+        that the cap did not cut, or a value in no known format, is a cell as it comes (CoreText,
+        CoreRaw: its label and text, or its hex); the other values' cells are their views."""
         blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
         stored = [bytes(v) for v in blobs]
         engine = self._engine(place)
-        cells = self._on_core(engine, stored) if not self.expanded and engine.on_core() else None
-        if cells is None:
-            cells = list(engine.views(stored))
+        cells = list(engine.views(stored)) if self.expanded else self._cells(engine, stored)
         self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
-    def _on_core(self, engine: Any, values: list[bytes]) -> list[Cell] | None:
-        """The page's cells from one core call (payload.native.page_cells: the values it does not
-        show as they come read by the engine's views there); None when the core fails the call
-        (it should not)."""
-        from cqlsh_ext.payload import native
-
+    def _cells(self, engine: Any, values: list[bytes]) -> list[Cell]:
+        """The page's cells from the engine (ValueEngine.page_cells)."""
         # A text longer than the cell is cut there (_format cuts it to at most the cell's width,
         # at least 8 characters): one more character says that it goes on.
         limit = max(self.width, 8) + 1 if self.width else 0
-        cells: list[Cell] | None = native.page_cells(engine, values, limit, CoreText, CoreRaw)
+        cells: list[Cell] = engine.page_cells(values, limit, CoreText, CoreRaw)
         return cells
 
     def _view(self, val: Any, value: bytes, place: Any) -> Cell:
@@ -198,15 +192,33 @@ class BlobDisplay:
 
     def __call__(self, val: bytes | BlobView, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
-        view: Cell
         if isinstance(val, BlobView):  # decoded already (a payload query's answer)
-            view = val
-        else:
-            value = val if type(val) is bytes else bytes(val)
-            try:
-                view = self._view(val, value, place)
-            except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
-                return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+            return self._shown(val, val.stored, colormap, quote)
+        value = val if type(val) is bytes else bytes(val)
+        try:
+            view = self._view(val, value, place)
+        except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
+            return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+        return self._shown(view, value, colormap, quote)
+
+    def cells(self, place: Any, values: Sequence[bytes], colormap: Any) -> list[FormattedValue]:
+        """The cells of a top-level blob column's values of the page (the bytes prepare() was
+        handed for `place`, in order), as calling this display on each value gives them, without
+        a call through cqlsh's formatter a cell (output.table formats such a column at once)."""
+        prepared = self._prepared.get(place)
+        if not prepared or len(prepared) != len(values):
+            return [self(value, colormap, place=place) for value in values]
+        cells: list[FormattedValue] = []
+        for val, (ahead, view) in zip(values, prepared, strict=True):
+            if ahead is not val:  # not the page prepare() was handed: each value on its own
+                prepared.clear()
+                return cells + [self(value, colormap, place=place) for value in values[len(cells):]]
+            cells.append(self._shown(view, val, colormap, False))
+        prepared.clear()
+        return cells
+
+    def _shown(self, view: Cell, value: bytes, colormap: Any, quote: bool) -> FormattedValue:
+        """A view's cell; a failure to format it is the cell's own (its hex and why)."""
         if isinstance(view, CoreRaw):
             return self._raw(view, colormap, bool(colormap["reset"]))
         try:
@@ -217,12 +229,12 @@ class BlobDisplay:
 
     def _format(self, view: BlobView | CoreText, colormap: Any, quote: bool) -> FormattedValue:
         colored = bool(colormap["reset"])
-        if type(view) is CoreText and not quote and not self.width and not colored:
-            # A script's table's most common cell (-e, -f, a pipe): a whole clean text the core
-            # decoded, uncoloured: its label and body, without the steps below (the label of a cut
-            # layer, notes, a width to cut at).
+        if type(view) is CoreText and not quote and not self.width:
+            # A script's table's most common cell (-e, -f, a pipe; coloured on a terminal): a whole
+            # clean text the core decoded: its label and body, without the steps below (the label
+            # of a cut layer, notes, a width to cut at).
             body = self._text_body(view, quote)[0]
-            return self._assemble(f"[{view.short_label}]", body, [], colormap, False)
+            return self._assemble(f"[{view.short_label}]", body, [], colormap, colored)
         if view.kind == UNKNOWN or view.kind == FAILED:
             assert isinstance(view, BlobView)
             return self._raw(view, colormap, colored)
@@ -308,8 +320,12 @@ class BlobDisplay:
             width = _width(plain)
         if not colored:
             return FormattedValue(plain, plain, width)
-        text = color_text(body, colormap, _width(body))
-        coloredval = f"{LABEL_COLOR}{label}{ANSI_RESET} {text.coloredval}"
+        if "\\" in body:
+            text = color_text(body, colormap, _width(body))
+            # color_text renders escaped backslashes as single ones when coloured.
+            body_colored, width = text.coloredval, width - (_width(body) - text.displaywidth)
+        else:  # what color_text gives a body without a backslash (its changes start at one)
+            body_colored = colormap["text"] + body + colormap["reset"]
+        coloredval = f"{LABEL_COLOR}{label}{ANSI_RESET} {body_colored}"
         coloredval += "".join(f" {color}{note}{ANSI_RESET}" for note, color in notes)
-        # color_text renders escaped backslashes as single ones when coloured.
-        return FormattedValue(plain, coloredval, width - (_width(body) - text.displaywidth))
+        return FormattedValue(plain, coloredval, width)

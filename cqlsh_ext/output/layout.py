@@ -256,13 +256,15 @@ def print_table(write: Callable[[str], None], names: Sequence[Any], rows: Sequen
         if overflow == WRAP:
             _write_wrapped(write, row, widths, color)
             continue
-        cells = [cut(cell, w, color) if overflow == CUT else cell
-                 for cell, w in zip(row, widths, strict=True)]
+        cells = [cut(cell, w, color) for cell, w in zip(row, widths, strict=True)] if overflow == CUT else row
         # FormattedValue.rjust inlined for a FormattedValue itself (its pad: `w - displaywidth`
-        # spaces, none when negative)
-        write(" " + " | ".join([" " * (w - cell.displaywidth) + (cell.coloredval if color else cell.strval)
-                                if type(cell) is FormattedValue else cell.rjust(w, color=color)
-                                for cell, w in zip(cells, widths, strict=True)]))
+        # spaces, none when negative); the line's leading space joined to its first cell, so a
+        # long line is copied once
+        parts = [" " * (w - cell.displaywidth) + (cell.coloredval if color else cell.strval)
+                 if type(cell) is FormattedValue else cell.rjust(w, color=color)
+                 for cell, w in zip(cells, widths, strict=True)]
+        parts[0] = " " + parts[0]
+        write(" | ".join(parts))
     if tty:
         write("")
 

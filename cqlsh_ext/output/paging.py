@@ -1,7 +1,8 @@
 """Result paging: how cqlsh-ext walks the pages of a result that cqlsh prints.
 
 Both wrappers replace `fetch_next_page` on the driver's ResultSet, so cqlsh's own printing loop
-(and ours in cqlsh_ext.repl) runs unchanged on top of them; `paged` applies both.
+(and ours in cqlsh_ext.repl) runs unchanged on top of them; `paged` applies both. `one_page`
+gathers a paged result's rows into its first page (PAGING OFF).
 
 - `prefetch_pages`: stock cqlsh asks the server for page N+1 only after page N is printed, so
   every page costs a full round trip on top of formatting. The request for the next page starts
@@ -94,4 +95,23 @@ def skip_empty_pages(result: Any) -> Any:
         fetch()
     result.fetch_next_page = fetch_non_empty
     result._cqlsh_ext_skips = True
+    return result
+
+
+#: PAGING OFF: the rows a page of a SELECT is read in (ResultPipeline.read_in_pages), the driver's
+#: default fetch size.
+UNPAGED_READ_ROWS = 5000
+
+
+def one_page(result: Any) -> Any:
+    """Every page of `result` (wrapped by `paged`: the next page asked for as one arrives) gathered
+    into its first, the result then without more pages: what cqlsh prints of a result it asked for
+    in one page (PAGING OFF). Returns result."""
+    if not getattr(result, "has_more_pages", False):
+        return result
+    rows = list(result.current_rows)
+    while result.has_more_pages:
+        result.fetch_next_page()
+        rows.extend(result.current_rows)
+    result._current_rows = rows
     return result

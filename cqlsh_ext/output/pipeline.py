@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.interrupt import answering
 from cqlsh_ext.output.paging import paged
 from cqlsh_ext.settings import NONE, DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 #: A page's rows: each row's values in column order.
 Rows = Sequence[Sequence[Any]]
+#: A table's lines are written this many at a time (_print_table).
+WRITE_LINES = 256
 
 
 @dataclass
@@ -101,11 +104,41 @@ class ResultPipeline:
 
     # ------------------------------------------------------------------ whole results
 
+    def read_in_pages(self, statement: Any) -> None:
+        """Before cqlsh sends a statement (shell.perform_simple_statement): a SELECT sent with
+        PAGING OFF, which asks the server for every row in one answer, is read in pages of
+        paging.UNPAGED_READ_ROWS instead (print_result shows them as the one page cqlsh shows:
+        the same bytes). One answer of a large result costs the server and the driver more than
+        its pages (the driver copies the whole answer's bytes over as it reads them), and nothing
+        of it is read before all of it is made. Not with `-d none` (stock cqlsh's requests) nor
+        with TRACING ON (its trace is that of the one request)."""
+        from cqlsh_ext.output.paging import UNPAGED_READ_ROWS
+
+        if statement is None or getattr(statement, "fetch_size", 0) is not None:
+            return  # (paging on: cqlsh's page size)
+        if self.display.mode == NONE or self.shell.tracing_enabled:
+            return
+        if str(getattr(statement, "query_string", ""))[:6].lower() == "select":  # as cqlsh tells one
+            statement.fetch_size = UNPAGED_READ_ROWS
+
     def print_result(self, result: Any, table_meta: Any) -> None:
         """A stock result, as cqlsh's print_result hands it over."""
         shell = self.shell
         result = paged(result)
         fmt = self.display.output_format
+        if not shell.use_paging and self.display.mode != NONE and not fmt.machine:
+            # PAGING OFF: one page, as cqlsh asked for it (read_in_pages asked for pages).
+            names = list(result.column_names or [])
+            if names and result.has_more_pages and self._decodes(result.column_types):
+                # Its cells formatted a server page at a time as the pages come (a page's blobs
+                # decoded while the server makes the next), laid out at once.
+                pages = _Pages((list(rows) for rows in _result_pages(result, names)), one_table=True)
+                with self._printing(Printing(in_result=True, capturing=shell.shunted_query_out is not None)):
+                    self._print_pages(names, list(result.column_types), pages, table_meta, pause=False)
+                return
+            from cqlsh_ext.output.paging import one_page
+
+            result = one_page(result)
         if fmt.machine:
             from cqlsh_ext.output.spellings import column_types
 
@@ -152,7 +185,8 @@ class ResultPipeline:
 
     def _print_pages(self, names: list[str], types: list[Any], pages: _Pages, table_meta: Any,
                      pause: bool) -> None:
-        """cqlsh's Shell.print_result (seams.COPIED pins its source) over an answer's pages."""
+        """cqlsh's Shell.print_result (seams.COPIED pins its source) over an answer's pages (or
+        a result's read in pages as one, `pages.one_table`)."""
         from cqlshlib.displaying import RED
 
         shell = self.shell
@@ -163,8 +197,9 @@ class ResultPipeline:
         while True:
             # The first page is printed even when empty (its header).
             if pages.rows or is_first:
-                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows)
-                num_rows += len(pages.rows)
+                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows,
+                                pages.later())
+                num_rows += len(pages.rows) + pages.later_rows
             # cqlsh asks only if result.has_more_pages: the next batch is taken before asking, so
             # no ---MORE--- follows the last page.
             if not pages.fetch():
@@ -172,7 +207,12 @@ class ResultPipeline:
                     shell.writeresult("")
                 break
             if pause:
-                input("---MORE---")
+                try:
+                    with answering():  # Ctrl-C stops here at once, even while a scan holds the next page
+                        input("---MORE---")
+                except KeyboardInterrupt:
+                    shell.writeresult("")  # what follows (a closing line) starts under the prompt
+                    raise
             pages.turn()
             is_first = False
         shell.writeresult(f"({num_rows} rows)")
@@ -275,10 +315,12 @@ class ResultPipeline:
         return shared[1]
 
     def print_page(self, names: list[str], types: Sequence[Any] | None, rows: Rows, table_meta: Any,
-                   with_header: bool, tty: bool, row_count_offset: int) -> None:
+                   with_header: bool, tty: bool, row_count_offset: int, later: Iterable[Rows] = ()) -> None:
         """One page, of a stock result with blobs or of an answer: what cqlsh's
         Shell.print_static_result does (seams.COPIED pins its source), its cells formatted by
-        output.table (blob cells by this page's BlobDisplay) and laid out here."""
+        output.table (blob cells by this page's BlobDisplay) and laid out here. `later`: more
+        rows of the same page, read in parts (PAGING OFF, _Pages.later), each part formatted
+        once the part before is."""
         from cqlsh_ext.output import table
 
         shell = self.shell
@@ -300,6 +342,9 @@ class ResultPipeline:
                 table_name = table_meta.name if table_meta else None
                 values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
                                               page.formats, page.display)
+                for part in later:
+                    values += table.formatted_rows(names, types, part, ks_name, table_name, ks_meta,
+                                                   page.formats, page.display)
                 if shell.expand_enabled:
                     self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
                 else:
@@ -323,9 +368,10 @@ class ResultPipeline:
         date and time formats, the codec, the colour, the precisions) read once a page.
 
         `cell`: a top-level blob cell of a page with a display goes to its formatter as format_value
-        sends it (its colour map read once a page); another blob, a DecodeError and a cell its
-        formatting fails on go to shell.myformat_value itself (the errors it records); the rest to
-        cqlsh's format_value. `column`, a page without blobs a column at a time: each cell straight
+        sends it (its colour map read once a page: `colormap`, which output.table hands a whole
+        column of such cells); another blob, a DecodeError and a cell its formatting fails on go
+        to shell.myformat_value itself (the errors it records); the rest to cqlsh's format_value.
+        `column`, a column without top-level blobs at a time: each cell straight
         to the formatter cqlsh's chain ends in (cqlshmain.format_value, format_by_type,
         formatting.format_value and get_formatter: seams.COPIED pins them), with the arguments the
         chain hands it, the column's formatter looked up once; a text of printable ASCII without a
@@ -408,7 +454,7 @@ class ResultPipeline:
                 out.append(done)
             return out
 
-        return PageFormats(cell, column)
+        return PageFormats(cell, column, colormap)
 
     def _top_blob(self, val: Any, cqltype: Any) -> bool:
         """A top-level blob cell of a page with a display: it goes straight to its formatter, the
@@ -502,14 +548,27 @@ class ResultPipeline:
 
     def _print_table(self, names: list[Any], rows: list[Any], widths: Sequence[int], with_header: bool,
                      tty: bool, overflow: str) -> None:
-        """layout.print_table's lines written as one text (shell.writeresult ends each with a
-        newline: the same bytes, one write a page instead of one a row)."""
+        """layout.print_table's lines written WRITE_LINES at a time, each ended by a newline as
+        shell.writeresult ends them: the same bytes, one write for many rows, and a page of
+        long rows (PAGING OFF) never held as one text."""
         from cqlsh_ext.output import layout
 
         lines: list[str] = []
-        layout.print_table(lines.append, names, rows, widths, with_header, tty, self.shell.color, overflow)
+        write = self.shell.writeresult
+
+        def add(line: str) -> None:
+            lines.append(line)
+            if len(lines) == WRITE_LINES:
+                written()
+
+        def written() -> None:
+            lines.append("")  # the last line's newline, in the same join
+            write("\n".join(lines), newline=False)
+            lines.clear()
+
+        layout.print_table(add, names, rows, widths, with_header, tty, self.shell.color, overflow)
         if lines:
-            self.shell.writeresult("\n".join(lines))
+            written()
 
     def _whole(self, names: list[Any]) -> tuple[bool, ...]:
         """The page's columns never cut (Printing.whole), when they are the page's columns."""
@@ -549,12 +608,23 @@ class _Pages:
     """An answer's batches as cqlsh's print_result walks a paged result: `rows` (the page now,
     past empty batches, as output.paging.skip_empty_pages skips a result's); `fetch()` takes the
     next page ahead (the batches do not say which is the last before they end) and says whether
-    there is one, as a result's has_more_pages does; `turn()` makes it the page now."""
+    there is one, as a result's has_more_pages does; `turn()` makes it the page now.
+    `one_table`: every batch is part of the first page (PAGING OFF): `later()` gives the batches
+    after the first, each read when asked for, and `later_rows` counts their rows."""
 
-    def __init__(self, batches: Iterator[Rows]) -> None:
+    def __init__(self, batches: Iterator[Rows], one_table: bool = False) -> None:
         self._batches = batches
         self._ahead: Rows | None = None
         self.rows: Rows = self._next() or []
+        self.one_table = one_table
+        self.later_rows = 0
+
+    def later(self) -> Iterator[Rows]:
+        if not self.one_table:
+            return
+        for rows in self._batches:
+            self.later_rows += len(rows)
+            yield rows
 
     def _next(self) -> Rows | None:
         for rows in self._batches:

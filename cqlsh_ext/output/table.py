@@ -34,6 +34,20 @@ class PlacedFormatter:
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, **_: Any) -> Any:
         return self.display(val, colormap, quote, place=self.place)
 
+    def takes_column(self, values: Sequence[Any]) -> bool:
+        """`column` can format these values: bytes and nulls, and a display that formats a page's
+        blobs at once (display.BlobDisplay.cells). Not a decoded view or a DecodeError: those are
+        formatted cell by cell."""
+        return hasattr(self.display, "cells") and all(type(value) is bytes or value is None
+                                                      for value in values)
+
+    def column(self, values: Sequence[Any], cqltype: Any, formats: PageFormats) -> list[Any]:
+        """The cells of a top-level blob column's values of a page (takes_column) at once, as
+        calling this formatter on each gives them, a null as `formats.cell` spells it."""
+        blobs = [value for value in values if type(value) is bytes]
+        made = iter(self.display.cells(self.place, blobs, formats.colormap))  # type: ignore[attr-defined]
+        return [next(made) if type(value) is bytes else formats.cell(value, cqltype) for value in values]
+
 
 def bind_blob_formatters(cqltype: CqlType, place: ValuePlace, display: Callable[..., Any],
                          ksmeta: Any) -> None:
@@ -60,10 +74,12 @@ class PageFormats(NamedTuple):
     pipeline's, cqlshrc's formats read once a page): `cell(value, cqltype)` one cell;
     `column(values, cqltype)` a column's cells at once, or None when one of them is a cell whose
     formatting may record an error (a DecodeError, a failed format) or reaches a blob: those are
-    formatted cell by cell, in cqlsh's order, so the errors are recorded in it."""
+    formatted cell by cell, in cqlsh's order, so the errors are recorded in it; `colormap`, what
+    `cell` hands a top-level blob's formatter."""
 
     cell: Callable[[Any, Any], Any]
     column: Callable[[Sequence[Any], Any], list[Any] | None]
+    colormap: Any
 
 
 def formatted_rows(column_names: list[str], column_types: Sequence[Any] | None,
@@ -73,22 +89,41 @@ def formatted_rows(column_names: list[str], column_types: Sequence[Any] | None,
     source): one CqlType per column (none without `column_types`), then each cell formatted as the
     shell's myformat_value formats it. `rows`: each row's values in column order. With `display`,
     every blob node of a column is bound to it by its place in `keyspace`.`table`
-    (bind_blob_formatters) and the page's blobs are handed to it first (prepare_page), and the
-    cells are formatted row by row as cqlsh does; without, a column at a time (`formats.column`),
-    unless a column has a cell that must be formatted in cqlsh's order."""
+    (bind_blob_formatters) and the page's blobs are handed to it first (prepare_page). The cells
+    are formatted a column at a time (`formats.column`; a top-level blob column's by its
+    formatter, PlacedFormatter.column), unless a column has a cell that must be formatted in
+    cqlsh's order: then row by row, as cqlsh does."""
     cql_types = [CqlType(cql_typename(t), ks_meta) for t in column_types or ()]
     if display is not None and cql_types:
         for name, cqltype in zip(column_names, cql_types, strict=False):
             bind_blob_formatters(cqltype, ValuePlace(keyspace, table, name), display, ks_meta)
         prepare_page(column_names, cql_types, rows, display)
-    elif rows and cql_types and set(map(len, rows)) == {len(cql_types)}:
-        columns = []
-        for values, cqltype in zip(zip(*rows, strict=True), cql_types, strict=True):
-            cells = formats.column(values, cqltype)
-            if cells is None:
-                break
-            columns.append(cells)
-        else:
+    if rows and cql_types and set(map(len, rows)) == {len(cql_types)}:
+        columns = by_column(list(zip(*rows, strict=True)), cql_types, formats)
+        if columns is not None:
             return list(map(list, zip(*columns, strict=True)))
     cell = formats.cell
     return [list(map(cell, row, cql_types)) for row in rows]
+
+
+def by_column(columns: list[tuple[Any, ...]], cql_types: list[Any],
+              formats: PageFormats) -> list[list[Any]] | None:
+    """Each column's cells at once, or None when one column must be formatted cell by cell. The
+    top-level blob columns last: their display's page (prepare_page) is taken only when every
+    other column could be formatted so (else the page goes cell by cell and takes it there)."""
+    cells: list[list[Any]] = [[] for _column in columns]
+    blob_columns = []
+    for i, (values, cqltype) in enumerate(zip(columns, cql_types, strict=True)):
+        formatter = cqltype.formatter
+        if isinstance(formatter, PlacedFormatter):
+            if not formatter.takes_column(values):
+                return None
+            blob_columns.append(i)
+            continue
+        made = formats.column(values, cqltype)
+        if made is None:
+            return None
+        cells[i] = made
+    for i in blob_columns:
+        cells[i] = cql_types[i].formatter.column(columns[i], cql_types[i], formats)
+    return cells

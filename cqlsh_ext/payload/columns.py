@@ -1,7 +1,7 @@
 """The answer's columns: the one currency every reading pays in and every renderer reads.
 
 A reading (reading.select, reading.statement; Spark's tasks) answers batches of rows as columns,
-one `Column` per answer column, whichever engine read each value: the native core's columns (a
+one `ColumnValues` per answer column, whichever engine read each value: the native core's columns (a
 path's values, a blob column's reading, held by the core with no Python object per value) and the
 Python engine's values come out of here behind the same methods, the values the core hands back
 filled in by the Python engine inside this module and payload/native.py. Above `payload/` nothing
@@ -22,7 +22,7 @@ the Arrow type it is written as), fixed before its first batch leaves and never 
 
 Each renderer reads columns through one function here: `arrow_arrays` (Arrow: Parquet, the Python
 API's tables and streams), `json_lines` (JSON Lines, as `--output-format json` spells it),
-`csv_fields` (CSV), `Column.values()` (the terminal's rows, MCP's JSON values, the API's dicts),
+`csv_fields` (CSV), `ColumnValues.values()` (the terminal's rows, MCP's JSON values, the API's dicts),
 `BlobReading.parts` (a blob's five parts). Spellings of CQL values (JSON text, CSV fields) are the
 output layer's, handed in as functions.
 """
@@ -198,7 +198,7 @@ def arrow_schema(columns: Sequence[AnswerColumn], metadata: dict[str, str] | Non
 # ------------------------------------------------------------------ a column's values
 
 
-class Column:
+class ColumnValues:
     """One answer column's values over a batch's rows, whichever engine read them: `len()`, a
     slice (`column[a:b]`), `values()` (the Python values: a CQL value as the driver gives it, a
     path's value as read, a blob as its stored bytes or the view the reading made)."""
@@ -208,7 +208,7 @@ class Column:
     def __len__(self) -> int:
         raise NotImplementedError
 
-    def __getitem__(self, index: slice) -> Column:
+    def __getitem__(self, index: slice) -> ColumnValues:
         raise NotImplementedError
 
     def values(self) -> list[Any]:
@@ -218,7 +218,7 @@ class Column:
         return iter(self.values())
 
 
-class ValueColumn(Column):
+class ValueColumn(ColumnValues):
     """Python values (the Python engine's, the driver's, an aggregate's)."""
 
     __slots__ = ("_values",)
@@ -236,7 +236,7 @@ class ValueColumn(Column):
         return self._values
 
 
-class _PathsOnCore(Column):
+class _PathsOnCore(ColumnValues):
     """A path's values the native core holds (a page's kept rows): `values()` makes the Python
     objects, the rows the core leaves to Python being the Python evaluator's values."""
 
@@ -252,13 +252,10 @@ class _PathsOnCore(Column):
         return _PathsOnCore(self.held[index])
 
     def values(self) -> list[Any]:
-        values: list[Any] = self.held.to_pylist()
-        for i in self.held.python_rows():
-            values[i] = self.held[i]
-        return values
+        return native.held_values(self.held)
 
 
-class _BlobsOnCore(Column):
+class _BlobsOnCore(ColumnValues):
     """A blob column's values the native core read (kind, label, payload each): `values()` are the
     stored bytes."""
 
@@ -277,10 +274,10 @@ class _BlobsOnCore(Column):
         return list(self.held.stored())
 
 
-def column_of(values: Any) -> Column:
-    """A reading's column as a Column: a Column as it is, a column the native core holds (a
+def column_of(values: Any) -> ColumnValues:
+    """A reading's column as a ColumnValues: a ColumnValues as it is, a column the native core holds (a
     path's values or a blob column's reading: Evaluator.held), or a sequence of Python values."""
-    if isinstance(values, Column):
+    if isinstance(values, ColumnValues):
         return values
     if native.is_held_contents(values):
         return _BlobsOnCore(values)
@@ -289,7 +286,7 @@ def column_of(values: Any) -> Column:
     return ValueColumn(values)
 
 
-def concat(chunks: Sequence[Column]) -> list[Any]:
+def concat(chunks: Sequence[ColumnValues]) -> list[Any]:
     """The Python values of a column given in chunks."""
     out: list[Any] = []
     for chunk in chunks:
@@ -342,7 +339,7 @@ class BlobReading:
             return None
         return self.engines(place).view(bytes(value))
 
-    def read(self, column: Column, place: ValuePlace | None) -> Column:
+    def read(self, column: ColumnValues, place: ValuePlace | None) -> ColumnValues:
         """A blob column's stored values read, a page in one call: on the native core, the core's
         reading (each value decoded once, no view made); without it, the Python engine's views.
         A column the core or a reading read already is taken as it is. Its undecodable and cut
@@ -393,7 +390,7 @@ class BlobReading:
 
     # -- the five parts of a blob value (payload, label, kind, note, stored bytes)
 
-    def parts(self, chunks: Sequence[Column], place: ValuePlace | None) -> list[list[Any]]:
+    def parts(self, chunks: Sequence[ColumnValues], place: ValuePlace | None) -> list[list[Any]]:
         """A blob column's five columns (payload, label, kind, note, stored bytes) as Python values,
         as the Parquet file's columns NAME, NAME:label, NAME:kind, NAME:note, NAME:stored hold them."""
         out: list[list[Any]] = [[], [], [], [], []]
@@ -640,7 +637,7 @@ def _json_inside(kind: Kind) -> bool:
     return False
 
 
-def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[Column]], reading: BlobReading,
+def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[ColumnValues]], reading: BlobReading,
               places: Sequence[ValuePlace | None]) -> list[AnswerColumn]:
     """The answer's columns with their kinds fixed from `sample` (the leading batches' columns, in
     the answer's order): what every Arrow reader of the answer writes."""
@@ -663,7 +660,7 @@ def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[Column]
     return out
 
 
-def _path_sample(chunks: Sequence[Column], budget: Budget) -> list[Any]:
+def _path_sample(chunks: Sequence[ColumnValues], budget: Budget) -> list[Any]:
     """The values a path's kind is read from: one of each shape of the values the core holds,
     every value the Python side gives, as an export writes them."""
     out: list[Any] = []
@@ -677,7 +674,8 @@ def _path_sample(chunks: Sequence[Column], budget: Budget) -> list[Any]:
     return out
 
 
-def _payload_sample(chunks: Sequence[Column], reading: BlobReading, place: ValuePlace | None) -> list[Any]:
+def _payload_sample(chunks: Sequence[ColumnValues], reading: BlobReading,
+                    place: ValuePlace | None) -> list[Any]:
     out: list[Any] = []
     for chunk in chunks:
         chunk = reading.read(chunk, place)
@@ -701,7 +699,7 @@ class Fitted:
     misfits: int = 0
 
 
-def arrow_arrays(column: AnswerColumn, chunks: Sequence[Column], reading: BlobReading,
+def arrow_arrays(column: AnswerColumn, chunks: Sequence[ColumnValues], reading: BlobReading,
                  place: ValuePlace | None) -> Fitted:
     """One answer column's values (its chunks, in order) as Arrow arrays of its fixed kind, one per
     field (AnswerColumn.fields): laid out by the native core where it holds them, else converted
@@ -784,7 +782,7 @@ def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
     return _array([convert(v) for v in values], kind)
 
 
-def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[Column], reading: BlobReading,
+def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], reading: BlobReading,
                  place: ValuePlace | None) -> Fitted:
     """A blob column's five arrays: laid out by the core from its reading where every chunk is on
     the core, else from the values' parts."""
@@ -826,7 +824,7 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[Column], reading
                    _array(stored, Leaf("binary"))], misfits)
 
 
-def _stored_of(chunks: Sequence[Column], i: int) -> bytes:
+def _stored_of(chunks: Sequence[ColumnValues], i: int) -> bytes:
     for chunk in chunks:
         if i < len(chunk):
             value = chunk.values()[i]
@@ -998,7 +996,7 @@ class JsonSpelt:
     found: bool = False
 
 
-def json_lines(keys: Sequence[str], columns: Sequence[Column], spelt: Sequence[JsonSpelt]) -> bytes:
+def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt]) -> bytes:
     """A batch's rows as JSON Lines, one UTF-8 buffer, each line ended by a newline: `keys` (each
     key's JSON text) with each row's values as `spelt` spells them; a blob column the core read
     and a path's column the core holds laid out by the core (their texts written there, no str a
@@ -1019,7 +1017,7 @@ def json_lines(keys: Sequence[str], columns: Sequence[Column], spelt: Sequence[J
     return native.json_lines(layout, rows)
 
 
-def csv_fields(column: Column, field_of: Callable[[Any], str],
+def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],
                blob_text: Callable[[bytes], str] | None = None, raw: bool = False) -> list[str]:
     """A column's CSV fields: each value by `field_of`; a blob column the core read from its
     reading (its payload's text; the hex, `blob_text`, of a value in no known format or with
@@ -1041,7 +1039,7 @@ def csv_fields(column: Column, field_of: Callable[[Any], str],
     return out
 
 
-def spelt_values(column: AnswerColumn, chunk: Column, reading: BlobReading) -> list[Any]:
+def spelt_values(column: AnswerColumn, chunk: ColumnValues, reading: BlobReading) -> list[Any]:
     """A CQL, path or aggregate column's values as a program takes them: a CQL value as the driver
     gives it, a path's value JSON-able (a record's tags and bytes spelt as JSON Lines spells
     them), the undecodable GROUP BY key as its marker object."""
@@ -1052,7 +1050,15 @@ def spelt_values(column: AnswerColumn, chunk: Column, reading: BlobReading) -> l
     return [machine_value(v, budget) if v is UNDECODABLE_GROUP else _spelt(v, nodes, budget) for v in values]
 
 
-def stored_sizes(column: Column) -> list[int]:
+def decoded_bytes(column: ColumnValues) -> int:
+    """What a read blob column's values take decoded (their sizes under their last container),
+    as far as the reading knows them: a reading bounds the memory a batch holds by it."""
+    if isinstance(column, _BlobsOnCore):
+        return sum(column.held.decoded_sizes())
+    return sum(v.payload_size for v in column.values() if isinstance(v, BlobView))
+
+
+def stored_sizes(column: ColumnValues) -> list[int]:
     """The stored sizes of a blob column's values (a row group ends at a byte bound)."""
     if isinstance(column, _BlobsOnCore):
         return list(column.held.sizes())
@@ -1060,6 +1066,7 @@ def stored_sizes(column: Column) -> list[int]:
 
 
 __all__ = ["AGGREGATE", "BLOB", "CQL", "KIND", "LABEL", "NOTE", "PATH", "PATH_TYPE", "SAMPLE_ROWS", "STORED",
-           "AnswerColumn", "BlobReading", "Column", "Fitted", "JsonSpelt", "ValueColumn", "arrow_arrays",
+           "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt", "ValueColumn",
+           "arrow_arrays", "decoded_bytes",
            "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
            "is_plain", "json_lines", "misfit_note", "sample_kind", "spelt_values", "stored_sizes"]

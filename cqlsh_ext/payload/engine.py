@@ -12,6 +12,13 @@ reference walk does alone (payload.unwrap.unwrap), and answers in the form the r
                              exports, Spark's query tasks); no view is built on the common road
     measure(value)           what COMPRESSION STATS counts of a value: the chain peeled, sizes,
                              why not (payload.measures); measure_rows() a page's rows at once
+    page_cells(values, ...)  the display's cells of a page: a clean text or a value in no known
+                             format as it comes, else the view
+    decoded_chains(values)   the chain each value of a page is stored under (COMPRESSION
+                             REWRITE's values already in their target), or None
+
+and query_program(program, engines), a payload query's plan (payload.program) answered a page in
+one call.
 
 `mode` is the shell's: 'auto' (detection) or one codec's name (-d CODEC); `spec`, when given, is
 a column setting (DECODE, --decode: payload.spec) and decides instead. An engine remembers, per
@@ -25,18 +32,19 @@ Its invariant, which tests/payload/test_engine.py checks over the producers' cor
 adversarial orders: every answer is what unwrap(value, mode, cap) gives, value by value. An
 engine is not thread-safe: one per column per reader (like the codec modules' contexts).
 
-The native core (payload.native, Rust; optional) runs under read_page() and measure_rows() in
-auto mode with no column setting: one call per page, the values it hands back decoded here as
-always, the answer the same PageRead and measures, value for value (tests/native/test_engine_pages.py
-compares them with the Python engine's). What it does not give is made here, from the Python
-engine, when a reader asks: a view (ReadRequest.views), a tree (PageRead.trees), a failed value's reason.
-Without the core, or with CQLSH_EXT_NATIVE=0, or in another mode, the Python engine runs alone.
+The native core (payload.native, Rust; optional) runs under these page functions in auto mode
+with no column setting: one call per page, the values it hands back decoded here as always, the
+answer the same PageRead and measures, value for value (tests/native/test_engine_pages.py
+compares them with the Python engine's): a reader calls them and never asks which engine runs.
+What it does not give is made here, from the Python engine, when a reader asks: a view
+(ReadRequest.views), a tree (PageRead.trees), a failed value's reason. Without the core, or with
+CQLSH_EXT_NATIVE=0, or in another mode, the Python engine runs alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
@@ -55,6 +63,7 @@ from cqlsh_ext.payload.measures import (
     summarize,
 )
 from cqlsh_ext.payload.pages import PageRead, ReadRequest, read_paths, read_view
+from cqlsh_ext.payload.program import CompiledProgram, PageProgram
 from cqlsh_ext.payload.unwrap import (
     MIN_STRUCTURED_LENGTH,
     STREAM_STARTS,
@@ -69,6 +78,9 @@ from cqlsh_ext.payload.unwrap import (
     walk,
 )
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
+
+Shown = TypeVar("Shown")
+Raw = TypeVar("Raw")
 
 
 class ValueEngine:
@@ -186,6 +198,31 @@ class ValueEngine:
             if page is not None:
                 return page
         return self._read_page_python(values, request)
+
+    def page_cells(self, values: Sequence[bytes], text_limit: int, shown_text: Callable[[str, str], Shown],
+                   no_format: Callable[[bytes], Raw]) -> list[Shown | Raw | BlobView]:
+        """The display's cells of a page (output.display.BlobDisplay): in one call where the
+        engine reads the page whole (the native core: a clean text the cap did not cut is
+        `shown_text(containers, text)`, its first `text_limit` characters, a value in no known
+        format `no_format(stored)`), every other value its view; on the Python engine, every
+        value's view. Never raises."""
+        if values and self.on_core():
+            cells = native.page_cells(self, values, text_limit, shown_text, no_format)
+            if cells is not None:
+                return cells
+        return list(self.views(values))
+
+    def decoded_chains(self, values: Sequence[bytes]) -> list[str | None] | None:
+        """Per value, the chain of containers peeled to reach its text or its bytes, spelt as a
+        view's chain is (payload.native.decoded_chains: None for a value it leaves to the
+        caller), where the engine reads a page's chains in one call (the native core);
+        None where it does not: the caller examines each value (COMPRESSION REWRITE)."""
+        if not self.on_core():
+            return None
+        try:
+            return native.decoded_chains(values, self.cap)
+        except Exception:  # the core failed the call (it should not)
+            return None
 
     def _read_page_python(self, values: Sequence[bytes], request: ReadRequest) -> PageRead:
         page = PageRead(len(values), len(request.paths))
@@ -383,6 +420,17 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return summarize(page, places, spec, lambda p, values: engines[p].measure_many(values, spec.from_headers))
 
 
+def query_program(program: PageProgram, engines: Sequence[ValueEngine]) -> CompiledProgram | None:
+    """A payload query's program (payload.program) as the engine answers it a page at a time in
+    one call: where every place's engine (`engines[p]` for `program.places[p]`) reads pages whole
+    (the native core) and evaluates the program's conditions (its literals within the core's
+    numbers). None otherwise: the caller's Python evaluator reads the pages (the same answer,
+    tests/native compares them page by page)."""
+    if not program.places or not engines or not all(engine.on_core() for engine in engines):
+        return None
+    return native.compile_program(program)
+
+
 def _measured_safely(how: Callable[[bytes], Measure], value: bytes) -> Measure:
     try:
         return how(value)
@@ -420,4 +468,4 @@ def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:
     return (otherwise, False, None) if found is None else (RECORD, False, found[1])
 
 
-__all__ = ["ValueEngine", "measure", "measure_rows"]
+__all__ = ["ValueEngine", "measure", "measure_rows", "query_program"]

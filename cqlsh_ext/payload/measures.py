@@ -260,7 +260,8 @@ class MeasuredPlace:
 class RowsSection(Protocol):
     """A page's rows as the server sent them (payload.server_rows.ServerRows): `message[start:]`
     holds `row_count` rows of `columns` cells; column(i) is a column's values as the driver makes
-    them."""
+    them; holds_blobs(i) says whether its cells are a bare blob column's stored values; make(rows)
+    makes those rows in one call (a reader's kept rows)."""
 
     message: bytes
     start: int
@@ -270,6 +271,10 @@ class RowsSection(Protocol):
     def columns(self) -> int: ...
 
     def column(self, i: int) -> list[Any]: ...
+
+    def holds_blobs(self, i: int) -> bool: ...
+
+    def make(self, indexes: Sequence[int]) -> None: ...
 
     def __len__(self) -> int: ...
 

@@ -56,12 +56,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
@@ -78,8 +80,10 @@ from cqlsh_ext.payload.measures import (
     RowsSection,
     RowUnits,
 )
+from cqlsh_ext.payload.page_rows import PageRows
 from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
 from cqlsh_ext.payload.paths import CUT, MISSING, keys_of, read_path
+from cqlsh_ext.payload.program import GroupState, PageProgram, PathSeen, PythonReading, Result
 from cqlsh_ext.payload.view import FAILED as FAILED_KIND
 from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
 from cqlsh_ext.payload.view import RECORD as RECORD_KIND
@@ -338,20 +342,16 @@ class Core(Protocol):
 
 
 if TYPE_CHECKING:
-    # The one import of the core's module (tests/test_native_room.py holds it): the readers above
-    # name the seam's types through the aliases here.
+    # The one import of the core's module (tests/test_native_room.py holds it).
     import cqlsh_ext_native as core_types
+
+    from cqlsh_ext.payload.described import DescribeBounds
 
     #: The stub describes a module that is a Core (mypy checks the assignment).
     _STUB: Core = core_types
 
-    # A payload query's request (query.evaluate.CoreProgram builds it).
-    QueryPlace: TypeAlias = core_types.QueryPlace
-    Condition: TypeAlias = core_types.Condition
-    Literal: TypeAlias = core_types.Literal
-    Needle: TypeAlias = core_types.Needle
-    Aggregate: TypeAlias = core_types.Aggregate
-    # The columns the core holds (a query's kept rows; render.parquet_columns lays them out).
+    # The columns the core holds (a query's kept rows; render.parquet_columns lays them out, until
+    # the renderers read the one column type: tests/test_native_room.py's LEFT_TO_THE_RENDERERS).
     HeldColumn: TypeAlias = core_types.HeldColumn
     HeldContents: TypeAlias = core_types.HeldContents
 
@@ -458,54 +458,143 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return answer
 
 
-def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], *, read_kept: bool,
-               make: Callable[[list[int]], None] | None = None) -> QueryPageAnswer | None:
-    """One call for a payload query's page (query.evaluate.CoreProgram compiles the plan into the
-    request: the core's QueryPlace, Condition, Literal, Needle and Aggregate; `rows` is the page
-    the request's places read, a list of rows or the server's page, a
-    payload.server_rows.ServerRows): the places' values decoded, the conditions tested, and the
-    rows kept with their projected path values, or the page's per-group partial results. The
-    answer is a QueryPageAnswer; the rows the core leaves to the Python evaluator are read by it
-    here, when the reader asks for the page's rows or columns. `make` (of the server's page:
-    ServerRows.make) is given the rows the answer reads (those the core leaves, and the kept ones
-    when `read_kept`: not for a GROUP BY, nor for a file's columns, which make only the columns
-    they read), to make them in one call. None when the core fails the call (it should
-    not) or a sum overflows 128 bits: Python reads the page."""
+class NotOnCore(Exception):
+    """A program (or a literal) the core does not evaluate: the caller's Python evaluator does."""
+
+
+def compile_program(program: PageProgram) -> CoreProgram | None:
+    """A payload query's program as the core answers it a page at a time (payload.engine's
+    query_program: every place's engine runs on it): its conditions, aggregates and needles made
+    into the core's request types once. None where the core does not evaluate the program (a
+    literal past its numbers: an integer past 128 bits, a decimal past the floats)."""
     try:
-        page = module().query_page(request)
-    except Exception:
+        return CoreProgram(program)
+    except NotOnCore:
         return None
-    if page.overflow:
-        return None
-    if make is not None:
-        make([*page.handed_rows, *(page.kept if read_kept else [])])
-    return QueryPageAnswer(page, rows)
 
 
-Result = TypeVar("Result")
-#: The Python evaluator's reading of some of a page's rows (query.evaluate.Evaluator.evaluate_page
-#: on the Python road): (the row's index among those given, its result) of each row it keeps, and
-#: the values undecodable and cut among them.
-PythonReading: TypeAlias = Callable[[list[Sequence[Any]]], tuple[list[tuple[int, Result]], int, int]]
+class CoreProgram:
+    """A PageProgram compiled for the core (compile_program; payload.program.CompiledProgram):
+    `answer()` builds a page's request (its places' sources: the page's rows, the server's page,
+    an Arrow batch's binary column, or a place's values) and answers it in one call, the rows
+    the core leaves read by the caller's Python evaluator in the answer (QueryPageAnswer)."""
+
+    def __init__(self, program: PageProgram) -> None:
+        core = self.core = module()
+        self.program = program
+        self.conditions = [core.Condition(op=c.op, place=c.place, path=c.path,
+                                          literals=[_literal(core, v) for v in c.literals])
+                           for c in program.conditions]
+        self.aggregates = [core.Aggregate(func=a.func, star=a.star, input=a.input)
+                           for a in program.aggregates]
+        self.needles = [[(path, core.Needle(any=n.any, strings=list(n.strings))) for path, n in place.needles]
+                        for place in program.places]
+        self.paths = [[tuple(steps) for steps in place.paths] for place in program.places]
+        #: The paths some value had ((place, path)): their needles apply from the next page on.
+        self.known: set[tuple[int, int]] = set()
+
+    def answer(self, rows: Sequence[Sequence[Any]], sources: Sequence[int | Sequence[Any]], *,
+               held: bool, read_kept: bool) -> QueryPageAnswer | None:
+        """payload.program.CompiledProgram.answer: one call for the page (query_page). Of the
+        server's page, a blob column's cells are read by the core from its bytes, any other
+        column's values made by the driver, that column alone; of an Arrow batch, a blob column
+        from Arrow's buffers."""
+        core, program = self.core, self.program
+        server = cast(RowsSection, rows) if isinstance(rows, PageRows) and rows.as_sent else None
+        page = None if server is None else core.RowsPage(server.message, server.row_count, server.columns,
+                                                        server.start)
+        places: list[core_types.QueryPlace] = []
+        for p, source in enumerate(sources):
+            needles = [needle for path, needle in self.needles[p] if (p, path) in self.known]
+            paths = self.paths[p]
+            if isinstance(source, int):
+                # (a text column's values: the core refuses the page, Python reads it)
+                values: Any = rows
+                at: int | None = source
+                if server is not None:
+                    blobs = server.holds_blobs(source)
+                    values = page if blobs else [(value,) for value in server.column(source)]
+                    at = source if blobs else 0
+                elif isinstance(rows, ArrowRows):  # an Arrow batch: a blob column's buffers, else that column
+                    arrow = arrow_binary(rows, source)
+                    values, at = (arrow, None) if arrow is not None else \
+                        ([(value,) for value in rows.column(source)], 0)
+                places.append(core.QueryPlace(values, column=at, paths=paths, needles=needles))
+            else:
+                places.append(core.QueryPlace(source, paths=paths, needles=needles))
+        try:
+            request = core.QueryRequest(
+                rows=len(rows), places=places, conditions=self.conditions, outputs=list(program.outputs),
+                order=list(program.order), keys=list(program.keys), aggregates=self.aggregates,
+                grouped=program.grouped, cap=program.cap, undecodable_group=program.undecodable_group,
+                held=held, contents=list(program.contents) if held else [], text_trees=program.text_trees,
+                text_gaps=program.text_gaps)
+            found = core.query_page(request)
+        except Exception:
+            return None
+        if found.overflow:
+            return None
+        if server is not None:  # the rows the answer reads, made by the driver in one call
+            server.make([*found.handed_rows, *(found.kept if read_kept and not program.grouped else [])])
+        answer = QueryPageAnswer(found, rows)
+        for p, seen in enumerate(answer.paths):
+            self.known.update((p, path) for path, (was_found, _miss) in enumerate(seen) if was_found)
+        return answer
+
+
+def _literal(core: Core, value: Any) -> core_types.Literal:
+    """A condition's literal as the core compares it: None, a bool, an int within 128 bits, a str
+    (no lone surrogate), a finite Decimal within the floats; NotOnCore raised for others."""
+    if value is None:
+        return core.Literal.null()
+    if isinstance(value, bool):
+        return core.Literal.boolean(value)
+    if isinstance(value, int):
+        if not -(1 << 127) <= value < (1 << 127):
+            raise NotOnCore("an integer past 128 bits")
+        return core.Literal.integer(value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise NotOnCore("a lone surrogate") from err
+        return core.Literal.text(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise NotOnCore("a decimal that is not finite")
+        f = float(value)
+        if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
+            raise NotOnCore("a decimal past the floats")
+        exact = Decimal(f) == value
+        lo, hi = f, f
+        if not exact:
+            below = Decimal(f) < value
+            lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
+        integral = value == value.to_integral_value()
+        return core.Literal.decimal(nearest=f, exact=exact, below=lo, above=hi, floor=math.floor(value),
+                                    ceil=math.ceil(value), integral=integral)
+    raise NotOnCore(f"a literal of type {type(value).__name__}")
 
 
 class QueryPageAnswer:
-    """query_page's answer to a page. The core's figures of the rows it read: `kept` (row
-    indexes), `outputs` and `order` (per projected path, its value in each kept row), `held`
-    (with the request's `held`: per projected item its path's values held by the core, None for
-    others), `contents` (per place of the request's `contents`, its kept rows' contents), `kinds`
-    ((kind code, count): KINDS names them), `paths` (per place and path a PathSeen: `found`,
-    `miss`: (depth, keys) of the deepest miss or None), `groups` (GroupPartial: `key`,
-    `accumulators`, each an AccumulatorState: count, int_sum, float_sum as little-endian two's
-    complement bytes over 2**FLOAT_SUM_SHIFT or None, floats, num_min, num_max, str_min, str_max,
-    skipped). The rows the core leaves are read by the Python evaluator here, in `rows()` and
-    `columns()`, which give the page's whole answer: a reader never sees which they were."""
+    """A program's answer to a page (payload.program.PageProgramAnswer): the core's figures of the
+    rows it read, in the program's terms (`kinds` named, `paths` as PathSeen, `groups` as
+    GroupStates, their float sums exact), and the page's whole answer in `rows()` and `columns()`,
+    the rows the core leaves read by the caller's Python evaluator here: a reader never sees
+    which they were."""
 
     def __init__(self, page: core_types.QueryPage, rows: Sequence[Sequence[Any]]) -> None:
         self._page, self._rows = page, rows
         self.kept, self.outputs, self.order = page.kept, page.outputs, page.order
-        self.held, self.contents = page.held, page.contents
-        self.kinds, self.paths, self.groups = page.kinds, page.paths, page.groups
+        self.held: list[Any] = page.held
+        self.contents: list[Any] = page.contents
+        self.kinds = [(kind, n) for code, n in page.kinds if (kind := KINDS[code]) is not None]
+        self.paths = [[PathSeen(seen.found, seen.miss) for seen in place] for place in page.paths]
+        self.groups = [(group.key, [GroupState(state.count, state.int_sum, _float_sum(state.float_sum),
+                                               state.floats, state.num_min, state.num_max, state.str_min,
+                                               state.str_max, state.skipped)
+                                    for state in group.accumulators])
+                       for group in page.groups] if page.groups else []
 
     def _python(self, python: PythonReading[Result]) -> tuple[list[tuple[int, Result]], int, int]:
         """The rows the core leaves, read by `python`: (row index, result) of those it keeps, in
@@ -521,21 +610,14 @@ class QueryPageAnswer:
 
     def rows(self, kept: list[tuple[int, Result]],
              python: PythonReading[Result]) -> tuple[list[tuple[int, Result]], int, int, int]:
-        """The page's matching rows, in its order, each (row index, result): `kept` (the core's
-        kept rows as the reader makes them from `kept`, `outputs` and `order`, in their order;
-        none for a grouped answer, whose rows are in `groups`) with the rows the core leaves, as
-        `python` reads them, merged in; the values undecodable and cut over the page, and how
-        many rows matched."""
+        """payload.program.PageProgramAnswer.rows."""
         more, undecodable, cut = self._python(python)
         found = sorted(kept + more, key=lambda pair: pair[0]) if more else kept
         return found, undecodable, cut, len(self.kept) + len(more)
 
     def columns(self, columns: list[Sequence[Any]], python: PythonReading[Sequence[Any]]
                 ) -> tuple[list[int], list[Sequence[Any]], int, int]:
-        """The page's matching rows as columns: `columns` (per projected item, its values in the
-        core's kept rows: lists, or columns the core holds) with the rows the core leaves, as
-        `python` reads them (each row's values, one per column), put in their places; the rows'
-        indexes in the page's order, and the values undecodable and cut over the page."""
+        """payload.program.PageProgramAnswer.columns."""
         kept = list(self.kept)
         more, undecodable, cut = self._python(python)
         if not more:
@@ -559,7 +641,7 @@ def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Seque
     return [column[j] if j >= 0 else next(others) for j in order]
 
 
-def float_sum(encoded: bytes | None) -> Fraction:
+def _float_sum(encoded: bytes | None) -> Fraction:
     """A query_page group's float sum, exactly."""
     if encoded is None:
         return Fraction(0)
@@ -616,18 +698,6 @@ class DescribedOnCore(NamedTuple):
     structure: core_types.StructurePartial
     views: list[BlobView]
     nulls: int = 0
-
-
-class DescribeBounds(NamedTuple):
-    """The bounds of describe/structure.py and sketch.py a page's description keeps to."""
-
-    max_paths: int
-    max_visits: int
-    max_depth: int
-    exact: int
-    long_text: int
-    long_key: int
-    p: int
 
 
 def arrow_binary(rows: Sequence[Sequence[Any]], column: int) -> core_types.ArrowBinary | None:
@@ -787,6 +857,15 @@ def page_contents(engine: PythonRoad, values: Sequence[bytes]) -> PageContents |
 
 
 # ------------------------------------------------------------------ held columns, filled
+
+def held_values(column: core_types.HeldColumn) -> list[Any]:
+    """A held path column's values as Python objects, the rows the core left to Python being the
+    Python evaluator's values (filled in here, where the core's list of them is read)."""
+    values: list[Any] = column.to_pylist()
+    for i in column.python_rows():
+        values[i] = column[i]
+    return values
+
 
 def is_held_column(value: Any) -> bool:
     """`value` is a HeldColumn (a path's values the core holds)."""
@@ -1250,7 +1329,10 @@ def _count_paths(engine: PythonRoad, page: PageRead, request: ReadRequest, core:
     handed back or rejected among them); else the misses are read again here, in order."""
     kinds, cuts, rejected, columns = page.kinds, page.cut, page.rejected, page.columns
     n = len(kinds)
-    core_kinds, core_cut = core.kinds, core.cut
+    # The core's lists, taken once: each reading of one of them builds all of it anew.
+    core_kinds, core_cut, core_paths = core.kinds, core.cut, core.paths
+    #: Each value's tree, made once for all the paths read again (20,000 paths: once, not 20,000 times).
+    trees: dict[int, Any] = {}
     for p, steps in enumerate(request.paths):
         column, own = columns[p], answered[p]
         misses: list[int] = []
@@ -1279,16 +1361,17 @@ def _count_paths(engine: PythonRoad, page: PageRead, request: ReadRequest, core:
             if own[i] is not MISSING:
                 break
             counted.append(i)
-        miss = core.paths[p].miss
+        miss = core_paths[p].miss
         if counted == misses and miss is not None:
             page.missed[p] = (miss.depth, miss.key, set(miss.keys))
             continue
         token = budget.enter(engine.budget)
         try:
             for i in misses:
-                kind, _cut, found = engine.content(values[i])
-                tree = tree_of(kind, found, request.paths, False)
-                _value, depth, parent = read_path(tree, steps)
+                if i not in trees:
+                    kind, _cut, found = engine.content(values[i])
+                    trees[i] = tree_of(kind, found, request.paths, False)
+                _value, depth, parent = read_path(trees[i], steps)
                 note_miss(page.missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
         finally:
             budget.leave(token)

@@ -158,6 +158,7 @@ class ServerRows(PageRows):
 
     __slots__ = ("message", "start", "row_count", "types", "protocol_version", "_body", "_rows", "_cells",
                  "_made")
+    as_sent = True
 
     def __init__(self, body: bytes, count: int, types: Sequence[Any], protocol_version: int,
                  start: int = 0) -> None:

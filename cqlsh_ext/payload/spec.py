@@ -2,7 +2,8 @@
 
 A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES) or one
 of its containers as the display labels it (`<codec>/<container>`), optionally with a level
-and a dictionary of the store (`<codec>:N`, `<codec>:dict=ID`, `<codec>:N,dict=ID`: what encode()
+and a dictionary of the store (`<codec>:N`, `<codec>:dict=ID`, `<codec>:N,dict=ID`, `dcz:dict=` and
+the 64 hex digits of the dictionary's SHA-256: what encode()
 writes; decoding ignores them, the value naming its dictionary itself), then
 at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
 detect the rest. Columns are named
@@ -26,6 +27,8 @@ from cqlsh_ext.common.text import unknown
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
 
 AUTO_STEP = "auto"
+#: A dictionary named by its SHA-256 (`dcz:dict=...`): this many hex digits.
+SHA256_DIGITS = 64
 
 
 class SpecError(ValueError):
@@ -109,11 +112,14 @@ def _codec_arguments(step: str, arg: str) -> tuple[int | None, int | None]:
             continue
         if key.strip().lower() != "dict":
             raise SpecError(f"{step!r}: a codec takes a level and a dictionary (<codec>:N,dict=ID)")
+        text = value.strip()
         try:
-            dict_id = int(value.strip(), 0)  # a zlib DICTID is written in hex: 0x216f4cdd
+            # a zlib DICTID is written in hex (0x216f4cdd), an RFC 9842 dictionary by the 64 hex
+            # digits of its SHA-256 (dcz:dict=...)
+            dict_id = int(text, 16) if len(text) == SHA256_DIGITS else int(text, 0)
         except ValueError:
-            raise SpecError(f"{step!r}: dict= takes a dictionary ID (a number, or 0x... for zlib's "
-                            "DICTID)") from None
+            raise SpecError(f"{step!r}: dict= takes a dictionary ID (a number, 0x... for zlib's DICTID, "
+                            "or the 64 hex digits of a dictionary's SHA-256)") from None
     return level, dict_id
 
 

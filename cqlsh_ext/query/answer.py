@@ -59,18 +59,24 @@ class PathsSeen:
         for path, (depth, key, keys) in other.missed.items():
             self._note(path, depth, key, keys)
 
-    def never_found(self) -> list[tuple[str, list[str], list[str]]]:
-        """For every path no value had, in the order first met: (the path, the keys seen where it
-        stopped that are nearest to the key it wanted (difflib), best first; all keys seen there,
-        sorted)."""
-        out = []
+    def never_found(self, first: int | None = None) -> list[tuple[str, list[str], list[str]]]:
+        """For every path no value had (the `first` of them), in the order first met: (the path, the
+        keys seen where it stopped that are nearest to the key it wanted (difflib), best first; all
+        keys seen there, sorted)."""
+        out: list[tuple[str, list[str], list[str]]] = []
         for path, (_depth, key, keys) in self.missed.items():
+            if first is not None and len(out) >= first:
+                break
             if path in self.found:
                 continue
             seen = sorted(keys)
             nearest = difflib.get_close_matches(key, seen, n=3, cutoff=NEAR) if isinstance(key, str) else []
             out.append((path, nearest, seen))
         return out
+
+    def never_found_count(self) -> int:
+        """How many paths no value had."""
+        return sum(1 for path in self.missed if path not in self.found)
 
 
 @dataclass

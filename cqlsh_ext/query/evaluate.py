@@ -5,7 +5,6 @@ with SQL's semantics (docs/queries.md) and the projected values taken from those
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,20 +12,25 @@ from decimal import Decimal
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING, UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-from cqlsh_ext.payload.server_rows import ServerRows, columns_of
+from cqlsh_ext.payload.program import (
+    PageProgram,
+    ProgramAggregate,
+    ProgramCondition,
+    ProgramPlace,
+    TextNeedles,
+)
 from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
+from cqlsh_ext.payload.server_rows import columns_of
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload import native as seam
-    from cqlsh_ext.payload.native import Core
+    from cqlsh_ext.payload.program import CompiledProgram, PageProgramAnswer
 
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
 BlobPlace = tuple[str, "str | None"]
@@ -71,8 +75,7 @@ class PageColumns:
     over the page."""
 
     kept: list[int]
-    #: Lists, or columns the core holds (Evaluator.held: cqlsh_ext_native's HeldColumn and
-    #: HeldContents, sequences of the same values).
+    #: Lists, or columns the value engine holds (Evaluator.held: sequences of the same values).
     columns: list[Sequence[Any]]
     undecodable: int
     cut: int
@@ -265,10 +268,10 @@ class Evaluator:
         #: the page (the display, JSON, CSV read it); False: as its stored bytes (an export
         #: decodes the blobs it writes a page at a time, as columns: payload.columns).
         self.views = views
-        #: With `views` False, a file's reading: on the native core, answer_columns() gives the
-        #: paths' values and a blob the answer gives (whose paths the plan reads) as the core holds
-        #: them (cqlsh_ext_native's HeldColumn, HeldContents: each value decoded once, no Python
-        #: object per value; render.parquet lays them out as Arrow arrays).
+        #: With `views` False, a file's reading: where the engine answers the plan in one call a
+        #: page (PlanProgram), answer_columns() gives the paths' values and a blob the answer gives
+        #: (whose paths the plan reads) as the engine holds them (each value decoded once, no
+        #: Python object per value; render.parquet lays them out as Arrow arrays).
         self.held = held and not views
         #: With `held`: a text a blob holds comes with its JSON tree (Parquet lays its struct
         #: columns out from it); False: a file of text (JSON Lines, CSV), which writes a text from
@@ -292,11 +295,12 @@ class Evaluator:
         #: The undecodable values read since the last undecodable_kinds(), by kind.
         self._kinds: dict[str, int] = {}
         self._places: dict[BlobPlace, _PlaceRead] | None = None
-        #: The plan as the native core runs it (CoreProgram), or False where it cannot.
+        #: The plan as the value engine answers it in one call a page (PlanProgram), or False where
+        #: it does not.
         self._core: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Picklable (Spark tasks): the engines, what they remember and the core's program stay
+        """Picklable (Spark tasks): the engines, what they remember and the compiled program stay
         behind."""
         return {**self.__dict__, "_places": None, "_core": None}
 
@@ -324,25 +328,29 @@ class Evaluator:
 
         refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
         refs += [*plan.group_by, *self.agg_refs, *self.outputs, *(ref for ref, _ in plan.order_by)]
-        paths: dict[BlobPlace, list[Path]] = {}
+        # By text, each path once, in order (dicts: a chain of 20,000 conditions is read in linear time).
+        paths: dict[BlobPlace, dict[str, Path]] = {}
         for ref in refs:
             if isinstance(ref, Path):
-                paths.setdefault((ref.column, ref.access), [])
-                if ref.text not in [p.text for p in paths[(ref.column, ref.access)]]:
-                    paths[(ref.column, ref.access)].append(ref)
+                paths.setdefault((ref.column, ref.access), {}).setdefault(ref.text, ref)
+        # A path's needles are those of the first condition on it that has some.
+        first_needles: dict[Ref, Any] = {}
+        for pred in plan.predicates:
+            if pred in self.needles:
+                first_needles.setdefault(pred.ref, self.needles[pred])
         texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column) and p.op == "LIKE"}
         # A blob the answer gives as it is, and whose paths the statement reads: its views go to
         # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
         shown = {ref.name for ref in self.outputs if isinstance(ref, Column)} if self.views else set()
         if self.views and any(item.kind == "star" for item in plan.items):
             shown |= {column for column, access in paths if access is None}
-        for place, refs_here in paths.items():
+        for place, by_text in paths.items():
+            refs_here = list(by_text.values())
             read = at(place)
             read.paths = {ref.text: i for i, ref in enumerate(refs_here)}
             needles = []
             for ref in refs_here:
-                found = next((self.needles[p] for p in plan.predicates if p.ref == ref and p in self.needles),
-                             None)
+                found = first_needles.get(ref)
                 needles.append(None if found is None else _rejects(found))
             bare = place[1] is None
             read.request = ReadRequest([ref.steps for ref in refs_here], text=place[0] in texts and bare,
@@ -400,20 +408,22 @@ class Evaluator:
 
     @property
     def on_core(self) -> bool:
-        """The native core runs the plan (CoreProgram): a scan may hand it the server's pages
-        (scanning.pages_in), only the rows it keeps or hands back made by the driver."""
+        """The value engine answers the plan in one call a page (PlanProgram: the native core): a
+        scan may hand it the server's pages (scanning.pages_in), only the rows it keeps or leaves
+        to the Python evaluator made by the driver."""
         if self._core is None:
-            self._core = CoreProgram.of(self) or False
+            self._core = PlanProgram.of(self) or False
         return bool(self._core)
 
     def answer_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageAnswer:
-        """A page's part of the answer (PageAnswer): on the native core in one call when it can
-        run the plan (every place in plain auto mode on it, conditions and aggregates it
-        evaluates), the rows it hands back read by evaluate_page(); else evaluate_page() alone.
+        """A page's part of the answer (PageAnswer): in one call where the engine answers the plan
+        so (PlanProgram: every place in plain auto mode on the native core, conditions and
+        aggregates it evaluates), the rows it leaves read by evaluate_page(); else
+        evaluate_page() alone.
         The same answer and counts either way (tests/native compares them page by page)."""
         core = self._core
         if core is None:
-            core = self._core = CoreProgram.of(self) or False
+            core = self._core = PlanProgram.of(self) or False
         if core and rows:
             answer: PageAnswer | None = core.answer(self, names, rows)
             if answer is not None:
@@ -423,7 +433,7 @@ class Evaluator:
 
     def answer_columns(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageColumns | None:
         """answer_page() as columns, for a plan that keeps rows and gives their projected values
-        (no aggregates, no views asked for): on the native core, its output columns as they are;
+        (no aggregates, no views asked for): from the engine's one call, its output columns as they are;
         on the Python road, evaluate_page()'s rows turned into columns. None where the answer is
         not made of columns (GROUP BY, the views of a blob the answer gives)."""
         if self.agg_refs or any(read.request.views for read in self.places.values()):
@@ -437,7 +447,7 @@ class Evaluator:
                 for ref in self.outputs], 0, 0)
         core = self._core
         if core is None:
-            core = self._core = CoreProgram.of(self) or False
+            core = self._core = PlanProgram.of(self) or False
         if core and rows:
             found: PageColumns | None = core.columns(self, names, rows)
             if found is not None:
@@ -585,179 +595,144 @@ class Evaluator:
 
 
 class Unsupported(Exception):
-    """A plan (or a literal) the native core does not evaluate: the Python evaluator does."""
+    """A plan the value engine does not answer in one call a page: the Python evaluator does."""
 
 
-class CoreProgram:
-    """A plan as the native core evaluates it a page at a time (payload.native.query_page): its
-    places, in the evaluator's order, with the paths each reads; the conditions with their
-    literals encoded; the projected and ORDER BY paths; the GROUP BY keys and aggregates."""
+class PlanProgram:
+    """A plan as the value engine answers it a page at a time in one call (payload.program's
+    PageProgram, compiled by payload.engine.query_program where every place's engine reads pages
+    whole): its places, in the evaluator's order, with the paths each reads; the conditions with
+    their literals; the projected and ORDER BY paths; the GROUP BY keys and aggregates.
+    Unsupported where the engine does not answer the plan so: the Python evaluator reads it."""
 
     def __init__(self, evaluator: Evaluator) -> None:
-        from cqlsh_ext.payload import native
+        from cqlsh_ext.payload.engine import query_program
 
         plan = evaluator.plan
         places = list(evaluator.places.items())
-        if not places or not all(read.engine.on_core() for _place, read in places):
-            raise Unsupported("a place the core does not read")
-        self.native = native
-        core = self.core = native.module()
-        self.cap = places[0][1].engine.cap
+        if not places:
+            raise Unsupported("no blob place")
         self.places = [place for place, _read in places]
         self.reads = [read for _place, read in places]
         index = {place: i for i, place in enumerate(self.places)}
-        self.paths: list[list[tuple[Any, ...]]] = [[()] * len(read.paths) for read in self.reads]
-        for i, read in enumerate(self.reads):
+        for read in self.reads:
             if read.request.text or (read.request.views and read.place[1] is not None):
                 raise Unsupported("LIKE on the bare column")
-            for p, steps in enumerate(read.request.paths):
-                self.paths[i][p] = tuple(steps)
+        self.paths = [tuple(tuple(steps) for steps in read.request.paths) for read in self.reads]
 
         def path_of(ref: Path) -> tuple[int, int]:
             place = index[(ref.column, ref.access)]
             return place, self.reads[place].paths[ref.text]
 
-        self.conditions: list[seam.Condition] = []
+        conditions: list[ProgramCondition] = []
         for pred in plan.predicates:
             if pred.op in OF_THE_BLOB:
-                self.conditions.append(core.Condition(op=pred.op, place=index[_place_of(pred.ref)]))
+                conditions.append(ProgramCondition(pred.op, index[_place_of(pred.ref)]))
             elif isinstance(pred.ref, Path):
                 place, path = path_of(pred.ref)
-                self.conditions.append(core.Condition(op=pred.op, place=place, path=path,
-                                                      literals=[_literal(core, v) for v in pred.values]))
+                conditions.append(ProgramCondition(pred.op, place, path, tuple(pred.values)))
             else:
                 raise Unsupported("a condition on a column")
-        self.outputs = [path_of(ref) if isinstance(ref, Path) else None for ref in evaluator.outputs]
-        self.order = [path_of(ref) if isinstance(ref, Path) else None for ref, _ in plan.order_by]
+        outputs = tuple(path_of(ref) if isinstance(ref, Path) else None for ref in evaluator.outputs)
         if any(ref is not None and not isinstance(ref, Path) for ref, _ in plan.order_by):
             raise Unsupported("ORDER BY a column")
+        order = tuple(path_of(ref) if isinstance(ref, Path) else None for ref, _ in plan.order_by)
         self.grouped = bool(evaluator.agg_refs)
-        self.keys = [path_of(ref) for ref in plan.group_by]
-        self.aggregates: list[seam.Aggregate] = []
+        keys = tuple(path_of(ref) for ref in plan.group_by)
         specs = [(item.func or "count", item.ref) for item in plan.items if item.kind == "agg"]
+        aggregates: list[ProgramAggregate] = []
         for func, ref in specs:
             if ref is not None and not isinstance(ref, Path):
                 raise Unsupported("an aggregate of a column")
-            self.aggregates.append(core.Aggregate(func=func, star=ref is None,
-                                                  input=None if ref is None else path_of(ref)))
+            aggregates.append(ProgramAggregate(func, ref is None, None if ref is None else path_of(ref)))
         self.funcs = [(func, ref is None) for func, ref in specs]
-        #: Held columns: the paths' values held by the core, and the places of the blobs the answer
-        #: gives as they are (a bare column whose paths are read: its contents, trees built).
+        #: Held columns: the paths' values held by the engine, and the places of the blobs the
+        #: answer gives as they are (a bare column whose paths are read: its contents, trees built).
         self.held = evaluator.held and not self.grouped
         self.contents: dict[int, int] = {}  # output item -> place
         if self.held:
             for o, ref in enumerate(evaluator.outputs):
                 if isinstance(ref, Column) and (ref.name, None) in index:
                     self.contents[o] = index[(ref.name, None)]
-        #: Per place, the needles of the conditions on its paths: (path, the needle). A needle
-        #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
-        #: saving, never an answer), from the page after.
-        self.needles: list[list[tuple[int, seam.Needle]]] = [[] for _ in self.places]
+        #: Per place, the needles of the conditions on its paths: (path, the needles).
+        needles: list[list[tuple[int, TextNeedles]]] = [[] for _ in self.places]
         for pred in plan.predicates:
             found = evaluator.needles.get(pred)
             if found is not None and isinstance(pred.ref, Path):
                 place, path = path_of(pred.ref)
-                self.needles[place].append((path, core.Needle(any=found[0], strings=list(found[1]))))
-        self.known: set[tuple[int, int]] = set()
+                needles[place].append((path, TextNeedles(found[0], tuple(found[1]))))
+        program = PageProgram(
+            places=tuple(ProgramPlace(paths, tuple(found))
+                         for paths, found in zip(self.paths, needles, strict=True)),
+            conditions=tuple(conditions), outputs=outputs, order=order, keys=keys,
+            aggregates=tuple(aggregates), grouped=self.grouped, cap=self.reads[0].engine.cap,
+            undecodable_group=UNDECODABLE_GROUP, contents=tuple(sorted(set(self.contents.values()))),
+            text_trees=evaluator.text_trees, text_gaps=evaluator.text_gaps)
+        compiled = query_program(program, [read.engine for read in self.reads])
+        if compiled is None:
+            raise Unsupported("a place the engine does not read whole, or a literal it does not compare")
+        self.compiled: CompiledProgram = compiled
 
     @classmethod
-    def of(cls, evaluator: Evaluator) -> CoreProgram | None:
+    def of(cls, evaluator: Evaluator) -> PlanProgram | None:
         try:
             return cls(evaluator)
         except Unsupported:
             return None
 
     def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               held: bool = False, make_kept: bool = True) -> seam.QueryPageAnswer | None:
-        """The core's answer to the page (query_page), its undecodable kinds and the paths it found
-        or missed noted on the evaluator; None when the core fails the call (it should not) or a
-        sum overflows: Python reads the page. Of the server's page, the rows the core hands back
-        are made by the driver, and the kept ones unless `make_kept` is False (columns(): only
-        their ordinary columns are made)."""
-        from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
-
-        native, core_module = self.native, self.core
+               held: bool = False, make_kept: bool = True) -> PageProgramAnswer | None:
+        """The engine's answer to the page (CompiledProgram.answer), its undecodable kinds and the
+        paths it found or missed noted on the evaluator; None when the engine fails the call (it
+        should not) or a sum overflows: Python reads the page. Of the server's page, the rows the
+        engine leaves are made by the driver, and the kept ones unless `make_kept` is False
+        (columns(): only their ordinary columns are made)."""
         at = {name: i for i, name in enumerate(names)}
-        places: list[seam.QueryPlace] = []
-        # The server's page (pages in): a blob column's cells are read by the core from its bytes;
-        # any other column's values are made by the driver, that column alone.
-        server = rows if isinstance(rows, ServerRows) else None
-        page = None if server is None else core_module.RowsPage(server.message, server.row_count,
-                                                                  server.columns, server.start)
-        for (column, access), read in zip(self.places, self.reads, strict=True):
-            p_at = len(places)
-            paths = [self.paths[p_at][p] for p in range(len(read.paths))]
-            needles = [needle for path, needle in self.needles[p_at] if (p_at, path) in self.known]
+        # Per place: a bare column's index in the page (the engine reads its cells from the page
+        # itself), else its values (a map value or a UDT field, taken out of the page's column).
+        sources: list[int | Sequence[Any]] = []
+        for column, access in self.places:
             if access is None and column in at:
-                # (a text column's values: the core refuses the page, Python reads it)
-                index = at[column]
-                source: Any = rows
-                at_index: int | None = index
-                if server is not None:
-                    source = page if server.holds_blobs(index) \
-                        else [(value,) for value in server.column(index)]
-                    at_index = index if source is page else 0
-                elif isinstance(rows, ArrowRows):  # an Arrow batch: a blob column's buffers, else that column
-                    arrow = native.arrow_binary(rows, index)
-                    source, at_index = (arrow, None) if arrow is not None else \
-                        ([(value,) for value in rows.column(index)], 0)
-                places.append(core_module.QueryPlace(source, column=at_index, paths=paths, needles=needles))
+                sources.append(at[column])
             else:
                 col = at.get(column)
                 values = [None] * len(rows) if col is None else _column(rows, col)
                 if access is not None:
                     values = [None if (v := _field(value, access)) is MISSING else v for value in values]
-                places.append(core_module.QueryPlace(values, paths=paths, needles=needles))
-        try:
-            request = core_module.QueryRequest(
-                rows=len(rows), places=places, conditions=self.conditions, outputs=self.outputs,
-                order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
-                cap=self.cap, undecodable_group=UNDECODABLE_GROUP, held=held,
-                contents=sorted(set(self.contents.values())) if held else [],
-                text_trees=evaluator.text_trees, text_gaps=evaluator.text_gaps)
-        except Exception:
+                sources.append(values)
+        answer = self.compiled.answer(rows, sources, held=held, read_kept=make_kept)
+        if answer is None:
             return None
-        make = None if server is None else server.make  # the rows the answer reads, by the driver
-        core: seam.QueryPageAnswer | None = native.query_page(
-            request, rows, read_kept=not self.grouped and make_kept, make=make)
-        if core is None:
-            return None
-        for code, n in core.kinds:
-            kind = native.KINDS[code]
-            if kind is not None:
-                evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
-        for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
-                                                          strict=True)):
+        for kind, n in answer.kinds:
+            evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
+        for i, (read, seen) in enumerate(zip(self.reads, answer.paths, strict=True)):
             for text, p in read.paths.items():
-                was_found, miss = seen[p].found, seen[p].miss
+                was_found, miss = seen[p]
                 if was_found:
                     evaluator._paths_found.add(text)
-                    self.known.add((i, p))
                 elif miss is not None and text not in evaluator._paths_found:
                     depth, keys = miss
-                    steps = self.paths[self.places.index(place)][p]
-                    evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))
-        return core
+                    evaluator._missed.append(Miss(text, depth, self.paths[i][p][depth], tuple(keys)))
+        return answer
 
     def answer(self, evaluator: Evaluator, names: Sequence[str],
                rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
-        """The page's answer from the core, the rows it leaves read by the Python evaluator and
-        merged in in the seam's room (payload.native.QueryPageAnswer.rows); None when the core
-        fails the call (it should not) or a sum overflows: Python reads the page."""
+        """The page's answer from the engine's one call, the rows it leaves read by the Python
+        evaluator and merged in by the answer (payload.program.PageProgramAnswer.rows); None when
+        the engine fails the call (it should not) or a sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import Accumulator
 
         # No blob's view given (a bare blob column, `*`): the kept rows' values are taken a column
         # at a time, only the ordinary columns the statement names made (of the server's page).
         by_columns = not any(read.request.views for read in self.reads)
-        core = self._query(evaluator, names, rows, make_kept=not by_columns)
-        if core is None:
+        answer = self._query(evaluator, names, rows, make_kept=not by_columns)
+        if answer is None:
             return None
-        native = self.native
         at = {name: i for i, name in enumerate(names)}
         found: list[tuple[int, RowResult]] = []
-        kept = core.kept
+        kept = answer.kept
         if not self.grouped and kept:
-            outputs, order = core.outputs, core.order
+            outputs, order = answer.outputs, answer.order
             ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
                         if isinstance(ref, Column)]
             views = {} if by_columns else self._views(names, rows, kept)
@@ -782,56 +757,54 @@ class CoreProgram:
                 found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
                                            views=shown)))
         partials: list[tuple[tuple[Any, ...], list[Any]]] = []
-        for group in core.groups:
-            accs = []
-            for (func, star), state in zip(self.funcs, group.accumulators, strict=True):
-                accs.append(Accumulator(func, star, state.count, state.int_sum,
-                                        native.float_sum(state.float_sum), state.floats, False, state.num_min,
-                                        state.num_max, state.str_min, state.str_max, state.skipped))
-            partials.append((group.key, accs))
-        found, undecodable, cut, matched = core.rows(
+        for key, states in answer.groups:
+            partials.append((key, [Accumulator(func, star, state.count, state.int_sum, state.frac_sum,
+                                               state.floats, False, state.num_min, state.num_max,
+                                               state.str_min, state.str_max, state.skipped)
+                                   for (func, star), state in zip(self.funcs, states, strict=True)]))
+        found, undecodable, cut, matched = answer.rows(
             found, lambda handed: evaluator.evaluate_page(names, handed, core=False))
         return PageAnswer(found, partials, undecodable, cut, matched)
 
     def columns(self, evaluator: Evaluator, names: Sequence[str],
                 rows: Sequence[Sequence[Any]]) -> PageColumns | None:
         """The page's kept rows as columns, one per projected item (evaluator.outputs), in the
-        page's order: the core's own output columns for the paths, the page's values for the
-        columns; the rows it leaves read by the Python evaluator and put in their places in the
-        seam's room (payload.native.QueryPageAnswer.columns). None where the answer is not made
-        of columns (GROUP BY, views asked for), or the core fails the call."""
+        page's order: the engine's own output columns for the paths, the page's values for the
+        columns; the rows it leaves read by the Python evaluator and put in their places by the
+        answer (payload.program.PageProgramAnswer.columns). None where the answer is not made of
+        columns (GROUP BY, views asked for), or the engine fails the call."""
         if self.grouped or any(read.request.views for read in self.reads):
             return None
         held = self.held
-        core = self._query(evaluator, names, rows, held, make_kept=False)
-        if core is None:
+        answer = self._query(evaluator, names, rows, held, make_kept=False)
+        if answer is None:
             return None
         at = {name: i for i, name in enumerate(names)}
-        kept = list(core.kept)
+        kept = list(answer.kept)
         columns: list[Sequence[Any]] = []
         contents = sorted(set(self.contents.values()))
         # the ordinary columns the statement names, of the kept rows (of the server's page: one
-        # pass); every row kept (the core keeps rows in the page's order, each once: no condition,
-        # none handed back) is every row's column, with no list of indexes for the core to read
+        # pass); every row kept (the engine keeps rows in the page's order, each once: no condition,
+        # none left to Python) is every row's column, with no list of indexes for the engine to read
         ordinary = columns_of(rows, sorted({at[ref.name] for o, ref in enumerate(evaluator.outputs)
                                             if o not in self.contents and isinstance(ref, Column)
                                             and ref.name in at}), None if len(kept) == len(rows) else kept)
         for o, ref in enumerate(evaluator.outputs):
-            if o in self.contents:  # a blob the answer gives, its rows read by the core with the paths
-                columns.append(core.contents[contents.index(self.contents[o])])
+            if o in self.contents:  # a blob the answer gives, its rows read by the engine with the paths
+                columns.append(answer.contents[contents.index(self.contents[o])])
             elif isinstance(ref, Column):
                 col = at.get(ref.name)
                 columns.append([None] * len(kept) if col is None else ordinary[col])
-            elif held and (values := core.held[o]) is not None:  # the path's values, held by the core
+            elif held and (values := answer.held[o]) is not None:  # the path's values, held by the engine
                 columns.append(values)
-            else:  # the core's column of the path (one per projected item, the columns' left empty)
-                columns.append(list(core.outputs[o]))
+            else:  # the engine's column of the path (one per projected item, the columns' left empty)
+                columns.append(list(answer.outputs[o]))
 
         def python(handed: list[Sequence[Any]]) -> tuple[list[tuple[int, Sequence[Any]]], int, int]:
             more, u, c = evaluator.evaluate_page(names, handed, core=False)
             return [(j, result.values) for j, result in more], u, c
 
-        kept, columns, undecodable, cut = core.columns(columns, python)
+        kept, columns, undecodable, cut = answer.columns(columns, python)
         return PageColumns(kept, columns, undecodable, cut)
 
     def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -851,39 +824,6 @@ class CoreProgram:
         return out
 
 
-
-
-def _literal(core: Core, value: Literal) -> seam.Literal:
-    """A condition's literal as the core compares it (payload.native.query_page)."""
-    if value is None:
-        return core.Literal.null()
-    if isinstance(value, bool):
-        return core.Literal.boolean(value)
-    if isinstance(value, int):
-        if not -(1 << 127) <= value < (1 << 127):
-            raise Unsupported("an integer past 128 bits")
-        return core.Literal.integer(value)
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as err:
-            raise Unsupported("a lone surrogate") from err
-        return core.Literal.text(value)
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise Unsupported("a decimal that is not finite")
-        f = float(value)
-        if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
-            raise Unsupported("a decimal past the floats")
-        exact = Decimal(f) == value
-        lo, hi = f, f
-        if not exact:
-            below = Decimal(f) < value
-            lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
-        integral = value == value.to_integral_value()
-        return core.Literal.decimal(nearest=f, exact=exact, below=lo, above=hi, floor=math.floor(value),
-                                    ceil=math.ceil(value), integral=integral)
-    raise Unsupported(f"a literal of type {type(value).__name__}")
 
 
 def _place_of(ref: Ref) -> BlobPlace:

@@ -183,7 +183,7 @@ def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[Ans
         elif item.kind == "path":
             sources.append((PATH, item.ref.text if item.ref is not None else item.name))  # type: ignore[union-attr]
         else:
-            sources.append((AGGREGATE, item.name))
+            sources.append((AGGREGATE, item.written or item.name))
     out = []
     for name, cqltype, (role, source), own in zip(names, types, sources, computed, strict=True):
         if role == CQL and cqltype is not None and from_driver(cqltype).is_blob:

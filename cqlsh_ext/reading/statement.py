@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from cqlsh_ext.payload.columns import BLOB, CQL, AnswerColumn, BlobReading
 from cqlsh_ext.payload.server_rows import ServerRows
@@ -28,7 +28,9 @@ from cqlsh_ext.reading.typed import (
 )
 
 if TYPE_CHECKING:
+    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.scanning.scan import Binder
 
 Row = tuple[Any, ...]
@@ -124,11 +126,14 @@ def sent_statement(text: str, fetch_size: int | None, consistency: int, serial_c
 
 def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
                    consistency: int | None = None, paging_state: bytes | None = None,
-                   bind: Binder | None = None) -> TypedAnswer | None:
+                   bind: Binder | None = None,
+                   table: TableTarget | None | Literal[False] = False) -> TypedAnswer | None:
     """The server's answer to `text`, page by page (`fetch_size`, else the context's page size),
     from `paging_state` when given; None when the server refuses it (ctx.error said so, as cqlsh
     says it). The context's stop ends it at once (its notes say so, and where it would go on).
-    `bind`: a program's parameters, bound into `text` prepared (sent_statement)."""
+    `bind`: a program's parameters, bound into `text` prepared (sent_statement). `table`: the
+    table the statement reads where the caller resolved it already (None: none known), so the
+    statement is not lexed again; False: found here."""
     from cqlsh_ext.cql.types import from_driver
 
     level = ctx.consistency if consistency is None else consistency
@@ -150,21 +155,28 @@ def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
         types = [None] * len(names)
     columns = [AnswerColumn(name, BLOB if t is not None and from_driver(t).is_blob else CQL, t)
                for name, t in zip(names, types, strict=True)]
-    return TypedAnswer(columns, _pages(pages, notes), notes, None, _places(ctx, text, names),
+    if table is False:
+        table = _table(ctx, text)
+    return TypedAnswer(columns, _pages(pages, notes), notes, None, places_in(ctx, table, names),
                        BlobReading(ctx.decoding()))
 
 
-def _places(ctx: ReadContext, text: str, names: Sequence[str]) -> list[Any]:
-    """Where each column's values sit: in the table the statement reads (column settings apply to
-    blobs by it), else in no known table of the context's keyspace."""
+def _table(ctx: ReadContext, text: str) -> TableTarget | None:
+    """The table the statement reads, None where our lexer does not find one."""
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
 
     try:
-        table = statement_table(ctx.cluster, ctx.keyspace, Lexed(text))[1]
+        return statement_table(ctx.cluster, ctx.keyspace, Lexed(text))[1]
     except Exception:  # a statement our lexer does not read (the server answered it): no table
-        table = None
+        return None
+
+
+def places_in(ctx: ReadContext, table: TableTarget | None, names: Sequence[str]) -> list[ValuePlace]:
+    """Where each answer column's values sit: in the table the statement reads (column settings
+    apply to blobs by it), else in no known table of the context's keyspace."""
+    from cqlsh_ext.payload.places import ValuePlace
+
     return [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
             for name in names]
 

@@ -24,9 +24,10 @@ from cqlsh_ext.payload.columns import (
     SAMPLE_ROWS,
     AnswerColumn,
     BlobReading,
-    Column,
+    ColumnValues,
     ValueColumn,
     column_of,
+    decoded_bytes,
     fix_kinds,
 )
 
@@ -39,6 +40,16 @@ if TYPE_CHECKING:
 
 Row = tuple[Any, ...]
 
+#: What a batch of blobs read holds decoded, at most, about: a page whose values are large (a
+#: megabyte each, say) is read and given out in parts of about this much, so a stream's memory
+#: stays flat whatever the values' sizes (the first part of a reading is BLOB_FIRST_ROWS rows; the
+#: next parts' rows come from the decoded size a row had so far).
+BATCH_BYTES = 64 << 20
+BLOB_FIRST_ROWS = 64
+
+#: The paths no value had that a reading's notes name, each with its nearest keys: the others are
+#: counted (ReadNotes.paths_never_found_count).
+PATHS_NAMED = 5
 #: How a reading ended, when not by reaching its end (ReadNotes.stopped).
 INTERRUPTED, CANCELLED, OUTPUT_CLOSED, FAILED = "interrupted", "cancelled", "output closed", "error"
 
@@ -77,7 +88,7 @@ class PagePositions:
 
 class AnswerBatch:
     """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
-    currency, payload.columns.Column) and as rows (`rows`, made from the columns once when asked).
+    currency, payload.columns.ColumnValues) and as rows (`rows`, made from the columns once when asked).
     A reading that gives rows (groups, a sort, the Python evaluator's kept rows) has them made
     into columns when they are asked for."""
 
@@ -105,7 +116,7 @@ class AnswerBatch:
             self._rows = list(zip(*columns, strict=True)) if columns else []
         return self._rows
 
-    def columns(self, width: int | None = None) -> list[Column]:
+    def columns(self, width: int | None = None) -> list[ColumnValues]:
         """The batch's columns (`width`: how many an answer of no row has)."""
         if self._columns is None:
             if self._rows:
@@ -114,36 +125,43 @@ class AnswerBatch:
                 self._columns = [ValueColumn([]) for _ in range(width or 0)]
         return self._columns
 
-    def column(self, i: int) -> Column:
+    def column(self, i: int) -> ColumnValues:
         return self.columns(i + 1)[i]
 
     def head(self, size: int) -> AnswerBatch:
         """Its first `size` rows (a LIMIT reached inside it)."""
-        if size >= self.size:
+        return self.part(0, size)
+
+    def part(self, start: int, stop: int) -> AnswerBatch:
+        """Its rows from `start` to `stop`."""
+        if start <= 0 and stop >= self.size:
             return self
-        positions = None if self.positions is None else _Head(self.positions, size)
+        positions = None if self.positions is None else _Part(self.positions, start, stop - start)
         if self._columns is None and self._rows is not None:
-            return AnswerBatch(self._rows[:size], positions=positions)
-        return AnswerBatch(columns=[c[:size] for c in self.columns()], positions=positions)
+            return AnswerBatch(self._rows[start:stop], positions=positions)
+        return AnswerBatch(columns=[c[start:stop] for c in self.columns()], positions=positions)
 
     def read_blobs(self, reading: BlobReading, places: Sequence[ValuePlace | None],
-                   roles: Sequence[str]) -> None:
+                   roles: Sequence[str]) -> int:
         """Its blob columns read (payload.columns.BlobReading.read: a page per call, on the core
-        where it runs), so every reader of the batch finds them read once."""
+        where it runs), so every reader of the batch finds them read once: what they take decoded."""
         columns = self.columns(len(roles))
+        held = 0
         for i, role in enumerate(roles):
             if role == BLOB:
                 columns[i] = reading.read(columns[i], places[i])
+                held += decoded_bytes(columns[i])
         self._rows = None
+        return held
 
 
-class _Head:
-    """The first `size` of a batch's positions."""
+class _Part:
+    """`size` of a batch's positions from its `start`."""
 
-    __slots__ = ("positions", "size")
+    __slots__ = ("positions", "size", "start")
 
-    def __init__(self, positions: Positions, size: int) -> None:
-        self.positions, self.size = positions, size
+    def __init__(self, positions: Positions, start: int, size: int) -> None:
+        self.positions, self.start, self.size = positions, start, size
 
     def __len__(self) -> int:
         return self.size
@@ -151,7 +169,7 @@ class _Head:
     def __getitem__(self, i: int) -> Position:
         if not 0 <= i < self.size:
             raise IndexError(i)
-        return self.positions[i]
+        return self.positions[self.start + i]
 
 
 @dataclass
@@ -232,8 +250,15 @@ class ReadNotes:
 
     @property
     def paths_never_found(self) -> list[tuple[str, list[str], list[str]]]:
-        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had."""
-        return self.answer.counts.paths.never_found() if self.answer is not None else []
+        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had,
+        the first PATHS_NAMED of them (a chain of 20,000 conditions on missing paths is said in a
+        line, not in 1.6 MB: paths_never_found_count says how many)."""
+        return self.answer.counts.paths.never_found(PATHS_NAMED) if self.answer is not None else []
+
+    @property
+    def paths_never_found_count(self) -> int:
+        """How many paths no value had, named or not."""
+        return self.answer.counts.paths.never_found_count() if self.answer is not None else 0
 
     @property
     def stopped(self) -> str | None:
@@ -276,6 +301,9 @@ class ReadNotes:
         if missing:
             out["paths_no_value_had"] = [{"path": path, "nearest_keys": nearest}
                                          for path, nearest, _ in missing]
+            more = self.paths_never_found_count - len(missing)
+            if more > 0:
+                out["paths_no_value_had_more"] = more
         out["stopped"] = self.stopped
         if self.error:
             out["error"] = self.error
@@ -306,6 +334,10 @@ class TypedAnswer:
         #: Batches read ahead (to fix the kinds), given out first.
         self._ahead: list[AnswerBatch] = []
         self._fixed: list[AnswerColumn] | None = None
+        #: The parts of a batch whose blobs are read a part at a time, still to be given out.
+        self._parts: Iterator[AnswerBatch] | None = None
+        #: Decoded bytes a row of blobs held so far (None: none read yet).
+        self._per_row: float | None = None
 
     @property
     def names(self) -> list[str]:
@@ -321,13 +353,41 @@ class TypedAnswer:
         return [c.role for c in self.columns]
 
     def _next(self) -> AnswerBatch | None:
+        if self._parts is not None:
+            part = next(self._parts, None)
+            if part is not None:
+                return part
+            self._parts = None
         for batch in self._batches:
             out = batch if isinstance(batch, AnswerBatch) else AnswerBatch(batch)
             if self.reading is not None and BLOB in self.roles:
-                out.read_blobs(self.reading, self.places, self.roles)
-                self._count_blobs()
+                self._parts = self._read_in_parts(out)
+                return next(self._parts)
             return out
         return None
+
+    def _read_in_parts(self, batch: AnswerBatch) -> Iterator[AnswerBatch]:
+        """A batch's blobs read a part of its rows at a time, each part given out before the next
+        is read, each about BATCH_BYTES decoded (the rows a part takes from the decoded size a row
+        had so far: the whole batch where rows are small, a few where each is a megabyte)."""
+        assert self.reading is not None
+        start, size = 0, len(batch)
+        if not size:
+            yield batch
+            return
+        while start < size:
+            if self._per_row is None:
+                rows = BLOB_FIRST_ROWS
+            else:
+                rows = max(1, int(BATCH_BYTES // max(self._per_row, 1.0)))
+            part = batch.part(start, min(size, start + rows))
+            held = part.read_blobs(self.reading, self.places, self.roles)
+            self._count_blobs()
+            seen = len(part)
+            self._per_row = held / seen if self._per_row is None else \
+                max(held / seen, 0.75 * self._per_row + 0.25 * held / seen)
+            start += seen
+            yield part
 
     def _count_blobs(self) -> None:
         """What the reading found undecodable or cut in the blob columns it read, in the notes."""
@@ -384,6 +444,7 @@ class TypedAnswer:
 
     def close(self) -> None:
         self._ahead.clear()
+        self._parts = None
         close = getattr(self._batches, "close", None)
         if close is not None:
             close()

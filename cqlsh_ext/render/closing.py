@@ -26,6 +26,9 @@ def closing_text(notes: ReadNotes) -> str | None:
     if not notes.plan.local_rows and not problems and not notes.error and not unknown:
         return None
     missing = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
+    more = notes.paths_never_found_count - len(unknown)
+    if more > 0:
+        missing.append(f"and {more:,} more path{'' if more == 1 else 's'} no value read has")
     return f"{LABEL}: " + "; ".join([", ".join(closing_parts(notes)), *missing, *closing_ends(notes)])
 
 

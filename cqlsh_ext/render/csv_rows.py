@@ -11,7 +11,7 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.columns import AnswerColumn, Column
+    from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.settings import DisplaySettings
 
@@ -47,8 +47,8 @@ class CsvRows:
         self.writer.writerows(self.fields(row) for row in rows)
         return len(rows)
 
-    def write_columns(self, columns: Sequence[Column]) -> int:
-        """write() of a batch's columns (payload.columns.Column): each column spelt at once (a
+    def write_columns(self, columns: Sequence[ColumnValues]) -> int:
+        """write() of a batch's columns (payload.columns.ColumnValues): each column spelt at once (a
         blob column the native core read, from its reading: payload.columns.csv_fields)."""
         from cassandra import cqltypes
 

@@ -14,7 +14,7 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.columns import AnswerColumn, Column, JsonSpelt
+    from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues, JsonSpelt
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.settings import DisplaySettings
 
@@ -99,8 +99,8 @@ class JsonRows:
 
         return bool(from_driver(cqltype).is_blob)
 
-    def batch_bytes(self, columns: Sequence[Column]) -> bytes:
-        """lines() of a batch's columns (payload.columns.Column), as one UTF-8 buffer, each line
+    def batch_bytes(self, columns: Sequence[ColumnValues]) -> bytes:
+        """lines() of a batch's columns (payload.columns.ColumnValues), as one UTF-8 buffer, each line
         ended by a newline (a file's batch): each column spelt at once, a blob column the native
         core read and a path's column it holds laid out by the core (payload.columns.json_lines)."""
         from cqlsh_ext.payload.columns import json_lines

@@ -41,8 +41,10 @@ def print_answer(results: Results, answer: TypedAnswer, table_meta: Any) -> None
     shown = answer.types if machine else [UTF8Type if t is None else t for t in answer.types]
     try:
         results.print_answer(answer.names, shown, presented(answer.pages(), present), table_meta)
-    except BaseException:  # the pager quit, the pipe closed, a second Ctrl-C: said, then raised
+    except BaseException as stopped:  # the pager quit, the pipe closed, Ctrl-C: said, then raised
         notes.output_closed = True
+        if isinstance(stopped, KeyboardInterrupt):
+            notes.closed_by = "by Ctrl-C"
         raise
     finally:
         answer.close()

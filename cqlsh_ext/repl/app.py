@@ -19,21 +19,23 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.common.interrupt import hand_on
 from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.highlight import CqlLexer, style
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.pager import paged_output
-from cqlsh_ext.repl.statement_end import input_state
+from cqlsh_ext.repl.statement_end import input_state, pasted
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Shell
 
-#: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
-#: commands say so in their declaration (cqlsh_ext.commands).
-_READS = ("select", "describe", "desc", "list", "show", "help", "history")
+#: cqlsh statements whose effects cannot be left half done by stopping to wait: reads, and LOGIN
+#: (a new connection of this shell's, nothing on the server). Our own commands say so in their
+#: declaration (cqlsh_ext.commands).
+_READS = ("select", "describe", "desc", "list", "show", "help", "history", "login")
 #: Reads of the terminal's pending input after a prompt (1 KiB each): a paste's worth at most.
 TYPEAHEAD_READS = 64
 
@@ -83,7 +85,7 @@ def build_session(shell: Shell, ruleset: Any) -> PromptSession[str]:
         lexer=CqlLexer(ruleset),  # dropped in run() when colours are off
         style=style(),
         include_default_pygments_style=False,
-        key_bindings=key_bindings(complete, completer),
+        key_bindings=key_bindings(complete, completer, lambda before, data: pasted(before, data, ruleset)),
         multiline=True,
         prompt_continuation=continuation,
         bottom_toolbar=toolbar,
@@ -151,6 +153,9 @@ class _PromptSigint:
     def __call__(self, signum: int, frame: Any) -> None:
         from prompt_toolkit.application.current import get_app_or_none
 
+        if not self._installed:  # restored, and put back by whoever had saved it: not the prompt's
+            hand_on(self.previous, signum, frame)
+            return
         self.seen = True
         app = get_app_or_none()
         if app is not None and app.is_running and not app.is_done and app.loop is not None:

@@ -42,6 +42,10 @@ TOKEN_CLASSES = {
     "endtoken": "class:cql.operator",
 }
 
+#: The longest input highlighted: cqlsh's lexer reads all of it at every keystroke (about 0.1 s for
+#: 64 KiB; a pasted statement of 1 MiB took seconds a key). A longer one is shown without colours.
+HIGHLIGHTED = 64 << 10
+
 STYLE = {
     "cql.keyword": "bold ansiblue",
     "cql.string": "ansigreen",
@@ -115,6 +119,8 @@ class CqlLexer(Lexer):
     def fragments(self, text: str) -> StyleAndTextTuples:
         if not text:
             return []
+        if len(text) > HIGHLIGHTED:
+            return [("", text)]
         if self.scan is None:
             self.scan = private_scanner(self.ruleset)
             self.keywords = grammar_words(self.ruleset)

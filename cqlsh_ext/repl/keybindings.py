@@ -1,7 +1,9 @@
 """Key bindings of the interactive shell, on top of prompt_toolkit's Emacs defaults.
 
 Enter runs the input only when cqlsh would: a complete statement (see statement.py); otherwise
-it starts a new line, as cqlsh's continuation prompt does. Ctrl-C (clear the input), Ctrl-D (exit
+it starts a new line, as cqlsh's continuation prompt does. A paste (bracketed) goes in with a
+wrapped command's lines joined (statement_end.pasted): a hint copied from a narrow screen runs as
+one statement. Ctrl-C (clear the input), Ctrl-D (exit
 on an empty line), Ctrl-R (history search) and Tab (completion) are prompt_toolkit's own.
 """
 
@@ -22,17 +24,26 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Tab", "complete: keywords, keyspaces, tables, columns, types, functions, payload keys; again: next"),
     ("Up, Down", "move between lines, then through the history"),
     ("Ctrl-R", "search the history backwards (Ctrl-R again: older, Enter: take it)"),
-    ("Ctrl-C", "clear the input; while a statement runs: stop waiting for it"),
+    ("Ctrl-C", "clear the input; while a statement runs: stop waiting for it; at a question: no"),
     ("Ctrl-D", "exit, on an empty line"),
     ("Ctrl-L", "clear the screen"),
     ("Ctrl-A, Ctrl-E, Alt-B, Alt-F, Ctrl-W, ...", "Emacs line editing"),
-    ("q (in the pager)", "leave a long result; fetching stops"),
+    ("q, Ctrl-C (in the pager)", "leave a long result; fetching stops"),
 )
 
 
-def key_bindings(is_complete: Callable[[str], bool], completer: Completer) -> KeyBindings:
+def key_bindings(is_complete: Callable[[str], bool], completer: Completer,
+                 pasted: Callable[[str, str], str] | None = None) -> KeyBindings:
     kb = KeyBindings()
     default_buffer = has_focus("DEFAULT_BUFFER") & ~is_searching
+
+    if pasted is not None:
+        joined = pasted
+
+        @kb.add(Keys.BracketedPaste, filter=default_buffer)
+        def _paste(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            buffer.insert_text(joined(buffer.document.text_before_cursor, event.data))
 
     @kb.add("tab", filter=default_buffer)
     def _complete(event: KeyPressEvent) -> None:

@@ -33,10 +33,11 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from cqlsh_ext.settings import DEFAULT_PAGER
+
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Shell
 
-DEFAULT_PAGER = "less -SRXF"
 #: A result's closing part is a few lines: more (a trace after the rows) goes through the pager.
 CLOSING_LINES = 8
 
@@ -56,7 +57,7 @@ class NoPager(enum.Enum):
 
 
 def pager_command(setting: str | None) -> str | NoPager:
-    """The pager to run: the cqlshrc setting, else $PAGER, else less -SRXF."""
+    """The pager to run: the cqlshrc setting, else $PAGER, else DEFAULT_PAGER."""
     command = setting if setting is not None else os.environ.get("PAGER", DEFAULT_PAGER)
     command = command.strip()
     if not command:
@@ -159,7 +160,8 @@ class PagedOutput(io.TextIOBase):
 
     def _start(self) -> None:
         assert self.command is not None
-        # While the pager runs, Ctrl-C belongs to it (less uses it to stop a search), as in git.
+        # While the pager runs, Ctrl-C belongs to it, as in git: the default pager quits at once
+        # (less -K), and what is written next finds the pipe closed (PagerClosed).
         self.saved_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         self.out.flush()
         self.proc = subprocess.Popen(self.command, shell=True, stdin=subprocess.PIPE)

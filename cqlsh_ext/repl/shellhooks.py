@@ -153,13 +153,15 @@ def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
 
 
 def own_help_texts(cls: type) -> frozenset[str]:
-    """The HELP texts the Shell class `cls` has of cqlsh-ext's (its commands' and topics'), not
-    cqlsh's own."""
+    """The HELP texts the Shell class `cls` has of cqlsh-ext's (its commands' and topics', those
+    of several words included), not cqlsh's own."""
+    from cqlsh_ext.commands import help_topics
     from cqlsh_ext.upstream.seams import stock_shell_class
 
     stock = stock_shell_class()
     return frozenset(getattr(cls, name).__doc__ for name in dir(cls)
-                     if name.startswith("do_") and not hasattr(stock, name) and getattr(cls, name).__doc__)
+                     if name.startswith("do_") and not hasattr(stock, name) and getattr(cls, name).__doc__) \
+        | {text for _topic, text in help_topics()}
 
 
 class _FittedHelp(io.TextIOBase):

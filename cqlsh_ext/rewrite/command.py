@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import statement_intercept
+from cqlsh_ext.rewrite.help import RESUME_HELP, REWRITE_HELP
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -34,7 +35,9 @@ def is_rewrite(statement: Lexed) -> bool:
         return len(words) > 1 and words[1].rstrip(";").lower() == "rewrite"
 
 
-@statement_intercept("COMPRESSION REWRITE", ("compression",), reads_only=False)
+@statement_intercept("COMPRESSION REWRITE", ("compression",), reads_only=False,
+                     topics=(("rewrite", REWRITE_HELP), ("compression rewrite", REWRITE_HELP),
+                             ("resume", RESUME_HELP), ("compression rewrite resume", RESUME_HELP)))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True for COMPRESSION REWRITE ... (run, or refused in one line); False for the other
     COMPRESSION statements (cqlsh's grammar, insight.command)."""

@@ -42,6 +42,7 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
     finish; a second stops at once), the closing lines; its figures."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.rewrite.report import closing_lines, progress_text
+    from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.pace import Pace, TimeLeft
     from cqlsh_ext.writing.ranges import RangeRewriter
 
@@ -71,11 +72,9 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
         if now - last_line[0] < due:
             return
         last_line[0] = now
-        figures = pace.figures
-        span = figures.span if figures.span > 0 else 1.0
+        units, rows = pace.per_second()
         done = share()
-        text = progress_text(rewriter.tally, figures.rows / span if figures.rows > 1 else 0.0,
-                             figures.units / span if figures.rows > 1 else 0.0, job.pace, time_left(done))
+        text = progress_text(rewriter.tally, rows, units, job.pace, time_left(done))
         if progress is not None:
             ranges = done * len(todo) if done is not None else len(rewriter.state.finished)
             total_share = (done_before + ranges) / (done_before + len(todo)) if todo else None
@@ -96,6 +95,7 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
     ranges = f" in {plural(read, 'token range')}" if job.work.ranges is not None else ""
     lines = closing_lines(label, counts, rewriter.tally, job.target.shown, figures.span, job.pace,
                           figures.busiest_second, figures.slowed, ranges)
+    named = hint_name(journal.path, ctx.journal_dir)  # its id: a hint that fits one line
     finished = done_before + len(rewriter.state.finished)
     complete = finished == total
     stop = ""
@@ -112,8 +112,8 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
     if not complete:
         lines.append(f"  {finished:,} of {total:,} token ranges finished"
                      + (f"; {stop}" if stop else ""))
-        lines.append(f"Resume: {LABEL} RESUME '{journal.path}' CONFIRM")
-    lines.append(f"Undo: UNDO '{journal.path}' CONFIRM")
+        lines.append(f"Resume: {LABEL} RESUME '{named}' CONFIRM")
+    lines.append(f"Undo: UNDO '{named}' CONFIRM")
     failed = rewriter.hard_stop or bool(rewriter.failure) or bool(rewriter.read_error)
     width = screen_width(sys.stderr if failed else ctx.out)
     text = "\n".join(message(line, width) for line in lines)

@@ -18,7 +18,8 @@ REWRITE_HELP = """
         COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...]
                             [ALLOW FILTERING] [PACE n] [ALL] [CONFIRM]
         COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
-        UNDO 'journal' [UNSEALED] [CONFIRM]
+        COMPRESSION REWRITE RESUME LAST [CONFIRM]
+        UNDO 'journal' | LAST [CUT] [CONFIRM]
 
           Acts on COMPRESSION ADVISE: every value of a blob column (a map of
           blobs' m['k'], a UDT's u.field) written again in the chain SPEC
@@ -35,8 +36,9 @@ REWRITE_HELP = """
           every row): rows read, would change, already in the target, refused
           by reason, stored bytes before and after, write units the rewrite
           costs and saves, rows over 1 MB, the time at the PACE, and how the
-          rows are written. WHERE narrows the rows as in payload queries
-          (conditions on paths need ALLOW FILTERING).
+          rows are written; at the prompt it then asks [y/N], as UPDATE and
+          UNDO do (yes: as CONFIRM). WHERE narrows the rows as in payload
+          queries (conditions on paths need ALLOW FILTERING).
 
           With CONFIRM each row is written as edits write (HELP EDIT): at its
           cell's write time + 1 with its TTL kept, then read again, so a write
@@ -52,9 +54,29 @@ REWRITE_HELP = """
           The journal (printed as Journal: PATH, readable by you only, each
           line sealed with your key) holds every row's key, old bytes, TTL
           and write time, fsync'd before its write, the request and the token
-          ranges finished: RESUME 'PATH' goes on after a stop or a kill,
-          from the sealed request, without rewriting what is done; UNDO
-          'PATH' CONFIRM writes the old values back where rows still hold the
-          rewrite's, as it wrote them.
+          ranges finished: RESUME goes on after a stop or a kill, from the
+          sealed request, without rewriting what is done; UNDO ... CONFIRM
+          writes the old values back where rows still hold the rewrite's, as
+          it wrote them. The closing lines name the journal by the id its
+          file name ends with (RESUME '3fa9c2d1' CONFIRM); LAST is your
+          newest rewrite's. One run holds a journal at a time: a RESUME or
+          an UNDO beside a live run is refused, naming it.
           cqlsh-ext spark runs it from Spark's executors. docs/rewrite.md.
+"""
+
+RESUME_HELP = """
+        COMPRESSION REWRITE RESUME [cqlsh-ext]
+
+        COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
+
+          Goes on with a COMPRESSION REWRITE that stopped (Ctrl-C, a kill, a
+          lost connection) from its journal, the file its Journal: line named:
+          the request (table, column, SPEC, WHERE, PACE) and the token ranges
+          come from the journal's sealed first line, never from a statement
+          typed again. It says the ranges finished, looks up the rows whose
+          writes were in flight at the stop, and previews the rest; with
+          CONFIRM it rewrites the ranges not finished, appending to the same
+          journal: no row is written twice, none is missed. UNDO 'journal'
+          CONFIRM writes the old values back instead (HELP UNDO). More: HELP
+          REWRITE, docs/rewrite.md.
 """

@@ -204,25 +204,25 @@ class Examiner:
 
     @property
     def settles(self) -> bool:
-        """settle() decides from the values alone: a bare blob column the native core reads."""
+        """settle() decides from the values alone: a bare blob column whose engine reads a page's
+        chains in one call (ValueEngine.decoded_chains)."""
         return self.job.work.blob.container is None and self.engine.on_core()
 
     def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None:
         """Which of a page's values (a bare blob column's cells) are left as they are, decided
-        without their rows: null, or read by the native core as text or bytes under the target's
-        chain exactly, with its dictionary (what recode() answers ALREADY for: the others are
-        examined). None where the core does not read this column's values."""
+        without their rows: null, or read by the engine in one call as text or bytes under the
+        target's chain exactly, with its dictionary (what recode() answers ALREADY for: the
+        others are examined). None where the engine does not read this column's chains so
+        (ValueEngine.decoded_chains): every row is examined."""
         from cqlsh_ext.codecs import registry
-        from cqlsh_ext.payload import native
         from cqlsh_ext.payload.view import spell
         from cqlsh_ext.rewrite.recode import dictionary_of
 
         if not self.settles:
             return None
         target = self.job.target
-        try:
-            found = native.decoded_chains([v for v in stored if v is not None], self.job.work.decoding.cap)
-        except Exception:  # the core failed the call (it should not): every row is examined
+        found = self.engine.decoded_chains([v for v in stored if v is not None])
+        if found is None:
             return None
         chains = iter(found)
         chain = spell(target.labels)

@@ -2,7 +2,7 @@
 
     COMPRESSION REWRITE [ks.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] [ALL]
                         [CONFIRM]
-    COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
+    COMPRESSION REWRITE RESUME 'journal' | LAST [CONFIRM]
 
 The column is a blob column, a map of blobs' value (`ks.t.m['k']`) or a UDT's blob field
 (`ks.t.u.payload`), as edits reach them. The WHERE is read by the payload-query parser from the
@@ -25,7 +25,7 @@ from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest
 
 USAGE = ("COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] "
-         "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal' [CONFIRM]")
+         "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal'|LAST [CONFIRM]")
 _TAIL = ("allow", "pace", "all", "confirm")
 
 
@@ -58,12 +58,15 @@ class _RewriteReader(Cursor):
             raise QueryError(f"expected {USAGE}")
         self.pos += 2
         if self.take("resume"):
+            from cqlsh_ext.writing.journal_names import LAST
+
             tok = self.next()
-            if tok.kind != "string":
-                raise QueryError(f"RESUME takes the journal's path in quotes, not {tok.describe()}")
+            if tok.kind != "string" and not (tok.kind == "word" and str(tok.value).upper() == LAST):
+                raise QueryError(f"RESUME takes the journal's path or id in quotes, or LAST, not "
+                                 f"{tok.describe()}")
             resumed = self.take("confirm")
             self._end()
-            return ResumeRequest(str(tok.value), resumed)
+            return ResumeRequest(LAST if tok.kind == "word" else str(tok.value), resumed)
         keyspace, meta, blob = self.target()
         self.expect("as")
         spec = self.next()

@@ -33,6 +33,8 @@ class PreviewFigures:
     counts: RowTally
     sampled: bool
     reading: str
+    #: Asked at the interactive prompt (`Rewrite ... rows? [y/N]`), as UPDATE and UNDO ask: yes.
+    accepted: bool = False
 
 
 class _Preview:
@@ -114,7 +116,7 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
     aggregate = _Preview(job, _key_size(ctx, job))
     label = f"{LABEL} {job.name}"
     ranges = work.ranges
-    sampled = False
+    sampled = stopped = False
     reading = ""
     if ranges is not None and not every_row and todo is None:
         from cqlsh_ext.scanning.ring import ring_for, server_partitioner
@@ -125,7 +127,7 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
         threshold = int(forced) if forced.isdigit() else SAMPLE_FROM_BYTES
         if (size is not None and size.bytes > threshold) or (forced.isdigit() and threshold == 0):
             sampled = True
-            reading = _sample(ctx, job, aggregate, ring, label)
+            reading, stopped = _sample(ctx, job, aggregate, ring, label)
     if not sampled:
         if ranges is None:
             spec = ScanSpec(work.plan.server_statement)
@@ -149,6 +151,7 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
             ctx.error(f"{LABEL}: the reading failed ({error_text(scanner.error)}); nothing was written")
             return None
         if scanner.interrupted:
+            stopped = True
             reading += ", stopped by Ctrl-C: the rows read so far"
     counts = aggregate.counts
     shown = counts.scaled(aggregate.factor) if sampled else counts
@@ -161,14 +164,21 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
         say(line)
     say(work.mechanism.promise())
     if shown.change:
-        say(f"Nothing written: add CONFIRM at the end of the statement to rewrite "
-            f"{'about ' if sampled else ''}{plural(shown.change, 'row')}.")
+        changed = f"{'about ' if sampled else ''}{plural(shown.change, 'row')}"
+        # At the interactive prompt the question UPDATE and UNDO ask (docs/rewrite.md, "The preview");
+        # a yes runs it as CONFIRM does, reading the token ranges again. A preview stopped by Ctrl-C
+        # asks nothing.
+        ctx.out.flush()  # the preview on the screen before its question (on stderr)
+        if ctx.ask is not None and not stopped and ctx.ask(f"Rewrite {changed}? [y/N] "):
+            return PreviewFigures(shown, sampled, reading, accepted=True)
+        say(f"Nothing written: add CONFIRM at the end of the statement to rewrite {changed}.")
     return PreviewFigures(shown, sampled, reading)
 
 
-def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: str) -> str:
+def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: str) -> tuple[str, bool]:
     """A sample of random token-range slices into `aggregate` (scanning.sample's policy), its
-    counts to be scaled by `aggregate.factor`; what was read, in words."""
+    counts to be scaled by `aggregate.factor`; what was read, in words, and whether Ctrl-C stopped
+    it."""
     from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
     from cqlsh_ext.scanning.scan import Scanner
 
@@ -187,8 +197,9 @@ def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: s
             scanner.stop()
     joined = max(1, len(sampler.done))
     aggregate.factor = sampler.slices / joined
-    return (f"a sample: {plural(joined, 'random token-range slice')} of {sampler.slices:,}; ALL reads every "
-            "row")
+    stopped = ", stopped by Ctrl-C: the slices read so far" if scanner.interrupted else ""
+    slices = f"{plural(joined, 'random token-range slice')} of {sampler.slices:,}"
+    return f"a sample: {slices}{stopped}; ALL reads every row", scanner.interrupted
 
 
 def sayer(out: Any) -> Callable[[str], None]:

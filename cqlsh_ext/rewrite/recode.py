@@ -44,7 +44,11 @@ class RewriteTarget:
         if not self.labels:
             return "stored uncompressed"
         dictionary = self.dictionaries[0] if self.dictionaries else None
-        return ">".join(self.labels) + (f" with dictionary {dictionary}" if dictionary is not None else "")
+        if dictionary is None:
+            return ">".join(self.labels)
+        from cqlsh_ext.codecs import dictionaries
+
+        return ">".join(self.labels) + f" with dictionary {dictionaries.spelled(self.labels[0], dictionary)}"
 
 
 def target_of(text: str, cap: int) -> RewriteTarget:
@@ -53,6 +57,7 @@ def target_of(text: str, cap: int) -> RewriteTarget:
     read). QueryError."""
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import CODEC_NAMES
+    from cqlsh_ext.codecs.capabilities import Writer
     from cqlsh_ext.common.text import unknown
     from cqlsh_ext.encode.chain import EncodeRefused, encode
     from cqlsh_ext.payload.spec import SpecError, parse_spec
@@ -62,8 +67,9 @@ def target_of(text: str, cap: int) -> RewriteTarget:
         return RewriteTarget(NONE, "", (), ())
     try:
         spec = parse_spec(spec_text)
-    except SpecError as err:  # a word that is no step: said among the compressions, the only targets
-        said = unknown("compression", err.word, (*CODEC_NAMES, NONE)) if err.word else str(err)
+    except SpecError as err:  # a word that is no step: said among the compressions written here
+        written = tuple(codec for codec in CODEC_NAMES if isinstance(registry.written_by(codec), Writer))
+        said = unknown("compression", err.word, (*written, NONE)) if err.word else str(err)
         raise QueryError(f"AS '{spec_text}': {said}") from None
     if spec.payload is not None or not spec.codecs:
         raise QueryError(f"AS '{spec_text}': a rewrite names compression layers only ('zstd', 'zstd:3', "

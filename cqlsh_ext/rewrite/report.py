@@ -146,7 +146,7 @@ def bytes_changed(before: int, after: int) -> str:
 
 
 def closing_lines(label: str, counts: RowTally, written: WriteTally, target: str, span: float,
-                  pace: int | None,                   busiest: int, slowed: int, ranges: str) -> list[str]:
+                  pace: int | None, busiest: int, slowed: int, ranges: str) -> list[str]:
     """The closing lines: what was written and left alone, what was read, bytes saved, units and
     time against the PACE."""
     head = f"{label}: {plural(written.written, 'row')} rewritten"
@@ -162,7 +162,7 @@ def closing_lines(label: str, counts: RowTally, written: WriteTally, target: str
     lines.append(f"  stored bytes of the rows rewritten: {human_size(written.before)} before, "
                  f"{human_size(written.after)} after{saving(written.before, written.after)}: "
                  f"{bytes_changed(written.before, written.after)}")
-    rate = written.units / span if span > 0 else float(written.units)
+    rate = written.units / max(span, 1.0)  # (units sent within the first second: not a rate above PACE)
     against = f"PACE {pace:,}" if pace else "no PACE"
     slow = f"; slowed down {plural(slowed, 'time')} (throttling, timeouts, overload)" if slowed else ""
     lines.append(f"  {written.units:,} write units in {span:,.1f} s: {rate:,.0f} a second ({against}; the "

@@ -18,6 +18,7 @@ written twice). UNDO (writing.undo) writes the journal's old values back.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.common.text import message, screen_width
@@ -63,7 +64,10 @@ def rewrite(ctx: WriteContext, asked: RewriteAsked) -> PreviewFigures | RunFigur
     request = asked.request
     job = job_for(ctx, request, asked.where)
     if not request.confirm:
-        return preview(ctx, job, request.every_row)
+        previewed = preview(ctx, job, request.every_row)
+        if previewed is None or not previewed.accepted:
+            return previewed
+        job = replace(job, request=replace(request, confirm=True))  # answered yes: as with CONFIRM
     work = job.work
     journal = open_journal(ctx, "rewrite", work.keyspace, work.table, work.blob, work.mechanism, request,
                            job.head(), LABEL)

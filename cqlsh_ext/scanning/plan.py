@@ -63,8 +63,8 @@ STREAMS = 8
 
 def workers_for(size: TableSize | None, asked: int | None = None) -> int:
     """Worker processes for a whole-table read (1: this process): `asked` (PARALLEL n),
-    else CQLSH_EXT_SCAN_WORKERS, else one with the native core, else one per core from
-    WORKERS_FROM_BYTES."""
+    else CQLSH_EXT_SCAN_WORKERS, else one where the value engine reads pages whole (the native
+    core: payload.running.reads_pages_whole), else one per core from WORKERS_FROM_BYTES."""
     if asked is not None:
         return max(1, min(MAX_WORKERS, asked))
     forced = os.environ.get(WORKERS_VARIABLE, "")
@@ -72,9 +72,9 @@ def workers_for(size: TableSize | None, asked: int | None = None) -> int:
         return max(1, min(MAX_WORKERS, int(forced)))
     if size is None or size.bytes < WORKERS_FROM_BYTES:
         return 1
-    from cqlsh_ext.payload import native
+    from cqlsh_ext.payload.running import reads_pages_whole
 
-    if native.available():
+    if reads_pages_whole():  # this process keeps pace with the server
         return 1
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -162,6 +163,10 @@ def retry_reason(err: BaseException) -> str | None:
     return None
 
 
+#: A progress label that ends in a table's (or column's) name: the command's words, then the name.
+_NAMED = re.compile(r"(.+) ((?:[\w$]+|\"[^\"]+\")(?:\.(?:[\w$]+|\"[^\"]+\"))+)")
+
+
 class Progress:
     """One status line on a terminal's stderr, redrawn at most 8 times a second: the one place a
     progress line is drawn and cleared. close() clears it; whatever prints while a scan runs
@@ -212,7 +217,10 @@ class Progress:
 
     def _fit(self, figures: str, done: float | None, detail: str) -> str:
         """The line at most one terminal row wide: a line the terminal wraps cannot be redrawn in
-        place. The bar, the detail and the long hint go first, then the label is cut."""
+        place. The bar, the detail and the long hint go first; then, for a label that ends in a
+        table's name ('COMPRESSION TRIAL ks.table.column'), the command's words and the keyspace,
+        and the figures' last fields, before any of the table's name: it says what runs. Other
+        labels are cut."""
         try:
             # Room for the cursor's cell and for the "^C" the terminal echoes after the line when
             # Ctrl-C is pressed: a line it wraps leaves its first row behind when cleared.
@@ -230,6 +238,18 @@ class Progress:
                      f"{figures}{percent}  {short}"):
             if width <= 0 or len(self.label) + len(tail) <= width:
                 return self.label + tail
+        named = _NAMED.fullmatch(self.label)
+        if named is not None:
+            name = named.group(2)
+            labels = [name, "…" + name.split(".", 1)[1]] if name.count(".") > 1 else [name]
+            fields = figures.split(", ")
+            for kept in range(len(fields), 0, -1):  # the richest figures first, the shortest label that fits
+                fewer = ", ".join(fields[:kept]) + f"{percent}  {short}"
+                fitting = next((label for label in labels if len(label) + len(fewer) <= width), None)
+                if fitting is not None:
+                    return fitting + fewer
+            if len(labels[-1]) + len(fields[0]) + len(percent) <= width:  # a narrow screen: no hint
+                return labels[-1] + fields[0] + percent
         room = width - len(tail)
         if room >= 12:  # the start of the label still says what runs
             return self.label[: room - 1] + "…" + tail
@@ -399,12 +419,13 @@ class Scanner:
         #: per running range: when its page in flight was asked for (time.time())
         sent: dict[int, float] = {}
         arrived: queue.Queue[int] = queue.Queue()
-        ctrl_c = CtrlC(self._stop, on_first=self._interrupted).__enter__()
+        ctrl_c = CtrlC(self._stop, on_first=self._interrupted)
 
         def fraction() -> float | None:
             return self.ranges_done / total if total and total > 1 else None
 
         try:
+            ctrl_c.__enter__()  # inside the try: a press right after it still restores
             while True:
                 while not exhausted and len(state) < self.streams and not self._stop.is_set():
                     if self.spec.sized_first and launched and not self._paged:

@@ -202,10 +202,11 @@ class WorkerScan(Generic[A]):
         retried: dict[str, int] = {}
         errors: list[str] = []
         interrupted = False
-        ctrl_c = CtrlC(stop).__enter__()
+        ctrl_c = CtrlC(stop)
         rows = 0
         finished = 0
         try:
+            ctrl_c.__enter__()  # inside the try: a press right after it still restores
             for p in procs:
                 p.start()
             deadline: float | None = None

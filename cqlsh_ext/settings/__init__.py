@@ -39,6 +39,7 @@ from cqlsh_ext.settings.values import (
     CONFIG_SECTION,
     DECODE_SECTION,
     DEFAULT_MAX_FIELD_WIDTH,
+    JWS_ALGORITHMS,
     MACHINE_FORMATS,
     MODES,
     NONE,
@@ -52,9 +53,12 @@ from cqlsh_ext.settings.values import (
     _flag_text,
     _keyspaces_flag,
     _keyspaces_value,
+    parse_algorithms,
     parse_bool,
     parse_cells,
     parse_column_spec,
+    parse_duration,
+    parse_keys_source,
     parse_mode,
     parse_output_format,
     parse_pager,
@@ -65,6 +69,7 @@ from cqlsh_ext.settings.values import (
     parse_size,
     parse_table,
     parse_text,
+    parse_url,
     parse_width,
     region_from_host,
 )
@@ -78,6 +83,7 @@ __all__ = [
     "DEFAULT_MAX_FIELD_WIDTH",
     "DisplaySettings",
     "FLAG_GROUPS",
+    "JWS_ALGORITHMS",
     "Key",
     "KEYS",
     "KeyspacesOptions",
@@ -85,12 +91,16 @@ __all__ = [
     "load",
     "load_dictionaries",
     "MACHINE_FORMATS",
+    "McpSettings",
     "MODES",
     "NONE",
     "OUTPUT_FORMATS",
+    "parse_algorithms",
+    "parse_duration",
     "parse_bool",
     "parse_cells",
     "parse_column_spec",
+    "parse_keys_source",
     "parse_mode",
     "parse_output_format",
     "parse_pager",
@@ -101,6 +111,7 @@ __all__ = [
     "parse_size",
     "parse_table",
     "parse_text",
+    "parse_url",
     "parse_width",
     "read_cqlshrc",
     "region_from_host",
@@ -136,7 +147,7 @@ class DisplaySettings:
     #: What columns hold, by place (`ks.table.column` -> spec text); DECODE changes it.
     columns: dict[str, str] = field(default_factory=dict)
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
-    #: `less -SRXF`, "" = no pager.
+    #: DEFAULT_PAGER, "" = no pager.
     pager: str | None = None
     #: Where edits keep their journals (cqlsh_ext.writing.journal); None: a `journal` directory beside
     #: the shell's history.
@@ -189,9 +200,34 @@ class KeyspacesOptions:
 
 
 @dataclass
+class McpSettings:
+    """`cqlsh-ext mcp --http` as an OAuth 2.1 resource server (cqlsh_ext.mcp_server.oauth): whose
+    tokens it takes, the keys they are signed with, the audience and the algorithms; and the `export`
+    tool's directory (cqlsh_ext.mcp_server.exports). Its flags are `cqlsh-ext mcp`'s only, and the
+    shell reads these keys of cqlshrc without using them."""
+
+    #: The authorization server whose tokens are taken (their `iss`, exactly); None: OAuth is off.
+    oauth_issuer: str | None = None
+    #: Its public keys, a JWKS: a file, or an https URL.
+    oauth_jwks: str | None = None
+    #: The audience a token must name (`aud`); None: the resource URL.
+    oauth_audience: str | None = None
+    #: This server's URL as its clients reach it (the metadata's `resource`); None: the --http address's.
+    oauth_resource: str | None = None
+    #: The signing algorithms a token may use (a few of JWS_ALGORITHMS).
+    oauth_algorithms: tuple[str, ...] = ("RS256", "ES256")
+    #: Where the `export` tool writes its files (None: no export tool), how long each is kept (seconds)
+    #: and how many bytes they hold in all at most (the oldest go first).
+    export_dir: str | None = None
+    export_max_age: float = 3600.0
+    export_max_bytes: int = 1 << 30
+
+
+@dataclass
 class Settings:
     display: DisplaySettings = field(default_factory=DisplaySettings)
     keyspaces: KeyspacesOptions = field(default_factory=KeyspacesOptions)
+    mcp: McpSettings = field(default_factory=McpSettings)
     #: The cqlshrc file the settings were read from (cqlsh's own CONFIG_FILE).
     config_file: str | None = None
     #: --debug was given: connection errors keep their tracebacks.
@@ -213,7 +249,7 @@ class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at st
 
     #: The key in cqlshrc's [cqlsh_ext] section, and the flag's argparse dest.
     name: str
-    #: Where the value goes: the Settings attribute (display | keyspaces), then its attribute.
+    #: Where the value goes: the Settings attribute (display | keyspaces | mcp), then its attribute.
     group: str
     attr: str
     #: cqlshrc text -> value; raises SettingError. Also the flag's parser, unless parse_flag.
@@ -282,6 +318,13 @@ def _output_formats(quote: str = "") -> str:
 
 
 _AWS_DOCS = "[keyspaces.md](keyspaces.md)"
+_OAUTH_DOCS = "[mcp.md](mcp.md#oauth)"
+_EXPORT_DOCS = "[mcp.md](mcp.md#big-answers-as-files)"
+
+#: The interactive shell's pager when neither the setting nor $PAGER names one: less, chopping
+#: long lines (-S), colours kept (-R), the screen left as it was (-X), quitting when it all fits
+#: (-F) and at Ctrl-C (-K: the press answers at once, and the fetching stops).
+DEFAULT_PAGER = "less -SRXFK"
 
 #: Every setting, in the order --help, the sample cqlshrc and docs/options.md show them.
 SETTINGS: tuple[Key, ...] = (
@@ -342,25 +385,28 @@ SETTINGS: tuple[Key, ...] = (
         doc="Interactive shell: show rows vertically when a table cannot fit the screen even cut.",
         summary="interactive shell: rows vertically when a table cannot fit even cut"),
     Key("pager", "display", "pager", parse_pager,
-        unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
-        doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
+        unset=f"`$PAGER`, else `{DEFAULT_PAGER}`", example=DEFAULT_PAGER,
+        doc=f"Pager for output taller than the screen; off for none. Unset: $PAGER, else {DEFAULT_PAGER}.",
         summary="pager for tall output; `off` for none"),
     Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
-        help="a zstd dictionary (zstd --train) or a zlib preset dictionary values were written with "
+        help="a zstd dictionary (zstd --train) or a raw dictionary (a zlib preset or zstd raw-content "
+             "one) values were written with "
              f"(repeatable; also {ENVIRONMENT}, paths separated as in PATH)",
         parse_flag=_flag_paths, store=_add_dictionaries, unset="none",
         example="~/dictionaries/orders.zstd-dict, ~/dictionaries/events.zlib-dict",
         doc="Dictionaries values were compressed with: zstd dictionaries (zstd --train, ADVISE's SAVE "
-            "DICTIONARY) found by the ID a frame names, zlib preset dictionaries by the stream's "
-            f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
-        summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
+            "DICTIONARY) found by the ID a frame names; raw dictionaries (any other file), zlib preset "
+            "dictionaries by the stream's DICTID and zstd raw-content ones tried on frames that name "
+            "none; any of them by its SHA-256 (RFC 9842 dcz and dcb values). Files separated by commas; "
+            f"also --dictionary and {ENVIRONMENT}.",
+        summary="files of the zstd and raw dictionaries values were written with, separated by commas; "
                 f"also `{ENVIRONMENT}` ([dictionaries](dictionaries.md))"),
     Key("dictionary_table", "display", "dictionary_table", parse_table, ("--dictionary-table",),
         "KEYSPACE.TABLE",
         help="a table whose blob values are dictionaries too (a team's shared dictionaries), read once "
              "connected",
         unset="none", example="shop.dictionaries",
-        doc="A keyspace.table whose blob values are zstd dictionaries or zlib preset dictionaries, read "
+        doc="A keyspace.table whose blob values are zstd dictionaries or raw dictionaries, read "
             "once connected, so that a team keeps its dictionaries in one place (any primary key, any "
             "blob columns).",
         summary="a table whose blob values are dictionaries too, read once connected "
@@ -411,13 +457,65 @@ SETTINGS: tuple[Key, ...] = (
         parse_flag=_flag_path, unset="system trust store", example="~/.cassandra/keyspaces-bundle.pem",
         doc="Verify the server against these CA certificates instead of the system trust store.",
         summary="CA certificates to verify the server with (turns TLS on)"),
+    Key("mcp_oauth_issuer", "mcp", "oauth_issuer", parse_url, ("--oauth-issuer",), "URL",
+        help="with --http: take OAuth 2.1 access tokens (JWTs) this authorization server issued (their iss, "
+             "exactly) instead of a static token",
+        unset="off", example="https://login.example.com/realms/ops",
+        doc="cqlsh-ext mcp --http: take OAuth 2.1 access tokens (JWTs) this authorization server issued "
+            "(their iss claim, exactly as written here) instead of a static token.",
+        summary=f"`cqlsh-ext mcp --http`: OAuth 2.1 access tokens of this issuer ({_OAUTH_DOCS})"),
+    Key("mcp_oauth_jwks", "mcp", "oauth_jwks", parse_keys_source, ("--oauth-jwks",), "FILE|URL",
+        help="the issuer's public keys (a JWKS): a file, or its https URL (the jwks_uri of its metadata), "
+             "fetched and cached",
+        unset="none", example="https://login.example.com/realms/ops/protocol/openid-connect/certs",
+        doc="The issuer's public keys (a JWKS): a file, read again when it changes, or the issuer's "
+            "jwks_uri (https), fetched when first needed, again after 10 minutes, and for a key it does not "
+            "hold at most once a minute.",
+        summary="the issuer's public keys (JWKS): a file, or its https URL"),
+    Key("mcp_oauth_audience", "mcp", "oauth_audience", parse_text, ("--oauth-audience",), "AUDIENCE",
+        help="the audience a token must be issued for, its aud (default: the resource URL)",
+        parse_flag=_flag_text, unset="`mcp_oauth_resource`", example="api://cqlsh-ext",
+        doc="The audience a token must name in its aud claim, as the authorization server issues it for "
+            "this server (default: the resource URL).",
+        summary="the audience a token must name (`aud`)"),
+    Key("mcp_oauth_resource", "mcp", "oauth_resource", parse_url, ("--oauth-resource",), "URL",
+        help="this server's URL as its clients reach it (its protected-resource metadata names it; default: "
+             "the --http address's)",
+        unset="the `--http` address", example="https://db.example.com:8765/mcp",
+        doc="This server's URL as its clients reach it, https://HOST:PORT/mcp: the resource its "
+            "protected-resource metadata names (default: the --http address's; needed on 0.0.0.0).",
+        summary="this server's URL as clients reach it (the metadata's `resource`)"),
+    Key("mcp_oauth_algorithms", "mcp", "oauth_algorithms", parse_algorithms, ("--oauth-algorithms",), "LIST",
+        help=f"the signing algorithms a token may use, of {', '.join(JWS_ALGORITHMS)} (default RS256, ES256)",
+        default="RS256, ES256",
+        doc=f"The signing algorithms a token may use, of {', '.join(JWS_ALGORITHMS)} (never none, never "
+            "HS256 and the like: a shared secret).",
+        summary="the signing algorithms a token may use (never `none` or `HS*`)"),
+    Key("mcp_export_dir", "mcp", "export_dir", parse_path, ("--export-dir",), "DIR",
+        help="serve the export tool: it writes a statement's answer as a Parquet or JSON Lines file here "
+             "(a name of its own; the client names no path) and answers a link to read it",
+        parse_flag=_flag_path, unset="off: no export tool", example="~/.cache/cqlsh-ext/exports",
+        doc="cqlsh-ext mcp: the directory the export tool writes its files in (each named by the "
+            "server, readable by its owner), which clients read back as resources in chunks.",
+        summary=f"`cqlsh-ext mcp`: the export tool's directory ({_EXPORT_DOCS})"),
+    Key("mcp_export_max_age", "mcp", "export_max_age", parse_duration, ("--export-max-age",), "DURATION",
+        help="how long an export's file is kept (90, 30m, 1h, 2d; default 1h)", default="1h", example="30m",
+        doc="How long an export's file is kept before it is removed (seconds, or 30m, 1h, 2d).",
+        summary="how long an export's file is kept"),
+    Key("mcp_export_max_bytes", "mcp", "export_max_bytes", parse_size, ("--export-max-bytes",), "SIZE",
+        help="the export directory's files in all at most; the oldest go first (default 1GiB)",
+        default="1GiB", example="256MiB",
+        doc="The export directory's files hold at most this many bytes in all: the oldest are removed "
+            "first (an export larger than this alone is removed and refused).",
+        summary="the export files' bytes in all at most (the oldest go first)"),
 )
 
 #: Every [cqlsh_ext] key (sections such as [cqlsh_ext.decode] aside), by name.
 KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None}
 
 #: --help's heading for each group's flags.
-FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)"}
+FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)",
+               "mcp": "OAuth 2.1 for --http, and the export tool's files (docs/mcp.md)"}
 
 
 def add_flags(parser: argparse.ArgumentParser, group: str) -> None:

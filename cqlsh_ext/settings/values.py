@@ -10,6 +10,7 @@ import re
 from typing import Any, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.common.net import is_loopback
 from cqlsh_ext.common.text import unknown
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
@@ -26,6 +27,9 @@ OUTPUT_FORMATS = tuple(fmt.name for fmt in DECLARED)
 MACHINE_FORMATS = tuple(fmt.name for fmt in DECLARED if fmt.machine)
 #: Interactive shell: how a cell too wide for its share of the screen is shown (--cells).
 CELL_MODES = ("cut", "wrap")
+#: What an OAuth token of `cqlsh-ext mcp --http` may be signed with: asymmetric algorithms only
+#: (`none` signs nothing; an HS* key is a shared secret, which a set of public keys never holds).
+JWS_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 
 
 class SettingError(ValueError):
@@ -60,6 +64,22 @@ def parse_size(text: str) -> int:
     if value <= 0:
         raise SettingError(f"size must be positive: {text!r}")
     return value
+
+
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """'90', '30m', '1h', '2d' -> seconds."""
+    raw = text.strip().lower().replace(" ", "")
+    digits = raw.rstrip("smhd")
+    try:
+        value = int(digits) * _DURATION_UNITS[raw[len(digits):]]
+    except (KeyError, ValueError):
+        raise SettingError(f"not a duration: {text!r} (examples: 90, 30m, 1h, 2d)") from None
+    if value <= 0:
+        raise SettingError(f"duration must be positive: {text!r}")
+    return float(value)
 
 
 def parse_output_format(text: str) -> OutputFormat:
@@ -221,3 +241,47 @@ def _flag_paths(given: Any) -> tuple[str, ...]:
 
 def _flag_path(text: str) -> str | None:
     return os.path.expanduser(text) if text else None
+
+
+def parse_url(text: str) -> str | None:
+    """An https URL, kept as written (an issuer is compared with a token's `iss` exactly); http only
+    on a loopback address (an identity provider on this machine). None for an empty text."""
+    from urllib.parse import urlsplit
+
+    url = text.strip()
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        host, parts = "", None
+    if parts is None or not host or parts.scheme not in ("https", "http") or parts.fragment:
+        raise SettingError(f"not a URL: {url!r} (https://HOST/PATH)")
+    if parts.scheme == "http" and not is_loopback(host):
+        raise SettingError(f"{url}: https is needed (http only on a loopback address)")
+    return url
+
+
+def parse_keys_source(text: str) -> str | None:
+    """Where an issuer's public keys (a JWKS) are: an https URL (parse_url), or a file (~ expanded)."""
+    source = text.strip()
+    if "://" in source:
+        return parse_url(source)
+    return parse_path(source)
+
+
+def parse_algorithms(text: str) -> tuple[str, ...]:
+    """`RS256, ES256`: signing algorithms a token may use, each one of JWS_ALGORITHMS."""
+    names = [name for name in re.split(r"[,\s]+", text.strip()) if name]
+    if not names:
+        raise SettingError("no signing algorithm named (e.g. RS256, ES256)")
+    for name in names:
+        if name.lower() == "none":
+            raise SettingError("'none' signs nothing: a token must be signed (e.g. RS256, ES256)")
+        if name.upper().startswith("HS"):
+            raise SettingError(f"{name} signs with a shared secret: tokens are checked against the issuer's "
+                               "public keys (RS256, ES256, ...)")
+        if name not in JWS_ALGORITHMS:
+            raise SettingError(unknown("signing algorithm", name, JWS_ALGORITHMS))
+    return tuple(dict.fromkeys(names))

@@ -92,6 +92,7 @@ def run(spark: Any, db: Any, conn: Any, statement: Any) -> None:
     from cqlsh_ext.rewrite.preview import preview
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import ResumeRequest
+    from cqlsh_ext.writing.seal import new_run
 
     ctx = _context(db, conn)
     try:
@@ -107,9 +108,10 @@ def run(spark: Any, db: Any, conn: Any, statement: Any) -> None:
         if not asked.request.confirm:
             preview(ctx, job, asked.request.every_row)
             return
-        directory = _parts_directory(ctx, job)
+        run_id = new_run()
+        directory = _parts_directory(ctx, job, run_id)
         print(f"Journal: {directory}")
-        _write(spark, ctx, conn, job, directory, list(range(job.work.range_count)), 0)
+        _write(spark, ctx, conn, job, directory, list(range(job.work.range_count)), 0, run_id)
     except (QueryError, WriteRefused) as err:
         raise SparkError(f"{LABEL}: {err}; nothing was written") from None
 
@@ -136,19 +138,23 @@ def _error(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _parts_directory(ctx: WriteContext, job: Job) -> str:
-    """A new directory for the run's journal parts (0700), in the journal directory."""
+def _parts_directory(ctx: WriteContext, job: Job, run_id: str) -> str:
+    """A new directory for the run's journal parts (0700), in the journal directory, its name ending
+    in the run's short id (writing.journal_names)."""
     from cqlsh_ext.writing.journal import secure_directory
+    from cqlsh_ext.writing.journal_names import short_id
 
     base = ctx.journal_dir
     secure_directory(base)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     path = os.path.join(base, f"rewrite-{job.work.keyspace}.{job.work.table}-{stamp}")
+    ident = short_id(run_id)
     n = 1
     while True:
+        made = f"{path}-{ident}" if n == 1 else f"{path}-{n}-{ident}"
         try:
-            os.mkdir(path if n == 1 else f"{path}-{n}", 0o700)
-            return path if n == 1 else f"{path}-{n}"
+            os.mkdir(made, 0o700)
+            return made
         except FileExistsError:
             n += 1
 
@@ -160,15 +166,25 @@ def _executor_cluster(conn: Any) -> ExecutorCluster:
 
 
 def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, todo: list[int],
-           done_before: int) -> None:
+           done_before: int, run_id: str) -> None:
+    """The run from the executors, its directory of parts held by this driver for as long as the
+    tasks run (writing.journal_lock: a RESUME or an UNDO of it started meanwhile is refused)."""
+    from cqlsh_ext.writing.journal_lock import JournalLock
+
+    with JournalLock.take(directory, "COMPRESSION REWRITE on Spark"):
+        _run_tasks(spark, ctx, conn, job, directory, todo, done_before, run_id)
+
+
+def _run_tasks(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, todo: list[int],
+               done_before: int, run_id: str) -> None:
     from cqlsh_ext.common.text import message, plural, screen_width
     from cqlsh_ext.rewrite.job import LABEL
     from cqlsh_ext.rewrite.report import RowTally, closing_lines
     from cqlsh_ext.spark.rows import with_dictionaries
     from cqlsh_ext.spark.session import TaskProgress
     from cqlsh_ext.writing.journal import journal_head, part_heads
+    from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.ranges import WriteTally
-    from cqlsh_ext.writing.seal import new_run
 
     context = spark.sparkContext
     tasks = max(1, min(len(todo), context.defaultParallelism * 2))
@@ -177,8 +193,8 @@ def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, t
     chunks = [todo[i::tasks] for i in range(tasks)]
     work = job.work
     head = journal_head("rewrite", work.keyspace, work.table, work.blob, work.mechanism.kind, job.request,
-                        new_run(), None, job.head())
-    heads = part_heads(head, tasks)  # sealed here: the executors get the run's own key only
+                        run_id, None, job.head())
+    heads = part_heads(head, tasks, ctx.journal_dir)  # sealed here: the executors get the run's key only
     rows = context.accumulator(0)
     label = f"{LABEL} {job.name} on Spark"
     task = with_dictionaries(partial(_task, job, head, _executor_cluster(conn), directory, share, rows))
@@ -187,8 +203,9 @@ def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, t
             parts = [pickle.loads(blob) for blob in context.parallelize(
                 list(zip(heads, chunks, strict=True)), tasks).mapPartitions(task).collect()]
     except Exception as err:
+        named = hint_name(directory, ctx.journal_dir)
         raise SparkError(f"{LABEL}: the Spark tasks failed: {java_error(err)}; the journal parts "
-                         f"in {directory} say what was written (UNDO '{directory}' reads them)") from None
+                         f"in {directory} say what was written (UNDO '{named}' reads them)") from None
     counts, tally = RowTally(), WriteTally()
     finished = done_before
     units = slowed = 0
@@ -214,8 +231,8 @@ def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, t
     if finished < work.range_count:
         why = f"; stopped: {failures[0]}" if failures else ""
         lines.append(f"  {finished:,} of {work.range_count:,} token ranges finished{why}")
-        lines.append(f"Resume: {LABEL} RESUME '{directory}' CONFIRM")
-    lines.append(f"Undo: UNDO '{directory}' CONFIRM")
+        lines.append(f"Resume: {LABEL} RESUME '{hint_name(directory, ctx.journal_dir)}' CONFIRM")
+    lines.append(f"Undo: UNDO '{hint_name(directory, ctx.journal_dir)}' CONFIRM")
     width = screen_width(sys.stdout)
     print("\n".join(message(line, width) for line in lines))
     sys.stdout.flush()
@@ -264,19 +281,30 @@ def _resume(spark: Any, ctx: WriteContext, conn: Any, request: ResumeRequest) ->
     from cqlsh_ext.rewrite.job import LABEL
     from cqlsh_ext.rewrite.preview import preview
     from cqlsh_ext.rewrite.resume import in_flight_lines, resumed
+    from cqlsh_ext.writing.seal import new_run
 
-    found = resumed(ctx, request.path)
-    job, done, todo = found.job, found.done, found.todo
-    print(f"{LABEL} RESUME {request.path}: {len(done):,} of {job.work.range_count:,} token ranges finished")
-    for line in in_flight_lines(ctx, job, found.parts):
-        print(line)
-    if not todo:
-        print("  nothing left to rewrite")
-        return
-    if not request.confirm:
-        preview(ctx, job, True, todo, f"  the {len(todo):,} ranges left (preview: nothing is written)")
-        return
-    path = os.path.expanduser(request.path)
-    directory = path if os.path.isdir(path) else _parts_directory(ctx, job)
-    print(f"Journal: {directory}")
-    _write(spark, ctx, conn, job, directory, todo, len(done))
+    found = resumed(ctx, request.path)  # its journal locked until the run ends
+    try:
+        job, done, todo = found.job, found.done, found.todo
+        print(f"{LABEL} RESUME {found.path}: {len(done):,} of {job.work.range_count:,} token ranges "
+              "finished")
+        for part in found.parts:
+            if part.cut:
+                print(f"  {part.path} {part.cut_text()}")
+        for line in in_flight_lines(ctx, job, found.parts):
+            print(line)
+        if not todo:
+            print("  nothing left to rewrite")
+            return
+        if not request.confirm:
+            preview(ctx, job, True, todo, f"  the {len(todo):,} ranges left (preview: nothing is written)")
+            return
+        if os.path.isdir(found.path):  # new parts in the same directory, held by the lock RESUME took
+            _run_tasks(spark, ctx, conn, job, found.path, todo, len(done), new_run())
+            return
+        run_id = new_run()  # a shell's journal: the parts in a directory of their own
+        directory = _parts_directory(ctx, job, run_id)
+        print(f"Journal: {directory}")
+        _write(spark, ctx, conn, job, directory, todo, len(done), run_id)
+    finally:
+        found.lock.release()

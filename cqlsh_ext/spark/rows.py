@@ -51,7 +51,7 @@ def arrow_pages(batches: Iterable[Any], types: Sequence[Any]) -> Iterator[ArrowR
 class CoreCounts:
     """What a task counts as it reads: its rows (`rows_read`, a Spark accumulator: the progress
     line), and the blobs the native core read from the batches' Arrow buffers (`from_arrow`, an
-    accumulator the job's closing line shows: payload.native.arrow_cells)."""
+    accumulator the job's closing line shows: payload.running.arrow_cells)."""
 
     def __init__(self, rows_read: Any, from_arrow: Any) -> None:
         self.rows_read = rows_read
@@ -59,13 +59,13 @@ class CoreCounts:
 
     def counted(self, pages: Iterable[ArrowRows]) -> Iterator[ArrowRows]:
         """`pages`, each page's rows and the core's Arrow cells added once it has been read."""
-        from cqlsh_ext.payload import native
+        from cqlsh_ext.payload.running import arrow_cells
 
         for page in pages:
-            before = native.arrow_cells()
+            before = arrow_cells()
             yield page
             self.rows_read.add(len(page))
-            self.from_arrow.add(native.arrow_cells() - before)
+            self.from_arrow.add(arrow_cells() - before)
 
 
 def from_arrow_note(cells: int) -> str:

@@ -147,8 +147,8 @@ class Shell(Protocol):
     # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
     settings: Settings
     results: Results
-    #: The statement being read, as the shell's bounds have seen it (commands.statement_bounds.Scan).
-    statement_scan: Any
+    #: The statement being read, as the shell's bounds measure it (commands.statement_bounds.StatementSoFar).
+    statement_reading: Any
     #: A statement sent whole past cqlsh's grammar while it runs (commands.statement_bounds): a
     #: cql.lexer.Lexed.
     sent_whole: Any

@@ -35,7 +35,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
               "more_prompt_suppressed; its page loop followed for typed answers (COPIED pins the source)",
      "output.pipeline"),
-    ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
+    ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit, and for scripts with each line measured "
+              "first (COPIED pins the source)", "repl.app, shell"),
     ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
               "vector's node repeats its element's once per dimension", "output.table, cql.types"),
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
@@ -44,8 +45,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens; "
               "splits a text as onecmd runs it (pylexotron.LexingError when it does not lex): "
               "split_statements", "encode.command, mcp_server.gate"),
-    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
-     "shell"),
+    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic; "
+              "it knows Shell.get_help_topics() and cqlshmain.cqldocs.get_help_topics(): "
+              "help_topic_words; its parsed topics are a ParseContext binding (with_binding): "
+              "with_help_topics", "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "output.display"),
     ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
@@ -64,7 +67,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "statement's result is formatted with, Shell.get_table_meta / get_view_meta and their "
               "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "
               "Shell.perform_statement(text) sends a statement as written; onecmd is handed the statement "
-              "read so far at every line, reset_statement empties it", "shell, commands.statement_bounds"),
+              "read so far, reset_statement empties it; cqlruleset.commands_end_with_newline: "
+              "newline_commands", "shell, commands.statement_bounds"),
     ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
               "shell command as handle_statement does (None, or a remainder, when it does not parse): "
               "parse_command", "mcp_server.tools"),
@@ -80,6 +84,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
                          "VectorType's subtype and vector_size", "cql.types, output.spellings"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
+    ("cassandra-driver", "Connection.process_io_buffer re-implemented for protocol v5's segments, "
+                         "linear in what the reactor read (segments.DRIVER_COPIED pins the source)",
+     "upstream.segments"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
      "scanning.scan, scanning.workers"),
@@ -113,6 +120,7 @@ OVERRIDDEN: dict[str, list[str]] = {
     "reset_statement": ["self"],
     "parse_for_select_meta": ["self", "query_string"],
     "parse_for_update_meta": ["self", "query_string"],
+    "perform_simple_statement": ["self", "statement"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
@@ -161,6 +169,15 @@ COPIED: dict[str, str] = {
 _STOCK_SHELL: list[Any] = []
 
 
+def cqlshrc_arg(args: list[str]) -> str | None:
+    """The `--cqlshrc FILE` of a command line (cqlsh's own option), or None."""
+    import argparse
+
+    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    finder.add_argument("--cqlshrc")
+    return finder.parse_known_args(args)[0].cqlshrc
+
+
 def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
     """Import cqlshlib.cqlshmain without letting it act on our command line.
 
@@ -178,6 +195,9 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         sys.argv = saved
     if not cqlshmain.version.startswith(CQLSH_VERSION_PIN):
         raise RuntimeError(f"cqlsh-ext needs cqlsh {CQLSH_VERSION_PIN}.x, found {cqlshmain.version}")
+    from cqlsh_ext.upstream import segments
+
+    segments.install()  # the driver is loaded: its v5 segments read in one pass, before any connection
     _STOCK_SHELL.append(cqlshmain.Shell)
     return cqlshmain
 
@@ -341,6 +361,12 @@ def statement_tokens(text: str) -> Any:
     return statements[0]
 
 
+def newline_commands() -> frozenset[str]:
+    """The first words of the shell commands that end at their line's end, not at a `;` (HELP,
+    DESCRIBE, ours that say so): what cqlsh's cql_massage_tokens reads as their end."""
+    return frozenset(import_cqlshmain(None).cqlruleset.commands_end_with_newline)
+
+
 def first_words() -> frozenset[str]:
     """The words a statement or shell command may start with, in upper case, as cqlsh's grammar
     declares them (with ours, once registered): what cqlsh's completion offers on an empty line."""
@@ -377,6 +403,19 @@ def help_topic(word: str, text: str) -> Callable[..., None]:
     topic.__name__ = f"do_{word}"
     topic.__doc__ = text
     return topic
+
+
+def help_topic_words(shell: Any) -> frozenset[str]:
+    """The topics cqlsh's HELP answers (lower case): the Shell's `do_<topic>` methods with a
+    docstring and CQL's help topics."""
+    cqldocs = import_cqlshmain(None).cqldocs  # a module global main() sets (setup_cqldocs)
+    cql = cqldocs.get_help_topics() if cqldocs is not None else []
+    return frozenset(str(t).lower() for t in [*shell.get_help_topics(), *cql])
+
+
+def with_help_topics(parsed: Parsed, topics: list[str]) -> Parsed:
+    """HELP's parsed statement with `topics` instead of those typed."""
+    return cast("Parsed", cast(Any, parsed).with_binding("topic", topics))
 
 
 def credentials_file_secure(path: str) -> bool:

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Beside:
     """Bytes a stored value holds besides its outer container's frames, which no reading of it
-    shows: skippable frames before the first frame (`before`), skippable frames or a trailer after
-    the last (`after`), said in words (`what`); `refused` says why they cannot be kept (a seek table
-    records the frames' sizes, which a new value changes; a skippable frame between frames)."""
+    shows: skippable frames before the first frame (`before`; not the container's own header),
+    skippable frames or a trailer after the last (`after`), said in words (`what`); `refused` says
+    why they cannot be kept (a seek table records the frames' sizes, which a new value changes; a
+    skippable frame between frames)."""
 
     before: bytes = b""
     after: bytes = b""
@@ -47,9 +48,17 @@ def beside(view: BlobView, stored: bytes, cap: int) -> Beside:
             table = next(f for f in frames if isinstance(f, dict) and f.get("seek_table"))
             return Beside(refused=f"a seek table follows its {label} frames ({table.get('size')} bytes): it "
                                   "records their sizes, which a new value changes; not rewritten here")
-        if data and isinstance(data[0].get("offset"), int) and int(data[0]["offset"]) > 0:
-            before = stored[:int(data[0]["offset"])]
-            words.append(f"{len(before):,} bytes of skippable frames before its {label} frame")
+        first = data[0].get("offset") if data else None
+        if isinstance(first, int) and first > 0:
+            # Skippable frames before the first frame are kept; bytes there that none covers are the
+            # container's own header (dcz's, naming its dictionary), which the new value writes.
+            skipped = [int(f["offset"]) for f in frames if isinstance(f, dict) and f.get("skippable")
+                       and isinstance(f.get("offset"), int) and f["offset"] < first]
+            if skipped and min(skipped) > 0:
+                return Beside(refused=f"skippable frames follow its {label} header: not rewritten here")
+            if skipped:
+                before = stored[:first]
+                words.append(f"{len(before):,} bytes of skippable frames before its {label} frame")
         last = data[-1] if data else None
         if last is not None and isinstance(last.get("compressed_size"), int):
             end = int(last["offset"]) + int(last["compressed_size"])

@@ -141,13 +141,14 @@ class PageCells:
     @property
     def settles_pages(self) -> bool:
         """A rewrite's scan may hand this reading the server's pages whole (scanning.pages_in): the
-        native core runs, the blob is a bare column, no payload condition is evaluated and no
-        partition is read once for its static column (page_in() then decides rows from their
-        cells). Not the Aggregate's `pages_in`: an edit's reading makes every row it finds."""
-        from cqlsh_ext.payload import native
+        value engine reads pages whole (payload.running.reads_pages_whole), the blob is a bare
+        column, no payload condition is evaluated and no partition is read once for its static
+        column (page_in() then decides rows from their cells). Not the Aggregate's `pages_in`: an
+        edit's reading makes every row it finds."""
+        from cqlsh_ext.payload.running import reads_pages_whole
         from cqlsh_ext.scanning import pages_in
 
-        return (pages_in.enabled() and native.available() and self.blob.container is None and not self.static
+        return (pages_in.enabled() and reads_pages_whole() and self.blob.container is None and not self.static
                 and not self.plan.predicates and not self.evaluator.places)
 
     def page_in(self, names: Sequence[str], rows: Sequence[Sequence[Any]], sent: float,

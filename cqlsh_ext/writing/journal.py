@@ -25,10 +25,13 @@ alone), for a rewrite `{"range": i, "done": true}` once every row of its i-th to
 written, and `{"closed": true}` when the run ends. Keys are kept serialized, so any CQL type goes
 back as it was.
 
-Journals hold stored values: created readable by the user only (0600, O_EXCL, never through a
-symlink) in a directory only the user can open (0700; a directory that others may write, or that is
-not the user's, is refused, or made 0700 with a word when it is the user's own), by default a
-`journal` directory beside the shell's history (cqlsh's CQL_HISTORY moves both).
+A journal's file is named `KIND-KS.TABLE-STAMP-ID.jsonl`, ID its run's short id
+(writing.journal_names: what a hint names it by); the run that writes it holds its lock until it
+closes it (writing.journal_lock). Journals hold stored values: created readable by the user only
+(0600, O_EXCL, never through a symlink) in a directory only the user can open (0700; a directory
+that others may write, or that is not the user's, is refused, or made 0700 with a word when it is
+the user's own), by default a `journal` directory beside the shell's history (cqlsh's CQL_HISTORY
+moves both).
 """
 
 from __future__ import annotations
@@ -42,9 +45,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.writing.blob_target import BlobTarget
+from cqlsh_ext.writing.journal_lock import JournalLock
+from cqlsh_ext.writing.journal_names import sealed_journals, short_id
 from cqlsh_ext.writing.refused import WriteRefused
-from cqlsh_ext.writing.seal import Sealer, new_run, run_key, user_key
+from cqlsh_ext.writing.seal import KeyMissing, Sealer, key_path, new_run, run_key, user_key
 
 if TYPE_CHECKING:
     from cqlsh_ext.settings import Settings
@@ -56,6 +62,8 @@ if TYPE_CHECKING:
 JOURNAL_DIR = "journal"
 FORMAT = "cqlsh-ext write journal"
 VERSION = 3
+#: What a run file says of the run that writes a journal, by its kind (writing.journal_lock).
+RUN_NAMES = {"edit": "an edit", "rewrite": "COMPRESSION REWRITE", "undo": "an UNDO"}
 
 
 def journal_dir(history_file: str) -> str:
@@ -102,6 +110,23 @@ def secure_directory(directory: str) -> str | None:
             "made 0700 (journals hold stored values)")
 
 
+def writing_key(directory: str) -> bytes:
+    """The user's journal key, for a journal written in `directory`: made the first time one is
+    written; a key gone missing after journals there were sealed with it is never replaced
+    silently (JournalError: where it was, how to make one on purpose, what that does to them)."""
+    try:
+        return user_key(create=False)
+    except KeyMissing:
+        sealed = sealed_journals(directory)
+        if sealed:
+            raise JournalError(
+                f"the journal key {key_path()} is missing, and {plural(sealed, 'journal')} in {directory} "
+                f"{'was' if sealed == 1 else 'were'} sealed with it: put it back, or make a new one on "
+                "purpose with `cqlsh-ext journal new-key` (the journals the old key sealed then no "
+                "longer verify: UNDO and RESUME refuse them)") from None
+        return user_key(create=True)
+
+
 def journal_head(kind: str, keyspace: str, table: str, blob: BlobTarget, mechanism: str,
                  request: WriteRequest | None, run: str, part: int | None = None,
                  extra: Mapping[str, object] | None = None) -> dict[str, Any]:
@@ -129,10 +154,10 @@ class PartHead:
         return f"PartHead({self.prefix})"
 
 
-def part_heads(head: Mapping[str, Any], parts: int) -> list[PartHead]:
+def part_heads(head: Mapping[str, Any], parts: int, directory: str) -> list[PartHead]:
     """The heads of a Spark run's `parts` journal parts (`head`: journal_head's, with the run's id),
-    sealed here with the user's key."""
-    key = user_key(create=True)
+    sealed here with the user's key (writing_key: the journal directory's)."""
+    key = writing_key(directory)
     derived = run_key(key, str(head["run"]))
     out = []
     for number in range(parts):
@@ -146,7 +171,8 @@ def part_heads(head: Mapping[str, Any], parts: int) -> list[PartHead]:
 class Journal:
     """A journal being written: `path` is printed before the first row is. Every append is sealed,
     written whole and fsync'd before it returns; JournalError when the disk refuses (nothing
-    half-said: the caller stops before writing the row)."""
+    half-said: the caller stops before writing the row). The run holds the journal's lock
+    (writing.journal_lock) until close()."""
 
     def __init__(self, directory: str, head: Mapping[str, Any], prefix: str = "",
                  part: PartHead | None = None) -> None:
@@ -154,25 +180,30 @@ class Journal:
         self.note = secure_directory(directory)
         self.head = dict(head)
         if part is None:
-            self._sealer = Sealer(user_key(create=True), str(head["run"]))
+            self._sealer = Sealer(writing_key(directory), str(head["run"]))
             first = self._sealer.line(self.head)
         else:
             self._sealer = Sealer(part.key, part.chain, 1, part.mac)
             first = part.line
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         base = os.path.join(directory, f"{prefix or head['kind']}-{head['keyspace']}.{head['name']}-{stamp}")
-        path, n = base + ".jsonl", 1
+        ident = short_id(str(head["run"]))
+        path, n = f"{base}-{ident}.jsonl", 1
         while True:
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
                 break
             except FileExistsError:
                 n += 1
-                path = f"{base}-{n}.jsonl"
+                path = f"{base}-{n}-{ident}.jsonl"
             except OSError as err:
                 raise JournalError(f"the journal cannot be created in {directory}: {err.strerror}") from None
         self.path = path
         self.fd: int | None = fd
+        what = RUN_NAMES.get(str(head["kind"]), str(head["kind"]))
+        #: The journal's lock, this run's until close() (writing.journal_lock).
+        self.run_lock: JournalLock | None = JournalLock.hold(fd, path, what if part is None else
+                                                             f"a Spark task of {what}")
         self._lock = threading.Lock()
         #: Why the journal takes no more (a write failed), or None.
         self.broken: str | None = None
@@ -185,13 +216,15 @@ class Journal:
             raise
 
     @classmethod
-    def reopen(cls, read: JournalRead) -> Journal:
-        """A journal of this user's, read and verified (writing.journal_read), to append to
-        (COMPRESSION REWRITE RESUME): a last line cut short by a kill is cut off first (its row was
-        never sent: each row's line is on disk before its write). `rows` continues the numbering,
-        the seal the chain."""
+    def reopen(cls, read: JournalRead, lock: JournalLock) -> Journal:
+        """A journal of this user's, read and verified (writing.journal_read) under `lock`, taken
+        before it was read and now the run's (released by close()), to append to (COMPRESSION
+        REWRITE RESUME): a last line cut short by a kill is cut off first (its row was never
+        sent: each row's line is on disk before its write). `rows` continues the numbering, the
+        seal the chain."""
         journal = cls.__new__(cls)
         journal.note = None
+        journal.run_lock = lock
         journal.path = read.path
         journal.head = dict(read.head)
         journal.rows = read.next_row
@@ -274,6 +307,9 @@ class Journal:
                     self._append([{"closed": True}])
                 except JournalError:
                     pass  # said by the write that failed, if any: the journal reads as killed
+            if self.run_lock is not None:  # the run file removed first: no run named without its lock
+                self.run_lock.release()
+                self.run_lock = None
             try:
                 os.close(self.fd)
             except OSError:

@@ -1,14 +1,17 @@
 """A journal read back (UNDO, COMPRESSION REWRITE RESUME): only a journal whose lines verify under
 the user's key (writing.seal), a regular file reached by its own name (not through a link) that
-nobody but its owner can write, the user's own (a Spark part: its seal and run id are what count,
-as a cluster's executors may run as another user). Anything else is refused in one line naming why.
-Journals written before the seal (versions 1 and 2) are read only when the request says UNSEALED.
+nobody but its owner can write, the user's own (a Spark part too), in a directory nobody else can
+rename it in (the user's or root's, writable by others only with the sticky bit). Anything else is
+refused in one line naming why. Journals written before the seal (versions 1 and 2) are read only
+when the request says UNSEALED; a journal whose lines carry MACs is sealed whatever its first line
+says of its version (a sealed journal relabelled version 2 is refused as changed).
 
 Reading is bounded whatever the file holds: at most MAX_LINE_BYTES a line, MAX_LINES lines and
 MAX_TOTAL_BYTES in all, read a line at a time (UNDO streams the rows: it never holds a journal in
-memory), the seal checked again on the second pass that reads the rows. A last line cut short (a
-kill or a full disk during its write: each line is written whole and then fsync'd, so only the last
-can be) is named and skipped, and every line before it counts.
+memory), the seal checked again on the second pass that reads the rows, which stops where the
+first pass stopped (a line appended since is not read). A last line cut short (a kill or a full
+disk during its write: each line is written whole and then fsync'd, so only the last can be) is
+named and skipped, and every line before it counts.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal import FORMAT, VERSION
+from cqlsh_ext.writing.journal_names import journal_path
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.requests import EditRequest, RewriteRequest, WriteRequest, request_from_json
 from cqlsh_ext.writing.seal import Verifier, body_of, run_key, user_key
@@ -39,13 +43,15 @@ _RUN = re.compile(r"^[0-9a-f]{32}$")
 
 
 class Unsealed(WriteRefused):
-    """A journal written before journals were sealed (version 1 or 2), read without UNSEALED."""
+    """A journal written before journals were sealed (version 1 or 2), read without UNSEALED. The
+    refusal says the risk and names no statement to run: whoever could write the file chose its
+    old values (docs/edit.md, "The journal's seal")."""
 
     def __init__(self, path: str, version: int) -> None:
         super().__init__(f"{path} is a journal of version {version}, written before journals were sealed: "
-                         f"its lines cannot be verified; UNDO '{path}' {UNSEALED} reads it anyway (only "
-                         "its rows it says were written, where the cell still holds those bytes at the write "
-                         "time it records)")
+                         "nothing shows who wrote it or that it was not changed since, and an UNDO would "
+                         "write its old values as they are (whoever could write the file chose them): "
+                         "refused (HELP EDIT says how to read one you know to be yours)")
         self.path = path
         self.version = version
 
@@ -70,10 +76,41 @@ class JournalRow:
 
 @dataclass(frozen=True)
 class Torn:
-    """The last line, cut short: where it starts (bytes) and its number."""
+    """The last line, cut short: where it starts (bytes), its number, and what its first bytes
+    show it was (TORN_* : a row's line, its outcome, a range's end, the closing line, or not
+    known)."""
 
     offset: int
     line: int
+    what: str = ""
+
+
+TORN_ROW = "row"
+TORN_OUTCOME = "outcome"
+TORN_RANGE = "range"
+TORN_CLOSING = "closing"
+_TORN_WORDS = {
+    TORN_ROW: "its row was not written (a row's line is on disk before its write)",
+    TORN_OUTCOME: "it said the outcome of a row written: UNDO and RESUME look at that row's cell",
+    TORN_RANGE: "it said a token range was finished: RESUME reads that range again",
+    TORN_CLOSING: "it was the closing line: the run had ended",
+}
+
+
+def torn_what(start: bytes) -> str:
+    """What a line cut short was, from its first bytes (a row's line holds its key after its
+    number; an outcome, `"applied"`)."""
+    if start.startswith(b'{"closed"'):
+        return TORN_CLOSING
+    if start.startswith(b'{"range"'):
+        return TORN_RANGE
+    if start.startswith(b'{"row"'):
+        head = start[:64]
+        if b'"key"' in head:
+            return TORN_ROW
+        if b'"applied"' in head:
+            return TORN_OUTCOME
+    return ""
 
 
 @dataclass(frozen=True)
@@ -111,6 +148,10 @@ class JournalRead:
     chain: Chain | None = None
     #: The file read (device, inode): the second pass and RESUME's append open the same one.
     identity: tuple[int, int] = (0, 0)
+    #: The whole lines the first pass read, and where they end (bytes): the second pass reads no
+    #: further (a line appended since, by anyone, is not read).
+    lines: int = 0
+    end: int = 0
 
     @property
     def kind(self) -> str:
@@ -135,12 +176,24 @@ class JournalRead:
                 row.applied = self.outcomes.get(int(entry["row"]))
                 yield row
 
+    @property
+    def cut(self) -> bool:
+        """A sealed journal without its closing line: its run was killed, or lines were cut from
+        its end (rows after its last line are not known)."""
+        return self.sealed and not self.closed
+
+    def cut_text(self) -> str:
+        """What a reader says of a journal without its closing line, before its preview."""
+        return (f"ends at line {self.lines:,} without its closing line: cut, or its run was killed; rows "
+                "after it are not known")
+
     def torn_text(self) -> str:
         """What a reader says of a torn last line ('' when there is none)."""
         if self.torn is None:
             return ""
-        return (f"line {self.torn.line:,} is cut short (its write stopped: a kill or a full disk); its row "
-                "was not written, and every line before it is read")
+        what = _TORN_WORDS.get(self.torn.what, "what it held is not known")
+        return (f"line {self.torn.line:,} is cut short (its write stopped: a kill or a full disk); {what}; "
+                "every line before it is read")
 
 
 def read_journal(path: str, unsealed: bool = False) -> JournalRead:
@@ -190,6 +243,7 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
         raise WriteRefused(f"{path} is not a journal (it is empty)")
     read.next_row = last_row + 1
     read.chain = source.chain()
+    read.lines, read.end = source.lines, source.end
     return read
 
 
@@ -221,16 +275,6 @@ def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
     return [row for _, row, last in without_outcome(parts) if last]
 
 
-def journal_path(path: str) -> str:
-    """A journal's path as given (RESUME, UNDO), `~` expanded; one copied from a message that broke
-    it after a '/' has the row's break and indent taken out (no journal this shell names holds a
-    newline)."""
-    path = os.path.expanduser(path)
-    if "\n" in path and not os.path.exists(path):
-        path = re.sub(r"\n[ \t]*", "", path)
-    return path
-
-
 def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:
     """The journal at `path` (journal_path), or every journal part in a directory (a rewrite run on
     Spark writes one part per task), each read as one (read_journal); they must name one table and
@@ -240,6 +284,7 @@ def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:
         raise WriteRefused(f"{path} is a symbolic link: a journal is read by its own name, not through a "
                            "link")
     if os.path.isdir(path):
+        safe_directory(os.path.dirname(os.path.abspath(path)), path)
         names = sorted(n for n in os.listdir(path) if n.endswith(".jsonl"))[:MAX_PARTS]
         if not names:
             raise WriteRefused(f"{path} is a directory without journal parts (*.jsonl)")
@@ -288,6 +333,9 @@ class _JournalFile:
         self.verifier: Verifier | None = None
         self._rest_key: bytes | None = None
         self._st: os.stat_result | None = None
+        #: The whole lines read so far, and where they end (bytes).
+        self.lines = 0
+        self.end = 0
 
     def chain(self) -> Chain | None:
         if self.verifier is None:
@@ -314,6 +362,8 @@ class _JournalFile:
                                    "journal that anyone but its owner can change is refused")
             if self.known is not None and (st.st_dev, st.st_ino) != self.known.identity:
                 raise WriteRefused(f"{path} was replaced while it was read: refused")
+            if self.known is None:
+                safe_directory(os.path.dirname(os.path.abspath(path)), path)
             if st.st_size > MAX_TOTAL_BYTES:
                 raise WriteRefused(f"{path} is {st.st_size:,} bytes, more than a journal read here may hold "
                                    f"({MAX_TOTAL_BYTES:,})")
@@ -324,12 +374,12 @@ class _JournalFile:
             os.close(fd)
             raise
 
-    def _owner(self, head: dict[str, Any]) -> None:
-        """A journal of the user's own; a Spark part's seal is what counts (an executor may run as
-        another user)."""
+    def _owner(self) -> None:
+        """A journal of the user's own, a Spark part too (its task runs as the user: the parts'
+        directory is the user's, 0700)."""
         st = self._st
         assert st is not None
-        if head.get("part") is None and st.st_uid != os.geteuid():
+        if st.st_uid != os.geteuid():
             raise WriteRefused(f"{self.path} belongs to another user (uid {st.st_uid}): a journal is read "
                                "only by the user who wrote it")
 
@@ -354,21 +404,22 @@ class _JournalFile:
                     raise WriteRefused(f"{path}: line {number:,} is longer than {MAX_LINE_BYTES >> 20} MiB, "
                                        "more than a journal's line holds")
                 known = self.known
-                if known is not None and known.torn is not None and offset >= known.torn.offset:
-                    return
+                if known is not None and offset >= known.end:
+                    return  # where the first pass stopped: a line appended since is not read
                 whole = line.endswith(b"\n")
                 last = offset + len(line) >= size
                 if not whole and last:  # the last line, cut short by a kill or a full disk
                     if number == 1:
                         raise WriteRefused(f"{path} is not a journal (its first line is cut short)")
-                    yield number, Torn(offset, number)
+                    yield number, Torn(offset, number, torn_what(line))
                     return
                 entry = self._entry(line, number, last)
                 if entry is None:  # an unsealed journal's last line, not JSON: cut short
-                    yield number, Torn(offset, number)
+                    yield number, Torn(offset, number, torn_what(line))
                     return
-                yield number, entry
                 offset += len(line)
+                self.lines, self.end = number, offset
+                yield number, entry
 
     def _entry(self, line: bytes, number: int, last: bool) -> dict[str, Any] | None:
         path = self.path
@@ -387,17 +438,22 @@ class _JournalFile:
             raise WriteRefused(f"{path}: line {number:,} is not JSON (only the last line of a journal can be "
                                "cut short: this one was changed)")
         if number == 1:
-            sealed = self._version(entry)
+            sealed = self._version(entry, split is not None)
         if sealed:
             if split is None:
                 raise WriteRefused(f"{path}: line {number:,} carries no seal: the journal was changed")
             self._verify(entry, split[0], split[1], number)
+        elif split is not None:
+            raise WriteRefused(f"{path}: line {number:,} carries a seal, in a journal that says it has none: "
+                               "the journal was changed: refused")
         if number == 1:
             self._head(entry, bool(sealed))
         return entry
 
-    def _version(self, entry: dict[str, Any]) -> bool:
-        """Whether the journal is sealed, by its first line (a version this release reads)."""
+    def _version(self, entry: dict[str, Any], mac: bool) -> bool:
+        """Whether the journal is sealed, by its first line (a version this release reads); a first
+        line that carries a MAC is a sealed journal's whatever version it names: one that says
+        it is older was changed."""
         path = self.path
         if "journal" in entry and entry.get("journal") != FORMAT:
             raise WriteRefused(f"{path} is not a cqlsh-ext journal")
@@ -406,6 +462,9 @@ class _JournalFile:
             raise WriteRefused(f"{path} is a journal of version {version}: this cqlsh-ext reads versions 1 "
                                f"to {VERSION} (a newer release wrote it)")
         sealed = version >= VERSION
+        if mac and not sealed:
+            raise WriteRefused(f"{path}: its lines carry seals, but its first line says version {version}, "
+                               "written before journals were sealed: the journal was changed: refused")
         if self.sealed is None and not sealed and not self.unsealed:
             raise Unsealed(path, version)
         return sealed
@@ -417,11 +476,7 @@ class _JournalFile:
             version = entry.get("version", 1) if entry.get("journal") == FORMAT else 1
             self.read = _reading(entry, path, int(version))
             self.sealed = sealed
-        if sealed:
-            self._owner(entry)
-        elif self._st is not None and self._st.st_uid != os.geteuid():
-            raise WriteRefused(f"{path} belongs to another user (uid {self._st.st_uid}): a journal is read "
-                               "only by the user who wrote it")
+        self._owner()
         if self._st is not None and self.read is not None:
             self.read.identity = (self._st.st_dev, self._st.st_ino)
 
@@ -443,6 +498,23 @@ class _JournalFile:
         if not self.verifier.check(body, mac, self._rest_key):
             raise WriteRefused(f"{path}: line {number:,}'s seal does not verify (a line was changed, moved, "
                                "dropped or taken from another journal): refused")
+
+
+def safe_directory(directory: str, journal: str) -> None:
+    """The directory a journal is read from: nobody but the user (or root) may put another file in
+    its place (the user's or root's, writable by others only with the sticky bit, which lets
+    nobody rename another's file); WriteRefused in one line otherwise."""
+    try:
+        st = os.stat(directory)
+    except OSError as err:
+        raise WriteRefused(f"cannot read {journal}'s directory {directory}: {err.strerror}") from None
+    if st.st_uid not in (os.geteuid(), 0):
+        raise WriteRefused(f"{journal} is in {directory}, which belongs to another user (uid {st.st_uid}), "
+                           "who could put another journal in its place: refused")
+    if stat.S_IMODE(st.st_mode) & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise WriteRefused(f"{journal} is in {directory}, which others can write "
+                           f"({stat.filemode(st.st_mode)[1:]}) without the sticky bit: anyone could put "
+                           "another journal in its place: refused")
 
 
 def _reading(entry: dict[str, Any], path: str, version: int) -> JournalRead:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from cqlsh_ext.common.text import message, plural, say, screen_width
 from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
@@ -36,6 +36,85 @@ def sent(writer: CellWriter, key: Sequence[Any], expected: Any, new: Any, writet
     if not written.applied:
         print(f"  {key_text}: {EXPIRED_SINCE if written.outcome == EXPIRED else CHANGED_SINCE}", file=out)
     return written
+
+
+def _silent(_text: str) -> None:
+    """A note not said: a terminal's bar says it."""
+
+
+class RowsBar:
+    """A write's progress on a terminal, as REWRITE's: the rows done of all on one line with a bar
+    (the context's progress line: scanning.scan.Progress; none off a terminal), drawn from the
+    thread that counts them. `out` is the stream the rows' own lines go to (a row left alone,
+    written from the writing threads): it clears the bar before a line and holds it back until the
+    line ends (print writes the text and its newline apart), so a row's line is never drawn over."""
+
+    def __init__(self, ctx: WriteContext, label: str, total: int, out: IO[str]) -> None:
+        import threading
+
+        self.total = total
+        self.lock = threading.Lock()
+        #: A row's line begun and not ended: the bar waits.
+        self.held = False
+        self.line = ctx.progress(label, True, total)
+        if self.line is not None:
+            self.line.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C stops)")
+        self.out: IO[str] = out if self.line is None else cast("IO[str]", _ClearedFirst(out, self))
+
+    @property
+    def shown(self) -> bool:
+        return self.line is not None
+
+    def advanced(self, done: int) -> None:
+        if self.line is not None:
+            with self.lock:
+                if not self.held:
+                    self.line.update(done, done / self.total if self.total else None)
+
+    def close(self) -> None:
+        if self.line is not None:
+            with self.lock:
+                self.line.close()
+
+
+class _ClearedFirst:
+    """A RowsBar's `out`: the bar cleared before a line, held back until the line ends."""
+
+    def __init__(self, out: IO[str], bar: RowsBar) -> None:
+        self._out = out
+        self._bar = bar
+
+    def write(self, text: str) -> int:
+        bar = self._bar
+        with bar.lock:
+            if bar.line is not None and not bar.held:
+                bar.line.close()
+            written = self._out.write(text)
+            bar.held = not text.endswith("\n")
+            if not bar.held:
+                self._out.flush()  # on the screen before the bar (standard error) is drawn again
+            return written
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
+def stopping_under(bar: RowsBar) -> Callable[[], None]:
+    """`stopping` for a write with a bar: the bar's line cleared first (the note would follow it
+    on its row; the bar is drawn again below the note). From the signal handler: no lock taken,
+    one write."""
+    import os
+
+    def said() -> None:
+        if not bar.shown:
+            stopping()
+            return
+        os.write(2, b"\r\x1b[K" + _STOPPING + b"\n")
+
+    return said
 
 
 class RowFailed(Exception):
@@ -78,8 +157,9 @@ class Done:
 
 def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
              note: Callable[[str], None], ctrl_c: CtrlC | None = None, label: str = LABEL,
-             at_once: int = 1) -> Done:
-    """`one` on each row, in order; every PROGRESS_EVERY rows a line to `note` (a context's say).
+             at_once: int = 1, bar: RowsBar | None = None) -> Done:
+    """`one` on each row, in order; every PROGRESS_EVERY rows a line to `note` (a context's say),
+    or with a terminal's `bar` each row on it.
     Ctrl-C stops between rows; a second one stops at once (the row in flight is journaled: UNDO
     reads it back if it was written). A write that fails stops it (a timeout may still apply: its
     outcome is the server's to tell, the journal holds its old value), and so does the journal
@@ -89,8 +169,10 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
 
     done = Done()
     with CtrlC(on_first=stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
+        if bar is not None and bar.shown:
+            note = _silent
         if at_once > 1:
-            return _at_once(rows, one, ctrl_c, label, at_once, done, note)
+            return _at_once(rows, one, ctrl_c, label, at_once, done, note, bar)
         for n, row in enumerate(rows):
             if ctrl_c.pressed:
                 done.left = len(rows) - n
@@ -99,6 +181,8 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
             try:
                 written = one(n, row)
                 done.add(written)
+                if bar is not None:
+                    bar.advanced(n + 1)
                 if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
                     note(f"{label}: {n + 1:,} of {len(rows):,} rows done")
             except RowFailed as err:
@@ -122,7 +206,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
 
 
 def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: CtrlC, label: str,
-             at_once: int, done: Done, note: Callable[[str], None]) -> Done:
+             at_once: int, done: Done, note: Callable[[str], None], bar: RowsBar | None) -> Done:
     """each_row with `at_once` rows written at a time, on threads, in journal order: the same stops
     (Ctrl-C sends no more and waits for those in flight; a second one leaves them; a failure stops
     the sending)."""
@@ -146,6 +230,8 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
                 done.failed = True
                 done.stop = done.stop or f"stopped: {err}"
             finished += 1
+            if bar is not None:
+                bar.advanced(finished)
             if len(rows) > PROGRESS_EVERY and finished % PROGRESS_EVERY == 0:
                 note(f"{label}: {finished:,} of {len(rows):,} rows done")
 
@@ -164,14 +250,16 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
             settle(ready)
     except KeyboardInterrupt as err:
         pool.shutdown(wait=False, cancel_futures=True)
-        done.left = len(rows) - sent
+        done.left = max(len(rows) - sent, 0)
         done.stop = (f"stopped by a second Ctrl-C with {plural(len(pending), 'write')} in flight (whether "
                      f"they applied is unknown: UNDO checks them), {plural(done.left, 'more row')} not "
                      "written")
         done.failed, done.interrupt = True, err
         return done
     pool.shutdown(wait=True)
-    done.left = len(rows) - sent
+    # The rows not sent, counted from what was sent: never below none, and a stop said only when
+    # something stopped it (a Ctrl-C pressed, a failure).
+    done.left = max(len(rows) - sent, 0) if ctrl_c.pressed or done.failed else 0
     if done.left:
         what = done.stop or "stopped by Ctrl-C after the writes in flight"
         done.stop = f"{what}, {plural(done.left, 'more row')} not written"
@@ -183,7 +271,10 @@ def stopping() -> None:
     a buffered write the handler interrupted)."""
     import os
 
-    os.write(2, b"\nCtrl-C: stopping after the row being written (Ctrl-C again stops at once)\n")
+    os.write(2, b"\n" + _STOPPING + b"\n")
+
+
+_STOPPING = b"Ctrl-C: stopping after the row being written (Ctrl-C again stops at once)"
 
 
 class _Entered:
@@ -200,21 +291,25 @@ class _Entered:
 
 
 def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
-            rewritten_words: str = "") -> None:
-    """The closing line: what was written, what was left alone, why it stopped, how to undo it. A
-    run that failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes
-    on to the shell once it is said."""
+            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE) -> None:
+    """The closing line: what was written, what was left alone, why it stopped; then the statement
+    that undoes it (`undo`, '' for none) on a line of its own, so that it pastes whole. A run that
+    failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes on to
+    the shell once it is said."""
     line = head
     if done.changed:
         line += f", {done.changed:,} {changed_words}"
     if done.rewritten:
         line += f", {done.rewritten:,} {rewritten_words}"
     if done.expired:
-        line += f", {done.expired:,} {EXPIRED_SINCE}"
-    line += (f"; {done.stop}" if done.stop else "") + f". {undo}"
+        line += f", {done.expired:,} {expired_words}"
+    line += (f"; {done.stop}" if done.stop else "") + "."
     if done.failed:
-        ctx.error(message(line, screen_width(sys.stderr)))
+        width = screen_width(sys.stderr)
+        ctx.error("\n".join(message(text, width) for text in (line, undo) if text))
     else:
         say(line, ctx.out)
+        if undo:
+            say(undo, ctx.out)
     if done.interrupt is not None:
         raise done.interrupt

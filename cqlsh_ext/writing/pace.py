@@ -2,9 +2,11 @@
 Amazon Keyspaces prices a write (1 unit per started KB of the row: scanning.capacity.wcu), and never
 more writes in flight than the window.
 
-A token bucket: units accrue at the rate, at most a tenth of a second's worth ahead, and a row
-larger than that waits for a full bucket and runs into debt that later rows wait out, so over any
-span the units sent stay within rate x span + the bucket. The rate adapts: a write that was
+A token bucket: units accrue at the rate, at most a tenth of a second's worth ahead (what a wait
+that oversleeps on a busy machine catches up with), and a row larger than that waits for a full
+bucket and runs into debt that later rows wait out. And a sliding second: a row is sent only when
+the units sent over the second before it and its own stay within PACE plus the largest row's units
+so far, so over any second, the first ones included, at most that is sent. The rate adapts: a write that was
 throttled, timed out or found the server overloaded (the retries writing.cell_writer.CellWriter makes, named
 by their reason) halves the rate and the window (at most once a second: a burst of errors is one
 signal), and every second of writes without one gives back a tenth of the ceiling and one more
@@ -27,6 +29,9 @@ MAX_IN_FLIGHT = 16
 FLOOR_SHARE = 1 / 64
 #: Seconds between two changes of the rate, down or up.
 ADAPT_SECONDS = 1.0
+#: The sliding second the units sent are held to (a millisecond more: a send's moment is read from
+#: the wall clock for its journal line, which may differ from this clock by microseconds).
+SECOND = 1.001
 
 
 @dataclass
@@ -54,7 +59,9 @@ class Pace:
         self.window = self.max_window
         self.in_flight = 0
         now = clock()
-        self.tokens = self._bucket(1)
+        #: The largest row's units so far: what a second may hold beyond PACE.
+        self._largest = 1
+        self.tokens = self._bucket()
         self._filled = now
         self._changed = now
         self._cond = threading.Condition()
@@ -62,39 +69,54 @@ class Pace:
         self._in_second = 0
         self.figures = PaceFigures(rate=units)
         self._first: float | None = None
+        #: The wall clock's reading at this clock's zero: a send's moment on the wall clock (its
+        #: journal line's) is the moment this clock gave it, never one read later.
+        self._epoch = time.time() - now
 
-    def _bucket(self, units: int) -> float:
-        """What the bucket holds at most: a tenth of a second at the rate, or one row."""
+    def _bucket(self) -> float:
+        """What the bucket holds at most: a tenth of a second at the rate, one unit at least."""
         if self.rate is None:
             return float("inf")
-        return max(self.rate / 10, float(units), 1.0)
+        return max(self.rate / 10, 1.0)
+
+    def _second_waits(self, now: float, units: int) -> float:
+        """Seconds until `units` more stay within PACE and the largest row's units over the second
+        before them (0: now); the sends more than a second old forgotten."""
+        while self._sent and self._sent[0][0] <= now - SECOND:
+            self._in_second -= self._sent.popleft()[1]
+        if self.ceiling is None or not self._sent or self._in_second + units <= self.ceiling + self._largest:
+            return 0.0
+        return self._sent[0][0] + SECOND - now
 
     def _refill(self, now: float) -> None:
         if self.rate is not None:
-            self.tokens = min(self._bucket(1), self.tokens + (now - self._filled) * self.rate)
+            self.tokens = min(self._bucket(), self.tokens + (now - self._filled) * self.rate)
         self._filled = now
 
     def acquire(self, units: int, stop: Callable[[], bool],
-                waiting: Callable[[], None] | None = None) -> bool:
-        """Wait for a place in the window and `units` tokens; False when `stop()` turns true while
-        waiting (nothing taken). `waiting` is called while it waits (a progress line)."""
+                waiting: Callable[[], None] | None = None) -> float | None:
+        """Wait for a place in the window and `units` tokens: the moment they were taken (epoch
+        seconds: what the journal says the row was sent at), or None when `stop()` turns true
+        while waiting (nothing taken). `waiting` is called while it waits (a progress line)."""
         with self._cond:
+            self._largest = max(self._largest, int(units))
             while True:
                 if stop():
-                    return False
+                    return None
                 now = self.clock()
                 self._refill(now)
                 room = self.in_flight < self.window
                 # A row larger than the bucket waits for a full bucket, then goes into debt: the
-                # bucket never holds more than _bucket(1), so waiting for the row's whole cost
-                # would wait for ever.
-                need = min(float(units), self._bucket(1))
+                # bucket never holds more than _bucket(), so waiting for the row's whole cost would
+                # wait for ever.
+                need = min(float(units), self._bucket())
                 enough = self.rate is None or self.tokens >= need - 1e-9
-                if room and enough:
+                second = self._second_waits(now, units)
+                if room and enough and not second:
                     break
                 wait = 0.1
                 if room and self.rate is not None:
-                    wait = min(0.1, max(0.001, (need - self.tokens) / self.rate))
+                    wait = min(0.1, max(0.001, (need - self.tokens) / self.rate, second))
                 if waiting is not None:
                     self._cond.release()
                     try:
@@ -105,10 +127,18 @@ class Pace:
             if self.rate is not None:
                 self.tokens -= units
             self.in_flight += 1
-            self._count(now, units)
-            return True
+            return self._count(now, units)
 
-    def _count(self, now: float, units: int) -> None:
+    def per_second(self) -> tuple[float, float]:
+        """Units and rows a second so far: those sent over the time since the first was (a
+        second at least, so that the first rows do not read as a burst the pace never allowed)."""
+        with self._cond:
+            if self._first is None:
+                return 0.0, 0.0
+            elapsed = max(self.clock() - self._first, 1.0)
+            return self.figures.units / elapsed, self.figures.rows / elapsed
+
+    def _count(self, now: float, units: int) -> float:
         figures = self.figures
         figures.units += units
         figures.rows += 1
@@ -117,11 +147,13 @@ class Pace:
         figures.span = now - self._first
         self._sent.append((now, units))
         self._in_second += units
-        while self._sent and self._sent[0][0] <= now - 1.0:
+        while self._sent and self._sent[0][0] <= now - SECOND:
             self._in_second -= self._sent.popleft()[1]
         figures.busiest_second = max(figures.busiest_second, self._in_second)
-        second = int(time.time())
+        wall = self._epoch + now
+        second = int(wall)
         figures.per_second[second] = figures.per_second.get(second, 0) + units
+        return wall
 
     def release(self, throttled: bool) -> None:
         """A write is done: `throttled` when it met throttling, a timeout or an overload on the way."""
@@ -140,7 +172,7 @@ class Pace:
         self._refill(now)
         if self.rate is not None and self.ceiling is not None:
             self.rate = max(self.ceiling * FLOOR_SHARE, self.rate / 2)
-            self.tokens = min(self.tokens, self._bucket(1))
+            self.tokens = min(self.tokens, self._bucket())
         self.window = max(1, self.window // 2)
         self.figures.slowed += 1
         self.figures.rate = self.rate

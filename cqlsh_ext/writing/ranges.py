@@ -9,7 +9,6 @@ are all written is journaled as finished, and RESUME reads the others again.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -250,7 +249,8 @@ class RangeRewriter(Generic[C]):
 
         # A failed condition costs the stored row's units: the condition's writes are paced by the larger.
         units = wcu(new.after) if self.work.mechanism.timestamped else max(wcu(new.after), wcu(new.before))
-        if not self.pace.acquire(units, stopping, tick):
+        granted = self.pace.acquire(units, stopping, tick)
+        if granted is None:
             return False
         key = [cell.key[k] for k in self.work.keys]
         with self.lock:
@@ -261,7 +261,7 @@ class RangeRewriter(Generic[C]):
         try:
             self.journal.before(n, dict(zip(self.work.keys, self.writer.serialized(key), strict=True)),
                                 bytes(cell.stored), new.value, cell.ttl, cell.expires, cell.writetime, at,
-                                time.time())
+                                granted)
         except JournalError as err:
             with self.lock:
                 self.failure = str(err)

@@ -155,8 +155,8 @@ class RewriteRequest:
 
 @dataclass(frozen=True)
 class ResumeRequest:
-    """COMPRESSION REWRITE RESUME 'journal' [CONFIRM]: the journal (a file, or a Spark run's
-    directory of parts) to go on with."""
+    """COMPRESSION REWRITE RESUME 'journal' [CONFIRM]: the journal (a file, a Spark run's directory
+    of parts, the id a journal's name ends with, or LAST: writing.journal_names) to go on with."""
 
     path: str
     confirm: bool = False
@@ -174,23 +174,27 @@ class ResumeRequest:
 
 @dataclass(frozen=True)
 class UndoRequest:
-    """UNDO 'journal' [UNSEALED] [CONFIRM]: the journal (a file, or a Spark run's directory of
-    parts) whose written values go back; UNSEALED reads a journal written before journals were
-    sealed (version 1 or 2)."""
+    """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: the journal (a file, a Spark run's
+    directory of parts, the id a journal's name ends with, or LAST: writing.journal_names) whose
+    written values go back; `unsealed` reads a journal written before journals were sealed (version
+    1 or 2: the shell's UNSEALED to preview it, CONFIRM UNSEALED to write it); `cut` writes back a
+    journal without its closing line (CUT)."""
 
     path: str
     unsealed: bool = False
     confirm: bool = False
+    cut: bool = False
 
     KIND = "undo"
 
     def to_json(self) -> dict[str, Any]:
-        return {"request": self.KIND, "path": self.path, "unsealed": self.unsealed, "confirm": self.confirm}
+        return {"request": self.KIND, "path": self.path, "unsealed": self.unsealed, "confirm": self.confirm,
+                "cut": self.cut}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UndoRequest:
         _kind(data, cls.KIND)
-        return cls(_text(data, "path"), _flag(data, "unsealed"), _flag(data, "confirm"))
+        return cls(_text(data, "path"), _flag(data, "unsealed"), _flag(data, "confirm"), _flag(data, "cut"))
 
 
 WriteRequest = EditRequest | RewriteRequest | ResumeRequest | UndoRequest

@@ -3,8 +3,10 @@
 
 One key per user, at one fixed place: `~/.cassandra/cqlsh-ext-journal.key` (cqlsh's own directory
 of the user's, whatever the journal directory is), 32 random bytes, made readable and writable by
-the user only (0600) when first needed; never looked up beside a journal, so a journal copied with
-its folder brings no key that counts. It is read only through a regular file of the user's own
+the user only (0600) by the first journal written (a key gone missing once journals were sealed
+with it is never made again by a write: writing.journal.writing_key; `cqlsh-ext journal new-key`
+makes one on purpose); never looked up beside a journal, so a journal copied with its folder brings
+no key that counts. It is read only through a regular file of the user's own
 that nobody else can read or write, and never printed, logged or journaled.
 
 Each line of a journal ends with its MAC: HMAC-SHA256 under the key over the journal's chain id
@@ -51,18 +53,23 @@ def key_path() -> str:
     return os.path.join(os.path.expanduser(KEY_DIRECTORY), KEY_FILE)
 
 
+class KeyMissing(WriteRefused):
+    """There is no journal key at its place (str(): the one line a read says)."""
+
+
 def user_key(create: bool) -> bytes:
-    """The user's journal key (made first when `create`: a write); WriteRefused, naming the file
-    and why, when it is missing (a read), not the user's own regular file, open to others or not a
-    key."""
+    """The user's journal key (made first when `create`: the first journal ever written; the
+    writer checks first that no journal was sealed with a key now missing, writing.journal);
+    WriteRefused, naming the file and why, when it is missing (KeyMissing: a read), not the user's
+    own regular file, open to others or not a key."""
     path = key_path()
     try:
         return _read_key(path)
     except FileNotFoundError:
         if not create:
-            raise WriteRefused(f"there is no journal key at {path}, which sealed the journals this user "
-                               "wrote: this journal cannot be verified") from None
-    _make_key(path)
+            raise KeyMissing(f"there is no journal key at {path}, which sealed the journals this user "
+                             "wrote: this journal cannot be verified") from None
+    make_key()
     try:
         return _read_key(path)
     except FileNotFoundError:
@@ -96,9 +103,11 @@ def _read_key(path: str) -> bytes:
     return data
 
 
-def _make_key(path: str) -> None:
-    """A new key, written whole under another name and linked into place (another process making
-    one at the same moment keeps its own: the first linked is the key)."""
+def make_key() -> bool:
+    """A new key at its place, written whole under another name and linked into place (another
+    process making one at the same moment keeps its own: the first linked is the key); False when
+    there was one already. WriteRefused when it cannot be made."""
+    path = key_path()
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -112,11 +121,12 @@ def _make_key(path: str) -> None:
         try:
             os.link(temporary, path)
         except FileExistsError:
-            pass  # made a moment ago by another process: that one is the key
+            return False  # made before, or a moment ago by another process: that one is the key
         finally:
             os.unlink(temporary)
     except OSError as err:
         raise WriteRefused(f"the journal key {path} cannot be made: {err.strerror}") from None
+    return True
 
 
 def run_key(key: bytes, run: str) -> bytes:

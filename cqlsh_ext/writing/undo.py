@@ -8,30 +8,40 @@ never a system keyspace; its rows are those its lines say were written, and thos
 kill left unsaid (a row the kill left and RESUME journaled again is undone once, at its later
 line). A row goes back only where the cell still holds what was written, *as it was written*:
 
-- written at a timestamp (the journal's "at"): the bytes and that write time. A cell written
-  again since, even with the same bytes (another client writing them back with another TTL), has
-  another write time, and is left alone and counted.
+- written at a timestamp (the journal's "at"): the bytes and that write time, or the bytes at
+  the write time an UNDO of this user's later journal wrote them back at (its sealed journal says
+  so: writing.undo_chain), so that successive edits undo newest first. A cell written again since
+  by anyone else, even with the same bytes (another client writing them back with another TTL),
+  has another write time, and is left alone and counted.
 - written on a condition (no write time of ours: "at" is null): the bytes and the moment of
   expiry (within WITHIN seconds). A later write of the same bytes expiring at the same moment
   cannot be told apart; the preview says so.
 
 Each old value is written by the same mechanism (at the cell's write time + 1, or on the condition
 that the cell still holds what was written), expiring when the journal recorded the old value
-would (writing.ttl), and journaled in turn: UNDO of that journal writes the values back again.
+would (writing.ttl), and journaled in turn, sealed, in a journal made at the first row written (an
+UNDO that writes nothing leaves none): UNDO of that journal writes the values back again.
+
+The journal undone is held by the UNDO for its run (writing.journal_lock): one a live run holds is
+refused, and its rows are read no further than the preview's reading went. One without its closing
+line (a kill, or lines cut from its end) is said to be so before the preview and written back only
+with CUT; an unsealed one (UNSEALED) shows every row it would write, and writes with CONFIRM
+UNSEALED (the shell's spelling; writing.requests.UndoRequest's `unsealed` and `confirm`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
-from cqlsh_ext.writing.cell_writer import CHANGED, REWRITTEN, Written, same
-from cqlsh_ext.writing.loop import closing, each_row, sent, stopping
+from cqlsh_ext.writing.cell_writer import CHANGED, EXPIRED, REWRITTEN, Written, same
+from cqlsh_ext.writing.loop import RowsBar, closing, each_row, sent, stopping_under
 from cqlsh_ext.writing.refused import WriteRefused
+from cqlsh_ext.writing.undo_chain import MAX_CELLS, UndoWrites
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
@@ -59,7 +69,8 @@ WITHIN = 2.0
 class UndoFigures:
     """What an UNDO found and did (the shell says it in lines): the rows to write back; of those the
     preview looked at, how many still hold what was written (None: not previewed); with CONFIRM,
-    what the writes did (`done`) and the undo's own journal."""
+    what the writes did (`done`) and the undo's own journal (None: it wrote no row, and so no
+    journal)."""
 
     rows: int
     still: int | None = None
@@ -67,19 +78,37 @@ class UndoFigures:
     journal: str | None = None
 
 
+#: LAST names the newest journal of these kinds (an undo's is undone by its id).
+UNDONE_KINDS = ("edit", "rewrite")
+#: The word that writes back a journal without its closing line (UNDO 'f' CUT CONFIRM).
+CUT = "CUT"
+
+
 def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
-    for a journal or a target that is refused, before anything is written. Its figures."""
+    for a journal or a target that is refused, before anything is written. Its figures. The
+    journal (found by its path, its id or LAST: writing.journal_names) is locked for the run
+    (writing.journal_lock): a live run's is refused."""
+    from cqlsh_ext.writing.journal_lock import JournalLock
+    from cqlsh_ext.writing.journal_names import find_journal
+
+    path, found = find_journal(request.path, ctx.journal_dir, UNDONE_KINDS)
+    with JournalLock.take(path, "an UNDO"):
+        return _run_undo(ctx, request, path, found)
+
+
+def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
+    from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.journal_read import read_journals
     from cqlsh_ext.writing.mechanism import choose
 
-    parts = read_journals(request.path, request.unsealed)
+    parts = read_journals(path, request.unsealed)
     first = parts[0]
     refuse_system(first.keyspace)
-    found = find_table(ctx.cluster, None, first.keyspace, first.table, refresh=True)
-    meta = found.meta if found is not None else None
+    table = find_table(ctx.cluster, None, first.keyspace, first.table, refresh=True)
+    meta = table.meta if table is not None else None
     blob = first.blob
     if meta is None or blob.column not in meta.columns:
         raise WriteRefused(f"{first.keyspace}.{first.table}.{blob.column} is not in the schema")
@@ -87,44 +116,103 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
     skip = _superseded(parts)
     todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
     whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
-    asking = not request.confirm and bool(todo) and ctx.ask is not None
+    unsealed = any(not part.sealed for part in parts)
+    cut = [part for part in parts if part.cut]
+    asking = not request.confirm and bool(todo) and ctx.ask is not None and not unsealed and \
+        (not cut or request.cut)
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
-    say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
-        f"{'' if request.confirm or asking else ' (add CONFIRM to write them)'}", out)
+    if found:
+        say(f"undo: {request.path.strip()} is {path}", out)
+    # What the journal cannot vouch for, said first: a journal not sealed, one without its end.
     for part in parts:
         if not part.sealed:
-            say(f"undo: {part.path}: a journal of version {part.version}, not sealed: read as UNSEALED asks "
-                "(its rows go back only where the cell holds what they say was written)", out)
+            say(f"undo: {part.path}: a journal of version {part.version}, not sealed: read as UNSEALED asks; "
+                "every row it would write is shown (its rows go back only where the cell holds what they "
+                "say was written)", out)
+        if part.cut:
+            say(f"undo: {part.path} {part.cut_text()}", out)
         if part.torn is not None:
             say(f"undo: {part.path}: {part.torn_text()}", out)
+    if request.confirm and cut and not request.cut:
+        raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
+                           f"known; add {CUT} to write back the rows it holds "
+                           f"(UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM)")
+    say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
+        f"{'' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''}", out)
     if not todo:
         return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(ctx, first.keyspace, meta, blob, keys, mechanism)
+    chain = UndoWrites(ctx.journal_dir, first.keyspace, first.table, blob,
+                       frozenset(part.path for part in parts))
     still: int | None = None
     if not request.confirm:
-        still = _preview(writer, keys, parts, todo, out, skip, whose)
+        shown = _ValueText(ctx) if unsealed else None
+        still = _preview(writer, keys, parts, todo, out, skip, whose, chain, shown)
         say(mechanism.promise("what was written"), out)
         question = f"Write {plural(todo, 'row')} back? [y/N] "
         if not (asking and still and ctx.ask is not None and ctx.ask(question)):
-            if asking:
+            if unsealed:
+                print("Nothing written: an unsealed journal's rows go back only with CONFIRM UNSEALED, "
+                      "once you know the journal is yours.", file=ctx.out)
+            elif cut and not request.cut:
+                print("Nothing written: a journal without its closing line is written back with CUT, the "
+                      "rows it holds:", file=ctx.out)
+                print(f"Undo: UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM", file=ctx.out)
+            elif asking:
                 print("Nothing written: add CONFIRM to write them back.", file=ctx.out)
             return UndoFigures(todo, still)
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import open_journal
     from cqlsh_ext.writing.requests import UndoRequest
 
-    with CtrlC(on_first=stopping) as ctrl_c:
-        try:
-            undo_journal = open_journal(ctx, "undo", first.keyspace, meta.name, blob, mechanism,
-                                        UndoRequest(request.path, request.unsealed, True))
-        except KeyboardInterrupt:
-            ctx.error("undo: stopped by a second Ctrl-C before the first row; nothing was written")
-            raise
-        done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, ctx.out, ctx.say)
+    def journal() -> Journal:
+        # Its path said through the bar's stream: cleared first, never drawn over.
+        return open_journal(replace(ctx, out=bar.out), "undo", first.keyspace, meta.name, blob, mechanism,
+                            UndoRequest(path, request.unsealed, True, request.cut))
+
+    undo_journal = _OpenedOnWrite(journal)
+    # On a terminal a bar labelled as REWRITE's (the table is named above it: a short label keeps
+    # the command's word at 80 columns); elsewhere a line every PROGRESS_EVERY rows (ctx.say).
+    bar = RowsBar(ctx, f"UNDO {blob}", todo, ctx.out)
+    try:
+        with CtrlC(on_first=stopping_under(bar)) as ctrl_c:
+            done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
+                              ctx.say)
+    finally:
+        bar.close()
+    written = undo_journal.path
+    again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
     closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
-            f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM", _rewritten_words(whose))
-    return UndoFigures(todo, still, done, undo_journal.path)
+            again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back")
+    return UndoFigures(todo, still, done, written)
+
+
+class _OpenedOnWrite:
+    """An UNDO's own journal, made when its first row is about to be written (an UNDO that writes
+    nothing leaves no journal); thread-safe, the rows being written a few at once."""
+
+    def __init__(self, make: Callable[[], Journal]) -> None:
+        import threading
+
+        self._make = make
+        self._lock = threading.Lock()
+        self.journal: Journal | None = None
+
+    def get(self) -> Journal:
+        with self._lock:
+            if self.journal is None:
+                self.journal = self._make()
+            return self.journal
+
+    @property
+    def path(self) -> str | None:
+        return None if self.journal is None else self.journal.path
+
+    def close(self) -> None:
+        with self._lock:
+            if self.journal is not None:
+                self.journal.close()
 
 
 def _rewritten_words(whose: str) -> str:
@@ -156,13 +244,21 @@ _FIXED_SIZES = {"int": 4, "bigint": 8, "smallint": 2, "tinyint": 1, "uuid": 16, 
                 "timestamp": 8, "double": 8, "float": 4, "boolean": 1, "date": 4, "time": 8, "counter": 8}
 
 
-def as_written(row: JournalRow, cell: Cell, blob: BlobTarget) -> str | None:
-    """None when the cell holds what the row wrote, as it was written (see the module doc); else
-    CHANGED (other bytes) or REWRITTEN (the same bytes, written again since)."""
+def as_written(row: JournalRow, cell: Cell, blob: BlobTarget, chain: UndoWrites | None = None) -> str | None:
+    """None when the cell holds what the row wrote, as it was written (see the module doc), or as an
+    UNDO of this user's later journal put it back (`chain`: writing.undo_chain); else CHANGED
+    (other bytes, or the row deleted), EXPIRED (gone when its TTL ran out) or REWRITTEN (the same
+    bytes, written again since by another write)."""
+    if cell.value is None and row.expires is not None and row.expires <= cell.sent + 1:
+        return EXPIRED
     if not same(cell.value, column_value(row.new, blob)):
         return CHANGED
     if row.at is not None and cell.writetime is not None:
-        return None if cell.writetime == row.at else REWRITTEN
+        if cell.writetime == row.at:
+            return None
+        if chain is not None and chain.wrote(row.key, row.new, cell.writetime):
+            return None
+        return REWRITTEN
     now = None if cell.ttl is None else cell.sent + cell.ttl
     if (now is None) != (row.expires is None):
         return REWRITTEN
@@ -194,11 +290,15 @@ def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
 
 
 def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
-               undo_journal: Journal, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str, out: IO[str],
-               note: Callable[[str], None]) -> Done:
-    """Each journaled row written back where it holds what was written (journaled in turn); the
-    rows left alone said on `out`, progress to `note`."""
+               undo_journal: _OpenedOnWrite, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str,
+               chain: UndoWrites, bar: RowsBar, note: Callable[[str], None]) -> Done:
+    """Each journaled row written back where it holds what was written (journaled in turn, in a
+    journal made at the first row written); the rows left alone said on the bar's `out`, progress
+    on the bar (a terminal's) or to `note`."""
     blob = writer.blob
+    out = bar.out
+    words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
+             EXPIRED: f"its TTL ran out since {whose}: nothing to write back"}
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
         return _undoable(parts, skip)
@@ -209,22 +309,20 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
         text = key_text(dict(zip(keys, key, strict=True)))
         old, new = column_value(row.old, blob), column_value(row.new, blob)
         cell = writer.read(key)
-        left = as_written(row, cell, blob)
+        left = as_written(row, cell, blob, chain)
         if left is not None:
-            why = f"changed since {whose}: left alone" if left == CHANGED else _rewritten_words(whose)
-            print(f"  {text}: {why}", file=out)
-            undo_journal.before(n, row.key, row.new, row.old, None, row.expires, cell.writetime, None)
-            undo_journal.after(n, False)
+            print(f"  {text}: {words[left]}", file=out)
             return Written(left)
         at = writer.timestamp(cell.writetime)
-        undo_journal.before(n, row.key, row.new, row.old, cell.ttl, row.expires, cell.writetime, at)
+        journal = undo_journal.get()
+        journal.before(n, row.key, row.new, row.old, cell.ttl, row.expires, cell.writetime, at)
         written = sent(writer, key, new, old, cell.writetime, row.expires, at, text, out)
-        undo_journal.after(n, written.applied)
+        journal.after(n, written.applied)
         return written
 
     try:
         return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), note, ctrl_c, LABEL,
-                        UNDO_AT_ONCE)
+                        UNDO_AT_ONCE, bar)
     finally:
         undo_journal.close()
 
@@ -247,35 +345,73 @@ class _Lazy(Sequence[Any]):
         raise TypeError("walked in order only")
 
 
+class _ValueText:
+    """A value as the preview of an unsealed journal shows it: decoded as the display decodes it,
+    on one line, cut to VALUE_WIDTH."""
+
+    def __init__(self, ctx: WriteContext) -> None:
+        from cqlsh_ext.payload.engine import ValueEngine
+        from cqlsh_ext.writing.cell_reads import write_decoding
+
+        self.engine = ValueEngine(cap=write_decoding(ctx.settings).cap)
+
+    def __call__(self, value: bytes, blob: BlobTarget) -> str:
+        from cqlsh_ext.common.text import shorten
+
+        if blob.holds_text:
+            text = value.decode("utf-8", "replace")
+        else:
+            view = self.engine.view(value)
+            label = "+".join(view.chain)
+            text = f"{label}: {view.text}" if view.text is not None and label else \
+                view.text if view.text is not None else "0x" + value[:VALUE_WIDTH].hex()
+        return shorten(" ".join(text.split()), VALUE_WIDTH)
+
+
+#: Characters of a value an unsealed journal's preview shows.
+VALUE_WIDTH = 72
+
+
 def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
-             out: IO[str], skip: set[tuple[int, int]], whose: str) -> int:
+             out: IO[str], skip: set[tuple[int, int]], whose: str, chain: UndoWrites,
+             shown: _ValueText | None) -> int:
     """How many rows still hold what was written, as it was written (UNDO writes those back), read
-    now (at most UNDO_PREVIEW_ROWS of them), said on `out`; their count."""
-    changed: list[str] = []
-    rewritten: list[str] = []
-    looked = 0
+    now (at most UNDO_PREVIEW_ROWS of them; every row of an unsealed journal, each one it would
+    write shown with its value, `shown`), said on `out`; their count."""
+    found: dict[str, list[str]] = {CHANGED: [], REWRITTEN: [], EXPIRED: []}
+    looked = chained = 0
     conditioned = False
     for part, row in _undoable(parts, skip):
-        if looked >= UNDO_PREVIEW_ROWS:
+        if looked >= UNDO_PREVIEW_ROWS and shown is None:
             break
         looked += 1
         key = key_values(writer, keys, row, part.path)
         cell = writer.read(key)
-        conditioned = conditioned or row.at is None or cell.writetime is None
-        left = as_written(row, cell, writer.blob)
-        if left == CHANGED:
-            changed.append(key_text(dict(zip(keys, key, strict=True))))
-        elif left == REWRITTEN:
-            rewritten.append(key_text(dict(zip(keys, key, strict=True))))
+        conditioned = conditioned or row.at is None  # rows the journal says were written on a condition
+        left = as_written(row, cell, writer.blob, chain)
+        text = key_text(dict(zip(keys, key, strict=True)))
+        if left is not None:
+            found[left].append(text)
+            continue
+        if row.at is not None and cell.writetime is not None and cell.writetime != row.at:
+            chained += 1
+        if shown is not None:
+            say(f"  {text}: back to {len(row.old):,} bytes: {shown(row.old, writer.blob)}", out)
+    changed, rewritten, expired = found[CHANGED], found[REWRITTEN], found[EXPIRED]
     of = "" if looked == todo else f" of the first {looked:,} rows"
+    put_back = f" ({chained:,} as an UNDO of a later journal put them back)" if chained else ""
     again = f", {len(rewritten):,} written again since with the same bytes (left alone)" if rewritten else ""
-    still = looked - len(changed) - len(rewritten)
-    say(f"  {still:,}{of} still as {whose} wrote them; {len(changed):,} changed since {whose} (left "
-        f"alone){again}", out)
+    gone = f", {len(expired):,} whose TTL ran out since (nothing to write back)" if expired else ""
+    still = looked - len(changed) - len(rewritten) - len(expired)
+    say(f"  {still:,}{of} still as {whose} wrote them{put_back}; {len(changed):,} changed since {whose} "
+        f"(left alone){again}{gone}", out)
     for text in changed[:PREVIEW_ROWS]:
         say(f"  changed since {whose}: {text}", out)
     for text in rewritten[:PREVIEW_ROWS]:
         say(f"  written again since {whose} with the same bytes: {text}", out)
+    if chain.capped:
+        say(f"  this table's undo journals hold more than {MAX_CELLS:,} cells written: the older ones were "
+            "not looked at (rows they put back are left alone)", out)
     if conditioned:
         say(f"  Rows written on a condition carry no write time of {whose}'s: a later write of the same "
             "bytes expiring at the same moment cannot be told apart from it, and is written back over.", out)

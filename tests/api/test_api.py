@@ -5,14 +5,17 @@ the shell's one line, an answer read once."""
 from __future__ import annotations
 
 import random
+import re
+import subprocess
 from typing import Any
 
 import pytest
 from orders import encode, take
+from shell_runner import CQLSH_EXT, isolated_env
 
 import cqlsh_ext
 
-from .conftest import Orders
+from .conftest import COUNT, Orders
 
 pytestmark = pytest.mark.server
 
@@ -175,10 +178,52 @@ def test_a_refused_connection_is_the_shell_s_one_line(cassandra, cqlshrc: str):
         cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
                           password="not-the-password-42", cqlshrc=cqlshrc)
     text = str(refused.value)
-    assert text.startswith("Connection error: ") and "Bad credentials" in text
+    # What to check, in this function's words; not the driver's ('Unable to connect to any servers', {...}).
+    assert text.startswith(f"Connection error: Bad credentials: {cassandra.host}:{cassandra.port} refused "
+                           "the login (")
+    assert text.endswith("): check username/password, or the credentials file (credentials=)"), text
+    assert "Unable to connect" not in text and "AuthenticationFailed" not in text
     assert "\n" not in text and "not-the-password-42" not in text
     with pytest.raises(cqlsh_ext.Error, match="^--decompress: unknown decompression mode 'nope'"):
         cqlsh_ext.connect(cassandra.host, cassandra.port, decode="nope", cqlshrc=cqlshrc)
+
+
+def _credentials(path, username: str, password: str, mode: int = 0o600) -> str:  # type: ignore[no-untyped-def]
+    """A credentials file as the shell reads it (cqlsh's [PlainTextAuthProvider] section)."""
+    path.write_text(f"[PlainTextAuthProvider]\nusername = {username}\npassword = {password}\n")
+    path.chmod(mode)
+    return str(path)
+
+
+def test_connect_reads_the_shell_s_credentials_file(cassandra, orders: Orders, cqlshrc: str, tmp_path):
+    # As `cqlsh-ext --credentials FILE`: the password stays out of the program's code.
+    good = _credentials(tmp_path / "good", cassandra.username, cassandra.password)
+    with cqlsh_ext.connect(cassandra.host, cassandra.port, credentials=good, cqlshrc=cqlshrc) as db:
+        assert db.cluster.auth_provider.username == cassandra.username
+        assert len(list(db.query(f"SELECT pk FROM {orders.name} LIMIT 3"))) == 3
+    # The same file the shell takes, with the same result.
+    args = [cassandra.host, str(cassandra.port), "--credentials", good, "--cqlshrc", cqlshrc, "-e",
+            f"SELECT count(*) FROM {orders.name}"]
+    shell = subprocess.run([CQLSH_EXT, *args], capture_output=True, text=True, timeout=300,
+                           env=isolated_env(tmp_path / "home"))
+    assert shell.returncode == 0 and f"{COUNT}" in shell.stdout, shell.stderr
+    # A login the server refuses: one line saying what to check.
+    wrong = _credentials(tmp_path / "wrong", cassandra.username, "not-the-password-43")
+    with pytest.raises(cqlsh_ext.Error) as refused:
+        cqlsh_ext.connect(cassandra.host, cassandra.port, credentials=wrong, cqlshrc=cqlshrc)
+    text = str(refused.value)
+    assert text.startswith("Connection error: Bad credentials: ") and "\n" not in text
+    assert text.endswith("check username/password, or the credentials file (credentials=)")
+    assert "not-the-password-43" not in text
+    # A file cqlsh would not read is refused before connecting, saying why.
+    shared = _credentials(tmp_path / "shared", cassandra.username, cassandra.password, mode=0o644)
+    said = rf"^credentials file {re.escape(shared)} not used: it must be yours and readable by you only " \
+        rf"\(chmod 600 {re.escape(shared)}\), as cqlsh requires$"
+    with pytest.raises(cqlsh_ext.Error, match=said):
+        cqlsh_ext.connect(cassandra.host, cassandra.port, credentials=shared, cqlshrc=cqlshrc)
+    missing = tmp_path / "missing"
+    with pytest.raises(cqlsh_ext.Error, match=rf"^credentials file {re.escape(str(missing))}: no such file$"):
+        cqlsh_ext.connect(cassandra.host, cassandra.port, credentials=missing, cqlshrc=cqlshrc)
 
 
 def test_cqlshrc_s_own_auth_provider_connects_as_in_the_shell(cassandra, orders: Orders, tmp_path,

@@ -24,11 +24,11 @@ from cqlsh_ext.settings import MODES
 ALL = [
     "snappy/framed", "snappy/s2", "snappy/xerial", "snappy", "snappy/hadoop",
     "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "lz4/block", "lz4/block-be", "lz4/hadoop", "lz4/block-nosize",
-    "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "xz/lzma", "brotli",
+    "zstd", "dcz", "dcb", "gzip", "zlib", "deflate", "bzip2", "xz", "xz/lzma", "brotli",
 ]
 SIGNED = [
-    "zstd", "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "snappy/framed", "snappy/s2", "snappy/xerial",
-    "gzip", "bzip2", "xz", "zlib",
+    "dcz", "zstd", "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "snappy/framed", "snappy/s2", "dcb",
+    "snappy/xerial", "gzip", "bzip2", "xz", "zlib",
 ]
 TRIAL = ["snappy", "lz4/block", "snappy/hadoop", "lz4/hadoop", "lz4/block-be", "xz/lzma"]
 TRIAL_ZERO = ["lz4/block-be", "snappy/hadoop", "lz4/hadoop", "lz4/block"]
@@ -40,23 +40,27 @@ NAMED = {
         "lz4/block-nosize",
     ],
     "zstd": ["zstd"],
+    "dcz": ["dcz"],
     "gzip": ["gzip"],
     "zlib": ["zlib"],
     "deflate": ["deflate"],  # raw deflate only: gzip and zlib have their own names
     "bzip2": ["bzip2"],
     "xz": ["xz", "xz/lzma"],
     "brotli": ["brotli"],
+    "dcb": ["dcb"],
 }
 _ZSTD_LZ4 = ["zstd", "lz4/frame", "lz4/legacy"]
 BY_BYTE = {
     2: ["lz4/legacy"], 4: ["lz4/frame"], 8: ["zlib"], 24: ["zlib"], 31: ["gzip"], 40: ["zstd", "zlib"],
     56: ["zlib"], 66: ["bzip2"], 72: ["zlib"], 76: ["lz4/LZ4Block"],
     **{b: _ZSTD_LZ4 for b in range(80, 96)}, 88: [*_ZSTD_LZ4, "zlib"],
-    104: ["zlib"], 120: ["zlib"], 130: ["snappy/xerial"], 253: ["xz"], 255: ["snappy/framed", "snappy/s2"],
+    94: ["dcz", *_ZSTD_LZ4],
+    104: ["zlib"], 120: ["zlib"], 130: ["snappy/xerial"], 253: ["xz"],
+    255: ["snappy/framed", "snappy/s2", "dcb"],
 }
-CODEC_NAMES = ("snappy", "lz4", "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "brotli")
-PAYLOAD_FORMATS = ["avro", "smile", "pickle", "bson", "msgpack", "cbor", "protobuf", "java"]
-PAYLOAD_AUTO = ["avro", "smile", "pickle", "bson", "msgpack", "cbor"]
+CODEC_NAMES = ("snappy", "lz4", "zstd", "dcz", "gzip", "zlib", "deflate", "bzip2", "xz", "brotli", "dcb")
+PAYLOAD_FORMATS = ["avro", "smile", "pickle", "bson", "msgpack", "cbor", "thrift", "protobuf", "java"]
+PAYLOAD_AUTO = ["avro", "smile", "pickle", "bson", "msgpack", "cbor", "thrift"]
 
 
 def _labels(fmts: object) -> list[str]:
@@ -87,7 +91,7 @@ def test_payload_order_and_names_are_unchanged() -> None:
         fmt = formats.get(name)
         assert fmt is not None and fmt.name == name
     assert PAYLOAD_NAMES == (
-        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex",
+        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "thrift", "java", "text", "hex",
     )
 
 ADVISE = [
@@ -184,6 +188,8 @@ CAPABILITIES_DECLARED = {
         "Headers", "Checksums", "HeaderSized", "Compressors", "Dictionaries", "TableCompressor", "Writer",
         "DictionaryWriter",
     ],
+    "dcz": ["Headers", "Writer", "DictionaryWriter"],
+    "dcb": ["Headers", "NotWritten"],
     "gzip": ["Headers", "Checksums", "HeaderSized", "Compressors", "Writer"],
     "zlib": ["Headers", "Checksums", "Compressors", "TableCompressor", "Writer", "DictionaryWriter"],
     "deflate": ["Compressors", "Writer"],

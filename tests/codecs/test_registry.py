@@ -41,12 +41,14 @@ def test_registry_api_shape() -> None:
         "snappy",
         "lz4",
         "zstd",
+        "dcz",
         "gzip",
         "zlib",
         "deflate",
         "bzip2",
         "xz",
         "brotli",
+        "dcb",
     )
     assert 5 <= registry.MIN_AUTO_LENGTH <= 8
     formats = registry.all_containers()

@@ -301,10 +301,10 @@ def test_ctrl_c_keeps_what_was_read(cassandra, home, workers):
     import os
     import signal
     import subprocess
-    import time
 
     from cassandra.concurrent import execute_concurrent_with_args
     from shell_runner import CQLSH_EXT, isolated_env
+    from waiting import wait_until
 
     from .conftest import CAP, stored
 
@@ -320,7 +320,11 @@ def test_ctrl_c_keeps_what_was_read(cassandra, home, workers):
     proc = subprocess.Popen([CQLSH_EXT, *args], env={**isolated_env(home), "CQLSH_EXT_SCAN_WORKERS": workers},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        time.sleep(9)  # the first pages are in, the last far from it (every page two seconds late)
+        # The first pages are in, the last far from it: with at most two pages asked for at once per
+        # worker (scanning/workers.py), one more answered means a page came to the shell a delay
+        # (two seconds) before.
+        wait_until(lambda: cassandra.faults.met().answered >= 2 * int(workers) + 1, "first pages answered",
+                   process=proc)
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
         stdout, stderr = proc.communicate(timeout=60)
     finally:

@@ -21,7 +21,8 @@ import msgpack
 import pytest
 import zstandard
 from bson import decode as bson_decode
-from shell_runner import CQLSH_EXT, in_process_shell, run
+from dictionary_values import raw_dictionary_loaded, readers_with, spec_for
+from shell_runner import ext, in_process_shell, journal_of
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
@@ -48,7 +49,7 @@ def _read_back() -> dict[str, Any]:
 
 
 READ_BACK = _read_back()
-WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+WRITABLE = [f for f in registry.all_containers() if isinstance(f, Writer)]
 
 
 @pytest.fixture(scope="module")
@@ -89,18 +90,21 @@ def said(capsys: Any) -> tuple[str, str]:
     return captured.out, captured.err
 
 
-def test_every_chain_encode_writes_is_edited_in_its_own_form(sh, session, capsys) -> None:
-    chains = [f"{label}>{fmt}" for label in WRITABLE for fmt in FORMATS]
-    for seq, chain in enumerate(chains):
-        put(session, 100, seq, encode(chain, DOC_TEXT, CAP).value)
-    sh.onecmd("UPDATE t SET data.status = 'DONE', data.items[0].qty = 3 WHERE id = 100 ALLOW FILTERING "
-              "CONFIRM;")
+def test_every_chain_encode_writes_is_edited_in_its_own_form(sh, session, capsys, tmp_path) -> None:
+    # A container written only with a dictionary of the store (dcz) is written, read and edited
+    # with one loaded, as its users run the shell (--dictionary FILE).
+    with raw_dictionary_loaded(tmp_path) as dictionary:
+        read_back = {**READ_BACK, **readers_with(dictionary)}
+        chains = [(c.label, f"{spec_for(c, dictionary)}>{fmt}", fmt) for c in WRITABLE for fmt in FORMATS]
+        for seq, (_, chain, _) in enumerate(chains):
+            put(session, 100, seq, encode(chain, DOC_TEXT, CAP).value)
+        sh.onecmd("UPDATE t SET data.status = 'DONE', data.items[0].qty = 3 WHERE id = 100 ALLOW FILTERING "
+                  "CONFIRM;")
     out, err = said(capsys)
     edited, refused = [], []
-    for seq, chain in enumerate(chains):
-        label, fmt = chain.split(">")
+    for seq, (label, chain, fmt) in enumerate(chains):
         value = stored(session, 100, seq)
-        doc = RECORD_READ[fmt](READ_BACK[label](value))
+        doc = RECORD_READ[fmt](read_back[label](value))
         if doc == DOC:
             refused.append(chain)
             continue
@@ -247,7 +251,7 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
         put(session, 109, seq, value)
     sh.onecmd("DELETE data.note, data.items[1] FROM t WHERE id = 109 ALLOW FILTERING CONFIRM;")
     out, _ = said(capsys)
-    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    journal = journal_of(out)
     assert Path(journal).parent == tmp_path / "journal"
     assert stat.S_IMODE(os.stat(journal).st_mode) == 0o600
     assert all(stored(session, 109, seq) != value for seq, value in before.items())
@@ -265,22 +269,24 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     assert stored(session, 109, 0) == before[0] and stored(session, 109, 1) == before[1]
     assert stored(session, 109, 2) == later
     edited = {seq: stored(session, 109, seq) for seq in range(3)}
-    again = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    again = journal_of(out)
     sh.onecmd(f"UNDO '{again}' CONFIRM;")  # the undo is undone: the edit's values are back
     out, err = said(capsys)
     assert "2 rows written back" in out, (out, err)
     assert stored(session, 109, 2) == later and stored(session, 109, 0) != edited[0]
-    redone = {seq: stored(session, 109, seq) for seq in range(3)}
-    third = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
-    # The edit's bytes are back, but written again since the edit (by the undo of the undo): the
-    # edit's journal no longer reaches them; the journal of the write that put them there does.
+    third = journal_of(out)
+    # The edit's bytes are back, written again since the edit, by the undo of the undo: a write of
+    # this user's UNDO (its sealed journal says it wrote those bytes at that write time), so the
+    # edit's journal reaches them again (issue 73: undo chains); the row changed since stays.
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
     out, _ = said(capsys)
-    assert ("0 rows written back, 1 changed since the edit: left alone, 2 written again since the edit (the "
-            "same bytes, a later write): left alone") in out, out
-    assert all(stored(session, 109, seq) == redone[seq] for seq in range(3))
+    assert "2 rows written back, 1 changed since the edit: left alone." in out, out
+    assert all(stored(session, 109, seq) == edited[seq] for seq in range(3))
+    # The undo of the undo, undone now, finds its rows changed since: nothing written, no journal.
     sh.onecmd(f"UNDO '{third}' CONFIRM;")
-    assert all(stored(session, 109, seq) == edited[seq] for seq in range(3)), said(capsys)
+    out, _ = said(capsys)
+    assert "0 rows written back, 2 changed since the undo: left alone." in out and "Journal: " not in out, out
+    assert all(stored(session, 109, seq) == edited[seq] for seq in range(3))
 
 
 def test_statements_that_are_not_edits_stay_cqlshs(sh, session, capsys, ks) -> None:
@@ -302,20 +308,17 @@ def test_the_binary_previews_writes_and_undoes(cassandra, ks, session, tmp_path)
     value = encode("snappy>text", DOC_TEXT, CAP).value
     put(session, 111, 1, value)
 
-    def ext(statement: str, ok: bool = True) -> tuple[str, str]:
-        result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], tmp_path)
-        assert result.returncode == 0 or not ok, result.stderr
-        return result.stdout, result.stderr
-
-    out, _ = ext("UPDATE t SET data.status = 'CANCELLED' WHERE id = 111 AND seq = 1")
+    edit = "UPDATE t SET data.status = 'CANCELLED' WHERE id = 111 AND seq = 1"
+    out = ext(cassandra, tmp_path, "-e", edit, keyspace=ks).checked_stdout()
     assert 'data.status: "NEW" -> "CANCELLED"' in out and stored(session, 111, 1) == value
-    out, _ = ext("UPDATE t SET data.status = 'CANCELLED' WHERE id = 111 AND seq = 1 CONFIRM")
-    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
-    assert journal.startswith(str(tmp_path / ".cassandra" / "journal")), journal
+    out = ext(cassandra, tmp_path, "-e", edit + " CONFIRM", keyspace=ks).checked_stdout()
+    journal = journal_of(out)
+    assert str(journal).startswith(str(tmp_path / ".cassandra" / "journal")), journal
     assert json.loads(READ_BACK["snappy"](stored(session, 111, 1)))["status"] == "CANCELLED"
-    out, _ = ext(f"UNDO '{journal}' CONFIRM")
+    out = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks).checked_stdout()
     assert "1 row written back" in out and stored(session, 111, 1) == value
-    out, _ = ext("HELP UPDATE", ok=False)  # cqlsh's HELP UPDATE fails without a browser
+    # cqlsh's HELP UPDATE fails without a browser
+    out = ext(cassandra, tmp_path, "-e", "HELP UPDATE", keyspace=ks).stdout
     assert "HELP EDIT" in out
 
 
@@ -362,7 +365,7 @@ def test_the_interactive_shell_shows_the_preview_then_asks(cassandra, ks, sessio
         t.expect(r"Write 1 row\? \[y/N\]")
         t.type("y")
         t.enter()
-        journal = t.expect(r"1 row written\. Undo: UNDO '([^']+)' CONFIRM").group(1)
+        journal = t.expect(r"1 row written\.\nUndo: UNDO '([^']+)' CONFIRM").group(1)
         t.prompt()
         import lzma
 
@@ -465,7 +468,7 @@ def test_a_text_column_is_edited_and_undone_as_text(sh, session, capsys) -> None
     out, _ = said(capsys)
     assert "refused 1 row: its text is not a JSON object or list" in out, out
     assert stored(session, 117, 1, "doc") == '{"status": "DONE", "n": 1.0}'
-    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    journal = journal_of(out)
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
     assert "1 row written back" in said(capsys)[0]
     assert stored(session, 117, 1, "doc") == '{"status": "NEW", "n": 1.0}'
@@ -506,7 +509,7 @@ def test_a_blob_in_a_map_or_a_udt_field_is_edited_in_place(sh, session, capsys, 
     assert "note" not in json.loads(zlib.decompress(row.u.content, 31)) and row.u.title == "t"
     assert row.f.content == value
     assert session.execute("SELECT m FROM nest WHERE id = 2").one().m == {"a": b"\x00"}
-    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    journal = journal_of(out)
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
     assert "1 row written back" in said(capsys)[0]
     assert session.execute("SELECT m FROM nest WHERE id = 1").one().m["a"] == value

@@ -21,7 +21,7 @@ from typing import Any
 import pexpect
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, isolated_env, run
+from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, run
 from writing.journals import key_of, lines_of, reseal
 
 from cqlsh_ext.encode.chain import encode
@@ -54,17 +54,9 @@ def unzstd(value: bytes) -> Any:
     return json.loads(zstandard.ZstdDecompressor().decompress(value, max_output_size=1 << 24))
 
 
-def ext(cassandra: Any, ks: str, home: Path, statement: str, **kwargs: Any) -> Any:
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], home, **kwargs)
-
-
 def done_in(p: int, confirm: bool = True) -> str:
     """The edit these tests run on partition `p`: every row's status to DONE."""
     return f"UPDATE t SET data.status = 'DONE' WHERE p = {p} ALLOW FILTERING{' CONFIRM' if confirm else ''}"
-
-
-def journal_of(out: str) -> str:
-    return next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
 
 
 def cell(session: Any, p: int, c: int, column: str = "data") -> Any:
@@ -154,9 +146,9 @@ def test_the_ttl_is_kept_and_undo_restores_the_one_recorded(cassandra, ks, sessi
     session.execute("INSERT INTO t (p, c, data) VALUES (3, 1, %s) USING TTL 86400", (zstd_doc(DOC),))
     session.execute("INSERT INTO t (p, c, data) VALUES (3, 2, %s)", (zstd_doc(DOC),))
     before = {c: cell(session, 3, c) for c in (1, 2)}
-    preview = ext(cassandra, ks, tmp_path, done_in(3, False))
+    preview = ext(cassandra, tmp_path, "-e", done_in(3, False), keyspace=ks)
     assert "TTL kept: the new values expire when the old ones would have (1 row with a TTL" in preview.stdout
-    done = ext(cassandra, ks, tmp_path, done_in(3))
+    done = ext(cassandra, tmp_path, "-e", done_in(3), keyspace=ks)
     assert "2 rows written" in done.stdout, done.stderr
     after = {c: cell(session, 3, c) for c in (1, 2)}
     assert unzstd(after[1].data)["status"] == "DONE"
@@ -167,7 +159,7 @@ def test_the_ttl_is_kept_and_undo_restores_the_one_recorded(cassandra, ks, sessi
     assert journal[0]["journal"] == "cqlsh-ext write journal" and journal[0]["version"] == 3
     row = next(e for e in journal if e.get("key", {}).get("c") == "00000001")
     assert row["ttl"] is not None and row["expires"] is not None and row["writetime"] == before[1].w
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal_of(done.stdout)}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal_of(done.stdout)}' CONFIRM", keyspace=ks)
     assert "2 rows written back" in undo.stdout, undo.stderr
     back = cell(session, 3, 1)
     assert back.data == before[1].data and back.t is not None and 86000 < back.t <= before[1].t
@@ -181,7 +173,7 @@ def test_the_ttl_is_kept_and_undo_restores_the_one_recorded(cassandra, ks, sessi
 def test_a_journal_whose_last_line_is_torn_is_undone_up_to_it(cassandra, ks, session, tmp_path) -> None:
     for c in range(3):
         session.execute("INSERT INTO t (p, c, data) VALUES (4, %s, %s)", (c, zstd_doc(DOC)))
-    done = ext(cassandra, ks, tmp_path, done_in(4))
+    done = ext(cassandra, tmp_path, "-e", done_in(4), keyspace=ks)
     path = Path(journal_of(done.stdout))
     lines = path.read_bytes().splitlines(keepends=True)
     assert json.loads(lines[-1])["closed"] is True and "key" in json.loads(lines[-3])
@@ -189,11 +181,14 @@ def test_a_journal_whose_last_line_is_torn_is_undone_up_to_it(cassandra, ks, ses
     # own line gone.
     torn = b"".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2]
     path.write_bytes(torn)
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
+    refused = ext(cassandra, tmp_path, "-e", f"UNDO '{path}' CONFIRM", keyspace=ks)  # no closing line: CUT
+    assert refused.returncode == 2 and "has no closing line" in refused.stderr, refused.stderr
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{path}' CUT CONFIRM", keyspace=ks)
     assert undo.returncode == 0, undo.stderr
     number = len(lines) - 2
     assert (f"line {number} is cut short (its write stopped: a kill or a full disk); its row was not "
-            "written, and every line before it is read") in undo.stdout, undo.stdout
+            "written (a row's line is on disk before its write); every line before it is read") \
+        in undo.stdout, undo.stdout
     assert "2 rows written back" in undo.stdout
     statuses = [unzstd(cell(session, 4, c).data)["status"] for c in range(3)]
     assert statuses == ["NEW", "NEW", "DONE"]
@@ -216,11 +211,14 @@ def test_a_full_disk_stops_the_edit_with_its_closing_line(cassandra, ks, session
                           text=True, env=isolated_env(tmp_path), timeout=300)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Errno" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    closing = [line for line in proc.stderr.splitlines() if "rows written" in line or "row written" in line]
+    said = proc.stderr.splitlines()
+    closing = [i for i, line in enumerate(said) if "rows written" in line or "row written" in line]
     assert len(closing) == 1, proc.stderr
-    found = re.search(r"(\d+) rows? written; stopped: the journal (\S+) could not be written \(the disk is "
-                     r"full\); (\d+) rows? not written\. Undo: UNDO '(\S+)' CONFIRM", closing[0])
-    assert found is not None, closing[0]
+    found = re.fullmatch(r"(\d+) rows? written; stopped: the journal (\S+) could not be written "
+                         r"\(the disk is full\); (\d+) rows? not written\.", said[closing[0]])
+    assert found is not None, said[closing[0]]
+    undo = re.fullmatch(r"Undo: UNDO '([0-9a-f]{8})' CONFIRM", said[closing[0] + 1])  # on a line of its own
+    assert undo is not None and found.group(2).endswith(f"-{undo.group(1)}.jsonl"), said
     written, left = int(found.group(1)), int(found.group(3))
     assert 0 < written < 40 and written + left == 40
     statuses = [unzstd(cell(session, 5, c).data)["status"] for c in range(40)]
@@ -228,12 +226,12 @@ def test_a_full_disk_stops_the_edit_with_its_closing_line(cassandra, ks, session
 
 
 def test_undo_reads_no_more_than_a_journal_holds(cassandra, ks, session, tmp_path) -> None:
-    zero = ext(cassandra, ks, tmp_path, "UNDO '/dev/zero' CONFIRM")
+    zero = ext(cassandra, tmp_path, "-e", "UNDO '/dev/zero' CONFIRM", keyspace=ks)
     assert ("undo: /dev/zero is not a regular file (a device, a pipe or a directory): not a journal; "
             "nothing was written") in zero.stderr, zero.stderr
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    piped = ext(cassandra, ks, tmp_path, f"UNDO '{fifo}'")
+    piped = ext(cassandra, tmp_path, "-e", f"UNDO '{fifo}'", keyspace=ks)
     assert "is not a regular file" in piped.stderr
     long_line = tmp_path / "long.jsonl"
     with long_line.open("wb") as f:
@@ -241,20 +239,22 @@ def test_undo_reads_no_more_than_a_journal_holds(cassandra, ks, session, tmp_pat
                 b'"column": "data"}\n')
         f.write(b'{"row": 0, "key": {}, "old": "' + b"0" * (81 << 20))
     long_line.chmod(0o600)
-    over = ext(cassandra, ks, tmp_path, f"UNDO '{long_line}' UNSEALED")  # a version 2 journal: unsealed
+    # A version 2 journal: unsealed.
+    over = ext(cassandra, tmp_path, "-e", f"UNDO '{long_line}' UNSEALED", keyspace=ks)
     assert "line 2 is longer than 80 MiB, more than a journal's line holds" in over.stderr, over.stderr
 
 
 def test_a_journal_key_of_the_wrong_length_is_said(cassandra, ks, session, tmp_path) -> None:
     session.execute("INSERT INTO t (p, c, data) VALUES (6, 1, %s)", (zstd_doc(DOC),))
-    done = ext(cassandra, ks, tmp_path, "UPDATE t SET data.status = 'DONE' WHERE p = 6 AND c = 1 CONFIRM")
+    done = ext(cassandra, tmp_path, "-e", "UPDATE t SET data.status = 'DONE' WHERE p = 6 AND c = 1 CONFIRM",
+               keyspace=ks)
     path = Path(journal_of(done.stdout))
     changed = [line.replace(b'"p": "00000006"', b'"p": "000006"') for line in lines_of(path)]
     path.write_bytes(b"".join(changed))  # the seal refuses it first
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{path}' CONFIRM", keyspace=ks)
     assert "line 2's seal does not verify" in undo.stderr, undo.stderr
     path.write_bytes(reseal(changed, key_of(tmp_path)))  # sealed by whoever holds the key: read, then said
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{path}' CONFIRM", keyspace=ks)
     assert "line 2: the key's p is 3 bytes that are no int (an int is 4 bytes)" in undo.stderr, undo.stderr
     assert "unpack" not in undo.stderr and unzstd(cell(session, 6, 1).data)["status"] == "DONE"
 
@@ -291,16 +291,18 @@ def test_bytes_beside_a_values_frames_are_kept_or_the_row_refused(cassandra, ks,
     entry = len(frame).to_bytes(4, "little") + len(text).to_bytes(4, "little")
     footer = (1).to_bytes(4, "little") + b"\x00" + b"\xb1\xea\x92\x8f"
     seek_table = b"\x5e\x2a\x4d\x18" + (len(entry) + len(footer)).to_bytes(4, "little") + entry + footer
-    values = {1: frame + skippable, 2: frame + seek_table, 3: zlib.compress(text) + b"TRAILER"}
+    values = {1: frame + skippable, 2: frame + seek_table, 3: zlib.compress(text) + b"TRAILER",
+              4: skippable + frame}
     for c, value in values.items():
         session.execute("INSERT INTO t (p, c, data) VALUES (8, %s, %s)", (c, value))
-    preview = ext(cassandra, ks, tmp_path, done_in(8, False))
+    preview = ext(cassandra, tmp_path, "-e", done_in(8, False), keyspace=ks)
     assert ("refused 1 row: a seek table follows its zstd frames (25 bytes): it records their sizes, which "
             "a new value changes; not rewritten here") in preview.stdout, preview.stdout
     assert "1 row: 14 bytes after its zstd data: kept as they were" in preview.stdout
     assert "1 row: 7 bytes after its zlib data: kept as they were" in preview.stdout
-    done = ext(cassandra, ks, tmp_path, done_in(8))
-    assert "2 rows written" in done.stdout, done.stderr
+    assert "1 row: 14 bytes of skippable frames before its zstd frame: kept as they were" in preview.stdout
+    done = ext(cassandra, tmp_path, "-e", done_in(8), keyspace=ks)
+    assert "3 rows written" in done.stdout, done.stderr
     first = cell(session, 8, 1).data
     assert first.endswith(skippable) and unzstd(first)["status"] == "DONE"
     third = cell(session, 8, 3).data
@@ -308,12 +310,14 @@ def test_bytes_beside_a_values_frames_are_kept_or_the_row_refused(cassandra, ks,
     inflate = zlib.decompressobj()
     assert json.loads(inflate.decompress(third))["status"] == "DONE" and inflate.unused_data == b"TRAILER"
     assert cell(session, 8, 2).data == values[2]
+    fourth = cell(session, 8, 4).data
+    assert fourth.startswith(skippable) and unzstd(fourth[len(skippable):])["status"] == "DONE"
 
 
 def test_a_number_is_written_as_it_was_typed(cassandra, ks, session, tmp_path) -> None:
     session.execute("INSERT INTO t (p, c, doc) VALUES (9, 1, %s)", ('{"total":1.0,"n":1}',))
-    done = ext(cassandra, ks, tmp_path, "UPDATE t SET doc.total = 2.50, doc.n = -0.10 WHERE p = 9 AND c = 1 "
-               "CONFIRM")
+    done = ext(cassandra, tmp_path, "-e",
+               "UPDATE t SET doc.total = 2.50, doc.n = -0.10 WHERE p = 9 AND c = 1 CONFIRM", keyspace=ks)
     assert "1 row written" in done.stdout, done.stderr
     assert cell(session, 9, 1, "doc").doc == '{"total":2.50,"n":-0.10}'
 
@@ -324,7 +328,8 @@ def test_refusals_name_the_budget_that_was_hit(cassandra, ks, session, tmp_path)
     assert len(wide) > 3 << 20
     session.execute("INSERT INTO t (p, c, data) VALUES (10, 1, %s)", (encode("zstd", deep, CAP).value,))
     session.execute("INSERT INTO t (p, c, data) VALUES (10, 2, %s)", (encode("zstd", wide, CAP).value,))
-    preview = ext(cassandra, ks, tmp_path, "UPDATE t SET data[0] = 1 WHERE p = 10 ALLOW FILTERING")
+    preview = ext(cassandra, tmp_path, "-e", "UPDATE t SET data[0] = 1 WHERE p = 10 ALLOW FILTERING",
+                  keyspace=ks)
     assert "refused 1 row: its JSON nests deeper than 64 levels, the value budget's depth: not edited here" \
         in preview.stdout, preview.stdout
     assert ("refused 1 row: its JSON holds more than 100,000 values, over the value budget (100,000 nodes "
@@ -364,4 +369,4 @@ def test_a_second_ctrl_c_ends_the_edit_with_its_closing_line(cassandra, ks, sess
                         r"\(whether it applied is unknown: UNDO checks it\), (\d+) more rows? not written\. "
                         r"Undo: UNDO '(\S+)' CONFIRM", " ".join(re.sub(r"\x1b\[[0-9;]*m", "", out).split()))
     assert closing is not None, out
-    assert closing.group(4) == journal
+    assert journal.endswith(f"-{closing.group(4)}.jsonl"), (closing.group(4), journal)  # by its short id

@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import snappy
 import zstandard
-from shell_runner import CQLSH_EXT, run
+from shell_runner import CQLSH_EXT, ext, run
 
 DOC = {"id": 7, "name": "Ada", "tags": ["a", "b"], "score": 2.5, "ok": True, "none": None}
 DOC_TEXT = json.dumps(DOC)
@@ -31,12 +31,13 @@ def ks(cassandra):
     return name
 
 
-def ext(cassandra, home: Path, statement: str, *flags: str) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr less cqlsh's warning about a password on the command line."""
-    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], home)
-    err = "\n".join(line for line in result.stderr.splitlines()
+def said(cassandra, home: Path, statement: str, *flags: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of `statement` (-e), less cqlsh's warning about a password on the
+    command line."""
+    code, out, err = ext(cassandra, home, *flags, "-e", statement)
+    err = "\n".join(line for line in err.splitlines()
                     if line.strip() and not line.startswith(("Warning: Using a password", "Recommendation:")))
-    return result.returncode, result.stdout, err
+    return code, out, err
 
 
 def row(cassandra, ks: str, id_: int, columns: str = "data"):
@@ -48,7 +49,7 @@ def row(cassandra, ks: str, id_: int, columns: str = "data"):
 
 
 def test_insert_snappy_text_is_python_snappys_block(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (1, encode('snappy', '{DOC_TEXT}'))")
     assert code == 0, err
     stored = row(cassandra, ks, 1).data
@@ -57,18 +58,18 @@ def test_insert_snappy_text_is_python_snappys_block(cassandra, ks, tmp_path):
 
 
 def test_update_zstd_msgpack_and_the_display_shows_the_record(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"UPDATE {ks}.t SET data = encode('zstd>msgpack', $${DOC_TEXT}$$) WHERE id = 2")
     assert code == 0, err
     stored = row(cassandra, ks, 2).data
     assert stored == zstandard.ZstdCompressor(level=3).compress(msgpack.packb(DOC))
     assert msgpack.unpackb(zstandard.ZstdDecompressor().decompress(stored)) == DOC
-    code, out, _ = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 2")
+    code, out, _ = said(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 2")
     assert code == 0 and '"name": "Ada"' in out or '"name":"Ada"' in out
 
 
 def test_levels_and_containers(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (3, encode('zstd:19', 'hello hello hello'));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (4, encode('lz4/block>cbor', '{DOC_TEXT}'));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (5, encode('lz4', 'hello lz4 frame'))")
@@ -79,7 +80,7 @@ def test_levels_and_containers(cassandra, ks, tmp_path):
 
 
 def test_given_bytes_are_compressed_as_they_are(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (6, encode('gzip', 0x00ff10))")
     assert code == 0, err
     import gzip
@@ -93,7 +94,7 @@ def test_collections_udt_and_tuple(cassandra, ks, tmp_path):
                  "{'k': encode('zstd>msgpack', '[1, 2]')}, "
                  "{title: 'x', content: encode('gzip', 'udt field')}, "
                  "(1, encode('snappy', 'tuple element')))")
-    code, _, err = ext(cassandra, tmp_path, statement)
+    code, _, err = said(cassandra, tmp_path, statement)
     assert code == 0, err
     r = row(cassandra, ks, 10, "parts, tags, m, d, pair")
     assert r.parts == [snappy.compress(b"first item"), b"\x01"]
@@ -108,7 +109,7 @@ def test_collections_udt_and_tuple(cassandra, ks, tmp_path):
 
 
 def test_update_map_element_and_list_append(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"UPDATE {ks}.t SET m['k'] = encode('zstd', 'hello'), parts = parts + "
                        f"[encode('snappy', 'appended')] WHERE id = 11")
     assert code == 0, err
@@ -120,7 +121,7 @@ def test_update_map_element_and_list_append(cassandra, ks, tmp_path):
 def test_batch_and_blob_key_in_where(cassandra, ks, tmp_path):
     statement = (f"BEGIN BATCH INSERT INTO {ks}.t (id, data) VALUES (20, encode('snappy', 'one')); "
                  f"UPDATE {ks}.bykey SET v = 1 WHERE k = encode('zstd', 'key'); APPLY BATCH")
-    code, _, err = ext(cassandra, tmp_path, statement)
+    code, _, err = said(cassandra, tmp_path, statement)
     assert code == 0, err
     assert snappy.decompress(row(cassandra, ks, 20).data) == b"one"
     s = cassandra.session(ks)
@@ -130,7 +131,7 @@ def test_batch_and_blob_key_in_where(cassandra, ks, tmp_path):
 
 
 def test_one_argument_takes_the_decode_setting(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (30, encode('{DOC_TEXT}'))",
                        "--decode", f"{ks}.t.data=zstd>cbor")
     assert code == 0, err
@@ -149,28 +150,28 @@ def test_one_argument_takes_the_decode_setting(cassandra, ks, tmp_path):
 def test_refusals_send_nothing(cassandra, ks, tmp_path, call, reason):
     statement = (f"BEGIN BATCH INSERT INTO {ks}.t (id, note) VALUES (40, 'sent?'); "
                  f"INSERT INTO {ks}.t (id, data) VALUES (41, {call}); APPLY BATCH")
-    code, _, err = ext(cassandra, tmp_path, statement)
+    code, _, err = said(cassandra, tmp_path, statement)
     assert code != 0 and reason in err and "nothing was sent" in err
     assert len(err.splitlines()) == 1, err
     assert row(cassandra, ks, 40, "note") is None and row(cassandra, ks, 41) is None
 
 
 def test_a_text_column_is_refused(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, note) VALUES (42, encode('snappy', 'x'))")
     assert code != 0 and f"{ks}.t.note is text: encode() writes blobs" in err
     assert row(cassandra, ks, 42, "note") is None
 
 
 def test_values_auto_detection_misses_say_they_need_a_setting(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (50, encode('brotli', 'hello brotli hello'))")
     assert code == 0, err
     assert f"shown only with a setting: DECODE '{ks}.t.data' AS 'brotli'" in err
 
 
 def test_statements_without_encode_go_to_cqlsh_unchanged(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, note) VALUES (60, 'encode(''snappy'', ''x'')')")
     assert code == 0, err
     assert row(cassandra, ks, 60, "note").note == "encode('snappy', 'x')"
@@ -179,7 +180,7 @@ def test_statements_without_encode_go_to_cqlsh_unchanged(cassandra, ks, tmp_path
 
 @pytest.mark.parametrize("mode, id_", [("none", 70), ("zstd", 71), ("auto", 72)])
 def test_works_under_every_decompress_mode(cassandra, ks, tmp_path, mode, id_):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES ({id_}, encode('snappy', 'under -d {mode}'))",
                        "-d", mode)
     assert code == 0, err
@@ -193,12 +194,12 @@ def test_a_user_function_named_encode_gets_the_statement(cassandra, tmp_path):
     s = cassandra.session(name)
     s.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
     s.shutdown()
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"CREATE FUNCTION {name}.encode (a text, b text) RETURNS NULL ON NULL INPUT "
                        "RETURNS blob "
                        "LANGUAGE java AS 'return java.nio.ByteBuffer.wrap(b.getBytes());'")
     assert code == 0, err
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"USE {name}; INSERT INTO t (id, data) VALUES (1, encode('snappy', 'x'))")
     assert code == 0, err
     assert f"keyspace {name} has a user function named encode" in err
@@ -215,7 +216,7 @@ def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
 
     text = 'Grüße, "Ada" \U0001F600 ' + "x" * 300
     jdk = java_produce(text.encode())
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"BEGIN BATCH "
                        f"INSERT INTO {ks}.t (id, data) VALUES (80, encode('gzip>java', $${text}$$));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (81, encode('gzip', $${text}$$));"
@@ -235,7 +236,7 @@ def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
     ours, theirs = row(cassandra, ks, 84).data, jdk["lz4_java_block"]
     assert (ours[:9], ours[13:21], ours[-21:]) == (theirs[:9], theirs[13:21], theirs[-21:])
     assert lz4.block.decompress(ours[21:-21], uncompressed_size=len(text.encode())) == text.encode()
-    code, out, _ = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 80")
+    code, out, _ = said(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 80")
     assert "[gzip>java]" in out and "Grüße" in out
 
 
@@ -251,7 +252,7 @@ def test_protobuf_with_its_descriptor_and_avro_with_its_schema(cassandra, ks, tm
         {"name": "id", "type": "long"}, {"name": "note", "type": ["null", "string"]}]}
     avsc = tmp_path / "order.avsc"
     avsc.write_text(json.dumps(schema))
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (90, "
                        f"encode('zstd>protobuf:acme.Order@{desc}', '{json.dumps(order)}'));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (91, "
@@ -263,7 +264,7 @@ def test_protobuf_with_its_descriptor_and_avro_with_its_schema(cassandra, ks, tm
                                         fastavro.parse_schema(schema))
     assert record == {"id": 7, "note": "hi"}
     # Without its descriptor, or a default value proto3 cannot hold: refused, nothing sent.
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"INSERT INTO {ks}.t (id, data) VALUES (92, encode('protobuf:acme.Order@{desc}', "
                        "'{\"id\": 0}'))")
     assert code != 0 and "not verified: the display reads back {}" in err
@@ -271,7 +272,7 @@ def test_protobuf_with_its_descriptor_and_avro_with_its_schema(cassandra, ks, tm
 
 
 def test_udt_field_update_in_list_using_and_if(cassandra, ks, tmp_path):
-    code, _, err = ext(cassandra, tmp_path,
+    code, _, err = said(cassandra, tmp_path,
                        f"UPDATE {ks}.t USING TTL 3600 SET u.content = encode('gzip', 'field') WHERE id = 12;"
                        f"INSERT INTO {ks}.t (id, data) VALUES (13, encode('zlib', 'x')) IF NOT EXISTS;"
                        f"INSERT INTO {ks}.bykey (k, v) VALUES (encode('snappy', 'gone'), 1);"
@@ -307,7 +308,7 @@ def test_every_writable_container_and_record_format_through_the_server(cassandra
     chains = [*WRITABLE, *(f"snappy>{fmt}" for fmt in RECORD_READ_BACK)]
     statements = " ".join(f"INSERT INTO {ks}.t (id, data) VALUES ({300 + i}, "
                           f"encode('{chain}', '{DOC_TEXT}'));" for i, chain in enumerate(chains))
-    code, _, err = ext(cassandra, tmp_path, f"BEGIN UNLOGGED BATCH {statements} APPLY BATCH")
+    code, _, err = said(cassandra, tmp_path, f"BEGIN UNLOGGED BATCH {statements} APPLY BATCH")
     assert code == 0, err
     for i, chain in enumerate(chains):
         stored = row(cassandra, ks, 300 + i).data
@@ -321,7 +322,7 @@ def test_every_writable_container_and_record_format_through_the_server(cassandra
 def test_copy_from_is_not_changed(cassandra, ks, tmp_path):
     csv = tmp_path / "rows.csv"
     csv.write_text("110,\"encode('snappy', 'x')\"\n")
-    code, _, err = ext(cassandra, tmp_path, f"COPY {ks}.t (id, note) FROM '{csv}'")
+    code, _, err = said(cassandra, tmp_path, f"COPY {ks}.t (id, note) FROM '{csv}'")
     assert code == 0, err
     assert row(cassandra, ks, 110, "note").note == "encode('snappy', 'x')"
     assert "encode:" not in err

@@ -335,6 +335,7 @@ def installed_checkout(tmp_path_factory) -> tuple[Path, Path]:
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, checkout / name)
     shutil.copytree(REPO / "cqlsh_ext", checkout / "cqlsh_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "man", checkout / "man")  # the manual page the wheel installs (pyproject.toml)
     env_dir = base / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
     python = env_dir / "bin" / "python"

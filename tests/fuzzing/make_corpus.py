@@ -122,6 +122,34 @@ def payloads() -> None:
     _write("text", "utf16.txt", "héllo, wörld and more text".encode("utf-16"))
 
 
+def thrift_and_hashed() -> None:
+    """Thrift structs as thriftpy2 writes them from tests/payload/thrift/orders.thrift (binary and
+    compact), and RFC 9842 dcz and dcb values (section 5's layout: the header, the dictionary's
+    SHA-256, the stream) with a raw dictionary of the record's JSON."""
+    import hashlib
+
+    import thriftpy2
+    import zstandard
+    from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
+    from thriftpy2.utils import serialize
+
+    shop = thriftpy2.load(str(HERE.parent / "payload" / "thrift" / "orders.thrift"))
+    order = shop.Order(id=42, customer="Ada", items=[shop.Item("x-1", 2, 19.99)], paid=True, status=2,
+                       counts={"a": 1}, tags={"b"}, raw=b"\x00\x01", small=-3, flag=1)
+    _write("payload/thrift", "order-binary.bin", serialize(order, TBinaryProtocolFactory()))
+    _write("payload/thrift", "order-compact.bin", serialize(order, TCompactProtocolFactory()))
+    _write("payload/thrift", "shipment-compact.bin",
+           serialize(shop.Shipment("DHL", order), TCompactProtocolFactory()))
+    raw = JSON * 4
+    frame = zstandard.ZstdCompressor(write_dict_id=False, dict_data=zstandard.ZstdCompressionDict(
+        raw, dict_type=zstandard.DICT_TYPE_RAWCONTENT)).compress(JSON)
+    header = bytes.fromhex("5e2a4d1820000000") + hashlib.sha256(raw).digest()
+    _write("codec/dcz", "dcz-json.bin", header + frame)
+    _write("codec/zstd", "raw-dictionary-frame.bin", frame)
+    _write("codec/dcb", "dcb-header.bin",
+           bytes.fromhex("ff444342") + hashlib.sha256(raw).digest() + b"\x0b\x03\x80a\x03")
+
+
 def java() -> None:
     import java_producers
 
@@ -165,6 +193,7 @@ def main() -> None:
         shutil.rmtree(CORPUS / folder, ignore_errors=True)
     codecs()
     payloads()
+    thrift_and_hashed()
     java()
     total = sum(p.stat().st_size for p in CORPUS.rglob("*") if p.is_file())
     print(f"{sum(1 for p in CORPUS.rglob('*') if p.is_file())} seeds, {total:,} bytes in {CORPUS}")

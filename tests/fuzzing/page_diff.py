@@ -204,7 +204,9 @@ def compare_cells(values: list[bytes], counts: Counts,
                   widths: Sequence[int | None] = (None, 8, 40, 200)) -> None:
     """The display's cells (output.display.BlobDisplay, a page prepared at once) on both roads:
     the core's cells against the Python engine's views, plain and coloured, whole (scripts) and
-    cut to terminal cells of several widths: the same text, coloured text and width."""
+    cut to terminal cells of several widths: the same text, coloured text and width; and the
+    page's cells taken at once (BlobDisplay.cells, output.table's way for a top-level blob
+    column), on both roads, against the Python engine's cells one by one."""
     from cqlsh_ext.output.display import BlobDisplay, CoreRaw, CoreText
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.settings import DisplaySettings
@@ -222,10 +224,22 @@ def compare_cells(values: list[bytes], counts: Counts,
             prepared = displays[0]._prepared[place]
             on_core = sum(isinstance(cell, (CoreText, CoreRaw)) for _value, cell in prepared)
             counts.handed_back += len(values) - on_core
+            wanted = []
             for i, value in enumerate(values):
                 got, want = (display(value, colormap, place=place) for display in displays)
+                wanted.append(want)
                 counts.compared += 1
                 if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval,
                                                                        want.displaywidth):
                     where = f"cells, width {width}, colored {colored}, value {i} ({value[:12].hex()})"
                     counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")
+            for road, display in zip(("core", "python"), displays, strict=True):
+                display.prepare(place, values)
+                for i, (got, want) in enumerate(zip(display.cells(place, values, colormap), wanted,
+                                                    strict=True)):
+                    counts.compared += 1
+                    if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval,
+                                                                           want.displaywidth):
+                        where = (f"a page's cells at once, {road}, width {width}, colored {colored}, "
+                                 f"value {i} ({values[i][:12].hex()})")
+                        counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")

@@ -431,8 +431,11 @@ def _server_rows_seeds() -> list[bytes]:
 
 @functools.lru_cache(maxsize=1)
 def _dictionaries() -> tuple[Any, list[bytes]]:
-    """A store holding a trained zstd dictionary and a zlib preset dictionary (the same bytes every
-    run: libzstd's trainer is deterministic), and values their producers' libraries wrote with them."""
+    """A store holding a trained zstd dictionary and a raw one (a zlib preset dictionary, and a
+    zstd raw-content one; the same bytes every run: libzstd's trainer is deterministic), and values
+    their producers' libraries wrote with them: zstd frames naming the trained one or none, zlib
+    streams, RFC 9842 dcz values (section 5's layout) and a dcb header."""
+    import hashlib
     import zlib
 
     import zstandard
@@ -452,6 +455,11 @@ def _dictionaries() -> tuple[Any, list[bytes]]:
             seeds.append(zstandard.ZstdCompressor(dict_data=trained, **params).compress(doc))
         obj = zlib.compressobj(zdict=preset)
         seeds.append(obj.compress(doc) + obj.flush())
+        raw = zstandard.ZstdCompressionDict(preset, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+        for params in ({}, {"write_checksum": True}):
+            frame = zstandard.ZstdCompressor(dict_data=raw, write_dict_id=False, **params).compress(doc)
+            seeds += [frame, b"\x5e\x2a\x4d\x18\x20\x00\x00\x00" + hashlib.sha256(preset).digest() + frame]
+    seeds.append(b"\xff\x44\x43\x42" + hashlib.sha256(preset).digest() + b"\x0b\x03\x80text\x03")
     return store, seeds
 
 
@@ -465,7 +473,7 @@ def _with_dictionaries(data: bytes) -> None:
     dictionaries.install(store)
     try:
         for fmt in registry.all_containers():
-            if fmt.codec in ("zstd", "zlib"):
+            if fmt.codec in ("zstd", "zlib", "dcz", "dcb"):
                 _container(fmt)(data)
         _display(False)(data)
         _inspect(data)
@@ -530,8 +538,8 @@ def all_targets() -> dict[str, Target]:
         Target("advise", _advise, everything,
                "insight.advise.AdviseSample.add and the engine's measure per value",
                mutate=_any_format),
-        Target("dictionaries", _with_dictionaries, (), "zstd and zlib values with the store's dictionaries: "
-               "containers, display, INSPECT, native core", lambda: _dictionaries()[1],
+        Target("dictionaries", _with_dictionaries, (), "zstd, zlib, dcz and dcb values with the store's "
+               "dictionaries: containers, display, INSPECT, native core", lambda: _dictionaries()[1],
                mutate=_any_format),
         Target("server-rows", _server_rows, (), "payload/server_rows.py: a RESULT page's rows section "
                "split by the core and by Python alike, or refused in one line", _server_rows_seeds),

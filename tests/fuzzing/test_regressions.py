@@ -384,6 +384,46 @@ def test_smile_shared_strings_under_gzip(tmp_path: Path) -> None:
     assert_user_sees(shown(tmp_path, value))
 
 
+# ---------------------------------------------------------------------------------------- Thrift
+
+
+def _thrift_deep(depth: int) -> bytes:
+    # Binary protocol: a struct field (type 12, id 1) inside each struct, then the STOP bytes.
+    return b"\x0c\x00\x01" * depth + b"\x08\x00\x01\x00\x00\x00\x07" + b"\x00" * (depth + 1)
+
+
+@pytest.mark.parametrize("value", [
+    _thrift_deep(100_000),                                                  # nested 100,000 deep
+    gzip.compress(b"\x1c" * 500_000 + b"\x00" * 500_001, mtime=0),          # compact, 500,000 deep, in gzip
+    b"\x0f\x00\x01\x0b\x7f\xff\xff\xff" + b"\x00\x00\x00\x01a" * 3 + b"\x00",  # list of 2^31 strings
+    b"\x0b\x00\x01\x7f\xff\xff\xff" + b"text" * 4 + b"\x00",                # a string claiming 2 GiB
+    b"\x19\xfb\xff\xff\xff\xff\x0f" + b"\x00" * 12,                          # compact map count by varint
+    gzip.compress(b"\x19\xf3\x90\xa1\x0f" + b"\x00" * 250_000 + b"\x00", mtime=0),  # 250,000 bytes in a list
+], ids=["binary-deep", "compact-deep-gzip", "list-count", "string-length", "map-count", "wide-gzip"])
+def test_thrift_that_lies_about_its_sizes_and_depths(tmp_path: Path, value: bytes) -> None:
+    assert_user_sees(shown(tmp_path, value), marker_needed=False)
+
+
+# ------------------------------------------------------------------------------------ dcz, dcb
+
+
+def _dcz(body: bytes, digest: bytes = b"\x11" * 32) -> bytes:
+    return b"\x5e\x2a\x4d\x18\x20\x00\x00\x00" + digest + body
+
+
+@pytest.mark.parametrize("value", [
+    _dcz(bytes.fromhex("28b52ffd") + b"\xe0" + b"\xff" * 8 + b"\x01\x00\x00"),   # a frame claiming 2^64 bytes
+    _dcz(bytes.fromhex("28b52ffd2000") + b"\x00" * 40),                          # the frame cut short
+    _dcz(b"", b"\x00" * 32) + b"\x28",                                          # the header and a byte
+    b"\x5e\x2a\x4d\x18\xff\xff\xff\xff" + b"\x00" * 64,                           # a skippable frame of 4 GiB
+    b"\xff\x44\x43\x42" + b"\x22" * 32 + b"\xff" * 64,                              # dcb, no dictionary
+], ids=["dcz-claims-2^64", "dcz-cut", "dcz-header-only", "skippable-4gib", "dcb"])
+def test_hashed_dictionary_values_that_lie_about_their_sizes(tmp_path: Path, value: bytes) -> None:
+    results = shown(tmp_path, value)
+    assert_user_sees(results, marker_needed=False)
+    assert all(str(r["text"]).startswith("0x") for path, r in results.items() if path in ("table", "csv"))
+
+
 # ------------------------------------------------------------------------------- codecs, INSPECT
 
 
@@ -547,7 +587,7 @@ def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
     """The pickle that hung (STACK_GLOBAL of a shared list) as a user meets it: `cqlsh-ext inspect 0x...`
     without a server, then a table cell, JSON output and INSPECT through the server. Each run returns
     (shell_runner.run's timeout is the hang guard) and shows the stored bytes with the reason on one line."""
-    from shell_runner import CQLSH_EXT, run
+    from shell_runner import CQLSH_EXT, ext, run
 
     value = STACK_GLOBAL_OF_A_SHARED_LIST
     reason = "pickle: over 100,000 nodes"
@@ -561,15 +601,11 @@ def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
     session.execute("INSERT INTO values_ (id, v) VALUES (1, %s)", (value,))
     session.shutdown()
 
-    def ext(statement: str, *flags: str) -> str:
-        result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], tmp_path)
-        assert result.returncode == 0, result.stderr
-        return result.stdout
-
-    table = ext(f"SELECT v FROM {ks}.values_")
+    table = ext(cassandra, tmp_path, "-e", f"SELECT v FROM {ks}.values_").checked_stdout()
     cells = [line.strip() for line in table.splitlines() if line.strip().startswith("0x")]
     assert cells == [f"0x{value.hex()} ({reason})"], table
-    row = json.loads(ext(f"SELECT v FROM {ks}.values_", "--output-format", "json").strip())
+    row = json.loads(ext(cassandra, tmp_path, "--output-format", "json", "-e", f"SELECT v FROM {ks}.values_")
+                     .checked_stdout().strip())
     assert (row["v"]["payload"], row["v"]["note"]) == ("0x" + value.hex(), reason), row
-    report = ext(f"INSPECT SELECT v FROM {ks}.values_")
+    report = ext(cassandra, tmp_path, "-e", f"INSPECT SELECT v FROM {ks}.values_").checked_stdout()
     assert f"  payload: not readable, 411 B, {reason}" in report.splitlines(), report

@@ -175,6 +175,39 @@ def _result(name: str, sizes: list[int], micros: int, payload: int) -> VariantRe
     return result
 
 
+def test_a_trial_stopped_during_its_writes_reports_what_it_measured_and_no_more():
+    # Ctrl-C in round 2 of 10 of the writes: no read was made. The report said "1,000 values, 5
+    # variants", a latency verdict "(10 rounds)", a footer on 10 rounds and a reads table of dashes.
+    variants = []
+    for name, size, micros in (("uncompressed", 5000, 2000), ("zstd", 1250, 1500)):
+        result = VariantResult(name, f"t_{name}", 1000, 1000 * size, 1000 * 5000,
+                               *units([bytes(size)] * 1000))
+        for index in range(2):  # rounds 1 and 2 of the writes, 50 operations each
+            result.writes.start_round(index)
+            for op in range(50):
+                result.writes.record(micros + 37 * op)
+            result.writes.add_seconds(0.5)
+        variants.append(result)
+    report = TrialReport("ks.t.data", "blob", "scratch", 16, "ONE", variants, rounds=10, warmup_rows=50,
+                         interrupted=True)
+    assert report.measured() == \
+        "200 of the 2,000 writes and none of the 2,000 reads measured, in 2 of 10 rounds"
+    lines = list(fit(report.render(), 80))
+    text = "\n".join(lines)
+    said = " ".join(text.split())
+    # Said first, before the verdict that rests on it.
+    assert said.index("INTERRUPTED (Ctrl-C): 200 of the 2,000 writes and none of the 2,000 reads measured, "
+                      "in 2 of 10 rounds") < said.index("Verdict:")
+    assert "10 rounds)" not in said and "(2 rounds)" in said and "reads not measured" in said
+    assert "2 of 10 rounds run after a warm-up" in said
+    assert "Reads: none measured (Ctrl-C came before them)" in said and "Reads (ms)" not in text
+    assert "Writes (ms)" in text
+    assert not [row for row in lines if row and not row.strip()]  # no change row of blanks in a table
+    assert "100 operations per variant and phase" in said  # what was measured, not the 1,000 planned
+    doc = report.to_json()["trial"]
+    assert doc["rounds_run"] == 2 and not doc["complete"]
+
+
 def test_report_changes_against_uncompressed_and_fits_80_columns():
     payload = 40 * 5000
     report = TrialReport("ks.t.data", "blob", "scratch", 16, "LOCAL_QUORUM", [

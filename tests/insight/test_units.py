@@ -195,6 +195,10 @@ def test_ctrl_c_while_measuring_keeps_what_was_measured():
     total = int(steps[0][0].split(" of ")[1].rstrip(")"))
     assert f"interrupted while measuring (Ctrl-C): 2 of {total} codecs measured" in first.notes
     assert first.recommendation and first.recommended is not None  # from the two measured
+    # The verdict says what it rests on, and claims nothing of the codecs not measured.
+    assert first.verdict(False).startswith(f"Verdict, from the 2 of {total} codecs measured: ")
+    said = " ".join(first.opening(False) + [str(line) for line in first.render()])
+    assert "every codec " not in said and "no codec " not in said and "any codec " not in said
     assert second.interrupted and not second.results
     assert second.recommendation == "not measured: interrupted (Ctrl-C)"
     advice = Advice("SELECT data, other FROM t", columns, 40)

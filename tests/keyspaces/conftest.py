@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import per_worker, refuse_fixed_ports_in_workers
 from server_ports import ports_from, start_on_free_ports
 
 from keyspaces.ksharness import (
@@ -73,7 +74,9 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
     for tool in ("openssl",):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed to make the test CA")
-    directory = Path(os.environ.get("CQLSH_EXT_KS_TEST_DIR") or REPO_ROOT / ".cache" / "test-keyspaces")
+    refuse_fixed_ports_in_workers(KS_PORT_VARIABLES)
+    directory = per_worker(Path(os.environ.get("CQLSH_EXT_KS_TEST_DIR")
+                                or REPO_ROOT / ".cache" / "test-keyspaces"))
     node_dir = directory / "node"
     lib_dir = devcassandra.ensure_jars()
     shutil.rmtree(directory / "tls", ignore_errors=True)

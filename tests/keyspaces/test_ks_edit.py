@@ -10,9 +10,10 @@ from pathlib import Path
 
 import cramjam
 import pytest
+from shell_runner import journal_of
 
-from keyspaces.ksharness import GOOD, REGION, KeyspacesEndpoint
-from keyspaces.test_ks_endpoint import creds_env, run, tls_args
+from keyspaces.ksharness import KeyspacesEndpoint
+from keyspaces.test_ks_endpoint import ext_signed
 
 pytestmark = pytest.mark.server
 
@@ -29,16 +30,11 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
     stored = bytes(cramjam.snappy.compress_raw(DOC))
     session.execute("INSERT INTO ks_edit.orders (id, data) VALUES (1, %s)", (stored,))
 
-    def ext(statement: str) -> str:
-        proc = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", statement], **creds_env(GOOD))
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
-
     def now() -> bytes:
         return session.execute("SELECT data FROM ks_edit.orders WHERE id = 1").one().data
 
     edit = "UPDATE ks_edit.orders SET data.status = 'CANCELLED', data.items[0].qty = 3 WHERE id = 1"
-    out = ext(edit)
+    out = ext_signed(ep, tmp_path, edit)
     assert 'data.status: "NEW" -> "CANCELLED"' in out and now() == stored
     assert "Amazon Keyspaces: about 1 write unit for 1 conditional write" in out, out
     # No client-side timestamps on the table: the condition, and its caveat said last.
@@ -50,13 +46,13 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
         "is lost only if every writer conditions (Amazon Keyspaces takes write timestamps only with " \
         "client-side timestamps on the table: ALTER TABLE ks_edit.orders WITH custom_properties = " \
         "{'client_side_timestamps': {'status': 'enabled'}})" in lines[-2]
-    out = ext(edit + " CONFIRM")
+    out = ext_signed(ep, tmp_path, edit + " CONFIRM")
     assert "1 row written" in out, out
     edited = json.loads(bytes(cramjam.snappy.decompress_raw(now())))
     assert edited == {"status": "CANCELLED", "items": [{"sku": "A1", "qty": 3}], "total": 12.5}
-    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
-    assert journal.startswith(str(tmp_path))
-    out = ext(f"UNDO '{journal}' CONFIRM")
+    journal = journal_of(out)
+    assert str(journal).startswith(str(tmp_path))
+    out = ext_signed(ep, tmp_path, f"UNDO '{journal}' CONFIRM")
     assert "1 row written back" in out and now() == stored
 
 
@@ -74,12 +70,7 @@ def test_with_client_side_timestamps_an_edit_writes_at_the_write_time_plus_one(
     session.execute("INSERT INTO ks_edit.stamped (id, data) VALUES (1, %s) USING TTL 3600", (stored,))
     before = session.execute("SELECT writetime(data), ttl(data) FROM ks_edit.stamped WHERE id = 1").one()
 
-    def ext(statement: str) -> str:
-        proc = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", statement], **creds_env(GOOD))
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
-
-    out = ext("UPDATE ks_edit.stamped SET data.status = 'DONE' WHERE id = 1 CONFIRM")
+    out = ext_signed(ep, tmp_path, "UPDATE ks_edit.stamped SET data.status = 'DONE' WHERE id = 1 CONFIRM")
     assert "Each row is written at its cell's write time + 1 microsecond, its TTL kept" in out, out
     assert "1 row written" in out
     after = session.execute("SELECT data, writetime(data), ttl(data) FROM ks_edit.stamped WHERE id = 1").one()

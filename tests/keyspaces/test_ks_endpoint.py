@@ -48,6 +48,13 @@ def run(ep: KeyspacesEndpoint, home: Path, args: list[str], **env: str) -> subpr
     return proc
 
 
+def ext_signed(ep: KeyspacesEndpoint, home: Path, statement: str) -> str:
+    """The output of `statement` (-e) over TLS, signed with SigV4 as GOOD in REGION, which must succeed."""
+    proc = run(ep, home, [*tls_args(ep, "--region", REGION), "-e", statement], **creds_env(GOOD))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
     assert proc.returncode == 1, proc
     assert "Traceback" not in proc.stderr

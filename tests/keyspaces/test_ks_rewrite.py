@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from shell_runner import journal_of
 
-from keyspaces.ksharness import GOOD, REGION, KeyspacesEndpoint
-from keyspaces.test_ks_endpoint import creds_env, run, tls_args
+from keyspaces.ksharness import KeyspacesEndpoint
+from keyspaces.test_ks_endpoint import ext_signed
 
 pytestmark = pytest.mark.server
 
@@ -30,16 +31,11 @@ def test_a_rewrite_on_keyspaces_conditions_each_write_and_says_so(keyspaces_endp
     for i, value in original.items():
         session.execute("INSERT INTO ks_rewrite.docs (id, data) VALUES (%s, %s)", (i, value))
 
-    def ext(statement: str) -> str:
-        proc = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", statement], **creds_env(GOOD))
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
-
     def now() -> dict[int, bytes]:
         return {r.id: r.data for r in session.execute("SELECT id, data FROM ks_rewrite.docs")}
 
     statement = "COMPRESSION REWRITE ks_rewrite.docs.data AS 'zstd' PACE 50"
-    preview = ext(statement)
+    preview = ext_signed(ep, tmp_path, statement)
     assert "would rewrite 20 rows" in preview, preview
     assert "write units (Amazon Keyspaces: 1 per started KB of a row): the rewrite costs 20 once" in preview
     lines = preview.splitlines()
@@ -48,23 +44,23 @@ def test_a_rewrite_on_keyspaces_conditions_each_write_and_says_so(keyspaces_endp
     caveat = "Caveat: a plain UPDATE another client makes between the read and the write can be lost"
     assert caveat in lines[-2]
     assert now() == original
-    done = ext(statement + " CONFIRM")
+    done = ext_signed(ep, tmp_path, statement + " CONFIRM")
     assert "20 rows rewritten" in done, done
     assert all(zstandard.ZstdDecompressor().decompress(v) == DOC for v in now().values())
-    journal = next(line.split(": ", 1)[1] for line in done.splitlines() if line.startswith("Journal: "))
-    head = json.loads(Path(journal).read_text().splitlines()[0])
+    journal = journal_of(done)
+    head = json.loads(journal.read_text().splitlines()[0])
     assert head["mechanism"] == "condition" and head["kind"] == "rewrite"
     # Another client writes row 0's bytes back for 30 days: no write time of the rewrite's to tell
     # by, its moment of expiry tells it from the rewrite's write, and UNDO leaves it alone.
     rewritten = now()
     session.execute("UPDATE ks_rewrite.docs USING TTL 2592000 SET data = %s WHERE id = 0", (rewritten[0],))
-    preview = ext(f"UNDO '{journal}'")
+    preview = ext_signed(ep, tmp_path, f"UNDO '{journal}'")
     assert ("19 still as the rewrite wrote them; 0 changed since the rewrite (left alone), 1 written again "
             "since with the same bytes (left alone)") in preview, preview
     assert ("Rows written on a condition carry no write time of the rewrite's: a later write of the same "
             "bytes expiring at the same moment cannot be told apart from it, and is written back over.") \
         in preview, preview
-    undo = ext(f"UNDO '{journal}' CONFIRM")
+    undo = ext_signed(ep, tmp_path, f"UNDO '{journal}' CONFIRM")
     assert ("19 rows written back, 1 written again since the rewrite (the same bytes, a later write): left "
             "alone") in undo, undo
     assert now() == {**original, 0: rewritten[0]}

@@ -5,14 +5,21 @@ is a Future (cancelled: the client cancels the call, `notifications/cancelled`).
 Every byte the server writes is kept for the tests to read: its standard output (the protocol's
 wire, copied as it passes by a small tee between client and server) and its standard error (its
 log): `written()`.
+
+`revision` picks the protocol's revision the client speaks, as a client of it does: None (the
+SDK's client in its legacy mode: the initialize handshake, offering the newest handshake revision),
+"2025-06-18" (the same, offering that revision), or "2026-07-28" (the SDK's default mode:
+`server/discover`, then the stateless requests of the revision the server names).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +47,8 @@ class Result:
     texts: list[str]
     structured: Any
     is_error: bool
+    #: Its resource_link blocks (an export's file).
+    links: list[Any] = field(default_factory=list)
 
     @property
     def data(self) -> Any:
@@ -56,17 +65,39 @@ class Result:
         return self.texts[0]
 
 
+#: The revisions the tests speak: the one before structured tools' every change (2025-06-18) and
+#: the current, stateless one (2026-07-28).
+REVISIONS = ("2025-06-18", "2026-07-28")
+
+
+@contextmanager
+def speaking(revision: str | None) -> Iterator[str]:
+    """The SDK's Client `mode` for `revision` (the module's docstring), while it connects: a
+    handshake revision is offered in its initialize (the SDK offers its newest one otherwise)."""
+    from unittest import mock
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    if revision is None:
+        yield "legacy"
+    elif revision in HANDSHAKE_PROTOCOL_VERSIONS:
+        with mock.patch("mcp.client.session.LATEST_HANDSHAKE_VERSION", revision):
+            yield "legacy"
+    else:
+        yield "auto"
+
+
 class McpServer:
     """`cqlsh-ext mcp *args` with HOME `home` (or `command` *args: `docker run -i ... mcp`); use as a
     context manager."""
 
     def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None,
-                 mode: str = "legacy", command: list[str] | None = None) -> None:
+                 revision: str | None = None, command: list[str] | None = None) -> None:
         self.args = args
         self.command = command or [CQLSH_EXT, "mcp"]
         self.home = home
         self.env = {**isolated_env(home), **(env or {})}
-        self.mode = mode
+        self.revision = revision
         home.mkdir(parents=True, exist_ok=True)
         self.wire = home / "mcp-stdout.bin"
         self.log = home / "mcp-stderr.log"
@@ -82,10 +113,11 @@ class McpServer:
                                        args=["-c", TEE, str(self.wire), *self.command, *self.args],
                                        env=self.env)
         self._errors = open(self.log, "w")  # noqa: SIM115 - closed in __exit__
-        self._client_cm = self.portal.wrap_async_context_manager(
-            Client(stdio_client(params, errlog=self._errors), mode=self.mode, cache=None))
         try:
-            self.client = self._client_cm.__enter__()
+            with speaking(self.revision) as mode:
+                self._client_cm = self.portal.wrap_async_context_manager(
+                    Client(stdio_client(params, errlog=self._errors), mode=mode, cache=None))
+                self.client = self._client_cm.__enter__()
         except Exception as err:
             self._portal_cm.__exit__(None, None, None)
             self._errors.close()
@@ -110,7 +142,9 @@ class McpServer:
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> Result:
         result = await self.client.call_tool(tool, arguments)
-        return Result([block.text for block in result.content], result.structured_content, result.is_error)
+        return Result([block.text for block in result.content if block.type == "text"],
+                      result.structured_content, result.is_error,
+                      [block for block in result.content if block.type == "resource_link"])
 
     def written(self) -> bytes:
         """Every byte the server wrote so far: the protocol's and the log's."""
@@ -224,15 +258,17 @@ class HttpMcpServer:
         self._log.close()
 
     def client(self, headers: dict[str, str] | None = None, url: str | None = None,
-               verify: Any = True, cert: Any = None) -> HttpClient:
-        return HttpClient(url or self.url, headers or {}, verify, cert)
+               verify: Any = True, cert: Any = None, revision: str | None = None) -> HttpClient:
+        return HttpClient(url or self.url, headers or {}, verify, cert, revision)
 
 
 class HttpClient:
     """The SDK's client over Streamable HTTP, driven from synchronous tests (a blocking portal)."""
 
-    def __init__(self, url: str, headers: dict[str, str], verify: Any, cert: Any) -> None:
+    def __init__(self, url: str, headers: dict[str, str], verify: Any, cert: Any,
+                 revision: str | None = None) -> None:
         self.url, self.headers, self.verify, self.cert = url, headers, verify, cert
+        self.revision = revision
 
     def __enter__(self) -> HttpClient:
         import anyio.from_thread
@@ -243,10 +279,11 @@ class HttpClient:
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self.portal = self._portal_cm.__enter__()
         http = httpx2.AsyncClient(headers=self.headers, timeout=120, verify=self.verify, cert=self.cert)
-        self._client_cm = self.portal.wrap_async_context_manager(
-            Client(streamable_http_client(self.url, http_client=http), mode="legacy", cache=None))
         try:
-            self.client = self._client_cm.__enter__()
+            with speaking(self.revision) as mode:
+                self._client_cm = self.portal.wrap_async_context_manager(
+                    Client(streamable_http_client(self.url, http_client=http), mode=mode, cache=None))
+                self.client = self._client_cm.__enter__()
         except BaseException:
             self._portal_cm.__exit__(None, None, None)
             raise
@@ -264,7 +301,8 @@ class HttpClient:
     def call(self, tool: str, **arguments: Any) -> Result:
         async def go() -> Result:
             result = await self.client.call_tool(tool, arguments)
-            texts = [block.text for block in result.content]
-            return Result(texts, result.structured_content, result.is_error)
+            texts = [block.text for block in result.content if block.type == "text"]
+            links = [block for block in result.content if block.type == "resource_link"]
+            return Result(texts, result.structured_content, result.is_error, links)
 
         return self.portal.call(go)

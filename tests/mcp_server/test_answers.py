@@ -189,7 +189,7 @@ def test_every_answer_validates_against_its_output_schema(serve, demo: Demo, tmp
     policy = tmp_path / "policy.toml"
     redacted = f"{demo.keyspace}.table_with_compressed_json.data.customer.email"
     policy.write_text(f'[redact]\ncolumns = ["{redacted}"]\n')
-    server = serve("--policy", str(policy))
+    server = serve("--policy", str(policy), "--export-dir", str(tmp_path / "exports"))
     declared = {tool.name: tool.output_schema for tool in server.tools()}
     ks = demo.keyspace
     orders, formats = f"{ks}.table_with_compressed_json", f"{ks}.blob_formats"
@@ -208,6 +208,9 @@ def test_every_answer_validates_against_its_output_schema(serve, demo: Demo, tmp
         ("compression_stats", {"table": formats}), ("compression_settings", {"table": formats}),
         ("compression_advise", {"table": orders, "sample": 20}),
         ("inspect_value", {"statement": f"SELECT data FROM {formats} WHERE name = 'zstd'"}),
+        ("export", {"statement": f"SELECT name, data.status FROM {formats}", "format": "jsonl"}),
+        ("propose_edit", {"table": formats, "where": "name = 'zstd'", "path": "data.status", "value": "X"}),
+        ("propose_edit", {"table": formats, "path": "data", "target": "zstd"}),
     ]
     answers: dict[str, list[Any]] = {}
     for tool, arguments in calls:

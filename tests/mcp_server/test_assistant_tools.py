@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from cqlsh_ext.mcp_server.tools import TOOLS
+
 from .conftest import Demo
 
 pytestmark = pytest.mark.server
@@ -102,8 +104,17 @@ def test_resources_and_prompts(serve, demo: Demo) -> None:
     assert f"cqlsh-ext://payload/{ks}/blob_formats/name" not in uris  # a key column holds no payload
     assert not any("/system" in uri for uri in uris)
     templates = server.portal.call(server.client.list_resource_templates).resource_templates
-    assert [t.uri_template for t in templates] == ["cqlsh-ext://schema/{keyspace}/{table}",
+    assert [t.uri_template for t in templates] == ["cqlsh-ext://tools/{name}",
+                                                   "cqlsh-ext://schema/{keyspace}/{table}",
                                                    "cqlsh-ext://payload/{keyspace}/{table}/{column}"]
+    # Each tool's full description: what tools/list leaves out, and every argument.
+    assert {f"cqlsh-ext://tools/{tool.name}" for tool in server.tools()} <= uris
+    described = server.portal.call(server.client.read_resource, "cqlsh-ext://tools/query").contents[0]
+    assert described.mime_type == "text/markdown" and described.text == TOOLS["query"].document()
+    listed_query = next(tool for tool in server.tools() if tool.name == "query")
+    assert listed_query.description in described.text and "ALLOW FILTERING CONFIRM" in described.text
+    assert "ALLOW FILTERING CONFIRM" not in (listed_query.description or "")
+    assert "- max_bytes (integer): the answer's bytes as sent at most, 1,024 to 1,048,576" in described.text
     read = server.portal.call(server.client.read_resource, f"cqlsh-ext://schema/{ks}/blob_formats").contents[0]
     assert read.mime_type == "application/json"
     assert json.loads(read.text) == server.call("describe_table", table=f"{ks}.blob_formats").data
@@ -111,7 +122,8 @@ def test_resources_and_prompts(serve, demo: Demo) -> None:
                                  f"cqlsh-ext://payload/{ks}/table_with_compressed_json/data").contents[0]
     paths = {p["path"] for p in json.loads(payload.text)["places"][0]["paths"]}
     assert {"data.status", "data.customer.email"} <= paths
-    for bad in (f"cqlsh-ext://schema/{ks}/no_such_table", "cqlsh-ext://nothing/here", "file:///etc/passwd"):
+    for bad in (f"cqlsh-ext://schema/{ks}/no_such_table", "cqlsh-ext://nothing/here", "file:///etc/passwd",
+                "cqlsh-ext://tools/no_such_tool"):
         with pytest.raises(MCPError):
             server.portal.call(server.client.read_resource, bad)
     prompts = {p.name: p for p in server.portal.call(server.client.list_prompts).prompts}

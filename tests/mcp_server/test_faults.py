@@ -9,7 +9,6 @@ import os
 import random
 import re
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import cramjam
 import devcassandra
 import pytest
 from cassandra.concurrent import execute_concurrent_with_args
+from waiting import wait_until
 
 from cqlsh_ext.demo.records import documents
 
@@ -27,9 +27,6 @@ pytestmark = pytest.mark.server
 ROWS = 600
 #: A whole-table payload scan (token ranges, several at once): pages of every range are slowed.
 SCAN = "SELECT id FROM {ks}.t WHERE data.status = 'NO SUCH STATUS' ALLOW FILTERING"
-#: How long the tests let a call start before they cancel it or kill the server: pacing, not a
-#: measurement (the assertions read what the server says it read).
-LET_IT_START = 2.0
 
 
 def _fill(session, ks: str) -> None:  # type: ignore[no-untyped-def]
@@ -51,14 +48,6 @@ def _rows_read(text: str) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def _wait_for(predicate, what: str, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
-    """A hang guard, not a measurement: the event must come."""
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def slow_ks(cassandra) -> Iterator[str]:
     ks = cassandra.create_keyspace("faults_mcp")
@@ -78,10 +67,11 @@ def test_a_cancelled_call_stops_its_scan_at_once_and_the_next_call_is_served(cas
         cassandra.faults.set("delay", -1, 10_000)
         try:
             call = server.start("query", statement=SCAN.format(ks=slow_ks))
-            time.sleep(LET_IT_START)
+            wait_until(lambda: cassandra.faults.met().pages >= 1, "a page of the scan at the server")
             assert not call.done()
             call.cancel()  # the client cancels: notifications/cancelled
-            _wait_for(lambda: "cancelled by the client" in server.logged(), "the call's stop in the log")
+            wait_until(lambda: "cancelled by the client" in server.logged(), "the call's stop in the log",
+                       every=0.2)
             # The pages are still late: the next call is answered while they are.
             after = server.call("list_tables", keyspace=slow_ks)
         finally:
@@ -204,7 +194,7 @@ def _kill(instance: devcassandra.Instance) -> None:
     pid = instance.pid()
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    _wait_for(lambda: not instance.is_running(), "the server's end", 30)
+    wait_until(lambda: not instance.is_running(), "the server's end", 30, every=0.2)
 
 
 def test_the_server_killed_mid_call_then_back(killable, tmp_path: Path):
@@ -215,7 +205,7 @@ def test_the_server_killed_mid_call_then_back(killable, tmp_path: Path):
         assert server.call("list_tables", keyspace=ks).data["rows"] == [{"table_name": "t"}]
         _plan(instance).set("delay", -1, 3000)
         call = server.start("query", statement=SCAN.format(ks=ks))
-        time.sleep(LET_IT_START)
+        wait_until(lambda: _plan(instance).met().pages >= 1, "a page of the scan at the server")
         _kill(instance)
         answer = call.result(180)
         # An answer that says the reading failed: an error line, or the rows read with the error.
@@ -229,7 +219,8 @@ def test_the_server_killed_mid_call_then_back(killable, tmp_path: Path):
         # Back again: the same MCP server reaches it (the driver reconnects), and reads the table whole.
         _plan(instance).clear()
         instance.start(timeout=180, die_with_parent=True, move_internal_ports=True)
-        _wait_for(lambda: not server.call("list_keyspaces").is_error, "the server reached again", 120)
+        wait_until(lambda: not server.call("list_keyspaces").is_error, "the server reached again", 120,
+                   every=0.2)
         count = server.call("query", statement=f"SELECT count(*) FROM {ks}.t").data
         assert count["rows"] == [{"count": ROWS}]
         assert "Traceback" not in server.logged()

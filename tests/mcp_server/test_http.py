@@ -222,3 +222,55 @@ def test_a_port_in_use_ends_the_server_in_one_line(demo: Demo, assistant_home: P
     assert proc.returncode == 1
     said = proc.stderr.splitlines()[-1]
     assert said == f"cqlsh-ext mcp: could not listen on 127.0.0.1:{port} (in use, or not this host's)"
+
+
+def test_slow_request_heads_are_cut_and_one_address_holds_its_share_of_connections(
+        demo: Demo, assistant_home: Path) -> None:
+    # Connections that send half a request head and wait: each is closed by the server (408 after
+    # http_bounds.HEAD_SECONDS), and those past one address's share as they open (503). Counted by
+    # the connections closed, each read to its end; the server answers on.
+    import socket
+    from collections import Counter
+
+    from cqlsh_ext.mcp_server import http_bounds
+
+    opened = http_bounds.PER_CLIENT + 8
+    with _start(demo, assistant_home) as server:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=300) for _ in range(opened)]
+        for connection in held:
+            try:
+                connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: applic"
+                                   % server.port)
+            except OSError:  # closed as it opened: told below
+                pass
+        said: Counter[bytes] = Counter()
+        for connection in held:
+            answer = b""
+            try:
+                while chunk := connection.recv(4096):
+                    answer += chunk
+            except ConnectionResetError:
+                pass
+            connection.close()
+            said[answer.split(b"\r\n", 1)[0]] += 1
+        assert said == {b"HTTP/1.1 408 Request Timeout": http_bounds.PER_CLIENT,
+                        b"HTTP/1.1 503 Service Unavailable": opened - http_bounds.PER_CLIENT}, said
+        with server.client() as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+        log = server.log.read_text()
+        assert "closed 1 HTTP connection: more than 64 connections at once from one address" in log
+        assert f"a request's head did not arrive whole within {http_bounds.HEAD_SECONDS:g} s" in log
+
+
+def test_a_cursor_is_continued_only_by_the_client_it_was_given_to(demo: Demo, assistant_home: Path) -> None:
+    statement = f"SELECT name FROM {demo.keyspace}.blob_formats"
+    with _start(demo, assistant_home) as server, server.client() as one, server.client() as other:
+        first = one.call("query", statement=statement, limit=5).data
+        assert first["count"] == 5 and first["cursor"]
+        refused = other.call("query", statement=statement, limit=5, cursor=first["cursor"])
+        assert refused.is_error and refused.error == (
+            "refused: cursor: this cursor was given to another client (another MCP session, or another "
+            "OAuth identity): run the statement again")
+        rest = one.call("query", statement=statement, limit=100, cursor=first["cursor"]).data
+        names = [row["name"] for row in first["rows"] + rest["rows"]]
+        assert len(names) == len(set(names)) == 20  # the client it was given to goes on where it was cut

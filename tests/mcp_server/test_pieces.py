@@ -177,11 +177,20 @@ def test_a_stdio_message_over_the_bound_is_refused_by_its_id() -> None:
 
 
 def test_a_cursor_continues_only_its_statement_and_only_here() -> None:
+    import base64
+
     cursors = Cursors()
     statement = "SELECT * FROM ks.t WHERE pk = 'a'"
+    token = cursors.issue(statement, b"\x00\x01state", {"answered": 100, "skip": 7}, now=1000, owner=b"one")
+    state = cursors.open(token, "select *  FROM ks.t  -- same\n WHERE pk = 'a'", now=1001, owner=b"one")
+    assert state.paging_state == b"\x00\x01state" and state.extra == {"answered": 100, "skip": 7}
+    # It carries an id, never what it continues (the rows before it, where on its page: a count of
+    # what a policy left out), and is only for the client it was given to.
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    assert len(raw) == 1 + 4 + 16 + 16 + 16 and b"answered" not in raw and b"state" not in raw
+    with pytest.raises(CursorError, match="given to another client"):
+        cursors.open(token, statement, now=1001, owner=b"two")
     token = cursors.issue(statement, b"\x00\x01state", {"answered": 100}, now=1000)
-    state = cursors.open(token, "select *  FROM ks.t  -- same\n WHERE pk = 'a'", now=1001)
-    assert state.paging_state == b"\x00\x01state" and state.extra == {"answered": 100}
     with pytest.raises(CursorError, match="another statement"):
         cursors.open(token, "SELECT * FROM ks.t WHERE pk = 'b'", now=1001)
     with pytest.raises(CursorError, match="not a cursor of this server"):

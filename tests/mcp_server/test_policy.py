@@ -184,6 +184,8 @@ def test_inspect_and_describe_payload_keep_no_value(tmp_path: Path) -> None:
     assert out[0]["payload"] == {"kind": "JSON object", "size": 90, "preview": redact.REDACTED}
     assert out[0]["key"] == {"id": 7} and out[0]["chain"] == ["zstd"]
     report = {"describe": "shop.orders.data", "places": [{"place": "data", "paths": [
+        {"path": "data.customer", "depth": 1, "present": {"count": 9}, "types": {"record": {"count": 9}},
+         "values": [{"value": {"email": "ana@example.com"}, "count": 2}]},
         {"path": "data.customer.email", "depth": 2, "present": {"count": 9},
          "types": {"string": {"count": 9}},
          "values": [{"value": "ana@example.com", "count": 2}], "string_length": {"min": 15, "max": 22}},
@@ -193,7 +195,32 @@ def test_inspect_and_describe_payload_keep_no_value(tmp_path: Path) -> None:
     text = json.dumps(out)
     assert "ana@example.com" not in text and "99.0" not in text and '"max": 22' not in text
     paths = {p["path"]: p for p in out["places"][0]["paths"]}
-    assert paths["data.customer.email"] == {"path": "data.customer.email", "depth": 2,
-                                            "present": {"count": 9}, "types": {"string": {"count": 9}},
-                                            "redacted": True}
+    # A redacted path is absent (its types and presence tell of its values); the path holding it
+    # keeps where it is, how often and its types, not its values.
+    assert set(paths) == {"data.customer", "data.status"}
+    assert paths["data.customer"] == {"path": "data.customer", "depth": 1, "present": {"count": 9},
+                                      "types": {"record": {"count": 9}}, "redacted": True}
     assert paths["data.status"]["values"] == [{"value": "PAID", "count": 9}]
+
+
+def test_a_view_of_a_denied_table_is_hidden_with_it(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from cqlsh_ext.mcp_server.guard import Guard, Scope
+
+    policy = _policy(tmp_path)
+    # The driver's schema as far as it says what a view is of (shop.tokens_by_user of the denied
+    # shop.payment_tokens); a materialized view is a table's rows kept in another order.
+    views = {"tokens_by_user": SimpleNamespace(base_table_name="payment_tokens"),
+             "orders_by_day": SimpleNamespace(base_table_name="orders")}
+    cluster = SimpleNamespace(metadata=SimpleNamespace(keyspaces={"shop": SimpleNamespace(views=views)}))
+    screen = Guard(policy).screen_of(TOOLS["query"], Scope("system_schema", "views", hiding=True), cluster)
+    rows = [{"keyspace_name": "shop", "view_name": "tokens_by_user", "base_table_name": "payment_tokens"},
+            {"keyspace_name": "shop", "view_name": "orders_by_day", "base_table_name": "orders"},
+            {"keyspace_name": "shop", "table_name": "tokens_by_user", "column_name": "user"},
+            {"keyspace_name": "shop", "table_name": "payment_tokens", "column_name": "token"},
+            {"keyspace_name": "hr", "table_name": "people", "column_name": "salary"},
+            {"keyspace_name": "shop", "table_name": "orders", "column_name": "data"}]
+    assert [screen.row(row) for row in rows] == [None, rows[1], None, None, None, rows[5]]
+    assert screen.hides and screen.hidden_table("shop", "tokens_by_user")
+    assert not screen.hidden_table("shop", "orders_by_day")

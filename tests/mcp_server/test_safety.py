@@ -155,12 +155,18 @@ def test_redacted_values_never_leave_the_server(cassandra, serve, demo: Demo, po
     assert 1 < statuses.data["count"] < 10  # DISTINCT of what the policy leaves alone is answered
     refused = server.call("describe_payload", column=f"{orders}.data", where="data.payment.method = 'card'")
     assert refused.is_error and "data.payment.method" in refused.error
-    # DESCRIBE PAYLOAD keeps where a redacted path is and how often, not its values.
+    # DESCRIBE PAYLOAD and its JSON Schema leave a redacted path out (what it is, how often, its
+    # types); of a path holding one they keep where it is and how often, not its values.
     report = server.call("describe_payload", column=f"{orders}.data", sample=100).data
     by_path = {p["path"]: p for p in report["places"][0]["paths"]}
-    email = by_path["data.customer.email"]
-    assert email["redacted"] is True and "values" not in email
+    assert "data.customer.email" not in by_path and "data.customer.name" in by_path
+    assert not [path for path in by_path if path.startswith("data.payment.")], sorted(by_path)
+    customer = by_path["data.customer"]
+    assert customer["redacted"] is True and "values" not in customer and customer["types"]
     assert by_path["data.status"]["values"]  # the others' frequent values stay
+    schema = server.call("describe_payload", column=f"{orders}.data", sample=100, json_schema=True).data
+    described = json.dumps(schema["json_schema"])
+    assert '"name"' in described and '"status"' in described and '"email"' not in described, described
     preview = server.call("inspect_value", statement=f"SELECT data FROM {orders} LIMIT 1").data["values"][0]
     assert preview["payload"]["preview"] == "[redacted]"
     # The denied table: not listed, not read, not described.
@@ -193,7 +199,7 @@ def test_tools_the_policy_does_not_permit_are_not_listed(serve, tmp_path: Path) 
     prompts = server.portal.call(server.client.list_prompts).prompts
     assert prompts == []  # each prompt asks for a tool the policy leaves out
     for tool in server.tools():  # the annotations say every tool only reads
-        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+        assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is False
 
 
 def test_calls_past_the_rate_limit_are_refused(serve, demo: Demo, tmp_path: Path) -> None:
@@ -283,9 +289,9 @@ def test_system_tables_are_read_by_allowing(cassandra, serve, demo: Demo, tmp_pa
     # What an assistant needs of them is read: the schema, the nodes, the estimates.
     assert server.call("query", statement="SELECT release_version FROM system.local").data["count"] == 1
     assert server.call("query", statement="SELECT peer FROM system.peers_v2").data["count"] == 0
-    tables = server.call("query", statement=f"SELECT table_name FROM system_schema.tables WHERE "
-                                            f"keyspace_name = '{ks}'").data["rows"]
-    assert {row["table_name"] for row in tables} == {"accounts", "hr"}
+    tables = server.call("query", statement=f"SELECT keyspace_name, table_name FROM system_schema.tables "
+                                            f"WHERE keyspace_name = '{ks}'").data["rows"]
+    assert {row["table_name"] for row in tables} == {"accounts"}  # hr, denied, is absent
     assert not server.call("query", statement="SELECT * FROM system.size_estimates LIMIT 1").is_error
     listed = {row["table_name"] for row in server.call("list_tables", keyspace="system").data["rows"]}
     assert listed == {"local", "peers", "peers_v2", "size_estimates", "table_estimates"}
@@ -305,3 +311,85 @@ def test_system_tables_are_read_by_allowing(cassandra, serve, demo: Demo, tmp_pa
     assert allowed.call("query", statement="SELECT * FROM system_views.caches").is_error
     assert (f"the policy ({allowing}) allows system tables besides the schema and topology ones: "
             "system_views.settings") in allowed.logged()
+
+
+def test_a_denied_table_is_absent_from_every_system_table_the_allow_list_serves(
+        cassandra, serve, demo: Demo, tmp_path: Path) -> None:
+    """Denied means absent: the rows of the schema and estimate tables (and of a system table a
+    policy allows, keyed by keyspace and table) that name the denied table are left out of every
+    answer, which reads as it would were the table not there; what cannot be read without counting
+    or folding them is refused; no list or note counts them. A server without the policy shows the
+    same system tables naming it: every check could fail."""
+    import os
+
+    ks = f"mcp_absent_{os.getpid()}"
+    session = cassandra.session()
+    try:
+        session.execute(f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        for table in ("open_a", "secret_salaries", "open_b"):
+            session.execute(f"CREATE TABLE IF NOT EXISTS {ks}.{table} (id int PRIMARY KEY, note text)")
+            session.execute(f"INSERT INTO {ks}.{table} (id, note) VALUES (1, 'x')")
+    finally:
+        session.shutdown()
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{ks}.secret_salaries"]\n\n[system]\n'
+                      'allow = ["system_views.local_read_latency"]\n')
+    allowing = tmp_path / "allowing.toml"
+    allowing.write_text('[system]\nallow = ["system_views.local_read_latency"]\n')
+    server = serve("--policy", str(policy))
+    write_credentials(server.home / "plain", ASSISTANT, ASSISTANT_PASSWORD)
+    plain = serve("--policy", str(allowing), home=server.home / "plain")
+    # Every system table the allow list serves: the schema's, the nodes', the estimates' (list_tables
+    # names them), the virtual tables' schema and the one allowed (virtual: list_tables names none).
+    served = [(keyspace, row["table_name"]) for keyspace in ("system_schema", "system")
+              for row in server.call("list_tables", keyspace=keyspace).data["rows"]]
+    served += [("system_virtual_schema", "keyspaces"), ("system_virtual_schema", "tables"),
+               ("system_virtual_schema", "columns"), ("system_views", "local_read_latency")]
+    assert {("system_schema", "columns"), ("system", "size_estimates"), ("system", "table_estimates")} <= \
+        set(served) and len(served) > 15, served
+    named_by_plain = []
+    for keyspace, table in served:
+        keyed = f"SELECT * FROM {keyspace}.{table} WHERE keyspace_name = '{ks}' ALLOW FILTERING"
+        whole = f"SELECT * FROM {keyspace}.{table}"
+        for which in (server, plain):
+            answer = which.call("query", statement=keyed, limit=10_000, max_bytes=1 << 20)
+            if answer.is_error and "keyspace_name" in answer.error:  # not keyed by keyspace
+                answer = which.call("query", statement=whole, limit=10_000, max_bytes=1 << 20)
+            assert not answer.is_error, (keyspace, table, answer.error)
+            rows = json.dumps(answer.data["rows"])
+            if which is server:
+                assert "secret_salaries" not in rows, (keyspace, table)
+            elif "secret_salaries" in rows:
+                named_by_plain.append(f"{keyspace}.{table}")
+    assert {"system_schema.tables", "system_schema.columns", "system_views.local_read_latency"} <= \
+        set(named_by_plain), named_by_plain
+    # Named in the WHERE: the answer of a table that is not there.
+    asked = ("SELECT keyspace_name, table_name, column_name FROM system_schema.columns WHERE keyspace_name "
+             f"= '{ks}' AND table_name = '%s'")
+    hidden, missing = (server.call("query", statement=asked % t).data for t in ("secret_salaries", "no"))
+    assert hidden["rows"] == missing["rows"] == [] and hidden.keys() == missing.keys()
+    assert hidden["reading"]["rows_read"] == 0  # not the rows left out
+    # What cannot be told without the rows that name it: refused, whatever the schema holds.
+    for statement in (f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{ks}'",
+                      f"SELECT count(*) FROM system_schema.columns WHERE keyspace_name = '{ks}'",
+                      "SELECT DISTINCT keyspace_name FROM system_schema.tables",
+                      "SELECT JSON keyspace_name, table_name FROM system_schema.tables",
+                      "SELECT count(*) FROM system.size_estimates"):
+        answer = server.call("query", statement=statement)
+        assert answer.is_error and "select keyspace_name, table_name (or *)" in answer.error, \
+            (statement, answer.texts)
+    # A keyspace the policy hides nothing of is read as ever.
+    assert server.call("query", statement=f"SELECT table_name FROM system_schema.tables WHERE "
+                                          f"keyspace_name = '{demo.keyspace}'").data["count"] > 3
+    # Lists: the table is not named, and no note counts what was left out; a cut answer's cursor goes on
+    # past it as if it were not there.
+    listed = server.call("list_tables", keyspace=ks).data
+    assert [row["table_name"] for row in listed["rows"]] == ["open_a", "open_b"]
+    assert not [note for note in listed["notes"] if "not listed" in note or "polic" in note], listed["notes"]
+    keyspaces = server.call("list_keyspaces").data
+    assert not [note for note in keyspaces["notes"] if "not listed" in note], keyspaces["notes"]
+    statement = f"SELECT keyspace_name, table_name FROM system_schema.tables WHERE keyspace_name = '{ks}'"
+    first = server.call("query", statement=statement, limit=1).data
+    rest = server.call("query", statement=statement, limit=10, cursor=first["cursor"]).data
+    assert [row["table_name"] for row in first["rows"] + rest["rows"]] == ["open_a", "open_b"]

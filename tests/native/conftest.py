@@ -36,7 +36,24 @@ def record(name: str, counts: object) -> None:
     entry[2] += len(counts.differences)  # type: ignore[attr-defined]
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a worker of several (bin/test): its counts go to the controller with the worker's output,
+    where tests/conftest.py adds them up (add_totals) and prints them (write_totals)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["native_totals"] = TOTALS
+
+
+def add_totals(totals: dict[str, list[int]]) -> None:
+    """A worker's counts added to this process's."""
+    for name, counts in totals.items():
+        entry = TOTALS.setdefault(name, [0, 0, 0])
+        for i, count in enumerate(counts):
+            entry[i] += count
+
+
+def write_totals(terminalreporter: pytest.TerminalReporter) -> None:
+    """The run's counts, one row per test's name, at the end of the run (tests/conftest.py)."""
     if not TOTALS:
         return
     from cqlsh_ext.common.text import Table

@@ -54,8 +54,19 @@ def payloads() -> list[bytes]:
         json.dumps(listed, indent=2).encode(), b"The quick brown fox jumps over the lazy dog. " * 4,
         "déjà vu, naïve café — ünïcödé text".encode() * 2,
         msgpack.packb(record), msgpack.packb(listed), cbor2.dumps(record), cbor2.dumps(listed),
-        random.Random(3).randbytes(300), b"", b"x",
+        *thrift_structs(), random.Random(3).randbytes(300), b"", b"x",
     ]
+
+
+def thrift_structs() -> list[bytes]:
+    """Thrift structs thriftpy2 writes (binary, compact): record formats the core hands back."""
+    import thriftpy2
+    from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
+    from thriftpy2.utils import serialize
+
+    shop = thriftpy2.load(str(ROOT / "tests" / "payload" / "thrift" / "orders.thrift"))
+    order = shop.Order(id=7, customer="Ada", items=[shop.Item("S1", 2, 9.5)], paid=True, status=2)
+    return [serialize(order, factory) for factory in (TBinaryProtocolFactory(), TCompactProtocolFactory())]
 
 
 def produced(native_only: bool = False) -> list[bytes]:

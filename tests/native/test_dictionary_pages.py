@@ -1,5 +1,6 @@
-"""Values written with dictionaries (python-zstandard's trained dictionary, zlib's zdict) on both
-roads: the core hands every frame naming a dictionary back (the store is the Python side's), so
+"""Values written with dictionaries (python-zstandard's trained dictionary, zlib's zdict, a raw-content
+dictionary bare and in RFC 9842 dcz values) on both roads: the core hands every frame naming a
+dictionary back, and every dcz value and every frame libzstd refuses (the store is the Python side's), so
 each value's answer, its page's answer and STATS' page answer are the Python engine's, with the
 dictionaries loaded and without, for whole, cut, mutated and nested values."""
 
@@ -40,14 +41,14 @@ def empty_store() -> Iterator[None]:
 def _values(tmp_path: Path) -> tuple[list[bytes], list[str]]:
     made = make(tmp_path)
     rng = random.Random(50)
-    written = made.zstd_values[:40] + made.zlib_values[:40]
+    written = made.zstd_values[:40] + made.zlib_values[:40] + made.raw_values[:30] + made.dcz_values[:30]
     values = list(written)
     values += [gzip.compress(v, mtime=0) for v in written[::8]]  # a dictionary frame inside gzip
     values += [v[: rng.randrange(1, len(v))] for v in written[::5]]  # cut short
     values += [corpora.mutate(v, rng) for v in written for _ in range(2)]
     values += corpora.orders(40)  # values without a dictionary, on the core, between them
     rng.shuffle(values)
-    return values, [str(made.zstd_file), str(made.zlib_file)]
+    return values, [str(made.zstd_file), str(made.zlib_file), str(made.raw_file)]
 
 
 def test_dictionary_values_on_both_roads(tmp_path: Path) -> None:
@@ -75,3 +76,11 @@ def test_the_store_decides_what_a_dictionary_value_reads_as(tmp_path: Path) -> N
         dictionaries.load([str(made.zstd_file), str(made.zlib_file)])
         views = [engine.view(v) for v in (made.zstd_values[1], made.zlib_values[1])]
         assert [(v.label, v.reason) for v in views] == [("zstd>json", None), ("zlib>json", None)], road
+        dictionaries.load([])
+        missing = [engine.view(v).reason for v in (made.raw_values[0], made.dcz_values[0])]
+        assert missing[0] == "zstd frame needs a dictionary (none named in the frame)", road
+        assert missing[1].startswith("dcz value needs the dictionary with SHA-256 "), road
+        dictionaries.load([str(made.raw_file)])
+        views = [engine.view(v) for v in (made.raw_values[1], made.dcz_values[1])]
+        assert [(v.label, v.text) for v in views] == [("zstd>json", made.docs[1].decode()),
+                                                       ("dcz>json", made.docs[1].decode())], road

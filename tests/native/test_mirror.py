@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from cqlsh_ext import cli
 from cqlsh_ext.codecs.base import Container
-from cqlsh_ext.payload import native
+from cqlsh_ext.payload import native, running
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,8 +85,8 @@ def test_configure_takes_a_registry_with_formats_the_core_lacks(native_core: Non
         config["grades"] = {**config["grades"], "zlib": "A"}
         lacked = ["zlib"]
     elif change == "unknown record format":
-        config["records"] = ["thrift", *config["records"]]
-        lacked = ["thrift"]
+        config["records"] = ["kryo", *config["records"]]
+        lacked = ["kryo"]
     else:
         dispatch = [list(row) for row in config["dispatch"]]
         dispatch[0x4f].append("brotli")
@@ -170,14 +169,12 @@ def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_contain
     assert cells is not None and len(cells) == len(values)
     cell = cells[7]
     assert isinstance(cell, BlobView) and cell.label == "zstd/test-xor>json"
-    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
-    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
-    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+    from cqlsh_ext.describe.description import BOUNDS
+    from cqlsh_ext.payload.described import describe_page
 
-    bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
-    described = native.describe_page(engine, values, bounds)
+    described = describe_page(engine, values, BOUNDS)
     assert [v.label for v in described.views] == ["zstd/test-xor>json"]
-    assert sum(e.values for e in described.encodings) == len(values) - 1
+    assert sum(n for _kind, _label, n in described.encodings) == len(values) - 1
 
 
 def _python(code: str, **env: str) -> str:
@@ -202,13 +199,13 @@ def test_cqlsh_ext_native_0_runs_the_python_engine_alone() -> None:
 
 
 def test_the_version_line_names_the_engine_without_importing_it() -> None:
-    out = _python("import sys\nfrom cqlsh_ext import cli\n"
-                  "print(cli.engine_line(), 'cqlsh_ext_native' in sys.modules)")
+    out = _python("import sys\nfrom cqlsh_ext.payload import running\n"
+                  "print(running.engine_line(), 'cqlsh_ext_native' in sys.modules)")
     # (the child runs without CQLSH_EXT_NATIVE: _python strips it)
     if native.installed():
         assert out == "value engine: native False"
     else:
-        assert out == f"value engine: python ({cli.GET_THE_CORE}) False"
+        assert out == f"value engine: python ({running.GET_THE_CORE}) False"
 
 
 def test_values_that_are_not_bytes_are_handed_back(native_core: None) -> None:

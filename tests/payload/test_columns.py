@@ -63,7 +63,8 @@ def _answer(values: list[Any], sample: int, monkeypatch: pytest.MonkeyPatch) -> 
     return QueryAnswer(TypedAnswer(columns, iter(batches), ReadNotes(None)), DisplaySettings())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(values=st.lists(DOCUMENTS, min_size=1, max_size=30), sample=st.integers(min_value=1, max_value=30))
 def test_arrow_holds_each_value_or_says_why_not(values: list[Any], sample: int,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,3 +102,31 @@ def test_a_column_is_typed_by_the_sort_most_of_its_sample_has(monkeypatch: pytes
     assert kind([None, None]) == Json()
     assert kind([{"a": 1}, {"a": "x"}, {"a": 2}]) == Struct((("a", Json()),))
     assert kind(["x", 1, 2, 3]) == Int(64)  # numbers are most: the string will not fit
+
+
+def test_large_blobs_are_read_and_given_in_parts_of_bounded_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page of large values is read a part at a time, each part given out before the next is read
+    (so a stream holds about BATCH_BYTES decoded, whatever the page): the first part BLOB_FIRST_ROWS
+    rows, the next ones as many rows as the decoded size seen so far says fit; every row given
+    once, in order, each blob read."""
+    import gzip
+
+    from cassandra import cqltypes
+
+    from cqlsh_ext.payload.columns import BLOB, CQL, AnswerColumn, BlobReading, decoded_bytes
+    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.reading import typed
+    from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
+
+    monkeypatch.setattr(typed, "BATCH_BYTES", 40_000)
+    monkeypatch.setattr(typed, "BLOB_FIRST_ROWS", 2)
+    documents = [json.dumps({"k": k, "text": "x" * 10_000}).encode() for k in range(30)]
+    rows = [(k, gzip.compress(doc)) for k, doc in enumerate(documents)]
+    columns = [AnswerColumn("k", CQL, cqltypes.Int32Type), AnswerColumn("data", BLOB, cqltypes.BytesType)]
+    answer = TypedAnswer(columns, iter([AnswerBatch(rows)]), ReadNotes(None), places=[None, None],
+                         reading=BlobReading(Decoding()))
+    parts = list(answer)
+    assert [len(p) for p in parts][:1] == [2] and len(parts) > 3
+    for part in parts[1:]:
+        assert decoded_bytes(part.column(1)) <= 40_000 + 10_100  # the bound, and one row past it at most
+    assert [k for p in parts for k in p.column(0).values()] == list(range(30))

@@ -130,15 +130,30 @@ def _truth_groups(orders: Orders) -> dict[Any, dict[str, Any]]:
     for key, ns in groups.items():
         numbers = [n for n in ns if n is not None]
         if not numbers:
-            out[key] = {"count(*)": len(ns), "min(data.n)": None, "max(data.n)": None, "sum(data.n)": None,
+            out[key] = {"count": len(ns), "min(data.n)": None, "max(data.n)": None, "sum(data.n)": None,
                         "avg(data.n)": None}
             continue
         total = sum(Fraction(n) for n in numbers)
         floats = any(isinstance(n, float) for n in numbers)
-        out[key] = {"count(*)": len(ns), "min(data.n)": min(numbers), "max(data.n)": max(numbers),
+        out[key] = {"count": len(ns), "min(data.n)": min(numbers), "max(data.n)": max(numbers),
                     "sum(data.n)": float(total) if floats else int(total),
                     "avg(data.n)": float(total / len(numbers))}
     return out
+
+
+def test_a_payload_query_s_count_is_named_as_the_server_names_a_plain_count(cassandra, orders, home):
+    # One name, `count`, for count(*), whoever counts: the server (a plain SELECT) or the shell (a
+    # payload condition), in the table's header and in JSON Lines alike.
+    plain = f"SELECT count(*) FROM {orders.name}"
+    payload = f"SELECT count(*) FROM {orders.name} WHERE data.n >= 0 ALLOW FILTERING"
+    headers = []
+    for statement in (plain, payload):
+        table = shell(cassandra, home, statement)
+        assert table.returncode == 0, table.stderr
+        headers.append(table.stdout.strip().splitlines()[0].strip())
+        lines = shell(cassandra, home, statement, "--output-format", "json")
+        assert list(json_lines(lines.stdout)[0]) == ["count"], lines.stdout
+    assert headers == ["count", "count"]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -195,7 +210,7 @@ def test_numbers_the_shell_computes_follow_float_precision(cassandra, orders, ho
     # JSON Lines and CSV keep every digit: they are read by programs.
     out = shell(cassandra, home, statement, "--output-format", "json")
     assert json_lines(out.stdout) == [{"avg(data.total)": average, "sum(data.total)": total,
-                                       "max(data.total)": max(totals), "count(*)": len(totals)}]
+                                       "max(data.total)": max(totals), "count": len(totals)}]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -206,8 +221,8 @@ def test_a_path_no_value_has_is_named_with_the_nearest_keys(cassandra, orders, h
                 "ALLOW FILTERING", "--output-format", "json", env=env)
     assert out.returncode == 0, out.stderr
     undecodable = sum(1 for _row, doc in orders.rows if doc is None)  # a group of their own
-    assert json_lines(out.stdout) == [{"data.stauts": None, "count(*)": len(orders.rows) - undecodable},
-                                      {"data.stauts": {"$undecodable": True}, "count(*)": undecodable}]
+    assert json_lines(out.stdout) == [{"data.stauts": None, "count": len(orders.rows) - undecodable},
+                                      {"data.stauts": {"$undecodable": True}, "count": undecodable}]
     assert out.stderr.rstrip().endswith("; no value read has data.stauts (nearest keys seen there: status)")
     assert ("2 worker processes" in out.stderr) == (workers == "2")  # parts merged from the workers
     out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE data.stauts = 'PAID' ALLOW FILTERING",

@@ -98,9 +98,13 @@ def test_like_on_a_bare_blob_column():
 def test_aggregates_group_by_order_distinct_confirm():
     p = plan("SELECT data.status, count(*), min(data.n), max(data.n), sum(data.n), avg(data.n) FROM ks.t "
              "GROUP BY data.status ALLOW FILTERING CONFIRM;")
-    assert [i.name for i in p.items] == ["data.status", "count(*)", "min(data.n)", "max(data.n)",
+    assert [i.name for i in p.items] == ["data.status", "count", "min(data.n)", "max(data.n)",
                                          "sum(data.n)", "avg(data.n)"]
     assert [i.func for i in p.items[1:]] == ["count", "min", "max", "sum", "avg"]
+    # count(*) is named as Cassandra names it, however typed; what was typed is kept.
+    typed = plan("SELECT COUNT(*), Count(data.n) FROM t WHERE data.a = 1 ALLOW FILTERING")
+    assert [(i.name, i.written) for i in typed.items] == [("count", "COUNT(*)"),
+                                                          ("Count(data.n)", "Count(data.n)")]
     assert p.group_by == [Path("data", None, ("status",), "data.status")]
     assert p.allow_filtering and p.confirm and p.aggregates
     assert p.server_statement == "SELECT data FROM ks.t ALLOW FILTERING"

@@ -79,6 +79,25 @@ def test_a_limit_reached_is_said(ctx: ReadContext, orders: Orders) -> None:
     assert answer.notes.to_json()["limit_reached"] == 7 and answer.notes.to_json()["exact"] is True
 
 
+def test_the_closing_line_names_the_first_five_paths_no_value_had_then_counts_the_others(
+        ctx: ReadContext, orders: Orders) -> None:
+    # A chain of conditions on missing paths (20,000 of them were one 1.6 MB stderr line).
+    missing = [f"data.nokey{i}" for i in range(8)]
+    answer = _answer(ctx, f"SELECT ck FROM {orders.name} WHERE "
+                          + " AND ".join(f"{path} = 1" for path in missing) + " ALLOW FILTERING")
+    assert sum(len(batch) for batch in answer) == 0
+    notes = answer.notes
+    assert notes is not None
+    line = closing_text(notes)
+    assert line is not None
+    named = [path for path in missing if f"no value read has {path}" in line]
+    assert named == missing[:5], line
+    assert line.count("no value read has data.") == 5 and "; and 3 more paths no value read has" in line, line
+    figures = notes.to_json()
+    assert [entry["path"] for entry in figures["paths_no_value_had"]] == missing[:5]
+    assert figures["paths_no_value_had_more"] == 3
+
+
 def test_a_stopped_reading_keeps_what_it_read_and_says_how_far(ctx: ReadContext, orders: Orders) -> None:
     # The server's own pages (paths only in the projection): stopped after the first.
     answer = _answer(ctx, f"SELECT pk, ck, data.status FROM {orders.name}", batch_rows=20, fetch_size=20)

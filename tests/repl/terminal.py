@@ -114,6 +114,24 @@ class Term:
     def type(self, text: str) -> None:
         self.child.send(text)
 
+    def paste(self, text: str) -> None:
+        """`text` pasted as a terminal pastes into a program that asked for bracketed paste,
+        written as the program takes it (a long text fills the terminal's buffer: the screen is
+        read meanwhile, or both would wait on each other)."""
+        data = f"\x1b[200~{text}\x1b[201~".encode()
+        fd = self.child.child_fd
+        blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+        try:
+            while data:
+                try:
+                    data = data[os.write(fd, data[:4096]):]
+                except BlockingIOError:
+                    if not self._pump(0.05):
+                        raise AssertionError(f"cqlsh-ext exited during a paste:\n{self.tail()}") from None
+        finally:
+            os.set_blocking(fd, blocking)
+
     def enter(self) -> None:
         self.child.send("\r")
 

@@ -108,12 +108,27 @@ def test_ctrl_c_stops_each_long_command_at_each_phase(term, cassandra, slow_ks, 
     t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=cols)
     out = press_during(t, cassandra, statement.format(ks=slow_ks), phase, until)
     assert "INTERRUPTED" in out and "Cancelled" not in out and "Traceback" not in out, out[-3000:]
+    said = " ".join(out.split())  # as wrapped to the screen
     if name == "advise-measuring":
         measured = re.search(r"(\d+) of (\d+) codecs measured", out)
         assert measured and int(measured.group(1)) < int(measured.group(2)), out[-3000:]
-    if name.startswith("advise") and "Verdict" in out:
+        # The verdict rests on those, says so, and claims nothing of the others.
+        if "Verdict" in said:
+            assert f"Verdict, from the {measured.group(1)} of {measured.group(2)} codecs measured: " in said
+        assert not re.search(r"\b(every|no|any) codec (?!measured)", said), said[-3000:]
+    if "Verdict" in out:
         # How the run ended comes before what it concludes: the verdict rests on part of it.
         assert out.index("INTERRUPTED") < out.index("Verdict"), out[-3000:]
+    if name == "trial-writes":
+        # What was measured, and nothing more: the rounds run, no table of the reads never made.
+        done = re.search(r"INTERRUPTED \(Ctrl-C\): ([\d,]+|none) of the ([\d,]+) writes and (none|[\d,]+) "
+                         r"of the [\d,]+ reads measured, in (\d+) of (\d+) rounds", said)
+        assert done, said[-3000:]
+        run, planned = int(done.group(4)), int(done.group(5))
+        assert run < planned and f"{run} of {planned} rounds run" in said
+        assert all(int(n) <= run for n in re.findall(r"\((\d+) rounds?\)", said)), said[-3000:]
+        if done.group(3) == "none":
+            assert "Reads (ms)" not in out and "Reads: none measured (Ctrl-C came before them)" in said
     # The shell goes on.
     t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
     assert t.exit() == 0

@@ -75,6 +75,26 @@ def test_quoted_semicolons_and_batches_wait_for_the_real_end(term, repl_ks):
     assert "a;b" in t.text
 
 
+def test_a_pasted_statement_of_1_mib_is_refused_in_one_line_and_the_shell_goes_on(term, repl_ks):
+    # An IN list of the key 1 (a token a byte), pasted as a terminal pastes (bracketed): measured,
+    # not lexed by cqlsh at each keystroke and again at Enter (toolbar, completion, highlighting),
+    # then refused in one line. The text is written as the terminal takes it, the screen read between.
+    from cqlsh_ext.commands import statement_bounds
+
+    head = f"SELECT * FROM {repl_ks}.orders WHERE id IN ("
+    pasted = head + ",".join(["1"] * ((statement_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
+    assert statement_bounds.STATEMENT_BYTES - 100 < len(pasted) < statement_bounds.STATEMENT_BYTES
+    t = term()
+    t.prompt()
+    t.paste(pasted)
+    t.enter()
+    refused = t.expect(r"Statement refused: ([\d,]+) tokens \(([\d,]+) commas\), more than the shell reads")
+    assert int(refused.group(2).replace(",", "")) == pasted.count(",")
+    t.prompt()
+    t.run(f"SELECT id FROM {repl_ks}.orders WHERE id = 7;")  # the shell goes on
+    assert t.exit() == 0
+
+
 def test_ctrl_c_clears_the_input_and_ctrl_d_exits(term):
     t = term()
     t.prompt()
@@ -279,6 +299,21 @@ def test_help_lists_key_bindings(term):
     t.prompt()
     out = t.run("HELP KEYS", until=r"Ctrl-R[^\n]*\n")
     assert "Tab" in out
+
+
+@pytest.mark.parametrize("cols", [60, 80])
+def test_help_of_a_form_and_of_a_mistyped_topic_on_the_screen(term, cols):
+    # HELP COMPRESSION STATS: that form's text alone, fitted to the screen; HELP INSPCT: the topic meant.
+    t = term(env={"PAGER": ""}, rows=60, cols=cols)
+    t.prompt()
+    out = t.run("HELP COMPRESSION STATS", until=r"said so\.\n")
+    assert "COMPRESSION STATS [cqlsh-ext]" in out and "COMPRESSION ADVISE" not in out
+    text = out[out.index("COMPRESSION STATS [cqlsh-ext]"):].splitlines()
+    assert all(len(row) <= cols for row in text), "\n".join(text)  # fitted: the terminal wrapped none
+    t.prompt()
+    t.run("HELP INSPCT", until=r"\*\*\* No help on INSPCT \(did you mean INSPECT\?\)")
+    t.prompt()
+    t.exit()
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])

@@ -6,18 +6,11 @@ import csv
 import io
 import json
 import sys
-from pathlib import Path
 
 import pytest
-from shell_runner import CQLSH_EXT, run
+from shell_runner import CQLSH_EXT, ext, run
 
 from .conftest import ORDER_DOC
-
-
-def ext(home: Path, cassandra, *args: str, stdin: str | None = None) -> str:
-    result = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), *args], home, stdin=stdin)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 def json_lines(stdout: str) -> list[dict]:
@@ -26,8 +19,9 @@ def json_lines(stdout: str) -> list[dict]:
 
 
 def test_json_lines_types_and_decoded_blobs(home, cassandra, repl_ks):
-    out = ext(home, cassandra, "--output-format", "json", "-e",
-              f"SELECT id, customer, placed, payload, raw, tags FROM {repl_ks}.orders WHERE id IN (1, 2)")
+    out = ext(cassandra, home, "--output-format", "json", "-e",
+              f"SELECT id, customer, placed, payload, raw, tags FROM {repl_ks}.orders WHERE id IN (1, 2)",
+              login=False).checked_stdout()
     rows = json_lines(out)
     assert [r["id"] for r in rows] == [1, 2]
     first = rows[0]
@@ -40,23 +34,24 @@ def test_json_lines_types_and_decoded_blobs(home, cassandra, repl_ks):
 
 
 def test_json_raw_blobs_on_request(home, cassandra, repl_ks):
-    out = ext(home, cassandra, "--output-format", "json", "--raw-blobs", "-e",
-              f"SELECT payload FROM {repl_ks}.orders WHERE id = 3")
+    out = ext(cassandra, home, "--output-format", "json", "--raw-blobs", "-e",
+              f"SELECT payload FROM {repl_ks}.orders WHERE id = 3", login=False).checked_stdout()
     (row,) = json_lines(out)
     assert row["payload"]["payload"]["order"] == 1003
     assert bytes.fromhex(row["payload"]["raw"][2:])[:2] == b"\x1f\x8b"  # the gzip stream as stored
 
 
 def test_json_with_decompression_off_keeps_hex(home, cassandra, repl_ks):
-    out = ext(home, cassandra, "--output-format", "json", "-d", "none", "-e",
-              f"SELECT payload FROM {repl_ks}.orders WHERE id = 3")
+    out = ext(cassandra, home, "--output-format", "json", "-d", "none", "-e",
+              f"SELECT payload FROM {repl_ks}.orders WHERE id = 3", login=False).checked_stdout()
     (row,) = json_lines(out)
     assert row["payload"].startswith("0x1f8b")
 
 
 def test_csv_has_a_header_and_decoded_text(home, cassandra, repl_ks):
-    out = ext(home, cassandra, "--output-format", "csv", "-e",
-              f"SELECT id, customer, payload, tags FROM {repl_ks}.orders WHERE id = 4")
+    out = ext(cassandra, home, "--output-format", "csv", "-e",
+              f"SELECT id, customer, payload, tags FROM {repl_ks}.orders WHERE id = 4",
+              login=False).checked_stdout()
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == ["id", "customer", "payload", "tags"]
     assert rows[1][:2] == ["4", "customer-04"]
@@ -68,23 +63,24 @@ def test_file_and_piped_input_with_cqlshrc_format(home, cassandra, repl_ks, tmp_
     script = tmp_path / "two.cql"
     script.write_text(f"SELECT id FROM {repl_ks}.orders WHERE id = 1;\n"
                       f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 2;\n")
-    rows = json_lines(ext(home, cassandra, "--output-format", "json", "-f", str(script)))
+    rows = json_lines(ext(cassandra, home, "--output-format", "json", "-f", str(script),
+                          login=False).checked_stdout())
     assert rows == [{"id": 1}, {"id": 2, "customer": "customer-02"}]
     (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\noutput_format = json\n")
-    rows = json_lines(ext(home, cassandra, stdin=script.read_text()))
+    rows = json_lines(ext(cassandra, home, stdin=script.read_text(), login=False).checked_stdout())
     assert rows == [{"id": 1}, {"id": 2, "customer": "customer-02"}]
 
 
 def test_output_command_in_a_script(home, cassandra, repl_ks):
     stdin = (f"OUTPUT FORMAT csv\nSELECT id FROM {repl_ks}.orders WHERE id = 1;\n"
              f"OUTPUT FORMAT json\nSELECT id FROM {repl_ks}.orders WHERE id = 2;\n")
-    out = ext(home, cassandra, stdin=stdin)
+    out = ext(cassandra, home, stdin=stdin, login=False).checked_stdout()
     assert "id\n1\n" in out and '{"id": 2}' in out
 
 
 def test_vertical_is_expand_on(home, cassandra, repl_ks):
-    out = ext(home, cassandra, "--output-format", "vertical", "-e",
-              f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1")
+    out = ext(cassandra, home, "--output-format", "vertical", "-e",
+              f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1", login=False).checked_stdout()
     assert "@ Row 1" in out and "customer | customer-01" in out
 
 

@@ -147,3 +147,21 @@ def test_a_new_tables_progress_says_rows_read_never_0_percent(term, cassandra, n
     assert read, drawn
     assert not [line for line in read if "~0 %" in line], read
     assert t.exit() == 0
+
+
+def test_trial_s_progress_line_keeps_the_table_s_name_at_80_columns(term, demo_ks):
+    # 'COMPRESSION TRIAL com…: 2,142 rows, ...': the name cut first. Now the command's words, the
+    # keyspace and the figures' last fields go before any of the table's name.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    t.type(f"COMPRESSION TRIAL {demo_ks}.table_with_compressed_json.data ROWS 300 INTO {demo_ks};")
+    t.enter()
+    screen, line = wait_for_row(t, r"\.data: [\d,]+ rows")
+    name = "table_with_compressed_json.data: "
+    assert line.startswith((f"…{name}", f"{demo_ks}.{name}", f"COMPRESSION TRIAL {demo_ks}.{name}")), line
+    assert HINT.search(line) and len(line) < 80, shown(screen)
+    t.ctrl("c")
+    t.expect(r"INTERRUPTED|nothing was written", timeout=120)
+    t.prompt()
+    assert_no_progress_left(t.display())
+    assert t.exit() == 0

@@ -66,6 +66,26 @@ def test_is_complete(ruleset, text, complete):
     assert is_complete(text, ruleset) is complete
 
 
+@pytest.mark.parametrize("before, data, joined", [
+    # A hint wrapped on a narrow screen: the path broken inside its quotes (kept: the journal's
+    # reader takes the break out), CONFIRM on a line of its own (joined: UNDO ends at a newline).
+    ("", "UNDO '/home/me/.cassandra/journal/\n    edit-ks.t-20261126T194055-3fa9c2d1.jsonl'\n    CONFIRM",
+     "UNDO '/home/me/.cassandra/journal/\n    edit-ks.t-20261126T194055-3fa9c2d1.jsonl' CONFIRM"),
+    ("", "COMPRESSION REWRITE RESUME 'abc'\r\n    CONFIRM;", "COMPRESSION REWRITE RESUME 'abc' CONFIRM;"),
+    ("UNDO 'abc'", "\n  CONFIRM", " CONFIRM"),  # pasted after what was typed
+    # Anything else keeps its lines: CQL goes on over lines, a statement ended by ';' is ended,
+    # a line not indented starts a statement of its own.
+    ("", "SELECT *\n    FROM t;", "SELECT *\n    FROM t;"),
+    ("", "EXPAND ON;\n    SELECT 1;", "EXPAND ON;\n    SELECT 1;"),
+    ("", "EXPAND ON\nSELECT * FROM t;", "EXPAND ON\nSELECT * FROM t;"),
+    ("", "UPDATE t SET a = 'x\n    y' WHERE k = 1;", "UPDATE t SET a = 'x\n    y' WHERE k = 1;"),
+])
+def test_a_paste_runs_a_wrapped_command_as_one_statement(ruleset, before, data, joined):
+    from cqlsh_ext.repl.statement_end import pasted
+
+    assert pasted(before, data, ruleset) == joined
+
+
 def test_highlighting_classes_cql_tokens(ruleset):
     from cqlsh_ext.repl.highlight import CqlLexer
 
@@ -164,7 +184,7 @@ def test_pager_command_choice(monkeypatch):
     monkeypatch.setenv("PAGER", "")
     assert pager_command(None) is NoPager.OFF  # an empty $PAGER means none, as in psql
     monkeypatch.delenv("PAGER")
-    assert pager_command(None) == ("less -SRXF" if _has("less") else NoPager.NOT_FOUND)
+    assert pager_command(None) == ("less -SRXFK" if _has("less") else NoPager.NOT_FOUND)
     assert pager_command("no-such-pager-anywhere") is NoPager.NOT_FOUND
 
 

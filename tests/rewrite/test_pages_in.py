@@ -17,7 +17,7 @@ import msgpack
 import pytest
 import zstandard
 from dictionary_values import make as make_dictionaries
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import CQLSH_EXT, isolated_env, journal_of
 
 from cqlsh_ext.encode.chain import encode
 from cqlsh_ext.payload import native
@@ -91,9 +91,7 @@ def _journal(out: str) -> dict[tuple[str, ...], tuple[Any, ...]]:
     """Per row's key, what the journal says of it: the bytes read and written, the write time read
     and the timestamp written, whether it had a TTL, and whether the write applied; and the token
     ranges finished."""
-    path = next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                if line.startswith("Journal: "))
-    entries = [json.loads(line) for line in Path(path).read_text().splitlines()[1:]]
+    entries = [json.loads(line) for line in journal_of(out).read_text().splitlines()[1:]]
     applied = {e["row"]: e["applied"] for e in entries if "applied" in e}
     rows = {tuple(sorted(e["key"].items())): (e["old"], e["new"], e["writetime"], e["at"], e["ttl"] is None,
                                               applied.get(e["row"]))

@@ -1,6 +1,8 @@
 """COMPRESSION REWRITE from Spark's executors (local mode): the same statement, token ranges per
-task, the pace divided among the tasks, a journal part per task in one directory that the shell's
-UNDO and RESUME read whole, and the dictionaries carried to the executors, which write with them."""
+task, the pace divided among the tasks (write units counted second by second from the parts'
+journal lines), a journal part per task in one directory that the shell's UNDO and RESUME read
+whole, each part checked as a journal is (another user's is refused), and the dictionaries carried
+to the executors, which write with them."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from pathlib import Path
 import pytest
 import zstandard
 from dictionary_values import make
+from shell_runner import journal_of
+
+from cqlsh_ext.scanning.capacity import wcu
 
 from .conftest import run_shell, run_spark
 
@@ -30,11 +35,11 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
         session.execute(insert, (n, value))
     journals = tmp_path / "journals"
     named = ["--dictionary", str(made.zstd_file), "--journal-dir", str(journals)]
-    statement = f"COMPRESSION REWRITE {ks}.orders.data AS 'zstd:dict={made.zstd_id}' PACE 400 CONFIRM"
+    pace = 40  # 200 rows of a unit or two: several seconds, where an unpaced run takes well under one
+    statement = f"COMPRESSION REWRITE {ks}.orders.data AS 'zstd:dict={made.zstd_id}' PACE {pace} CONFIRM"
     out = run_spark(cassandra, tmp_path, ["--master", "local[2]", *named, "-e", statement])
     assert out.returncode == 0, out.stderr
-    directory = Path(next(line.split(": ", 1)[1] for line in out.stdout.splitlines()
-                          if line.startswith("Journal: ")))
+    directory = journal_of(out.stdout)
     assert directory.parent == journals and directory.is_dir()
     parts = sorted(directory.glob("part-*.jsonl"))
     assert len(parts) >= 2, parts  # one per task
@@ -45,22 +50,29 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
     now = {row.id: row.data for row in session.execute("SELECT id, data FROM orders")}
     assert all(reader.decompress(now[n]) == made.docs[n] for n in original)
     assert all(zstandard.get_frame_parameters(v).dict_id == made.zstd_id for v in now.values())
-    # Each task paced at PACE / tasks at once: together never over PACE by more than their buckets.
-    sent: dict[int, int] = {}
-    for part in parts:
-        for line in part.read_text().splitlines()[1:]:
-            entry = json.loads(line)
-            if "sent" in entry:
-                second = int(entry["sent"])
-                sent[second] = sent.get(second, 0) + 1
-    assert max(sent.values()) <= 400 + 2 * (400 / 2 / 10 + 1)  # two tasks at once, each with its bucket
+    # Each task paced at PACE / the tasks at once (local[2]: 2): over any second a task's write
+    # units (1 per started KB of the key and the new value, at the moment its pace let the row go)
+    # stay within its share and a row's units; over the run, all of them within PACE (and the
+    # buckets' tenth of a second each task starts with).
+    share = pace / 2
+    sent = {part: [(entry["sent"], wcu(4 + len(bytes.fromhex(entry["new"]))))
+                   for entry in map(json.loads, part.read_text().splitlines()[1:]) if "sent" in entry]
+            for part in parts}
+    every = sorted(row for rows in sent.values() for row in rows)
+    assert len(every) == len(original)
+    largest = max(units for _, units in every)
+    for part, rows in sent.items():
+        busiest = max(sum(units for t, units in rows if start <= t < start + 1.0) for start, _ in rows)
+        assert busiest <= share + largest, (part.name, busiest)
+    total = sum(units for _, units in every)
+    assert total > 2 * pace  # over two seconds at PACE: unpaced, it would take well under one
+    assert total - len(parts) * (share / 10 + largest) <= pace * (every[-1][0] - every[0][0])
     heads = [json.loads(part.read_text().splitlines()[0]) for part in parts]
     # Each part's head, sealed by the driver, holds the request (RESUME's source); one run, a part
     # number each (the executors seal the rest of their part with the run's own key).
     assert all(h["kind"] == "rewrite" and h["request"]["spec"] == f"zstd:dict={made.zstd_id}"
-               and h["request"]["pace"] == 400 and "statement" not in h for h in heads)
+               and h["request"]["pace"] == pace and "statement" not in h for h in heads)
     assert len({h["run"] for h in heads}) == 1 and sorted(h["part"] for h in heads) == list(range(len(parts)))
-    os.chown(parts[-1], 4242, 4242)  # an executor running as another user: its part counts by its seal
     # RESUME of the directory: every range finished, nothing left.
     again = run_spark(cassandra, tmp_path, ["--master", "local[2]", *named,
                                             "-e", f"COMPRESSION REWRITE RESUME '{directory}' CONFIRM"])
@@ -71,4 +83,8 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
     undo = run_shell(cassandra, tmp_path, f"UNDO '{directory}' CONFIRM", "--journal-dir", str(journals))
     assert f"{len(original)} rows written back" in undo.stdout, undo.stdout + undo.stderr
     assert {row.id: row.data for row in session.execute("SELECT id, data FROM orders")} == original
+    # A part is checked as any journal is: another user's is refused, naming it.
+    os.chown(parts[-1], 4242, 4242)
+    refused = run_shell(cassandra, tmp_path, f"UNDO '{directory}'", "--journal-dir", str(journals))
+    assert f"undo: {parts[-1]} belongs to another user (uid 4242)" in refused.stderr, refused.stderr
     session.shutdown()

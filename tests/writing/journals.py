@@ -51,3 +51,15 @@ def reseal(lines: list[bytes], key: bytes) -> bytes:
         previous = mac
         out.append(body[:-1] + b', "mac": "' + mac.hex().encode() + b'"}\n')
     return b"".join(out)
+
+
+def until(done: Any, what: str, timeout: float = 300.0) -> None:
+    """Wait for `done()` to be true (a state: lines in a journal, a file), at most `timeout`
+    seconds, then fail naming `what`."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout:.0f} s")
+        time.sleep(0.05)

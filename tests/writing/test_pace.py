@@ -20,24 +20,29 @@ class _Clock:
         return self.now
 
 
+class _ClockCondition(threading.Condition):
+    """The pacer's condition, whose waits move the test's clock by what they wait and return at
+    once: this pacer's alone, not every Condition of the process (a thread of pytest's or of a
+    library waiting meanwhile keeps its own waits)."""
+
+    def __init__(self, clock: _Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.clock.now += timeout or 0.0
+        return super().wait(0)
+
+
 def _send(pace: Pace, clock: _Clock, costs: list[int]) -> float:
     """Sends rows of `costs` units one after another, each released at once; the clock's time
     when the last was sent. The pacer's waits move the clock by what they wait."""
-    real_wait = threading.Condition.wait
-
-    def wait(self: threading.Condition, timeout: float | None = None) -> bool:
-        clock.now += timeout or 0.0
-        return real_wait(self, 0)
-
-    threading.Condition.wait = wait  # type: ignore[method-assign]
-    try:
-        for cost in costs:
-            asked = iter(range(100_000))  # stop() after that many looks: a wait that never ends
-            sent = pace.acquire(cost, lambda looks=asked: next(looks, None) is None)
-            assert sent, f"a row of {cost} units was never sent (PACE {pace.ceiling})"
-            pace.release(throttled=False)
-    finally:
-        threading.Condition.wait = real_wait  # type: ignore[method-assign]
+    pace._cond = _ClockCondition(clock)  # before anything waits on or holds it
+    for cost in costs:
+        asked = iter(range(100_000))  # stop() after that many looks: a wait that never ends
+        sent = pace.acquire(cost, lambda looks=asked: next(looks, None) is None)
+        assert sent, f"a row of {cost} units was never sent (PACE {pace.ceiling})"
+        pace.release(throttled=False)
     return clock.now
 
 
@@ -52,6 +57,8 @@ def test_a_row_larger_than_the_bucket_is_sent_and_paid_for(pace: int, cost: int)
     assert pacer.figures.rows == rows and pacer.figures.units == rows * cost
     # Within PACE over the span: the debt of each large row is waited out by the next.
     assert (rows - 1) * cost / pace - 0.2 <= clock_seconds <= rows * cost / pace + 0.2
+    # And over any second, the first too: at most PACE and one row's units.
+    assert pacer.figures.busiest_second <= pace + cost
 
 
 def test_small_rows_go_at_the_pace() -> None:
@@ -59,6 +66,7 @@ def test_small_rows_go_at_the_pace() -> None:
     pacer = Pace(100, clock=clock)
     clock_seconds = _send(pacer, clock, [1] * 500)  # the test's clock, as above
     assert pacer.figures.units == 500 and 4.5 <= clock_seconds <= 5.2
+    assert pacer.figures.busiest_second <= 100 + 1  # the pace and one row, from the first second on
 
 
 @pytest.mark.parametrize("already", [0, 3])

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_runner import CQLSH_EXT, isolated_env, run
+from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, run
+from waiting import wait_until
 
 from cqlsh_ext.encode.chain import encode
 
@@ -60,30 +61,22 @@ def drifts(session: Any, table: str) -> dict[int, int | None]:
             for row in session.execute(f"SELECT c, ttl(data) AS t, ttl(ref) AS r FROM {table}")}
 
 
-def ext(cassandra: Any, ks: str, home: Path, statement: str) -> Any:
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], home, timeout=600)
-
-
-def journal_of(out: str) -> str:
-    return next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                if line.startswith("Journal: "))
-
-
 def test_a_slow_pace_with_read_ahead_keeps_each_expiry_within_a_second(cassandra, ks, session,
                                                                        tmp_path) -> None:
     """130 rows of one partition: the first page (100 rows) is paced out over 2 s while the second
     page, asked for when the first came, waits."""
     fill(session, "slow", 130)
     time.sleep(1.1)  # the cells' seconds are not the rewrite's
-    done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.slow.data AS 'zstd' WHERE p = 1 PACE 50 "
-               "CONFIRM")
+    done = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE {ks}.slow.data AS 'zstd' WHERE p = 1 PACE 50 "
+               "CONFIRM", keyspace=ks, timeout=600)
     assert "130 rows rewritten" in done.stdout, done.stdout + done.stderr
     found = drifts(session, "slow")
     spread = Counter(found.values())
     print(f"drift after PACE 50 (seconds: rows): {dict(sorted(spread.items()))}")
     assert len(found) == 130 and all(d is not None and abs(d) <= DRIFT for d in found.values()), spread
     # UNDO: the old values back, expiring when the originals would have (the journal's moment).
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal_of(done.stdout)}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal_of(done.stdout)}' CONFIRM", keyspace=ks,
+               timeout=600)
     assert "130 rows written back" in undo.stdout, undo.stdout + undo.stderr
     back = drifts(session, "slow")
     spread = Counter(back.values())
@@ -101,14 +94,15 @@ def test_pace_6_killed_then_resumed_keeps_each_expiry_within_a_second(cassandra,
                              env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 8:  # part-way
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 8, "8 rows written (part-way)",
+               process=child)
     child.send_signal(signal.SIGKILL)
     child.wait()
     written = journal.read_text().count('"applied": true')
     assert 8 <= written < 24
     time.sleep(1.1)
-    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM")
+    resumed = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM", keyspace=ks,
+                  timeout=600)
     assert resumed.returncode == 0 and "Journal: " in resumed.stdout, resumed.stdout + resumed.stderr
     found = drifts(session, "killed")
     spread = Counter(found.values())
@@ -126,8 +120,8 @@ def test_requests_failed_and_retried_mid_rewrite_keep_each_expiry_within_a_secon
     # after them alike), each retried with backoff.
     cassandra.faults.set("unavailable", 5, after=12, table="flaky")
     try:
-        done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.flaky.data AS 'zstd' WHERE p = 1 "
-                   "PACE 50 CONFIRM")
+        done = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE {ks}.flaky.data AS 'zstd' WHERE p = 1 "
+                   "PACE 50 CONFIRM", keyspace=ks, timeout=600)
     finally:
         cassandra.faults.clear()
     assert "130 rows rewritten" in done.stdout and "slowed down" in done.stdout, done.stdout + done.stderr
@@ -143,17 +137,18 @@ def test_undo_leaves_a_cell_written_again_with_the_same_bytes_alone(cassandra, k
     days: the cells hold what the rewrite wrote, at another write time. UNDO says so, and leaves
     them as that client left them."""
     fill(session, "again", 4)
-    done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.again.data AS 'zstd' WHERE p = 1 CONFIRM")
+    done = ext(cassandra, tmp_path, "-e",
+               f"COMPRESSION REWRITE {ks}.again.data AS 'zstd' WHERE p = 1 CONFIRM", keyspace=ks, timeout=600)
     assert "4 rows rewritten" in done.stdout, done.stdout + done.stderr
     written = {row.c: row.data for row in session.execute("SELECT c, data FROM again")}
     session.execute("UPDATE again SET data = %s WHERE p = 1 AND c = 0", (written[0],))
     session.execute("UPDATE again USING TTL 2592000 SET data = %s WHERE p = 1 AND c = 1", (written[1],))
     journal = journal_of(done.stdout)
-    preview = ext(cassandra, ks, tmp_path, f"UNDO '{journal}'")
+    preview = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}'", keyspace=ks, timeout=600)
     assert ("  2 still as the rewrite wrote them; 0 changed since the rewrite (left alone), 2 written again "
             "since with the same bytes (left alone)") in preview.stdout, preview.stdout
     assert "written again since the rewrite with the same bytes: p = 1, c = 0" in preview.stdout
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks, timeout=600)
     assert ("2 rows written back, 2 written again since the rewrite (the same bytes, a later write): left "
             "alone") in undo.stdout, undo.stdout + undo.stderr
     now = {row.c: row for row in session.execute("SELECT c, data, ttl(data) AS t FROM again")}
@@ -207,8 +202,8 @@ def test_a_server_restart_mid_rewrite_then_resume_keeps_each_expiry_within_a_sec
                              stderr=subprocess.PIPE, text=True, env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 8:  # part-way
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 8, "8 rows written (part-way)",
+               process=child)
     own_server.stop()
     out, err = child.communicate(timeout=300)  # the writes fail for good once their retries are spent
     assert "Resume: COMPRESSION REWRITE RESUME" in out + err, out + err

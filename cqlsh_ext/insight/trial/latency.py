@@ -288,7 +288,7 @@ class Trial:
 
         started = time.monotonic()
         # The first Ctrl-C stops sending and keeps what was measured; a second one stops at once.
-        ctrl_c = CtrlC(self.stop).__enter__()
+        ctrl_c = CtrlC(self.stop)
         rows = report.rows
         report.warmup_rows = min(WARMUP_ROWS, rows)
         report.rounds = max(1, min(MAX_ROUNDS, rows // (4 * self.concurrency)))
@@ -296,6 +296,7 @@ class Trial:
         if self.progress is not None:
             self.progress.detail = lambda: self.phase
         try:
+            ctrl_c.__enter__()  # inside the try: a press right after it still restores
             try:
                 self._create_tables(report)
                 if self.keyspaces and not self.stop.is_set():

@@ -236,6 +236,39 @@ class TrialReport:
     def baseline(self) -> VariantResult | None:
         return next((v for v in self.variants if v.name == BASELINE), None)
 
+    @property
+    def complete(self) -> bool:
+        return not self.interrupted and self.error is None
+
+    def rounds_run(self) -> int:
+        """The rounds in which operations were measured: all of them unless the run was stopped."""
+        return max((sum(1 for r in phase.rounds if r) for v in self.variants
+                    for phase in (v.writes, v.reads)), default=0)
+
+    def _done(self, phase_of: Callable[[VariantResult], Phase]) -> int:
+        """A phase's operations, over every variant: those that succeeded and those that failed."""
+        return sum(phase_of(v).ok + phase_of(v).failures for v in self.variants)
+
+    def measured(self) -> str:
+        """What a run that stopped measured, in words: '577 of 1,500 writes and none of the 1,500
+        reads, in 1 of 4 rounds'."""
+        planned = self.rows * len(self.variants)
+        said = []
+        for what, phase_of in (("writes", _writes), ("reads", _reads)):
+            done = self._done(phase_of)
+            said.append(f"{report.count(done) if done else 'none'} of the {report.count(planned)} {what}")
+        return f"{' and '.join(said)} measured, in {self.rounds_run()} of {plural(self.rounds, 'round')}"
+
+    def all_notes(self) -> list[str]:
+        """The notes, and what the operations measured allow: below FEW_OPERATIONS per variant and
+        phase, p99.9 and max are its slowest one or two."""
+        counts = [phase.ok for v in self.variants for phase in (v.writes, v.reads) if phase.ok]
+        few = min(counts, default=0)
+        if counts and few < FEW_OPERATIONS:
+            return [*self.notes, f"{few:,} operations per variant and phase: p99.9 and max are its slowest "
+                    "one or two"]
+        return list(self.notes)
+
     def noise(self, v: VariantResult) -> dict[str, dict[str, noise.Difference]] | None:
         """`v`'s changes against the baseline tested against the rounds' noise, per phase."""
         base = self.baseline()
@@ -280,16 +313,17 @@ class TrialReport:
                 "concurrency": self.concurrency,
                 "consistency": self.consistency,
                 "rounds": self.rounds,
+                "rounds_run": self.rounds_run(),
                 "warmup_rows": self.warmup_rows,
                 "keyspaces": self.keyspaces,
                 "tables_kept": self.kept,
                 "elapsed_s": round(self.elapsed, 3),
-                "complete": not self.interrupted and self.error is None,
+                "complete": self.complete,
                 "interrupted": self.interrupted,
                 "error": self.error,
                 "sample": self.sample,
                 "skipped": self.skipped,
-                "notes": self.notes,
+                "notes": self.all_notes(),
                 "active_wait": self.active_wait,
                 "units_estimate": self.units_estimate,
                 "baseline": BASELINE,
@@ -328,20 +362,30 @@ class TrialReport:
         """What `v` did to latency against uncompressed, in words: the measurable changes of the
         percentiles `keys` only."""
         tested = self.noise(v)
-        if tested is None:
+        base = self.baseline()
+        if tested is None or base is None:
             return "latency not compared"
+        # A phase a stopped run never reached (or reached for one side only) is no comparison.
+        phases = {"writes": _writes, "reads": _reads}
+        tested = {phase: found for phase, found in tested.items()
+                  if phases[phase](v).ok and phases[phase](base).ok}
+        unmeasured = [phase for phase in phases if phase not in tested]
+        if not tested:
+            return "latency not measured"
+        left = f"; {' and '.join(unmeasured)} not measured" if unmeasured else ""
         parts = []
         for phase, found in tested.items():
             told = [f"{key.replace('median', 'p50')} {d.text()}" for key, d in found.items()
                     if key in keys and d.outcome in (noise.HIGHER, noise.LOWER)]
             if told:
                 parts.append(f"{phase} {', '.join(told)}")
-        rounds = f"{self.rounds} round{'s' if self.rounds != 1 else ''}"
+        used = max(d.rounds for found in tested.values() for d in found.values())
+        rounds = plural(used, "round")
         if any(d.outcome != noise.UNKNOWN for found in tested.values() for d in found.values()):
             if not parts:
-                return f"latency: no measurable difference from uncompressed ({rounds})"
-            return f"latency against uncompressed: {'; '.join(parts)}"
-        return f"latency: too few rounds or operations to tell a difference from the noise ({rounds})"
+                return f"latency: no measurable difference from uncompressed ({rounds}){left}"
+            return f"latency against uncompressed: {'; '.join(parts)}{left}"
+        return f"latency: too few rounds or operations to tell a difference from the noise ({rounds}){left}"
 
     def _summary(self, v: VariantResult) -> str:
         """One line for a variant: what it saves and what it did to latency."""
@@ -361,51 +405,59 @@ class TrialReport:
             f"COMPRESSION TRIAL {self.source}: {report.count(self.rows)} values ({self.column_type}), "
             f"{len(self.variants)} variants, {self.elapsed:.1f} s",
         ]
+        # How the run ended comes before what it concludes, and says what was measured: the verdict
+        # and the tables rest on that much.
+        if self.interrupted:
+            lines.append(f"  INTERRUPTED (Ctrl-C): {self.measured()}; the figures are those.")
+        if self.error:
+            lines.append(f"  STOPPED BY AN ERROR: {self.error}; {self.measured()}; the figures are those.")
         base = self.baseline()
         ordered = ([base] if base is not None else []) + [v for v in self.variants if v is not base]
         if base is not None and self.rows:
             lines.append(self.verdict())
             lines.append(report.table([[v.name, self._summary(v)] for v in ordered if v is not base]))
-        if self.interrupted:
-            lines.append("  INTERRUPTED: the figures are those measured before Ctrl-C.")
-        if self.error:
-            lines.append(f"  STOPPED BY AN ERROR: {self.error}; the figures are those measured before it.")
         lines.append("")
         if self.sample.get("text"):
             lines.append(f"  values: {self.sample['text']}")
         if self.skipped:
             lines.append("  left out: " + ", ".join(f"{n:,} {why}" for why, n in self.skipped.items()))
+        rounds = plural(self.rounds, "round") if self.complete else \
+            f"{self.rounds_run()} of {plural(self.rounds, 'round')} run"
         lines.append(f"  scratch tables in {self.into} ({kept}); concurrency {self.concurrency}, "
-                     f"consistency {self.consistency}, {self.rounds} round{'s' if self.rounds != 1 else ''} "
-                     "after a warm-up of "
-                     f"{self.warmup_rows} rows per variant")
+                     f"consistency {self.consistency}, {rounds} after a warm-up of {self.warmup_rows} rows "
+                     "per variant")
         if self.active_wait is not None:
             lines.append(f"  Amazon Keyspaces: tables ACTIVE after {self.active_wait['seconds']:.1f} s "
                          f"({self.active_wait['polls']} status reads)")
         if self.kept:
             lines.append("  tables: " + ", ".join(f"{v.name} {v.table}" for v in self.variants))
-        lines.extend(f"  note: {note}" for note in self.notes)
+        lines.extend(f"  note: {note}" for note in self.all_notes())
         lines.append("")
         lines.append(self._sizes(ordered, base, pricing))
         lines.extend(self._chart(ordered, base))
         for title, phase_of in (("Writes", _writes), ("Reads", _reads)):
             lines.append("")
-            lines.append(self._latencies(title, ordered, base, phase_of))
+            if self._done(phase_of):
+                lines.append(self._latencies(title, ordered, base, phase_of))
+            else:  # never reached: no table of dashes
+                stopped = "Ctrl-C" if self.interrupted else "the error" if self.error else "the end"
+                lines.append(f"  {title}: none measured ({stopped} came before them)")
         lines.append("")
         lines.extend(self._failures())
+        run = self.rounds_run()
         if base is not None:
             lines.append(f"  Changes (+/- %) are against {BASELINE}: lower is better for bytes, units, "
                          "latency and decode time, higher for ops/s.")
-            if self.rounds >= noise.MIN_ROUNDS:
+            if run >= noise.MIN_ROUNDS:
                 lines.append(
-                    f"  Those of ops/s, median, p95 and p99 are the mean of the {self.rounds} rounds' own "
+                    f"  Those of ops/s, median, p95 and p99 are the mean of the {run} rounds' own "
                     "changes, tested against their spread: ~ is no measurable difference (the 95 % interval "
                     "holds 0). A change in parentheses could not be tested: the whole run's.")
-            else:
-                lines.append(
-                    f"  {plural(self.rounds, 'round')}: too few to tell a change from the noise (at least "
-                    f"{noise.MIN_ROUNDS}: more ROWS, or a lower CONCURRENCY); the changes are the whole "
-                    "run's, untested.")
+            elif run:
+                more = "" if not self.complete else " (at least " \
+                    f"{noise.MIN_ROUNDS}: more ROWS, or a lower CONCURRENCY)"
+                lines.append(f"  {plural(run, 'round')} run: too few to tell a change from the noise{more}; "
+                             "the changes are the whole run's, untested.")
         if self.units_estimate is not None:
             lines.append(f"  Amazon Keyspaces units for the whole trial (estimated before it ran, warm-up "
                          f"included): {report.count(round(self.units_estimate['wcu']))} write, "
@@ -484,7 +536,7 @@ class TrialReport:
                 base_phase = phase_of(base)
                 tested = phase.against(base_phase)
                 base_latency = base_phase.latency_ms()
-                testable = self.rounds >= noise.MIN_ROUNDS
+                testable = self.rounds_run() >= noise.MIN_ROUNDS
                 cells = [_tested(tested["ops_per_s"], testable)]
                 for k in keys:
                     moved = change(latency[k], base_latency[k])
@@ -494,7 +546,8 @@ class TrialReport:
                         cells.append(f"({_pct(moved)})" if testable else _pct(moved))
                     else:
                         cells.append("")
-                rows.append(["", *cells, ""])
+                if any(cells):  # a change row with no change in it is no row
+                    rows.append(["", *cells, ""])
         return report.table(rows, header, right=range(1, 8), indent=2)
 
     def _failures(self) -> list[Line]:

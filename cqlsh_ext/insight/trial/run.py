@@ -333,7 +333,7 @@ def _measure(ctx: ReadContext, asked: TrialRequest, values: TakenValues, variant
 
     from cqlsh_ext.insight import report as text
     from cqlsh_ext.insight.trial.latency import WARMUP_ROWS, Trial, units
-    from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.insight.trial.report import TrialReport, VariantResult
     from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for
 
@@ -347,9 +347,6 @@ def _measure(ctx: ReadContext, asked: TrialRequest, values: TakenValues, variant
                                      sum(len(v.payload) for v in values.taken), wcu, rcu))
     report = TrialReport(values.source, values.column_type, asked.into, asked.concurrency, consistency,
                          results, sample=values.sample, skipped=values.skipped, pricing=priced)
-    if report.rows < FEW_OPERATIONS:
-        report.notes.append(f"{report.rows:,} operations per variant and phase: p99.9 and max are its "
-                            "slowest one or two")
     keyspaces = on_keyspaces(ctx, values.partitioner)
     if keyspaces:
         warm = min(WARMUP_ROWS, report.rows)

@@ -348,6 +348,8 @@ type Parts<'py> = [Option<Bound<'py, PyAny>>; 4];
 pub struct ContentRow {
     pub content: Content,
     pub stored: Py<PyAny>,
+    /// The value's size under its last container where the core read it whole (hold_page), else 0.
+    pub decoded: usize,
 }
 
 /// A blob column's rows (kept rows of a page, or a page the file decodes), read by the core: per
@@ -459,6 +461,12 @@ impl HeldContents {
             .collect()
     }
 
+    /// The rows' decoded sizes (under their last container) where the core read them whole
+    /// (hold_page), else 0: what a reading bounds its batches' memory by.
+    fn decoded_sizes(&self) -> Vec<usize> {
+        self.rows().iter().map(|r| r.decoded).collect()
+    }
+
     /// Per row the view's kind the core read (None for a null blob and for a row that is the
     /// Python side's), and the rows that are the Python side's: what a reading counts of a page
     /// without making its payloads.
@@ -566,11 +574,15 @@ impl HeldContents {
             if at < 0 {
                 let obj = others.next().ok_or_else(|| PyValueError::new_err("rearranged: too few rows"))?;
                 let content = if obj.is_none(py) { Content::Null } else { Content::Python };
-                out.push(ContentRow { content, stored: obj });
+                out.push(ContentRow { content, stored: obj, decoded: 0 });
             } else {
                 let row =
                     rows.get(at as usize).ok_or_else(|| PyIndexError::new_err("rearranged: no such row"))?;
-                out.push(ContentRow { content: row.content.clone(), stored: row.stored.clone_ref(py) });
+                out.push(ContentRow {
+                    content: row.content.clone(),
+                    stored: row.stored.clone_ref(py),
+                    decoded: row.decoded,
+                });
             }
         }
         Ok(HeldContents::new(out))
@@ -744,12 +756,13 @@ pub fn hold_page<'py>(py: Python<'py>, values: &Bound<'py, PyAny>, cap: usize) -
     let mut labels = Labels::default();
     let mut rows = Vec::with_capacity(items.len());
     for ((item, value), outcome) in items.iter().zip(&raw).zip(answer.outcomes) {
+        let decoded = outcome.as_ref().map_or(0, |o| o.decoded);
         let content = match (value, outcome) {
             _ if item.is_none() => Content::Null,
             (Some(bytes), Some(outcome)) => held::content(outcome, bytes, nodes, &mut labels),
             _ => Content::Python,
         };
-        rows.push(ContentRow { content, stored: item.clone().unbind() });
+        rows.push(ContentRow { content, stored: item.clone().unbind(), decoded });
     }
     Ok(HeldContents::new(rows))
 }

@@ -475,7 +475,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 (Some(_), _) => py.None(),
             };
             let content = held::slot_content(slot, stored, nodes, &mut labels);
-            rows.push(ContentRow { content, stored: value });
+            rows.push(ContentRow { content, stored: value, decoded: 0 });
         }
         contents.push(Py::new(py, HeldContents::new(rows))?);
     }

@@ -17,6 +17,7 @@ pub enum Record {
     Bson,
     Msgpack,
     Cbor,
+    Thrift,
 }
 
 impl Record {
@@ -34,6 +35,7 @@ impl Record {
             "bson" => Record::Bson,
             "msgpack" => Record::Msgpack,
             "cbor" => Record::Cbor,
+            "thrift" => Record::Thrift,
             _ => return None,
         })
     }
@@ -396,6 +398,13 @@ fn record(
                     }
                 }
             }
+            Record::Thrift => {
+                // thrift._maybe (a struct read only on the Python side): a field's first byte,
+                // the STOP byte last, MIN_LENGTH (8) bytes at least
+                if n >= 8 && data[n - 1] == 0 && thrift_lead(data[0]) {
+                    return Err(DErr::HandBack);
+                }
+            }
             Record::Cbor => {
                 if data.starts_with(cbor::SELF_DESCRIBE) || (n >= 8 && (0x80..0xc0).contains(&data[0])) {
                     if let Some(tree) =
@@ -408,6 +417,12 @@ fn record(
         }
     }
     Ok(None)
+}
+
+/// thrift._LEADS: a binary protocol field's type (2, 3, 4, 6, 8, 10-16), a compact protocol
+/// field header (a type 1-13, after a field id delta of 1-15 in the high nibble, or alone).
+fn thrift_lead(b: u8) -> bool {
+    matches!(b, 2 | 3 | 4 | 6 | 8 | 10..=16) || (1..=13).contains(&(b & 0x0F))
 }
 
 /// What the paths read in a tree built here.

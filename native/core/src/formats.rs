@@ -24,6 +24,8 @@ pub enum Fmt {
     SnappyHadoop,
     Lz4Hadoop,
     LzmaAlone,
+    Dcz,
+    Dcb,
 }
 
 /// Every container the mirror knows, with the label and grade the Python registry must give it.
@@ -45,6 +47,8 @@ pub const KNOWN: &[(Fmt, &str, char)] = &[
     (Fmt::SnappyHadoop, "snappy/hadoop", 'C'),
     (Fmt::Lz4Hadoop, "lz4/hadoop", 'C'),
     (Fmt::LzmaAlone, "xz/lzma", 'C'),
+    (Fmt::Dcz, "dcz", 'A'),
+    (Fmt::Dcb, "dcb", 'A'),
 ];
 
 impl Fmt {
@@ -95,6 +99,9 @@ pub fn matches(fmt: Fmt, data: &[u8]) -> bool {
         Fmt::Zlib => deflate::zlib_matches(data),
         Fmt::SnappyRaw | Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::SnappyHadoop | Fmt::Lz4Hadoop => false,
         Fmt::LzmaAlone => lzma_alone_matches(data),
+        // dictionary_compressed.Dcz/Dcb.matches: the header and its SHA-256, then the stream
+        Fmt::Dcz => data.len() > 40 && data.starts_with(b"\x5e\x2a\x4d\x18\x20\x00\x00\x00"),
+        Fmt::Dcb => data.len() > 36 && data.starts_with(b"\xff\x44\x43\x42"),
     }
 }
 
@@ -130,7 +137,7 @@ pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
         Fmt::SnappyXerial => snappy::xerial_decode(data, cap),
         Fmt::Gzip if env.deflate_ok => deflate::gzip_decode(data, cap),
         Fmt::Zlib if env.deflate_ok => deflate::zlib_decode(data, cap),
-        // bzip2, xz, the signature-less ones (decoded here only through their trials) and
+        // bzip2, xz, dcz and dcb, the signature-less ones (decoded here only through their trials) and
         // deflate with another zlib: the Python side decodes them
         _ => Err(DErr::HandBack),
     }
@@ -149,7 +156,8 @@ pub fn reads(fmt: Fmt, env: &Env) -> bool {
         | Fmt::Lz4Hadoop => env.lz4_ok,
         Fmt::Gzip | Fmt::Zlib => env.deflate_ok,
         Fmt::SnappyFramed | Fmt::S2Framed | Fmt::SnappyXerial | Fmt::SnappyRaw | Fmt::SnappyHadoop => true,
-        Fmt::Bzip2 | Fmt::Xz | Fmt::LzmaAlone => false,
+        // dcz and dcb name their dictionary by its hash: the Python side's store
+        Fmt::Bzip2 | Fmt::Xz | Fmt::LzmaAlone | Fmt::Dcz | Fmt::Dcb => false,
     }
 }
 

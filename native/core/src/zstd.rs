@@ -61,7 +61,9 @@ fn with_dctx<T>(f: impl FnOnce(*mut ZSTD_DCtx) -> Result<T, DErr>) -> Result<T, 
 }
 
 /// One ZSTD_decompressStream call: writes into out[pos..pos+room] (spare capacity reserved by
-/// the caller) and advances `input_pos`. Err(Fail) on a libzstd error.
+/// the caller) and advances `input_pos`. Err(HandBack) on a libzstd error: a frame it refuses may
+/// be one made with a raw-content dictionary (none named in the frame), which the Python side's
+/// store may hold, or whose want of one it tells from corruption (zstd.NEEDS_DICTIONARY).
 fn stream_call(
     ctx: *mut ZSTD_DCtx,
     out: &mut Vec<u8>,
@@ -81,7 +83,7 @@ fn stream_call(
     *input_pos = input.pos;
     // SAFETY: reads the code only.
     if unsafe { ZSTD_isError(code) } != 0 {
-        return Err(DErr::Fail);
+        return Err(DErr::HandBack);
     }
     Ok(code)
 }

@@ -92,10 +92,10 @@ fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
     registry.zstd_version = cqlsh_ext_core::zstd::version();
     registry.grades.push(("test/xor".to_owned(), "A".to_owned()));
     registry.dispatch[b'X' as usize].insert(0, "test/xor".to_owned());
-    registry.records.insert(0, "thrift".to_owned());
+    registry.records.insert(0, "kryo".to_owned());
     let configured =
         cqlsh_ext_core::registry::configure(&registry).expect("a registry with formats the core lacks");
-    assert_eq!(configured.config.lacked, ["test/xor", "thrift"]);
+    assert_eq!(configured.config.lacked, ["kryo", "test/xor"]);
     assert!(configured.hands_back.contains(&"test/xor".to_owned()));
     let want = Want {
         paths: &[],

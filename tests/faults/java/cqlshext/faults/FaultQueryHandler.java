@@ -42,6 +42,10 @@ import org.apache.cassandra.utils.MD5Digest;
  * DELAY_MS late. COUNT -1 means every page until the file changes; an empty file means no faults.
  * With TABLE (a regular expression), only requests on tables whose name matches it are matched, and
  * writes (INSERT, UPDATE, DELETE) as well as SELECTs: one table made slow or failing among others.
+ *
+ * What the plan met is written beside it (the plan file's name + ".met"), one line "GENERATION MET
+ * ANSWERED": the requests it delayed or failed, and those of them answered (the delay over, or the
+ * error sent), so that a test waits on the server's own count, not on a time.
  */
 public class FaultQueryHandler implements QueryHandler {
     private static final String PREFIX = "faults_";
@@ -53,6 +57,9 @@ public class FaultQueryHandler implements QueryHandler {
     private long delayMs = 0;
     private long after = 0;
     private Pattern table = null;
+    private String generation = "";
+    private long met = 0;
+    private long answered = 0;
 
     /**
      * The fault for a request on {@code tableName} ("" for none), counting it down; synchronized:
@@ -72,7 +79,10 @@ public class FaultQueryHandler implements QueryHandler {
             remaining = parts.length > 1 ? Long.parseLong(parts[1]) : 0;
             delayMs = parts.length > 2 ? Long.parseLong(parts[2]) : 0;
             after = parts.length > 3 ? Long.parseLong(parts[3]) : 0;
+            generation = parts.length > 4 ? parts[4] : "";
             table = parts.length > 5 ? Pattern.compile(parts[5]) : null;
+            met = 0;
+            answered = 0;
         }
         if (kind.isEmpty() || remaining == 0) {
             return "";
@@ -87,7 +97,27 @@ public class FaultQueryHandler implements QueryHandler {
         if (remaining > 0) {
             remaining--;
         }
+        met++;
+        writeMet();
         return kind;
+    }
+
+    /** A request the plan met has its answer (its delay is over, or its error is on its way). */
+    private synchronized void answered() {
+        answered++;
+        writeMet();
+    }
+
+    private void writeMet() {
+        Path file = Paths.get(planFile + ".met");
+        Path tmp = Paths.get(planFile + ".met.tmp");
+        try {
+            Files.write(tmp, (generation + " " + met + " " + answered + "\n").getBytes(StandardCharsets.UTF_8));
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                       java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            // The count is for tests that wait on it; a request is never failed for it.
+        }
     }
 
     private void inject(CQLStatement statement) {
@@ -107,9 +137,18 @@ public class FaultQueryHandler implements QueryHandler {
             return;
         }
         String fault = next(tableName, write);
+        if (fault.isEmpty()) {
+            return;
+        }
+        try {
+            fail(fault);
+        } finally {
+            answered();
+        }
+    }
+
+    private void fail(String fault) {
         switch (fault) {
-            case "":
-                return;
             case "overloaded":
                 throw new OverloadedException("cqlsh-ext test: overloaded");
             case "read_timeout":
