@@ -1,7 +1,8 @@
 """How a program reads, on the real server: a payload condition's parameter, a paging state
 resumed on another connection giving exactly the rest, per-call page size, timeout and
 consistency; the edges: an empty answer, close() at once, progress ending with done: 1.0, a write
-refused in favour of db.execute, and Ctrl-C at 20 points of readings in a subprocess, never lost."""
+refused in favour of db.execute, CQL the lexer does not read (sent as written), and Ctrl-C at 20
+points of readings in a subprocess, never lost."""
 
 from __future__ import annotations
 
@@ -145,6 +146,21 @@ def test_a_write_is_refused_for_db_execute(cassandra, db, orders: Orders):
                        ["w", 1, b"\x01"])
     assert again.applied is False and again.rows[0]["data"] == b"\x00"
     db.execute(f"DELETE FROM {orders.name} WHERE pk = ? AND ck = ?", ["w", 1])
+
+
+def test_cql_this_lexer_does_not_read_is_sent_as_written_and_a_write_still_refused(db, orders: Orders):
+    # `/` and `%` (CQL's arithmetic) are the server's alone: the statement goes as written.
+    plain = {row["ck"]: row["ck"] // 2 for row in db.query(f"SELECT ck FROM {orders.name} WHERE pk = 'p1'")}
+    halves = {row["ck"]: row["half"] for row in db.query(f"SELECT ck, ck / 2 AS half FROM {orders.name} "
+                                                         "WHERE pk = 'p1'")}
+    assert plain and halves == plain
+    with pytest.raises(cqlsh_ext.Error, match=r"^params are bound to markers, and this statement does not "
+                                              r"lex here: unexpected character '%'"):
+        db.query(f"SELECT ck % 3 FROM {orders.name} WHERE pk = ?", ["p1"])
+    # A write the lexer does not read is still known by its first word, and nothing is sent.
+    with pytest.raises(cqlsh_ext.Error, match=r"^db.query reads; INSERT writes: "):
+        db.query(f"INSERT INTO {orders.name} (pk, ck, data) VALUES ('w2', 4 / 2, 0x00)")
+    assert list(db.query(f"SELECT pk FROM {orders.name} WHERE pk = 'w2'")) == []
 
 
 def test_ctrl_c_at_20_points_of_readings_is_never_lost(cassandra, orders: Orders, cqlshrc: str, tmp_path):
