@@ -15,7 +15,11 @@ if TYPE_CHECKING:
         AnswerField,
         Database,
         DecodedValue,
+        EditChange,
+        EditResult,
         Error,
+        Executed,
+        Partition,
         QueryAnswer,
         ReportResult,
         ResumeResult,
@@ -23,12 +27,15 @@ if TYPE_CHECKING:
         UndoResult,
         connect,
         decode,
+        read_partition,
+        scan,
     )
 
 __version__ = "0.1.0"
 
-__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "ResumeResult",
-           "RewriteResult", "UndoResult", "__version__", "connect", "decode"]
+__all__ = ["AnswerField", "Database", "DecodedValue", "EditChange", "EditResult", "Error", "Executed",
+           "Partition", "QueryAnswer", "ReportResult", "ResumeResult", "RewriteResult", "UndoResult",
+           "__version__", "connect", "decode", "read_partition", "scan"]
 
 _API = frozenset(__all__) - {"__version__"}
 

@@ -79,6 +79,29 @@ def test_a_text_may_end_where_cqlsh_would_run_it_however_it_is_cut() -> None:
     assert compared > 4_000
 
 
+def test_passing_over_a_line_never_changes_where_a_text_may_end() -> None:
+    """A refused statement's rest is passed over where passes_over says a line cannot change
+    whether the text may end: line by line, the text so far may end exactly where cqlsh's onecmd
+    would run it, with each line passed over or added (and some lines are passed over)."""
+    chance = random.Random(74)
+    compared = passed = 0
+    for _ in range(4_000):
+        lines = ["".join(chance.choice(PIECES) for _ in range(chance.randint(0, 6))).replace("\n", "") + "\n"
+                 for _ in range(chance.randint(1, 6))]
+        measure, text = Measure(seams.newline_commands()), ""
+        for line in lines:
+            text += line
+            if measure.passes_over(line):
+                passed += 1
+            else:
+                measure.add(line)
+            wanted = _cqlsh_ends(text)
+            if wanted is not None:
+                compared += 1
+                assert measure.may_end == wanted, lines
+    assert compared > 4_000 and passed > 500, (compared, passed)
+
+
 def test_its_tokens_are_the_shell_lexers() -> None:
     chance = random.Random(7)
     compared = 0

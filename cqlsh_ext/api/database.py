@@ -6,28 +6,92 @@ api.report.ReportResult). The Shell is never made."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.api.call import READS, Call, refuse_write, verb
 from cqlsh_ext.api.errors import Error, one_line
-from cqlsh_ext.api.query_answer import QueryAnswer
+from cqlsh_ext.api.params import Params
+from cqlsh_ext.api.query_answer import Progress, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
 
 if TYPE_CHECKING:
     import os
 
-    from cqlsh_ext.api.writes import ResumeResult, RewriteResult, UndoResult
-    from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.reading.typed import ReportAnswer
+    import polars
+    from cassandra.cluster import Cluster, Session
 
-__all__ = ["Database", "connect"]
+    from cqlsh_ext.api.partitions import Partition
+    from cqlsh_ext.api.writes import EditResult, Journal, ResumeResult, RewriteResult, UndoResult
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.payload.arrow_types import Kind
+    from cqlsh_ext.query.grammar import Plan
+    from cqlsh_ext.reading.connecting import Connection
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import ReportTarget
+    from cqlsh_ext.reading.resolve import TableTarget
+    from cqlsh_ext.reading.typed import ReportAnswer
+    from cqlsh_ext.settings import Settings
+
+__all__ = ["Database", "Executed", "connect", "read_partition"]
 
 #: Rows a batch of the answer holds, and the server's page size when it pages the answer's rows:
 #: an export's (export.run), so to_arrow() reads as COPY TO does.
 PAGE_SIZE = 5000
 FETCH_SIZE = 5000
 
-Progress = Callable[[dict[str, Any]], None]
+@dataclass(frozen=True)
+class Executed:
+    """What the server answered a write (db.execute): `applied`, a conditional write's outcome
+    (IF ...; None for any other), the rows it answered (a conditional write's current values),
+    the server's warnings."""
+
+    applied: bool | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _positive(value: int | None, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise Error(f"{name} takes a positive whole number of rows, not {value!r}")
+    return value
+
+
+def _positive_seconds(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise Error(f"timeout takes a positive number of seconds, not {value!r}")
+    return float(value)
+
+
+def _level(value: str | int | None) -> int | None:
+    """A consistency level by name ("QUORUM", "local_one") or the driver's number; None: the
+    connection's."""
+    from cassandra import ConsistencyLevel
+
+    if value is None:
+        return None
+    names: dict[str, int] = ConsistencyLevel.name_to_value
+    if isinstance(value, str) and value.upper() in names:
+        return names[value.upper()]
+    if isinstance(value, int) and not isinstance(value, bool) and value in names.values():
+        return value
+    raise Error(f"consistency: unknown level {value!r} (one of {', '.join(names)})")
+
+
+def _told(progress: Progress, made: list[bool]) -> Progress:
+    """`progress`, noting in `made` that the reading gave an event of its own."""
+
+    def told(event: dict[str, Any]) -> None:
+        if not made:
+            made.append(True)
+        progress(event)
+
+    return told
 
 
 def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None = None,
@@ -105,22 +169,46 @@ def _credentials_file(path: str | os.PathLike[str]) -> str:
     return named
 
 
+def read_partition(part: Partition, db: Database | None = None, *, progress: Progress | None = None,
+                   **connect_args: Any) -> QueryAnswer:
+    """The answer of one part (db.partitions, api.partitions): on `db`, or on a connection made
+    with `connect_args` (connect's: host, port, username, credentials, ...; `keyspace` the part's
+    by default), closed when the answer ends. An answer of its own: iterate it, to_arrow(), ..."""
+    from cqlsh_ext.api.partitions import LABEL, Partition
+
+    if not isinstance(part, Partition):
+        raise Error(f"read_partition takes a Partition of db.partitions, not {type(part).__name__}")
+    owner = None
+    if db is None:
+        connect_args.setdefault("keyspace", part.keyspace)
+        db = owner = connect(**connect_args)
+    elif connect_args:
+        raise Error("read_partition takes a db or connect's arguments, not both")
+    return db._answer(part.statement, part.params, Call(progress=progress),
+                      ranges=part.ranges, kinds=part.kinds, plain=True, keyspace=part.keyspace,
+                      owner=owner, label=f"{LABEL}: part {part.index + 1} of {part.count}")
+
+
 class Database:
     """A connected session (see the module doc). Each method raises cqlsh_ext.Error with the shell's
     one line when the statement is refused or fails."""
 
-    def __init__(self, conn: Any, cluster: Any, session: Any, keyspace: str | None) -> None:
+    def __init__(self, conn: Connection, cluster: Cluster, session: Session, keyspace: str | None) -> None:
         from cassandra import ConsistencyLevel
+
+        from cqlsh_ext.api.params import Prepared
 
         self._conn = conn
         self.cluster = cluster
         self.session = session
         self.keyspace = keyspace
         #: The shell's settings (cqlshrc's and the arguments'): how values decode, Keyspaces' options.
-        self.config = conn.settings
+        self.config: Settings = conn.settings
         # The shell's levels: ONE, or LOCAL_QUORUM on Amazon Keyspaces (which reads at no other).
-        self.consistency = ConsistencyLevel.LOCAL_QUORUM if self.config.keyspaces.keyspaces \
+        self.consistency: int = ConsistencyLevel.LOCAL_QUORUM if self.config.keyspaces.keyspaces \
             else ConsistencyLevel.ONE
+        #: The statements prepared on this session, by text (a program's parameters).
+        self._prepared = Prepared(session)
 
     def __enter__(self) -> Database:
         return self
@@ -131,52 +219,202 @@ class Database:
     def close(self) -> None:
         self.cluster.shutdown()
 
-    def context(self, errors: list[str], messages: list[str],
-                progress: Progress | None = None) -> ReadContext:
+    def context(self, errors: list[str], messages: list[str], progress: Progress | None = None, *,
+                timeout: float | None = None, consistency: int | None = None,
+                keyspace: str | None = None) -> ReadContext:
         """A reading's context on this session: nobody to ask (a costly full scan is refused with
-        how to confirm it), errors and messages kept, progress as events to `progress`."""
+        how to confirm it), errors and messages kept, progress as events to `progress`; a call's
+        own `timeout` (seconds), `consistency` level and `keyspace` (where a table named alone is)."""
         from cassandra import ConsistencyLevel
 
         from cqlsh_ext.reading.context import ReadContext, progress_events
 
         ctx = ReadContext(session=self.session, cluster=self.cluster, host=self._conn.host,
-                          keyspace=self.keyspace, consistency=self.consistency,
+                          keyspace=keyspace or self.keyspace,
+                          consistency=self.consistency if consistency is None else consistency,
                           serial_consistency=ConsistencyLevel.SERIAL, settings=self.config,
-                          page_size=100, ask=None, say=messages.append, error=errors.append)
+                          page_size=100, ask=None, say=messages.append, error=errors.append,
+                          request_timeout=timeout)
         if progress is not None:
             ctx.progress = progress_events(progress)
         return ctx
 
     # ------------------------------------------------------------ a SELECT
 
-    def query(self, statement: str, progress: Progress | None = None) -> QueryAnswer:
-        """The answer of one statement: a payload query's (paths, payload conditions, GROUP BY:
-        docs/queries.md), else the server's as written. Read when taken (iterate it, or to_arrow())."""
+    def query(self, statement: str, params: Params = None, *, page_size: int | None = None,
+              timeout: float | None = None, consistency: str | int | None = None,
+              paging_state: bytes | None = None, progress: Progress | None = None) -> QueryAnswer:
+        """The answer of one statement that reads: a payload query's (paths, payload conditions,
+        GROUP BY: docs/queries.md), else the server's as written. Read when taken (iterate it, or
+        to_arrow()). `params`: the values of its `?` markers (a list) or `:name` markers (a dict),
+        bound through a prepared statement, a payload condition's too; `page_size` rows a page and
+        a batch, `timeout` seconds a request, `consistency` a level ("QUORUM"); `paging_state`: go
+        on where an answer of the same statement and parameters stopped (answer.paging_state).
+        A write is refused: db.execute runs it."""
+        return self._answer(statement, params, Call(page_size, timeout, consistency, progress),
+                            paging_state=paging_state)
+
+    def _answer(self, statement: str, params: Params, call: Call, *, paging_state: bytes | None = None,
+                ranges: Sequence[tuple[int, int]] | None = None, kinds: Sequence[Kind | None] | None = None,
+                plain: bool = False, keyspace: str | None = None, owner: Database | None = None,
+                label: str | None = None) -> QueryAnswer:
+        """The answer of `statement` read as `call` says (see query); `ranges`: only those token
+        ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
+        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it."""
+        from cqlsh_ext.api.params import bind_statement
+        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity
+        from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
-        from cqlsh_ext.reading.select import LABEL, blobs_on_core, payload_plan, read_select
+        from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
         from cqlsh_ext.reading.statement import read_statement
 
+        lexed = Lexed(statement)
+        refuse_write(lexed, "query")
+        page_size = _positive(call.page_size, "page_size")
+        level = _level(call.consistency)
+        owned = identity(statement, params)
+        resume = decode_state(owned, paging_state) if paging_state is not None else None
         errors: list[str] = []
-        ctx = self.context(errors, [], progress)
+        made: list[bool] = []  # whether the reading gives progress events of its own (a scan's)
+        progress = call.progress
+        ctx = self.context(errors, [], None if progress is None else _told(progress, made),
+                           timeout=_positive_seconds(call.timeout), consistency=level, keyspace=keyspace)
+        ctrl_c = CtrlC(inner=True).__enter__()  # until the answer ends (QueryAnswer._finish)
         try:
-            lexed = Lexed(statement)
-            planned = payload_plan(ctx, lexed, refresh=True)
-        except Exception as err:
-            raise Error(f"{LABEL}: {one_line(err)}") from None
-        try:
+            try:
+                planned = self._planned(ctx, lexed, plain or ranges is not None)
+            except Error:
+                raise
+            except Exception as err:
+                raise Error(f"{LABEL}: {one_line(err)}") from None
+            start = resume.state if resume is not None else None
+            skip = resume.skip if resume is not None else 0
+            given = resume.given if resume is not None else 0
+            fetch = page_size or FETCH_SIZE
             if planned is not None:
                 plan, target = planned
-                typed = read_select(ctx, plan, target, PAGE_SIZE, FETCH_SIZE,
-                                    stored_blobs=blobs_on_core(ctx, target))
+                bound = bind_statement(self._prepared, lexed, plan.server_statement, plan, params)
+                plan = bound.plan or plan
+                why_not = resumable(plan) if ranges is None else \
+                    "a partition's token ranges are read at once, its rows answered in no fixed order"
+                if resume is not None and why_not is not None:
+                    raise Error(f"paging_state: this statement's answer cannot be gone on with ({why_not})")
+                typed = read_select(ctx, plan, target, page_size or PAGE_SIZE, fetch,
+                                    stored_blobs=blobs_on_core(ctx, target), paging_state=start, given=given,
+                                    bind=bound.binder(), ranges=ranges)
+                name = label or f"SELECT {target.qualified}"
             else:
-                typed = read_statement(ctx, statement.strip().rstrip(";"), FETCH_SIZE)
+                text = statement.strip().rstrip(";")
+                bound = bind_statement(self._prepared, lexed, text, None, params)
+                why_not = None
+                typed = read_statement(ctx, text, fetch, paging_state=start, bind=bound.binder())
+                name = label or " ".join(text.split()[:4])
+            if typed is None:
+                raise Error(errors[-1] if errors else "the statement answered nothing")
+            if kinds is not None:
+                typed.fix(kinds)
         except Error:
+            ctrl_c.restore()
+            if owner is not None:
+                owner.close()
             raise
+        except BaseException as err:
+            ctrl_c.restore()
+            if owner is not None:
+                owner.close()
+            if not isinstance(err, Exception):
+                raise
+            raise Error(one_line(err)) from None
+        reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip,
+                                given, why_not, owner)
+        return QueryAnswer(typed, ctx.display, reading)
+
+    def _planned(self, ctx: ReadContext, lexed: Lexed, plain: bool) -> tuple[Plan, TableTarget] | None:
+        """The statement's plan on its table: a payload query's (reading.select.payload_plan), or,
+        `plain`, any SELECT the payload parser reads (its columns alone too: a partition's)."""
+        from cqlsh_ext.reading.select import payload_plan
+
+        if not plain:
+            return payload_plan(ctx, lexed, refresh=True, markers=True)
+        from cqlsh_ext.query.grammar import parse
+        from cqlsh_ext.query.recognize import table_of
+        from cqlsh_ext.reading.resolve import find_table
+
+        named = table_of(lexed)
+        if named is None:
+            raise Error("partitions are of a SELECT ... FROM table")
+        target = find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
+        if target is None:
+            raise Error(f"unknown table {'.'.join(n for n in named if n)}")
+        plan = parse(lexed, target.schema, plain=True, markers=True)
+        if plan is None:
+            raise Error("partitions are of a SELECT ... FROM table")
+        return plan, target
+
+    def execute(self, statement: str, params: Params = None, *, timeout: float | None = None,
+                consistency: str | int | None = None) -> Executed:
+        """A statement that writes (INSERT, UPDATE, DELETE, BATCH, CREATE, ALTER, DROP, TRUNCATE,
+        GRANT, ...), sent as written, its markers bound to `params` as db.query binds them: what
+        the server answered (`Executed`: a conditional write's `applied`, its rows, warnings). A
+        SELECT is db.query's; an UPDATE or DELETE of payload paths is db.edit's."""
+        from cqlsh_ext.api.params import bind_statement
+        from cqlsh_ext.cql.lexer import Lexed
+        from cqlsh_ext.reading.statement import sent_statement
+
+        lexed = Lexed(statement)
+        first = verb(lexed)
+        if first in READS:
+            raise Error(f"db.execute writes; {first.upper()} reads: db.query(statement, params) answers it")
+        if first == "use":
+            raise Error("USE would change the connection's keyspace under its answers: connect(keyspace=...) "
+                        "or name the keyspace in the statement")
+        if first in ("update", "delete") and self._edit_of(lexed) is not None:
+            raise Error(f"db.execute sends CQL as written; this {first.upper()} names payload paths: "
+                        "db.edit(statement) edits them (previewed, journaled, undoable)")
+        text = statement.strip().rstrip(";")
+        level = _level(consistency)
+        bound = bind_statement(self._prepared, lexed, text, None, params)
+        sent = sent_statement(text, None, self.consistency if level is None else level,
+                              _serial(), bound.binder())
+        try:
+            seconds = _positive_seconds(timeout) or self.session.default_timeout
+            result = self.session.execute(sent, timeout=seconds)
         except Exception as err:
             raise Error(one_line(err)) from None
-        if typed is None:
-            raise Error(errors[-1] if errors else "the statement answered nothing")
-        return QueryAnswer(typed, ctx.display)
+        names = result.column_names or ()
+        rows = [dict(row) if isinstance(row, Mapping) else dict(zip(names, row, strict=False))
+                for row in result.current_rows or ()]
+        applied = rows[0].get("[applied]") if rows and "[applied]" in rows[0] else None
+        return Executed(applied if isinstance(applied, bool) else None, rows,
+                        list(getattr(result.response_future, "warnings", None) or ()))
+
+    def _edit_of(self, lexed: Lexed) -> object | None:
+        """The edit an UPDATE or DELETE asks for when it names payload paths (edit.parse), else None."""
+        from cqlsh_ext.edit.parse import TableColumns, parse, recognized
+
+        if not recognized(lexed):
+            return None
+        lookup = TableColumns(self.cluster, self.keyspace)
+        try:
+            return parse(lexed, lookup, lookup.schema)
+        except Exception:
+            return None
+
+    def partitions(self, statement: str, n: int, params: Params = None) -> list[Partition]:
+        """The statement's answer in `n` parts (docs/api.md, "Partitions"): descriptors, each
+        picklable, that cqlsh_ext.read_partition reads in any process, their answers together
+        the whole answer exactly (rows and notes). See api.partitions."""
+        from cqlsh_ext.api.partitions import partitions
+
+        return partitions(self, statement, n, params)
+
+    def scan(self, statement: str, params: Params = None) -> polars.LazyFrame:
+        """The statement's answer as a polars.LazyFrame (docs/api.md, "polars"): its projection
+        picks the paths read, its simple predicates become payload or server conditions. See
+        api.polars_source."""
+        from cqlsh_ext.api.polars_source import scan
+
+        return scan(self, statement, params)
 
     # ------------------------------------------------------------ the reports
 
@@ -192,6 +430,9 @@ class Database:
             raise Error(one_line(err)) from None
         if answer is None:
             raise Error(errors[-1] if errors else "nothing to report")
+        if progress is not None:  # every reading's events end with how it ended
+            progress({"reading": answer.title, "done": 1.0 if answer.stopped is None else None,
+                      "stopped": answer.stopped})
         return ReportResult(answer, messages)
 
     def _table(self, text: str, what: str = "table") -> tuple[str | None, str]:
@@ -295,30 +536,41 @@ class Database:
         return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
                        every_row=every_row, confirm=confirm, progress=progress)
 
-    def resume(self, journal: str | os.PathLike[str] | RewriteResult, *,
+    def resume(self, journal: Journal, *,
                confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
         """COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
-        a kill, a failure) gone on with from its journal (a RewriteResult stands for its journal):
-        the work is rebuilt from the journal's sealed request and the token ranges it has not
+        a kill, a failure) gone on with from its journal (a confirmed RewriteResult stands for its
+        journal): the work is rebuilt from the journal's sealed request and the token ranges it has not
         finished are read. A preview of those unless confirm=True; then they are rewritten and
         journaled in the same journal. `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import resume
 
         return resume(self, journal, confirm=confirm, progress=progress)
 
-    def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+    def undo(self, journal: Journal, *, unsealed: bool = False,
              confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
         """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
-        hold what was written (a RewriteResult stands for its journal; a path, the id a journal's
-        name ends with, or "LAST"). A preview unless confirm=True; a journal that is not sealed,
-        not the user's or tampered with is refused; one without its closing line is written back
-        only with cut=True (the rows it holds), an unsealed one only with unsealed=True.
+        hold what was written (a confirmed RewriteResult or EditResult stands for its journal; a
+        path, the id a journal's name ends with, or "LAST"). A preview unless confirm=True; a
+        journal that is not sealed, not the user's or tampered with is refused; one without its
+        closing line is written back only with cut=True (the rows it holds), an unsealed one only
+        with unsealed=True.
         `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import undo
 
         return undo(self, journal, unsealed=unsealed, confirm=confirm, cut=cut, progress=progress)
 
-    def _target(self, table: str, column: str | None) -> Any:
+    def edit(self, statement: str, *, confirm: bool = False, progress: Progress | None = None) -> EditResult:
+        """UPDATE [ks.]table SET path = value [, ...] WHERE ... or DELETE path [, ...] FROM
+        [ks.]table WHERE ... (docs/edit.md): fields inside the stored payloads changed in each
+        value's own form. A preview unless confirm=True (or CONFIRM ends the statement); then
+        each row is journaled and written as the shell writes it, and the result names the
+        journal db.undo takes. Its figures are data (EditResult)."""
+        from cqlsh_ext.api.writes import edit
+
+        return edit(self, statement, confirm=confirm, progress=progress)
+
+    def _target(self, table: str, column: str | None) -> ReportTarget:
         from cqlsh_ext.reading.read_requests import ReportTarget
 
         keyspace, name = self._table(table)
@@ -328,7 +580,14 @@ class Database:
         return ReportTarget(keyspace, name, f"SELECT {_spell(column)} FROM {where}", whole_table=True)
 
 
-def _lexed(text: str) -> Any:
+def _serial() -> int:
+    from cassandra import ConsistencyLevel
+
+    serial: int = ConsistencyLevel.SERIAL
+    return serial
+
+
+def _lexed(text: str) -> Lexed:
     from cqlsh_ext.cql.lexer import Lexed
 
     return Lexed(text)

@@ -1,24 +1,48 @@
 """A query's answer in a program: its columns, its rows as dicts (a decoded blob as its payload),
-its notes, and the same answer as Arrow (the types COPY TO Parquet writes: render.parquet), pandas
+its notes, and the same answer as Arrow (the types COPY TO Parquet writes: payload.columns), pandas
 or polars. Read once: a second reader gets cqlsh_ext.Error; `to_arrow()` holds the table it made,
-so the Arrow forms may be asked for again."""
+so the Arrow forms may be asked for again.
+
+The reading around the batches is the answer's own (`AnswerReading`, made by Database.query): Ctrl-C
+from the call until the answer ends stops it at once and is kept in its notes (a second press
+raises KeyboardInterrupt), `close()` ends it before the next row, progress events end with
+`done: 1.0`, and `paging_state` says where it stopped, to go on from there on any connection."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+import struct
+import threading
+import time
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
-    from cqlsh_ext.reading.typed import TypedAnswer
+    import pandas
+    import polars
+    import pyarrow
+
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.payload.arrow_types import Kind
+    from cqlsh_ext.payload.columns import BlobReading
+    from cqlsh_ext.reading.typed import AnswerBatch, Position, TypedAnswer
+    from cqlsh_ext.render.arrow_batches import ArrowBatches
     from cqlsh_ext.settings import DisplaySettings
 
-__all__ = ["AnswerField", "QueryAnswer"]
+__all__ = ["AnswerField", "Notes", "Progress", "QueryAnswer"]
 
 #: The extra that brings what to_arrow(), to_pandas() and to_polars() need.
 EXTRA = "api"
+#: A progress callback: handed each event (a dict: "reading", "rows", "done", ...).
+Progress = Callable[[dict[str, Any]], None]
+#: An answer's notes (ReadNotes.to_json): "rows_read", "matched", "undecodable", "stopped", ...
+Notes = dict[str, Any]
+#: Progress events of a reading that has none of its own: at most one this many seconds apart
+#: (the last, `done: 1.0` or why it stopped, always).
+EVENT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -44,6 +68,34 @@ def need(module: str) -> Any:
         raise Error(f"{module} is not installed: {install_hint(EXTRA)}") from None
 
 
+class Closeable(Protocol):
+    def close(self) -> None: ...
+
+
+@dataclass
+class AnswerReading:
+    """How an answer's reading goes around its batches (Database.query makes it): the Ctrl-C in
+    force from the call on and the reading's own stop (`stop`: set to end it at its next page,
+    the rows read kept), the progress callback and the reading's
+    label, whether the reading gives events of its own (`evented`: a scan's), the statement and
+    parameters a paging state belongs to (`identity`), where it went on from (`start`: the paging
+    state, `skip` rows of that page given out before, `given` rows given out before that page),
+    why it cannot be gone on with (`why_not`), and what to close when it ends (`owner`:
+    read_partition's own connection)."""
+
+    ctrl_c: CtrlC | None = None
+    stop: threading.Event | None = None
+    progress: Progress | None = None
+    label: str = ""
+    evented: Callable[[], bool] | None = None
+    identity: bytes = b""
+    start: bytes | None = None
+    skip: int = 0
+    given: int = 0
+    why_not: str | None = None
+    owner: Closeable | None = None
+
+
 class QueryAnswer:
     """See the module doc. Iterating gives one dict a row, answer column name to value: a CQL
     value as the driver gives it, a path's value as parsed (dict, list, text, number), a blob as its
@@ -53,22 +105,46 @@ class QueryAnswer:
     As Arrow it is a stream: `schema` (fixed before the first row is given: the CQL types, and the
     kinds read from the answer's first rows), `to_reader()` (a pyarrow.RecordBatchReader, a batch
     per page), `__arrow_c_stream__` (DuckDB, polars and pyarrow read it so), `to_arrow()` (the
-    stream collected, held)."""
+    stream collected, held). Use it as a context manager, or close() an answer not read to its
+    end: the reading ends there."""
 
-    def __init__(self, typed: TypedAnswer, settings: DisplaySettings) -> None:
+    def __init__(self, typed: TypedAnswer, settings: DisplaySettings,
+                 reading: AnswerReading | None = None) -> None:
         self._typed = typed
         self._settings = settings
+        self._reading = reading if reading is not None else AnswerReading()
         self._read_by: str | None = None
-        self._table: Any = None
-        self._arrow: Any = None
+        self._table: pyarrow.Table | None = None
+        self._arrow: ArrowBatches | None = None
+        #: Rows given out by this answer; where the next one is (its Position).
+        self._given = 0
+        self._next: Position = (self._reading.start, self._reading.skip)
+        #: Read to its end; ended (its end, close(), Ctrl-C, an error) and cleaned up.
+        self._complete = False
+        self._done = False
+        self._closed = False
+        self._last_event = 0.0
         self.columns: list[AnswerField] = [AnswerField(c.name, c.role, c.type_text, c.source)
                                            for c in typed.columns]
 
+    def __enter__(self) -> QueryAnswer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # an answer dropped unread: its Ctrl-C handler goes, its reading ends
+        try:
+            self._finish()
+        except Exception:
+            pass
+
     @property
-    def notes(self) -> dict[str, Any]:
+    def notes(self) -> Notes:
         """How the reading went (ReadNotes.to_json): rows read, matched, undecodable values by
-        kind, cut values, whether the figures are exact, stopped (interrupted, cancelled, failed),
-        values that did not fit their Arrow column (misfits, by column)."""
+        kind, cut values, whether the figures are exact, stopped (interrupted, cancelled, failed,
+        output closed: close() before its end), values that did not fit their Arrow column
+        (misfits, by column)."""
         notes = self._typed.notes
         return notes.to_json() if notes is not None else {}
 
@@ -78,10 +154,131 @@ class QueryAnswer:
                         "run the query again, or keep to_arrow()'s table")
         self._read_by = reader
 
-    def _reading(self) -> Any:
+    def _blobs(self) -> BlobReading:
         from cqlsh_ext.output.spellings import blob_reading
 
         return blob_reading(self._settings)
+
+    # ------------------------------------------------------------ the reading
+
+    @property
+    def _pressed(self) -> bool:
+        ctrl_c = self._reading.ctrl_c
+        return ctrl_c is not None and ctrl_c.pressed
+
+    def _batches(self, collect: bool = False) -> Generator[AnswerBatch, None, None]:
+        """The answer's batches as the reader takes them: the rows of a resumed page given out
+        before left out, each position noted, progress told; close() ends them at once, and so
+        does Ctrl-C, but for a reader that `collect`s them (to_arrow): the reading then stops at
+        its next page and what it read is kept. Ended, the reading is finished (_finish)."""
+        skip = self._reading.skip
+        try:
+            for batch in self._typed:
+                if skip:
+                    if len(batch) <= skip:
+                        skip -= len(batch)
+                        continue
+                    batch, skip = _tail(batch, skip, len(self._typed.columns)), 0
+                if self._ends_now(collect):
+                    return
+                yield batch
+                self._event()
+                if self._ends_now(collect):
+                    return
+            self._complete = not self._pressed
+        finally:
+            self._finish()
+
+    def _ends_now(self, collect: bool) -> bool:
+        """Whether the batches end here: close(); Ctrl-C, but for a collecting reader, whose
+        reading is stopped instead (at its next page: a scan's own Ctrl-C may have stopped it)."""
+        if self._closed:
+            return True
+        if not self._pressed:
+            return False
+        if not collect:
+            return True
+        stop = self._reading.stop
+        if stop is not None:
+            stop.set()
+        return False
+
+    def _gave(self, batch: AnswerBatch, rows: int) -> None:
+        """`rows` of `batch`'s rows were given out: where the next one is."""
+        self._given += rows
+        positions = batch.positions
+        if positions is not None and rows:
+            state, index = positions[rows - 1]
+            self._next = (state, index + 1)
+
+    def _finish(self) -> None:
+        """The reading ended (its end, close(), Ctrl-C, an error): closed, the notes said, the
+        Ctrl-C handler gone, the owner closed, the last progress event."""
+        if self._done:
+            return
+        self._done = True
+        notes = self._typed.notes
+        self._typed.close()
+        if notes is not None:
+            if self._pressed:  # Ctrl-C (its stop of the reading is an interruption, not a cancellation)
+                notes.interrupted, notes.cancelled = True, False
+            elif not self._complete:  # close(), or its reader let go of it
+                notes.output_closed, notes.closed_by = True, "at close()" if self._closed else ""
+        ctrl_c = self._reading.ctrl_c
+        if ctrl_c is not None:
+            ctrl_c.restore()
+        owner = self._reading.owner
+        if owner is not None:
+            owner.close()
+        self._event(final=True)
+
+    def _event(self, final: bool = False) -> None:
+        progress = self._reading.progress
+        if progress is None:
+            return
+        evented = self._reading.evented
+        if not final and (evented is not None and evented()):
+            return  # the reading tells its own progress
+        now = time.monotonic()
+        if not final and now - self._last_event < EVENT_SECONDS:
+            return
+        self._last_event = now
+        notes = self.notes
+        event: dict[str, Any] = {"reading": self._reading.label, "rows": notes.get("rows_read", 0),
+                                 "matched": notes.get("matched", 0), "done": None}
+        if final:
+            stopped = notes.get("stopped")
+            event["done"] = 1.0 if stopped is None and self._complete else None
+            event["stopped"] = stopped if stopped is not None or self._complete else "output closed"
+        progress(event)
+
+    def close(self) -> None:
+        """End the reading now: no further row is given (not even the rest of a batch); its notes
+        say how far it got (stopped: output closed), `paging_state` where to go on."""
+        self._closed = True
+        self._finish()
+
+    @property
+    def paging_state(self) -> bytes | None:
+        """Where this answer's reading stopped (close(), Ctrl-C, an error), as bytes to give
+        `db.query(statement, params, paging_state=...)`, on this connection or another, in this
+        process or another: it answers the rest, exactly (the table unchanged). None when the
+        answer was read to its end. Error for an answer that cannot be gone on with (groups and
+        aggregates, a sort, a whole table read by token ranges at once: why)."""
+        if self._complete:
+            return None
+        if self._reading.why_not is not None:
+            raise Error(f"this answer cannot be gone on with: {self._reading.why_not}")
+        state, index = self._next
+        total = self._reading.given + self._reading.skip + self._given
+        return encode_state(self._reading.identity, state, index, total - index)
+
+    def _kinds(self) -> tuple[Kind, ...]:
+        """The answer's columns' Arrow kinds, fixed (its leading sample read ahead where a kind
+        is read from values): what its parts and projections are typed by (TypedAnswer.fix)."""
+        return tuple(c.fixed for c in self._typed.fixed(self._blobs()))
+
+    # ------------------------------------------------------------ rows
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return self.records()
@@ -90,9 +287,9 @@ class QueryAnswer:
         """The rows as dicts (see the class doc); `details`: a blob's label, kind, note, stored
         bytes and confidence too, under the Parquet file's column names."""
         self._take("iteration")
-        return self._records(self._reading(), details)
+        return self._records(self._blobs(), details)
 
-    def _records(self, reading: Any, details: bool) -> Iterator[dict[str, Any]]:
+    def _records(self, reading: BlobReading, details: bool) -> Iterator[dict[str, Any]]:
         from cqlsh_ext.payload.columns import BLOB, CONFIDENCE, KIND, LABEL, NOTE, STORED, spelt_values
 
         typed = self._typed
@@ -102,8 +299,9 @@ class QueryAnswer:
             names.append(column.name)
             if details and column.role == BLOB:
                 names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED, CONFIDENCE)]
+        batches = self._batches()
         try:
-            for batch in typed:
+            for batch in batches:
                 values: list[list[Any]] = []
                 for column, chunk, place in zip(columns, batch.columns(len(columns)), places, strict=True):
                     if column.role == BLOB:
@@ -111,46 +309,66 @@ class QueryAnswer:
                         values += parts if details else parts[:1]
                     else:
                         values.append(spelt_values(column, chunk, reading))
-                for row in zip(*values, strict=True):
+                for k, row in enumerate(zip(*values, strict=True)):
+                    if self._closed or self._pressed:
+                        return
+                    self._gave_row(batch, k)
                     yield dict(zip(names, row, strict=True))
         finally:
-            typed.close()
+            batches.close()
 
-    def close(self) -> None:
-        """End the reading early (its notes say how far it got)."""
-        self._typed.close()
+    def _gave_row(self, batch: AnswerBatch, k: int) -> None:
+        """Row `k` of `batch` was given out: where the next one is."""
+        self._given += 1
+        if batch.positions is not None:
+            state, index = batch.positions[k]
+            self._next = (state, index + 1)
 
     # ------------------------------------------------------------ Arrow, pandas, polars
 
-    def _batches(self) -> Any:
+    def _arrow_batches(self) -> ArrowBatches:
         """The answer's Arrow batches (render.arrow_batches), made once."""
         if self._arrow is None:
             need("pyarrow")
             from cqlsh_ext.render.arrow_batches import ArrowBatches
 
-            self._arrow = ArrowBatches(self._typed, self._reading())
+            self._arrow = ArrowBatches(self._typed, self._blobs())
         return self._arrow
 
     @property
-    def schema(self) -> Any:
+    def schema(self) -> pyarrow.Schema:
         """The answer's pyarrow.Schema, before any row is given (its first rows may be read ahead
         to fix the kinds read from values: payload.columns)."""
         if self._table is not None:
             return self._table.schema
-        return self._batches().schema
+        schema: pyarrow.Schema = self._arrow_batches().schema
+        return schema
 
-    def to_reader(self) -> Any:
+    def _record_batches(self, collect: bool = False) -> Iterator[pyarrow.RecordBatch]:
+        arrow = self._arrow_batches()
+        batches = self._batches(collect)
+        try:
+            for batch in batches:
+                if len(batch):
+                    converted = arrow.convert(batch)
+                    self._gave(batch, len(batch))
+                    yield converted
+        finally:
+            batches.close()
+
+    def to_reader(self) -> pyarrow.RecordBatchReader:
         """The answer as a pyarrow.RecordBatchReader: its schema first, then a batch per page as
         the reading gives them (memory holds a page, not the answer)."""
         import pyarrow as pa
 
         if self._table is not None:
-            return self._table.to_reader()
-        arrow = self._batches()
+            reader: pa.RecordBatchReader = self._table.to_reader()
+            return reader
+        schema = self.schema
         self._take("to_reader()")
-        return pa.RecordBatchReader.from_batches(arrow.schema, iter(arrow))
+        return pa.RecordBatchReader.from_batches(schema, self._record_batches())
 
-    def to_arrow(self) -> Any:
+    def to_arrow(self) -> pyarrow.Table:
         """The whole answer as a pyarrow.Table, in the types COPY TO Parquet writes (a blob column
         as NAME, NAME:label, NAME:kind, NAME:note, NAME:stored, NAME:confidence; a path's value
         with NAME:note).
@@ -160,37 +378,135 @@ class QueryAnswer:
             return self._table
         import pyarrow as pa
 
-        from cqlsh_ext.common.interrupt import CtrlC
-
-        arrow = self._batches()
+        schema = self.schema
         self._take("to_arrow()")
-        notes = self._typed.notes
-        batches: list[Any] = []
-        with CtrlC() as keys:
-            try:
-                for batch in self._typed:
-                    if len(batch):
-                        batches.append(arrow.convert(batch))
-                    if keys.pressed:
-                        break
-            finally:
-                self._typed.close()
-        if notes is not None and keys.pressed:
-            notes.interrupted = True
-        self._table = pa.Table.from_batches(batches, schema=arrow.schema)
+        self._table = pa.Table.from_batches(list(self._record_batches(collect=True)), schema=schema)
         return self._table
 
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         """The Arrow C stream interface (DuckDB, polars, pyarrow read the answer through it): the
         stream of to_reader(), or the table to_arrow() made."""
-        return self.to_reader().__arrow_c_stream__(requested_schema)
+        stream: object = self.to_reader().__arrow_c_stream__(requested_schema)
+        return stream
 
-    def to_pandas(self) -> Any:
-        """The answer as a pandas.DataFrame (through to_arrow())."""
-        need("pandas")
-        return self.to_arrow().to_pandas()
+    def to_pandas(self, **options: Any) -> pandas.DataFrame:
+        """The answer as a pandas.DataFrame (through to_arrow()), losing no value: every column in
+        a pyarrow-backed dtype (pandas.ArrowDtype: nullable integers, exact decimals, dates,
+        timestamps, lists, maps and structs as they are), but a uuid column, whose values are
+        uuid.UUID objects (pandas has no dtype for Arrow's uuid type: inside a list or a struct
+        a UUID is its 16 bytes), and JSON text, a string (docs/api.md's table). `options` go to
+        pyarrow's Table.to_pandas; a `types_mapper` of its own (None: NumPy's dtypes, pyarrow's
+        default) takes the table as to_arrow() gives it."""
+        pd = need("pandas")
+        table = self.to_arrow()
+        if "types_mapper" not in options:
+            import pyarrow as pa
 
-    def to_polars(self) -> Any:
-        """The answer as a polars.DataFrame (through to_arrow(), no copy per value)."""
-        polars = need("polars")
-        return polars.from_arrow(self.to_arrow())
+            table = table.cast(pa.schema([_for_pandas(f) for f in table.schema],
+                                         metadata=table.schema.metadata))
+            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) \
+                else pd.ArrowDtype(t)
+        frame: pandas.DataFrame = table.to_pandas(**options)
+        return frame
+
+    def to_polars(self, **options: Any) -> polars.DataFrame:
+        """The answer as a polars.DataFrame (through to_arrow(), no copy per value: polars keeps
+        the Arrow types); `options` go to polars.from_arrow."""
+        pl = need("polars")
+        frame: polars.DataFrame = pl.from_arrow(self.to_arrow(), **options)
+        return frame
+
+
+def _for_pandas(field: pyarrow.Field) -> pyarrow.Field:
+    """A column's field as pandas takes it losing nothing: an Arrow extension type (uuid, JSON)
+    its storage (16 bytes, the JSON text) wherever pandas' ArrowDtype cannot hold it (inside a
+    list, a map or a struct; JSON text at the top too), a uuid column itself kept (its values
+    become uuid.UUID objects)."""
+    import pyarrow as pa
+
+    if isinstance(field.type, pa.BaseExtensionType) and field.type.extension_name == "arrow.uuid":
+        return field
+    return field.with_type(_storage(field.type))
+
+
+def _storage(kind: pyarrow.DataType) -> pyarrow.DataType:
+    import pyarrow as pa
+
+    if isinstance(kind, pa.BaseExtensionType):
+        return _storage(kind.storage_type)
+    if pa.types.is_fixed_size_binary(kind):  # a UUID's bytes (pandas shows no fixed-size binary in a list)
+        return pa.binary()
+    if pa.types.is_fixed_size_list(kind):
+        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)), kind.list_size)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)))
+    if pa.types.is_map(kind):
+        return pa.map_(kind.key_field.with_type(_storage(kind.key_type)),
+                       kind.item_field.with_type(_storage(kind.item_type)))
+    if pa.types.is_struct(kind):
+        fields = [kind.field(i) for i in range(kind.num_fields)]
+        return pa.struct([f.with_type(_storage(f.type)) for f in fields])
+    return kind
+
+
+def _tail(batch: AnswerBatch, skip: int, width: int) -> AnswerBatch:
+    """A batch without its first `skip` rows (a resumed page's rows given out before)."""
+    from cqlsh_ext.reading.typed import AnswerBatch
+
+    positions = batch.positions
+    kept = [positions[i] for i in range(skip, len(batch))] if positions is not None else None
+    return AnswerBatch(columns=[c[skip:len(batch)] for c in batch.columns(width)], positions=kept)
+
+
+# ------------------------------------------------------------ paging states
+
+#: A paging state's first bytes: what it is, and its layout's version.
+STATE_MAGIC = b"cqlsh-ext/paging\x01"
+_STATE_HEAD = struct.Struct(">16sQIB")
+
+
+def identity(statement: str, params: object) -> bytes:
+    """What a paging state belongs to: the statement as written and its parameters' values."""
+    return hashlib.sha256(f"{statement.strip()}\x00{_canonical(params)}".encode("utf-8", "surrogatepass")
+                          ).digest()[:16]
+
+
+def _canonical(value: object) -> str:
+    """A value's text the same in every process (a set's order is not)."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{_canonical(k)}:{_canonical(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    return repr(value)
+
+
+def encode_state(owner: bytes, state: bytes | None, index: int, given: int) -> bytes:
+    """A paging state: whose it is, the driver's paging state of the page the next row is on (None:
+    the first page), that row's index among the page's rows, the rows given out before the page."""
+    head = _STATE_HEAD.pack(owner, given, index, 0 if state is None else 1)
+    return STATE_MAGIC + head + (state or b"")
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A paging state read back (encode_state's parts)."""
+
+    state: bytes | None
+    skip: int
+    given: int
+
+
+def decode_state(owner: bytes, token: bytes) -> Resume:
+    """A paging state of this statement and these parameters, read; Error for any other."""
+    if not isinstance(token, (bytes, bytearray)) or not bytes(token).startswith(STATE_MAGIC) \
+            or len(token) < len(STATE_MAGIC) + _STATE_HEAD.size:
+        raise Error("paging_state: not a paging state of cqlsh_ext (answer.paging_state gives one)")
+    whose, given, index, has_state = _STATE_HEAD.unpack_from(token, len(STATE_MAGIC))
+    if whose != owner:
+        raise Error("paging_state: this paging state is another statement's (or other parameters'): "
+                    "go on with the statement and parameters it came from")
+    rest = bytes(token[len(STATE_MAGIC) + _STATE_HEAD.size:])
+    return Resume(rest if has_state else None, index, given)
+

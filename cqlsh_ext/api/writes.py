@@ -13,20 +13,26 @@ import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database, Progress
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.query_answer import Progress
+    from cqlsh_ext.edit.run import EditFigures
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
-    from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest, UndoRequest
+    from cqlsh_ext.writing.requests import EditRequest, ResumeRequest, RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
-__all__ = ["ResumeResult", "RewriteResult", "UndoResult"]
+__all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult"]
 
 T = TypeVar("T")
+
+#: A journal as the writes take it: its path, the id its name ends with or "LAST", or a confirmed
+#: result that names it (None, a preview's journal, is refused in one line).
+Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", None]
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,46 @@ class UndoResult:
         return _as_dict(self)
 
 
-def _as_dict(result: RewriteResult | UndoResult) -> dict[str, Any]:
+@dataclass(frozen=True)
+class EditChange:
+    """One row an edit changes: its primary key (column -> value as the driver gives it) and, per
+    path the statement names, the value before and after (`removed`: a DELETE took it away)."""
+
+    key: dict[str, Any]
+    changes: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """An edit's preview (`confirmed` False: nothing written) or run (db.edit): the rows `found`
+    (its WHERE's payload conditions kept), those it changes (`to_change`, each with its
+    changes: `changes`), those already as asked (`unchanged`), those refused (by reason); whether
+    the reading was stopped (`interrupted`: nothing is then written). After confirm=True: the
+    rows `written`, those `left_alone` (changed or expired since they were read), the `journal`
+    (db.undo takes it) and why the writes stopped (`stopped`, None). `text`: what the shell
+    prints."""
+
+    request: EditRequest
+    confirmed: bool
+    found: int
+    to_change: int
+    unchanged: int
+    refused: dict[str, int]
+    changes: list[EditChange] = field(repr=False)
+    interrupted: bool = False
+    written: int | None = None
+    left_alone: int | None = None
+    journal: str | None = None
+    stopped: str | None = None
+    text: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = _as_dict(self)
+        doc["changes"] = [{"key": c.key, "changes": c.changes} for c in self.changes]
+        return doc
+
+
+def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
     """A result's fields as JSON-ready values, in their order; its request as the journal spells
     it; `text` left out."""
     doc = {f.name: getattr(result, f.name) for f in fields(result) if f.repr}
@@ -200,7 +245,7 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     return RewriteResult(**_figures(request, figures, text))
 
 
-def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
+def resume(db: Database, journal: Journal, *,
            confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
     """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
     from cqlsh_ext.cql.errors import QueryError
@@ -224,16 +269,16 @@ def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
     return ResumeResult(**_figures(found.job.request, figures, text), **held)
 
 
-def _journal_path(journal: str | os.PathLike[str] | RewriteResult, label: str) -> str:
-    """A journal's path: given, or the one a confirmed RewriteResult names."""
-    if isinstance(journal, RewriteResult):
-        if journal.journal is None:
-            raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
-        return journal.journal
+def _journal_path(journal: Journal, label: str) -> str:
+    """A journal's path: given, or the one a confirmed RewriteResult or EditResult names."""
+    if isinstance(journal, (RewriteResult, EditResult)):
+        journal = journal.journal
+    if journal is None:
+        raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
     return os.fspath(journal)
 
 
-def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+def undo(db: Database, journal: Journal, *, unsealed: bool = False,
          confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
@@ -248,3 +293,66 @@ def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsea
         return UndoResult(request, confirm, figures.rows, figures.still, nothing, nothing, text=text)
     return UndoResult(request, True, figures.rows, figures.still, done.written,
                       done.changed + done.rewritten + done.expired, figures.journal, done.stop or None, text)
+
+
+def edit(db: Database, statement: str, *, confirm: bool = False,
+         progress: Progress | None = None) -> EditResult:
+    """UPDATE ... SET path = ... / DELETE path FROM ... [CONFIRM] (see Database.edit)."""
+    from dataclasses import replace
+
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.document import REMOVE
+    from cqlsh_ext.edit.parse import TableColumns, parse
+    from cqlsh_ext.edit.preview import LABEL
+    from cqlsh_ext.edit.run import edit_request, run_edit
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    if confirm not in (True, False):
+        raise Error(f"confirm takes True or False, not {confirm!r}")
+    lexed = Lexed(statement)
+    lookup = TableColumns(db.cluster, db.keyspace)
+    try:
+        asked = parse(lexed, lookup, lookup.schema)
+    except QueryError as err:
+        raise Error(f"{LABEL}: {err}; nothing was written") from None
+    if asked is None:
+        raise Error(f"{LABEL}: db.edit takes UPDATE ... SET path = value or DELETE path FROM ... naming "
+                    "paths inside payloads (docs/edit.md); this statement is CQL's own: db.execute runs it")
+    if confirm:
+        asked = replace(asked, confirm=True)
+    keyspace = lookup.keyspace or ""
+    figures, text, errors = _written(LABEL, lambda ctx: run_edit(ctx, asked, keyspace, lookup.meta), db,
+                                     (QueryError, WriteRefused), progress)
+    if figures is None:
+        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
+    return _edit_result(edit_request(asked, keyspace), asked.confirm, figures, text, REMOVE)
+
+
+def _edit_result(request: EditRequest, confirmed: bool, figures: EditFigures, text: str,
+                 removed: object) -> EditResult:
+    outcome = figures.outcome
+    changes = [EditChange(dict(row.key), [_change(path, old, new, removed) for path, old, new in row.changes])
+               for row in outcome.rows]
+    common: dict[str, Any] = {"request": request, "found": outcome.found, "to_change": len(outcome.rows),
+                              "unchanged": outcome.unchanged, "refused": dict(outcome.refused),
+                              "changes": changes, "interrupted": figures.interrupted, "text": text}
+    done = figures.done
+    if not confirmed:
+        return EditResult(confirmed=False, **common)
+    if done is None:  # confirmed, nothing to write (or the reading stopped)
+        return EditResult(confirmed=True, written=0, left_alone=0, **common)
+    return EditResult(confirmed=True, written=done.written, left_alone=done.changed + done.expired,
+                      journal=figures.journal, stopped=done.stop or None, **common)
+
+
+def _change(path: str, old: Any, new: Any, removed: object) -> dict[str, Any]:
+    """One path's change as data: its value before and after; `added` (a key that was not there)
+    or `removed` (a DELETE's) where one side is none."""
+    change: dict[str, Any] = {"path": path, "old": None if old is removed else old,
+                              "new": None if new is removed else new}
+    if old is removed:
+        change["added"] = True
+    if new is removed:
+        change["removed"] = True
+    return change

@@ -105,6 +105,8 @@ class StatementSoFar:
         """What becomes of the statement now that `text` (a line) was read after what was: (LEX,
         WAIT, NOTHING, REFUSED or DROPPED, the line to say or None)."""
         measure = self.measure
+        if self.dropping and measure.passes_over(text):
+            return DROPPED, None
         measure.add(text)
         if self.dropping:  # the rest of a refused statement: read to its end, not run, not said again
             if measure.may_end:

@@ -49,9 +49,13 @@ class CtrlC:
     the signal handler); a second raises KeyboardInterrupt, after putting the previous handler
     back. Re-entrant use is not supported: one per running command."""
 
-    def __init__(self, stop: Flag | None = None, on_first: Callable[[], None] | None = None) -> None:
+    def __init__(self, stop: Flag | None = None, on_first: Callable[[], None] | None = None,
+                 inner: bool = False) -> None:
         self.stop: Flag = threading.Event() if stop is None else stop
         self.on_first = on_first
+        #: A CtrlC entered inside this one (a scan's, inside a program's reading) presses this
+        #: one too at its first press, so both stop (without it, the inner one alone hears it).
+        self.inner = inner
         self._previous: Any = None
         self._installed = False
         self._remote: Remote | None = None
@@ -81,14 +85,18 @@ class CtrlC:
 
     def restore(self) -> None:
         """Put the previous handler back (idempotent), unless another has taken this one's place
-        (see the module doc)."""
+        (see the module doc: a program's reading that ends after another began, say). From
+        another thread (a finalizer) the handler stays, and hands presses on once exited."""
         if self._remote is not None:
             self._remote._release(self)
             self._remote = None
         if self._installed:
             self._installed = False
-            if signal.getsignal(signal.SIGINT) == self._handler:
-                signal.signal(signal.SIGINT, self._previous)
+            try:
+                if signal.getsignal(signal.SIGINT) == self._handler:
+                    signal.signal(signal.SIGINT, self._previous)
+            except ValueError:  # from another thread (a finalizer): the handler stays
+                pass
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
         if not self._installed:  # exited, and put back by whoever had saved it: not ours to note
@@ -100,6 +108,9 @@ class CtrlC:
         self.stop.set()
         if self.on_first is not None:
             self.on_first()
+        outer = getattr(self._previous, "__self__", None)
+        if isinstance(outer, CtrlC) and outer is not self and outer.inner:
+            outer._press()
 
     def _press(self) -> None:
         """A first Ctrl-C pressed from another thread (Remote)."""

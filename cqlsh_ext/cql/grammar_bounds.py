@@ -90,6 +90,8 @@ _COUNTED = re.compile(r"\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+
 #: What closes each thing a text may be left inside; a line comment ends at its line's end.
 _CLOSER = {"'": "'", '"': '"', "$$": "$$", "/*": "*/"}
 _LINE_END = re.compile(r"[\n\r]")
+#: A character that may start or end a string, name, comment or statement outside them.
+_MAY_TURN = re.compile(r"""['"$/;-]""")
 
 
 class Measure:
@@ -159,6 +161,31 @@ class Measure:
     def empty(self) -> bool:
         """No statement in the text: space, comments and `;` only (nothing for cqlsh to send)."""
         return self._only_ends and self.may_end
+
+    def passes_over(self, piece: str) -> bool:
+        """Counts `piece`'s lines and returns True where, added, it could not change whether the
+        text may end, nor where: inside a string, name or block comment whose closer it does not
+        hold, or inside a statement (tokens since its last end) with no character that starts or
+        ends anything. A refused statement's rest is read to its end so (a million lines in a
+        second, not five); its tokens and size are not counted (it was refused already). False:
+        `add` it."""
+        if not piece.endswith("\n") or self._pending:  # (a mark may span it and the next piece)
+            return False
+        inside = self._inside
+        if inside is None:
+            if not self._since_end or self._batch or self._first in self.newline_words \
+                    or self._last[1].lower() == "apply" or _MAY_TURN.search(piece) \
+                    or "apply" in piece.lower():
+                return False
+            if not piece.isspace():
+                # Its tokens, as _count and _end read them: more than one since the end (its size
+                # unknown, two more say so), and no `apply` among the last two.
+                self._since_end += 2
+                self._last = ("", "")
+        elif inside == "--" or _CLOSER[inside] in piece:
+            return False
+        self.lines += 1 + piece.count("\n", 0, -1)
+        return True
 
     def add(self, piece: str) -> None:
         """Measure `piece`, the text that follows what was measured so far."""

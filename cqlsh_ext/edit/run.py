@@ -26,9 +26,23 @@ if TYPE_CHECKING:
     from cqlsh_ext.writing.cell_reads import CellRead
     from cqlsh_ext.writing.cell_writer import CellWriter, Written
     from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.loop import Done
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import EditRequest
     from cqlsh_ext.writing.write_context import WriteContext
+
+
+@dataclass
+class EditFigures:
+    """What an edit did, as data (the Python API's EditResult): the rows read and what each
+    became (`outcome`: found, to change with their changes, already as asked, refused by reason),
+    whether its reading was stopped (Ctrl-C: nothing is then written), and after CONFIRM the
+    row loop's figures (`done`) and the journal's path."""
+
+    outcome: Outcome
+    interrupted: bool = False
+    done: Done | None = None
+    journal: str | None = None
 
 
 def edit_request(edit: Edit, keyspace: str) -> EditRequest:
@@ -93,13 +107,14 @@ def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> Edi
     return EditPreview(outcome, mechanism, bool(read.interrupted), request, blob, keys)
 
 
-def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
-    """Preview or write the edit (see the module doc); QueryError or WriteRefused for what is
-    refused before reading."""
+def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFigures | None:
+    """Preview or write the edit (see the module doc): its figures, or None when the reading
+    failed (ctx.error said why); QueryError or WriteRefused for what is refused before reading."""
     previewed = preview_edit(ctx, edit, keyspace, meta)
     if previewed is None:
-        return
+        return None
     outcome, mechanism = previewed.outcome, previewed.mechanism
+    figures = EditFigures(outcome, interrupted=previewed.interrupted)
     stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" \
         if previewed.interrupted else ""
     asking = not edit.confirm and bool(outcome.rows) and not previewed.interrupted and ctx.ask is not None
@@ -109,17 +124,18 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
     summary(ctx, edit.confirm, outcome, stopped, mechanism, out)
     if not edit.confirm:
         if not outcome.rows:
-            return
+            return figures
         if not asking or ctx.ask is None or not ctx.ask(f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.", file=ctx.out)
-            return
+            return figures
     if previewed.interrupted:
         print("Nothing written: the reading was stopped.", file=ctx.out)
-        return
+        return figures
     if outcome.rows:
-        _write(ctx, keyspace, meta, previewed.blob, previewed.keys, mechanism, outcome.rows,
-               previewed.request)
+        figures.done, figures.journal = _write(ctx, keyspace, meta, previewed.blob, previewed.keys,
+                                               mechanism, outcome.rows, previewed.request)
+    return figures
 
 
 def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iterable[list[CellRead]],
@@ -172,7 +188,8 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
 
 
 def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
-           mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> None:
+           mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> tuple[Done, str]:
+    """The rows journaled and written: the row loop's figures and the journal's path."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
@@ -193,6 +210,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
             journal.close()
     closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
             f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
+    return done, str(journal.path)
 
 
 def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str],

@@ -65,7 +65,16 @@ from cqlsh_ext.payload.confidence import view_confidence
 from cqlsh_ext.payload.path_values import SCALARS, machine_value
 from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
+from cqlsh_ext.payload.view import (
+    BINARY,
+    NOT_DETECTED,
+    RECORD,
+    TEXT,
+    TOO_SHORT,
+    UNDECODABLE_KINDS,
+    UNKNOWN,
+    BlobView,
+)
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.engine import ValueEngine
@@ -392,8 +401,12 @@ class BlobReading:
             chunk = self.read(chunk, place)
             if isinstance(chunk, _BlobsOnCore):
                 filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw)
+                parts = [filled.values(at) for at in range(6)]
+                # the core reads a value no reading can read with no reason: its quiet note here
+                parts[3] = [quiet_note(kind, stored) if note is None else note
+                            for kind, note, stored in zip(parts[2], parts[3], parts[4], strict=True)]
                 for at in range(6):
-                    out[at] += filled.values(at)
+                    out[at] += parts[at]
                 continue
             for value in chunk.values():
                 for column, item in zip(out, self.blob_parts(value, place), strict=True):
@@ -408,11 +421,11 @@ class BlobReading:
         stored = value.stored if isinstance(value, BlobView) else bytes(value)
         view = self.view(value, place)
         if view is None:  # decoding off, or an empty value
-            return None, None, UNKNOWN, None, stored, None
+            return None, None, UNKNOWN, OFF_NOTE if self.off and stored else None, stored, None
         kind = view.kind
         sure = view_confidence(view)
         if kind != TEXT and kind != RECORD:  # no payload to type: the stored bytes keep it
-            note = view.object_class or (None if view.quiet else view.reason)
+            note = view.object_class or view.reason or quiet_note(kind, stored)
             return None, view.label or None, kind, note, stored, sure
         if view.cut:
             return None, view.label, kind, f"cut: {cut_text(view)}", stored, sure
@@ -426,6 +439,47 @@ class BlobReading:
             if cut:
                 return None, view.label, kind, f"cut: {cut}", stored, sure
         return payload, view.label, kind, view.reason, stored if self.raw else None, sure
+
+
+#: The note of a value read with decoding off (-d none): nothing was looked for in it.
+OFF_NOTE = "not decoded: decoding is off (-d none)"
+#: The note of a binary payload (its reading gives no reason: it is what it is).
+BINARY_NOTE = "a binary payload: neither text nor a record format"
+
+
+def quiet_note(kind: str | None, stored: bytes | None) -> str | None:
+    """Why a value no reading could read shows no payload, where its reading gave no reason (the
+    quiet ones the display keeps to itself, and every such value the native core reads): no
+    compression detected, too short to detect (auto mode's, by the value's size, as
+    payload.unwrap decides them), a binary payload. None for any other kind, and for an empty
+    value (nothing stored: not undecodable). So every undecodable
+    value's NAME:note says why; the display and the JSON output, which spell such a value as its
+    hex exactly as cqlsh does, are not changed by it."""
+    from cqlsh_ext.codecs.registry import MIN_AUTO_LENGTH
+
+    if kind == UNKNOWN:
+        if not stored:  # an empty value: nothing stored, nothing undecodable
+            return None
+        return TOO_SHORT if len(stored) < MIN_AUTO_LENGTH else NOT_DETECTED
+    if kind == BINARY:
+        return BINARY_NOTE
+    return None
+
+
+def _with_quiet_notes(arrays: list[Any]) -> list[Any]:
+    """A blob column's six arrays the core laid out, each value it read that no reading can read
+    given its quiet note (quiet_note), where its note is null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kinds, notes = as_pyarrow(arrays[2]), as_pyarrow(arrays[3])
+    quiet = pc.and_(pc.is_null(notes), pc.is_in(kinds, value_set=pa.array([UNKNOWN, BINARY])))
+    if not pc.any(quiet).as_py():
+        return arrays
+    stored = as_pyarrow(arrays[4]).to_pylist()
+    filled = [quiet_note(kind, value) if mark else note for kind, note, value, mark in
+              zip(kinds.to_pylist(), notes.to_pylist(), stored, quiet.to_pylist(), strict=True)]
+    return [*arrays[:3], pa.array(filled, pa.string()), *arrays[4:]]
 
 
 def cut_text(view: BlobView) -> str:
@@ -735,7 +789,7 @@ def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
 
 def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], reading: BlobReading,
                  place: ValuePlace | None) -> Fitted:
-    """A blob column's five arrays: laid out by the core from its reading where every chunk is on
+    """A blob column's six arrays: laid out by the core from its reading where every chunk is on
     the core, else from the values' parts."""
     if chunks and all(isinstance(c, _BlobsOnCore) for c in chunks):
         filled = _FilledContents([c.held for c in chunks],  # type: ignore[attr-defined]
@@ -752,7 +806,7 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
                 except ValueError:  # a value the core does not write: the Python side converts
                     break
                 if arrays is not None:
-                    return Fitted(list(arrays), misfits)
+                    return Fitted(_with_quiet_notes(list(arrays)), misfits)
                 for row, value in wrong:
                     label, view_kind = filled.label_kind(row)
                     filled.set(row, (None, label, view_kind, misfit_note(kind, value, column.name),

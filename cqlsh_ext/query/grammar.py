@@ -102,6 +102,24 @@ class Predicate:
     values: tuple[Literal, ...] = ()
 
 
+@dataclass(frozen=True)
+class Marker:
+    """A bind marker a payload condition's literal is (a program's parameter: `?` or `:name`),
+    bound before the plan runs (`bind`): the `index`-th `?` of the statement (0 first), or the
+    `name` (as CQL reads it: lower case unless quoted); the condition (`predicate`, an index into
+    Plan.predicates) and the literal's place among its values (`slot`)."""
+
+    index: int | None
+    name: str | None
+    predicate: int
+    slot: int
+
+    @property
+    def spelt(self) -> str:
+        """How a message names it: `?` 1-based, or `:name`."""
+        return f":{self.name}" if self.name is not None else f"parameter {(self.index or 0) + 1}"
+
+
 @dataclass
 class Plan:
     items: list[Item]
@@ -120,6 +138,9 @@ class Plan:
     #: The map columns whose blobs the plan reaches by key (m['k']): where column settings name
     #: such a blob's place `value` (a UDT's field is named by the field).
     map_columns: frozenset[str] = frozenset()
+    #: The payload conditions' literals that are bind markers (parse(..., markers=True)): `bind`
+    #: gives them their values before the plan runs.
+    markers: tuple[Marker, ...] = ()
 
     def setting_steps(self, column: str, access: str | None) -> tuple[str, ...]:
         """The steps below `column` where the blob reached by `access` sits, as column settings
@@ -149,11 +170,17 @@ COMPARE = ("=", "!=", "<", "<=", ">", ">=")
 
 
 class _Parser(Cursor):
-    def __init__(self, statement: Lexed, schema: Schema, plain: bool = False) -> None:
+    def __init__(self, statement: Lexed, schema: Schema, plain: bool = False, markers: bool = False) -> None:
         super().__init__(statement.tokens)
         self.text = statement.text
         self.schema = schema
         self.plain = plain
+        #: Bind markers are taken as a payload condition's literals (a program's parameters).
+        self.markers = markers
+        #: The markers of the payload conditions read so far: (predicate, slot, `?` index, name).
+        self.found: list[Marker] = []
+        #: The current condition's literals: None for a literal, else its marker's (index, name).
+        self._slots: list[tuple[int | None, str | None] | None] = []
 
     # -- references
     def ref(self) -> Ref:
@@ -250,6 +277,7 @@ class _Parser(Cursor):
                     bool(pk) and all(c in restricted for c in pk))
         _check(plan)
         plan.server_statement = _server_statement(plan, self.schema)
+        plan.markers = tuple(self.found)
         reached = {r.column for r in refs if isinstance(r, Path) and r.access is not None}
         reached |= {p.ref.column for p in predicates if isinstance(p.ref, Path) and p.ref.access is not None}
         plan.map_columns = frozenset(c for c in reached
@@ -344,7 +372,10 @@ class _Parser(Cursor):
         saved = self.pos
         self.pos = start
         ref = self.ref()
+        self._slots = []
         predicates.append(self.operator(ref, bare_like))
+        self.found += [Marker(slot_of[0], slot_of[1], len(predicates) - 1, slot)
+                       for slot, slot_of in enumerate(self._slots) if slot_of is not None]
         if self.pos != end:
             raise QueryError(f"unexpected {self.peek().describe()} in the condition on {first.value}")
         self.pos = saved
@@ -359,7 +390,7 @@ class _Parser(Cursor):
             return Predicate(ref, op, (self.literal(),))
         if op == "like":
             value = self.literal()
-            if not isinstance(value, str):
+            if not isinstance(value, str) and self._slots[-1] is None:
                 raise QueryError("LIKE takes a string")
             return Predicate(ref, "LIKE", (value,))
         if op == "in":
@@ -386,6 +417,10 @@ class _Parser(Cursor):
         raise QueryError(f"{tok.describe()} is not an operator of payload queries: {_PATH_OPERATORS}")
 
     def literal(self) -> Literal:
+        marker = self._marker()
+        self._slots.append(marker)
+        if marker is not None:
+            return None  # bound later (bind): its value is a parameter's
         tok = self.next()
         if tok.kind in ("string", "int", "decimal"):
             return tok.literal
@@ -396,6 +431,23 @@ class _Parser(Cursor):
         if tok.kind == "word" and tok.value.lower() in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[tok.value.lower()]
         raise QueryError(f"expected a literal at {tok.describe()}")
+
+    def _marker(self) -> tuple[int | None, str | None] | None:
+        """A bind marker where a literal is (`?` or `:name`), read: (its index among the
+        statement's `?`, its name); None when the next token is no marker. A marker where markers
+        are not taken is an error saying where they are."""
+        tok = self.peek()
+        named = self.mark(":") and self.peek(1).kind in ("word", "qname") and self.peek(1).start == tok.end
+        if not (self.mark("?") or named):
+            return None
+        if not self.markers:
+            raise QueryError(f"a bind marker ({tok.value}) stands for a program's parameter "
+                             "(db.query(statement, params)), not here")
+        self.next()
+        if not named:
+            return sum(1 for t in self.tokens[:self.pos - 1] if t.kind == "punct" and t.value == "?"), None
+        name = self.next()
+        return None, name.value.lower() if name.kind == "word" else name.value
 
     def group(self) -> list[Path]:
         paths: list[Path] = []
@@ -472,6 +524,18 @@ def quote(name: str) -> str:
 
 
 def _server_statement(plan: Plan, schema: Schema) -> str:
+    text = server_select(plan, schema)
+    if plan.server_where:
+        text += f" WHERE {plan.server_where}"
+    if plan.limit is not None and not plan.local_rows:
+        text += f" LIMIT {plan.limit}"
+    if plan.allow_filtering:
+        text += " ALLOW FILTERING"
+    return text
+
+
+def server_select(plan: Plan, schema: Schema) -> str:
+    """`SELECT <the columns the plan reads> FROM <table>`: the server's statement before its WHERE."""
     if any(i.kind == "star" for i in plan.items):
         columns = "*"
     else:
@@ -488,14 +552,7 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
             needed = list(schema.partition_key) or [next(iter(schema.columns))]
         columns = ", ".join(quote(c) for c in needed)
     table = (quote(plan.keyspace) + "." if plan.keyspace else "") + quote(plan.table)
-    text = f"SELECT {columns} FROM {table}"
-    if plan.server_where:
-        text += f" WHERE {plan.server_where}"
-    if plan.limit is not None and not plan.local_rows:
-        text += f" LIMIT {plan.limit}"
-    if plan.allow_filtering:
-        text += " ALLOW FILTERING"
-    return text
+    return f"SELECT {columns} FROM {table}"
 
 
 @dataclass(frozen=True)
@@ -567,10 +624,57 @@ def _reaches(items: list[Item], predicates: list[Predicate], group_by: list[Path
     return bool(predicates) or any(isinstance(r, Path) for r in refs)
 
 
-def parse(statement: Lexed | str, schema: Schema, plain: bool = False) -> Plan | None:
+def parse(statement: Lexed | str, schema: Schema, plain: bool = False, markers: bool = False) -> Plan | None:
     """The plan of the statement (its tokens, lexed once: cqlsh_ext.cql.lexer.Lexed; a text is
     lexed here), or None when it is not a payload query (no path, no payload condition, or not a
     SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of columns only has a plan
-    too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises QueryError."""
-    return _Parser(lexed(statement), schema, plain).parse()
+    too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). `markers`: a payload condition's
+    literal may be a bind marker, `?` or `:name` (Plan.markers; `bind` gives their values); the
+    ordinary conditions' markers stay in the server's statement as written. Raises QueryError."""
+    return _Parser(lexed(statement), schema, plain, markers).parse()
+
+
+#: What a payload condition's parameter may be: JSON's scalars (a float is taken as the decimal
+#: it prints as, so it compares as the same number written in the statement would).
+PARAMETER_TYPES = "a str, an int, a float, a Decimal, a bool or None"
+
+
+def literal_of(value: object, op: str) -> Literal:
+    """A parameter's value as a payload condition's literal, typed by what it compares: a path's
+    JSON value (a str, a number, a bool, null), a LIKE's pattern (a str). QueryError saying what
+    it takes."""
+    import math
+
+    if op == "LIKE":
+        if not isinstance(value, str):
+            raise QueryError(f"LIKE takes a str, not {type(value).__name__}")
+        return value
+    if value is None or isinstance(value, (str, bool, int, Decimal)):
+        if isinstance(value, Decimal) and not value.is_finite():
+            raise QueryError(f"a payload condition compares with a finite number, not {value}")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QueryError(f"a payload condition compares with a finite number, not {value!r}")
+        return Decimal(repr(value))
+    raise QueryError(f"a payload condition compares with {PARAMETER_TYPES}, not {type(value).__name__}")
+
+
+def bind(plan: Plan, values: Mapping[Marker, object]) -> Plan:
+    """The plan with each marker's literal given its value (`values`: each of plan.markers' value;
+    literal_of types it). Raises QueryError naming the marker whose value does not fit."""
+    predicates = list(plan.predicates)
+    for marker in plan.markers:
+        pred = predicates[marker.predicate]
+        try:
+            literal = literal_of(values[marker], pred.op)
+        except QueryError as err:
+            name = _name(pred.ref)
+            raise QueryError(f"{marker.spelt} ({name} {pred.op}): {err}") from None
+        slots = list(pred.values)
+        slots[marker.slot] = literal
+        predicates[marker.predicate] = Predicate(pred.ref, pred.op, tuple(slots))
+    from dataclasses import replace
+
+    return replace(plan, predicates=predicates, markers=())
 

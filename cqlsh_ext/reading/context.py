@@ -131,6 +131,8 @@ class ReadContext:
     interactive: bool = False
     #: The width the output is fitted to (0: whole lines).
     width: int = 0
+    #: Seconds a request may take, instead of the session's (a program's per-call timeout).
+    request_timeout: float | None = None
 
     @property
     def display(self) -> DisplaySettings:
@@ -142,7 +144,9 @@ class ReadContext:
 
     @property
     def timeout(self) -> float | None:
-        """The session's request timeout (cqlsh's --request-timeout)."""
+        """The request timeout: the context's own, else the session's (cqlsh's --request-timeout)."""
+        if self.request_timeout is not None:
+            return self.request_timeout
         return getattr(self.session, "default_timeout", None)
 
     def decoding(self) -> Decoding:

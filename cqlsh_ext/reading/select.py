@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.statement import ServerPages
     from cqlsh_ext.scanning.plan import ReadPlan
-    from cqlsh_ext.scanning.scan import Progress
+    from cqlsh_ext.scanning.scan import Binder, Progress
 
 Row = tuple[Any, ...]
 
@@ -54,14 +54,15 @@ FLUSH_SECONDS = 1.0
 DEFAULT_BATCH = 100
 
 
-def payload_plan(ctx: ReadContext, statement: Lexed,
-                 refresh: bool = False) -> tuple[Plan, TableTarget] | None:
+def payload_plan(ctx: ReadContext, statement: Lexed, refresh: bool = False,
+                 markers: bool = False) -> tuple[Plan, TableTarget] | None:
     """A SELECT that reaches into a payload, planned on its table: (plan, target); None for any
     other statement (not a SELECT ... FROM, no path in it, an unknown table, CQL this parser does
     not know and that names no payload), which the server answers as written. A SELECT that names
     no path costs no schema and no parse. Raises QueryError for a statement that reaches into a
     payload and is refused (one line). `refresh`: a table the driver does not know yet is looked
-    up once more."""
+    up once more. `markers`: a payload condition's literal may be a bind marker (a program's
+    parameter: query.grammar.parse)."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import may_reach_payload, names_payload, table_of
@@ -74,7 +75,7 @@ def payload_plan(ctx: ReadContext, statement: Lexed,
     if target is None:
         return None  # an unknown table: the server says so, as for any SELECT
     try:
-        plan = parse(statement, target.schema)
+        plan = parse(statement, target.schema, markers=markers)
     except QueryError:
         if not names_payload(statement, target.schema):
             return None  # CQL this parser does not know, and no payload in it: the server's
@@ -85,7 +86,9 @@ def payload_plan(ctx: ReadContext, statement: Lexed,
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
                 fetch_size: int | None = None, evaluator: Evaluator | None = None,
                 stored_blobs: bool = False, paging_state: bytes | None = None,
-                given: int = 0, text_trees: bool = True, text_gaps: bool = False) -> TypedAnswer | None:
+                given: int = 0, text_trees: bool = True, text_gaps: bool = False,
+                bind: Binder | None = None,
+                ranges: Sequence[tuple[int, int]] | None = None) -> TypedAnswer | None:
     """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
     can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
     are read as they are taken, or None when it is refused or declined (ctx.error said why).
@@ -97,7 +100,11 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     (Evaluator.text_trees); `text_gaps` True: JSON Lines, which writes a JSON text minified from
     the whitespace runs its check notes (Evaluator.text_gaps). `paging_state`: go on from there (a
     row's Position: a reading `resumable` says can), `given` rows an earlier reading gave out
-    before it (they count toward the LIMIT). Raises QueryError."""
+    before it (they count toward the LIMIT). `bind`: a program's parameters, bound into the
+    server's statement prepared (reading.statement.sent_statement). `ranges`: only these token
+    ranges (lo, hi] of the table are read, the plan's WHERE said after each one's restriction (a
+    partition of the answer: the Python API's; the plan must not restrict partitions). Raises
+    QueryError."""
     if evaluator is None:
         evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs,
                               held=stored_blobs, text_trees=text_trees, text_gaps=text_gaps)
@@ -112,7 +119,11 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
         ctx.error(error_text(err))
         return None
     batch = batch_rows or ctx.page_size or DEFAULT_BATCH
-    pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size, paging_state)
+    if ranges is not None:
+        pages: Iterator[list[Row] | AnswerBatch] | None = _ranged_pages(
+            ctx, plan, notes, answer, evaluator, target, batch, list(ranges), bind)
+    else:
+        pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size, paging_state, bind)
     if pages is None:
         return None
     columns = answer_columns(plan, answer, types)
@@ -200,18 +211,32 @@ def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
     return types
 
 
+def _ranged_pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
+                  target: TableTarget, batch: int, ranges: list[tuple[int, int]],
+                  bind: Binder | None) -> Iterator[list[Row] | AnswerBatch]:
+    """The plan read over `ranges` of the table's token ring (read_select's `ranges`), STREAMS of
+    them at once, its WHERE after each range's restriction."""
+    from cqlsh_ext.query.grammar import server_select
+    from cqlsh_ext.scanning.plan import STREAMS, ReadPlan
+
+    also = f"AND {plan.server_where} ALLOW FILTERING" if plan.server_where else ""
+    scan = ReadPlan(server_select(plan, target.schema), keyspace=target.keyspace,
+                    partition_key=[c.name for c in target.meta.partition_key],
+                    streams=max(1, min(STREAMS, len(ranges))), ranges=ranges, also=also, bind=bind)
+    progress = ctx.progress(f"SELECT {target.qualified}", True, None)
+    return answer_pages(ctx, notes, answer, evaluator, scan, progress, batch)
+
+
 def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
            target: TableTarget, batch: int, fetch_size: int | None,
-           paging_state: bytes | None = None) -> Iterator[list[Row] | AnswerBatch] | None:
+           paging_state: bytes | None = None,
+           bind: Binder | None = None) -> Iterator[list[Row] | AnswerBatch] | None:
     if not plan.local_rows:
-        from cassandra.query import SimpleStatement
+        from cqlsh_ext.reading.statement import ServerPages, sent_statement
 
-        from cqlsh_ext.reading.statement import ServerPages
-
-        statement = SimpleStatement(plan.server_statement, consistency_level=ctx.consistency,
-                                    serial_consistency_level=ctx.serial_consistency,
-                                    fetch_size=fetch_size or ctx.page_size)
         try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
+            statement = sent_statement(plan.server_statement, fetch_size or ctx.page_size,
+                                       ctx.consistency, ctx.serial_consistency, bind)
             pages = ServerPages(ctx, statement, paging_state, pages_in=takes_pages(evaluator))
             result = pages.first()
         except Exception as err:
@@ -235,7 +260,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
             return None
         progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
     else:
-        scan = ReadPlan(plan.server_statement, paging_state=paging_state)
+        scan = ReadPlan(plan.server_statement, paging_state=paging_state, bind=bind)
         progress = ctx.progress(label, plan.reads_beyond_partitions, None)
     return answer_pages(ctx, notes, answer, evaluator, scan, progress, batch)
 
@@ -350,6 +375,8 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
             continue
         if found and isinstance(found[0], AnswerBatch):  # a page's kept rows as columns (a file's reading)
             for page in found:
+                if held.places is not None and scanner is not None and page.positions is None:
+                    page.positions = PagePositions(scanner.page_state, 0, len(page))  # its page's matches
                 page, enough = _limited_batch(notes, answer.plan.limit, page)
                 if len(page):
                     yield from held.add([], end=True)  # rows held before it go first

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
+    from cqlsh_ext.scanning.scan import Binder
 
 Row = tuple[Any, ...]
 
@@ -106,22 +107,38 @@ class ServerPages:
             result = self._wait()
 
 
+def sent_statement(text: str, fetch_size: int | None, consistency: int, serial_consistency: int,
+                   bind: Binder | None = None) -> Any:
+    """The statement sent for `text`: as written (a SimpleStatement), or, with a program's
+    parameters (`bind`: the Python API's), prepared with them bound; at the page size (None: the
+    whole answer in one page) and levels."""
+    if bind is None:
+        from cassandra.query import SimpleStatement
+
+        return SimpleStatement(text, consistency_level=consistency,
+                               serial_consistency_level=serial_consistency, fetch_size=fetch_size)
+    statement = bind(text, None)
+    statement.consistency_level = consistency
+    statement.serial_consistency_level = serial_consistency
+    statement.fetch_size = fetch_size
+    return statement
+
+
 def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
                    consistency: int | None = None, paging_state: bytes | None = None,
+                   bind: Binder | None = None,
                    table: TableTarget | None | Literal[False] = False) -> TypedAnswer | None:
     """The server's answer to `text`, page by page (`fetch_size`, else the context's page size),
     from `paging_state` when given; None when the server refuses it (ctx.error said so, as cqlsh
     says it). The context's stop ends it at once (its notes say so, and where it would go on).
-    `table`: the table the statement reads where the caller resolved it already (None: none
-    known), so the statement is not lexed again; False: found here."""
-    from cassandra.query import SimpleStatement
-
+    `bind`: a program's parameters, bound into `text` prepared (sent_statement). `table`: the
+    table the statement reads where the caller resolved it already (None: none known), so the
+    statement is not lexed again; False: found here."""
     from cqlsh_ext.cql.types import from_driver
 
     level = ctx.consistency if consistency is None else consistency
-    statement = SimpleStatement(text, consistency_level=level,
-                                serial_consistency_level=ctx.serial_consistency,
-                                fetch_size=fetch_size or ctx.page_size or PAGE_ROWS)
+    statement = sent_statement(text, fetch_size or ctx.page_size or PAGE_ROWS, level, ctx.serial_consistency,
+                               bind)
     notes = ReadNotes(None)
     try:
         pages = ServerPages(ctx, statement, paging_state)

@@ -16,7 +16,7 @@ data (`data()`, the JSON document), its text a renderer's (`lines()`), and how i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.payload.columns import (
@@ -33,6 +33,7 @@ from cqlsh_ext.payload.columns import (
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
+    from cqlsh_ext.payload.arrow_types import Kind
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.grammar import Plan
@@ -432,6 +433,13 @@ class TypedAnswer:
             sample = []
         self._fixed = fix_kinds(self.columns, sample, reading, self.places)
         return self._fixed
+
+    def fix(self, kinds: Sequence[Kind | None]) -> None:
+        """The columns' kinds given, one a column (None: its own, where nothing is read from a
+        sample), instead of read from this answer's sample: a part of an answer (a partition, a
+        projection) typed as the whole was, so that every part has one schema."""
+        self._fixed = [replace(c, kind=k) if k is not None else replace(c, kind=c.kind or c.seed)
+                       for c, k in zip(self.columns, kinds, strict=True)]
 
     def __iter__(self) -> Iterator[AnswerBatch]:
         while self._ahead:

@@ -40,7 +40,7 @@ from cqlsh_ext.scanning.scan import (
 from cqlsh_ext.scanning.workers import WorkerScan
 
 if TYPE_CHECKING:
-    from cqlsh_ext.scanning.scan import ScanContext
+    from cqlsh_ext.scanning.scan import Binder, ScanContext
 
 #: Without the native core, a whole-table read uses worker processes, one per core, from this size
 #: by the server's estimate: below it, starting them (about a second) costs more than they save
@@ -106,6 +106,12 @@ class ReadPlan:
     streams: int = 1
     #: One stream: the paging state its first page is asked with (go on where a reading stopped).
     paging_state: bytes | None = None
+    #: The token ranges to read (lo, hi], `streams` at once, instead of the whole ring (a
+    #: partition of a reading: the Python API's); `also` is said after each range's restriction.
+    ranges: list[tuple[int, int]] | None = None
+    also: str = ""
+    #: A program's parameters bound into the statements sent (ScanSpec.bind).
+    bind: Binder | None = None
 
     @property
     def over_workers(self) -> bool:
@@ -118,10 +124,13 @@ class ReadPlan:
 
     def spec(self) -> ScanSpec:
         """What this process reads."""
+        if self.ranges is not None:
+            return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
+                            ranges=self.ranges, also=self.also, bind=self.bind)
         if self.ring is None or self.streams <= 1:
-            return ScanSpec(self.query, limit=self.limit, paging_state=self.paging_state)
+            return ScanSpec(self.query, limit=self.limit, paging_state=self.paging_state, bind=self.bind)
         return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
-                        ranges=self.ring.split(self.streams * RANGES_PER_STREAM))
+                        ranges=self.ring.split(self.streams * RANGES_PER_STREAM), bind=self.bind)
 
     def progress(self, label: str, enabled: bool = True) -> Progress | None:
         """The progress line (a terminal's stderr only), a percentage from the size estimate."""

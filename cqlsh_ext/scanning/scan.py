@@ -65,6 +65,11 @@ class ScanContext(Protocol):
     def timeout(self) -> float | None: ...
 
 
+#: Makes the statement to send for a query text and its %s arguments (a token range's bounds, or
+#: None): a prepared statement with a program's parameters bound (ScanSpec.bind).
+Binder = Callable[[str, "tuple[Any, ...] | None"], Any]
+
+
 @dataclass
 class ScanSpec:
     """What to scan: a statement as written, or a whole table split into token ranges."""
@@ -91,6 +96,10 @@ class ScanSpec:
     #: each (a whole-table read's 32 ranges otherwise cost a small first page each:
     #: docs/performance.md, "STATS' pages").
     sized_first: bool = False
+    #: A program's parameters (the Python API's): makes the statement sent for a text (with its
+    #: token range's %s formatted in, when ranged) prepared, its parameters bound; None: the text
+    #: as written (a SimpleStatement).
+    bind: Binder | None = None
 
     @property
     def ranged(self) -> bool:
@@ -360,26 +369,34 @@ class Scanner:
     def description(self) -> str:
         return f"{self.streams} parallel streams" if self.streams > 1 else "single stream"
 
-    def _statement(self, text: str) -> Any:
+    def _statement(self, text: str, params: tuple[Any, ...] | None = None) -> tuple[Any, Any]:
+        """The statement sent for `text` and its %s parameters: (statement, parameters left to
+        send with it)."""
         from cassandra.query import SimpleStatement
 
-        statement = SimpleStatement(
-            text,
-            consistency_level=self.consistency,
-            fetch_size=self._learned or FIRST_PAGE,
-            serial_consistency_level=self.serial_consistency,
-        )
+        if self.spec.bind is not None:
+            statement, params = self.spec.bind(text, params), None
+            statement.consistency_level = self.consistency
+            statement.serial_consistency_level = self.serial_consistency
+            statement.fetch_size = self._learned or FIRST_PAGE
+        else:
+            statement = SimpleStatement(
+                text,
+                consistency_level=self.consistency,
+                fetch_size=self._learned or FIRST_PAGE,
+                serial_consistency_level=self.serial_consistency,
+            )
         statement.retry_policy = _scan_retry_policy()
-        return statement
+        return statement, params
 
     def _work(self) -> Iterator[tuple[Any, Any]]:
         """(statement, parameters) per range, lazily."""
         if not self.spec.ranged:
-            yield self._statement(self.spec.query), None
+            yield self._statement(self.spec.query)
             return
         text = ranged_query(self.spec.query, self.spec.partition_key, self.spec.also)
         for lo, hi in self.spec.ranges or ():
-            yield self._statement(text), (lo, hi)
+            yield self._statement(text, (lo, hi))
 
     def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int,
                 sent: dict[int, float]) -> Any:

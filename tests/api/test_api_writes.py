@@ -177,3 +177,50 @@ def test_a_writes_lines_are_its_own_never_the_process_standard_output(db, table,
     out, err = capsys.readouterr()
     assert "would rewrite" in preview.text and "chatter" not in preview.text, preview.text
     assert out.count("chatter") == len(out.splitlines()) > 0 and not err, (out, err)
+
+
+def test_an_edit_previews_writes_journaled_and_undo_restores_every_byte(db, table, journals) -> None:
+    """db.edit: UPDATE of a path inside the gzip'd JSON previews (its changes as data, nothing
+    written), then with confirm=True writes the row in its own form and journals it; db.undo
+    writes the original bytes back. A DELETE of a path the same way; CQL's own statements are
+    refused there, and an edit through db.execute."""
+    name, session = table
+    original = stored(session, name)
+    statement = f"UPDATE {name} SET data.status = 'CANCELLED', data.items[0].sku = 'X' WHERE pk = 'k3'"
+
+    preview = db.edit(statement)
+    assert isinstance(preview, cqlsh_ext.EditResult)
+    assert (preview.confirmed, preview.found, preview.to_change, preview.unchanged, preview.refused) == \
+        (False, 1, 1, 0, {})
+    (change,) = preview.changes
+    assert change.key == {"pk": "k3"}
+    assert change.changes == [{"path": "data.status", "old": "PAID", "new": "CANCELLED"},
+                              {"path": "data.items[0].sku", "old": "s3-0", "new": "X"}]
+    assert preview.written is None and preview.journal is None and "add CONFIRM" in preview.text
+    assert stored(session, name) == original  # nothing written
+
+    done = db.edit(statement, confirm=True)
+    assert (done.confirmed, done.written, done.left_alone, done.stopped) == (True, 1, 0, None)
+    assert done.journal is not None and Path(done.journal).parent == journals
+    now = stored(session, name)
+    assert {pk for pk in now if now[pk] != original[pk]} == {"k3"}
+    edited = json.loads(gzip.decompress(now["k3"]))
+    assert edited == {**payload(3), "status": "CANCELLED", "items": [{"sku": "X"}, *payload(3)["items"][1:]]}
+    assert done.to_dict()["changes"][0]["key"] == {"pk": "k3"}
+
+    removed = db.edit(f"DELETE data.items FROM {name} WHERE pk = 'k4' CONFIRM")
+    assert removed.written == 1 and removed.changes[0].changes[0]["removed"] is True
+    assert "items" not in json.loads(gzip.decompress(stored(session, name)["k4"]))
+
+    assert db.undo(removed.journal, confirm=True).written == 1
+    assert db.undo(done.journal, confirm=True).written == 1
+    assert stored(session, name) == original  # the original bytes, exactly
+
+    with pytest.raises(cqlsh_ext.Error, match=r"^edit: db.edit takes UPDATE \.\.\. SET path = value"):
+        db.edit(f"UPDATE {name} SET data = 0x00 WHERE pk = 'k3'")
+    with pytest.raises(cqlsh_ext.Error, match=r"^db.execute sends CQL as written; this UPDATE names payload "
+                                              r"paths: db.edit\(statement\)"):
+        db.execute(statement)
+    with pytest.raises(cqlsh_ext.Error, match=r"^edit: .*nothing was written$"):
+        db.edit(f"UPDATE {name} SET data.status = 'X' WHERE data.status = 'PAID'")
+    assert stored(session, name) == original
