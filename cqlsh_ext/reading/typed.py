@@ -415,14 +415,17 @@ class TypedAnswer:
 
     def fixed(self, reading: BlobReading | None = None) -> list[AnswerColumn]:
         """The columns with their kinds fixed (see the class doc), read from the first SAMPLE_ROWS
-        rows where a kind is read from values. `reading`: how the sampled blobs decode (default
+        rows where a kind is read from values, or fewer where their blobs decode to more than
+        BATCH_BYTES. `reading`: how the sampled blobs decode (default
         the answer's own)."""
         if self._fixed is not None:
             return self._fixed
         reading = reading or self.reading or BlobReading(_default_decoding())
         if any(c.kind is None and c.inferred for c in self.columns):
             rows = sum(len(b) for b in self._ahead)
-            while rows < SAMPLE_ROWS:
+            # (and no more than about one part's decoded blobs: a stream of megabyte values gives
+            # its first batch before the whole of a small table is read, in flat memory)
+            while rows < SAMPLE_ROWS and rows * (self._per_row or 0.0) < BATCH_BYTES:
                 batch = self._next()
                 if batch is None:
                     break

@@ -130,3 +130,36 @@ def test_large_blobs_are_read_and_given_in_parts_of_bounded_size(monkeypatch: py
     for part in parts[1:]:
         assert decoded_bytes(part.column(1)) <= 40_000 + 10_100  # the bound, and one row past it at most
     assert [k for p in parts for k in p.column(0).values()] == list(range(30))
+
+
+def test_the_leading_sample_of_large_blobs_holds_about_one_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kinds are fixed before the first batch from the leading sample, which stops at about
+    BATCH_BYTES decoded where the blobs are large: a stream of megabyte documents gives its first
+    batch having read a part of the answer, not all of its first SAMPLE_ROWS rows."""
+    import gzip
+
+    from cassandra import cqltypes
+
+    from cqlsh_ext.payload.columns import BLOB, CQL, AnswerColumn, BlobReading
+    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.reading import typed
+    from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
+
+    monkeypatch.setattr(typed, "BATCH_BYTES", 40_000)
+    monkeypatch.setattr(typed, "BLOB_FIRST_ROWS", 2)
+    documents = [json.dumps({"k": k, "text": "x" * 10_000}).encode() for k in range(30)]
+    pages = [AnswerBatch([(k, gzip.compress(documents[k]))]) for k in range(30)]  # a row a page
+    given: list[int] = []
+
+    def arriving():
+        for k, page in enumerate(pages):
+            given.append(k)
+            yield page
+
+    columns = [AnswerColumn("k", CQL, cqltypes.Int32Type), AnswerColumn("data", BLOB, cqltypes.BytesType)]
+    answer = TypedAnswer(columns, arriving(), ReadNotes(None), places=[None, None],
+                         reading=BlobReading(Decoding()))
+    fixed = answer.fixed()
+    assert fixed[1].kind is not None  # the payload's kind, from the sample
+    assert 3 <= len(given) <= 6, given  # about 40,000 bytes of 10 KB documents read ahead
+    assert [k for batch in answer for k in batch.column(0).values()] == list(range(30))
