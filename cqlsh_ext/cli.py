@@ -123,8 +123,17 @@ def _versions(cqlshmain: Any) -> str:
     from cqlsh_ext.payload.running import version_lines
 
     # (what the core reads too: it is loaded for this, --version is no shell start-up)
-    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
-            f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
+    versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
+                f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
+    return versions + "".join(f"\n{line}" for line in outside_lines())
+
+
+def outside_lines() -> list[str]:
+    """The formats from outside, one line each: a plugin's name, distribution and version, a
+    command's line (--version)."""
+    from cqlsh_ext.payload.formats._outside import origins
+
+    return [f"format {origin}" for origin in origins()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ request is built by keyword, an answer read by attribute. cqlsh_ext/payload/nati
 adapter and describes each answer; mypy checks the adapter's and the readers' calls against
 these (pyproject.toml's mypy_path) and the stub against the adapter's Core protocol."""
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypedDict, overload
 
 __version__: str
@@ -202,6 +202,7 @@ class HeldContents(Sequence[Any]):
 def held_array(chunks: Sequence[HeldColumn], kind: KindSpec, name: str,
                filled: dict[int, Any] | None = None) -> tuple[HeldArray | None, list[tuple[int, Any]]]: ...
 def contents_arrays(chunks: Sequence[HeldContents], kind: KindSpec, name: str, raw: bool,
+                    confidence: Callable[[str | None, str], str | None],
                     filled: dict[int, tuple[Any, ...]] | None = None
                     ) -> tuple[list[HeldArray] | None, list[tuple[int, Any]]]: ...
 def hold_page(values: Sequence[Any], cap: int) -> HeldContents: ...

@@ -87,8 +87,10 @@ def test_settings_apply_to_json_and_csv_output_too(cassandra, ks, tmp_path):
     assert code == 0, err
     row = json.loads(out.splitlines()[0])
     decoded = {"1": 150, "2": "testing"}
-    assert row["body"] == {"label": "zstd>protobuf", "kind": "record", "payload": decoded}
-    assert row["parts"] == [{"label": "protobuf", "kind": "record", "payload": decoded}] * 2
+    assert row["body"] == {"label": "zstd>protobuf", "kind": "record", "confidence": "confident",
+                           "payload": decoded}
+    assert row["parts"] == [{"label": "protobuf", "kind": "record", "confidence": "confident",
+                              "payload": decoded}] * 2
     assert row["extra"]["m"] == "0x" + msgpack.packb([1, 2]).hex()  # no setting, too short to detect
     code, out, err = ext(cassandra, tmp_path, *flags, "--output-format", "csv", "-e", select)
     assert code == 0, err
@@ -134,7 +136,8 @@ def test_avro_records_with_a_schema_file_through_the_server(cassandra, tmp_path)
     assert '[zstd>avro] {"id":5,"customer":"Ada"}' in out
     code, out, err = ext(cassandra, tmp_path, *flag, "--output-format", "json", "-e", select)
     assert code == 0, err
-    assert json.loads(out)["body"] == {"label": "zstd>avro", "kind": "record", "payload": order}
+    assert json.loads(out)["body"] == {"label": "zstd>avro", "kind": "record", "confidence": "confident",
+                                       "payload": order}
 
 
 def test_protobuf_with_a_descriptor_set_through_the_server(cassandra, tmp_path):

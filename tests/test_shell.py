@@ -19,6 +19,7 @@ from shell_runner import CQLSH_EXT, STOCK_CQLSH, entry_reporting_at_exit, ext, r
 
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
+from cqlsh_ext.payload.formats._outside import outside_names
 
 DOC = next(documents(1, seed=7))
 SAMPLES = samples(DOC)
@@ -252,8 +253,10 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
 _CODECS = "snappy, lz4, zstd, dcz, gzip, zlib, deflate, bzip2, xz, brotli, dcb"
 #: A rewrite's targets: the compressions written here (dcb is read, not written).
 _WRITTEN = "snappy, lz4, zstd, dcz, gzip, zlib, deflate, bzip2, xz, brotli"
-#: A DECODE or encode() step: a codec, then a payload format.
-_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, thrift, java, text, hex, auto"
+#: A DECODE or encode() step: a codec, then a payload format (the formats from outside too: the
+#: test plugin bin/setup --test installs).
+_STEPS = (f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, thrift, java, text, hex, json, "
+          f"{''.join(f'{name}, ' for name in outside_names())}auto")
 
 
 def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_in_one_line(
@@ -687,7 +690,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
     out = ext(cassandra, tmp_path, "--output-format", "json", "-e", select).checked_stdout()
     rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}
     assert rows["gzip_linked_hash_map"] == {
-        "label": "gzip>java", "kind": "record",
+        "label": "gzip>java", "kind": "record", "confidence": "confident",
         "payload": {"id": 7, "name": "widget", "tags": ["x", "y"],
                     "price": {"$tag": "BigDecimal", "value": "19.99"}}}
     assert rows["gzip_order"]["payload"]["$tag"] == "SerializedObjects$Order"

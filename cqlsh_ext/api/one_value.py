@@ -14,12 +14,14 @@ __all__ = ["DecodedValue", "decode"]
 class DecodedValue:
     """What a value holds: its `payload` (a record as dicts and lists, a text as str; None when it
     did not decode), its `label` (the chain and the format: 'zstd>json'), its `kind` (text, record,
-    binary, unknown, failed) and the `note` (why it did not decode, a cut, an object's class)."""
+    binary, unknown, failed), the `note` (why it did not decode, a cut, an object's class) and the
+    `confidence` (confident, likely, guessed: how sure the reading is; None when it did not decode)."""
 
     payload: Any
     label: str | None
     kind: str | None
     note: str | None
+    confidence: str | None = None
 
     @property
     def decoded(self) -> bool:
@@ -38,5 +40,5 @@ def decode(value: bytes, codec: str = "auto") -> DecodedValue:
         settings = DisplaySettings(mode=parse_mode(codec))
     except SettingError as err:
         raise Error(str(err)) from None
-    payload, label, kind, note, _stored = blob_reading(settings).blob_parts(bytes(value), None)
-    return DecodedValue(payload, label, kind, note)
+    payload, label, kind, note, _stored, sure = blob_reading(settings).blob_parts(bytes(value), None)
+    return DecodedValue(payload, label, kind, note, sure)

@@ -284,13 +284,13 @@ class QueryAnswer:
         return self.records()
 
     def records(self, details: bool = False) -> Iterator[dict[str, Any]]:
-        """The rows as dicts (see the class doc); `details`: a blob's label, kind, note and stored
-        bytes too, under the Parquet file's column names."""
+        """The rows as dicts (see the class doc); `details`: a blob's label, kind, note, stored
+        bytes and confidence too, under the Parquet file's column names."""
         self._take("iteration")
         return self._records(self._blobs(), details)
 
     def _records(self, reading: BlobReading, details: bool) -> Iterator[dict[str, Any]]:
-        from cqlsh_ext.payload.columns import BLOB, KIND, LABEL, NOTE, STORED, spelt_values
+        from cqlsh_ext.payload.columns import BLOB, CONFIDENCE, KIND, LABEL, NOTE, STORED, spelt_values
 
         typed = self._typed
         columns, places = typed.columns, typed.places
@@ -298,7 +298,7 @@ class QueryAnswer:
         for column in columns:
             names.append(column.name)
             if details and column.role == BLOB:
-                names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED)]
+                names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED, CONFIDENCE)]
         batches = self._batches()
         try:
             for batch in batches:
@@ -370,7 +370,8 @@ class QueryAnswer:
 
     def to_arrow(self) -> pyarrow.Table:
         """The whole answer as a pyarrow.Table, in the types COPY TO Parquet writes (a blob column
-        as NAME, NAME:label, NAME:kind, NAME:note, NAME:stored; a path's value with NAME:note).
+        as NAME, NAME:label, NAME:kind, NAME:note, NAME:stored, NAME:confidence; a path's value
+        with NAME:note).
         Ctrl-C ends the reading and keeps the rows read (notes: stopped). Held: asking again
         gives the same table."""
         if self._table is not None:

@@ -197,6 +197,9 @@ class Container:
     trial_zero_priority: ClassVar[int | None] = None
     #: Tried after the signatures and before the other trials when early(data) holds.
     early_priority: ClassVar[int | None] = None
+    #: How sure a value this container decoded is ("confident", "likely", "guessed") and why, when
+    #: its grade does not say it (payload.confidence.container_confidence); None: by its grade.
+    confidence: ClassVar[tuple[str, str] | None] = None
 
     @property
     def label(self) -> str:

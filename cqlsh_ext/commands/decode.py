@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 DECODE_GRAMMAR = r"""
-<decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?
+<decodeCommand> ::= "DECODE" ( place=<stringLiteral>
+                      ( ( "BY" sibling=<cident> )? "AS" spec=<stringLiteral> | auto="AUTO" ) )?
                   ;
 """
 
@@ -50,6 +51,15 @@ DECODE_HELP = """
           the blobs inside it.
           A value the setting does not fit shows its hex and why.
 
+        DECODE 'keyspace.table.column' BY content_encoding AS
+               'zstd -> zstd>json, gz -> gzip>json'
+
+          Each row's chain is picked by another column of the row: the value
+          of content_encoding names it. A row whose content_encoding names
+          no chain of the list (or is null) shows its hex and says so; a
+          query must read content_encoding too. Same as the setting
+          'by content_encoding: zstd -> zstd>json, gz -> gzip>json'.
+
         DECODE 'keyspace.table.column' AUTO
 
           Drops the setting: the column is detected again.
@@ -79,7 +89,11 @@ def do_decode(shell: Shell, parsed: Parsed) -> None:
             columns.pop(place, None)
             print(f"{place}: detected automatically.")
             return
-        spec = parse_column_spec(_unquote(shell, parsed.get_binding("spec")))
+        spec_text = _unquote(shell, parsed.get_binding("spec"))
+        sibling = parsed.get_binding("sibling")
+        if sibling is not None:  # BY COLUMN AS 'VALUE -> CHAIN, ...'
+            spec_text = f"by {sibling}: {spec_text}"
+        spec = parse_column_spec(spec_text)
     except SettingError as err:
         shell.printerr(f"DECODE: {err}")
         return

@@ -21,6 +21,7 @@ from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P, Values
 from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS, Structure, data_kind
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
+from cqlsh_ext.payload.confidence import confidence_of
 from cqlsh_ext.payload.described import DescribeBounds, DescribedValues, describe_page
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows
@@ -43,8 +44,8 @@ class DescribedPlace:
     def __init__(self, name: str) -> None:
         self.name = name
         self.values = 0
-        #: (kind, label, cut) -> values
-        self.encodings: dict[tuple[str, str, bool], int] = {}
+        #: (kind, label, cut, confidence) -> values
+        self.encodings: dict[tuple[str, str, bool, str | None], int] = {}
         #: Why values failed or were cut -> values (at most MAX_REASONS, then "other").
         self.reasons: dict[str, int] = {}
         self.structure = Structure()
@@ -57,7 +58,7 @@ class DescribedPlace:
         cut = read.cut
         if read.tree is not views.NO_TREE:
             cut = self.structure.add(read.tree) or cut
-        key = (read.kind, read.label, cut)
+        key = (read.kind, read.label, cut, read.confidence)
         self.encodings[key] = self.encodings.get(key, 0) + 1
         if read.reason and (cut or read.kind == FAILED):
             _count(self.reasons, read.reason)
@@ -311,7 +312,7 @@ class Description:
                                            ("nulls",): self.nulls}
         for name, place in self.places.items():
             out[("values", name)] = place.values
-            for (kind, label, cut), n in place.encodings.items():
+            for (kind, label, cut, _sure), n in place.encodings.items():
                 out[("encoding", name, kind, label, "cut" if cut else "")] = n
             out[("trees", name)] = place.structure.values
             for path, _depth, _step, node in place.structure.walk(name):
@@ -332,7 +333,7 @@ def _merge(place: DescribedPlace, answer: DescribedValues, cap: int) -> None:
     if answer.structure is not None:
         part = DescribedPlace(place.name)
         for kind, label, n in answer.encodings:
-            key = (kind, label, False)
+            key = (kind, label, False, confidence_of(label, kind))  # read in one call: auto-detected
             part.encodings[key] = part.encodings.get(key, 0) + n
             part.values += n
         part.structure = Structure.from_partial(answer.structure)

@@ -20,6 +20,7 @@ from cqlsh_ext.common.text import plural, shorten
 from cqlsh_ext.describe.description import DescribedPlace, Description
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import FOLDED, ITEMS, MAX_DEPTH, MAX_PATHS, MAX_VISITS, Node
+from cqlsh_ext.payload.confidence import GUESSED
 from cqlsh_ext.payload.view import KIND_TITLES, KINDS, UNKNOWN
 
 #: Top values a text report names per path (the JSON document has them all).
@@ -105,13 +106,14 @@ class Report:
                                   [float(s.get(of, 0)) for s in self._slices], self.sample.slices)
         return Share(count, whole, count / whole, interval.low, interval.high)
 
-    def encodings(self, place: DescribedPlace) -> list[tuple[str, str, bool, Share]]:
-        """(label, kind, cut, share of the place's values), most values first, then by label."""
+    def encodings(self, place: DescribedPlace) -> list[tuple[str, str, bool, str | None, Share]]:
+        """(label, kind, cut, confidence, share of the place's values), most values first, then by
+        label."""
         rows = []
-        for (kind, label, cut), n in place.encodings.items():
+        for (kind, label, cut, sure), n in place.encodings.items():
             key = ("encoding", place.name, kind, label, "cut" if cut else "")
-            rows.append((label, kind, cut, self.share(n, place.values, key, ("values", place.name))))
-        rows.sort(key=lambda r: (-r[3].count, KINDS.index(r[1]), r[0], r[2]))
+            rows.append((label, kind, cut, sure, self.share(n, place.values, key, ("values", place.name))))
+        rows.sort(key=lambda r: (-r[4].count, KINDS.index(r[1]), r[0], r[2]))
         return rows
 
     def presence(self, place: DescribedPlace, path: str, node: Node) -> Share:
@@ -202,9 +204,16 @@ class Report:
                               for kind, n in sorted(place.key_kinds.items(), key=lambda kv: (-kv[1], kv[0])))
             lines.append(f"  map keys folded here: {kinds}"
                          + (f"; {approx}{keys:,} distinct" if keys else ""))
-        rows = [[label or "-", KIND_TEXT[kind] + (", cut" if cut else ""), f"{share.count:,}", share.text()]
-                for label, kind, cut, share in self.encodings(place)]
-        lines.extend(_table(rows, ["encoding", "kind", "values", "share"], right=(2,), width=width))
+        encodings = self.encodings(place)
+        rows = [[label or "-", KIND_TEXT[kind] + (", cut" if cut else ""), sure or "-", f"{share.count:,}",
+                 share.text()] for label, kind, cut, sure, share in encodings if sure != GUESSED]
+        header = ["encoding", "kind", "how sure", "values", "share"]
+        lines.extend(_table(rows, header, right=(3,), width=width))
+        guessed = [(label, share) for label, _kind, _cut, sure, share in encodings if sure == GUESSED]
+        if guessed:
+            lines.append(f"  guessed, not shown above ({plural(sum(s.count for _, s in guessed), 'value')}: "
+                         "a trial that passed weak tests; DECODE ... AS makes them sure): "
+                         + ", ".join(f"{label} {share.count:,}" for label, share in guessed))
         for reason, n in sorted(place.reasons.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"  {plural(n, 'value')}: {reason}")
         hint = self._hint(place)
@@ -224,7 +233,7 @@ class Report:
 
     def _hint(self, place: DescribedPlace) -> str:
         """One line for values in no known format: the DECODE setting that would read them."""
-        unknown = sum(n for (kind, _label, cut), n in place.encodings.items()
+        unknown = sum(n for (kind, _label, cut, _sure), n in place.encodings.items()
                       if kind == UNKNOWN and not cut)
         if not unknown or self.hint_place is None:
             return ""
@@ -333,8 +342,9 @@ class Report:
         out: dict[str, Any] = {
             "place": place.name,
             "values": place.values,
-            "encodings": [{"label": label, "kind": kind, "cut": cut, **share.to_json()}
-                          for label, kind, cut, share in self.encodings(place)],
+            "encodings": [{"label": label, "kind": kind, "cut": cut, "confidence": sure, **share.to_json()}
+                          for label, kind, cut, sure, share in self.encodings(place)],
+            "guessed_values": sum(n for (_k, _l, _c, sure), n in place.encodings.items() if sure == GUESSED),
             "reasons": dict(sorted(place.reasons.items())),
             "structured_values": s.values,
             "bounds": {"untracked_occurrences": s.untracked, "values_walked_in_part": s.unfinished,

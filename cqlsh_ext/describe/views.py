@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.confidence import view_confidence
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
@@ -41,6 +42,8 @@ class ViewRead:
     tree: Any = NO_TREE
     #: Why a value failed or was cut: the view's one-line reason.
     reason: str | None = None
+    #: How sure its reading is (payload.confidence); None for a text column's value or one undecoded.
+    confidence: str | None = None
 
 
 def read_all(views: Sequence[BlobView], cap: int) -> list[ViewRead]:
@@ -59,7 +62,8 @@ def read_view(view: BlobView) -> ViewRead:
     cut = view.cut
     reason = (view.reason or CUT_REASON) if cut else view.reason if view.kind == FAILED else None
     tree = view.tree if view.kind in (TEXT, RECORD) else None
-    return ViewRead(view.kind, view.label, cut, NO_TREE if tree is None else tree, reason)
+    return ViewRead(view.kind, view.label, cut, NO_TREE if tree is None else tree, reason,
+                    view_confidence(view))
 
 
 def read_text(text: str) -> ViewRead:

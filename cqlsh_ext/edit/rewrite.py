@@ -36,12 +36,15 @@ class EditedValue:
     notes: list[str]
 
 
-def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> EditedValue | None:
-    """`stored` with `ops` applied, in its own chain; None when nothing changes; EditRefused."""
+def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int,
+            view: BlobView | None = None) -> EditedValue | None:
+    """`stored` with `ops` applied, in its own chain (`view`: the reading's view of it, else the
+    engine's); None when nothing changes; EditRefused."""
     from cqlsh_ext.encode.chain import EncodeRefused, encode, encode_record, same
     from cqlsh_ext.payload.view import RECORD, TEXT, spell
 
-    view = engine.view(stored)
+    if view is None:
+        view = engine.view(stored)
     cut = view.truncated_layer
     if cut is not None:
         raise EditRefused(f"the value is cut at the output cap ({cut.label}): raise --max-output-size to "
@@ -202,8 +205,15 @@ def _unreadable(view: BlobView) -> str:
 
 
 def _same_form(before: BlobView, engine: ValueEngine, value: bytes, cap: int) -> None:
-    """The new bytes read by the engine as the old ones were: same chain, same reading."""
-    after = engine.view(value)
+    """The new bytes read by the engine as the old ones were: same chain, same reading. (A place
+    whose chain a sibling column picks reads them by the chain the old value was read by: the
+    row's sibling is unchanged.)"""
+    if engine.choice is not None:
+        from cqlsh_ext.payload.unwrap import unwrap_spec
+
+        after = unwrap_spec(value, before.label, cap)
+    else:
+        after = engine.view(value)
     if after.label != before.label or after.cut:
         raise EditRefused(f"the new value reads as {after.label or after.kind}, not {before.label}")
 

@@ -74,7 +74,7 @@ def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> Edi
     """Read the rows the edit names and rewrite each value as it would, writing nothing; None when
     the reading failed (said through ctx.error). QueryError or WriteRefused for what is refused
     before reading."""
-    from cqlsh_ext.writing.cell_reads import plan_for, read_rows, write_decoding
+    from cqlsh_ext.writing.cell_reads import plan_for, read_rows, sibling_columns, write_decoding
     from cqlsh_ext.writing.mechanism import choose
 
     request = edit_request(edit, keyspace)
@@ -93,9 +93,10 @@ def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> Edi
     target = table_target(ctx.cluster.metadata, keyspace, meta.name)
     if target is None:
         raise QueryError(f"unknown table {keyspace}.{meta.name}")
-    plan = plan_for(keyspace, meta, target.schema, blob, keys, edit.where, edit.allow_filtering,
-                    edit.allow_filtering and edit.confirm, mechanism)
     decoding = write_decoding(ctx.settings)
+    plan = plan_for(keyspace, meta, target.schema, blob, keys, edit.where, edit.allow_filtering,
+                    edit.allow_filtering and edit.confirm, mechanism,
+                    sibling_columns(decoding, keyspace, meta.name, blob))
     read = read_rows(ctx, plan, meta, keys, blob, mechanism, decoding)
     if read is None:
         return None
@@ -158,8 +159,11 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
                 outcome.refuse("null: no document to edit")
                 continue
             raw = stored.encode("utf-8") if isinstance(stored, str) else bytes(stored)
+            # a bare blob the reading decoded (its chain picked by a sibling column, say) is edited
+            # as it was read
+            view = cell.view if cell.view is not None and blob.container is None and not is_text else None
             try:
-                done = rewrite(raw, engine, edit.ops, decoding.cap)
+                done = rewrite(raw, engine, edit.ops, decoding.cap, view)
             except EditRefused as err:
                 outcome.refuse(str(err))
                 continue

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.names import BUILTIN_READINGS
 from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 
-_TEXT, _HEX = BUILTIN_READINGS
+_TEXT, _HEX, _JSON = BUILTIN_READINGS
 #: The readings that hold the input as it is: no payload step, detection, or text.
-_AS_IS = (None, AUTO_STEP, _TEXT)
+_AS_IS = (None, AUTO_STEP, _TEXT, _JSON)
 
 
 class EncodeRefused(ValueError):
@@ -37,9 +38,13 @@ class Encoded:
 
 def spec_of(chain: str) -> Spec:
     try:
-        return parse_spec(chain)
+        spec = parse_spec(chain)
     except SpecError as err:
         raise EncodeRefused(str(err)) from None
+    if spec.choice is not None:  # a column whose chain each row's sibling picks (payload.sibling)
+        raise EncodeRefused(f"the chain is picked by {spec.choice.column} row by row: name it "
+                            "(encode('zstd>json', ...))")
+    return spec
 
 
 def encode(chain: str, source: str | bytes, cap: int) -> Encoded:
@@ -92,6 +97,8 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
     """(the payload bytes, the record the display must read back, or None for text or bytes)."""
     if isinstance(source, bytes):  # given bytes are the payload: only the codecs are applied
         return source, None
+    if spec.payload == _JSON and json_container(source) is None:
+        raise EncodeRefused("a json reading takes a JSON object or array")
     if spec.payload in _AS_IS:
         return source.encode("utf-8"), None
     if spec.payload == _HEX:

@@ -107,6 +107,10 @@ class ValueReport:
     ratio: float | None
     exact: bool = True
     reason: str | None = None
+    #: How sure the reading is and why (payload.confidence); None for a value that did not decode.
+    confidence: tuple[str, str] | None = None
+    #: The format from outside that read the payload (a plugin, a command): where it comes from.
+    reader: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -114,6 +118,9 @@ class ValueReport:
             "stored_size": self.stored_size,
             "status": self.status,
             "chain": list(self.chain),
+            "confidence": None if self.confidence is None else self.confidence[0],
+            "confidence_why": None if self.confidence is None else self.confidence[1],
+            "reader": self.reader,
             "decompressed_size": self.payload.size if self.status == COMPRESSED else None,
             "ratio": None if self.ratio is None else round(self.ratio, 4),
             "exact": self.exact,
@@ -140,6 +147,12 @@ class ValueReport:
         p = self.payload
         detail = f", {p.detail}" if p.detail else ""
         lines.append(f"  payload: {p.kind}, {report.sized(p.size)}{detail}")
+        if self.confidence is not None:
+            lines.append(f"  confidence: {self.confidence[0]} ({self.confidence[1]})")
+        if self.reader is not None:
+            version = f" {self.reader['version']}" if self.reader["version"] else ""
+            lines.append(f"  read by: {self.reader['name']}, {self.reader['source']} "
+                         f"{self.reader['package']}{version}")
         # A name, a header or a reason read from the stored value (a serialized class's name, a
         # file name in a header) may hold a newline: each line stays one line, so a value cannot
         # forge report lines. The preview is one row at any width, cut, never wrapped.
@@ -193,7 +206,34 @@ def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int,
     except Exception as err:  # a payload reader's failure costs the payload line, not the layers
         payload = Payload("not readable", shown, reason(err))
     return ValueReport(where, len(value), status, view.chain, layers, payload,
-                       ratio(size, len(value)) if status == COMPRESSED else None, exact, why)
+                       ratio(size, len(value)) if status == COMPRESSED else None, exact, why,
+                       _confidence(view, layers), _reader(view))
+
+
+def _reader(view: BlobView) -> dict[str, Any] | None:
+    """Where the format that read the payload comes from, when it is from outside."""
+    if view.payload_format is None:
+        return None
+    from cqlsh_ext.payload.formats._outside import origin
+
+    found = origin(view.payload_format)
+    return None if found is None else found.to_json()
+
+
+def _confidence(view: BlobView, layers: list[LayerReport]) -> tuple[str, str] | None:
+    """How sure the reading is (payload.confidence), and why; a layer whose checksums all verified
+    here says so (INSPECT verifies them; the display's own decode does not report them)."""
+    from cqlsh_ext.payload.confidence import view_explained
+
+    found = view_explained(view)
+    if found is None:
+        return None
+    good = (checksums.OK, checksums.BY_DECODER)
+    verified = [layer.label for layer in layers
+                if layer.checks and all(check.status in good for check in layer.checks)]
+    if verified:
+        return found[0], f"{found[1]}; checksums verified: {', '.join(verified)}"
+    return found
 
 
 def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:

@@ -27,6 +27,8 @@ import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.memory import address_space
+
 if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container
 
@@ -68,23 +70,13 @@ def _auto_formats_needing_a_worker() -> tuple[Container, ...]:
     )
 
 
-def _address_space() -> int:
-    """This process' current virtual size (VmSize), in bytes; 0 when unknown."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return 0
 
 
 def call(fn: Callable[..., Any], *args: Any, limit: int = WORKER_MEMORY) -> tuple[bool, Any]:
     """(True, fn(*args)) computed in a forked child limited to `limit` bytes of address space
     beyond this process', or (False, a one-line reason) when it raised, ran out of memory or
     died. The result travels back pickled."""
-    base = _address_space()
+    base = address_space()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns

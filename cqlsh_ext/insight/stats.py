@@ -62,9 +62,11 @@ class ColumnStats:
     """Counters for one payload column (or one blob position inside a collection/UDT column);
     `text`: a text column's."""
 
-    def __init__(self, name: str, text: bool = False) -> None:
+    def __init__(self, name: str, text: bool = False, named: int = 0) -> None:
         self.name = name
         self.text = text
+        #: Layers -d CODEC named (1) or none (auto): a named layer is confident (payload.confidence).
+        self.named = named
         self.values = 0
         self.nulls = 0
         self.stored = 0
@@ -163,6 +165,19 @@ class ColumnStats:
             out[codec] = out.get(codec, 0) + count
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
+    def by_confidence(self) -> dict[str, int]:
+        """The compressed values by how sure their containers' reading is (payload.confidence:
+        confident, likely, guessed): STATS reads no payload under a container, so the containers
+        alone decide."""
+        from cqlsh_ext.payload.confidence import LEVELS, confidence_of
+
+        out: dict[str, int] = {}
+        for (status, chain), (count, _, _) in self.chains.items():
+            if status == COMPRESSED:
+                level = confidence_of(chain, "binary", self.named) or "guessed"
+                out[level] = out.get(level, 0) + count
+        return {level: out[level] for level in reversed(LEVELS) if level in out}
+
     def to_json(self) -> dict[str, object]:
         c_count, c_stored, c_size = self.compressed
         median = self.ratios.median()
@@ -184,6 +199,7 @@ class ColumnStats:
             "inexact_values": self.inexact,
             "sized_from_headers": self.from_headers,
             "by_codec": self.by_codec(),
+            "by_confidence": self.by_confidence(),
             "by_chain": [
                 {
                     "chain": chain_label(*k),
@@ -248,7 +264,9 @@ class Stats:
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         """The result's columns (first page): which hold payloads, and how to reach them."""
         cols = payload_columns(names, types)
-        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if t.is_blob)
+        named = 0 if self.mode == "auto" else 1
+        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n, named=named))) for i, n, t in cols
+                      if t.is_blob)
         texts = tuple((i, self.columns.setdefault(n, ColumnStats(n, text=True)))
                       for i, n, t in cols if t.is_text)
         nested = tuple((i, payload_extractor(n, t)) for i, n, t in cols if not (t.is_blob or t.is_text))
@@ -297,7 +315,8 @@ class Stats:
                         values.append(value)
                         rows_of.append(r)
             for schema, (values, rows_of) in found.items():
-                col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
+                col = self.columns.get(schema) or self.columns.setdefault(
+                    schema, ColumnStats(schema, named=0 if self.mode == "auto" else 1))
                 places.append(MeasuredPlace(values=values, rows=rows_of, exact_ratios=col.ratios.exact))
                 columns.append(col)
         answer = measure_rows(rows, places, [self._engine(engines, col.name) for col in columns], self.spec)

@@ -127,6 +127,10 @@ def render_column(col: ColumnFigures) -> list[Line]:
     lines.append(report.table(rows, header, right=(1, 2, 3, 4, 5)))
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
     lines.append(f"  by codec: {codecs}")
+    sure = doc.get("by_confidence")
+    if sure:
+        counts = ", ".join(f"{k} {report.count(v)}" for k, v in sure.items())
+        lines.append(f"  how sure (compressed values): {counts}")
     if col.text:
         lines.append("  a text column, stored uncompressed: COMPRESSION ADVISE says what codecs would save")
     median = doc["median_ratio"]

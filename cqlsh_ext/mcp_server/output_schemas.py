@@ -5,7 +5,8 @@ JSON.
 
 How values are spelt (answers.py, render.json_lines), said in `$defs`:
 
-- a blob that decodes: {"label": "snappy>json", "kind": "text", "payload": ...} (and "cut",
+- a blob that decodes: {"label": "snappy>json", "kind": "text", "confidence": "likely",
+  "payload": ...} (and "cut",
   "size", "note" when there is something to say);
 - an undecodable value: the stored bytes' hex, "0x1f8b...", as cqlsh prints it (a value in no
   known format), or {"kind": "failed" | "binary" | "unknown", "payload": "0x...", "note": why};
@@ -53,7 +54,8 @@ def _open(required: list[str], properties: dict[str, Any] | None = None) -> dict
 VALUE_DEFS: dict[str, Any] = {
     "blob": _open(["kind"], {"label": _STRING, "kind": {"enum": ["text", "record", "binary", "unknown",
                                                                    "failed"]},
-                             "cut": _STRING, "size": {"type": "integer"}, "note": _STRING}),
+                             "confidence": _STRING, "cut": _STRING, "size": {"type": "integer"},
+                             "note": _STRING}),
     "hex": {"type": "string", "pattern": "^0x[0-9a-f]*(…)?$"},
     "undecodable": _open(["$undecodable"]),
     "redacted": {"const": "[redacted]"},

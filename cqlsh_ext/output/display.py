@@ -160,16 +160,25 @@ class BlobDisplay:
         self._engine = Engines(settings.decoding())
         self._prepared: dict[Any, deque[tuple[Any, Cell]]] = {}
 
-    def prepare(self, place: Any, values: Sequence[Any]) -> None:
+    def prepare(self, place: Any, values: Sequence[Any], names: Sequence[str] = (),
+                rows: Sequence[Sequence[Any]] = ()) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
         formats the page cell by cell): each cell then takes its view from here. Where the engine
         reads the page whole (ValueEngine.page_cells: one call on the native core), a clean text
         that the cap did not cut, or a value in no known format, is a cell as it comes (CoreText,
-        CoreRaw: its label and text, or its hex); the other values' cells are their views."""
-        blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
+        CoreRaw: its label and text, or its hex); the other values' cells are their views. Where a
+        sibling column picks the chain, each value is read with its row's sibling (`names`, `rows`:
+        the page's column names and rows)."""
+        kept = [at for at, v in enumerate(values) if isinstance(v, (bytes, bytearray, memoryview))]
+        blobs = [values[at] for at in kept]
         stored = [bytes(v) for v in blobs]
         engine = self._engine(place)
-        cells = list(engine.views(stored)) if self.expanded else self._cells(engine, stored)
+        cells: list[Cell]
+        if engine.choice is not None and rows:  # the chain picked by a sibling column (its rows')
+            given = self._engine.with_siblings(place, stored, names, [rows[at] for at in kept])
+            cells = list(engine.views(given))
+        else:
+            cells = list(engine.views(stored)) if self.expanded else self._cells(engine, stored)
         self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
     def _cells(self, engine: Any, values: list[bytes]) -> list[Cell]:

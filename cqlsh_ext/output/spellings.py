@@ -21,7 +21,7 @@ import datetime
 import decimal
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from json.encoder import encode_basestring as _encode_string
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ from cqlsh_ext.common.jsonenc import (
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.columns import cut_text
+from cqlsh_ext.payload.confidence import confidence_of, view_confidence
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
@@ -83,6 +84,34 @@ class Blobs:
         if self.mode == NONE or not value:
             return None
         return self.engines(place).view(bytes(value))
+
+    def chosen_rows(self, rows: Iterable[Sequence[Any]], names: Sequence[str],
+                    places: Sequence[ValuePlace | None]) -> Iterable[Sequence[Any]]:
+        """`rows` with the blobs whose chain a sibling column picks (payload.sibling) read beside
+        their row, as views (value() takes a view as it is); the rows as they are when no column
+        has such a setting."""
+        if self.mode == NONE:
+            return rows
+        from cqlsh_ext.payload.places import sibling_index
+        from cqlsh_ext.payload.sibling import Chosen
+
+        picked = []
+        for at, place in enumerate(places):
+            column = self.engines.sibling(place) if place is not None else None
+            by = sibling_index(column, names) if column is not None else None
+            if by is not None:
+                picked.append((at, by, self.engines(place)))
+        if not picked:
+            return rows
+        out = []
+        for row in rows:
+            row = list(row)
+            for at, by, engine in picked:
+                value = row[at]
+                if isinstance(value, (bytes, bytearray, memoryview)) and value:
+                    row[at] = engine.view(Chosen(bytes(value), row[by]))
+            out.append(row)
+        return out
 
     @staticmethod
     def stored(value: bytes | bytearray | memoryview | BlobView) -> bytes:
@@ -241,9 +270,12 @@ class JsonSpelling(Blobs):
 
     @staticmethod
     def blob_head(label: str, kind: str) -> str:
-        """What _view_object writes before a decoded payload (label, kind): the native core writes
-        the payload's text after it (payload.columns.json_lines)."""
-        return f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": '
+        """What _view_object writes before a decoded payload (label, kind, confidence): the native
+        core writes the payload's text after it (payload.columns.json_lines); its rows are
+        auto-detected, their confidence their label's and kind's."""
+        sure = confidence_of(label, kind)
+        head = f'{{"label": {_string(label)}, "kind": {_string(kind)}, '
+        return head + (f'"confidence": {_string(sure)}, "payload": ' if sure else '"payload": ')
 
     #: What _view_object writes after a payload; raw's before and after the hex; no known
     #: format's; a null blob (payload.columns.JsonSpelt.texts).
@@ -255,6 +287,9 @@ class JsonSpelling(Blobs):
         if kind != UNKNOWN and kind != FAILED:
             parts.append(f'"label": {_string(view.label)}')
         parts.append(f'"kind": {_string(kind)}')
+        sure = view_confidence(view)
+        if sure is not None:
+            parts.append(f'"confidence": {_string(sure)}')
         cut: str | None = None
         if kind == TEXT:
             payload = _minified(view) if view.tree is not None else None
@@ -366,6 +401,9 @@ class JsonSpelling(Blobs):
         if kind != UNKNOWN and kind != FAILED:
             out["label"] = view.label
         out["kind"] = kind
+        sure = view_confidence(view)
+        if sure is not None:
+            out["confidence"] = sure
         cut: str | None = None
         if kind == TEXT:
             out["payload"] = _as_loaded(view.tree) if view.tree is not None else (view.text or "")

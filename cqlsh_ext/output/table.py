@@ -59,14 +59,15 @@ def bind_blob_formatters(cqltype: CqlType, place: ValuePlace, display: Callable[
 def prepare_page(column_names: list[str], cql_types: list[Any], rows: Sequence[Sequence[Any]],
                  display: Callable[..., Any]) -> None:
     """The page pre-pass: each blob column's values of the page handed to the display together
-    (display.BlobDisplay.prepare), before cqlsh formats them cell by cell."""
+    (display.BlobDisplay.prepare), with the page's rows (a column whose chain a sibling column
+    picks reads it there), before cqlsh formats them cell by cell."""
     prepare = getattr(display, "prepare", None)
     if prepare is None:
         return
     for i, cqltype in enumerate(cql_types[:len(column_names)]):
         formatter = cqltype.formatter
         if isinstance(formatter, PlacedFormatter):
-            prepare(formatter.place, [row[i] for row in rows])
+            prepare(formatter.place, [row[i] for row in rows], column_names, rows)
 
 
 class PageFormats(NamedTuple):

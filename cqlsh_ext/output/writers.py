@@ -65,7 +65,7 @@ class JsonLinesWriter:
     def write_values(self, rows: Iterable[Sequence[Any]]) -> None:
         encode = self.spelling.value
         columns = list(zip(self.keys, self.types, self.places, strict=True))
-        for row in rows:
+        for row in self.spelling.chosen_rows(rows, self.names, self.places):
             fields = (f"{key}: {encode(value, cqltype, place)}"
                       for (key, cqltype, place), value in zip(columns, row, strict=True))
             self.out.write("{" + ", ".join(fields) + "}\n")
@@ -95,7 +95,7 @@ class CsvWriter:
         columns = list(zip(self.types, self.places, strict=True))
         self.writer.writerows([encode(value, cqltype, place)
                                for (cqltype, place), value in zip(columns, row, strict=True)]
-                              for row in rows)
+                              for row in self.spelling.chosen_rows(rows, self.names, self.places))
 
     def write_rows(self, rows: Iterable[Any]) -> None:
         self.write_values(rows_values(rows, self.names))

@@ -117,8 +117,8 @@ class Map:
 
 @dataclass(frozen=True)
 class Blob:
-    """A blob inside a collection, tuple or UDT: the struct a top-level blob's five columns make
-    (payload, label, kind, note, stored), its payload's kind read from the answer's sample;
+    """A blob inside a collection, tuple or UDT: the struct a top-level blob's six columns make
+    (payload, label, kind, note, stored, confidence), its payload's kind read from the answer's sample;
     `steps` where it sits below its column (its place's steps: payload.places.ValuePlace)."""
 
     payload: Any
@@ -349,7 +349,7 @@ _CQL_LEAVES = {
 def cql_kind(cqltype: Any) -> Kind:
     """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
     the one type model, cqlsh_ext.cql.types). A blob at the top is the caller's (a decoded payload
-    with its companions); a blob inside a collection, tuple or UDT is a Blob: the same five parts
+    with its companions); a blob inside a collection, tuple or UDT is a Blob: the same six parts
     as a struct. A varint is decimal128(38, 0); a decimal's scale is read from the answer's sample
     (payload.columns)."""
     from cqlsh_ext.cql.types import from_driver
@@ -410,7 +410,8 @@ def arrow_type(kind: Kind, storage: bool = False) -> Any:
         return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
     if isinstance(kind, Blob):
         return pa.struct([("payload", arrow_type(kind.payload, storage)), ("label", pa.string()),
-                          ("kind", pa.string()), ("note", pa.string()), ("stored", pa.binary())])
+                          ("kind", pa.string()), ("note", pa.string()), ("stored", pa.binary()),
+                          ("confidence", pa.string())])
     if isinstance(kind, Struct):
         return pa.struct([(name, arrow_type(k, storage)) for name, k in kind.fields])
     if isinstance(kind, Map):
@@ -544,9 +545,9 @@ def as_they_are(kind: Kind, values: list[Any]) -> bool:
     return False
 
 
-#: A blob inside a CQL value to its five parts (payload, label, kind, note, stored bytes), given
-#: where it sits below its column (payload.columns.BlobReading.blob_parts at that place).
-BlobParts = Callable[[Any, tuple[str, ...]], tuple[Any, Any, Any, Any, Any]]
+#: A blob inside a CQL value to its six parts (payload, label, kind, note, stored bytes,
+#: confidence), given where it sits below its column (payload.columns.BlobReading.blob_parts there).
+BlobParts = Callable[[Any, tuple[str, ...]], tuple[Any, Any, Any, Any, Any, Any]]
 
 
 def compile_kind(kind: Kind, cql_json: Converter | None = None,
@@ -662,13 +663,14 @@ def _blob_converter(kind: Blob, cql_json: Converter | None, blob_parts: BlobPart
             return dict(value)
         if blob_parts is None:
             raise Misfit
-        read, label, view_kind, note, stored = blob_parts(value, steps)
+        read, label, view_kind, note, stored, sure = blob_parts(value, steps)
         try:
             read = payload(read)
         except Misfit:
             note, read = f"did not fit {type_text(kind.payload)}: the value is in stored", None
             stored = value.stored if hasattr(value, "stored") else bytes(value)
-        return {"payload": read, "label": label, "kind": view_kind, "note": note, "stored": stored}
+        return {"payload": read, "label": label, "kind": view_kind, "note": note, "stored": stored,
+                "confidence": sure}
 
     return convert
 

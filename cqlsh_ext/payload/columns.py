@@ -23,7 +23,7 @@ the Arrow type it is written as), fixed before its first batch leaves and never 
 Each renderer reads columns through one function here: `arrow_arrays` (Arrow: Parquet, the Python
 API's tables and streams), `json_lines` (JSON Lines, as `--output-format json` spells it),
 `csv_fields` (CSV), `ColumnValues.values()` (the terminal's rows, MCP's JSON values, the API's dicts),
-`BlobReading.parts` (a blob's five parts). Spellings of CQL values (JSON text, CSV fields) are the
+`BlobReading.parts` (a blob's six parts). Spellings of CQL values (JSON text, CSV fields) are the
 output layer's, handed in as functions.
 """
 
@@ -61,6 +61,7 @@ from cqlsh_ext.payload.arrow_types import (
     value_kind,
 )
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.confidence import view_confidence
 from cqlsh_ext.payload.path_values import SCALARS, machine_value
 from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
@@ -84,7 +85,7 @@ CQL, BLOB, PATH, AGGREGATE = "cql", "blob", "path", "aggregate"
 #: The payload type of a path's value, as a person reads it: JSON's.
 PATH_TYPE = "json"
 #: A blob column's companions, and any inferred column's note, after its name.
-LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
+LABEL, KIND, NOTE, STORED, CONFIDENCE = ":label", ":kind", ":note", ":stored", ":confidence"
 #: The leading sample the kinds of inferred columns are read from: the answer's first rows.
 SAMPLE_ROWS = 5_000
 #: A misfit's note holds its value's JSON text up to this many characters (then says how long it was).
@@ -142,12 +143,13 @@ class AnswerColumn:
         return self.seed
 
     def fields(self) -> list[tuple[str, Kind]]:
-        """Its Arrow fields, in order: a blob's payload, label, kind, note and stored bytes; an
-        inferred column's value and note; any other column's value."""
+        """Its Arrow fields, in order: a blob's payload, label, kind, note, stored bytes and
+        confidence; an inferred column's value and note; any other column's value."""
         kind = self.fixed
         if self.role == BLOB:
             return [(self.name, kind), (self.name + LABEL, Str()), (self.name + KIND, Str()),
-                    (self.name + NOTE, Str()), (self.name + STORED, Leaf("binary"))]
+                    (self.name + NOTE, Str()), (self.name + STORED, Leaf("binary")),
+                    (self.name + CONFIDENCE, Str())]
         if self.inferred:
             return [(self.name, kind), (self.name + NOTE, Str())]
         return [(self.name, kind)]
@@ -388,21 +390,22 @@ class BlobReading:
         self.undecodable, self.cut = {}, 0
         return out
 
-    # -- the five parts of a blob value (payload, label, kind, note, stored bytes)
+    # -- the six parts of a blob value (payload, label, kind, note, stored bytes, confidence)
 
     def parts(self, chunks: Sequence[ColumnValues], place: ValuePlace | None) -> list[list[Any]]:
-        """A blob column's five columns (payload, label, kind, note, stored bytes) as Python values,
-        as the Parquet file's columns NAME, NAME:label, NAME:kind, NAME:note, NAME:stored hold them."""
-        out: list[list[Any]] = [[], [], [], [], []]
+        """A blob column's six columns (payload, label, kind, note, stored bytes, confidence) as
+        Python values, as the Parquet file's columns NAME, NAME:label, NAME:kind, NAME:note,
+        NAME:stored, NAME:confidence hold them."""
+        out: list[list[Any]] = [[], [], [], [], [], []]
         for chunk in chunks:
             chunk = self.read(chunk, place)
             if isinstance(chunk, _BlobsOnCore):
                 filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw)
-                parts = [filled.values(at) for at in range(5)]
+                parts = [filled.values(at) for at in range(6)]
                 # the core reads a value no reading can read with no reason: its quiet note here
                 parts[3] = [quiet_note(kind, stored) if note is None else note
                             for kind, note, stored in zip(parts[2], parts[3], parts[4], strict=True)]
-                for at in range(5):
+                for at in range(6):
                     out[at] += parts[at]
                 continue
             for value in chunk.values():
@@ -410,20 +413,22 @@ class BlobReading:
                     column.append(item)
         return out
 
-    def blob_parts(self, value: Any, place: ValuePlace | None) -> tuple[Any, Any, Any, Any, Any]:
-        """(payload, label, kind, note, stored bytes) of one blob value (bytes, or its view)."""
+    def blob_parts(self, value: Any, place: ValuePlace | None) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """(payload, label, kind, note, stored bytes, confidence) of one blob value (bytes, or its
+        view)."""
         if value is None:
-            return None, None, None, None, None
+            return None, None, None, None, None, None
         stored = value.stored if isinstance(value, BlobView) else bytes(value)
         view = self.view(value, place)
         if view is None:  # decoding off, or an empty value
-            return None, None, UNKNOWN, OFF_NOTE if self.off and stored else None, stored
+            return None, None, UNKNOWN, OFF_NOTE if self.off and stored else None, stored, None
         kind = view.kind
+        sure = view_confidence(view)
         if kind != TEXT and kind != RECORD:  # no payload to type: the stored bytes keep it
             note = view.object_class or view.reason or quiet_note(kind, stored)
-            return None, view.label or None, kind, note, stored
+            return None, view.label or None, kind, note, stored, sure
         if view.cut:
-            return None, view.label, kind, f"cut: {cut_text(view)}", stored
+            return None, view.label, kind, f"cut: {cut_text(view)}", stored, sure
         if kind == TEXT:
             tree = view.tree
             payload = view.text if tree is None else tree
@@ -432,8 +437,8 @@ class BlobReading:
 
             payload, cut = jsonable_cut(view.record, self.budget)
             if cut:
-                return None, view.label, kind, f"cut: {cut}", stored
-        return payload, view.label, kind, view.reason, stored if self.raw else None
+                return None, view.label, kind, f"cut: {cut}", stored, sure
+        return payload, view.label, kind, view.reason, stored if self.raw else None, sure
 
 
 #: The note of a value read with decoding off (-d none): nothing was looked for in it.
@@ -462,7 +467,7 @@ def quiet_note(kind: str | None, stored: bytes | None) -> str | None:
 
 
 def _with_quiet_notes(arrays: list[Any]) -> list[Any]:
-    """A blob column's five arrays the core laid out, each value it read that no reading can read
+    """A blob column's six arrays the core laid out, each value it read that no reading can read
     given its quiet note (quiet_note), where its note is null."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -474,7 +479,7 @@ def _with_quiet_notes(arrays: list[Any]) -> list[Any]:
     stored = as_pyarrow(arrays[4]).to_pylist()
     filled = [quiet_note(kind, value) if mark else note for kind, note, value, mark in
               zip(kinds.to_pylist(), notes.to_pylist(), stored, quiet.to_pylist(), strict=True)]
-    return [*arrays[:3], pa.array(filled, pa.string()), arrays[4]]
+    return [*arrays[:3], pa.array(filled, pa.string()), *arrays[4:]]
 
 
 def cut_text(view: BlobView) -> str:
@@ -751,7 +756,7 @@ def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: Blo
     """Values converted here (pyarrow), each that does not fit null with its note (a blob inside
     a CQL value read at its place)."""
 
-    def blob_parts(value: Any, steps: tuple[str, ...]) -> tuple[Any, Any, Any, Any, Any]:
+    def blob_parts(value: Any, steps: tuple[str, ...]) -> tuple[Any, Any, Any, Any, Any, Any]:
         return reading.blob_parts(value, place.child(*steps) if place is not None else None)
 
     convert = compile_kind(kind, reading_json(reading), blob_parts)
@@ -784,7 +789,7 @@ def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
 
 def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], reading: BlobReading,
                  place: ValuePlace | None) -> Fitted:
-    """A blob column's five arrays: laid out by the core from its reading where every chunk is on
+    """A blob column's six arrays: laid out by the core from its reading where every chunk is on
     the core, else from the values' parts."""
     if chunks and all(isinstance(c, _BlobsOnCore) for c in chunks):
         filled = _FilledContents([c.held for c in chunks],  # type: ignore[attr-defined]
@@ -805,9 +810,9 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
                 for row, value in wrong:
                     label, view_kind = filled.label_kind(row)
                     filled.set(row, (None, label, view_kind, misfit_note(kind, value, column.name),
-                                     filled.stored(row)))
+                                     filled.stored(row), filled.confidence(row)))
                     misfits += 1
-    payloads, labels, kinds, notes, stored = reading.parts(chunks, place)
+    payloads, labels, kinds, notes, stored, sure = reading.parts(chunks, place)
     convert = compile_kind(kind, reading_json(reading))
     out: list[Any] = []
     misfits = 0
@@ -821,7 +826,7 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
                 stored[i] = _stored_of(chunks, i)
             misfits += 1
     return Fitted([_array(out, kind), _array(labels, Str()), _array(kinds, Str()), _array(notes, Str()),
-                   _array(stored, Leaf("binary"))], misfits)
+                   _array(stored, Leaf("binary")), _array(sure, Str())], misfits)
 
 
 def _stored_of(chunks: Sequence[ColumnValues], i: int) -> bytes:
@@ -953,7 +958,7 @@ class _FilledPaths(native.FilledPaths):
 class _FilledContents(native.FilledContents):
     """payload.native.FilledContents whose rows can be given other parts (a misfit's)."""
 
-    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any]) -> None:
+    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any, Any]) -> None:
         self._filled[row] = parts
 
     def _chunk_row(self, row: int) -> tuple[Any, int]:
@@ -974,6 +979,15 @@ class _FilledContents(native.FilledContents):
         chunk, i = self._chunk_row(row)
         kinds, labels, _payloads, _python = chunk[i:i + 1].parts()
         return labels[0], kinds[0]
+
+    def confidence(self, row: int) -> str | None:
+        """The row's confidence: the Python side's part, or the core's row's by its label and kind."""
+        if row in self._filled:
+            sure: str | None = self._filled[row][5]
+            return sure
+        from cqlsh_ext.payload.confidence import confidence_of
+
+        return confidence_of(*self.label_kind(row))
 
 
 # ------------------------------------------------------------------ JSON Lines and CSV
@@ -1065,8 +1079,8 @@ def stored_sizes(column: ColumnValues) -> list[int]:
     return [0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v) for v in column.values()]
 
 
-__all__ = ["AGGREGATE", "BLOB", "CQL", "KIND", "LABEL", "NOTE", "PATH", "PATH_TYPE", "SAMPLE_ROWS", "STORED",
-           "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt", "ValueColumn",
-           "arrow_arrays", "decoded_bytes",
+__all__ = ["AGGREGATE", "BLOB", "CONFIDENCE", "CQL", "KIND", "LABEL", "NOTE", "PATH", "PATH_TYPE",
+           "SAMPLE_ROWS", "STORED", "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt",
+           "ValueColumn", "arrow_arrays", "decoded_bytes",
            "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
            "is_plain", "json_lines", "misfit_note", "sample_kind", "spelt_values", "stored_sizes"]

@@ -64,6 +64,8 @@ from cqlsh_ext.payload.measures import (
 )
 from cqlsh_ext.payload.pages import PageRead, ReadRequest, read_paths, read_view
 from cqlsh_ext.payload.program import CompiledProgram, PageProgram
+from cqlsh_ext.payload.sibling import Chosen, is_choice
+from cqlsh_ext.payload.spec import parse_spec
 from cqlsh_ext.payload.unwrap import (
     MIN_STRUCTURED_LENGTH,
     STREAM_STARTS,
@@ -86,13 +88,16 @@ Raw = TypeVar("Raw")
 class ValueEngine:
     """Decodes the values of one column (or one place inside a column). See the module's text."""
 
-    __slots__ = ("budget", "cap", "last", "mode", "native", "recent", "spec")
+    __slots__ = ("budget", "cap", "choice", "last", "mode", "native", "recent", "spec")
 
     def __init__(self, mode: str = "auto", cap: int = DEFAULT_CAP, spec: str | None = None) -> None:
         self.mode = mode
         self.cap = cap
         self.spec = spec
         self.budget = budget.Budget.for_cap(cap)
+        #: A setting that picks the chain per row by a sibling column (payload.sibling): values
+        #: come with their row's sibling (Chosen); None for any other engine.
+        self.choice = parse_spec(spec).choice if spec is not None and is_choice(spec) else None
         #: The container that decoded the last value with each first byte, or _NOTHING when that
         #: value had none; `last`, the last container of all, for a first byte not seen yet (a
         #: signature-less container's first byte varies: a raw block may start with its length).
@@ -103,7 +108,7 @@ class ValueEngine:
         self.native: bool | None = None
 
     # ------------------------------------------------------------------ views
-    def views(self, values: Iterable[bytes]) -> list[BlobView]:
+    def views(self, values: Iterable[bytes | Chosen]) -> list[BlobView]:
         """The view of each value, in order. Never raises."""
         token = budget.enter(self.budget)
         try:
@@ -114,21 +119,23 @@ class ValueEngine:
                 try:
                     view = one(value)
                 except Exception as err:  # the boundary of one value, as in unwrap
-                    view = failed(value, err)
+                    view = failed(value.stored if isinstance(value, Chosen) else value, err)
                 view.budget = self.budget  # what is read of it later is read within it
                 append(view)
             return out
         finally:
             budget.leave(token)
 
-    def view(self, value: bytes) -> BlobView:
+    def view(self, value: bytes | Chosen) -> BlobView:
         """The view of one value, remembering as views() does."""
         return self.views((value,))[0]
 
     def trace(self, value: bytes) -> BlobView:
         """The view of one value with every container layer's input and Decoded kept (INSPECT
         shows their headers and verifies their checksums). Remembers nothing."""
-        if self.spec is not None:
+        if self.choice is not None:
+            view = self._chosen(value, trace=True)
+        elif self.spec is not None:
             view = unwrap_spec(value, self.spec, self.cap, trace=True)
         else:
             peeled = walk(value, self.mode, self.cap, trace=True)
@@ -142,7 +149,9 @@ class ValueEngine:
         view.budget = self.budget
         return view
 
-    def _one(self) -> Callable[[bytes], BlobView]:
+    def _one(self) -> Callable[[Any], BlobView]:
+        if self.choice is not None:
+            return self._chosen
         if self.spec is not None:
             spec, cap = self.spec, self.cap
             return lambda value: unwrap_spec(value, spec, cap)
@@ -150,6 +159,19 @@ class ValueEngine:
             mode, cap = self.mode, self.cap
             return lambda value: unwrap_in_budget(value, mode, cap)
         return self._auto
+
+    def _chosen(self, value: Any, trace: bool = False) -> BlobView:
+        """A value of a place whose chain its row's sibling picks (payload.sibling): read by that
+        chain; the row's note when the sibling names none or was not handed over."""
+        choice = self.choice
+        assert choice is not None
+        if not isinstance(value, Chosen):
+            stored = bytes(value)
+            return BlobView(stored, UNKNOWN, data=stored, reason=choice.unread)
+        chain = choice.chain(value.by)
+        if chain is None:
+            return BlobView(value.stored, UNKNOWN, data=value.stored, reason=choice.no_chain(value.by))
+        return unwrap_spec(value.stored, chain, self.cap, trace)
 
     def _auto(self, value: bytes) -> BlobView:
         cap = self.cap

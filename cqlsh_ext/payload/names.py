@@ -10,8 +10,9 @@ from typing import Any
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.common.declarations import read_declarations
 
-#: Readings that are no payload format module: the bytes as text, or as hex.
-BUILTIN_READINGS = ("text", "hex")
+#: Readings that are no payload format module: the bytes as text, as hex, or as JSON text (text
+#: that must be a JSON object or array: what a chain picked by a sibling column often names).
+BUILTIN_READINGS = ("text", "hex", "json")
 
 
 def format_declarations() -> dict[str, dict[str, Any]]:

@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar,
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.confidence import confidence_of
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.measures import (
     STORED,
@@ -333,7 +334,8 @@ class Core(Protocol):
                    filled: dict[int, Any] | None = None) -> tuple[core_types.HeldArray | None, list[Any]]: ...
 
     def contents_arrays(self, chunks: Sequence[core_types.HeldContents], kind: core_types.KindSpec, name: str,
-                        raw: bool, filled: dict[int, tuple[Any, ...]] | None = None
+                        raw: bool, confidence: Callable[[str | None, str], str | None],
+                        filled: dict[int, tuple[Any, ...]] | None = None
                         ) -> tuple[list[core_types.HeldArray] | None, list[Any]]: ...
 
     def hold_page(self, values: Sequence[Any], cap: int) -> core_types.HeldContents: ...
@@ -993,17 +995,18 @@ class FilledPaths:
 
 
 class FilledContents:
-    """A blob column's five export columns over a row group (payload, label, kind, note, stored)
-    from the core's reading of its values (chunks of HeldContents), with the rows it leaves to
-    Python (values it hands back, cut, binary or failed, records the Python side spells) given
-    their five parts by `parts` (of the value's view; render.parquet_columns.Splitter.blob_parts)
-    here, and laid out by the core with the others: a reader above gets whole columns."""
+    """A blob column's six export columns over a row group (payload, label, kind, note, stored,
+    confidence) from the core's reading of its values (chunks of HeldContents), with the rows it
+    leaves to Python (values it hands back, cut, binary or failed, records the Python side spells)
+    given their six parts by `parts` (of the value's view; render.parquet_columns.Splitter.blob_parts)
+    here, and laid out by the core with the others: a reader above gets whole columns. The core's
+    own rows are auto-detected: their confidence is payload.confidence's of their label and kind."""
 
     def __init__(self, chunks: Sequence[core_types.HeldContents],
-                 parts: Callable[[Any], tuple[Any, Any, Any, Any, Any]], raw: bool) -> None:
+                 parts: Callable[[Any], tuple[Any, Any, Any, Any, Any, Any]], raw: bool) -> None:
         self.chunks = list(chunks)
         self.raw = raw
-        self._filled: dict[int, tuple[Any, Any, Any, Any, Any]] = {}
+        self._filled: dict[int, tuple[Any, Any, Any, Any, Any, Any]] = {}
         base = 0
         for chunk in self.chunks:
             for i in chunk.python_rows():
@@ -1011,7 +1014,7 @@ class FilledContents:
             base += len(chunk)
 
     def values(self, part: int, limit: int | None = None) -> list[Any]:
-        """One of the five columns (0 payload, 1 label, 2 kind, 3 note, 4 stored) as Python
+        """One of the six columns (0 payload, 1 label, 2 kind, 3 note, 4 stored, 5 confidence) as Python
         objects, as render.parquet_columns.Splitter.blob_columns gives them (the first `limit`
         rows)."""
         out: list[Any] = []
@@ -1035,6 +1038,8 @@ class FilledContents:
                     out.append(kind)
                 elif part == 3:
                     out.append(None)
+                elif part == 5:
+                    out.append(confidence_of(labels[i], kind))
                 else:
                     assert stored is not None
                     out.append(stored[i] if self.raw or kind == UNKNOWN_KIND else None)
@@ -1048,9 +1053,10 @@ class FilledContents:
 
     def arrays(self, kind: core_types.KindSpec, name: str
                ) -> tuple[list[core_types.HeldArray] | None, list[Any]]:
-        """The five columns laid out by the core, the payload in `kind` (contents_arrays): the
+        """The six columns laid out by the core, the payload in `kind` (contents_arrays): the
         arrays, or None and the payloads that do not fit it."""
-        return module().contents_arrays(self.chunks, kind, name, self.raw, self._filled or None)
+        return module().contents_arrays(self.chunks, kind, name, self.raw, confidence_of,
+                                        self._filled or None)
 
 
 def hold_page(values: Sequence[Any], cap: int) -> core_types.HeldContents:

@@ -11,11 +11,13 @@ STATS and ADVISE, key completion's sample.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.sibling import chosen
 from cqlsh_ext.payload.spec import place_candidates
 
 
@@ -86,4 +88,34 @@ class Engines:
         return engine
 
 
-__all__ = ["Decoding", "Engines", "ValuePlace", "column_place"]
+    def sibling(self, place: ValuePlace | None) -> str | None:
+        """The column whose value picks the chain of this place's values, row by row (a `by`
+        setting: payload.sibling), else None."""
+        choice = self(place).choice
+        return None if choice is None else choice.column
+
+    def with_siblings(self, place: ValuePlace | None, values: Sequence[Any], names: Sequence[str],
+                      rows: Sequence[Sequence[Any]]) -> list[Any]:
+        """`values` (the page's values of `place`, one a row of `rows`, whose columns are `names`)
+        as this place's engine takes them: with their row's sibling value when a `by` setting picks
+        their chain and the sibling column is among `names` (payload.sibling.chosen); as they are
+        otherwise (the engine then notes which column to read beside them)."""
+        column = self.sibling(place)
+        if column is None:
+            return list(values)
+        at = sibling_index(column, names)
+        if at is None:
+            return list(values)
+        return chosen(values, [row[at] for row in rows])
+
+
+def sibling_index(column: str, names: Sequence[str]) -> int | None:
+    """Where the sibling column is among a result's column names (CQL folds unquoted names)."""
+    wanted = column.strip('"') if column.startswith('"') else column
+    for at, name in enumerate(names):
+        if name == wanted or (not column.startswith('"') and name.lower() == wanted):
+            return at
+    return None
+
+
+__all__ = ["Decoding", "Engines", "ValuePlace", "column_place", "sibling_index"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.common.text import unknown
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
+from cqlsh_ext.payload.sibling import ChoiceError, SiblingChoice, is_choice, parse_choice
 
 AUTO_STEP = "auto"
 #: A dictionary named by its SHA-256 (`dcz:dict=...`): this many hex digits.
@@ -55,6 +56,9 @@ class Spec:
     levels: tuple[int | None, ...] = ()
     #: Per codec step: the ID of the store's dictionary it names (`<codec>:dict=ID`), or None.
     dictionaries: tuple[int | None, ...] = ()
+    #: A setting that picks its chain per row by a sibling column (`by COLUMN: VALUE -> CHAIN,
+    #: ...`: payload.sibling); its codecs and payload are then empty, each chain a spec of its own.
+    choice: SiblingChoice | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -63,6 +67,8 @@ class Spec:
 @functools.lru_cache(maxsize=256)
 def parse_spec(text: str) -> Spec:
     """The spec `text` names (cached: the display applies it per value); raises SpecError."""
+    if is_choice(text):
+        return _choice_spec(text)
     steps = [step.strip() for step in text.strip().split(">")]
     if not steps or not all(steps):
         raise SpecError(f"empty step in {text!r} (example: {EXAMPLE_SPEC})")
@@ -90,15 +96,42 @@ def parse_spec(text: str) -> Spec:
             if name not in ARGUMENT_NAMES:
                 raise SpecError(f"{step!r}: {name!r} takes no argument here")
             argument = _argument(step, name, arg.strip())
-        if name in PAYLOAD_NAMES or name == AUTO_STEP:
+        if name in PAYLOAD_NAMES or name == AUTO_STEP or _from_outside(name):
             if not last:
                 raise SpecError(f"{text!r}: {name!r} must be the last step")
             payload = name
         else:
-            known = (*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP)
+            known = (*CODEC_NAMES, *PAYLOAD_NAMES, *_outside_names(), AUTO_STEP)
             raise SpecError(unknown("step", name, known, within=text.strip()), name)
     return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels),
                 tuple(dicts) if any(d is not None for d in dicts) else ())
+
+
+def _choice_spec(text: str) -> Spec:
+    """A `by COLUMN: VALUE -> CHAIN, ...` setting, each chain checked as a spec of its own."""
+    try:
+        column, chains = parse_choice(text)
+    except ChoiceError as err:
+        raise SpecError(str(err)) from None
+    checked = []
+    for value, chain in chains:
+        if is_choice(chain):
+            raise SpecError(f"{value!r} -> {chain!r}: a chain, not another choice")
+        checked.append((value, str(parse_spec(chain))))
+    choice = SiblingChoice(column, tuple(checked))
+    return Spec(str(choice), (), None, choice=choice)
+
+
+def _outside_names() -> tuple[str, ...]:
+    """The formats from outside (plugins' entry points, cqlshrc's [formats] commands): their names
+    only, nothing imported but the metadata."""
+    from cqlsh_ext.payload.formats._outside import outside_names
+
+    return outside_names()
+
+
+def _from_outside(name: str) -> bool:
+    return name in _outside_names()
 
 
 def _codec_arguments(step: str, arg: str) -> tuple[int | None, int | None]:

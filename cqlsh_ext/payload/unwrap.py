@@ -23,6 +23,7 @@ from cqlsh_ext.payload.names import STREAM_MAGICS
 from cqlsh_ext.payload.view import (
     BINARY,
     FAILED,
+    JSON_READING,
     NOT_DETECTED,
     PEELED,
     QUIET_REASONS,
@@ -166,6 +167,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
     except DecodeError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
     view.payload_size = len(data)  # the bytes under the codecs named, as detection's _payload sets it
+    view.named = len(view.layers)
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":
@@ -173,17 +175,25 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
     if spec.payload == "hex":
         view.kind, view.data = BINARY, data
         return view
-    if spec.payload == TEXT_LABEL:
+    if spec.payload == TEXT_LABEL or spec.payload == JSON_READING:
         found = as_text(data, cut=view.truncated_layer is not None)
         if found is None:
             return BlobView(value, FAILED, data=value, reason=f"as {spec}: not text")
-        return _read_as_text(view, data, found)
+        view.named += 1
+        if spec.payload == TEXT_LABEL:
+            return _read_as_text(view, data, found)
+        # JSON: the view detection gives the same text (`[zstd] {...}`, `[text] {...}` stored as is)
+        view = _text_or_binary(view, data) if view.layers else _read_as_text(view, data, found)
+        if view.tree is None:
+            return BlobView(value, FAILED, data=value, reason=f"as {spec}: not a JSON object or array")
+        return view
     from cqlsh_ext.payload import formats
 
     try:
         tree = formats.decode_named(spec.payload, data, spec.argument)
     except formats.PayloadError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}")
+    view.named += 1  # the reading is named too
     if isinstance(tree, str):  # a serialization stream holding one string: text, as auto mode shows it
         return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
@@ -235,7 +245,10 @@ def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     found = outer_layer(value, mode, cap, trace)
     if isinstance(found, BlobView):
         return found
-    return contained(value, found, cap, trace)
+    view = contained(value, found, cap, trace)
+    if mode != "auto":
+        view.named = 1  # -d CODEC named the outer layer
+    return view
 
 
 def contained(value: bytes, found: tuple[Container, Decoded], cap: int, trace: bool = False) -> BlobView:

@@ -47,6 +47,10 @@ SEPARATOR = ">"
 JSON_READING, TEXT_READING, BINARY_READING = "json", TEXT, BINARY
 
 
+#: How sure a decoded value's reading is (payload.confidence has the rule), weakest first.
+CONFIDENT, LIKELY, GUESSED = "confident", "likely", "guessed"
+CONFIDENCES = (GUESSED, LIKELY, CONFIDENT)
+
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
 TOO_SHORT = "too short to detect"
@@ -103,7 +107,7 @@ class BlobView:
     """One stored value, decoded once: its kind, its layers and label, sizes, cut and reason, its
     text and its tree. Built by payload.unwrap's walk for the engine; readers only read it."""
 
-    __slots__ = ("_json", "budget", "clean", "data", "error", "kind", "layers", "object_class",
+    __slots__ = ("_json", "budget", "clean", "data", "error", "kind", "layers", "named", "object_class",
                  "payload_format",
                  "payload_size", "reason", "record", "stored", "stream", "stream_format", "text",
                  "tree_input_size", "truncated_layer")
@@ -144,6 +148,9 @@ class BlobView:
         #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a count.
         self.tree_input_size: int | None = None
         self._json: Any = _UNREAD
+        #: How many of the label's leading steps the user named (-d CODEC: 1; a DECODE setting:
+        #: its codecs, and its reading when it names one): those are confident (payload.confidence).
+        self.named = 0
         #: The budget the value was decoded under (its engine's: the output cap's), for what is
         #: read of it later (its JSON, parsed on first use); None: the one current then.
         self.budget: Budget | None = None
@@ -275,6 +282,7 @@ class BlobView:
 
 
 __all__ = [
-    "BINARY", "FAILED", "KINDS", "KIND_TITLES", "PEELED", "RECORD", "TEXT", "UNDECODABLE",
+    "BINARY", "CONFIDENCES", "CONFIDENT", "FAILED", "GUESSED", "KINDS", "KIND_TITLES", "LIKELY", "PEELED",
+    "RECORD", "TEXT", "UNDECODABLE",
     "UNDECODABLE_KINDS", "UNKNOWN", "BlobView", "Layer", "spell",
 ]

@@ -16,7 +16,7 @@ from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING, UNDECODABLE_GROUP
-from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace, sibling_index
 from cqlsh_ext.payload.program import (
     PageProgram,
     ProgramAggregate,
@@ -26,6 +26,7 @@ from cqlsh_ext.payload.program import (
 )
 from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.server_rows import columns_of
+from cqlsh_ext.payload.sibling import Chosen
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
@@ -344,6 +345,14 @@ class Evaluator:
         shown = {ref.name for ref in self.outputs if isinstance(ref, Column)} if self.views else set()
         if self.views and any(item.kind == "star" for item in plan.items):
             shown |= {column for column, access in paths if access is None}
+        # A bare blob whose chain a sibling column picks (payload.sibling) is read here, beside
+        # its row, and its views go to the answer, whoever writes it (the display, JSON, CSV,
+        # Parquet, the API): read later, apart from its row, it would have no sibling.
+        for ref in self.outputs:
+            if isinstance(ref, Column) and engines.sibling(
+                    ValuePlace(self.keyspace, plan.table, ref.name)) is not None:
+                shown.add(ref.name)
+                paths.setdefault((ref.name, None), {})
         for place, by_text in paths.items():
             refs_here = list(by_text.values())
             read = at(place)
@@ -476,17 +485,22 @@ class Evaluator:
         values = [MISSING] * len(rows) if at_column is None else _column(rows, at_column)
         if access is not None:
             values = [_field(v, access) for v in values]
+        elif place_read.engine.choice is not None:  # the chain its row's sibling picks
+            values = _with_siblings(place_read.engine, values, index, rows)
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
             page = place_read.engine.read_page(values, place_read.request, core)
             blob_at = list(range(len(values)))
             others = 0
         else:
-            blobs: list[bytes] = []
+            blobs: list[Any] = []  # bytes, or Chosen (with the row's sibling value)
             blob_at, others = [], 0
             for value in values:
                 if isinstance(value, (bytes, bytearray, memoryview)):
                     blob_at.append(len(blobs))
                     blobs.append(bytes(value))
+                elif isinstance(value, Chosen):  # a blob with its row's sibling value
+                    blob_at.append(len(blobs))
+                    blobs.append(value)
                 elif isinstance(value, str):  # a text column's value: its UTF-8 bytes, read as stored text
                     blob_at.append(len(blobs))
                     blobs.append(value.encode("utf-8"))
@@ -819,11 +833,28 @@ class PlanProgram:
                 continue
             col = at[column]
             blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]
-            for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
+            given: list[Any] = [v for _k, v in blobs]
+            if read.engine.choice is not None:  # the chain its row's sibling picks
+                given = _with_siblings(read.engine, given, at, [rows[k] for k, _v in blobs])
+            for (k, _value), view in zip(blobs, read.engine.views(given), strict=True):
                 out.setdefault(k, {})[column] = view
         return out
 
 
+
+
+def _with_siblings(engine: ValueEngine, values: Sequence[Any], index: Mapping[str, int],
+                   rows: Sequence[Sequence[Any]]) -> list[Any]:
+    """A `by` place's values with their rows' sibling values (payload.sibling), when the rows have
+    that column; as they are otherwise (the engine notes the column to read)."""
+    choice = engine.choice
+    assert choice is not None
+    at = sibling_index(choice.column, list(index))
+    if at is None:
+        return list(values)
+    col = index[list(index)[at]]
+    return [Chosen(bytes(v), row[col]) if isinstance(v, (bytes, bytearray, memoryview)) else v
+            for v, row in zip(values, rows, strict=True)]
 
 
 def _place_of(ref: Ref) -> BlobPlace:

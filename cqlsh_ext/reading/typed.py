@@ -307,7 +307,17 @@ class ReadNotes:
         out["stopped"] = self.stopped
         if self.error:
             out["error"] = self.error
+        outside = _formats_from_outside()
+        if outside:
+            out["formats_from_outside"] = outside
         return out
+
+
+def _formats_from_outside() -> list[dict[str, Any]]:
+    """The plugins and commands that may read this answer's values: name, source, package, version."""
+    from cqlsh_ext.payload.formats._outside import origins
+
+    return [origin.to_json() for origin in origins()]
 
 
 class TypedAnswer:

@@ -96,7 +96,7 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
     from cqlsh_ext.query.grammar import Where, selection
     from cqlsh_ext.rewrite.recode import target_of
     from cqlsh_ext.writing.blob_target import key_columns, refuse_system
-    from cqlsh_ext.writing.cell_reads import extra_columns, plan_for, write_decoding
+    from cqlsh_ext.writing.cell_reads import extra_columns, plan_for, sibling_columns, write_decoding
     from cqlsh_ext.writing.mechanism import choose
 
     refuse_system(request.keyspace)
@@ -118,6 +118,12 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
         raise QueryError("the WHERE's payload conditions are evaluated here on every row read: add ALLOW "
                          "FILTERING")
     mechanism = choose(ctx, request.keyspace, meta.name, blob, keys)
+    siblings = sibling_columns(decoding, request.keyspace, meta.name, blob)
+    if siblings:  # the rewritten value would no longer be what its row's sibling names
+        by = siblings[0]
+        raise QueryError(f"{blob.column}'s chain is picked by {by} row by row (its DECODE ... BY setting): "
+                         f"a rewrite would leave {by} naming the old chain; rewrite the rows of one {by} "
+                         f"with DECODE ... AS and a WHERE on it, then update {by}")
     plan = plan_for(request.keyspace, meta, table_schema(ctx, meta), blob, keys, where,
                     request.allow_filtering or names_partitions or not where.ordinary, False, mechanism)
     select = selection(request.keyspace, meta.name, [*keys, blob.column], extra_columns(blob, mechanism))

@@ -597,6 +597,7 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
                 key.put(settings, key.parse(text))
             except SettingError as err:
                 raise SettingError(f"{config_file} [{CONFIG_SECTION}] {name}: {err}") from None
+    _configure_commands(config, config_file)
     for key in SETTINGS:
         if key.section is None or not config.has_section(key.section):
             continue
@@ -611,6 +612,21 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     if flags is not None:
         _apply_flags(settings, flags)
     return settings
+
+
+def _configure_commands(config: configparser.RawConfigParser, config_file: str | None) -> None:
+    """cqlshrc's [formats]: external-command decoders (payload.formats._outside), set before the
+    column settings that may name them; the process's, like the dictionaries (workers inherit it)."""
+    from cqlsh_ext.payload.formats._outside import COMMAND_SECTION, OutsideError, configure_commands
+
+    section = dict(config.items(COMMAND_SECTION)) if config.has_section(COMMAND_SECTION) else {}
+    from cqlsh_ext.payload.spec import parse_spec
+
+    try:
+        configure_commands(section)
+    except OutsideError as err:
+        raise SettingError(f"{config_file} {err}") from None
+    parse_spec.cache_clear()  # a spec naming a command is known from now on
 
 
 def load_dictionaries(settings: Settings) -> None:

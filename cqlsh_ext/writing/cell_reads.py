@@ -79,22 +79,36 @@ def write_decoding(settings: Settings) -> Decoding:
     return Decoding("auto", decoding.cap, decoding.settings) if decoding.mode == NONE else decoding
 
 
-def extra_columns(blob: BlobTarget, mechanism: Mechanism) -> list[tuple[str, str]]:
-    """The server's figures read with each row: the cell's TTL, and its write time for writes at
-    write time + 1."""
+def extra_columns(blob: BlobTarget, mechanism: Mechanism,
+                  siblings: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The server's figures read with each row: a column whose value picks the blob's chain
+    (`siblings`: payload.sibling), the cell's TTL (last), and its write time (just before the TTL)
+    for writes at write time + 1."""
     cell = selected_text(blob)
     out = [(f"WRITETIME({cell})", WRITETIME_ALIAS)] if mechanism.timestamped else []
-    return [*out, (f"TTL({cell})", TTL_ALIAS)]
+    return [*((name, name) for name in siblings), *out, (f"TTL({cell})", TTL_ALIAS)]
+
+
+def sibling_columns(decoding: Decoding, keyspace: str, table: str, blob: BlobTarget) -> tuple[str, ...]:
+    """The column whose value picks the blob's chain row by row (a `by` setting, payload.sibling),
+    read with each row; none for a blob inside a collection or a column without one."""
+    from cqlsh_ext.payload.places import Engines, ValuePlace
+
+    if blob.container is not None:
+        return ()
+    column = Engines(decoding).sibling(ValuePlace(keyspace, table, blob.column))
+    return () if column is None else (column,)
 
 
 def plan_for(keyspace: str, meta: Any, schema: Schema, blob: BlobTarget, keys: Sequence[str], where: Where,
-             allow_filtering: bool, confirm: bool, mechanism: Mechanism) -> Plan:
-    """The reading's plan: the key columns, the blob's column, its write time and TTL, of the rows
-    `where` finds (its payload conditions evaluated here). QueryError."""
+             allow_filtering: bool, confirm: bool, mechanism: Mechanism,
+             siblings: Sequence[str] = ()) -> Plan:
+    """The reading's plan: the key columns, the blob's column, the column picking its chain, its
+    write time and TTL, of the rows `where` finds (its payload conditions evaluated here). QueryError."""
     from cqlsh_ext.query.grammar import reading
 
     return reading(keyspace, meta.name, [*keys, blob.column], where, schema, allow_filtering, confirm,
-                   extra_columns(blob, mechanism))
+                   extra_columns(blob, mechanism, siblings))
 
 
 def cells(rows: Sequence[Sequence[Any]], keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
@@ -108,7 +122,7 @@ def cells(rows: Sequence[Sequence[Any]], keys: Sequence[str], blob: BlobTarget, 
         value = row[n]
         view = value if isinstance(value, BlobView) else None
         stored = inside(view.stored if view is not None else value, blob)
-        writetime = row[n + 1] if mechanism.timestamped else None
+        writetime = row[-2] if mechanism.timestamped else None  # (just before the TTL)
         ttl = row[-1]
         out.append(CellRead(dict(zip(keys, row[:n], strict=True)), stored, view, writetime, ttl, sent))
     return out

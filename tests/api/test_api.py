@@ -84,7 +84,8 @@ def test_pandas_and_polars(db, orders: Orders):
 
 def test_a_blob_column_in_arrow_is_the_export_s_five_columns(db, orders: Orders):
     table = db.query(f"SELECT ck, data FROM {orders.name} WHERE pk = 'p0'").to_arrow()
-    assert table.column_names == ["ck", "data", "data:label", "data:kind", "data:note", "data:stored"]
+    assert table.column_names == ["ck", "data", "data:label", "data:kind", "data:note", "data:stored",
+                                  "data:confidence"]
     kinds = dict(zip(table.column("ck").to_pylist(), table.column("data:kind").to_pylist(), strict=True))
     truth = {row["ck"]: doc for row, doc in orders.rows if row["pk"] == "p0"}
     # A document is a record (MessagePack, CBOR) or a text (JSON, its tree the payload); random bytes

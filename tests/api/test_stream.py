@@ -103,7 +103,7 @@ def test_an_empty_answer_iterates_streams_and_collects_to_nothing(db, table: str
     streamed = db.query(select)
     schema = streamed.schema
     assert schema.names == ["ck", "data.n", "data.n:note", "data", "data:label", "data:kind", "data:note",
-                            "data:stored"]
+                            "data:stored", "data:confidence"]
     assert list(streamed.to_reader()) == []
     table_ = db.query(select).to_arrow()
     assert table_.num_rows == 0 and table_.schema == schema

@@ -18,6 +18,7 @@ from cqlsh_ext.codecs.capabilities import (
 )
 from cqlsh_ext.common import declarations
 from cqlsh_ext.payload import formats
+from cqlsh_ext.payload.formats._outside import outside_names
 from cqlsh_ext.payload.spec import PAYLOAD_NAMES
 from cqlsh_ext.settings import MODES
 
@@ -85,13 +86,19 @@ def test_codec_dispatch_and_names_are_unchanged() -> None:
 
 
 def test_payload_order_and_names_are_unchanged() -> None:
-    assert [f.name for f in formats.all_formats()] == PAYLOAD_FORMATS
-    assert [f.name for f in formats.auto_formats()] == PAYLOAD_AUTO
+    # the built-ins first, in their order; then only formats from outside (tests/plugins' are
+    # installed in the test environment)
+    outside = set(outside_names())
+    found = [f.name for f in formats.all_formats()]
+    assert found[:len(PAYLOAD_FORMATS)] == PAYLOAD_FORMATS and set(found[len(PAYLOAD_FORMATS):]) <= outside
+    auto = [f.name for f in formats.auto_formats()]
+    assert auto[:len(PAYLOAD_AUTO)] == PAYLOAD_AUTO and set(auto[len(PAYLOAD_AUTO):]) <= outside
     for name in PAYLOAD_FORMATS:
         fmt = formats.get(name)
         assert fmt is not None and fmt.name == name
     assert PAYLOAD_NAMES == (
         "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "thrift", "java", "text", "hex",
+        "json",
     )
 
 ADVISE = [

@@ -36,7 +36,10 @@ def test_containers():
 
 def test_payloads():
     table = rows("| payload | written |")
+    built_in = formats.declarations()
     for fmt in formats.all_formats():
+        if fmt.name not in built_in:  # a plugin installed here (tests/plugins): its own docs say it
+            continue
         named = next(name for name in table if name.split(":")[0] == fmt.name)
         writable = fmt.encode is not None or fmt.encode_with is not None
         assert table[named][1] == ("yes" if writable else "no"), fmt.name

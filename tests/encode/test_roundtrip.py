@@ -34,8 +34,11 @@ CAP = 4 << 20
 WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer) and not f.needs_dictionary]
 UNWRITABLE = [f.label for f in registry.all_containers() if not isinstance(f, Writer)]
 #: Record formats written from JSON alone (no schema or descriptor file).
-RECORD_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and not f.encodes_text]
-TEXT_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and f.encodes_text]
+#: (The built-ins: a plugin installed here, tests/plugins, holds only its own records.)
+RECORD_FORMATS = [f.name for f in formats.all_formats()
+                  if f.encode is not None and not f.encodes_text and f.name in formats.declarations()]
+TEXT_FORMATS = [f.name for f in formats.all_formats()
+                if f.encode is not None and f.encodes_text and f.name in formats.declarations()]
 
 #: Each container read back with its producer's library (not with cqlsh-ext's decoders).
 READ_BACK = {

@@ -17,13 +17,13 @@ from tests.payload_select.conftest import shell
 
 from .readback import closing_line, duckdb_rows, parquet_rows
 
-#: A blob inside a collection or a UDT: the struct a top-level blob's five columns make, its payload
+#: A blob inside a collection or a UDT: the struct a top-level blob's six columns make, its payload
 #: typed from the sample (here the order documents: a record of two strings).
 BLOB_STRUCT = pa.struct([("payload", pa.struct([("order", pa.string()), ("status", pa.string())])),
                          ("label", pa.string()), ("kind", pa.string()), ("note", pa.string()),
-                         ("stored", pa.binary())])
+                         ("stored", pa.binary()), ("confidence", pa.string())])
 BLOB_DUCK = ('STRUCT(payload STRUCT("order" VARCHAR, status VARCHAR), "label" VARCHAR, kind VARCHAR, '
-             'note VARCHAR, "stored" BLOB)')
+             'note VARCHAR, "stored" BLOB, confidence VARCHAR)')
 DOC = b'{"order": "ORD-1", "status": "NEW"}'
 
 COLUMNS = {
@@ -126,13 +126,14 @@ def test_every_cql_type_keeps_its_type(cassandra, typed_table, home):
     assert row["ve"] == [1.0, 2.5, -3.0] and row["nested"] == [[("big", Decimal(10**30))]]
     assert (row["ti"], row["si"], row["bi"], row["fl"], row["db"], row["bo"], row["tx"], row["asci"]) == \
         (-7, 300, -(2**62), 1.5, 0.1, True, "naïve ✓", "plain")
-    # a blob inside a collection or a UDT: the five parts a top-level blob has, its payload typed
+    # a blob inside a collection or a UDT: the six parts a top-level blob has, its payload typed
     doc = json.loads(DOC)
-    assert row["lb"] == [{"payload": doc, "label": "gzip>json", "kind": "text", "note": None, "stored": None}]
+    assert row["lb"] == [{"payload": doc, "label": "gzip>json", "kind": "text", "note": None, "stored": None,
+                          "confidence": "confident"}]
     assert row["mb"] == [("a", {"payload": doc, "label": "zstd>json", "kind": "text", "note": None,
-                                "stored": None})]
+                                "stored": None, "confidence": "confident"})]
     assert row["ub"] == {"id": 7, "body": {"payload": doc, "label": "gzip>json", "kind": "text", "note": None,
-                                           "stored": None}}
+                                           "stored": None, "confidence": "confident"}}
     other = next(r for r in rows if r["k"] == 2)
     assert other["de"] == Decimal("1.5") and other["vi"] == -5
     assert all(other[n] is None for n in COLUMNS if n not in ("k", "de", "vi"))

@@ -257,7 +257,8 @@ def test_a_hostile_value_is_cut_inside_the_answer(server, conn, home, shell_home
     whole = len(shell_bomb["payload"])
     assert answer["values_cut"] == [f"rows[{at}].data.payload: 2,000 of {whole:,} characters"]
     assert server.call("query", statement=f"{text} WHERE id = 2").data["rows"] == [
-        {"id": 2, "data": {"label": "text", "kind": "text", "payload": "small and plain"}}]
+        {"id": 2, "data": {"label": "text", "kind": "text", "confidence": "guessed",
+                            "payload": "small and plain"}}]
     # A first row too large whole even so: its values cut harder until it fits, the cuts said.
     tight = server.call("query", statement=f"{text} WHERE id = 1", max_bytes=2048).data
     assert len(_received(server)) <= 2048 and tight["count"] == 1

@@ -11,6 +11,7 @@ import pytest
 
 from cqlsh_ext.codecs.base import Container, Decoded
 from cqlsh_ext.payload import native
+from cqlsh_ext.payload.formats._outside import outside_names
 
 
 @pytest.fixture
@@ -77,6 +78,13 @@ class _XorTestFrame(Container):
         return Decoded(body, truncated=len(data) - 4 > cap)
 
 
+def built_in(lacked: list[str]) -> list[str]:
+    """The names the core lacks, less the formats from outside (the test plugin installed here:
+    the core never reads those, their values are always handed back)."""
+    outside = set(outside_names())
+    return [name for name in lacked if name not in outside]
+
+
 @pytest.fixture
 def lacked_container(native_core: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Container]:
     """The Python registry with _XorTestFrame first for the first byte "X", the core configured
@@ -88,7 +96,7 @@ def lacked_container(native_core: None, monkeypatch: pytest.MonkeyPatch) -> Iter
     table[ord("X")].insert(0, fmt)
     monkeypatch.setattr(registry, "_BY_BYTE", tuple(tuple(row) for row in table))
     monkeypatch.setattr(registry, "_ALL", (*registry._ALL, fmt))
-    assert native.module().configure(native._config()).lacked == ["zstd/test-xor"]
+    assert built_in(native.module().configure(native._config()).lacked) == ["zstd/test-xor"]
     try:
         yield fmt
     finally:

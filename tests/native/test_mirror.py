@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mirror  # noqa: E402
 
-from .conftest import record  # noqa: E402
+from .conftest import built_in, record  # noqa: E402
 
 
 def test_the_mirrored_sources_are_those_the_core_was_written_against() -> None:
@@ -95,11 +95,11 @@ def test_configure_takes_a_registry_with_formats_the_core_lacks(native_core: Non
         lacked = ["brotli"]
     try:
         answer = module.configure(config)
-        assert answer.configured and answer.lacked == lacked
+        assert answer.configured and built_in(answer.lacked) == lacked
         assert set(lacked) <= set(answer.hands_back)
     finally:
         module.configure(_config())
-    assert module.configured().lacked == []
+    assert built_in(module.configured().lacked) == []
 
 
 def test_configure_refuses_a_registry_of_another_shape(native_core: None) -> None:
@@ -126,11 +126,14 @@ def test_one_lacked_value_is_handed_back_alone(lacked_container: Container) -> N
     doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}, "n": 3}).encode()
     lacked = b"XOR1" + bytes(b ^ 0x5A for b in doc)
     values = corpora.orders(40)
+    # the values no built-in format reads reach the formats from outside (the test plugin
+    # installed here), which the core never reads: those are handed back with or without the frame
+    beyond = [i + (i >= 17) for i in native.decode_page(values, 1 << 20, corpora.PATHS).handed_back]
     values.insert(17, lacked)
     page = native.decode_page(values, 1 << 20, corpora.PATHS)
     assert 17 in page.handed_back
-    assert page.handed_back == [i for i, v in enumerate(values) if v[:1] == b"X"]
-    assert len(page.handed_back) < 3
+    assert page.handed_back == sorted({i for i, v in enumerate(values) if v[:1] == b"X"} | set(beyond))
+    assert len(page.handed_back) - len(beyond) < 3
     counts = differential(values, (1 << 20, 300), corpora.PATHS)
     record("pages: one lacked value among orders", counts)
     assert not counts.differences, "\n".join(counts.differences[:20])
@@ -173,8 +176,11 @@ def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_contain
     from cqlsh_ext.payload.described import describe_page
 
     described = describe_page(engine, values, BOUNDS)
-    assert [v.label for v in described.views] == ["zstd/test-xor>json"]
-    assert sum(n for _kind, _label, n in described.encodings) == len(values) - 1
+    # (beside it, the values no built-in format reads, handed back for the formats from outside:
+    # the Python engine reads no format in them either)
+    labels = [v.label for v in described.views]
+    assert labels.count("zstd/test-xor>json") == 1 and set(labels) <= {"zstd/test-xor>json", ""}
+    assert sum(n for _kind, _label, n in described.encodings) == len(values) - len(labels)
 
 
 def _python(code: str, **env: str) -> str:

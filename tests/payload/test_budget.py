@@ -87,7 +87,8 @@ def test_json_text_nested_100000_deep_is_shown_as_stored_in_every_output():
     data = b"[" * 100_000 + b"]" * 100_000
     assert cell(data) == "[text] " + data.decode()
     assert cell(data, expanded=True) == "[text] " + data.decode()
-    assert json_row(data) == {"label": "text", "kind": "text", "payload": data.decode()}
+    assert json_row(data) == {"label": "text", "kind": "text", "confidence": "guessed",
+                              "payload": data.decode()}
     assert csv_field(data) == data.decode()
 
 

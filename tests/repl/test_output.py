@@ -29,7 +29,8 @@ def test_json_lines_types_and_decoded_blobs(home, cassandra, repl_ks):
     assert first["placed"] == "2024-05-06T07:08:09.123Z"
     assert first["tags"] == ["a", "b"]
     assert first["raw"] == "0x0100ff"  # not compressed: the stored bytes, as cqlsh shows them
-    assert first["payload"] == {"label": "gzip>json", "kind": "text", "payload": dict(ORDER_DOC, order=1001)}
+    assert first["payload"] == {"label": "gzip>json", "kind": "text", "confidence": "confident",
+                                "payload": dict(ORDER_DOC, order=1001)}
     assert "raw" not in first["payload"]
 
 

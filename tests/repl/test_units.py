@@ -268,10 +268,11 @@ def test_blob_objects(enc):
     text = enc.value(stored, cqltypes.BytesType)
     assert "\n" not in text  # one JSON Lines line, even for an indented payload
     assert '"payload": {"a":[1,2.50,{"b":"x\\ny"}]}' in text  # embedded as stored, numbers untouched
-    assert json.loads(text) == {"label": "gzip>json", "kind": "text", "payload": doc}
+    assert json.loads(text) == {"label": "gzip>json", "kind": "text", "confidence": "confident",
+                                 "payload": doc}
     plain = gzip.compress(b"hello", mtime=0)
     assert json.loads(enc.value(plain, cqltypes.BytesType)) == {"label": "gzip>text", "kind": "text",
-                                                                "payload": "hello"}
+                                                                "confidence": "confident", "payload": "hello"}
     assert enc.value(b"\x00\x01\x02\x03\x04\x05", cqltypes.BytesType) == '"0x000102030405"'
     assert CsvSpelling(DisplaySettings()).value(plain, cqltypes.BytesType) == "hello"
     raw = DisplaySettings(raw_blobs=True)

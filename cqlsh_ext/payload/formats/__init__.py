@@ -38,6 +38,7 @@ __all__ = [
     "declarations",
     "detect",
     "get",
+    "register",
 ]
 
 
@@ -97,6 +98,11 @@ class PayloadFormat:
     stream: StreamLayer | None = None
     #: Every first byte `maybe` can accept (detection looks a value's formats up by it); None: any.
     leads: bytes | None = None
+    #: How sure a reading found by detection is (payload.confidence: "confident", "likely",
+    #: "guessed"), and why, in a few words (INSPECT; docs/formats.md's "How sure" lists them). A
+    #: reading the user named is confident whatever this says.
+    confidence: str = "guessed"
+    confidence_why: str = "a trial of its reader"
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name
@@ -117,14 +123,29 @@ _AUTO: list[PayloadFormat] = []
 _AUTO_BY_LEAD: list[tuple[PayloadFormat, ...]] = []
 
 
+def register(fmt: PayloadFormat, name: str) -> None:
+    """One format into the registry, under `name`: the one door of the built-ins (their modules,
+    in their declared detection order) and of the formats from outside (payload.formats._outside:
+    plugins and commands, after the built-ins, their decoders guarded there)."""
+    if not isinstance(fmt, PayloadFormat):
+        raise ImportError(f"payload format {name!r} is a {type(fmt).__name__}, not a PayloadFormat")
+    if fmt.name != name:
+        raise ImportError(f"payload format {name!r} defines format {fmt.name!r}")
+    if name in _LOADED:
+        raise ImportError(f"payload format {name!r} is registered twice")
+    _LOADED[name] = fmt
+
+
 def _formats() -> dict[str, PayloadFormat]:
     if not _LOADED:
+        from cqlsh_ext.payload.formats._outside import outside_formats
+
         found = declarations()
         for name in sorted(found, key=lambda n: (found[n]["detection"], n)):
-            fmt: PayloadFormat = import_module(f"{__name__}.{name}").FORMAT
-            if fmt.name != name:
-                raise ImportError(f"payload format module {name!r} defines format {fmt.name!r}")
-            _LOADED[name] = fmt
+            register(import_module(f"{__name__}.{name}").FORMAT, name)
+        for fmt in outside_formats():
+            if fmt.name not in _LOADED:  # a built-in keeps its name
+                register(fmt, fmt.name)
         _AUTO.extend(fmt for fmt in _LOADED.values() if fmt.auto)
         _AUTO_BY_LEAD.extend(tuple(f for f in _AUTO if f.leads is None or lead in f.leads)
                              for lead in range(256))
@@ -143,7 +164,12 @@ def auto_formats() -> list[PayloadFormat]:
 
 
 def get(name: str) -> PayloadFormat | None:
-    return _formats().get(name)
+    found = _formats().get(name)
+    if found is None:  # a command configured after the registry was first read
+        from cqlsh_ext.payload.formats._outside import outside_format
+
+        found = outside_format(name)
+    return found
 
 
 def detect(data: bytes) -> tuple[PayloadFormat, Any] | None:

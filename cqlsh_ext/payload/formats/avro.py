@@ -317,4 +317,6 @@ FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode
                        leads=MAGIC[:1],
                        labeller=_label, detector=decode, decode_with=decode_with_schema,
                        encode_with=encode_with_schema, writer="fastavro schemaless_writer (one bare record)",
-                       unwritable="written with its schema only: avro:FILE.avsc")
+                       unwritable="written with its schema only: avro:FILE.avsc",
+                       confidence="confident",
+                       confidence_why="the Obj\\x01 header, its schema and every block's sync marker")

@@ -80,4 +80,7 @@ def encode(record: Any) -> bytes:
 
 
 FORMAT = PayloadFormat("bson", True, _maybe, decode, nodes_within_input=True, encode=encode,
-                       writer="pymongo's bson.encode")
+                       writer="pymongo's bson.encode",
+                       confidence="likely",
+                       confidence_why="its length field is the value's length and the element walk "
+                                      "ends exactly")

@@ -170,4 +170,6 @@ def encode(record: Any) -> bytes:
 
 
 FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps",
-                       leads=bytes(sorted(_MAP_OR_ARRAY | {SELF_DESCRIBE[0]})))
+                       leads=bytes(sorted(_MAP_OR_ARRAY | {SELF_DESCRIBE[0]})),
+                       confidence="likely",
+                       confidence_why="a whole item parsed exactly, no checksum")

@@ -325,4 +325,6 @@ def decode(data: bytes) -> Any:
 
 FORMAT = PayloadFormat("pickle", True, _maybe, decode, labeller=lambda data: f"pickle/{protocol(data)}",
                        leads=b"\x80",
-                       unwritable="not written: a pickle's bytes depend on the writer's classes and protocol")
+                       unwritable="not written: a pickle's bytes depend on the writer's classes and protocol",
+                       confidence="confident",
+                       confidence_why="the protocol header, every opcode and the final STOP")

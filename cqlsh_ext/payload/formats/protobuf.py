@@ -206,4 +206,6 @@ def encode_with_descriptors(record: Any, argument: str) -> bytes:
 FORMAT = PayloadFormat("protobuf", False, lambda data: True, decode, decode_with=decode_with_descriptors,
                        encode_with=encode_with_descriptors,
                        writer="protobuf SerializeToString(deterministic)",
-                       unwritable="written with its descriptor only: protobuf:Type@FILE.desc")
+                       unwritable="written with its descriptor only: protobuf:Type@FILE.desc",
+                       confidence="guessed",
+                       confidence_why="almost any bytes parse as some message")

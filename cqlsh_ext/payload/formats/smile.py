@@ -217,4 +217,6 @@ def decode(data: bytes) -> Any:
 
 
 FORMAT = PayloadFormat("smile", True, lambda data: data.startswith(HEADER), decode, leads=HEADER[:1],
-                       unwritable="no Smile writer library here (Jackson writes it)")
+                       unwritable="no Smile writer library here (Jackson writes it)",
+                       confidence="confident",
+                       confidence_why="the :)\\n header and a whole document")

@@ -557,7 +557,9 @@ FORMAT = PayloadFormat("thrift", True, _maybe, decode, labeller=_label, detector
                        decode_with=decode_with_idl,
                        leads=bytes(sorted(_LEADS)),
                        unwritable="not written here: a Thrift struct's bytes come from its IDL's "
-                       "generated code")
+                       "generated code",
+                       confidence="likely",
+                       confidence_why="a whole struct to its STOP byte with text in it, no signature")
 
 
 __all__ = ["BINARY", "COMPACT", "FORMAT", "MIN_LENGTH", "decode", "decode_with_idl", "detect", "protocol"]

@@ -338,11 +338,12 @@ fn laid_out<'py>(
 /// the Python side's.
 type Columns3<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>, Vec<usize>);
 
-/// A blob's arrays (payload, label, kind, note, stored), or None and the rows whose payloads misfit.
+/// A blob's arrays (payload, label, kind, note, stored, confidence), or None and the rows whose
+/// payloads misfit.
 type LaidOut<'py> = (Option<Vec<HeldArray>>, Misfits<'py>);
 
-/// A Python row's label, kind, note and stored value (None where absent).
-type Parts<'py> = [Option<Bound<'py, PyAny>>; 4];
+/// A Python row's label, kind, note, stored value and confidence (None where absent).
+type Parts<'py> = [Option<Bound<'py, PyAny>>; 5];
 
 /// A blob column's row: the core's reading of it and its stored value (the Python object).
 pub struct ContentRow {
@@ -593,31 +594,36 @@ impl HeldContents {
     }
 }
 
-/// The held blob rows (one column, in chunks, all pure) as a Parquet export's five columns
+/// The held blob rows (one column, in chunks, all pure) as a Parquet export's six columns
 /// (render/parquet_columns.py): the payload laid out as `kind` (named `name`), the label, the
-/// view's kind, the note (none: a row with something to say is the Python side's) and the stored
-/// bytes (for no known format, and every row with `raw`): ([five arrays], []) or (None, the rows
-/// whose payloads do not fit `kind`, as held_array gives them). `filled`: the five parts of each
-/// Python row and of any core row the writer overrides. Raises ValueError as held_array does.
+/// view's kind, the note (none: a row with something to say is the Python side's), the stored
+/// bytes (for no known format, and every row with `raw`) and the confidence (`confidence`, the
+/// Python side's function of a label and a kind, called once per pair): ([six arrays], []) or
+/// (None, the rows whose payloads do not fit `kind`, as held_array gives them). `filled`: the six
+/// parts of each Python row and of any core row the writer overrides. Raises ValueError as
+/// held_array does.
 #[pyfunction]
-#[pyo3(signature = (chunks, kind, name, raw, filled = None))]
+#[pyo3(signature = (chunks, kind, name, raw, confidence, filled = None))]
 pub fn contents_arrays<'py>(
     py: Python<'py>,
     chunks: &Bound<'py, PyAny>,
     kind: &Bound<'py, PyAny>,
     name: &str,
     raw: bool,
+    confidence: &Bound<'py, PyAny>,
     filled: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<LaidOut<'py>> {
     let kind = kind_of(kind)?;
     let chunks: Vec<Bound<'py, HeldContents>> = chunks_of(chunks)?;
-    // the Python rows' five parts: (payload, label, kind, note, stored)
+    // the Python rows' six parts: (payload, label, kind, note, stored, confidence)
     let mut given: Vec<(usize, Node, Parts<'py>)> = Vec::new();
     if let Some(filled) = filled {
         for (k, v) in filled.iter() {
             let parts = v.cast_into::<PyTuple>()?;
-            if parts.len() != 5 {
-                return Err(PyValueError::new_err("a filled row is (payload, label, kind, note, stored)"));
+            if parts.len() != 6 {
+                return Err(PyValueError::new_err(
+                    "a filled row is (payload, label, kind, note, stored, confidence)",
+                ));
             }
             let part = |i: usize| -> PyResult<Option<Bound<'py, PyAny>>> {
                 let item = parts.get_item(i)?;
@@ -626,7 +632,7 @@ pub fn contents_arrays<'py>(
             given.push((
                 k.extract()?,
                 node_strict(&parts.get_item(0)?)?,
-                [part(1)?, part(2)?, part(3)?, part(4)?],
+                [part(1)?, part(2)?, part(3)?, part(4)?, part(5)?],
             ));
         }
         given.sort_by_key(|(at, _, _)| *at);
@@ -661,6 +667,9 @@ pub fn contents_arrays<'py>(
     let mut kinds = Utf8::new(n);
     let mut note = Utf8::new(n);
     let mut stored = Utf8::new(n);
+    let mut sure = Utf8::new(n);
+    // the confidence of each (label, kind) the core's rows have, asked of the Python side once
+    let mut sure_of: Vec<(Option<Arc<str>>, ViewKind, Option<String>)> = Vec::new();
     let text_of = |part: &Option<Bound<'py, PyAny>>| -> PyResult<Option<String>> {
         match part {
             None => Ok(None),
@@ -671,7 +680,7 @@ pub fn contents_arrays<'py>(
     for chunk in &chunks {
         for row in chunk.get().rows() {
             match (&row.content, others[at]) {
-                (_, Some([text, view, why, bytes])) => {
+                (_, Some([text, view, why, bytes, level])) => {
                     label.push(text_of(text)?.as_deref().map(str::as_bytes))?;
                     kinds.push(text_of(view)?.as_deref().map(str::as_bytes))?;
                     note.push(text_of(why)?.as_deref().map(str::as_bytes))?;
@@ -679,6 +688,7 @@ pub fn contents_arrays<'py>(
                         None => stored.push(None)?,
                         Some(obj) => stored.push(Some(obj.cast_exact::<PyBytes>()?.as_bytes()))?,
                     }
+                    sure.push(text_of(level)?.as_deref().map(str::as_bytes))?;
                 }
                 (Content::Read { kind: view, label: text, .. }, None) => {
                     label.push(text.as_deref().map(str::as_bytes))?;
@@ -687,12 +697,24 @@ pub fn contents_arrays<'py>(
                     let keep = raw || *view == ViewKind::NoFormat;
                     let bytes = row.stored.bind(py).cast::<PyBytes>().ok();
                     stored.push(if keep { bytes.map(|b| b.as_bytes()) } else { None })?;
+                    let known = sure_of.iter().position(|(l, k, _)| l == text && k == view);
+                    let at_known = match known {
+                        Some(i) => i,
+                        None => {
+                            let answer = confidence.call1((text.as_deref(), view_kind(*view)))?;
+                            let level = if answer.is_none() { None } else { text_of(&Some(answer))? };
+                            sure_of.push((text.clone(), *view, level));
+                            sure_of.len() - 1
+                        }
+                    };
+                    sure.push(sure_of[at_known].2.as_deref().map(str::as_bytes))?;
                 }
                 _ => {
                     label.push(None)?;
                     kinds.push(None)?;
                     note.push(None)?;
                     stored.push(None)?;
+                    sure.push(None)?;
                 }
             }
             at += 1;
@@ -700,6 +722,7 @@ pub fn contents_arrays<'py>(
     }
     let (label_name, kind_name, note_name, stored_name) =
         (format!("{name}:label"), format!("{name}:kind"), format!("{name}:note"), format!("{name}:stored"));
+    let sure_name = format!("{name}:confidence");
     Ok((
         Some(vec![
             payload,
@@ -707,6 +730,7 @@ pub fn contents_arrays<'py>(
             HeldArray { array: kinds.array("u", &kind_name) },
             HeldArray { array: note.array("u", &note_name) },
             HeldArray { array: stored.array("z", &stored_name) },
+            HeldArray { array: sure.array("u", &sure_name) },
         ]),
         Vec::new(),
     ))

@@ -104,4 +104,6 @@ def encode(text: str) -> bytes:
 FORMAT = PayloadFormat("java", False, _maybe, decode, stream=StreamLayer("Java", _first, _read, _headers),
                        encode=encode, encodes_text=True,
                        writer="the JDK's ObjectOutputStream.writeObject(String)",
-                       unwritable="only a String is written (the text itself)")
+                       unwritable="only a String is written (the text itself)",
+                       confidence="confident",
+                       confidence_why="the stream magic and its grammar read to the end")

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""An external decoder for ACME's KV1 records, as a team would write one for cqlsh-ext's
+[formats] section: the stored bytes on stdin, JSON on stdout (--encode: the other way).
+Misbehaves on request: --hang, --flood, --fail, --not-json."""
+
+import json
+import struct
+import sys
+import time
+
+MAGIC = b"KV1\x00"
+
+
+def decode(data: bytes) -> dict:
+    if not data.startswith(MAGIC):
+        sys.exit("decode_kv: no KV1 magic")
+    out, at = {}, len(MAGIC)
+    while at < len(data):
+        (klen,) = struct.unpack_from(">H", data, at)
+        key = data[at + 2 : at + 2 + klen].decode()
+        at += 2 + klen
+        (vlen,) = struct.unpack_from(">I", data, at)
+        out[key] = data[at + 4 : at + 4 + vlen].decode()
+        at += 4 + vlen
+    return out
+
+
+def encode(record: dict) -> bytes:
+    out = bytearray(MAGIC)
+    for key, value in record.items():
+        k, v = key.encode(), value.encode()
+        out += struct.pack(">H", len(k)) + k + struct.pack(">I", len(v)) + v
+    return bytes(out)
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    data = sys.stdin.buffer.read()
+    if "--hang" in args:
+        time.sleep(3600)
+    if "--flood" in args:
+        while True:
+            sys.stdout.write("x" * 65536)
+    if "--fail" in args:
+        sys.exit("decode_kv: this value is not ours")
+    if "--not-json" in args:
+        sys.stdout.write("plain words")
+        return
+    if "--encode" in args:
+        sys.stdout.buffer.write(encode(json.loads(data)))
+        return
+    json.dump(decode(data), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
