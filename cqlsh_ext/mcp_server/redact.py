@@ -17,12 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cqlsh_ext.mcp_server.policy import Pattern, normal, split_path
+from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
 
 #: What a redacted value is answered as.
 REDACTED = "[redacted]"
-#: The keys of a decoded blob's object ({"label", "kind", "payload", ...}: output.spellings) that hold
-#: its contents: `payload` is walked into, `raw` (the stored bytes' hex) is dropped.
-_BLOB_KEYS = frozenset({"label", "kind", "payload", "cut", "size", "note", "raw", "class"})
+#: The keys of a decoded blob's object (output.spellings.BLOB_OBJECT_KEYS): `payload` is walked
+#: into, `raw` (the stored bytes' hex) is dropped.
+_BLOB_KEYS = BLOB_OBJECT_KEYS
 #: What a DESCRIBE PAYLOAD path entry keeps when it holds a redacted place: where it is, how often, its types.
 _PATH_KEEPS = ("path", "depth", "present", "occurrences", "types")
 

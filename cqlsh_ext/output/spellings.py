@@ -44,6 +44,12 @@ from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
 
+#: Every key of a decoded blob's JSON object, as JsonSpelling spells it (its text and its tree):
+#: a reader that must know a blob's object from a payload's (MCP's redaction) asks this, so a part
+#: added here (confidence was) is known there too.
+BLOB_OBJECT_KEYS = frozenset({"label", "kind", "confidence", "class", "payload", "cut", "size", "note",
+                              "raw"})
+
 if TYPE_CHECKING:
     from cqlsh_ext.payload.columns import BlobReading
     from cqlsh_ext.payload.places import Engines

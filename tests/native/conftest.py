@@ -25,6 +25,25 @@ def native_core() -> None:
     pytest.skip(f"the native core does not run ({why}); bin/setup builds it when cargo is found")
 
 
+@pytest.fixture
+def built_ins_detected(native_core: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The core configured to detect the built-in record formats only. A detected format from
+    outside (the test plugin installed here: kv1) is one the core cannot read, so with it the core
+    hands every value no built-in reads to the Python engine (docs/payloads.md); a test of the
+    core's own road asks for that road as a user without plugins has it."""
+    from cqlsh_ext.payload import formats
+
+    outside = set(outside_names())
+    kept = [fmt for fmt in formats.auto_formats() if fmt.name not in outside]
+    monkeypatch.setattr(formats, "auto_formats", lambda: list(kept))
+    native.module().configure(native._config())
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        native.module().configure(native._config())
+
+
 #: name -> [values compared, handed back, differences], over the run (printed at its end).
 TOTALS: dict[str, list[int]] = {}
 

@@ -60,7 +60,7 @@ def test_every_producer_over_every_payload() -> None:
     assert_same("producers x payloads", run(corpora.produced(), (DEFAULT_CAP, 64 << 10, 300, 7)))
 
 
-def test_the_order_table() -> None:
+def test_the_order_table(built_ins_detected: None) -> None:
     values = corpora.orders(1200)
     counts = run(values, (DEFAULT_CAP, 300))
     assert_same("order table", counts)

@@ -54,7 +54,7 @@ def test_pages_of_every_producer_over_every_payload() -> None:
     assert_same("producers x payloads", differential(corpora.produced(), (DEFAULT_CAP, 300), PATHS))
 
 
-def test_pages_of_the_order_table() -> None:
+def test_pages_of_the_order_table(built_ins_detected: None) -> None:
     values = corpora.orders(600)
     assert_same("order table", differential(values, (DEFAULT_CAP,), PATHS, size=100))
     # The common road is the core's: it answers every value of these pages itself.

@@ -230,3 +230,23 @@ def test_the_values_spelling_is_the_texts_read_back(enc, name, value, cqltype):
 
     text = enc.value(value, cqltype)
     assert compact(enc.tree(value, cqltype)) == compact(json.loads(text)), text
+
+
+def test_a_blob_object_s_keys_are_declared_once(enc):
+    """Every key JsonSpelling gives a decoded blob's object, as text and as a tree (MCP's values),
+    is one of BLOB_OBJECT_KEYS, which MCP's redaction reads to know a blob's object from a
+    payload's: a key it did not know (confidence, once) let a redacted path inside a blob through."""
+    import gzip
+    import zlib
+
+    from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
+
+    values = [_record("x"), gzip.compress(b'{"customer": {"email": "a@b.c"}}'), b"\x00\x01not a format",
+              gzip.compress(b"plain text"), zlib.compress(b"[1, 2, 3]"), gzip.compress(b'{"a": 1}')[:-3]]
+    seen: set[str] = set()
+    for blob in values:
+        for obj in (json.loads(enc.value(blob, cqltypes.BytesType)), enc.tree(blob, cqltypes.BytesType)):
+            if isinstance(obj, dict):
+                seen.update(obj)
+                assert set(obj) <= BLOB_OBJECT_KEYS, obj
+    assert {"label", "kind", "payload", "confidence"} <= seen
