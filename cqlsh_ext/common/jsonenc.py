@@ -41,6 +41,13 @@ def blob_text(value: bytes | bytearray | memoryview) -> str:
     return "0x" + value.hex()
 
 
+def base64_text(value: bytes | bytearray | memoryview) -> str:
+    """Bytes as base64 text: where a protocol says so (MCP's blob resource contents)."""
+    import base64
+
+    return base64.b64encode(value).decode("ascii")
+
+
 def time_text(value: datetime.datetime, millis: bool = False) -> str:
     """ISO 8601 in UTC with a Z: to the millisecond, or the microsecond when the time has a finer
     part; `millis`: a time that is milliseconds by type (a CQL timestamp, which the driver's float

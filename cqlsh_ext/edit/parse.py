@@ -318,7 +318,8 @@ def spell_literal(value: Any) -> str:
     """A JSON value as the literal `literal()` reads back to it: 'text' (quotes doubled), numbers,
     true, false, null, {'key': ...}, [...]. Raises QueryError for what JSON has no value of."""
     import json
-    import math
+
+    from cqlsh_ext.common.jsonenc import float_name
 
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
@@ -327,7 +328,7 @@ def spell_literal(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
+        if float_name(value) is not None:  # NaN, Infinity: named, not numbers
             raise QueryError(f"{value!r} is no JSON number")
         return json.dumps(value)
     if isinstance(value, dict):

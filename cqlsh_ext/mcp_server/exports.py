@@ -13,7 +13,6 @@ was cut (`truncated`, `next`: the URI of the chunk that follows).
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 import secrets
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from cqlsh_ext.common.jsonenc import base64_text
 
 #: The URI of an export's file: resources.SCHEME's, the file's name, and where a chunk starts.
 PREFIX = "cqlsh-ext://exports/"
@@ -142,7 +143,7 @@ class ExportDir:
         if cut_inside:
             meta["note"] = "a line longer than a chunk: it goes on in the next chunk"
         mime = FORMATS[name.rsplit(".", 1)[1]][1]
-        return uri, mime, data.decode("utf-8") if is_text else base64.b64encode(data).decode("ascii"), meta
+        return uri, mime, data.decode("utf-8") if is_text else base64_text(data), meta
 
 
 def is_text(mime: str) -> bool:

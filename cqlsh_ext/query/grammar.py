@@ -643,7 +643,7 @@ def literal_of(value: object, op: str) -> Literal:
     """A parameter's value as a payload condition's literal, typed by what it compares: a path's
     JSON value (a str, a number, a bool, null), a LIKE's pattern (a str). QueryError saying what
     it takes."""
-    import math
+    from cqlsh_ext.common.jsonenc import float_name
 
     if op == "LIKE":
         if not isinstance(value, str):
@@ -654,7 +654,7 @@ def literal_of(value: object, op: str) -> Literal:
             raise QueryError(f"a payload condition compares with a finite number, not {value}")
         return value
     if isinstance(value, float):
-        if not math.isfinite(value):
+        if float_name(value) is not None:  # NaN, Infinity: named, not numbers
             raise QueryError(f"a payload condition compares with a finite number, not {value!r}")
         return Decimal(repr(value))
     raise QueryError(f"a payload condition compares with {PARAMETER_TYPES}, not {type(value).__name__}")
