@@ -238,9 +238,8 @@ class ValueColumn(ColumnValues):
         return self._values
 
 
-class _PathsOnCore(ColumnValues):
-    """A path's values the native core holds (a page's kept rows): `values()` makes the Python
-    objects, the rows the core leaves to Python being the Python evaluator's values."""
+class _OnCore(ColumnValues):
+    """A column the native core holds: sliced as the core slices it."""
 
     __slots__ = ("held",)
 
@@ -250,27 +249,25 @@ class _PathsOnCore(ColumnValues):
     def __len__(self) -> int:
         return len(self.held)
 
-    def __getitem__(self, index: slice) -> _PathsOnCore:
-        return _PathsOnCore(self.held[index])
+    def __getitem__(self, index: slice) -> _OnCore:
+        return type(self)(self.held[index])
+
+
+class _PathsOnCore(_OnCore):
+    """A path's values the native core holds (a page's kept rows): `values()` makes the Python
+    objects, the rows the core leaves to Python being the Python evaluator's values."""
+
+    __slots__ = ()
 
     def values(self) -> list[Any]:
         return native.held_values(self.held)
 
 
-class _BlobsOnCore(ColumnValues):
+class _BlobsOnCore(_OnCore):
     """A blob column's values the native core read (kind, label, payload each): `values()` are the
     stored bytes."""
 
-    __slots__ = ("held",)
-
-    def __init__(self, held: Any) -> None:
-        self.held = held
-
-    def __len__(self) -> int:
-        return len(self.held)
-
-    def __getitem__(self, index: slice) -> _BlobsOnCore:
-        return _BlobsOnCore(self.held[index])
+    __slots__ = ()
 
     def values(self) -> list[Any]:
         return list(self.held.stored())
