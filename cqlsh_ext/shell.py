@@ -450,7 +450,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
                 shell.stdout.write(phrase + "\n")
         else:
             keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
-            known = seams.help_topic_words(self) | keys
+            known = seams.help_topic_words(self.get_help_topics()) | keys
             unknown = [topic for topic in typed if topic.lower() not in known]
             for topic in unknown:  # cqlsh's line, and the topic meant
                 near = nearest(topic.upper(), [t.upper() for t in known])

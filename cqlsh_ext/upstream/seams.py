@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
@@ -405,12 +405,12 @@ def help_topic(word: str, text: str) -> Callable[..., None]:
     return topic
 
 
-def help_topic_words(shell: Any) -> frozenset[str]:
-    """The topics cqlsh's HELP answers (lower case): the Shell's `do_<topic>` methods with a
-    docstring and CQL's help topics."""
+def help_topic_words(shell_topics: Iterable[str]) -> frozenset[str]:
+    """The topics cqlsh's HELP answers (lower case): the shell's own (`shell_topics`: its
+    `do_<topic>` methods with a docstring, cmd's get_help_topics) and CQL's help topics."""
     cqldocs = import_cqlshmain(None).cqldocs  # a module global main() sets (setup_cqldocs)
     cql = cqldocs.get_help_topics() if cqldocs is not None else []
-    return frozenset(str(t).lower() for t in [*shell.get_help_topics(), *cql])
+    return frozenset(str(t).lower() for t in [*shell_topics, *cql])
 
 
 def with_help_topics(parsed: Parsed, topics: list[str]) -> Parsed:
