@@ -75,7 +75,10 @@ RUN python3 requirements.py "${EXTRAS}" > requirements.txt \
  && /opt/cqlsh-ext/bin/pip install --requirement requirements.txt
 COPY . .
 COPY --from=native /wheels /native-wheels
-# pyarrow ships its own test suite (about 10 MB, with conftest.py files): not for a runtime image.
+# pyarrow ships its own test suite (about 10 MB, with conftest.py files), its C++ headers and sources,
+# Arrow Flight and the S3 filesystem (about 50 MB, linked by nothing cqlsh-ext loads: pyarrow.fs
+# names S3 unavailable) and two copies of libarrow_python under development names (only the soname is
+# loaded): not for a runtime image, which writes Parquet and reads Arrow (170 MB of pyarrow 26 -> 104).
 # The native core must configure itself from the registry it was built against.
 RUN /opt/cqlsh-ext/bin/pip wheel --no-deps --wheel-dir /wheels . \
  && /opt/cqlsh-ext/bin/pip install --no-deps /wheels/cqlsh_ext-*.whl /native-wheels/cqlsh_ext_native-*.whl \
@@ -83,8 +86,11 @@ RUN /opt/cqlsh-ext/bin/pip wheel --no-deps --wheel-dir /wheels . \
  && /opt/cqlsh-ext/bin/cqlsh-ext --version \
  && /opt/cqlsh-ext/bin/python -c "from cqlsh_ext.payload import native as n; assert n.available(), n.refusal()" \
  && /opt/cqlsh-ext/bin/pip uninstall --yes --quiet pip setuptools \
- && rm -rf /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/tests \
-           /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/conftest.py \
+ && for pa in /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow; do \
+      [ ! -d "$pa" ] || rm -rf "$pa"/tests "$pa"/conftest.py "$pa"/include "$pa"/src "$pa"/libarrow_flight.so* \
+                               "$pa"/_flight.*.so "$pa"/libarrow_s3.so* "$pa"/_s3fs.*.so "$pa"/libarrow_python.so \
+                               "$pa"/libarrow_python.so.*.*.*; \
+    done \
  && /opt/cqlsh-ext/bin/python -c "import importlib.util as u; u.find_spec('pyarrow') is None or __import__('pyarrow.parquet')"
 
 # ---- runtime: the base image, a non-root user and the virtualenv; no compiler, no source ----

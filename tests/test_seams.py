@@ -254,7 +254,7 @@ def test_help_topic_is_listed_printed_and_completed_by_cqlsh():
     # What it answers: those, and CQL's topics, from the module global main() sets.
     cqlshmain = seams.import_cqlshmain(None)
     assert "cqldocs" in vars(cqlshmain) and "global cqldocs" in inspect.getsource(cqlshmain.setup_cqldocs)
-    assert "sample" in seams.help_topic_words(shell)
+    assert "sample" in seams.help_topic_words(shell.get_help_topics())
     assert "cqldocs.get_help_topics()" in inspect.getsource(cqlshmain.Shell.do_help)
     # The topics it prints are the parsed statement's binding, handed over with fewer.
     from cqlshlib.pylexotron import ParseContext

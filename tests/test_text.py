@@ -171,3 +171,13 @@ def test_a_cut_has_one_mark_and_a_quoted_string_keeps_its_closing_quote():
     assert shorten("'abcdef'", 6) == "'abc…'"
     assert shorten("0x0011223344", 8) == "0x00112…"
     assert shorten("short", 8) == "short"
+
+
+def test_a_word_wider_than_the_screen_is_cut_and_the_words_after_it_go_on():
+    # A report's title at 80 columns: the source cut, its counts on the next line, never dropped.
+    title = ("COMPRESSION TRIAL /tmp/pytest-of-root/pytest-345/popen-gw0/test_text_report_fits_the_"
+             "term0/values: 30 values (files), 3 variants, 3.4 s")
+    lines = list(fit([title], 80))
+    assert lines[0] == "COMPRESSION TRIAL"
+    assert lines[1].startswith("    /tmp/pytest-of-root/") and lines[1].endswith("…") and len(lines[1]) == 80
+    assert lines[2:] == ["    30 values (files), 3 variants, 3.4 s"]

@@ -90,10 +90,15 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
         if not cut:
             at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
-            if cut:
-                text = text[:start] + shorten(text[start:], width - start)
-                break
             end = text.find(" ", start)
+            if cut:  # that word cut, the words after it on the next line
+                word_end = len(text) if end < 0 else end
+                yield text[:start] + shorten(text[start:word_end], width - start)
+                rest = text[word_end:].lstrip(" ")
+                if not rest:
+                    return
+                text = follow + rest
+                continue
             if end < 0:
                 break
             at = end  # the word whole, the rest on the next line

@@ -190,7 +190,7 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
 def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
            mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> tuple[Done, str]:
     """The rows journaled and written: the row loop's figures and the journal's path."""
-    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.interrupt import CtrlC, shielded
     from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
     from cqlsh_ext.writing.journal_names import hint_name
@@ -207,9 +207,11 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
             done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys, ctx.out),
                             lambda row: key_text(row.key), ctx.say, ctrl_c)
         finally:
-            journal.close()
-    closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
-            f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
+            with shielded():
+                journal.close()
+        with shielded():  # the closing line and its undo statement, whatever is pressed now
+            closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
+                    f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
     return done, str(journal.path)
 
 

@@ -40,6 +40,7 @@ from cqlsh_ext.payload.arrow_types import (
     Null,
     Str,
     Struct,
+    arrow_type,
 )
 from cqlsh_ext.payload.columns import CQL, SAMPLE_ROWS, AnswerColumn
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
@@ -147,10 +148,13 @@ def spark_type(kind: Kind) -> Any:
         return T.MapType(spark_type(kind.key), spark_type(kind.value), True)
     if isinstance(kind, Struct):
         return T.StructType([T.StructField(name, spark_type(k), True) for name, k in kind.fields])
-    if isinstance(kind, Blob):
-        texts = [T.StructField(part, T.StringType(), True) for part in ("label", "kind", "note")]
-        return T.StructType([T.StructField("payload", spark_type(kind.payload), True), *texts,
-                             T.StructField("stored", T.BinaryType(), True)])
+    if isinstance(kind, Blob):  # the struct's parts as the shell's Arrow declares them (arrow_type)
+        import pyarrow as pa
+
+        return T.StructType([
+            T.StructField(part.name, spark_type(kind.payload) if part.name == "payload" else
+                          T.BinaryType() if pa.types.is_binary(part.type) else T.StringType(), True)
+            for part in arrow_type(kind)])
     leaves = {
         "int8": T.ByteType(), "int16": T.ShortType(), "int32": T.IntegerType(), "int64": T.LongType(),
         "float32": T.FloatType(), "float64": T.DoubleType(), "bool": T.BooleanType(),

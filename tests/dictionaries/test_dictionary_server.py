@@ -168,7 +168,7 @@ def test_worker_processes_and_describe_read_them(cassandra, stored, tmp_path: Pa
     out = shell(cassandra, tmp_path, f"DESCRIBE PAYLOAD {ks}.orders.data ALL CONFIRM", *_flags(made))
     lines = [line.split() for line in out.stdout.splitlines()]
     for chain in ("zlib>json", "zstd>json"):
-        assert [chain, "text", "40", "50.0", "%"] in lines, out.stdout
+        assert [chain, "text", "confident", "40", "50.0", "%"] in lines, out.stdout
     assert any(line[:2] == ["tier", "100.0"] for line in lines), out.stdout
 
 

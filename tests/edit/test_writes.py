@@ -22,6 +22,7 @@ import pexpect
 import pytest
 import zstandard
 from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, run
+from waiting import wait_until
 from writing.journals import key_of, lines_of, reseal
 
 from cqlsh_ext.encode.chain import encode
@@ -355,6 +356,11 @@ def test_a_second_ctrl_c_ends_the_edit_with_its_closing_line(cassandra, ks, sess
                               env=isolated_env(tmp_path), encoding="utf-8", timeout=180, dimensions=(40, 200))
         child.expect(r"Journal: (\S+)\r?\n")  # the whole line: the journal opened, the first row next
         journal = child.match.group(1).strip()
+        # The first row's write held at the server (every read before the journal was answered, so
+        # a request met and not answered is the write): a press before it would stop the edit
+        # before any row, another test's case.
+        wait_until(lambda: (met := cassandra.faults.met()).pages > met.answered,
+                   "the first row's write held at the server")
         child.kill(signal.SIGINT)
         child.expect(r"Ctrl-C: stopping after the row being written \(Ctrl-C again stops at once\)")
         child.kill(signal.SIGINT)

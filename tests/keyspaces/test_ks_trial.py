@@ -145,7 +145,7 @@ def test_the_interactive_shell_asks_on_the_terminal_and_pages_the_report(keyspac
         t.expect(r"Run the trial\? \[y/N\]")
         t.type("y")
         t.enter()
-        t.expect(r"COMPRESSION TRIAL ks_trial.*rows/s")  # the progress line (its label cut to fit)
+        t.expect(r"(COMPRESSION TRIAL )?ks_trial.*rows/s")  # the progress line (its label cut to fit)
         t.expect(r"pager read \d+ lines")
         t.prompt()
     finally:

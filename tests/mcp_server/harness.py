@@ -32,10 +32,10 @@ import subprocess, sys
 with open(sys.argv[1], "wb") as log:
     proc = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE)
     for chunk in iter(lambda: proc.stdout.read1(1 << 16), b""):
+        log.write(chunk)  # the copy first: what the client has received, the test can read
+        log.flush()
         sys.stdout.buffer.write(chunk)
         sys.stdout.buffer.flush()
-        log.write(chunk)
-        log.flush()
     sys.exit(proc.wait())
 """
 

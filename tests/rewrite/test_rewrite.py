@@ -480,8 +480,8 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
     rows = 240
     original = {i: encode("gzip", json.dumps({**DOC, "n": i}), CAP).value for i in range(rows)}
     table(session, "inflight", original)
-    starts = ("cqlsh", "COMPRESSION REWRITE", "Journal: ", "Each row", "Nothing written", "Undo: ",
-              "Resume: ", "REWRITE data")
+    starts = ("cqlsh", "COMPRESSION REWRITE", "Journal: ", "Each row", "Rewrite ", "Nothing written",
+              "Undo: ", "Resume: ", "REWRITE data")
     # Every read and write of the table 300 ms late: writes are in flight when it is killed.
     cassandra.faults.set("delay", -1, 300, table="inflight")
     t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path, rows=24, cols=80)
@@ -515,6 +515,9 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
     try:
         t.prompt()
         t.type(f"COMPRESSION REWRITE RESUME '{journal}';")
+        t.enter()
+        t.expect(r"Rewrite [\d,]+ rows\? \[y/N\]")  # at the prompt the preview asks, as UPDATE asks
+        t.type("n")
         t.enter()
         t.expect("Nothing written: add CONFIRM")
         screen = t.display()
