@@ -594,8 +594,8 @@ def _lexed(text: str) -> Lexed:
 
 
 def _names(text: str, parts: tuple[int, ...], what: str) -> list[str]:
-    """`ks.table` or `ks.table.column` as the schema spells each name (mcp_server.tools.names)."""
-    from cqlsh_ext.mcp_server.tools import Invalid, names
+    """`ks.table` or `ks.table.column` as the schema spells each name (features.arguments.names)."""
+    from cqlsh_ext.features.arguments import Invalid, names
 
     try:
         return names(text, parts, what)
@@ -604,6 +604,6 @@ def _names(text: str, parts: tuple[int, ...], what: str) -> list[str]:
 
 
 def _spell(name: str | None) -> str:
-    from cqlsh_ext.mcp_server.tools import spell
+    from cqlsh_ext.features.arguments import spell
 
     return spell(name or "")

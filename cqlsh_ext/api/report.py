@@ -33,7 +33,7 @@ class ReportResult:
 
     def json_schema(self) -> dict[str, Any]:
         """DESCRIBE PAYLOAD's places as a JSON Schema (as `cqlsh-ext mcp` gives it)."""
-        from cqlsh_ext.mcp_server.payload_schema import schema_answer
+        from cqlsh_ext.describe.json_schema import schema_answer
 
         return schema_answer(self.to_dict())
 

@@ -1,7 +1,7 @@
 """What each call passes on the shell's thread, around its tool's own answer (tools.py): the policy
 (policy.py), the names it reads made sure of, the call's `decode` argument, and its answer made fit
 to leave (redact.py, hints.py). What a call reads is what its tool declares with itself
-(tools.Reads: a statement, a table, a column, a keyspace, the keyspaces, nothing), never a list of
+(features.feature.Reads: a statement, a table, a column, a keyspace, the keyspaces, nothing), never a list of
 tool names here: a tool that declares nothing is refused, never admitted with an empty Scope.
 
 Before the statement runs:
@@ -105,7 +105,7 @@ class Guard:
         return replace(tool, answer=answer)
 
     def answer(self, tool: Tool, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-        from cqlsh_ext.mcp_server.tools import Invalid
+        from cqlsh_ext.features.arguments import Invalid
 
         arguments = dict(arguments)
         decode = arguments.pop("decode", None)
@@ -149,25 +149,26 @@ class Guard:
     # ------------------------------------------------------------------------------ before
 
     def admit(self, tool: Tool, work: Work, arguments: dict[str, Any]) -> Scope:
-        """The call's Scope, from what its tool declares it reads (tools.Reads); raises Refused (a
+        """The call's Scope, from what its tool declares it reads (features.feature.Reads); raises Refused (a
         tool that declares nothing of it among them: never admitted with an empty Scope), or
-        tools.Invalid for an argument it cannot read."""
+        features.arguments.Invalid for an argument it cannot read."""
+        from cqlsh_ext.features.arguments import names, spell
         from cqlsh_ext.mcp_server import tools
 
         reads = tool.reads
         if reads is None:
-            raise Refused(f"refused: the tool {tool.name} declares nothing of what it reads (tools.Reads), "
+            raise Refused(f"refused: the tool {tool.name} declares nothing of what it reads (Reads), "
                           "and the guard admits no call it cannot scope")
         given = arguments.get(reads.argument) if reads.argument is not None else None
         if reads.what == "statement":
             return self._statement(work, tools.statement_of({"statement": given}))
         if reads.what == "column":
-            keyspace, table, column = tools.names(given, (3,), "column")
+            keyspace, table, column = names(given, (3,), "column")
             scope = self._table(work, keyspace, table)
             where = arguments.get("where")
             if isinstance(where, str) and where.strip() and scope.patterns:
-                self._statement(work, f"SELECT {tools.spell(column)} FROM {tools.spell(keyspace)}."
-                                      f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
+                self._statement(work, f"SELECT {spell(column)} FROM {spell(keyspace)}."
+                                      f"{spell(table)} WHERE {where} ALLOW FILTERING")
             return scope
         if reads.what == "table":
             scope = self._table(work, *tools.table_of(work, given))
@@ -176,7 +177,7 @@ class Guard:
             work.found = scope.target
             return scope
         if reads.what == "keyspace":
-            keyspace = tools.names(given, (1,), "keyspace")[0]
+            keyspace = names(given, (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)

@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
+from cqlsh_ext.features.reads import PAYLOADS
 from cqlsh_ext.mcp_server import bounds
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.log import log
-from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS, Tool
+from cqlsh_ext.mcp_server.tools import TOOLS, Tool
 
 if TYPE_CHECKING:
     from mcp.server.caching import CacheableMethod

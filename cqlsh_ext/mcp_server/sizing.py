@@ -21,6 +21,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+#: tools/list's message at most, in bytes as sent (every tool's declaration, its schemas among them):
+#: what a client reads at connect, before a question is asked.
+LIST_BYTES = 12 << 10
 #: An answer's cap by default: about 8,000 tokens of an assistant's context.
 DEFAULT_ANSWER_BYTES = 32 << 10
 #: A value's text longer than this is cut inside an answer by default.

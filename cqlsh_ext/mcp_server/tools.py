@@ -1,4 +1,7 @@
-"""The tools: their names (clients and docs/mcp.md rely on them), arguments, and what each reads.
+"""The tools: each a read feature declared once in features/reads.py (its name, which clients and
+docs/mcp.md rely on, title, description, arguments, what it reads, OAuth scope and answer's JSON
+Schema), served with MCP's adapter of it here (`ADAPTERS`: its answer function, whether the guard's
+screen passes all it answers, whether it writes a file); `TOOLS` is built from the two.
 Every statement passes the read-only gate (gate.py) first, the ones a tool writes itself too (the
 reports write none: their typed requests, reading.read_requests and describe.parse.DescribeStatement,
 are built from the arguments, INSPECT's from the SELECT the gate let through, and handed to the
@@ -26,14 +29,13 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
                                             the UPDATE / DELETE of a payload path, previewed only
                                             (edit.run.preview_edit): nothing written
 
-Each tool declares with itself what it reads (`reads`: tools.Reads), its OAuth scope (`scope`),
-whether all it answers passes the guard's screen (`screened`) and whether it writes a file
-(`files`); the guard and the server take these, never a list of tool names.
+Each tool carries its feature's `reads` (features.feature.Reads) and OAuth `scope`, and its
+adapter's `screened` and `files`; the guard and the server take these, never a list of tool names.
 
 Every tool takes `max_bytes` (its answer's cap as sent; answers.py keeps to it); query,
 inspect_value and describe_payload also take `decode` (column -> spec, for that call only: guard.py
-applies it); every call passes guard.py (the policy) around its answer. Each tool declares the
-JSON Schema of its answer (output_schemas.py).
+applies it); every call passes guard.py (the policy) around its answer. Each feature declares the
+JSON Schema of its answer (features/output_schemas.py).
 """
 
 from __future__ import annotations
@@ -43,10 +45,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.mcp_server import answers, bounds, gate, output_schemas, sizing
+from cqlsh_ext.features import declared
+from cqlsh_ext.features.arguments import Invalid, names, spell
+from cqlsh_ext.features.feature import Feature, Reads
+from cqlsh_ext.features.reads import (
+    DEFAULT_ROWS,
+    INSPECT_VALUES,
+    MAX_ADVISE_SAMPLE,
+    MAX_ROWS,
+    MAX_SAMPLE,
+    TEXT_SAMPLE_ROWS,
+)
+from cqlsh_ext.mcp_server import answers, bounds, gate, sizing
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
-from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -60,26 +71,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
 
-#: `query`'s rows by default, and at most.
-DEFAULT_ROWS, MAX_ROWS = 100, 10_000
 #: An answer's cap by default, in bytes of the message that carries it (`cqlsh-ext mcp
 #: --max-bytes`, a call's `max_bytes`), and the most a call may ask for.
 DEFAULT_BYTES = sizing.DEFAULT_ANSWER_BYTES
 MIN_BYTES, MAX_BYTES = 1024, 1 << 20
-#: INSPECT's values at most (one value is what it is for; each is a few KB of layers and headers).
-INSPECT_VALUES = 10
-#: describe_table reads this many rows of the text columns to tell JSON text.
-TEXT_SAMPLE_ROWS = 20
-#: What blobs hold, as the descriptions say it (from the declarations: payload.names, codecs.base).
-PAYLOADS = f"compressed JSON, {', '.join(title(name) for name in FORMAT_EXAMPLES)}, ..."
-#: The largest SAMPLE a tool asks for.
-MAX_SAMPLE = 10_000_000
-#: compression_advise's SAMPLE at most: each value is compressed by every codec at several levels.
-MAX_ADVISE_SAMPLE = 10_000
-
-
-class Invalid(Exception):
-    """An argument that is not what the tool takes; str() is the one line."""
 
 
 @dataclass(frozen=True)
@@ -238,29 +233,6 @@ def _planned(ctx: ReadContext, statement: Lexed,
     return admitted.plan, admitted.target
 
 
-#: What a tool reads, as the guard (guard.py) decides a call's scope from it: a SELECT
-#: (`statement`), one table (`table`: keyspace.table), one column (`column`: keyspace.table.column),
-#: the tables of one keyspace (`keyspace`), the list of keyspaces (`keyspaces`), or nothing of the
-#: database (`nothing`).
-READS = ("statement", "table", "column", "keyspace", "keyspaces", "nothing")
-
-
-@dataclass(frozen=True)
-class Reads:
-    """What a tool reads, declared with it: one of READS, and the argument that names it (None for
-    `keyspaces` and `nothing`). A tool that declares none is refused by the guard, never admitted."""
-
-    what: str
-    argument: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.what not in READS:
-            raise ValueError(f"a tool reads one of {', '.join(READS)}, not {self.what!r}")
-        if (self.argument is None) != (self.what in ("keyspaces", "nothing")):
-            raise ValueError(f"reading {self.what} is named by an argument" if self.argument is None
-                             else f"reading {self.what} names no argument")
-
-
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -285,6 +257,8 @@ class Tool:
     #: It writes its answer as a file into the export directory (exports.py): served only by a
     #: server that has one, and not idempotent (each call writes a file).
     files: bool = False
+    #: Each argument's one-line doc (its declaration's), said in its document where tools/list does not.
+    docs: dict[str, str] = field(default_factory=dict)
 
     def input_schema(self) -> dict[str, Any]:
         properties = {**self.arguments, "max_bytes": _MAX_BYTES}
@@ -303,7 +277,7 @@ class Tool:
             if "minimum" in schema:
                 kind += f", {schema['minimum']:,} to {schema['maximum']:,}" if "maximum" in schema else \
                         f", at least {schema['minimum']:,}"
-            said = schema.get("description") or ARGUMENT_DOCS.get(name, "")
+            said = schema.get("description") or {**self.docs, "max_bytes": MAX_BYTES_DOC}.get(name, "")
             needed = ", required" if name in self.required else ""
             lines.append(f"- {name} ({kind}{needed}): {said}")
         return "\n".join(lines) + "\n"
@@ -328,44 +302,6 @@ class Tool:
 
 
 # ------------------------------------------------------------------------------------- arguments
-
-
-def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
-    """`ks.table` (or the like) as the schema spells each name: "quoted" as written, else lower
-    case, read with the shell's lexer; `parts` says how many names may be given."""
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
-
-    if not isinstance(text, str):
-        raise Invalid(f"{what} must be a string such as {_EXAMPLES[what]}")
-    try:
-        tokens = Lexed(text).tokens[:-1]
-    except QueryError as err:
-        raise Invalid(f"{what}: {err}") from None
-    found: list[str] = []
-    for i, tok in enumerate(tokens):
-        if i % 2 == 1:
-            if tok.kind != "punct" or tok.value != ".":
-                break
-            continue
-        if tok.kind not in ("word", "qname"):
-            break
-        found.append(tok.value.lower() if tok.kind == "word" else tok.value)
-    else:
-        if tokens and len(tokens) % 2 == 1 and len(found) in parts:
-            return found
-    raise Invalid(f"{what} must be {_EXAMPLES[what]} (names, \"quoted\" where they need it), not {text!r}")
-
-
-_EXAMPLES = {"keyspace": "a keyspace name", "table": "keyspace.table",
-             "column": "keyspace.table.column"}
-
-
-def spell(name: str) -> str:
-    """A name as CQL writes it (quoted when it must be)."""
-    from cassandra.metadata import protect_name
-
-    return str(protect_name(name))
 
 
 def number(arguments: dict[str, Any], name: str, default: int | None, low: int, high: int) -> int | None:
@@ -419,6 +355,14 @@ def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return work.rows(statement, limit or DEFAULT_ROWS, resume=_resume(work, arguments, statement))
 
 
+def _service(name: str) -> Callable[..., Any]:
+    """The service a feature's declaration names (features/reads.py): the one function its request
+    is handed to, whichever front end built the request."""
+    service = declared()[name].service
+    assert service is not None, name
+    return service
+
+
 def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorState | None:
     """Where the call's `cursor` says `statement`'s reading goes on from; None without one."""
     from cqlsh_ext.mcp_server.cursor import CursorError
@@ -439,7 +383,6 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.insight.run_inspect import inspect_values
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.read_requests import InspectRequest, select_target
     from cqlsh_ext.reading.resolve import find_table
@@ -463,7 +406,7 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         return failed(f"refused: {err}", work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = inspect_values(ctx, request, lambda report: jsonenc.loaded(report.to_json()),
+    seen = _service("inspect_value")(ctx, request, lambda report: jsonenc.loaded(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -498,7 +441,7 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     request = DescribeStatement(keyspace, table, column, where, sample=sample)
     answer = work.report_of(lambda ctx: describe_reader(ctx, request))
     if as_schema and answer.data is not None:
-        from cqlsh_ext.mcp_server.payload_schema import schema_answer
+        from cqlsh_ext.describe.json_schema import schema_answer
 
         answer.data = schema_answer(answer.data)
     return answer
@@ -507,10 +450,9 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswer | None:
     """DESCRIBE PAYLOAD's report (describe.run.describe) of the request."""
     from cqlsh_ext.describe.parse import LABEL, DescribeError
-    from cqlsh_ext.describe.run import describe
 
     try:
-        return describe(ctx, request)
+        return _service("describe_payload")(ctx, request)
     except DescribeError as err:
         ctx.error(f"{LABEL}: {err}")
         return None
@@ -533,34 +475,31 @@ def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[Re
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.insight.run_stats import stats_answer
     from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
 
     target, sample = _report_target(work, arguments, MAX_SAMPLE)
     request = StatsRequest(target, SampleSpec(rows=sample) if sample else None)
-    return work.report_of(lambda ctx: stats_answer(ctx, request))
+    return work.report_of(lambda ctx: _service("compression_stats")(ctx, request))
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.insight.run_settings import settings_answer
     from cqlsh_ext.reading.read_requests import SettingsRequest
 
     keyspace, table = table_of(work, arguments.get("table"))
     _known(work, keyspace, table)
     found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
     request = SettingsRequest(keyspace, table, found=found)
-    return work.report_of(lambda ctx: settings_answer(ctx, request))
+    return work.report_of(lambda ctx: _service("compression_settings")(ctx, request))
 
 
 def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     # Never SAVE DICTIONARY: that writes a file on the server's host (no file is handed to
     # advise_answer).
-    from cqlsh_ext.insight.run_advise import advise_answer
     from cqlsh_ext.reading.read_requests import AdviseRequest
 
     target, sample = _report_target(work, arguments, MAX_ADVISE_SAMPLE)
     request = AdviseRequest(target, sample)
-    return work.report_of(lambda ctx: advise_answer(ctx, request))
+    return work.report_of(lambda ctx: _service("compression_advise")(ctx, request))
 
 
 def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -569,7 +508,6 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     import datetime
 
     from cqlsh_ext.export.parse import ExportStatement
-    from cqlsh_ext.export.run import export
     from cqlsh_ext.mcp_server.exports import FORMATS
 
     exports = work.exports
@@ -584,7 +522,7 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     exports.sweep()
     name = exports.new_name(fmt)
     path = exports.file(name)
-    written = export(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
+    written = _service("export")(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
                                                      "parquet" if fmt == "parquet" else "json"))
     if written is None:
         return failed(" ".join(work.errors) or "nothing was exported", work.said)
@@ -766,158 +704,59 @@ def _server_major(versions: dict[str, Any]) -> int:
     return int(head) if head.isdigit() else 4
 
 
-_STATEMENT = {"type": "string", "description": "one SELECT (CQL, with payload paths)"}
-_TABLE = {"type": "string", "description": "keyspace.table"}
-_COLUMN = {"type": "string", "description": "one column (default: every blob and text column)"}
-# Each tool's declaration is in tools/list, which every client reads whole (and some hand to the
-# model): its description says what the model needs to call it, the arguments' words are few, and
-# the rest is its `details`, served with them as a resource (resources.tool_uri) and in docs/mcp.md
-# (output_schemas.LIST_BYTES bounds the lot).
-_DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 16,
-           "description": "column -> spec: {\"data\": \"zstd>msgpack\"}"}
+
 _MAX_BYTES = {"type": "integer"}
 #: What `max_bytes` is (every tool's description names it; its tool's document says it, and a call
 #: outside its range is refused in words that say it).
 MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
                  f"(default {DEFAULT_BYTES:,})")
-#: What the arguments that tools/list leaves undescribed (it stays small) are: each tool's document
-#: (its resource) says it.
-ARGUMENT_DOCS = {
-    "max_bytes": MAX_BYTES_DOC, "keyspace": "a keyspace name",
-    "cursor": "a cut answer's cursor: the same call with it answers what follows, each row once",
-    "format": "parquet (default) or jsonl", "value": "the new value, any JSON (SET the path to it)",
-    "remove": "true: DELETE the path instead (no value)",
-    "target": "a chain to re-encode the column's values in ('zstd', 'gzip:9'): COMPRESSION REWRITE, path "
-              "the column",
-    "allow_filtering": "true: the WHERE names no full primary key, and the rows a scan finds are edited",
-}
-_CURSOR = {"type": "string", "maxLength": 4096}  # a cut answer's; each tool's document says it
-#: The OAuth scopes of the tools (`scope`; docs/mcp.md, "OAuth"): reading the database's rows,
-#: values and schema; measuring what it stores (figures only, never a value).
-READ, REPORT = "cqlsh.read", "cqlsh.report"
 #: What every description ends with: the size of an answer.
 _SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes)."
 #: What every document ends with: what a cut says.
 _CUT = (" Every answer says whether a cap cut it (truncated: false, or the caps that did) and where it "
         "stopped (cut, values_cut, cursor); long values are cut inside it.")
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
-    Tool("list_keyspaces", "Keyspaces", "The cluster's keyspaces." + _SIZE,
-         {"cursor": _CURSOR}, (), _list_keyspaces,
-         output_schemas.rows_schema({"keyspace_name": {"type": "string"}}), scope=READ,
-         reads=Reads("keyspaces"),
-         details="The rows of SELECT keyspace_name FROM system_schema.keyspaces; the keyspaces the "
-                 "policy never reads are left out, and a note says so. A cut answer's cursor lists "
-                 "the rest." + _CUT),
-    Tool("list_tables", "Tables", "The tables of a keyspace." + _SIZE,
-         {"keyspace": {"type": "string"}, "cursor": _CURSOR},
-         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}}),
-         scope=READ, reads=Reads("keyspace", "keyspace"),
-         details="The rows of SELECT table_name FROM system_schema.tables WHERE keyspace_name = ...; a "
-                 "keyspace that does not exist is an error that says so. A cut answer's cursor lists "
-                 "the rest." + _CUT),
-    Tool("describe_table", "A table's schema",
-         "A table's CQL schema, and which columns hold blobs (decoded by cqlsh-ext) or JSON text." + _SIZE,
-         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE, scope=READ,
-         reads=Reads("table", "table"),
-         details=f"DESCRIBE TABLE, and per column its type, its key and what it holds: blob (whose "
-                 f"contents cqlsh-ext decodes: {PAYLOADS}), blobs inside (a collection, tuple or UDT "
-                 f"holding blobs), JSON text (a text column whose values hold JSON, told from "
-                 f"{TEXT_SAMPLE_ROWS} rows), text." + _CUT),
-    Tool("query", "Run a SELECT",
-         "Runs one SELECT; rows as JSON, blob values decoded ({label, kind, payload}). Payload paths "
-         "reach inside blobs: SELECT data.status, count(*) FROM ks.t WHERE data.total > 10 GROUP BY "
-         "data.status ALLOW FILTERING. A cut answer carries a cursor for the rest."
-         + _SIZE,
-         {"statement": _STATEMENT,
-          "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
-                    "description": f"rows at most (default {DEFAULT_ROWS})"},
-          "decode": _DECODE, "cursor": _CURSOR},
-         ("statement",), _query, output_schemas.rows_schema(), scope=READ,
-         reads=Reads("statement", "statement"),
-         details="Payload paths select, filter, group, order and aggregate: SELECT data.status, "
-                 "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING. A blob no "
-                 "detection reads is its \"0x...\" hex, or {kind, payload, note} saying why; the group "
-                 "of undecodable values is {\"$undecodable\": true}. A statement that reads beyond the "
-                 "partitions its WHERE names needs ALLOW FILTERING; a full scan that costs (Amazon "
-                 "Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
-                 "statement ends with ALLOW FILTERING CONFIRM. Anything but a SELECT is refused. At most "
-                 f"`limit` rows (default {DEFAULT_ROWS}); the same statement with a cut answer's cursor "
-                 "answers the rows that follow, each once." + _CUT),
-    Tool("describe_payload", "What a blob column holds",
-         f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "
-         "paths inside its values, with their types and frequent values; or their JSON Schema." + _SIZE,
-         {"column": {"type": "string", "description": "keyspace.table.column"},
-          "sample": {"type": "integer", "minimum": 1, "description": "rows read at random"},
-          "where": {"type": "string", "description": "conditions as after WHERE: data.status = 'PAID'"},
-          "decode": _DECODE,
-          "json_schema": {"type": "boolean", "description": "answer the values' JSON Schema instead"}},
-         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD, scope=READ,
-         reads=Reads("column", "column"),
-         details="From a sample of rows (sample: read at random; else a reading chosen from the table's "
-                 "size) or the rows a where names: every path inside the values with its presence, "
-                 "types, frequent values, lengths and bounds. With json_schema, each place's values as "
-                 "a JSON Schema (draft 2020-12) instead of the report." + _CUT),
-    Tool("compression_stats", "Compression statistics",
-         "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "
-         "and ratios, with a verdict." + _SIZE,
-         {"table": _TABLE, "column": _COLUMN,
-          "sample": {"type": "integer", "minimum": 1, "description": "rows to estimate from"}},
-         ("table",), _compression_stats, output_schemas.STATS, scope=REPORT, reads=Reads("table", "table"),
-         details="Also size buckets and Amazon Keyspaces capacity units per row. With sample, an "
-                 "estimate from random slices holding that many rows." + _CUT),
-    Tool("compression_settings", "Compression settings",
-         "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "
-         "of its rows, and advice." + _SIZE,
-         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS, scope=REPORT,
-         reads=Reads("table", "table"),
-         details="Advice only where the measurements support it: a chunk length, a compressor." + _CUT),
-    Tool("inspect_value", "Inspect a value",
-         "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
-         "sizes and payload kind." + _SIZE,
-         {"statement": {"type": "string", "description": "a SELECT naming one blob value"},
-          "decode": _DECODE},
-         ("statement",), _inspect_value, output_schemas.INSPECT, scope=READ,
-         reads=Reads("statement", "statement"),
-         details=f"SELECT data FROM ks.t WHERE id = 42: one value is what it is for, at most "
-                 f"{INSPECT_VALUES}; each layer's container and headers, checksums verified, sizes and "
-                 "ratio, and the payload's kind." + _CUT),
-    Tool("compression_advise", "Compression advice",
-         "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "
-         "or text column's values, with a verdict." + _SIZE,
-         {"table": _TABLE, "column": _COLUMN,
-          "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
-                     "description": "values per column (default 300)"}},
-         ("table",), _compression_advise, output_schemas.ADVISE, scope=REPORT, reads=Reads("table", "table"),
-         details="Compresses the sample's decompressed values with every available codec and level (and "
-                 "a trained dictionary where it helps): ratio, compress and decompress speed measured "
-                 "here, capacity units. It never saves a dictionary (no file is written)." + _CUT),
-    Tool("export", "Export to a file",
-         "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "
-         "answers a resource_link, read by resources/read in chunks." + _SIZE,
-         {"statement": _STATEMENT,
-          "format": {"enum": ["parquet", "jsonl"]},
-          "decode": _DECODE},
-         ("statement",), _export, output_schemas.EXPORT, scope=READ, reads=Reads("statement", "statement"),
-         screened=False, files=True,
-         details="The file is what the shell's COPY (SELECT ...) TO 'file' writes for the same statement; "
-                 "the server names it, never the client. It is kept for the server's mcp_export_max_age "
-                 "while the directory holds at most mcp_export_max_bytes (the oldest go first); a chunk is "
-                 "at most the server's answer cap as sent, its _meta saying offset, size, truncated and "
-                 "next. Refused on a table whose values the policy redacts." + _CUT),
-    Tool("propose_edit", "Propose an edit",
-         "The UPDATE (or DELETE) of a payload path, or the COMPRESSION REWRITE of a column (target), a "
-         "person would run in cqlsh-ext, with its preview: rows to change, refused, bytes. Writes nothing."
-         + _SIZE,
-         {"table": _TABLE, "where": {"type": "string", "description": "after WHERE: id = 42"},
-          "path": {"type": "string", "description": "data.status"}, "value": {},
-          "remove": {"type": "boolean"}, "target": {"type": "string"},
-          "allow_filtering": {"type": "boolean"}},
-         ("table", "path"), _propose_edit, output_schemas.PROPOSAL, scope=READ,
-         reads=Reads("table", "table"), screened=False,
-         details="The statement is the shell's edit (docs/edit.md), or with target its COMPRESSION "
-                 "REWRITE (docs/rewrite.md: a sample of a big table, sampled: true): run as it is, the shell "
-                 "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "
-                 "reads: each row's value is read and rewritten as the edit would, in memory. Refused on a "
-                 "table whose values the policy redacts (the preview shows values)." + _CUT),
-)}
+
+@dataclass(frozen=True)
+class Adapter:
+    """What MCP adds to a read feature's declaration (features/reads.py): its answer function (the
+    arguments into the feature's request, its service in the call's context, the answer kept to its
+    cap), whether all it answers passes the guard's screen, whether it writes a file."""
+
+    answer: Callable[[Work, dict[str, Any]], ToolAnswer]
+    screened: bool = True
+    files: bool = False
+
+
+ADAPTERS: dict[str, Adapter] = {
+    "list_keyspaces": Adapter(_list_keyspaces), "list_tables": Adapter(_list_tables),
+    "describe_table": Adapter(_describe_table), "query": Adapter(_query),
+    "describe_payload": Adapter(_describe_payload), "compression_stats": Adapter(_compression_stats),
+    "compression_settings": Adapter(_compression_settings), "inspect_value": Adapter(_inspect_value),
+    "compression_advise": Adapter(_compression_advise),
+    "export": Adapter(_export, screened=False, files=True),
+    "propose_edit": Adapter(_propose_edit, screened=False),
+}
+
+
+def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
+    """The MCP tool of a declared feature: its declaration's name, title, arguments (their JSON
+    Schemas; the one-line docs tools/list leaves out in its document), what it reads and its scope;
+    its description and details with what an answer's cap says; the adapter's answer. tools/list,
+    which every client reads whole (and some hand to the model), stays within sizing.LIST_BYTES: a
+    feature's long words go in its `details`, served as its resource (resources.tool_uri)."""
+    return Tool(feature.name, feature.title, feature.description + _SIZE,
+                {argument.name: argument.schema() for argument in feature.arguments}, feature.required,
+                adapter.answer, feature.output_schema, scope=feature.scope,
+                details=feature.details + _CUT if feature.details else "", reads=feature.reads,
+                screened=adapter.screened, files=adapter.files,
+                docs={argument.name: argument.doc for argument in feature.arguments})
+
+
+def served_tools() -> dict[str, Tool]:
+    """Every declared feature that MCP has an adapter for, as its tool (in declaration order)."""
+    return {name: declared_tool(feature, ADAPTERS[name])
+            for name, feature in declared().items() if name in ADAPTERS}
+
+
+TOOLS: dict[str, Tool] = served_tools()

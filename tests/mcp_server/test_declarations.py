@@ -1,4 +1,4 @@
-"""Each tool declares with itself what it reads (tools.Reads), and the guard's scope comes from that
+"""Each tool declares with itself what it reads (feature.Reads), and the guard's scope comes from that
 declaration alone: a tool that declares nothing is refused before anything reads, a toy tool
 declared in one place is scoped (its denied table refused by the policy) without a word of the
 guard's changing, and the guard names no tool."""
@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from cqlsh_ext.features.feature import READS, Reads
 from cqlsh_ext.mcp_server import guard as guard_module
 from cqlsh_ext.mcp_server.answers import ToolAnswer
 from cqlsh_ext.mcp_server.guard import Guard
 from cqlsh_ext.mcp_server.policy import Pattern, Policy
-from cqlsh_ext.mcp_server.tools import READS, TOOLS, Reads, Tool, Work
+from cqlsh_ext.mcp_server.tools import TOOLS, Tool, Work
 
 
 def _work() -> Work:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from cqlsh_ext.features.arguments import Invalid, names
 from cqlsh_ext.mcp_server import gate
 from cqlsh_ext.mcp_server.answers import LIMIT, Taker, ToolAnswer
-from cqlsh_ext.mcp_server.tools import Invalid, names
 
 from .writes import READS, WRITES
 

@@ -19,12 +19,13 @@ import httpx2
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env
 
+from cqlsh_ext.features.feature import READ, REPORT
 from cqlsh_ext.mcp_server import oauth
 from cqlsh_ext.mcp_server.calls import Calls
 from cqlsh_ext.mcp_server.guard import Guard
 from cqlsh_ext.mcp_server.policy import Policy
 from cqlsh_ext.mcp_server.server import Protocol, Setup
-from cqlsh_ext.mcp_server.tools import READ, REPORT, TOOLS, Tool
+from cqlsh_ext.mcp_server.tools import TOOLS, Tool
 from cqlsh_ext.settings import McpSettings, SettingError, parse_algorithms, parse_url
 
 from .issuer import AUDIENCE, ISSUER, Issuer, JwksServer, ec_key, hmac_with_public_key, unsigned

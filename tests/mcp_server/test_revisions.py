@@ -71,7 +71,7 @@ def test_tools_list_is_at_most_12_kb_as_sent(stdio_answers: tuple[dict[str, Any]
                                              capsys: pytest.CaptureFixture[str]) -> None:
     # What every client reads at connect (some hand it to the model whole): 17,007 bytes before the
     # full descriptions went to resources; 36.4 KB once, the output schemas 1.2 to 4.6 KB each.
-    from cqlsh_ext.mcp_server.output_schemas import LIST_BYTES
+    from cqlsh_ext.mcp_server.sizing import LIST_BYTES
 
     sizes = stdio_answers[1]
     with capsys.disabled():

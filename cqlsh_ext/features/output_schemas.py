@@ -1,6 +1,7 @@
-"""The JSON Schema (draft 2020-12) of each tool's answer, declared as its `outputSchema`: what the
-structured content holds, so that a client can check it (the SDK's client validates every answer
-against it) and an assistant can read it without guessing. An answer's text block is the same
+"""The JSON Schema (draft 2020-12) of each read feature's answer (features/reads.py), which MCP
+declares as its tool's `outputSchema`: what the structured content holds, so that a client can
+check it (the SDK's client validates every answer against it) and an assistant can read it without
+guessing. An answer's text block is the same
 JSON.
 
 How values are spelt (answers.py, render.json_lines), said in `$defs`:
@@ -18,16 +19,12 @@ Compact: every client reads tools/list whole (and some hand it to the model), so
 an answer's keys, their types and what is required, and of the objects inside it the keys they
 require; what each key means is docs/mcp.md's ("The tools", "Output schemas"); the value spellings'
 $defs only where rows hold any column's values (query).
-All of tools/list stays within LIST_BYTES (tests/mcp_server measure it as sent).
+All of tools/list stays within mcp_server.sizing.LIST_BYTES (tests/mcp_server measure it as sent).
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-#: tools/list's message at most, in bytes as sent (every tool's declaration, this module's schemas
-#: among them): what a client reads at connect, before a question is asked.
-LIST_BYTES = 12 << 10
 
 _STRING = {"type": "string"}
 _INT = {"type": "integer"}

@@ -1,0 +1,51 @@
+"""Reading a feature's name arguments (keyspace, keyspace.table, keyspace.table.column) as every
+front end does: with the shell's lexer, each name spelt as the schema spells it, so that an argument
+cannot carry a second statement; and a name spelt back as CQL writes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Invalid", "names", "spell"]
+
+
+class Invalid(Exception):
+    """An argument that is not what the feature takes; str() is the one line."""
+
+
+_EXAMPLES = {"keyspace": "a keyspace name", "table": "keyspace.table",
+             "column": "keyspace.table.column"}
+
+
+def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
+    """`ks.table` (or the like) as the schema spells each name: "quoted" as written, else lower
+    case, read with the shell's lexer; `parts` says how many names may be given."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+
+    if not isinstance(text, str):
+        raise Invalid(f"{what} must be a string such as {_EXAMPLES[what]}")
+    try:
+        tokens = Lexed(text).tokens[:-1]
+    except QueryError as err:
+        raise Invalid(f"{what}: {err}") from None
+    found: list[str] = []
+    for i, tok in enumerate(tokens):
+        if i % 2 == 1:
+            if tok.kind != "punct" or tok.value != ".":
+                break
+            continue
+        if tok.kind not in ("word", "qname"):
+            break
+        found.append(tok.value.lower() if tok.kind == "word" else tok.value)
+    else:
+        if tokens and len(tokens) % 2 == 1 and len(found) in parts:
+            return found
+    raise Invalid(f"{what} must be {_EXAMPLES[what]} (names, \"quoted\" where they need it), not {text!r}")
+
+
+def spell(name: str) -> str:
+    """A name as CQL writes it (quoted when it must be)."""
+    from cassandra.metadata import protect_name
+
+    return str(protect_name(name))

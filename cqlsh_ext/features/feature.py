@@ -1,0 +1,129 @@
+"""What a read feature is, declared once for every front end: `Feature` (its name, title, one-line
+description, arguments, what it reads, its OAuth scope, its answer's JSON Schema, its service),
+`Argument`, `Reads`, and the one registry (`FEATURES`, `register`). MCP's tools are built from these
+declarations (mcp_server/tools.py), the guard's scope from `reads` (mcp_server/guard.py), and
+docs/features.md is written from them (tools/features_table.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any
+
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "Feature", "Reads", "Service", "register"]
+
+#: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
+#: and schema; measuring what it stores (figures only, never a value).
+READ, REPORT = "cqlsh.read", "cqlsh.report"
+
+#: What a feature reads, as MCP's guard decides a call's scope from it: a SELECT (`statement`), one
+#: table (`table`: keyspace.table), one column (`column`: keyspace.table.column), the tables of one
+#: keyspace (`keyspace`), the list of keyspaces (`keyspaces`), or nothing of the database (`nothing`).
+READS = ("statement", "table", "column", "keyspace", "keyspaces", "nothing")
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What a feature reads: one of READS, and the argument that names it (None for `keyspaces` and
+    `nothing`). A tool that declares none is refused by MCP's guard, never admitted."""
+
+    what: str
+    argument: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.what not in READS:
+            raise ValueError(f"a tool reads one of {', '.join(READS)}, not {self.what!r}")
+        if (self.argument is None) != (self.what in ("keyspaces", "nothing")):
+            raise ValueError(f"reading {self.what} is named by an argument" if self.argument is None
+                             else f"reading {self.what} names no argument")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument: its name, its JSON type (None: any JSON value, or one of `keywords`' enum), its
+    one-line doc, whether it is required. `keywords`: the rest of its JSON Schema (minimum, enum,
+    maxLength, ...). `listed`: whether the doc goes into the schema's description (tools/list, which
+    every client reads whole, stays small: a doc left out is said in the tool's document)."""
+
+    name: str
+    type: str | None
+    doc: str
+    required: bool = False
+    keywords: Mapping[str, Any] = field(default_factory=dict)
+    listed: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        """Its JSON Schema, keys in the order type, keywords, description."""
+        out: dict[str, Any] = {"type": self.type} if self.type is not None else {}
+        out.update(self.keywords)
+        if self.listed:
+            out["description"] = self.doc
+        return out
+
+
+@dataclass(frozen=True)
+class Service:
+    """The function a feature's request is handed to, `(context, request) -> answer`, named by its
+    module and name and imported when first called (a front end starts without importing every
+    feature's service)."""
+
+    module: str
+    function: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(self.module), self.function)(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"{self.module}.{self.function}"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A read feature, declared once. `description`: what its caller needs to call it (one line, as
+    tools/list says it); `details`: the rest (its document). `service`: the function its request is
+    handed to (None: a front end answers it with its own reading, as MCP's describe_table does)."""
+
+    name: str
+    title: str
+    description: str
+    arguments: tuple[Argument, ...]
+    reads: Reads
+    scope: str
+    output_schema: dict[str, Any]
+    service: Service | Callable[..., Any] | None = None
+    details: str = ""
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(argument.name for argument in self.arguments if argument.required)
+
+    def argument(self, name: str) -> Argument:
+        return next(argument for argument in self.arguments if argument.name == name)
+
+
+#: Every read feature, by name, in the order front ends list them (features/reads.py declares them).
+FEATURES: dict[str, Feature] = {}
+
+
+def register(feature: Feature) -> Feature:
+    """Declares `feature` (its name new): every front end built after finds it."""
+    if feature.name in FEATURES:
+        raise ValueError(f"a feature named {feature.name} is declared already")
+    if feature.reads.argument is not None and feature.reads.argument not in feature.required:
+        raise ValueError(f"{feature.name} reads what {feature.reads.argument} names: a required argument")
+    if feature.scope not in (READ, REPORT):
+        raise ValueError(f"{feature.name}'s scope is {READ} or {REPORT}, not {feature.scope!r}")
+    FEATURES[feature.name] = feature
+    return feature
+
+
+@contextmanager
+def registered(feature: Feature) -> Iterator[Feature]:
+    """`feature` declared for the time of the block (a test's toy feature), then taken back."""
+    register(feature)
+    try:
+        yield feature
+    finally:
+        FEATURES.pop(feature.name, None)

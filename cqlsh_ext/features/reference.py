@@ -1,0 +1,43 @@
+"""docs/features.md, written from the declarations (features/reads.py): every read feature's name,
+title, what it reads, its OAuth scope, its service and description, and each one's arguments.
+tools/features_table.py writes the file; tests/test_declarations.py holds it equal to this."""
+
+from __future__ import annotations
+
+from cqlsh_ext.features.feature import Feature
+
+HEADER = """# Read features
+
+Generated from the declarations in `cqlsh_ext/features/reads.py` by `tools/features_table.py`; do
+not edit by hand (tests/test_declarations.py holds this file equal to what they generate). Each
+feature is served as an MCP tool of the same name (docs/mcp.md), which adds `max_bytes` (its answer's
+cap as sent) to its arguments; MCP's guard scopes each call by what the feature reads, and OAuth asks
+for its scope.
+"""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _reads(feature: Feature) -> str:
+    reads = feature.reads
+    return reads.what if reads.argument is None else f"{reads.what} (`{reads.argument}`)"
+
+
+def reference(features: dict[str, Feature]) -> str:
+    """The Markdown of docs/features.md for `features`."""
+    lines = [HEADER, "| feature | title | reads | scope | service | what it answers |",
+             "|---|---|---|---|---|---|"]
+    for feature in features.values():
+        service = f"`{feature.service}`" if feature.service is not None else "its front end's own reading"
+        lines.append(f"| `{feature.name}` | {_cell(feature.title)} | {_reads(feature)} | `{feature.scope}` | "
+                     f"{service} | {_cell(feature.description)} |")
+    for feature in features.values():
+        lines += ["", f"## {feature.name}", "", _cell(feature.details or feature.description), "",
+                  "| argument | type | required | what it is |", "|---|---|---|---|"]
+        for argument in feature.arguments:
+            required = "yes" if argument.required else ""
+            kind = argument.type or "any"
+            lines.append(f"| `{argument.name}` | {kind} | {required} | {_cell(argument.doc)} |")
+    return "\n".join(lines) + "\n"
