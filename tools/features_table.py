@@ -13,7 +13,7 @@ def generated() -> str:
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.reference import reference
 
-    return reference(declared())
+    return reference(declared(plugins=False))
 
 
 def main(argv: list[str]) -> int:

@@ -2,19 +2,47 @@
 grammar is still cqlsh's): `feature` (what a declaration holds, the registry), `reads` (the
 declarations), `arguments` (name arguments read as every front end reads them), `output_schemas`
 (each answer's JSON Schema), `reference` (docs/features.md's table, written from the declarations).
-MCP builds its tools from `FEATURES` (mcp_server/tools.py); the Python API reads names with
-`arguments`."""
+MCP builds its tools from `declared()` (mcp_server/tools.py); the Python API reads names with
+`arguments`.
+
+A package of its own declares more read features through the entry point group
+`cqlsh_ext.features` (its module calls `feature.register` when imported, as reads.py does): MCP
+serves them with a generic adapter (the service called with a `feature.Asked`), scoped by the
+guard from what each declares it reads."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features.feature import FEATURES, Feature
 
+ENTRY_POINT_GROUP = "cqlsh_ext.features"
+_plugins_loaded = False
 
-def declared() -> dict[str, Feature]:
-    """Every read feature, by name (its declarations read once, when first asked)."""
-    import cqlsh_ext.features.reads  # noqa: F401  (registers them)
 
+class PluginError(Exception):
+    """An entry point of ENTRY_POINT_GROUP that did not load; str() is the one line."""
+
+
+def declared(plugins: bool = True) -> dict[str, Feature]:
+    """Every read feature, by name: cqlsh-ext's own (reads.py), then those of the packages that
+    declare some (`plugins`: their entry points loaded once, when first asked)."""
+    global _plugins_loaded
+    import cqlsh_ext.features.reads  # noqa: F401  (registers cqlsh-ext's own)
+
+    if not plugins:
+        from cqlsh_ext.features import reads
+
+        return {name: feature for name, feature in FEATURES.items() if name in reads.OWN}
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            try:
+                entry.load()
+            except Exception as err:  # a plugin's own bug: said in one line, naming it
+                raise PluginError(f"the read feature plugin {entry.name} ({entry.value}) did not load: "
+                                  f"{type(err).__name__}: {err}") from None
     return FEATURES
 
 
-__all__ = ["declared"]
+__all__ = ["ENTRY_POINT_GROUP", "PluginError", "declared"]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "Feature", "Reads", "Service", "register"]
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "Asked", "Feature", "Reads", "Service",
+           "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -77,6 +78,17 @@ class Service:
 
     def __str__(self) -> str:
         return f"{self.module}.{self.function}"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A call of a feature that no front end has an adapter of, as a front end hands it to the
+    feature's service (`service(context, asked)`): its arguments as given (the front end has checked
+    them against the declaration, and its policy what they name) and, for a feature that reads a
+    table, that table as the front end read it (keyspace, table)."""
+
+    arguments: Mapping[str, Any]
+    table: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.features import output_schemas
-from cqlsh_ext.features.feature import READ, REPORT, Argument, Feature, Reads, Service, register
+from cqlsh_ext.features.feature import FEATURES, READ, REPORT, Argument, Feature, Reads, Service, register
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 #: `query`'s rows by default, and at most.
@@ -180,3 +180,6 @@ register(Feature(
             "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "
             "reads: each row's value is read and rewritten as the edit would, in memory. Refused on a "
             "table whose values the policy redacts (the preview shows values)."))
+
+#: The features declared here (cqlsh-ext's own; docs/features.md documents these).
+OWN = tuple(FEATURES)

@@ -1,6 +1,7 @@
 """docs/features.md, written from the declarations (features/reads.py): every read feature's name,
 title, what it reads, its OAuth scope, its service and description, and each one's arguments.
-tools/features_table.py writes the file; tests/test_declarations.py holds it equal to this."""
+tools/features_table.py writes the file; tests/mcp_server/test_declarations.py holds it equal to
+this."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from cqlsh_ext.features.feature import Feature
 HEADER = """# Read features
 
 Generated from the declarations in `cqlsh_ext/features/reads.py` by `tools/features_table.py`; do
-not edit by hand (tests/test_declarations.py holds this file equal to what they generate). Each
+not edit by hand (tests/mcp_server/test_declarations.py holds this file equal to what they
+generate). Each
 feature is served as an MCP tool of the same name (docs/mcp.md), which adds `max_bytes` (its answer's
 cap as sent) to its arguments; MCP's guard scopes each call by what the feature reads, and OAuth asks
 for its scope.

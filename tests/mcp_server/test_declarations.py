@@ -5,19 +5,23 @@ guard's changing, and the guard names no tool."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from cqlsh_ext.features.feature import READS, Reads
+from cqlsh_ext.features import ENTRY_POINT_GROUP, declared
+from cqlsh_ext.features.feature import READ, READS, Feature, Reads, Service, register, registered
 from cqlsh_ext.mcp_server import guard as guard_module
 from cqlsh_ext.mcp_server.answers import ToolAnswer
 from cqlsh_ext.mcp_server.guard import Guard
 from cqlsh_ext.mcp_server.policy import Pattern, Policy
-from cqlsh_ext.mcp_server.tools import TOOLS, Tool, Work
+from cqlsh_ext.mcp_server.tools import TOOLS, Tool, Work, served_tools
 
 
 def _work() -> Work:
@@ -79,3 +83,100 @@ def test_every_served_tool_declares_what_it_reads_and_the_guard_names_none() -> 
     source = inspect.getsource(guard_module)
     named = [name for name in TOOLS if f'"{name}"' in source or f"'{name}'" in source]
     assert named == []
+
+
+# ------------------------------------------------------------------- one declaration per feature
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A toy read feature declared in one place, its own module, registered as a package of its own
+#: registers its features (the entry point group features.ENTRY_POINT_GROUP): it counts a table's
+#: rows through the call's reading context.
+TOY_MODULE = '''
+from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, register
+
+
+def count_rows(ctx, asked):
+    from cqlsh_ext.features.arguments import spell
+    from cqlsh_ext.reading.typed import ReportAnswer
+
+    keyspace, table = asked.table
+    count = ctx.session.execute(f"SELECT count(*) FROM {spell(keyspace)}.{spell(table)}").one()[0]
+    data = {"table": f"{keyspace}.{table}", "rows": count}
+    return ReportAnswer("TOY ROWS", lambda: data, lambda width, blocks: [f"{count} rows"])
+
+
+register(Feature(
+    "toy_rows", "Toy rows", "Counts a table's rows.",
+    (Argument("table", "string", "keyspace.table", required=True),),
+    Reads("table", "table"), READ,
+    {"type": "object", "properties": {"table": {"type": "string"}, "rows": {"type": "integer"}},
+     "required": ["table", "rows"]},
+    count_rows))
+'''
+
+
+def _toy_plugin(directory: Path) -> dict[str, str]:
+    """The toy feature as an installed package declares it (its module and its entry point beside
+    it), and the environment that finds it."""
+    (directory / "toy_rows.py").write_text(TOY_MODULE)
+    info = directory / "toy_rows-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-rows\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntoy_rows = toy_rows\n")
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": os.pathsep.join([str(directory), *([path] if path else [])])}
+
+
+def test_the_features_reference_is_what_the_declarations_generate() -> None:
+    from cqlsh_ext.features.reference import reference
+
+    committed = (ROOT / "docs" / "features.md").read_text(encoding="utf-8")
+    assert committed == reference(declared(plugins=False)), "run: python tools/features_table.py"
+    for name in TOOLS:  # every tool MCP serves has its row and its section
+        assert f"| `{name}` |" in committed and f"\n## {name}\n" in committed
+
+
+def test_every_declared_service_is_a_function_of_cqlsh_ext() -> None:
+    for feature in declared(plugins=False).values():
+        service = feature.service
+        if isinstance(service, Service):
+            assert callable(getattr(importlib.import_module(service.module), service.function)), service
+
+
+def test_a_feature_registered_for_a_while_is_served_then_gone() -> None:
+    feature = Feature("toy_nothing", "Toy", "A toy.", (), Reads("nothing"), READ, {"type": "object"},
+                      lambda ctx, asked: None)
+    with registered(feature):
+        tool = served_tools()["toy_nothing"]
+        assert (tool.reads, tool.scope, tool.output_schema) == (Reads("nothing"), READ, {"type": "object"})
+        with pytest.raises(ValueError, match="declared already"):
+            register(feature)
+    assert "toy_nothing" not in served_tools()
+
+
+@pytest.mark.server
+def test_a_toy_feature_declared_in_one_place_is_listed_called_and_scoped(  # type: ignore[no-untyped-def]
+        serve, demo, tmp_path: Path) -> None:
+    denied, allowed = f"{demo.keyspace}.nested_blobs", f"{demo.keyspace}.blob_formats"
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{denied}"]\n')
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    server = serve("--policy", str(policy), env=_toy_plugin(plugin))
+
+    listed = {tool.name: tool for tool in server.tools()}
+    toy = listed["toy_rows"]
+    assert toy.title == "Toy rows" and toy.description.startswith("Counts a table's rows.")
+    assert toy.input_schema["required"] == ["table"]
+    assert set(toy.input_schema["properties"]) == {"table", "max_bytes"}
+    assert toy.output_schema["required"] == ["table", "rows"]
+    assert set(listed) >= set(TOOLS)  # cqlsh-ext's own beside it
+
+    answer = server.call("toy_rows", table=allowed)
+    counted = server.call("query", statement=f"SELECT count(*) FROM {allowed}")
+    assert answer.data["table"] == allowed
+    assert answer.data["rows"] == counted.data["rows"][0]["count"] > 0
+
+    refused = server.call("toy_rows", table=denied)
+    assert refused.is_error and denied in refused.error and refused.error.startswith("refused")
