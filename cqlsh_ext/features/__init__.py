@@ -7,7 +7,7 @@ MCP builds its tools from `declared()` (mcp_server/tools.py); the Python API rea
 
 A package of its own declares more read features through the entry point group
 `cqlsh_ext.features` (its module calls `feature.register` when imported, as reads.py does): MCP
-serves them with a generic adapter (the service called with a `feature.Asked`), scoped by the
+serves them with a generic adapter (the service called with a `feature.FeatureCall`), scoped by the
 guard from what each declares it reads."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class PluginError(Exception):
 
 def declared(plugins: bool = True) -> dict[str, Feature]:
     """Every read feature, by name: cqlsh-ext's own (reads.py), then those of the packages that
-    declare some (`plugins`: their entry points loaded once, when first asked)."""
+    declare some (`plugins`: their entry points loaded once, when first call)."""
     global _plugins_loaded
     import cqlsh_ext.features.reads  # noqa: F401  (registers cqlsh-ext's own)
 

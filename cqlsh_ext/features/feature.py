@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "Asked", "Feature", "Reads", "Service",
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "FeatureCall", "Feature", "Reads", "Service",
            "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
@@ -81,9 +81,9 @@ class Service:
 
 
 @dataclass(frozen=True)
-class Asked:
+class FeatureCall:
     """A call of a feature that no front end has an adapter of, as a front end hands it to the
-    feature's service (`service(context, asked)`): its arguments as given (the front end has checked
+    feature's service (`service(context, call)`): its arguments as given (the front end has checked
     them against the declaration, and its policy what they name) and, for a feature that reads a
     table, that table as the front end read it (keyspace, table)."""
 

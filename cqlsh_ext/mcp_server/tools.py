@@ -753,11 +753,11 @@ def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
                 docs={argument.name: argument.doc for argument in feature.arguments})
 
 
-def asked_adapter(feature: Feature) -> Adapter:
+def call_adapter(feature: Feature) -> Adapter:
     """The adapter of a feature MCP has none of its own for (a package's, features.ENTRY_POINT_GROUP):
-    its service handed a features.feature.Asked (the arguments the guard admitted, and the table it
+    its service handed a features.feature.FeatureCall (the arguments the guard admitted, and the table it
     read for a feature that reads one) in the call's context, its report answered as every report is."""
-    from cqlsh_ext.features.feature import Asked
+    from cqlsh_ext.features.feature import FeatureCall
 
     if feature.service is None:
         raise ValueError(f"{feature.name} declares no service, and MCP has no adapter of it")
@@ -767,15 +767,15 @@ def asked_adapter(feature: Feature) -> Adapter:
         if feature.reads.what == "table" and feature.reads.argument is not None:
             table = table_of(work, arguments.get(feature.reads.argument))
             _known(work, *table)
-        asked = Asked(dict(arguments), table)
-        return work.report_of(lambda ctx: _service(feature.name)(ctx, asked))
+        call = FeatureCall(dict(arguments), table)
+        return work.report_of(lambda ctx: _service(feature.name)(ctx, call))
 
     return Adapter(answer)
 
 
 def served_tools() -> dict[str, Tool]:
     """Every declared feature as its tool (in declaration order), with MCP's adapter of it."""
-    return {name: declared_tool(feature, ADAPTERS.get(name) or asked_adapter(feature))
+    return {name: declared_tool(feature, ADAPTERS.get(name) or call_adapter(feature))
             for name, feature in declared().items()}
 
 

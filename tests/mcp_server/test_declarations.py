@@ -96,11 +96,11 @@ TOY_MODULE = '''
 from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, register
 
 
-def count_rows(ctx, asked):
+def count_rows(ctx, call):
     from cqlsh_ext.features.arguments import spell
     from cqlsh_ext.reading.typed import ReportAnswer
 
-    keyspace, table = asked.table
+    keyspace, table = call.table
     count = ctx.session.execute(f"SELECT count(*) FROM {spell(keyspace)}.{spell(table)}").one()[0]
     data = {"table": f"{keyspace}.{table}", "rows": count}
     return ReportAnswer("TOY ROWS", lambda: data, lambda width, blocks: [f"{count} rows"])
@@ -146,7 +146,7 @@ def test_every_declared_service_is_a_function_of_cqlsh_ext() -> None:
 
 def test_a_feature_registered_for_a_while_is_served_then_gone() -> None:
     feature = Feature("toy_nothing", "Toy", "A toy.", (), Reads("nothing"), READ, {"type": "object"},
-                      lambda ctx, asked: None)
+                      lambda ctx, call: None)
     with registered(feature):
         tool = served_tools()["toy_nothing"]
         assert (tool.reads, tool.scope, tool.output_schema) == (Reads("nothing"), READ, {"type": "object"})
