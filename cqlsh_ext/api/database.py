@@ -445,7 +445,7 @@ class Database:
         """DESCRIBE PAYLOAD [ks.]table.column [WHERE where] [SAMPLE sample | ALL [CONFIRM]]: the
         places inside the column's payloads, their types and shares (`json_schema()` too)."""
         from cqlsh_ext.describe.parse import LABEL, DescribeStatement
-        from cqlsh_ext.describe.run import describe
+        from cqlsh_ext.features import service_of
 
         found = _names(column, (2, 3), "column")
         keyspace = found[0] if len(found) == 3 else None
@@ -454,7 +454,8 @@ class Database:
 
         def read(ctx: ReadContext) -> ReportAnswer | None:
             try:
-                return describe(ctx, request)
+                answer: ReportAnswer | None = service_of("describe_payload")(ctx, request)
+                return answer
             except Exception as err:
                 if type(err).__name__ == "DescribeError":
                     raise Error(f"{LABEL}: {err}") from None
@@ -466,36 +467,36 @@ class Database:
               confirm: bool = False, progress: Progress | None = None) -> ReportResult:
         """COMPRESSION STATS [SAMPLE sample] [CONFIRM] of a table's payload columns (or one
         `column`): sizes, ratios, codecs and formats of the stored values."""
-        from cqlsh_ext.insight.run_stats import stats_answer
+        from cqlsh_ext.features import service_of
         from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
 
         request = StatsRequest(self._target(table, column), SampleSpec(rows=sample) if sample else None,
                                confirm=confirm)
-        return self._report(lambda ctx: stats_answer(ctx, request), progress)
+        return self._report(lambda ctx: service_of("compression_stats")(ctx, request), progress)
 
     def advise(self, column: str, sample: int | None = None,
                progress: Progress | None = None) -> ReportResult:
         """COMPRESSION ADVISE SELECT column FROM ks.table: what each codec and level would do."""
-        from cqlsh_ext.insight.run_advise import advise_answer
+        from cqlsh_ext.features import service_of
         from cqlsh_ext.reading.read_requests import AdviseRequest
 
         found = _names(column, (2, 3), "column")
         table = ".".join(_spell(name) for name in found[:-1])
         request = AdviseRequest(self._target(table, found[-1]), sample)
-        return self._report(lambda ctx: advise_answer(ctx, request), progress)
+        return self._report(lambda ctx: service_of("compression_advise")(ctx, request), progress)
 
     def settings(self, table: str, sample: int | None = None) -> ReportResult:
         """COMPRESSION SETTINGS ks.table: the table's compression and compaction, and what a
         sample of its rows says of them."""
-        from cqlsh_ext.insight.run_settings import settings_answer
+        from cqlsh_ext.features import service_of
         from cqlsh_ext.reading.read_requests import SettingsRequest
 
         request = SettingsRequest(*self._table(table), sample)
-        return self._report(lambda ctx: settings_answer(ctx, request), None)
+        return self._report(lambda ctx: service_of("compression_settings")(ctx, request), None)
 
     def inspect(self, statement: str) -> list[dict[str, Any]]:
         """INSPECT SELECT ...: each blob value of the SELECT's rows, layer by layer, as data."""
-        from cqlsh_ext.insight.run_inspect import inspect_values
+        from cqlsh_ext.features import service_of
         from cqlsh_ext.query.recognize import table_of
         from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
@@ -513,7 +514,8 @@ class Database:
             return True
 
         try:
-            seen = inspect_values(self.context(errors, []), request, lambda report: report.to_json(), take)
+            seen = service_of("inspect_value")(self.context(errors, []), request,
+                                               lambda report: report.to_json(), take)
         except Exception as err:
             raise Error(one_line(err)) from None
         if seen is None:

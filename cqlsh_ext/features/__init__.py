@@ -12,6 +12,9 @@ guard from what each declares it reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from cqlsh_ext.features.feature import FEATURES, Feature
 
 ENTRY_POINT_GROUP = "cqlsh_ext.features"
@@ -45,4 +48,13 @@ def declared(plugins: bool = True) -> dict[str, Feature]:
     return FEATURES
 
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginError", "declared"]
+def service_of(name: str) -> Callable[..., Any]:
+    """The service the feature `name` declares: the one function its request is handed to, whichever
+    front end built the request (MCP's tools, the Python API's methods)."""
+    feature = declared(plugins=False).get(name) or declared()[name]
+    if feature.service is None:
+        raise LookupError(f"{name} declares no service: its front end answers it with its own reading")
+    return feature.service
+
+
+__all__ = ["ENTRY_POINT_GROUP", "PluginError", "declared", "service_of"]

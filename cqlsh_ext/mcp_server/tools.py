@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.features import declared
+from cqlsh_ext.features import declared, service_of
 from cqlsh_ext.features.arguments import Invalid, names, spell
 from cqlsh_ext.features.feature import Feature, Reads
 from cqlsh_ext.features.reads import (
@@ -355,14 +355,6 @@ def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return work.rows(statement, limit or DEFAULT_ROWS, resume=_resume(work, arguments, statement))
 
 
-def _service(name: str) -> Callable[..., Any]:
-    """The service a feature's declaration names (features/reads.py): the one function its request
-    is handed to, whichever front end built the request."""
-    service = declared()[name].service
-    assert service is not None, name
-    return service
-
-
 def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorState | None:
     """Where the call's `cursor` says `statement`'s reading goes on from; None without one."""
     from cqlsh_ext.mcp_server.cursor import CursorError
@@ -406,7 +398,7 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         return failed(f"refused: {err}", work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = _service("inspect_value")(ctx, request, lambda report: jsonenc.loaded(report.to_json()),
+    seen = service_of("inspect_value")(ctx, request, lambda report: jsonenc.loaded(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -452,7 +444,7 @@ def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswe
     from cqlsh_ext.describe.parse import LABEL, DescribeError
 
     try:
-        return _service("describe_payload")(ctx, request)
+        return service_of("describe_payload")(ctx, request)
     except DescribeError as err:
         ctx.error(f"{LABEL}: {err}")
         return None
@@ -479,7 +471,7 @@ def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
     target, sample = _report_target(work, arguments, MAX_SAMPLE)
     request = StatsRequest(target, SampleSpec(rows=sample) if sample else None)
-    return work.report_of(lambda ctx: _service("compression_stats")(ctx, request))
+    return work.report_of(lambda ctx: service_of("compression_stats")(ctx, request))
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -489,7 +481,7 @@ def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     _known(work, keyspace, table)
     found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
     request = SettingsRequest(keyspace, table, found=found)
-    return work.report_of(lambda ctx: _service("compression_settings")(ctx, request))
+    return work.report_of(lambda ctx: service_of("compression_settings")(ctx, request))
 
 
 def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -499,7 +491,7 @@ def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
     target, sample = _report_target(work, arguments, MAX_ADVISE_SAMPLE)
     request = AdviseRequest(target, sample)
-    return work.report_of(lambda ctx: _service("compression_advise")(ctx, request))
+    return work.report_of(lambda ctx: service_of("compression_advise")(ctx, request))
 
 
 def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -522,7 +514,7 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     exports.sweep()
     name = exports.new_name(fmt)
     path = exports.file(name)
-    written = _service("export")(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
+    written = service_of("export")(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
                                                      "parquet" if fmt == "parquet" else "json"))
     if written is None:
         return failed(" ".join(work.errors) or "nothing was exported", work.said)
@@ -768,7 +760,7 @@ def call_adapter(feature: Feature) -> Adapter:
             table = table_of(work, arguments.get(feature.reads.argument))
             _known(work, *table)
         call = FeatureCall(dict(arguments), table)
-        return work.report_of(lambda ctx: _service(feature.name)(ctx, call))
+        return work.report_of(lambda ctx: service_of(feature.name)(ctx, call))
 
     return Adapter(answer)
 
