@@ -215,7 +215,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
         tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
         first = str(tokens[0][1]).lower()
-        meant = _nearest_first_word(first)
+        # A statement whose first word is none of the shell's may be a package's read feature's
+        # (features.shell_statement): never a statement of cqlsh's, CQL's or ours.
+        feature = None
+        if first.upper() not in _first_words():
+            from cqlsh_ext.features import shell_statement
+
+            feature = shell_statement.feature_of(_statement(tokens, srcstr))
+        meant = _nearest_first_word(first) if feature is None else None
         if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
                           "(HELP lists the commands)")
@@ -223,6 +230,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         too_deep = statement_bounds.too_deep(tokens)
         if too_deep is not None:  # nothing reads it, the server never sees it
             self.printerr(too_deep)
+            return True
+        if feature is not None:
+            from cqlsh_ext.features import shell_statement
+
+            try:
+                shell_statement.run(self, *feature, _statement(tokens, srcstr))
+            except BrokenPipeError:
+                raise OutputClosed from None
             return True
         rewritten: commands.Rewrite | None = None
         statement: Lexed | None = None
@@ -445,6 +460,18 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         asked = [topic.lower() for topic in typed]
         phrase = commands.phrase_help(asked)
         helper: Callable[[Any, Parsed], None] = Stock.do_help
+        if asked and phrase is None:  # HELP TOY ROWS: a package's read feature's document
+            from cqlsh_ext.features.shell_statement import help_of
+
+            phrase = help_of(asked)
+        elif not asked:  # HELP: cqlsh's topics, then the packages' read features
+            from cqlsh_ext.features.shell_statement import help_section
+
+            features = help_section()
+            if features:
+                def helper(shell: Any, parsed: Parsed) -> None:
+                    Stock.do_help(shell, parsed)
+                    shell.stdout.write(features + "\n")
         if phrase is not None:  # HELP DESCRIBE PAYLOAD, HELP COMPRESSION STATS: that text alone
             def helper(shell: Any, _parsed: Parsed) -> None:
                 shell.stdout.write(phrase + "\n")

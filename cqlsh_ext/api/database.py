@@ -494,6 +494,42 @@ class Database:
         request = SettingsRequest(*self._table(table), sample)
         return self._report(lambda ctx: service_of("compression_settings")(ctx, request), None)
 
+    def feature(self, name: str, /, **arguments: Any) -> ReportResult:
+        """A read feature a package declares (docs/features.md, features.ENTRY_POINT_GROUP) run by its
+        name: `arguments` checked against its declaration, the table it reads looked up (a table
+        alone is in the connection's keyspace), its service handed a FeatureCall, its report
+        answered. cqlsh-ext's own features are called by their methods (stats, advise, ...)."""
+        from cqlsh_ext.features.arguments import Invalid
+        from cqlsh_ext.features.calling import checked, plugins, table_named
+        from cqlsh_ext.features.feature import FeatureCall
+        from cqlsh_ext.reading.resolve import find_table
+
+        declared = plugins()
+        if name not in declared:
+            from cqlsh_ext.common.text import unknown
+
+            raise Error(unknown("read feature of a package", name, list(declared))
+                        if declared else f"no package declares a read feature {name!r}")
+        feature = declared[name]
+        try:
+            given = checked(feature, arguments)
+            table = table_named(feature, given, self.keyspace)
+        except Invalid as err:
+            raise Error(str(err)) from None
+        if feature.service is None:
+            raise Error(f"{name} declares no service: the API cannot run it")
+        service = feature.service
+
+        def read(ctx: ReadContext) -> ReportAnswer | None:
+            if table is not None:
+                keyspace, named = table
+                if find_table(ctx.cluster, keyspace, keyspace, named, refresh=True) is None:
+                    raise Error(f"{name}: no table {keyspace}.{named}")
+            answer: ReportAnswer | None = service(ctx, FeatureCall(given, table))
+            return answer
+
+        return self._report(read, None)
+
     def inspect(self, statement: str) -> list[dict[str, Any]]:
         """INSPECT SELECT ...: each blob value of the SELECT's rows, layer by layer, as data."""
         from cqlsh_ext.features import service_of

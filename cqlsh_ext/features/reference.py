@@ -14,7 +14,14 @@ not edit by hand (tests/mcp_server/test_declarations.py holds this file equal to
 generate). Each
 feature is served as an MCP tool of the same name (docs/mcp.md), which adds `max_bytes` (its answer's
 cap as sent) to its arguments; MCP's guard scopes each call by what the feature reads, and OAuth asks
-for its scope.
+for its scope. The shell and the Python API reach these through their own statements and methods
+(docs/insight.md, docs/describe.md, docs/api.md).
+
+A read feature a package declares (the entry point group `cqlsh_ext.features`) is served from its
+declaration at every front end: an MCP tool of its name; in the shell the statement of its name's
+words, upper case, then its required arguments in order and any as `name = value` (`toy_rows`:
+`TOY ROWS ks.t;`), listed by HELP, `HELP TOY ROWS` its document; in the Python API
+`db.feature("toy_rows", table="ks.t")`.
 """
 
 

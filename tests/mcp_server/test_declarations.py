@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cqlsh_ext.features import ENTRY_POINT_GROUP, declared
-from cqlsh_ext.features.feature import READ, READS, Feature, Reads, Service, register, registered
+from cqlsh_ext.features.feature import READ, READS, Argument, Feature, Reads, Service, register, registered
 from cqlsh_ext.mcp_server import guard as guard_module
 from cqlsh_ext.mcp_server.answers import ToolAnswer
 from cqlsh_ext.mcp_server.guard import Guard
@@ -182,3 +182,98 @@ def test_a_toy_feature_declared_in_one_place_is_listed_called_and_scoped(  # typ
 
     refused = server.call("toy_rows", table=denied)
     assert refused.is_error and denied in refused.error and refused.error.startswith("refused")
+
+
+# ------------------------------------------------------------- the shell's and the API's doors
+
+def _limited() -> Feature:
+    return Feature("toy_sample_rows", "Toy sample", "Samples a table.",
+                   (Argument("table", "string", "keyspace.table", required=True),
+                    Argument("rows", "integer", "how many rows", keywords={"minimum": 1}),
+                    Argument("exact", "boolean", "whether to count them all")),
+                   Reads("table", "table"), READ, {"type": "object"}, lambda ctx, call: None)
+
+
+def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import statement_arguments, statement_words, table_named
+
+    feature = _limited()
+    assert statement_words(feature) == ("TOY", "SAMPLE", "ROWS")
+
+    def read(text: str) -> dict[str, Any]:
+        return statement_arguments(feature, text, Lexed(text).tokens[:-1])
+
+    assert read('"Ks".t rows = 5 exact = true') == {"table": '"Ks".t', "rows": 5, "exact": True}
+    assert read("rows = 2 table = ks.t") == {"table": "ks.t", "rows": 2}
+    assert table_named(feature, read('"Ks".T'), None) == ("Ks", "t")  # as the schema spells them
+    assert table_named(feature, read("T"), "ks") == ("ks", "t")  # a table alone: the keyspace in use
+    with pytest.raises(Invalid, match="no keyspace is in use"):
+        table_named(feature, read("T"), None)
+    for text, said in [("", "toy_sample_rows: table is required (keyspace.table)"),
+                       ("ks.t rows = 0", "toy_sample_rows: rows is at least 1, not 0"),
+                       ("ks.t rows = 'x'", "toy_sample_rows: rows takes a whole number (how many rows), "
+                                           "not 'x'"),
+                       ("ks.t limit = 3", "toy_sample_rows: unknown argument 'limit'"),
+                       ("ks.t ks.u", "toy_sample_rows: 'ks' is no argument of it"),
+                       ("ks.t rows = 2 rows = 3", "toy_sample_rows: rows is given twice")]:
+        with pytest.raises(Invalid) as raised:
+            read(text)
+        assert str(raised.value).startswith(said) and "\n" not in str(raised.value), text
+
+
+@pytest.mark.server
+def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-untyped-def]
+        serve, demo, cassandra, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.shell_runner import ext, isolated_env
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+
+    listed = ext(cassandra, home, "-e", "HELP", env=env).checked_stdout()
+    assert "TOY ROWS <table>" in listed and "Toy rows: Counts a table's rows." in listed
+    assert "table: keyspace.table" in listed
+    document = ext(cassandra, home, "-e", "HELP TOY ROWS", env=env).checked_stdout()
+    assert document.startswith("TOY ROWS <table>;") and "Counts a table's rows." in document
+    assert "table (string, required): keyspace.table" in document
+
+    script = tmp_path / "toy.cql"
+    script.write_text(f"TOY ROWS {table};\nTOY ROWS 42;\nTOY ROWS {table} limit = 3;\n"
+                      f"TOY ROWS {demo.keyspace}.no_such_table;\nTOY ROWS;\n"
+                      f"SELECT count(*) FROM {table};\n")
+    code, out, err = ext(cassandra, home, "-f", str(script), env=env)
+    counted = int(out.split("count")[1].split()[1])  # cqlsh's table: its header, its rule, the value
+    assert out.startswith(f"{counted} rows\n") and counted > 0, out
+    assert err.splitlines() == [
+        "toy_rows: table takes a string (keyspace.table), not 42",
+        "toy_rows: unknown argument 'limit'; valid: table",
+        f"toy_rows: no table {demo.keyspace}.no_such_table",
+        "toy_rows: table is required (keyspace.table)"], err
+
+    server = serve(env=env)
+    called = server.call("toy_rows", table=table).data
+    program = ("import json, sys, cqlsh_ext\n"
+               "host, port, user, password, table = sys.argv[1:]\n"
+               "with cqlsh_ext.connect(host, int(port), username=user, password=password) as db:\n"
+               "    print(json.dumps(db.feature('toy_rows', table=table).to_dict()))\n"
+               "    try:\n"
+               "        db.feature('toy_rows', table=42)\n"
+               "    except cqlsh_ext.Error as err:\n"
+               "        print(err)\n")
+    login = [cassandra.host, str(cassandra.port), cassandra.username, cassandra.password]
+    proc = subprocess.run([sys.executable, "-c", program, *login, table], capture_output=True, text=True,
+                          timeout=120,
+                          env={**isolated_env(home), **env})
+    assert proc.returncode == 0, proc.stderr
+    answered, refused = proc.stdout.splitlines()
+    assert json.loads(answered) == called == {"table": table, "rows": counted}
+    assert refused == "toy_rows: table takes a string (keyspace.table), not 42"

@@ -1,0 +1,170 @@
+"""Calling a declared feature that no front end has an adapter of (a package's: features.ENTRY_POINT_GROUP)
+from its declaration alone, as the shell and the Python API do (MCP's call_adapter beside them): its
+arguments checked against the declaration (`checked`), the table it reads (`table_named`), and, for
+the shell, its statement read with the shell's lexer (`statement_arguments`) and its HELP (`usage`,
+`document`).
+
+A feature's statement in the shell is the words of its name, upper case (`toy_rows`: TOY ROWS),
+then its required arguments in the order declared, then any argument as `name = value`: TOY ROWS
+ks.t; or TOY ROWS table = ks.t. A value is a name as CQL writes one (`ks.t`, `"Ks".t`: its text,
+as written), a string literal ('text'), a number, or true/false."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.features.arguments import Invalid, names
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Token
+    from cqlsh_ext.features.feature import Feature
+
+__all__ = ["checked", "document", "plugins", "statement_arguments", "statement_words", "table_named",
+           "usage"]
+
+#: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
+                                        "boolean": (bool,), "array": (list, tuple), "object": (dict,)}
+
+
+def plugins() -> dict[str, Feature]:
+    """The declared features cqlsh-ext has none of its own of (packages' features), by name."""
+    from cqlsh_ext.features import declared, reads
+
+    return {name: feature for name, feature in declared().items() if name not in reads.OWN}
+
+
+def statement_words(feature: Feature) -> tuple[str, ...]:
+    """The words of the feature's statement in the shell: its name's, split at `_`, upper case."""
+    return tuple(word.upper() for word in feature.name.split("_") if word)
+
+
+def _kind_of(value: Any, kind: str) -> bool:
+    if kind in ("integer", "number") and isinstance(value, bool):
+        return False
+    return isinstance(value, _TYPES.get(kind, (object,)))
+
+
+def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` as the declaration takes it: every name one of its arguments, every required one
+    given, each value of its type (and within its `enum`, `minimum`, `maximum`, `maxLength`).
+    Raises Invalid, one line naming the argument."""
+    from cqlsh_ext.common.text import unknown
+
+    declared = [argument.name for argument in feature.arguments]
+    for name in given:
+        if name not in declared:
+            raise Invalid(f"{feature.name}: " + unknown("argument", name, declared))
+    for name in feature.required:
+        if name not in given:
+            argument = feature.argument(name)
+            raise Invalid(f"{feature.name}: {name} is required ({argument.doc})")
+    for name, value in given.items():
+        argument = feature.argument(name)
+        keywords = argument.keywords
+        if argument.type is not None and not _kind_of(value, argument.type):
+            raise Invalid(f"{feature.name}: {name} takes {_a(argument.type)} ({argument.doc}), "
+                          f"not {value!r}")
+        if "enum" in keywords and value not in keywords["enum"]:
+            raise Invalid(f"{feature.name}: " + unknown(name, str(value), [str(v) for v in keywords["enum"]]))
+        if "minimum" in keywords and _kind_of(value, "number") and value < keywords["minimum"]:
+            raise Invalid(f"{feature.name}: {name} is at least {keywords['minimum']}, not {value!r}")
+        if "maximum" in keywords and _kind_of(value, "number") and value > keywords["maximum"]:
+            raise Invalid(f"{feature.name}: {name} is at most {keywords['maximum']}, not {value!r}")
+        if "maxLength" in keywords and isinstance(value, str) and len(value) > keywords["maxLength"]:
+            raise Invalid(f"{feature.name}: {name} is at most {keywords['maxLength']} characters")
+    return dict(given)
+
+
+def _a(kind: str) -> str:
+    return {"integer": "a whole number", "number": "a number", "boolean": "true or false",
+            "array": "a list", "object": "an object"}.get(kind, f"a {kind}")
+
+
+def table_named(feature: Feature, arguments: Mapping[str, Any],
+                keyspace: str | None) -> tuple[str, str] | None:
+    """(keyspace, table) a feature that reads a table names (a table alone is in `keyspace`, the one
+    in use), None for any other. Raises Invalid."""
+    if feature.reads.what != "table" or feature.reads.argument is None:
+        return None
+    name = feature.reads.argument
+    found = names(arguments.get(name), (1, 2), "table")
+    if len(found) == 2:
+        return found[0], found[1]
+    if keyspace is None:
+        raise Invalid(f"{feature.name}: {name} must be keyspace.table (no keyspace is in use)")
+    return keyspace, found[0]
+
+
+def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> dict[str, Any]:
+    """The arguments of the feature's statement `text`, `tokens` those after its name's words (the end
+    token aside): its required arguments in order, then `name = value`s. Raises Invalid."""
+    positional = list(feature.required)
+    given: dict[str, Any] = {}
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        named = tok.kind == "word" and i + 1 < len(tokens) and tokens[i + 1].kind == "punct" \
+            and tokens[i + 1].value == "="
+        if named:
+            name, i = tok.value.lower(), i + 2
+            if i >= len(tokens):
+                raise Invalid(f"{feature.name}: {name} = takes a value")
+        elif positional:
+            name = positional.pop(0)
+        else:
+            raise Invalid(f"{feature.name}: {tok.describe()} is no argument of it: "
+                          f"{' '.join(statement_words(feature))} {usage(feature)}")
+        if name in given:
+            raise Invalid(f"{feature.name}: {name} is given twice")
+        if name in positional:
+            positional.remove(name)
+        try:
+            given[name], i = _value(text, tokens, i)
+        except Invalid as err:
+            raise Invalid(f"{feature.name}: {name}: {err}") from None
+    return checked(feature, given)
+
+
+def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
+    """The value at tokens[i] and the index after it: a literal, or a dotted name's text as written."""
+    tok = tokens[i]
+    if tok.kind == "string":
+        return tok.literal, i + 1
+    if tok.kind in ("int", "decimal"):
+        return (int(tok.value) if tok.kind == "int" else float(tok.value)), i + 1
+    negative = tok.kind == "punct" and tok.value == "-" and i + 1 < len(tokens)
+    if negative and tokens[i + 1].kind in ("int", "decimal"):
+        number, after = _value(text, tokens, i + 1)
+        return -number, after
+    if tok.kind == "word" and tok.value.lower() in ("true", "false"):
+        return tok.value.lower() == "true", i + 1
+    if tok.kind in ("word", "qname"):
+        end = i + 1
+        while end + 1 < len(tokens) and tokens[end].kind == "punct" and tokens[end].value == "." \
+                and tokens[end + 1].kind in ("word", "qname"):
+            end += 2
+        return text[tok.start:tokens[end - 1].end], end
+    raise Invalid(f"{tok.describe()} is no value (a name, a 'string', a number, true or false)")
+
+
+def usage(feature: Feature) -> str:
+    """Its arguments as its statement takes them: `<table> [limit = <integer>]`."""
+    parts = [f"<{name}>" for name in feature.required]
+    parts += [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
+              if not argument.required]
+    return " ".join(parts)
+
+
+def document(feature: Feature) -> str:
+    """HELP <its words>: its statement, title, description, details and its arguments' one-line docs."""
+    lines = [f"{' '.join(statement_words(feature))} {usage(feature)};".replace(" ;", ";"), "",
+             f"{feature.title}: {feature.description}"]
+    if feature.details:
+        lines += ["", feature.details]
+    if feature.arguments:
+        lines += ["", "Arguments:"]
+        lines += [f"  {argument.name} ({argument.type or 'any'}{', required' if argument.required else ''}): "
+                  f"{argument.doc}" for argument in feature.arguments]
+    return "\n".join(lines)
