@@ -45,6 +45,7 @@ from cqlsh_ext.settings import Settings
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
+    from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.upstream.protocol import Parsed
 
 #: The modules that declare our commands and statement intercepts: importing one declares them
@@ -232,10 +233,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.printerr(too_deep)
             return True
         if feature is not None:
-            from cqlsh_ext.features import shell_statement
-
             try:
-                shell_statement.run(self, *feature, _statement(tokens, srcstr))
+                self._run_feature(*feature, _statement(tokens, srcstr))
             except BrokenPipeError:
                 raise OutputClosed from None
             return True
@@ -265,6 +264,19 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if rewritten is not None and done:
             rewritten.said()
         return done
+
+    def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
+        """A package's read feature's statement (features.shell_statement), its report printed as
+        every report is (render.text_report: JSON when the output format makes reports JSON)."""
+        from cqlsh_ext.features import shell_statement
+        from cqlsh_ext.reading.context import shell_context
+        from cqlsh_ext.render.text_report import print_report
+
+        ctx = shell_context(self)
+        answer = shell_statement.answer(ctx, feature, skip, statement)
+        if answer is not None:
+            print_report(answer, ctx.display.output_format.reports_as_json, self.query_out,
+                         self.results.screen_width())
 
     def _has_command(self, word: str) -> bool:
         """A `do_<word>` method: a command cqlsh's grammar must read."""

@@ -2,7 +2,7 @@
 declarations alone: each is a statement of the shell (features.calling: the words of its name, its
 arguments), read with the shell's lexer (never cqlsh's grammar), its table looked up as the shell
 looks up any statement's, its service handed a FeatureCall in the shell's reading context, its
-report printed as the shell prints every report (render.text_report); HELP lists them and
+report handed back for the shell to print as it prints every report; HELP lists them and
 HELP <its words> prints its document. cqlsh_ext/shell.py hands it a statement whose first word is
 none of the shell's, so a package's feature never takes a statement of cqlsh's, CQL's or ours.
 
@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.feature import Feature
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["feature_of", "help_of", "help_section", "run"]
+__all__ = ["answer", "feature_of", "help_of", "help_section"]
 
 
 def _words_first() -> list[tuple[tuple[str, ...], Feature]]:
@@ -46,46 +47,42 @@ def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
     return None
 
 
-def run(shell: Shell, feature: Feature, skip: int, statement: Lexed) -> None:
-    """The feature's statement run: its arguments (after its `skip` words) checked against its
-    declaration, its table found, its service's report printed; a bad argument, a table that is
-    not there or the service's failure said in one line."""
+def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> ReportAnswer | None:
+    """The feature's statement run in the shell's reading context: its arguments (after its `skip`
+    words) checked against its declaration, its table found (a table alone is in the keyspace in
+    use), its service handed a FeatureCall; its report, which the shell prints as every report. A
+    bad argument, a table that is not there, the service's failure: said in one line (ctx.error),
+    and None."""
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import statement_arguments, table_named
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.render.text_report import print_report
 
     tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
     while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
         tokens.pop()
     try:
         arguments = statement_arguments(feature, statement.text, tokens)
-        table = table_named(feature, arguments, shell.current_keyspace)
+        table = table_named(feature, arguments, ctx.keyspace)
     except Invalid as err:
-        shell.printerr(str(err))
-        return
-    ctx = shell_context(shell)
+        ctx.error(str(err))
+        return None
     if table is not None and find_table(ctx.cluster, table[0], table[0], table[1], refresh=True) is None:
-        shell.printerr(f"{feature.name}: no table {table[0]}.{table[1]}")
-        return
+        ctx.error(f"{feature.name}: no table {table[0]}.{table[1]}")
+        return None
     if feature.service is None:
-        shell.printerr(f"{feature.name} declares no service: the shell cannot run it")
-        return
+        ctx.error(f"{feature.name} declares no service: the shell cannot run it")
+        return None
     try:
-        answer = feature.service(ctx, FeatureCall(arguments, table))
+        answered = feature.service(ctx, FeatureCall(arguments, table))
     except Exception as err:  # the package's service: its failure in one line, the shell goes on
-        shell.printerr(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
-        return
-    if answer is None:  # the reading said why (ctx.error)
-        return
-    if not isinstance(answer, ReportAnswer):
-        shell.printerr(f"{feature.name} answered a {type(answer).__name__}, not a report the shell prints")
-        return
-    print_report(answer, ctx.display.output_format.reports_as_json, shell.query_out,
-                 shell.results.screen_width())
+        ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
+        return None
+    if answered is not None and not isinstance(answered, ReportAnswer):
+        ctx.error(f"{feature.name} answered a {type(answered).__name__}, not a report the shell prints")
+        return None
+    return answered  # None: the reading said why (ctx.error)
 
 
 def help_of(asked: list[str]) -> str | None:
