@@ -2,12 +2,13 @@
 declarations alone: each is a statement of the shell (features.calling: the words of its name, its
 arguments), read with the shell's lexer (never cqlsh's grammar), its table looked up as the shell
 looks up any statement's, its service handed a FeatureCall in the shell's reading context, its
-report handed back for the shell to print as it prints every report; HELP lists them and
-HELP <its words> prints its document. cqlsh_ext/shell.py hands it a statement whose first word is
-none of the shell's, so a package's feature never takes a statement of cqlsh's, CQL's or ours.
+report handed back for the shell to print as it prints every report; HELP lists them, HELP <its
+words> prints its document, and Tab at the prompt completes their words (repl.completer).
+cqlsh_ext/shell.py hands it a statement whose first word is none of the shell's, so a package's
+feature never takes a statement of cqlsh's, CQL's or ours.
 
 Imported when the shell starts: it imports nothing heavy at module level (the packages' features
-are loaded at the first statement or HELP that may be one of theirs)."""
+are loaded at the first statement, HELP or Tab that may be one of theirs)"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "feature_of", "help_of", "help_section"]
+__all__ = ["answer", "feature_of", "help_of", "help_section", "next_words"]
 
 
 def _words_first() -> list[tuple[tuple[str, ...], Feature]]:
@@ -83,6 +84,17 @@ def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> R
         ctx.error(f"{feature.name} answered a {type(answered).__name__}, not a report the shell prints")
         return None
     return answered  # None: the reading said why (ctx.error)
+
+
+def next_words(head: str, partial: str) -> list[str]:
+    """The word of a package's feature's statement that completes `partial` after the words of
+    `head` (the statement typed so far, before the word under the cursor): TOY after `T`, ROWS
+    after `TOY R`."""
+    typed = [word.upper() for word in head.split()]
+    found = {words[len(typed)] for words, _feature in _words_first()
+             if len(words) > len(typed) and list(words[:len(typed)]) == typed
+             and words[len(typed)].startswith(partial.upper())}
+    return sorted(found)
 
 
 def help_of(asked: list[str]) -> str | None:

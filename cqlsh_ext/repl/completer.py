@@ -53,6 +53,20 @@ def _menu_room(label: str) -> int:
     return max(0, shutil.get_terminal_size().columns - len(label) - MENU_MARGINS)
 
 
+def _feature_words(head: str, partial: str, found: list[str]) -> list[str]:
+    """The words of the packages' read features' statements that complete `partial` after `head`
+    (features.shell_statement), those cqlsh's grammar offered aside; none when a package's failed."""
+    from cqlsh_ext.features import PluginError
+    from cqlsh_ext.features.shell_statement import next_words
+
+    try:
+        words = next_words(head, partial)
+    except PluginError:
+        return []
+    offered = {word.strip().upper() for word in found}
+    return [f"{word} " for word in words if word not in offered]
+
+
 def split_word(text_before_cursor: str) -> tuple[str, str]:
     """(text before the word, the partial word) as readline would cut them."""
     i = len(text_before_cursor)
@@ -156,6 +170,8 @@ class CqlCompleter(Completer):
             if getattr(self.shell, "debug", False):
                 raise
             return
+        if not typing and ";" not in head:  # Tab: a package's read feature's words (loaded at the first)
+            found = [*found, *_feature_words(head, partial, found)]
         labels = self.kinds(head) if found else {}
         for candidate in found:
             word = candidate.strip()
