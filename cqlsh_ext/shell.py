@@ -220,9 +220,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # (features.shell_statement): never a statement of cqlsh's, CQL's or ours.
         feature = None
         if first.upper() not in _first_words():
-            from cqlsh_ext.features import shell_statement
+            from cqlsh_ext.features import PluginError, shell_statement
 
-            feature = shell_statement.feature_of(_statement(tokens, srcstr))
+            try:
+                feature = shell_statement.feature_of(_statement(tokens, srcstr))
+            except PluginError as err:  # a package's bug, in its one line; the statement goes on
+                self.printerr(str(err))
         meant = _nearest_first_word(first) if feature is None else None
         if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
@@ -470,20 +473,21 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     def do_help(self, parsed: Parsed) -> None:
         typed = [str(topic) for topic in parsed.get_binding("topic", ())]
         asked = [topic.lower() for topic in typed]
+        from cqlsh_ext.features import PluginError
+        from cqlsh_ext.features.shell_statement import help_of, help_section
+
         phrase = commands.phrase_help(asked)
         helper: Callable[[Any, Parsed], None] = Stock.do_help
-        if asked and phrase is None:  # HELP TOY ROWS: a package's read feature's document
-            from cqlsh_ext.features.shell_statement import help_of
-
-            phrase = help_of(asked)
-        elif not asked:  # HELP: cqlsh's topics, then the packages' read features
-            from cqlsh_ext.features.shell_statement import help_section
-
-            features = help_section()
-            if features:
-                def helper(shell: Any, parsed: Parsed) -> None:
-                    Stock.do_help(shell, parsed)
-                    shell.stdout.write(features + "\n")
+        try:  # HELP TOY ROWS: a package's read feature's document; HELP: theirs after cqlsh's
+            phrase = help_of(asked) if asked and phrase is None else phrase
+            features = help_section() if not asked else ""
+        except PluginError as err:  # a package's bug, in its one line; cqlsh's HELP goes on
+            self.printerr(str(err))
+            features = ""
+        if features:
+            def helper(shell: Any, parsed: Parsed) -> None:
+                Stock.do_help(shell, parsed)
+                shell.stdout.write(features + "\n")
         if phrase is not None:  # HELP DESCRIBE PAYLOAD, HELP COMPRESSION STATS: that text alone
             def helper(shell: Any, _parsed: Parsed) -> None:
                 shell.stdout.write(phrase + "\n")

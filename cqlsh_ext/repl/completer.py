@@ -170,7 +170,8 @@ class CqlCompleter(Completer):
             if getattr(self.shell, "debug", False):
                 raise
             return
-        if not typing and ";" not in head:  # Tab: a package's read feature's words (loaded at the first)
+        if not typing and ";" not in head and statement_bounds.completes(head + partial):
+            # Tab: a package's read feature's words (the packages loaded at the first Tab)
             found = [*found, *_feature_words(head, partial, found)]
         labels = self.kinds(head) if found else {}
         for candidate in found:

@@ -278,3 +278,22 @@ def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-u
     assert called.pop("truncated") is False  # MCP's word on its cap, beside the feature's answer
     assert json.loads(answered) == called == {"table": table, "rows": counted}
     assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
+
+
+@pytest.mark.server
+def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # type: ignore[no-untyped-def]
+        cassandra, tmp_path: Path) -> None:
+    from tests.shell_runner import ext
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin)
+    (plugin / "toy_rows.py").write_text("raise RuntimeError('the toy is broken')\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    code, out, err = ext(cassandra, home, "-e", "HELP", env=env)
+    # an error said: -e exits 2, as cqlsh's does after any error it prints
+    assert code == 2 and "Documented shell commands" in out and "TOY ROWS" not in out
+    said = [line for line in err.splitlines() if "toy_rows" in line]
+    assert said == ["the read feature plugin toy_rows (toy_rows) did not load: "
+                    "RuntimeError: the toy is broken"]
