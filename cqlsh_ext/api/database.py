@@ -329,6 +329,22 @@ class Database:
                                 given, why_not, owner)
         return QueryAnswer(typed, ctx.display, reading)
 
+    def _plain_plan(self, statement: str, label: str) -> tuple[Lexed, Plan, TableTarget]:
+        """A reading's statement lexed and planned on its table (db.partitions, cqlsh_ext.scan): a
+        write refused, any error one line under `label`."""
+        from cqlsh_ext.cql.lexer import Lexed
+
+        lexed = Lexed(statement)
+        refuse_write(lexed, label)
+        try:
+            planned = self._planned(self.context([], []), lexed, plain=True)
+        except Error as err:
+            raise Error(f"{label}: {err}") from None
+        except Exception as err:
+            raise Error(f"{label}: {one_line(err)}") from None
+        assert planned is not None
+        return lexed, *planned
+
     def _planned(self, ctx: ReadContext, lexed: Lexed, plain: bool) -> tuple[Plan, TableTarget] | None:
         """The statement's plan on its table: a payload query's (reading.select.payload_plan), or,
         `plain`, any SELECT the payload parser reads (its columns alone too: a partition's)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.api.errors import Error, one_line
+from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
     from cqlsh_ext.api.database import Database
@@ -66,24 +66,13 @@ def _refusal(plan: Plan) -> str | None:
 def partitions(db: Database, statement: str, n: int, params: Params = None) -> list[Partition]:
     """See the module doc. Error (one line) for a statement that cannot be split, or that the
     reading refuses (a costly whole-table read without CONFIRM, as db.query refuses it)."""
-    from cqlsh_ext.api.call import Call, refuse_write
+    from cqlsh_ext.api.call import Call
     from cqlsh_ext.api.params import bind_statement
-    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
 
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise Error(f"{LABEL}: n takes a positive whole number of parts, not {n!r}")
-    lexed = Lexed(statement)
-    refuse_write(lexed, "partitions")
-    ctx = db.context([], [])
-    try:
-        planned = db._planned(ctx, lexed, plain=True)
-    except Error as err:
-        raise Error(f"{LABEL}: {err}") from None
-    except Exception as err:
-        raise Error(f"{LABEL}: {one_line(err)}") from None
-    assert planned is not None
-    plan, target = planned
+    lexed, plan, target = db._plain_plan(statement, LABEL)
     why = _refusal(plan)
     if why is not None:
         raise Error(f"{LABEL}: {why}")

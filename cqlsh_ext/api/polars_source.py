@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.api.errors import Error, one_line
+from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
     import polars
@@ -66,23 +66,13 @@ class Condition:
 def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFrame:
     """See the module doc. Error (one line) for a statement that is not a SELECT of rows (an
     aggregate, GROUP BY, ORDER BY, DISTINCT: polars does those on the frame)."""
-    from cqlsh_ext.api.call import Call, refuse_write
+    from cqlsh_ext.api.call import Call
     from cqlsh_ext.api.query_answer import need
-    from cqlsh_ext.cql.lexer import Lexed
 
     pl = need("polars")
     from polars.io.plugins import register_io_source
 
-    lexed = Lexed(statement)
-    refuse_write(lexed, LABEL)
-    try:
-        planned = db._planned(db.context([], []), lexed, plain=True)
-    except Error as err:
-        raise Error(f"{LABEL}: {err}") from None
-    except Exception as err:
-        raise Error(f"{LABEL}: {one_line(err)}") from None
-    assert planned is not None
-    plan, target = planned
+    lexed, plan, target = db._plain_plan(statement, LABEL)
     if plan.aggregates or plan.group_by or plan.order_by or plan.distinct:
         raise Error(f"{LABEL}: a polars source reads rows; aggregate, group, sort and deduplicate them in "
                     "polars (LazyFrame.group_by, sort, unique)")
