@@ -33,19 +33,6 @@ def gz(doc: dict[str, object]) -> bytes:
     return gzip.compress(json.dumps(doc).encode(), mtime=0)
 
 
-@pytest.fixture(params=["native", "python"])
-def engine(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setenv("CQLSH_EXT_NATIVE", "0")
-    else:
-        from cqlsh_ext.payload import native
-
-        if not native.available():
-            pytest.skip("the native core is not built here (bin/setup builds it where cargo is)")
-        monkeypatch.delenv("CQLSH_EXT_NATIVE", raising=False)
-    return request.param
-
-
 # ------------------------------------------------------------------ the setting and the engine
 
 
