@@ -39,3 +39,12 @@ def test_no_two_modules_share_a_name_outside_the_feature_convention() -> None:
             modules[path.name].append(_where(path))
     shared = {name: places for name, places in modules.items() if len(places) > 1}
     assert not shared
+
+
+def test_each_test_directory_with_a_conftest_is_a_package() -> None:
+    """A conftest.py outside a package is imported as the bare module `conftest` and shadows
+    tests/conftest.py: every later `from conftest import REPO_ROOT` fails to collect."""
+    tests = Path(__file__).resolve().parent
+    loose = [str(c.parent.relative_to(tests.parent)) for c in tests.glob("*/**/conftest.py")
+             if not (c.parent / "__init__.py").exists()]
+    assert loose == [], f"add an __init__.py to: {', '.join(loose)}"

@@ -229,7 +229,9 @@ class Progress:
             width = 0
         percent = bar = ""
         if done is not None:
-            percent = f"  ~{100 * done:.0f} %"
+            # A sliver finished (one small token range of 256): '~0 %' beside thousands of rows
+            # read looks like an endless read.
+            percent = "  <1 %" if 0 < done < 0.005 else f"  ~{100 * done:.0f} %"
             bar = f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}]"
         long, short = self.ctrl_c[0], self.ctrl_c[-1]
         for tail in (f"{figures}{bar}{percent}{detail}  {long}",

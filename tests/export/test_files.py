@@ -138,15 +138,22 @@ def big(cassandra) -> tuple[str, list]:
     return ks, data
 
 
+#: A start-up hook that holds an export's file before it is named (tests/export/held/sitecustomize.py).
+HELD = Path(__file__).resolve().parent / "held"
+
+
 class _Exporting:
-    """cqlsh-ext -e "COPY (...) TO ..." in a pseudo-terminal, with Ctrl-C typed at the moment the
-    file is being written: the process is stopped once the screen says "writing", the key typed
-    (the terminal sends SIGINT, held until the process goes on) and the process continued, so the
-    press lands while the file is written, whatever the machine's load."""
+    """cqlsh-ext -e "COPY (...) TO ..." in a pseudo-terminal whose file, its rows written, waits
+    for its name until release() (HELD: as on a slow disk), so a Ctrl-C typed once the screen says
+    "writing" lands while the file is written, whatever the machine's load. Each press is typed
+    with the process stopped (the terminal sends SIGINT, held until the process goes on)."""
 
     def __init__(self, cassandra, home, statement: str) -> None:
+        self.gate = home / "release-the-file"
+        self.gate.unlink(missing_ok=True)
+        env = {**isolated_env(home), "PYTHONPATH": str(HELD), "CQLSH_EXT_TEST_HOLD_COMMIT": str(self.gate)}
         self.child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], encoding="utf-8",
-                                   env=isolated_env(home), timeout=120, dimensions=(40, 160))
+                                   env=env, timeout=120, dimensions=(40, 160))
         self.screen = pyte.Screen(160, 40)
         self.stream = pyte.Stream(self.screen)
         self.seen = ""
@@ -163,35 +170,33 @@ class _Exporting:
         self.child.sendintr()
         os.kill(self.child.pid, signal.SIGCONT)
 
+    def release(self) -> None:
+        """The file may take its name now."""
+        self.gate.touch()
+
     def end(self) -> str:
         self.child.expect(pexpect.EOF)
         self.stream.feed(self.child.before)
         self.seen += self.child.before
         self.child.close()
+        self.gate.unlink(missing_ok=True)
         return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", self.seen)
 
 
-def _pressed_while_writing(cassandra, home, statement: str, target: Path,
-                           presses: int) -> tuple[str, str]:
-    """The screen's status line while the file was written, and the export's output, once a
-    try's first press landed while its file was written (said at once: "Ctrl-C again discards
-    it"), then `presses` - 1 more. On a loaded machine the file may be finished before the press
-    lands (the writing takes tens of milliseconds): such a try tells nothing and is tried again,
-    four times at most; a press never heard fails them all."""
-    for _ in range(4):
-        run = _Exporting(cassandra, home, statement)
-        run.expect(r"writing [^\n]*discard it\)")
-        status = next(row for row in run.screen.display if "writing" in row).strip()
+def _pressed_while_writing(cassandra, home, statement: str, presses: int) -> tuple[str, str]:
+    """The screen's status line while the file was written, and the export's output, when the
+    first press landed while its file was written (said at once: "Ctrl-C again discards it"), then
+    `presses` - 1 more. A file never discarded is released, to say what happened."""
+    run = _Exporting(cassandra, home, statement)
+    run.expect(r"writing [^\n]*discard it\)")
+    status = next(row for row in run.screen.display if "writing" in row).strip()
+    run.ctrl_c_now()
+    run.expect(r"Ctrl-C\s+again\s+discards\s+it")
+    for _ in range(presses - 1):
         run.ctrl_c_now()
-        if run.child.expect([r"Ctrl-C\s+again\s+discards\s+it", pexpect.EOF]) == 0:
-            run.stream.feed(run.child.before + run.child.after)
-            run.seen += run.child.before + run.child.after
-            for _ in range(presses - 1):
-                run.ctrl_c_now()
-            return status, run.end()
-        run.child.close()
-        target.unlink(missing_ok=True)  # finished before the press landed
-    raise AssertionError("no press landed while the file was written in four tries")
+    if presses == 1:
+        run.release()
+    return status, run.end()
 
 
 def test_ctrl_c_while_the_file_is_written_finishes_it_with_the_rows_read(cassandra, big, home):
@@ -199,7 +204,7 @@ def test_ctrl_c_while_the_file_is_written_finishes_it_with_the_rows_read(cassand
     target = home / "cc.parquet"
     statement = f"COPY (SELECT pk, ck, data.status, data FROM {ks}.orders) TO '{target}'"
     # What the screen showed while the file was written (the reading's progress line gone).
-    status, out = _pressed_while_writing(cassandra, home, statement, target, presses=1)
+    status, out = _pressed_while_writing(cassandra, home, statement, presses=1)
     assert status.startswith(f"COPY (SELECT ...): writing {target.name}, {WRITTEN_ROWS:,} rows")
     assert "Traceback" not in out
     line = closing_line(out)
@@ -214,13 +219,9 @@ def test_a_second_ctrl_c_while_the_file_is_written_discards_it(cassandra, big, h
     ks, _data = big
     target = home / "gone.parquet"
     said = f"COPY (SELECT ...): interrupted (Ctrl-C twice) before {target} was finished: nothing written"
-    for _ in range(4):  # the second press, too, may land once the file is finished: tried again
-        _status, out = _pressed_while_writing(cassandra, home, f"COPY (SELECT pk, ck, data FROM {ks}.orders) "
-                                           f"TO '{target}'", target, presses=2)
-        assert "Traceback" not in out
-        if said in " ".join(out.split()) or not target.exists():
-            break
-        target.unlink()
+    _status, out = _pressed_while_writing(cassandra, home, f"COPY (SELECT pk, ck, data FROM {ks}.orders) "
+                                          f"TO '{target}'", presses=2)
+    assert "Traceback" not in out
     assert said in " ".join(out.split())  # on a terminal, wrapped at words
     assert not target.exists() and _leftovers(home) == []
 
@@ -229,28 +230,19 @@ def test_after_a_ctrl_c_that_stopped_the_scan_the_next_one_discards_the_file(cas
     ks, _data = big
     target = home / "half.parquet"
     said = f"interrupted (Ctrl-C twice) before {target} was finished: nothing written"
-    # The second press must land while the file is written (a fraction of a second after the
-    # screen says so): on a loaded machine the file may be finished first. Such a try shows the
-    # file written whole, and is tried again; a discard that never happens fails every try.
-    outs = []
-    for _ in range(4):
-        cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
-        try:
-            run = _Exporting(cassandra, home, f"COPY (SELECT ck, data.status, data FROM {ks}.orders WHERE "
-                                              f"data.status IS NOT NULL ALLOW FILTERING) TO '{target}'")
-            run.expect(r"[1-9][0-9]?,[0-9]{3} rows, ")  # a thousand rows and more read: something to write
-            run.child.sendintr()  # the first: the scan stops, the file is written with what was read
-            run.expect(r"writing [^\n]*\(Ctrl-C again: discard it\)")
-            run.ctrl_c_now()
-            out = run.end()
-        finally:
-            cassandra.faults.clear()
-        assert "Traceback" not in out
-        outs.append(" ".join(out.split()))
-        if said in outs[-1] or not target.exists():
-            break
-        target.unlink()  # finished before the press landed: a try that tells nothing
-    assert said in outs[-1], outs
+    cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
+    try:
+        run = _Exporting(cassandra, home, f"COPY (SELECT ck, data.status, data FROM {ks}.orders WHERE "
+                                          f"data.status IS NOT NULL ALLOW FILTERING) TO '{target}'")
+        run.expect(r"[1-9][0-9]?,[0-9]{3} rows, ")  # a thousand rows and more read: something to write
+        run.child.sendintr()  # the first: the scan stops, the file is written with what was read
+        run.expect(r"writing [^\n]*\(Ctrl-C again: discard it\)")
+        run.ctrl_c_now()
+        out = run.end()
+    finally:
+        cassandra.faults.clear()
+    assert "Traceback" not in out
+    assert said in " ".join(out.split()), out
     assert not target.exists() and _leftovers(home) == []
 
 

@@ -165,3 +165,18 @@ def test_trial_s_progress_line_keeps_the_table_s_name_at_80_columns(term, demo_k
     t.prompt()
     assert_no_progress_left(t.display())
     assert t.exit() == 0
+
+
+def test_a_sliver_of_the_ring_finished_is_shown_under_one_percent_not_zero():
+    # One small token range of 256 finished first (the CI run's order under load): 0.4 % done
+    # beside thousands of rows read said '~0 %'.
+    import io
+
+    from cqlsh_ext.scanning.scan import Progress
+
+    out = io.StringIO()
+    progress = Progress(out, "SELECT ks.t")
+    progress.update(3000, fraction=1 / 256, force=True)
+    assert "<1 %" in out.getvalue() and "~0 %" not in out.getvalue(), out.getvalue()
+    progress.update(3500, fraction=0.5, force=True)
+    assert out.getvalue().rsplit("\r", 1)[1].count("~50 %") == 1
