@@ -179,6 +179,9 @@ class Progress:
         self.started = time.monotonic()
         self._last = 0.0
         self._shown = False
+        #: Whether a line with rows read has been drawn: the first rows are drawn at once (a read
+        #: whose pages come in one burst just after a '0 rows' line would otherwise end without one).
+        self._rows_drawn = False
         #: Called for extra text at the end of the line (a sample's interval as it narrows).
         self.detail: Any = None
         #: Called before drawing: True while something else owns the terminal (a pager).
@@ -188,11 +191,13 @@ class Progress:
 
     def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self._last < 0.125:
+        first_rows = rows > 0 and not self._rows_drawn
+        if not force and not first_rows and now - self._last < 0.125:
             return
         if self.paused is not None and self.paused():
             return
         self._last = now
+        self._rows_drawn = self._rows_drawn or rows > 0
         elapsed = now - self.started
         if fraction is not None and fraction <= 0 and rows:
             # Rows read while no token range is finished: '~0 %' after thousands of rows says the

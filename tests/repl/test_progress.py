@@ -180,3 +180,19 @@ def test_a_sliver_of_the_ring_finished_is_shown_under_one_percent_not_zero():
     assert "<1 %" in out.getvalue() and "~0 %" not in out.getvalue(), out.getvalue()
     progress.update(3500, fraction=0.5, force=True)
     assert out.getvalue().rsplit("\r", 1)[1].count("~50 %") == 1
+
+
+def test_the_first_rows_read_are_drawn_at_once():
+    # Under load a read's pages came in one burst just after a '0 rows' line (the line is redrawn
+    # at most 8 times a second): the read ended with no line saying any row was read (CI's run).
+    import io
+
+    from cqlsh_ext.scanning.scan import Progress
+
+    out = io.StringIO()
+    progress = Progress(out, "SELECT ks.t")
+    progress.update(0, force=True)
+    progress.update(100)  # within the same eighth of a second: drawn, the first rows
+    progress.update(200)  # the next ones wait for their eighth of a second
+    lines = [line for line in out.getvalue().split("\r") if line]
+    assert [line.split(":")[1].split(",")[0] for line in lines] == [" 0 rows", " 100 rows"], lines
