@@ -20,7 +20,9 @@ for its scope. The shell and the Python API reach these through their own statem
 A read feature a package declares (the entry point group `cqlsh_ext.features`) is served from its
 declaration at every front end: an MCP tool of its name; in the shell the statement of its name's
 words, upper case, then its required arguments in order and any as `name = value` (`toy_rows`:
-`TOY ROWS ks.t;`), listed by HELP, `HELP TOY ROWS` its document; in the Python API
+`TOY ROWS ks.t;`), listed by HELP, `HELP TOY ROWS` its document, Tab completing its words and its
+arguments' names (a name whose first word starts a statement of the shell's, `select_sample`, is
+no statement there: HELP says so); in the Python API
 `db.feature("toy_rows", table="ks.t")`.
 """
 

@@ -223,6 +223,56 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
         assert str(raised.value).startswith(said) and "\n" not in str(raised.value), text
 
 
+@pytest.fixture
+def shell_grammar() -> None:
+    """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
+    from cqlshlib import cql3handling
+
+    from cqlsh_ext import shell
+    from cqlsh_ext.upstream.seams import import_cqlshmain
+
+    cqlshmain = import_cqlshmain(None)
+    shell.register_commands()
+    if cqlshmain.cqlruleset is None:
+        cqlshmain.setup_cqlruleset(cql3handling)
+
+
+def test_tab_offers_a_features_words_then_the_arguments_not_named_yet(shell_grammar: None) -> None:
+    from cqlsh_ext.features.shell_statement import next_words
+
+    with registered(_limited()):
+        assert next_words("", "TO") == ["TOY"]
+        assert next_words("TOY ", "s") == ["SAMPLE"]
+        assert next_words("TOY SAMPLE ROWS ", "") == ["exact =", "rows =", "table ="]
+        assert next_words("TOY SAMPLE ROWS ks.t ", "") == ["exact =", "rows =", "table ="]
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 5 ", "e") == ["exact ="]
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 5 exact = true ", "r") == []  # named already
+        assert next_words("TOY SAMPLE ROWS ks.t rows = ", "") == []  # a value is expected
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 'op", "") == []  # inside a string
+
+
+def test_a_feature_whose_first_word_is_the_shells_is_no_statement_and_help_says_so(
+        shell_grammar: None) -> None:
+    # SELECT SAMPLE ks.t: the shell's SELECT runs (cqlsh's, CQL's), never the package's feature.
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.shell_statement import feature_of, help_of, help_section, next_words
+
+    shadowed = Feature("select_sample", "Sample", "Samples a table.",
+                       (Argument("table", "string", "keyspace.table", required=True),),
+                       Reads("table", "table"), READ, {"type": "object"}, lambda ctx, call: None)
+    with registered(shadowed), registered(_limited()):
+        assert feature_of(Lexed("SELECT SAMPLE ks.t;")) is None
+        assert feature_of(Lexed("TOY SAMPLE ROWS ks.t;")) is not None
+        assert next_words("SELECT ", "SA") == [] and next_words("", "SEL") == []
+        said = "not a statement of the shell: SELECT starts the shell's own statements (MCP and the " \
+               "Python API serve it)"
+        listed = help_section()
+        assert f"  SELECT SAMPLE <table>  -- Sample: Samples a table.\n      ({said})\n" in listed
+        assert "TOY SAMPLE ROWS <table>" in listed and listed.count(said) == 1
+        assert (help_of(["select", "sample"]) or "").endswith(f"select_sample is {said}.")
+        assert said not in (help_of(["toy", "sample", "rows"]) or "")
+
+
 @pytest.mark.server
 def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-untyped-def]
         serve, demo, cassandra, tmp_path: Path) -> None:
