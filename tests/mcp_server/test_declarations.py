@@ -347,3 +347,61 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
     said = [line for line in err.splitlines() if "toy_rows" in line]
     assert said == ["the read feature plugin toy_rows (toy_rows) did not load: "
                     "RuntimeError: the toy is broken"]
+
+
+# ------------------------------------------------------------------- the write features
+
+WRITE_RESULTS = {"edit": "EditResult", "rewrite": "RewriteResult", "resume": "ResumeResult",
+                 "undo": "UndoResult"}
+
+
+def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
+    from dataclasses import fields
+
+    from cqlsh_ext.api import writes as api_writes
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.features.feature import WRITE
+
+    writing = {name: feature for name, feature in declared(plugins=False).items()
+               if feature.writes is not None}
+    assert sorted(writing) == sorted(WRITE_RESULTS)
+    assert not set(writing) & set(served_tools())  # MCP proposes writes (propose_edit), never makes one
+    for name, feature in writing.items():
+        assert feature.scope == WRITE and feature.writes is not None
+        assert feature.writes.argument in feature.required
+        # The API's method of the feature's name takes the declared arguments, in order (its
+        # progress callback aside: a Python front end's own).
+        taken = [p for p in inspect.signature(getattr(Database, name)).parameters
+                 if p not in ("self", "progress")]
+        assert taken == [argument.name for argument in feature.arguments], name
+        # Its result's data (to_dict: every field but the printed text) is what the declared answer's
+        # schema names.
+        result = getattr(api_writes, WRITE_RESULTS[name])
+        assert {f.name for f in fields(result)} - {"text"} == set(feature.output_schema["properties"]), name
+        assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
+
+
+def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "toy_writes.py").write_text(
+        "from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Writes, register\n"
+        "register(Feature('toy_wipe', 'Wipe', 'Wipes.',\n"
+        "                 (Argument('statement', 'string', 's', required=True),),\n"
+        "                 Reads('nothing'), WRITE, {'type': 'object'}, lambda ctx, call: None,\n"
+        "                 writes=Writes('statement', 'statement')))\n")
+    info = tmp_path / "toy_writes-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-writes\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntoy_writes = toy_writes\n")
+    probe = ("from cqlsh_ext.features import PluginError, declared\n"
+             "try:\n    declared()\nexcept PluginError as err:\n    print(err)\n"
+             "print(sorted(n for n, f in declared().items() if f.writes is not None))\n")
+    given = os.environ.get("PYTHONPATH")
+    path = os.pathsep.join([str(tmp_path), *([given] if given else [])])
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": path}, check=True).stdout.splitlines()
+    assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
+                   "cqlsh-ext's own features write (journaled, undoable)",
+                   "['edit', 'resume', 'rewrite', 'undo']"]
