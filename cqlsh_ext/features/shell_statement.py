@@ -24,16 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["answer", "feature_of", "help_of", "help_section", "next_words"]
 
-#: The words the shell's own statements start with, read once (cqlsh's grammar, with ours).
-_TAKEN: list[frozenset[str]] = []
-
 
 def _taken() -> frozenset[str]:
-    if not _TAKEN:
-        from cqlsh_ext.upstream.seams import first_words
+    """The words the shell's own statements start with (cqlsh's grammar, with ours)."""
+    from cqlsh_ext.upstream.seams import first_words
 
-        _TAKEN.append(first_words())
-    return _TAKEN[0]
+    return first_words()
 
 
 def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
