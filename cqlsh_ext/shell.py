@@ -74,9 +74,6 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
-_FIRST_WORDS: list[frozenset[str]] = []
-
-
 def _nearest_first_word(word: str) -> str | None:
     """The first word of a statement or command (cqlsh's, CQL's, ours: seams.first_words) that
     `word`, none of them, is a typo of ('COMPRESION': COMPRESSION), or None. A word that is near
@@ -104,12 +101,10 @@ def _wraps_ctrl_c(err: BaseException) -> bool:
 
 
 def _first_words() -> frozenset[str]:
-    """seams.first_words, once per process. Read by the interactive shell before its prompt is
-    built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
+    """seams.first_words (read once per process). Read by the interactive shell before its prompt
+    is built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
     machinery cost a Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*)."""
-    if not _FIRST_WORDS:
-        _FIRST_WORDS.append(seams.first_words())
-    return _FIRST_WORDS[0]
+    return seams.first_words()
 
 
 def _pager_found(setting: str | None) -> bool:

@@ -1,5 +1,6 @@
-"""The API's writes (docs/api.md, "Writes"): `db.rewrite(...)` and `db.undo(...)`, a front end on
-the writing layer as the shell's COMPRESSION REWRITE and UNDO are (rewrite.run, writing.undo). Each
+"""The API's writes (docs/api.md, "Writes"): `db.edit`, `db.rewrite`, `db.resume` and `db.undo`, a
+front end on the writing layer as the shell's statements are: each hands its request to the service
+its feature declares (features/write_features.py: edit.run, rewrite.run, rewrite.resume, writing.undo). Each
 builds the typed request (writing.requests.RewriteRequest, UndoRequest), runs it in a write
 context made of the Database's reading context and the journal directory (cqlshrc's or
 --journal-dir's, as the shell's), and gives back the figures the service returns (rewrite.preview's
@@ -217,9 +218,9 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
     [CONFIRM] (see Database.rewrite)."""
     from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features import service_of
     from cqlsh_ext.rewrite.job import LABEL, table_meta, table_schema
     from cqlsh_ext.rewrite.parse import RewriteAsked, blob_of, where_of
-    from cqlsh_ext.rewrite.run import rewrite as run_rewrite
     from cqlsh_ext.writing.blob_target import refuse_system
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import RewriteRequest
@@ -237,7 +238,9 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
         keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
         request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
                                  confirm)
-        return request, run_rewrite(ctx, RewriteAsked(request, where_of(request, table_schema(ctx, meta))))
+        asked = RewriteAsked(request, where_of(request, table_schema(ctx, meta)))
+        figures: PreviewFigures | RunFigures | None = service_of("rewrite")(ctx, asked)
+        return request, figures
 
     (request, figures), text, errors = _written(LABEL, run, db, (QueryError, WriteRefused), progress)
     if figures is None:
@@ -249,13 +252,13 @@ def resume(db: Database, journal: Journal, *,
            confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
     """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
     from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features import service_of
     from cqlsh_ext.rewrite.job import LABEL
-    from cqlsh_ext.rewrite.resume import resume as run_resume
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import ResumeRequest
 
     request = ResumeRequest(_journal_path(journal, LABEL), confirm)
-    (found, figures), text, errors = _written(LABEL, lambda ctx: run_resume(ctx, request), db,
+    (found, figures), text, errors = _written(LABEL, lambda ctx: service_of("resume")(ctx, request), db,
                                               (QueryError, WriteRefused), progress)
     held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
                             "ranges_finished": len(found.done), "rows_before": found.rows_before}
@@ -281,12 +284,14 @@ def _journal_path(journal: Journal, label: str) -> str:
 def undo(db: Database, journal: Journal, *, unsealed: bool = False,
          confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
+    from cqlsh_ext.features import service_of
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
-    from cqlsh_ext.writing.undo import LABEL, run_undo
+    from cqlsh_ext.writing.undo import LABEL
 
     request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm, cut)
-    figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,), progress)
+    figures, text, _ = _written(LABEL, lambda ctx: service_of("undo")(ctx, request), db, (WriteRefused,),
+                                progress)
     done = figures.done
     if done is None:
         nothing = 0 if confirm else None  # confirmed with no row to write back
@@ -305,7 +310,8 @@ def edit(db: Database, statement: str, *, confirm: bool = False,
     from cqlsh_ext.edit.document import REMOVE
     from cqlsh_ext.edit.parse import TableColumns, parse
     from cqlsh_ext.edit.preview import LABEL
-    from cqlsh_ext.edit.run import edit_request, run_edit
+    from cqlsh_ext.edit.run import edit_request
+    from cqlsh_ext.features import service_of
     from cqlsh_ext.writing.refused import WriteRefused
 
     if confirm not in (True, False):
@@ -322,8 +328,8 @@ def edit(db: Database, statement: str, *, confirm: bool = False,
     if confirm:
         asked = replace(asked, confirm=True)
     keyspace = lookup.keyspace or ""
-    figures, text, errors = _written(LABEL, lambda ctx: run_edit(ctx, asked, keyspace, lookup.meta), db,
-                                     (QueryError, WriteRefused), progress)
+    figures, text, errors = _written(LABEL, lambda ctx: service_of("edit")(ctx, asked, keyspace, lookup.meta),
+                                     db, (QueryError, WriteRefused), progress)
     if figures is None:
         raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
     return _edit_result(edit_request(asked, keyspace), asked.confirm, figures, text, REMOVE)

@@ -1,9 +1,9 @@
-"""The read features, each declared once below every front end (the shell's reports aside, whose
-grammar is still cqlsh's): `feature` (what a declaration holds, the registry), `reads` (the
-declarations), `arguments` (name arguments read as every front end reads them), `output_schemas`
+"""The features, each declared once below every front end (the shell's reports aside, whose
+grammar is still cqlsh's): `feature` (what a declaration holds, the registry), `reads` and `write_features`
+(the declarations), `arguments` (name arguments read as every front end reads them), `output_schemas`
 (each answer's JSON Schema), `reference` (docs/features.md's table, written from the declarations).
-MCP builds its tools from `declared()` (mcp_server/tools.py); the Python API reads names with
-`arguments`.
+MCP builds its tools from `declared()`'s read features (mcp_server/tools.py); the Python API hands
+its requests to `service_of()` and reads names with `arguments`.
 
 A package of its own declares more read features through the entry point group
 `cqlsh_ext.features` (its module calls `feature.register` when imported, as reads.py does): MCP
@@ -25,16 +25,22 @@ class PluginError(Exception):
     """An entry point of ENTRY_POINT_GROUP that did not load; str() is the one line."""
 
 
+def own() -> tuple[str, ...]:
+    """The names of cqlsh-ext's own features: its read features (reads.py), then its write features
+    (write_features.py)."""
+    from cqlsh_ext.features import reads, write_features
+
+    return reads.OWN + write_features.OWN
+
+
 def declared(plugins: bool = True) -> dict[str, Feature]:
-    """Every read feature, by name: cqlsh-ext's own (reads.py), then those of the packages that
-    declare some (`plugins`: their entry points loaded once, when first call)."""
+    """Every feature, by name: cqlsh-ext's own (reads.py, write_features.py), then the read features of the
+    packages that declare some (`plugins`: their entry points loaded once, when first called; a
+    package's write feature is refused: writes are cqlsh-ext's own, journaled and undoable)."""
     global _plugins_loaded
-    import cqlsh_ext.features.reads  # noqa: F401  (registers cqlsh-ext's own)
-
+    names = own()
     if not plugins:
-        from cqlsh_ext.features import reads
-
-        return {name: feature for name, feature in FEATURES.items() if name in reads.OWN}
+        return {name: FEATURES[name] for name in names}
     if not _plugins_loaded:
         _plugins_loaded = True
         from importlib.metadata import entry_points
@@ -45,7 +51,20 @@ def declared(plugins: bool = True) -> dict[str, Feature]:
             except Exception as err:  # a plugin's own bug: said in one line, naming it
                 raise PluginError(f"the read feature plugin {entry.name} ({entry.value}) did not load: "
                                   f"{type(err).__name__}: {err}") from None
+            writing = [name for name, feature in FEATURES.items()
+                       if feature.writes is not None and name not in names]
+            for name in writing:
+                del FEATURES[name]
+            if writing:
+                raise PluginError(f"the read feature plugin {entry.name} ({entry.value}) declares "
+                                  f"{', '.join(writing)}, which writes: only cqlsh-ext's own features "
+                                  "write (journaled, undoable)")
     return FEATURES
+
+
+def read_features(plugins: bool = True) -> dict[str, Feature]:
+    """declared()'s read features: what MCP serves as its tools."""
+    return {name: feature for name, feature in declared(plugins).items() if feature.writes is None}
 
 
 def service_of(name: str) -> Callable[..., Any]:
@@ -57,4 +76,4 @@ def service_of(name: str) -> Callable[..., Any]:
     return feature.service
 
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginError", "declared", "service_of"]
+__all__ = ["ENTRY_POINT_GROUP", "PluginError", "declared", "own", "read_features", "service_of"]

@@ -29,10 +29,11 @@ _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "num
 
 
 def plugins() -> dict[str, Feature]:
-    """The declared features cqlsh-ext has none of its own of (packages' features), by name."""
-    from cqlsh_ext.features import declared, reads
+    """The declared features cqlsh-ext has none of its own of (packages' read features), by name."""
+    from cqlsh_ext.features import declared, own
 
-    return {name: feature for name, feature in declared().items() if name not in reads.OWN}
+    names = own()
+    return {name: feature for name, feature in declared().items() if name not in names}
 
 
 def statement_words(feature: Feature) -> tuple[str, ...]:

@@ -1,8 +1,10 @@
-"""What a read feature is, declared once for every front end: `Feature` (its name, title, one-line
-description, arguments, what it reads, its OAuth scope, its answer's JSON Schema, its service),
-`Argument`, `Reads`, and the one registry (`FEATURES`, `register`). MCP's tools are built from these
-declarations (mcp_server/tools.py), the guard's scope from `reads` (mcp_server/guard.py), and
-docs/features.md is written from them (tools/features_table.py)."""
+"""What a feature is, declared once for every front end: `Feature` (its name, title, one-line
+description, arguments, what it reads, what it writes, its scope, its answer's JSON Schema, its
+service), `Argument`, `Reads`, `Writes`, and the one registry (`FEATURES`, `register`). MCP's tools
+are built from the read features' declarations (mcp_server/tools.py), the guard's scope from
+`reads` (mcp_server/guard.py); the write features (features/write_features.py) are the shell's statements
+and the Python API's methods, never MCP's tools; docs/features.md is written from both
+(tools/features_table.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["FEATURES", "READ", "READS", "REPORT", "Argument", "FeatureCall", "Feature", "Reads", "Service",
-           "register", "registered"]
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "FeatureCall", "Feature",
+           "Reads", "Service", "Writes", "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
 READ, REPORT = "cqlsh.read", "cqlsh.report"
+#: The scope of a write feature: writing the rows of a table, journaled and undoable. No MCP tool has
+#: it (MCP's propose_edit proposes a write for a person to run).
+WRITE = "cqlsh.write"
 
 #: What a feature reads, as MCP's guard decides a call's scope from it: a SELECT (`statement`), one
 #: table (`table`: keyspace.table), one column (`column`: keyspace.table.column), the tables of one
@@ -39,6 +44,24 @@ class Reads:
         if (self.argument is None) != (self.what in ("keyspaces", "nothing")):
             raise ValueError(f"reading {self.what} is named by an argument" if self.argument is None
                              else f"reading {self.what} names no argument")
+
+
+#: What a write feature writes: the rows a statement names (`statement`: an edit's UPDATE or DELETE),
+#: one column of a table's rows (`column`: keyspace.table.column), or the rows a journal names
+#: (`journal`: UNDO writes its old values back, RESUME goes on with its rewrite).
+WRITES = ("statement", "column", "journal")
+
+
+@dataclass(frozen=True)
+class Writes:
+    """What a write feature writes: one of WRITES, and the argument that names it."""
+
+    what: str
+    argument: str
+
+    def __post_init__(self) -> None:
+        if self.what not in WRITES:
+            raise ValueError(f"a feature writes one of {', '.join(WRITES)}, not {self.what!r}")
 
 
 @dataclass(frozen=True)
@@ -93,9 +116,11 @@ class FeatureCall:
 
 @dataclass(frozen=True)
 class Feature:
-    """A read feature, declared once. `description`: what its caller needs to call it (one line, as
+    """A feature, declared once. `description`: what its caller needs to call it (one line, as
     tools/list says it); `details`: the rest (its document). `service`: the function its request is
-    handed to (None: a front end answers it with its own reading, as MCP's describe_table does)."""
+    handed to (None: a front end answers it with its own reading, as MCP's describe_table does).
+    `reads`: what it reads (a write feature: beyond what it writes); `writes`: what a write feature
+    writes (None: a read feature), its scope then WRITE."""
 
     name: str
     title: str
@@ -106,6 +131,7 @@ class Feature:
     output_schema: dict[str, Any]
     service: Service | Callable[..., Any] | None = None
     details: str = ""
+    writes: Writes | None = None
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -115,7 +141,8 @@ class Feature:
         return next(argument for argument in self.arguments if argument.name == name)
 
 
-#: Every read feature, by name, in the order front ends list them (features/reads.py declares them).
+#: Every feature, by name, in the order front ends list them (features/reads.py and features/write_features.py
+#: declare cqlsh-ext's own).
 FEATURES: dict[str, Feature] = {}
 
 
@@ -125,7 +152,11 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"a feature named {feature.name} is declared already")
     if feature.reads.argument is not None and feature.reads.argument not in feature.required:
         raise ValueError(f"{feature.name} reads what {feature.reads.argument} names: a required argument")
-    if feature.scope not in (READ, REPORT):
+    if feature.writes is not None and feature.writes.argument not in feature.required:
+        raise ValueError(f"{feature.name} writes what {feature.writes.argument} names: a required argument")
+    if feature.writes is not None and feature.scope != WRITE:
+        raise ValueError(f"{feature.name} writes: its scope is {WRITE}, not {feature.scope!r}")
+    if feature.writes is None and feature.scope not in (READ, REPORT):
         raise ValueError(f"{feature.name}'s scope is {READ} or {REPORT}, not {feature.scope!r}")
     FEATURES[feature.name] = feature
     return feature

@@ -1,8 +1,7 @@
-"""The JSON Schema (draft 2020-12) of each read feature's answer (features/reads.py), which MCP
-declares as its tool's `outputSchema`: what the structured content holds, so that a client can
-check it (the SDK's client validates every answer against it) and an assistant can read it without
-guessing. An answer's text block is the same
-JSON.
+"""The JSON Schema (draft 2020-12) of each feature's answer (features/reads.py, features/write_features.py),
+which MCP declares as a read feature's tool's `outputSchema`: what the structured content holds, so
+that a client can check it (the SDK's client validates every answer against it) and an assistant
+can read it without guessing. An answer's text block is the same JSON.
 
 How values are spelt (answers.py, render.json_lines), said in `$defs`:
 
@@ -136,3 +135,29 @@ EXPORT: dict[str, Any] = _open(["uri", "mimeType", "size", "rows"], {
 #: to_write, refused, bytes_before, bytes_after, rows, truncated, ...).
 PROPOSAL: dict[str, Any] = _open(["statement", "rows_found", "would_change", "preview"], {
     "statement": _STRING, "rows_found": _INT, "would_change": _INT, "preview": _STRINGS})
+
+
+# ------------------------------------------------------------------ the write features' results
+# (features/write_features.py): what the Python API's results' to_dict() hold (api/writes.py), held equal
+# to those dataclasses' fields by tests/mcp_server/test_declarations.py. `request`: the write's
+# typed request as its journal spells it.
+
+_COUNT_OR_NULL = {"type": ["integer", "null"]}
+_WRITTEN = {"confirmed": _BOOL, "written": _COUNT_OR_NULL, "left_alone": _COUNT_OR_NULL,
+            "journal": _NULL_STRING, "stopped": _NULL_STRING, "request": _OBJECT}
+_REWRITTEN = {**_WRITTEN, "rows_read": _INT, "found": _INT, "to_rewrite": _INT, "already": _INT,
+              "refused": _OBJECT, "bytes_before": _INT, "bytes_after": _INT, "write_units": _INT,
+              "sampled": _BOOL, "complete": {"type": ["boolean", "null"]}}
+
+EDIT_RESULT: dict[str, Any] = _closed({
+    **_WRITTEN, "found": _INT, "to_change": _INT, "unchanged": _INT, "refused": _OBJECT,
+    "changes": {"type": "array", "items": _closed({"key": _OBJECT, "changes": {"type": "array"}},
+                                                  ["key", "changes"])},
+    "interrupted": _BOOL}, ["request", "confirmed", "found", "to_change", "unchanged", "refused", "changes"])
+REWRITE_RESULT: dict[str, Any] = _closed(_REWRITTEN, ["request", "confirmed", "rows_read", "found",
+                                                      "to_rewrite", "refused", "bytes_before", "bytes_after"])
+RESUME_RESULT: dict[str, Any] = _closed({
+    **_REWRITTEN, "resumed": {"type": ["object", "null"]}, "ranges": _INT, "ranges_finished": _INT,
+    "rows_before": _INT}, ["request", "confirmed", "rows_read", "ranges", "ranges_finished", "rows_before"])
+UNDO_RESULT: dict[str, Any] = _closed({**_WRITTEN, "rows": _INT, "still": _COUNT_OR_NULL},
+                                      ["request", "confirmed", "rows"])

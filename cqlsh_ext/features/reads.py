@@ -181,5 +181,5 @@ register(Feature(
             "reads: each row's value is read and rewritten as the edit would, in memory. Refused on a "
             "table whose values the policy redacts (the preview shows values)."))
 
-#: The features declared here (cqlsh-ext's own; docs/features.md documents these).
-OWN = tuple(FEATURES)
+#: The features declared here (cqlsh-ext's own read features; docs/features.md documents these).
+OWN = tuple(name for name, feature in FEATURES.items() if feature.writes is None)

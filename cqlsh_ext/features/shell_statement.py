@@ -5,7 +5,9 @@ looks up any statement's, its service handed a FeatureCall in the shell's readin
 report handed back for the shell to print as it prints every report; HELP lists them, HELP <its
 words> prints its document, and Tab at the prompt completes their words (repl.completer).
 cqlsh_ext/shell.py hands it a statement whose first word is none of the shell's, so a package's
-feature never takes a statement of cqlsh's, CQL's or ours.
+feature never takes a statement of cqlsh's, CQL's or ours: one whose first word is the shell's
+(`select_sample` -> SELECT ...) is no statement here. Tab never offers it, and HELP says so beside
+it (MCP and the Python API serve it as ever).
 
 Imported when the shell starts: it imports nothing heavy at module level (the packages' features
 are loaded at the first statement, HELP or Tab that may be one of theirs)"""
@@ -23,12 +25,32 @@ if TYPE_CHECKING:
 __all__ = ["answer", "feature_of", "help_of", "help_section", "next_words"]
 
 
-def _words_first() -> list[tuple[tuple[str, ...], Feature]]:
+def _taken() -> frozenset[str]:
+    """The words the shell's own statements start with (cqlsh's grammar, with ours)."""
+    from cqlsh_ext.upstream.seams import first_words
+
+    return first_words()
+
+
+def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
     """The packages' features by their statement's words, the longest first (TOY ROWS before TOY)."""
     from cqlsh_ext.features.calling import plugins, statement_words
 
     found = [(statement_words(feature), feature) for feature in plugins().values()]
     return sorted(found, key=lambda pair: -len(pair[0]))
+
+
+def _words_first() -> list[tuple[tuple[str, ...], Feature]]:
+    """Those of _all_words() that are statements of the shell: their first word none of its own."""
+    return [(words, feature) for words, feature in _all_words() if words[0] not in _taken()]
+
+
+def _shadowed(words: tuple[str, ...]) -> str:
+    """Why a feature's statement is none of the shell's ('' when it is one)."""
+    if words[0] not in _taken():
+        return ""
+    return (f"not a statement of the shell: {words[0]} starts the shell's own statements "
+            "(MCP and the Python API serve it)")
 
 
 def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
@@ -87,13 +109,28 @@ def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> R
 
 
 def next_words(head: str, partial: str) -> list[str]:
-    """The word of a package's feature's statement that completes `partial` after the words of
-    `head` (the statement typed so far, before the word under the cursor): TOY after `T`, ROWS
-    after `TOY R`."""
-    typed = [word.upper() for word in head.split()]
-    found = {words[len(typed)] for words, _feature in _words_first()
-             if len(words) > len(typed) and list(words[:len(typed)]) == typed
-             and words[len(typed)].startswith(partial.upper())}
+    """What completes `partial` after `head` (the statement typed so far, before the word under the
+    cursor) in a package's feature's statement: the next word of its name (TOY after `T`, ROWS after
+    `TOY R`), then, once its words are typed, each argument not named yet as `name =` (`limit =`
+    after `TOY ROWS ks.t l`); nothing where a value is expected (after `=`)."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+
+    try:
+        tokens = [tok for tok in Lexed(head).tokens if tok.kind != "end"]
+    except QueryError:  # an open string: a value is being typed
+        return []
+    typed = [tok.value.upper() if tok.kind == "word" else "" for tok in tokens]
+    found: set[str] = set()
+    for words, feature in _words_first():
+        if len(typed) < len(words):
+            if list(words[:len(typed)]) == typed and words[len(typed)].startswith(partial.upper()):
+                found.add(words[len(typed)])
+        elif tuple(typed[:len(words)]) == words and not (tokens and tokens[-1].value == "="):
+            named = {tok.value.lower() for tok, after in zip(tokens, tokens[1:], strict=False)
+                     if tok.kind == "word" and after.value == "="}
+            found.update(f"{argument.name} =" for argument in feature.arguments
+                         if argument.name not in named and argument.name.startswith(partial.lower()))
     return sorted(found)
 
 
@@ -103,9 +140,10 @@ def help_of(asked: list[str]) -> str | None:
     from cqlsh_ext.features.calling import document
 
     typed = " ".join(asked)
-    for words, feature in _words_first():
+    for words, feature in _all_words():
         if typed in (" ".join(words).lower(), feature.name.lower()):
-            return document(feature)
+            shadowed = _shadowed(words)
+            return document(feature) + (f"\n\n{feature.name} is {shadowed}." if shadowed else "")
     return None
 
 
@@ -119,7 +157,11 @@ def help_section() -> str:
         return ""
     lines = ["Read features of installed packages (HELP <words> for one):"]
     for feature in features.values():
-        lines.append(f"  {' '.join(statement_words(feature))} {usage(feature)}".rstrip()
+        words = statement_words(feature)
+        lines.append(f"  {' '.join(words)} {usage(feature)}".rstrip()
                      + f"  -- {feature.title}: {feature.description}")
+        shadowed = _shadowed(words)
+        if shadowed:
+            lines.append(f"      ({shadowed})")
         lines += [f"      {argument.name}: {argument.doc}" for argument in feature.arguments]
     return "\n".join(lines) + "\n"

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.features import declared, service_of
+from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names, spell
 from cqlsh_ext.features.feature import Feature, Reads
 from cqlsh_ext.features.reads import (
@@ -766,9 +766,10 @@ def call_adapter(feature: Feature) -> Adapter:
 
 
 def served_tools() -> dict[str, Tool]:
-    """Every declared feature as its tool (in declaration order), with MCP's adapter of it."""
+    """Every declared read feature as its tool (in declaration order), with MCP's adapter of it. No
+    write feature is a tool: propose_edit proposes a write for a person to run."""
     return {name: declared_tool(feature, ADAPTERS.get(name) or call_adapter(feature))
-            for name, feature in declared().items()}
+            for name, feature in read_features().items()}
 
 
 TOOLS: dict[str, Tool] = served_tools()

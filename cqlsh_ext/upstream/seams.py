@@ -367,12 +367,21 @@ def newline_commands() -> frozenset[str]:
     return frozenset(import_cqlshmain(None).cqlruleset.commands_end_with_newline)
 
 
+#: first_words(), read once per process.
+_FIRST_WORDS: list[frozenset[str]] = []
+
+
 def first_words() -> frozenset[str]:
     """The words a statement or shell command may start with, in upper case, as cqlsh's grammar
-    declares them (with ours, once registered): what cqlsh's completion offers on an empty line."""
-    found = import_cqlshmain(None).cqlruleset.cql_complete("", "", cassandra_conn=None,
-                                                          startsymbol="cqlshCommand")
-    return frozenset(str(word).upper() for word in found if str(word)[:1].isalpha())
+    declares them (with ours: the shell registers its commands before it first asks): what cqlsh's
+    completion offers on an empty line. Read once per process: the shell reads it in its main
+    thread before its prompt exists (cqlsh_ext.shell), and the packages' features' statements
+    (features.shell_statement) read the same words, in whichever thread completes."""
+    if not _FIRST_WORDS:
+        found = import_cqlshmain(None).cqlruleset.cql_complete("", "", cassandra_conn=None,
+                                                              startsymbol="cqlshCommand")
+        _FIRST_WORDS.append(frozenset(str(word).upper() for word in found if str(word)[:1].isalpha()))
+    return _FIRST_WORDS[0]
 
 
 def split_statements(text: str) -> list[Any]:

@@ -54,6 +54,24 @@ def typed(cassandra, db) -> str:
     return f"{ks}.typed"
 
 
+@pytest.fixture
+def rows_written(cassandra, typed: str) -> str:
+    """The two rows test_parameters_of_every_cql_type_written_and_found writes through the API
+    (the same values), written by the driver: a reading test stands alone, whichever runs first."""
+    row = values()
+    names = list(COLUMNS)
+    session = cassandra.session()
+    try:
+        session.cluster.register_user_type(typed.split(".")[0], "address", Address)
+        markers = ", ".join("?" * len(names))
+        insert = session.prepare(f"INSERT INTO {typed} ({', '.join(names)}) VALUES ({markers})")
+        session.execute(insert, [Address(**row[n]) if n == "ad" else row[n] for n in names])
+        session.execute(f"INSERT INTO {typed} (k, de, vi) VALUES (2, 1.5, -5)")
+    finally:
+        session.shutdown()
+    return typed
+
+
 def driver_rows(cassandra, table: str) -> dict[int, Any]:
     """The table as the driver reads it (the truth), by k."""
     session = cassandra.session()
@@ -66,6 +84,7 @@ def driver_rows(cassandra, table: str) -> dict[int, Any]:
 def test_parameters_of_every_cql_type_written_and_found(cassandra, db, typed: str):
     row = values()
     names = list(COLUMNS)
+    db.execute(f"TRUNCATE {typed}")  # what is found below is what this test wrote (rows_written aside)
     done = db.execute(f"INSERT INTO {typed} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                       [row[n] for n in names])
     assert isinstance(done, cqlsh_ext.Executed) and done.applied is None
@@ -158,9 +177,10 @@ def normal(value: Any, cql: str) -> Any:
     return value
 
 
-def test_to_pandas_keeps_every_value_of_every_type_with_nulls(cassandra, db, typed: str):
+def test_to_pandas_keeps_every_value_of_every_type_with_nulls(cassandra, db, rows_written: str):
     import pandas as pd
 
+    typed = rows_written
     frame = db.query(f"SELECT * FROM {typed} WHERE k IN (1, 2)").to_pandas()
     truth = driver_rows(cassandra, typed)
     uuids = {"id", "tid"}  # pandas has no dtype for Arrow's uuid: uuid.UUID objects
@@ -184,9 +204,10 @@ def test_to_pandas_keeps_every_value_of_every_type_with_nulls(cassandra, db, typ
     assert str(numpy.dtypes["bi"]) == "float64"  # pyarrow's own default, when asked for
 
 
-def test_polars_keeps_the_types(db, typed: str):
+def test_polars_keeps_the_types(db, rows_written: str):
     import polars as pl
 
+    typed = rows_written
     frame = db.query(f"SELECT k, bi, vi, de, ts, dt, id FROM {typed} WHERE k IN (1, 2)").to_polars()
     assert frame.schema["bi"] == pl.Int64 and frame.schema["de"] == pl.Decimal(38, 3)
     row = frame.filter(pl.col("k") == 1).row(0, named=True)

@@ -223,6 +223,56 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
         assert str(raised.value).startswith(said) and "\n" not in str(raised.value), text
 
 
+@pytest.fixture
+def shell_grammar() -> None:
+    """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
+    from cqlshlib import cql3handling
+
+    from cqlsh_ext import shell
+    from cqlsh_ext.upstream.seams import import_cqlshmain
+
+    cqlshmain = import_cqlshmain(None)
+    shell.register_commands()
+    if cqlshmain.cqlruleset is None:
+        cqlshmain.setup_cqlruleset(cql3handling)
+
+
+def test_tab_offers_a_features_words_then_the_arguments_not_named_yet(shell_grammar: None) -> None:
+    from cqlsh_ext.features.shell_statement import next_words
+
+    with registered(_limited()):
+        assert next_words("", "TO") == ["TOY"]
+        assert next_words("TOY ", "s") == ["SAMPLE"]
+        assert next_words("TOY SAMPLE ROWS ", "") == ["exact =", "rows =", "table ="]
+        assert next_words("TOY SAMPLE ROWS ks.t ", "") == ["exact =", "rows =", "table ="]
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 5 ", "e") == ["exact ="]
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 5 exact = true ", "r") == []  # named already
+        assert next_words("TOY SAMPLE ROWS ks.t rows = ", "") == []  # a value is expected
+        assert next_words("TOY SAMPLE ROWS ks.t rows = 'op", "") == []  # inside a string
+
+
+def test_a_feature_whose_first_word_is_the_shells_is_no_statement_and_help_says_so(
+        shell_grammar: None) -> None:
+    # SELECT SAMPLE ks.t: the shell's SELECT runs (cqlsh's, CQL's), never the package's feature.
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.shell_statement import feature_of, help_of, help_section, next_words
+
+    shadowed = Feature("select_sample", "Sample", "Samples a table.",
+                       (Argument("table", "string", "keyspace.table", required=True),),
+                       Reads("table", "table"), READ, {"type": "object"}, lambda ctx, call: None)
+    with registered(shadowed), registered(_limited()):
+        assert feature_of(Lexed("SELECT SAMPLE ks.t;")) is None
+        assert feature_of(Lexed("TOY SAMPLE ROWS ks.t;")) is not None
+        assert next_words("SELECT ", "SA") == [] and next_words("", "SEL") == []
+        said = "not a statement of the shell: SELECT starts the shell's own statements (MCP and the " \
+               "Python API serve it)"
+        listed = help_section()
+        assert f"  SELECT SAMPLE <table>  -- Sample: Samples a table.\n      ({said})\n" in listed
+        assert "TOY SAMPLE ROWS <table>" in listed and listed.count(said) == 1
+        assert (help_of(["select", "sample"]) or "").endswith(f"select_sample is {said}.")
+        assert said not in (help_of(["toy", "sample", "rows"]) or "")
+
+
 @pytest.mark.server
 def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-untyped-def]
         serve, demo, cassandra, tmp_path: Path) -> None:
@@ -297,3 +347,61 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
     said = [line for line in err.splitlines() if "toy_rows" in line]
     assert said == ["the read feature plugin toy_rows (toy_rows) did not load: "
                     "RuntimeError: the toy is broken"]
+
+
+# ------------------------------------------------------------------- the write features
+
+WRITE_RESULTS = {"edit": "EditResult", "rewrite": "RewriteResult", "resume": "ResumeResult",
+                 "undo": "UndoResult"}
+
+
+def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
+    from dataclasses import fields
+
+    from cqlsh_ext.api import writes as api_writes
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.features.feature import WRITE
+
+    writing = {name: feature for name, feature in declared(plugins=False).items()
+               if feature.writes is not None}
+    assert sorted(writing) == sorted(WRITE_RESULTS)
+    assert not set(writing) & set(served_tools())  # MCP proposes writes (propose_edit), never makes one
+    for name, feature in writing.items():
+        assert feature.scope == WRITE and feature.writes is not None
+        assert feature.writes.argument in feature.required
+        # The API's method of the feature's name takes the declared arguments, in order (its
+        # progress callback aside: a Python front end's own).
+        taken = [p for p in inspect.signature(getattr(Database, name)).parameters
+                 if p not in ("self", "progress")]
+        assert taken == [argument.name for argument in feature.arguments], name
+        # Its result's data (to_dict: every field but the printed text) is what the declared answer's
+        # schema names.
+        result = getattr(api_writes, WRITE_RESULTS[name])
+        assert {f.name for f in fields(result)} - {"text"} == set(feature.output_schema["properties"]), name
+        assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
+
+
+def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "toy_writes.py").write_text(
+        "from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Writes, register\n"
+        "register(Feature('toy_wipe', 'Wipe', 'Wipes.',\n"
+        "                 (Argument('statement', 'string', 's', required=True),),\n"
+        "                 Reads('nothing'), WRITE, {'type': 'object'}, lambda ctx, call: None,\n"
+        "                 writes=Writes('statement', 'statement')))\n")
+    info = tmp_path / "toy_writes-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-writes\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntoy_writes = toy_writes\n")
+    probe = ("from cqlsh_ext.features import PluginError, declared\n"
+             "try:\n    declared()\nexcept PluginError as err:\n    print(err)\n"
+             "print(sorted(n for n, f in declared().items() if f.writes is not None))\n")
+    given = os.environ.get("PYTHONPATH")
+    path = os.pathsep.join([str(tmp_path), *([given] if given else [])])
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": path}, check=True).stdout.splitlines()
+    assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
+                   "cqlsh-ext's own features write (journaled, undoable)",
+                   "['edit', 'resume', 'rewrite', 'undo']"]
