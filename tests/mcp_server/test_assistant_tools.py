@@ -92,10 +92,25 @@ def test_the_demo_dictionaries_given_at_start_read_its_values(serve, demo: Demo,
     assert without != value
 
 
-def test_resources_and_prompts(serve, demo: Demo) -> None:
+def test_resources_and_prompts(serve, demo: Demo, cassandra, tmp_path: Path) -> None:
     from mcp.shared.exceptions import MCPError
 
-    server = serve()
+    from cqlsh_ext.mcp_server.resources import MAX_TABLES
+
+    # resources/list names the first MAX_TABLES tables: on a server that many earlier tests have
+    # filled, the demo's could come after them. The policy leaves only the demo's keyspace.
+    session = cassandra.session()
+    try:
+        keyspaces = [row.keyspace_name
+                     for row in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")]
+    finally:
+        session.shutdown()
+    others = sorted(k for k in keyspaces if k != demo.keyspace and not k.startswith("system"))
+    policy = tmp_path / "policy.toml"
+    spelt = [json.dumps(f"{k}.*" if k == k.lower() else f'"{k}".*') for k in others]  # TOML strings
+    policy.write_text("[tables]\ndeny = [" + ", ".join(spelt) + "]\n")
+    server = serve("--policy", str(policy))
+    assert MAX_TABLES >= 10  # the demo's tables all fit
     listed = server.portal.call(server.client.list_resources).resources
     uris = {str(r.uri) for r in listed}
     ks = demo.keyspace
