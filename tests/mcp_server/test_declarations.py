@@ -117,14 +117,14 @@ register(Feature(
 '''
 
 
-def _toy_plugin(directory: Path) -> dict[str, str]:
-    """The toy feature as an installed package declares it (its module and its entry point beside
-    it), and the environment that finds it."""
-    (directory / "toy_rows.py").write_text(TOY_MODULE)
-    info = directory / "toy_rows-1.0.dist-info"
+def _toy_plugin(directory: Path, name: str = "toy_rows", module: str = TOY_MODULE) -> dict[str, str]:
+    """A toy package's module `name` (the toy feature's by default) as an installed package declares
+    it (its module and its entry point beside it), and the environment that finds it."""
+    (directory / f"{name}.py").write_text(module)
+    info = directory / f"{name}-1.0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-rows\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntoy_rows = toy_rows\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{name} = {name}\n")
     path = os.environ.get("PYTHONPATH")
     return {"PYTHONPATH": os.pathsep.join([str(directory), *([path] if path else [])])}
 
@@ -385,23 +385,17 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
     import subprocess
     import sys
 
-    (tmp_path / "toy_writes.py").write_text(
-        "from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Writes, register\n"
-        "register(Feature('toy_wipe', 'Wipe', 'Wipes.',\n"
-        "                 (Argument('statement', 'string', 's', required=True),),\n"
-        "                 Reads('nothing'), WRITE, {'type': 'object'}, lambda ctx, call: None,\n"
-        "                 writes=Writes('statement', 'statement')))\n")
-    info = tmp_path / "toy_writes-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-writes\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntoy_writes = toy_writes\n")
+    writing = ("from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Writes, register\n"
+               "register(Feature('toy_wipe', 'Wipe', 'Wipes.',\n"
+               "                 (Argument('statement', 'string', 's', required=True),),\n"
+               "                 Reads('nothing'), WRITE, {'type': 'object'}, lambda ctx, call: None,\n"
+               "                 writes=Writes('statement', 'statement')))\n")
+    env = _toy_plugin(tmp_path, "toy_writes", writing)
     probe = ("from cqlsh_ext.features import PluginError, declared\n"
              "try:\n    declared()\nexcept PluginError as err:\n    print(err)\n"
              "print(sorted(n for n, f in declared().items() if f.writes is not None))\n")
-    given = os.environ.get("PYTHONPATH")
-    path = os.pathsep.join([str(tmp_path), *([given] if given else [])])
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": path}, check=True).stdout.splitlines()
+                         env={**os.environ, **env}, check=True).stdout.splitlines()
     assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
                    "cqlsh-ext's own features write (journaled, undoable)",
                    "['edit', 'resume', 'rewrite', 'undo']"]
