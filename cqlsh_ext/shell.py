@@ -80,7 +80,7 @@ def _nearest_first_word(word: str) -> str | None:
     none goes to the server as typed (a newer server's statement cqlsh's grammar does not know)."""
     if not word[:1].isalpha():
         return None
-    words = _first_words()
+    words = seams.first_words()
     if word.upper() in words:
         return None
     return nearest(word.upper(), words)
@@ -98,13 +98,6 @@ def _wraps_ctrl_c(err: BaseException) -> bool:
         seen.add(id(cause))
         cause = cause.__cause__
     return False
-
-
-def _first_words() -> frozenset[str]:
-    """seams.first_words (read once per process). Read by the interactive shell before its prompt
-    is built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
-    machinery cost a Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*)."""
-    return seams.first_words()
 
 
 def _pager_found(setting: str | None) -> bool:
@@ -138,7 +131,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.max_history_length_shown = 50
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
-            _first_words()  # cqlsh's grammar read here, in the main thread alone (_first_words)
+            # cqlsh's grammar read here (once per process), in the main thread alone, before the
+            # prompt is built in another thread: read at the first statement, its machinery cost a
+            # Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*).
+            seams.first_words()
             repl.before_connect(self)
         from cqlsh_ext.keyspaces import wiring
 
@@ -214,11 +210,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # A statement whose first word is none of the shell's may be a package's read feature's
         # (features.shell_statement): never a statement of cqlsh's, CQL's or ours.
         feature = None
-        if first.upper() not in _first_words():
+        statement: Lexed | None = None
+        if first.upper() not in seams.first_words():
             from cqlsh_ext.features import PluginError, shell_statement
 
+            statement = _statement(tokens, srcstr)
             try:
-                feature = shell_statement.feature_of(_statement(tokens, srcstr))
+                feature = shell_statement.feature_of(statement)
             except PluginError as err:  # a package's bug, in its one line; the statement goes on
                 self.printerr(str(err))
         meant = _nearest_first_word(first) if feature is None else None
@@ -230,14 +228,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if too_deep is not None:  # nothing reads it, the server never sees it
             self.printerr(too_deep)
             return True
-        if feature is not None:
+        if feature is not None and statement is not None:
             try:
-                self._run_feature(*feature, _statement(tokens, srcstr))
+                self._run_feature(*feature, statement)
             except BrokenPipeError:
                 raise OutputClosed from None
             return True
         rewritten: commands.Rewrite | None = None
-        statement: Lexed | None = None
         try:
             for intercept in commands.intercepts_for(first):
                 if statement is None:
