@@ -516,9 +516,8 @@ class Database:
         alone is in the connection's keyspace), its service handed a FeatureCall, its report
         answered. cqlsh-ext's own features are called by their methods (stats, advise, ...)."""
         from cqlsh_ext.features.arguments import Invalid
-        from cqlsh_ext.features.calling import checked, plugins, table_named
+        from cqlsh_ext.features.calling import checked, plugins, ready_service, table_named
         from cqlsh_ext.features.feature import FeatureCall
-        from cqlsh_ext.reading.resolve import find_table
 
         declared = plugins()
         if name not in declared:
@@ -529,19 +528,16 @@ class Database:
         feature = declared[name]
         try:
             given = checked(feature, arguments)
-            table = table_named(feature, given, self.keyspace)
+            call = FeatureCall(given, table_named(feature, given, self.keyspace))
         except Invalid as err:
             raise Error(str(err)) from None
-        if feature.service is None:
-            raise Error(f"{name} declares no service: the API cannot run it")
-        service = feature.service
 
         def read(ctx: ReadContext) -> ReportAnswer | None:
-            if table is not None:
-                keyspace, named = table
-                if find_table(ctx.cluster, keyspace, keyspace, named, refresh=True) is None:
-                    raise Error(f"{name}: no table {keyspace}.{named}")
-            answer: ReportAnswer | None = service(ctx, FeatureCall(given, table))
+            try:
+                service = ready_service(ctx, feature, call, "the API")
+            except Invalid as err:
+                raise Error(str(err)) from None
+            answer: ReportAnswer | None = service(ctx, call)
             return answer
 
         return self._report(read, None)

@@ -1,8 +1,8 @@
 """Calling a declared feature that no front end has an adapter of (a package's: features.ENTRY_POINT_GROUP)
 from its declaration alone, as the shell and the Python API do (MCP's call_adapter beside them): its
-arguments checked against the declaration (`checked`), the table it reads (`table_named`), and, for
-the shell, its statement read with the shell's lexer (`statement_arguments`) and its HELP (`usage`,
-`document`).
+arguments checked against the declaration (`checked`), the table it reads (`table_named`), its
+service once that table is found (`ready_service`), and, for the shell, its statement read
+with the shell's lexer (`statement_arguments`) and its HELP (`usage`, `document`).
 
 A feature's statement in the shell is the words of its name, upper case (`toy_rows`: TOY ROWS),
 then its required arguments in the order declared, then any argument as `name = value`: TOY ROWS
@@ -11,17 +11,18 @@ as written), a string literal ('text'), a number, or true/false."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.features.arguments import Invalid, names
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
-    from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.features.feature import Feature, FeatureCall
+    from cqlsh_ext.reading.context import ReadContext
 
-__all__ = ["checked", "document", "plugins", "statement_arguments", "statement_words", "table_named",
-           "usage"]
+__all__ = ["checked", "document", "plugins", "ready_service", "statement_arguments", "statement_words",
+           "table_named", "usage"]
 
 #: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
@@ -126,6 +127,22 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> dic
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
     return checked(feature, given)
+
+
+def ready_service(ctx: ReadContext, feature: Feature, call: FeatureCall,
+                  front_end: str) -> Callable[..., Any]:
+    """The feature's service, ready to be handed `call` in `ctx`: the table the call reads found
+    (the schema refreshed: a table made a moment ago). Raises Invalid, one line: no such table, or
+    no service (`front_end`, "the shell", says who cannot run it)."""
+    from cqlsh_ext.reading.resolve import find_table
+
+    if call.table is not None:
+        keyspace, table = call.table
+        if find_table(ctx.cluster, keyspace, keyspace, table, refresh=True) is None:
+            raise Invalid(f"{feature.name}: no table {keyspace}.{table}")
+    if feature.service is None:
+        raise Invalid(f"{feature.name} declares no service: {front_end} cannot run it")
+    return feature.service
 
 
 def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:

@@ -77,9 +77,8 @@ def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> R
     bad argument, a table that is not there, the service's failure: said in one line (ctx.error),
     and None."""
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import statement_arguments, table_named
+    from cqlsh_ext.features.calling import ready_service, statement_arguments, table_named
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.reading.typed import ReportAnswer
 
     tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
@@ -87,18 +86,13 @@ def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> R
         tokens.pop()
     try:
         arguments = statement_arguments(feature, statement.text, tokens)
-        table = table_named(feature, arguments, ctx.keyspace)
+        call = FeatureCall(arguments, table_named(feature, arguments, ctx.keyspace))
+        service = ready_service(ctx, feature, call, "the shell")
     except Invalid as err:
         ctx.error(str(err))
         return None
-    if table is not None and find_table(ctx.cluster, table[0], table[0], table[1], refresh=True) is None:
-        ctx.error(f"{feature.name}: no table {table[0]}.{table[1]}")
-        return None
-    if feature.service is None:
-        ctx.error(f"{feature.name} declares no service: the shell cannot run it")
-        return None
     try:
-        answered = feature.service(ctx, FeatureCall(arguments, table))
+        answered = service(ctx, call)
     except Exception as err:  # the package's service: its failure in one line, the shell goes on
         ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
         return None
