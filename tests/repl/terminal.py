@@ -29,8 +29,21 @@ _CPR_REQUEST = "\x1b[6n"
 TIMEOUT = 60.0
 
 
+#: The bottom toolbar's row under its full or its short labels (cqlsh_ext/repl/toolbar.py).
+_TOOLBAR = re.compile(r"(keyspace |ks:)\S+\s.*(consistency |cl:)[A-Z_]+")
+_PROMPT = re.compile(r"cqlsh(:\w+)?>")
+
+
 def clean(raw: str) -> str:
     return _ESCAPES.sub("", raw).replace("\r", "").replace("\x08", "").replace("\x07", "")
+
+
+def printed(text: str) -> list[str]:
+    """The non-blank lines a statement printed, read from the drawn text: not the prompt, nor the
+    bottom toolbar (redrawn when the screen settles, which under load can land between a
+    statement's output and the next prompt)."""
+    return [line for line in text.splitlines()
+            if line.strip() and not _PROMPT.search(line) and not _TOOLBAR.search(line)]
 
 
 class Term:

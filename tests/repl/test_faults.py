@@ -22,7 +22,7 @@ from cqlsh_ext.demo.records import documents
 
 from .conftest import write_credentials
 from .proxy import SlowProxy
-from .terminal import Term
+from .terminal import Term, printed
 
 pytestmark = pytest.mark.server
 
@@ -40,13 +40,6 @@ def _fill(session, ks: str) -> None:  # type: ignore[no-untyped-def]
         rows.append((i, bytes(cramjam.snappy.compress_raw(docs[i % len(docs)] + noise))))
     insert = session.prepare(f"INSERT INTO {ks}.t (id, data) VALUES (?, ?)")
     execute_concurrent_with_args(session, insert, rows, concurrency=32, raise_on_first_error=True)
-
-
-def _one_line(report: str) -> list[str]:
-    """The lines a statement printed: not the prompt, nor the toolbar (redrawn when the screen
-    settles, which under load can land between the output and the next prompt)."""
-    return [line for line in report.splitlines()
-            if line.strip() and "cqlsh" not in line and "consistency " not in line]
 
 
 def _until_back(t: Term, statement: str, deadline_s: float = 90) -> str:
@@ -168,7 +161,7 @@ def test_server_killed_during_stats_and_during_a_paged_select(killable, tmp_path
             raise AssertionError(f"more than one page after the kill:\n{t.text[start:]}")
         t.prompt(timeout=60)
         # What follows the last ---MORE--- (a page shown before it is not the error's output).
-        lines = _one_line(t.text[start:].rsplit("---MORE---", 1)[-1])
+        lines = printed(t.text[start:].rsplit("---MORE---", 1)[-1])
         assert len(lines) == 1, t.text[start:]
         assert "Traceback" not in t.text
         instance.start(timeout=180, die_with_parent=True, move_internal_ports=True)
@@ -216,7 +209,7 @@ def test_connection_cut_mid_result(cassandra, cut_ks, tmp_path: Path):
             t.enter()
             t.expect(r"(OperationTimedOut|NoHostAvailable|Connection)[^\n]*\n", timeout=60)
             t.prompt(timeout=60)
-            lines = _one_line(t.text[start:].split("PAGING OFF;", 1)[-1].split(f"{cut_ks}.t;", 1)[-1])
+            lines = printed(t.text[start:].split("PAGING OFF;", 1)[-1].split(f"{cut_ks}.t;", 1)[-1])
             assert len(lines) == 1, t.text[start:]
             assert "Traceback" not in t.text
             _until_back(t, f"SELECT count(*) FROM {cut_ks}.t;")
@@ -238,7 +231,7 @@ def test_answers_slower_than_the_request_timeout(cassandra, cut_ks, tmp_path: Pa
             assert proxy.has_held(10)
             t.expect(r"OperationTimedOut[^\n]*\n", timeout=30)
             t.prompt()
-            lines = _one_line(t.text[start:].split(f"{cut_ks}.t WHERE id = 1;", 1)[-1])
+            lines = printed(t.text[start:].split(f"{cut_ks}.t WHERE id = 1;", 1)[-1])
             assert len(lines) == 1 and "2" in lines[0], lines
             proxy.release()
             _until_back(t, f"SELECT id FROM {cut_ks}.t WHERE id = 1;")

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import write_credentials
 from .proxy import SilentServer
-from .terminal import TIMEOUT, Term
+from .terminal import TIMEOUT, Term, printed
 
 
 def _messages(text: str) -> list[str]:
@@ -90,7 +90,7 @@ def test_server_stopped_and_restarted_during_a_session(own_server: devcassandra.
         t.prompt()
         # One message between the statement and the next prompt, and the shell is still there.
         report = t.text[start:].split("system.local;", 2)[-1]
-        said = _messages("\n".join(line for line in report.splitlines() if "cqlsh>" not in line))
+        said = _messages("\n".join(printed(report)))
         assert len(said) == 1, report
         own_server.start(timeout=180, die_with_parent=True, move_internal_ports=True)
         # Back: the driver reconnects within seconds (the shell shortens its back-off).
