@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.connecting import Connection
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.settings import Settings
@@ -483,32 +482,35 @@ class Database:
               confirm: bool = False, progress: Progress | None = None) -> ReportResult:
         """COMPRESSION STATS [SAMPLE sample] [CONFIRM] of a table's payload columns (or one
         `column`): sizes, ratios, codecs and formats of the stored values."""
-        from cqlsh_ext.features import service_of
-        from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
+        return self._table_report("compression_stats", progress, table=table, column=column, sample=sample,
+                                  confirm=confirm)
 
-        request = StatsRequest(self._target(table, column), SampleSpec(rows=sample) if sample else None,
-                               confirm=confirm)
-        return self._report(lambda ctx: service_of("compression_stats")(ctx, request), progress)
-
-    def advise(self, column: str, sample: int | None = None,
+    def advise(self, table: str, column: str | None = None, sample: int | None = None,
                progress: Progress | None = None) -> ReportResult:
-        """COMPRESSION ADVISE SELECT column FROM ks.table: what each codec and level would do."""
-        from cqlsh_ext.features import service_of
-        from cqlsh_ext.reading.read_requests import AdviseRequest
-
-        found = _names(column, (2, 3), "column")
-        table = ".".join(_spell(name) for name in found[:-1])
-        request = AdviseRequest(self._target(table, found[-1]), sample)
-        return self._report(lambda ctx: service_of("compression_advise")(ctx, request), progress)
+        """COMPRESSION ADVISE [SAMPLE sample] of a table's payload columns (or one `column`): what
+        each codec and level would do."""
+        return self._table_report("compression_advise", progress, table=table, column=column, sample=sample)
 
     def settings(self, table: str, sample: int | None = None) -> ReportResult:
-        """COMPRESSION SETTINGS ks.table: the table's compression and compaction, and what a
+        """COMPRESSION SETTINGS [SAMPLE sample] of a table: its compression and compaction, and what a
         sample of its rows says of them."""
-        from cqlsh_ext.features import service_of
-        from cqlsh_ext.reading.read_requests import SettingsRequest
+        return self._table_report("compression_settings", None, table=table, sample=sample)
 
-        request = SettingsRequest(*self._table(table), sample)
-        return self._report(lambda ctx: service_of("compression_settings")(ctx, request), None)
+    def _table_report(self, name: str, progress: Progress | None, **arguments: Any) -> ReportResult:
+        """A table report: its request built by its feature's declared builder (features/report_requests.py)
+        from the arguments, as MCP's tools build theirs, a table alone in the connection's keyspace."""
+        from cqlsh_ext.features import declared, service_of
+        from cqlsh_ext.features.arguments import Invalid
+        from cqlsh_ext.features.calling import request_of, table_named
+        from cqlsh_ext.features.feature import FeatureCall
+
+        feature = declared(plugins=False)[name]
+        try:
+            call = FeatureCall(arguments, table_named(feature, arguments, self.keyspace))
+            request = request_of(feature, call)
+        except Invalid as err:
+            raise Error(str(err)) from None
+        return self._report(lambda ctx: service_of(name)(ctx, request), progress)
 
     def feature(self, name: str, /, **arguments: Any) -> ReportResult:
         """A read feature a package declares (docs/features.md, features.ENTRY_POINT_GROUP) run by its
@@ -620,15 +622,6 @@ class Database:
 
         return edit(self, statement, confirm=confirm, progress=progress)
 
-    def _target(self, table: str, column: str | None) -> ReportTarget:
-        from cqlsh_ext.reading.read_requests import ReportTarget
-
-        keyspace, name = self._table(table)
-        if column is None:
-            return ReportTarget(keyspace, name)
-        where = f"{_spell(keyspace)}.{_spell(name)}" if keyspace else _spell(name)
-        return ReportTarget(keyspace, name, f"SELECT {_spell(column)} FROM {where}", whole_table=True)
-
 
 def _serial() -> int:
     from cassandra import ConsistencyLevel
@@ -651,9 +644,3 @@ def _names(text: str, parts: tuple[int, ...], what: str) -> list[str]:
         return names(text, parts, what)
     except Invalid as err:
         raise Error(str(err)) from None
-
-
-def _spell(name: str | None) -> str:
-    from cqlsh_ext.features.arguments import spell
-
-    return spell(name or "")

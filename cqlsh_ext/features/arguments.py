@@ -14,7 +14,7 @@ class Invalid(Exception):
 
 
 _EXAMPLES = {"keyspace": "a keyspace name", "table": "keyspace.table",
-             "column": "keyspace.table.column"}
+             "column": "keyspace.table.column", "column name": "one column's name"}
 
 
 def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:

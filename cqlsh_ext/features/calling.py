@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
-__all__ = ["checked", "document", "plugins", "ready_service", "statement_arguments", "statement_words",
-           "table_named", "usage"]
+__all__ = ["checked", "document", "plugins", "ready_service", "request_of", "statement_arguments",
+           "statement_words", "table_named", "usage"]
 
 #: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
@@ -127,6 +127,18 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> dic
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
     return checked(feature, given)
+
+
+def request_of(feature: Feature, call: FeatureCall) -> Any:
+    """The typed request of `call` that the feature's service takes, built by the feature's declared
+    builder (Feature.request) from its arguments checked against the declaration (an argument given
+    as None is one not given). Raises Invalid, one line naming the argument."""
+    from cqlsh_ext.features.feature import FeatureCall
+
+    if feature.request is None:
+        raise LookupError(f"{feature.name} declares no request builder")
+    given = checked(feature, {name: value for name, value in call.arguments.items() if value is not None})
+    return feature.request(FeatureCall(given, call.table, call.found))
 
 
 def ready_service(ctx: ReadContext, feature: Feature, call: FeatureCall,

@@ -112,6 +112,9 @@ class FeatureCall:
 
     arguments: Mapping[str, Any]
     table: tuple[str, str] | None = None
+    #: That table as the front end found it already (reading.resolve.TableTarget; None: the reading
+    #: finds it): a report's request carries it, so that it is not resolved twice.
+    found: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,9 @@ class Feature:
     tools/list says it); `details`: the rest (its document). `service`: the function its request is
     handed to (None: a front end answers it with its own reading, as MCP's describe_table does).
     `reads`: what it reads (a write feature: beyond what it writes); `writes`: what a write feature
-    writes (None: a read feature), its scope then WRITE."""
+    writes (None: a read feature), its scope then WRITE. `request`: the function that builds the
+    service's typed request from a FeatureCall (features/report_requests.py; None: the service takes the
+    FeatureCall itself, or its front ends build what it takes)."""
 
     name: str
     title: str
@@ -132,6 +137,7 @@ class Feature:
     service: Service | Callable[..., Any] | None = None
     details: str = ""
     writes: Writes | None = None
+    request: Callable[[FeatureCall], Any] | None = None
 
     @property
     def required(self) -> tuple[str, ...]:

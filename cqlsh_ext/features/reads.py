@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.features import output_schemas
+from cqlsh_ext.features import output_schemas, report_requests
 from cqlsh_ext.features.feature import FEATURES, READ, REPORT, Argument, Feature, Reads, Service, register
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
@@ -49,9 +49,9 @@ def _cursor() -> Argument:
 _COLUMN = Argument("column", "string", "one column (default: every blob and text column)")
 
 
-def _sample(doc: str, most: int | None = None) -> Argument:
+def _sample(doc: str, most: int | None = None, listed: bool = True) -> Argument:
     bounds = {"minimum": 1, **({"maximum": most} if most is not None else {})}
-    return Argument("sample", "integer", doc, keywords=bounds)
+    return Argument("sample", "integer", doc, keywords=bounds, listed=listed)
 
 
 register(Feature(
@@ -116,18 +116,25 @@ register(Feature(
     "compression_stats", "Compression statistics",
     "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "
     "and ratios, with a verdict.",
-    (_table(), _COLUMN, _sample("rows to estimate from")),
+    (_table(), _COLUMN, _sample("rows to estimate from"),
+     Argument("confirm", "boolean", "true: scan a whole table whose scan costs (Amazon Keyspaces, 1 GB or "
+              "more) without asking", listed=False)),
     Reads("table", "table"), REPORT, output_schemas.STATS,
     Service("cqlsh_ext.insight.run_stats", "stats_answer"),
     details="Also size buckets and Amazon Keyspaces capacity units per row. With sample, an "
-            "estimate from random slices holding that many rows."))
+            "estimate from random slices holding that many rows. A whole-table scan that costs "
+            "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost "
+            "unless confirm is true.",
+    request=report_requests.stats))
 register(Feature(
     "compression_settings", "Compression settings",
     "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "
     "of its rows, and advice.",
-    (_table(),), Reads("table", "table"), REPORT, output_schemas.SETTINGS,
-    Service("cqlsh_ext.insight.run_settings", "settings_answer"),
-    details="Advice only where the measurements support it: a chunk length, a compressor."))
+    (_table(), _sample("rows measured (default 1000)", listed=False)), Reads("table", "table"), REPORT,
+    output_schemas.SETTINGS, Service("cqlsh_ext.insight.run_settings", "settings_answer"),
+    details="Measures sample rows (default 1000). Advice only where the measurements support it: a "
+            "chunk length, a compressor.",
+    request=report_requests.settings))
 register(Feature(
     "inspect_value", "Inspect a value",
     "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
@@ -147,7 +154,8 @@ register(Feature(
     Service("cqlsh_ext.insight.run_advise", "advise_answer"),
     details="Compresses the sample's decompressed values with every available codec and level (and "
             "a trained dictionary where it helps): ratio, compress and decompress speed measured "
-            "here, capacity units. It never saves a dictionary (no file is written)."))
+            "here, capacity units. It never saves a dictionary (no file is written).",
+    request=report_requests.advise))
 register(Feature(
     "export", "Export to a file",
     "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "

@@ -19,9 +19,12 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
     describe_payload(column, sample, where, json_schema)
                                             DescribeStatement: DESCRIBE PAYLOAD ks.t.column [WHERE] [SAMPLE]
-    compression_stats(table, column, sample) StatsRequest: COMPRESSION STATS [SAMPLE n] ks.t | SELECT col ...
-    compression_settings(table)             SettingsRequest: COMPRESSION SETTINGS ks.t
+    compression_stats(table, column, sample, confirm)
+                                            StatsRequest: COMPRESSION STATS [SAMPLE n] [CONFIRM] ks.t | ...
+    compression_settings(table, sample)     SettingsRequest: COMPRESSION SETTINGS [SAMPLE n] ks.t
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
+                                            (the three requests built by their features' declared
+                                            builders, features/report_requests.py, as the Python API's)
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
     export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
                                             (export.run), answered with a resource_link (exports.py)
@@ -47,11 +50,11 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names, spell
-from cqlsh_ext.features.feature import Feature, Reads
+from cqlsh_ext.features.calling import request_of
+from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
 from cqlsh_ext.features.reads import (
     DEFAULT_ROWS,
     INSPECT_VALUES,
-    MAX_ADVISE_SAMPLE,
     MAX_ROWS,
     MAX_SAMPLE,
     TEXT_SAMPLE_ROWS,
@@ -67,7 +70,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.exports import ExportDir
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
 
@@ -450,48 +452,27 @@ def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswe
         return None
 
 
-def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[ReportTarget, int | None]:
-    """The report's request target of its table and column arguments (the table's payload
-    columns, or `SELECT column FROM ks.t`), and its sample."""
-    from cqlsh_ext.reading.read_requests import ReportTarget
-
+def _table_report(work: Work, arguments: dict[str, Any], name: str) -> ToolAnswer:
+    """A table report's answer: its request built by its declared builder (features/report_requests.py) from
+    the arguments, the table as the guard read it (not resolved again). Never ADVISE's SAVE
+    DICTIONARY: that writes a file on the server's host (the request cannot ask for it)."""
     keyspace, table = table_of(work, arguments.get("table"))
-    sample = number(arguments, "sample", None, 1, most)
-    column = arguments.get("column")
     _known(work, keyspace, table)
-    found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
-    if column is None:
-        return ReportTarget(keyspace, table, found=found), sample
-    select = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {spell(keyspace)}.{spell(table)}"
-    return ReportTarget(keyspace, table, select, whole_table=True, found=found), sample
+    found = work.found if work.named == (keyspace, table) else None
+    request = request_of(FEATURES[name], FeatureCall(arguments, (keyspace, table), found))
+    return work.report_of(lambda ctx: service_of(name)(ctx, request))
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
-
-    target, sample = _report_target(work, arguments, MAX_SAMPLE)
-    request = StatsRequest(target, SampleSpec(rows=sample) if sample else None)
-    return work.report_of(lambda ctx: service_of("compression_stats")(ctx, request))
+    return _table_report(work, arguments, "compression_stats")
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.reading.read_requests import SettingsRequest
-
-    keyspace, table = table_of(work, arguments.get("table"))
-    _known(work, keyspace, table)
-    found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
-    request = SettingsRequest(keyspace, table, found=found)
-    return work.report_of(lambda ctx: service_of("compression_settings")(ctx, request))
+    return _table_report(work, arguments, "compression_settings")
 
 
 def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    # Never SAVE DICTIONARY: that writes a file on the server's host (no file is handed to
-    # advise_answer).
-    from cqlsh_ext.reading.read_requests import AdviseRequest
-
-    target, sample = _report_target(work, arguments, MAX_ADVISE_SAMPLE)
-    request = AdviseRequest(target, sample)
-    return work.report_of(lambda ctx: service_of("compression_advise")(ctx, request))
+    return _table_report(work, arguments, "compression_advise")
 
 
 def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:

@@ -114,6 +114,22 @@ def test_describe_payload_and_stats(db, orders: Orders):
     assert "Column data: 120 values" in db.stats(orders.name).text(80)
 
 
+def test_advise_and_settings_take_what_their_features_declare(db, orders: Orders):
+    # The same arguments as MCP's compression_advise and compression_settings (one declaration each).
+    advice = db.advise(orders.name, column="data", sample=30).to_dict()
+    assert advice["query"] == f"SELECT data FROM {orders.ks}.orders"
+    assert [column["column"] for column in advice["columns"]] == ["data"]
+    assert advice["rows"] == 30 and advice["columns"][0]["values"] == 30
+    settings = db.settings(orders.name, sample=50).to_dict()
+    assert settings["table"] == "orders" and settings["sample"]["rows"] == 50
+    with pytest.raises(cqlsh_ext.Error, match=r"^compression_settings: sample is at least 1, not 0$"):
+        db.settings(orders.name, sample=0)
+    with pytest.raises(cqlsh_ext.Error) as named:
+        db.advise(orders.name, column="ks.data")  # the table is named apart: a column is one name
+    assert str(named.value) == "column name must be one column's name (names, \"quoted\" where they need " \
+                               "it), not 'ks.data'"
+
+
 def test_decode_one_value():
     doc = {"status": "PAID", "items": [{"sku": "S1"}]}
     decoded = cqlsh_ext.decode(encode(doc, "zstd-msgpack", random.Random(1)))

@@ -399,3 +399,83 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
     assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
                    "cqlsh-ext's own features write (journaled, undoable)",
                    "['edit', 'resume', 'rewrite', 'undo']"]
+
+
+#: The Python API's method of each report whose request its feature's declared builder makes.
+API_REPORTS = {"compression_stats": "stats", "compression_advise": "advise",
+               "compression_settings": "settings"}
+
+
+def test_a_report_with_a_declared_builder_takes_its_declared_arguments_at_every_front_end() -> None:
+    from cqlsh_ext.api.database import Database
+
+    building = {name: feature for name, feature in declared(plugins=False).items()
+                if feature.request is not None}
+    assert sorted(building) == sorted(API_REPORTS)
+    for name, feature in building.items():
+        # MCP: the tool's input schema is the declaration's (tools.py builds it); the API: its method
+        # takes the declared arguments in order, the required ones without a default (its progress
+        # callback aside: a Python front end's own).
+        assert list(served_tools()[name].arguments) == [argument.name for argument in feature.arguments], name
+        method = inspect.signature(getattr(Database, API_REPORTS[name]))
+        parameters = {p.name: p for p in method.parameters.values() if p.name not in ("self", "progress")}
+        assert list(parameters) == [argument.name for argument in feature.arguments], name
+        required = [p for p, parameter in parameters.items() if parameter.default is inspect.Parameter.empty]
+        assert required == list(feature.required), name
+
+
+def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str], object]]:
+    from cqlsh_ext.reading.read_requests import (
+        AdviseRequest,
+        ReportTarget,
+        SampleSpec,
+        SettingsRequest,
+        StatsRequest,
+    )
+
+    return [
+        ("compression_stats", {"table": "ks.t"}, ("ks", "t"), StatsRequest(ReportTarget("ks", "t"))),
+        ("compression_stats", {"table": "t", "column": "Data", "sample": 500, "confirm": True}, (None, "t"),
+         StatsRequest(ReportTarget(None, "t", "SELECT data FROM t", whole_table=True), SampleSpec(rows=500),
+                      confirm=True)),
+        ("compression_advise", {"table": "ks.t", "column": '"Data"', "sample": None}, ("ks", "T"),
+         AdviseRequest(ReportTarget("ks", "T", 'SELECT "Data" FROM ks."T"', whole_table=True))),
+        ("compression_settings", {"table": "ks.t", "sample": 50}, ("ks", "t"),
+         SettingsRequest("ks", "t", 50)),
+    ]
+
+
+@pytest.mark.parametrize(("name", "given", "table", "expected"), _requests())
+def test_a_report_request_is_built_from_its_arguments(name: str, given: dict[str, Any],
+                                                       table: tuple[str | None, str],
+                                                       expected: object) -> None:
+    # The request every front end that names arguments hands the service (an argument given as None
+    # is one not given: a JSON null, the API's default).
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+
+    request = request_of(declared(plugins=False)[name], FeatureCall(given, table))  # type: ignore[arg-type]
+    assert request == expected
+
+
+@pytest.mark.parametrize(("name", "given", "said"), [
+    ("compression_settings", {"table": "ks.t", "sample": 0},
+     "compression_settings: sample is at least 1, not 0"),
+    ("compression_advise", {"table": "ks.t", "sample": 10_001},
+     "compression_advise: sample is at most 10000, not 10001"),
+    ("compression_stats", {"table": "ks.t", "confirm": "yes"},
+     "compression_stats: confirm takes true or false (true: scan a whole table whose scan costs (Amazon "
+     "Keyspaces, 1 GB or more) without asking), not 'yes'"),
+    ("compression_stats", {"table": "ks.t", "colum": "data"},
+     "compression_stats: unknown argument 'colum' (did you mean column?); valid: table, column, sample, "
+     "confirm"),
+])
+def test_a_report_request_refuses_what_its_declaration_does_not_take(name: str, given: dict[str, Any],
+                                                                      said: str) -> None:
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+
+    with pytest.raises(Invalid) as refused:
+        request_of(declared(plugins=False)[name], FeatureCall(given, ("ks", "t")))
+    assert str(refused.value) == said

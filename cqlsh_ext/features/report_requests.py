@@ -1,0 +1,63 @@
+"""The typed requests of cqlsh-ext's table reports (reading.read_requests), each built once from
+its feature's declared arguments, for the front ends that hand a report its arguments by name:
+MCP's tools and the Python API's methods. A feature declares its builder (`Feature.request`);
+`calling.request_of` checks the arguments against the declaration, then builds. The shell builds
+the same requests from cqlsh's parse of its statements (insight's run modules), whose forms say
+more than the arguments do (a SELECT as the target, SAMPLE UNTIL ..., PARALLEL n)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cqlsh_ext.features.arguments import names, spell
+
+if TYPE_CHECKING:
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget, SettingsRequest, StatsRequest
+
+__all__ = ["advise", "settings", "stats"]
+
+
+def _table(call: FeatureCall) -> tuple[str | None, str]:
+    if call.table is None:  # the front end reads the table before it builds (calling.request_of)
+        raise ValueError("a table report's call names its table")
+    return call.table
+
+
+def _target(call: FeatureCall) -> ReportTarget:
+    """The table's payload columns, or with `column` that column alone (SELECT column FROM ks.t:
+    whole rows of the table, so that it may be split into token ranges)."""
+    from cqlsh_ext.reading.read_requests import ReportTarget
+
+    keyspace, table = _table(call)
+    column = call.arguments.get("column")
+    if column is None:
+        return ReportTarget(keyspace, table, found=call.found)
+    name = names(column, (1,), "column name")[0]
+    where = f"{spell(keyspace)}.{spell(table)}" if keyspace is not None else spell(table)
+    return ReportTarget(keyspace, table, f"SELECT {spell(name)} FROM {where}", whole_table=True,
+                        found=call.found)
+
+
+def stats(call: FeatureCall) -> StatsRequest:
+    """compression_stats: COMPRESSION STATS [SAMPLE n] [CONFIRM] of the table (or its column)."""
+    from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
+
+    sample = call.arguments.get("sample")
+    return StatsRequest(_target(call), SampleSpec(rows=sample) if sample else None,
+                        confirm=bool(call.arguments.get("confirm", False)))
+
+
+def advise(call: FeatureCall) -> AdviseRequest:
+    """compression_advise: COMPRESSION ADVISE [SAMPLE n] of the table (or its column)."""
+    from cqlsh_ext.reading.read_requests import AdviseRequest
+
+    return AdviseRequest(_target(call), call.arguments.get("sample"))
+
+
+def settings(call: FeatureCall) -> SettingsRequest:
+    """compression_settings: COMPRESSION SETTINGS [SAMPLE n] of the table."""
+    from cqlsh_ext.reading.read_requests import SettingsRequest
+
+    keyspace, table = _table(call)
+    return SettingsRequest(keyspace, table, call.arguments.get("sample"), found=call.found)
