@@ -58,6 +58,24 @@ COMMAND_MODULES = (decompress, decode, output_command, insight_commands, rewrite
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
 
+#: The first words of cqlsh-ext's own statements that the shell reads from their features'
+#: declarations (features.feature.Statement; tests/mcp_server/test_declarations.py holds the two
+#: equal): such a statement is read by our lexer, never by cqlsh's grammar, which completes it only.
+DECLARED_FIRST_WORDS = ("compression",)
+
+
+@commands.statement_intercept("statements declared with their features", DECLARED_FIRST_WORDS)
+def _declared_statement(shell: Any, statement: Lexed) -> bool:
+    """True for a statement one of cqlsh-ext's own features declares (COMPRESSION SETTINGS ...),
+    run from its declaration; False for any other (COMPRESSION STATS: cqlsh's grammar, insight.command)."""
+    from cqlsh_ext.features import shell_statement
+
+    found = shell_statement.own_feature_of(statement)
+    if found is None:
+        return False
+    shell._run_feature(*found, statement)
+    return True
+
 
 def _statement(tokens: Any, srcstr: str) -> Lexed:
     """The statement cqlsh's `tokens` are, as our readers take it: its text, not yet lexed."""
@@ -261,16 +279,17 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         return done
 
     def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
-        """A package's read feature's statement (features.shell_statement), its report printed as
-        every report is (render.text_report: JSON when the output format makes reports JSON)."""
+        """A declared feature's statement (features.shell_statement: a package's, or one cqlsh-ext
+        declares with its feature), its report printed as every report is (render.text_report: JSON
+        when the statement says JSON or the output format makes reports JSON)."""
         from cqlsh_ext.features import shell_statement
         from cqlsh_ext.reading.context import shell_context
         from cqlsh_ext.render.text_report import print_report
 
         ctx = shell_context(self)
-        answer = shell_statement.answer(ctx, feature, skip, statement)
+        answer, as_json = shell_statement.answer(ctx, feature, skip, statement)
         if answer is not None:
-            print_report(answer, ctx.display.output_format.reports_as_json, self.query_out,
+            print_report(answer, as_json or ctx.display.output_format.reports_as_json, self.query_out,
                          self.results.screen_width())
 
     def _has_command(self, word: str) -> bool:

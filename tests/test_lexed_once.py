@@ -169,7 +169,11 @@ def test_a_rewrite_is_lexed_once_and_cqlsh_never_parses_it(ext_shell, capsys, ca
     assert err.endswith("PACE takes write capacity units a second, a positive whole number, not '0'; "
                         "nothing was written\n"), err
     assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
+    # COMPRESSION SETTINGS is read from its feature's declaration, with our lexer: cqlsh parses nothing.
     out, err = run(ext_shell, capsys, calls, "COMPRESSION SETTINGS docs;")
+    assert "compression" in out.lower() and not err, (out, err)
+    assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
+    out, err = run(ext_shell, capsys, calls, "COMPRESSION STATS docs;")
     assert "compression" in out.lower() and calls.counts["cqlsh"] == 1, (out, err)  # the spy sees cqlsh's
 
 

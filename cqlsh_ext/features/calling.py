@@ -18,7 +18,7 @@ from cqlsh_ext.features.arguments import Invalid, names
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
-    from cqlsh_ext.features.feature import Feature, FeatureCall
+    from cqlsh_ext.features.feature import Argument, Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
 __all__ = ["checked", "document", "plugins", "ready_service", "request_of", "statement_arguments",
@@ -38,7 +38,10 @@ def plugins() -> dict[str, Feature]:
 
 
 def statement_words(feature: Feature) -> tuple[str, ...]:
-    """The words of the feature's statement in the shell: its name's, split at `_`, upper case."""
+    """The words of the feature's statement in the shell: those it declares (Feature.statement), else
+    its name's, split at `_`, upper case."""
+    if feature.statement is not None:
+        return feature.statement.words
     return tuple(word.upper() for word in feature.name.split("_") if word)
 
 
@@ -99,25 +102,35 @@ def table_named(feature: Feature, arguments: Mapping[str, Any],
     return keyspace, found[0]
 
 
-def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> dict[str, Any]:
-    """The arguments of the feature's statement `text`, `tokens` those after its name's words (the end
-    token aside): its required arguments in order, then `name = value`s. Raises Invalid."""
+def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> tuple[dict[str, Any], bool]:
+    """The arguments of the feature's statement `text`, `tokens` those after its words (the end
+    token aside), and whether it asks for JSON (a declared Statement's `JSON` after its words): its
+    required arguments in order, an argument with a `keyword` after that word (SAMPLE 500), any as
+    `name = value`. Raises Invalid."""
+    as_json = feature.statement is not None and feature.statement.json and bool(tokens) \
+        and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON"
+    keywords = {argument.keyword.upper(): argument.name for argument in feature.arguments
+                if argument.keyword is not None and feature.statement is not None}
     positional = list(feature.required)
     given: dict[str, Any] = {}
-    i = 0
+    i = 1 if as_json else 0
     while i < len(tokens):
         tok = tokens[i]
-        named = tok.kind == "word" and i + 1 < len(tokens) and tokens[i + 1].kind == "punct" \
+        followed = i + 1 < len(tokens)
+        named = tok.kind == "word" and followed and tokens[i + 1].kind == "punct" \
             and tokens[i + 1].value == "="
         if named:
             name, i = tok.value.lower(), i + 2
             if i >= len(tokens):
                 raise Invalid(f"{feature.name}: {name} = takes a value")
+        elif tok.kind == "word" and tok.value.upper() in keywords and followed:
+            name, i = keywords[tok.value.upper()], i + 1
         elif positional:
             name = positional.pop(0)
         else:
+            example = f", e.g. {feature.statement.example}" if feature.statement is not None else ""
             raise Invalid(f"{feature.name}: {tok.describe()} is no argument of it: "
-                          f"{' '.join(statement_words(feature))} {usage(feature)}")
+                          f"{' '.join(statement_words(feature))} {usage(feature)}{example}")
         if name in given:
             raise Invalid(f"{feature.name}: {name} is given twice")
         if name in positional:
@@ -126,7 +139,7 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> dic
             given[name], i = _value(text, tokens, i)
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
-    return checked(feature, given)
+    return checked(feature, given), as_json
 
 
 def request_of(feature: Feature, call: FeatureCall) -> Any:
@@ -180,11 +193,27 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
 
 
 def usage(feature: Feature) -> str:
-    """Its arguments as its statement takes them: `<table> [limit = <integer>]`."""
-    parts = [f"<{name}>" for name in feature.required]
+    """Its arguments as its statement takes them: `<table> [limit = <integer>]`; a declared
+    Statement's `[JSON] [SAMPLE n] [keyspace.]table`."""
+    declared = feature.statement is not None
+    parts = ["[JSON]"] if feature.statement is not None and feature.statement.json else []
+    parts += [f"[{argument.keyword} {_placeholder(argument)}]" for argument in feature.arguments
+              if argument.keyword is not None and declared and not argument.required]
+    parts += [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
     parts += [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
-              if not argument.required]
+              if not argument.required and not (argument.keyword is not None and declared)]
     return " ".join(parts)
+
+
+def _placeholder(argument: Argument) -> str:
+    return "n" if argument.type == "integer" else f"<{argument.type or 'value'}>"
+
+
+def _positional(feature: Feature, name: str) -> str:
+    """A required argument as a declared statement's usage names it: the table it reads as CQL names one."""
+    if feature.reads.argument == name and feature.reads.what == "table":
+        return "[keyspace.]table"
+    return f"<{name}>"
 
 
 def document(feature: Feature) -> str:

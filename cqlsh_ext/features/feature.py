@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import Any
 
 __all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "FeatureCall", "Feature",
-           "Reads", "Service", "Writes", "register", "registered"]
+           "Reads", "Service", "Statement", "Writes", "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -77,6 +77,9 @@ class Argument:
     required: bool = False
     keywords: Mapping[str, Any] = field(default_factory=dict)
     listed: bool = True
+    #: Its spelling in a declared shell statement (Statement): the word before its value (`SAMPLE`:
+    #: SAMPLE 500); None: given in order when required, else as `name = value`.
+    keyword: str | None = None
 
     def schema(self) -> dict[str, Any]:
         """Its JSON Schema, keys in the order type, keywords, description."""
@@ -85,6 +88,19 @@ class Argument:
         if self.listed:
             out["description"] = self.doc
         return out
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A feature's statement in the shell, declared with it: its words (`COMPRESSION SETTINGS`), an
+    example, and whether `JSON` may follow the words (the report printed as one JSON document). The
+    shell reads it with its lexer from the declaration (features/calling.py): its required arguments
+    in order, each argument with a `keyword` after its word, any as `name = value`. A feature that
+    declares none (a package's) is the words of its name."""
+
+    words: tuple[str, ...]
+    example: str
+    json: bool = True
 
 
 @dataclass(frozen=True)
@@ -125,7 +141,9 @@ class Feature:
     `reads`: what it reads (a write feature: beyond what it writes); `writes`: what a write feature
     writes (None: a read feature), its scope then WRITE. `request`: the function that builds the
     service's typed request from a FeatureCall (features/report_requests.py; None: the service takes the
-    FeatureCall itself, or its front ends build what it takes)."""
+    FeatureCall itself, or its front ends build what it takes). `statement`: its statement in the
+    shell, where the shell reads it from this declaration (None for cqlsh-ext's own: cqlsh's grammar
+    reads it, in its command module)."""
 
     name: str
     title: str
@@ -138,6 +156,7 @@ class Feature:
     details: str = ""
     writes: Writes | None = None
     request: Callable[[FeatureCall], Any] | None = None
+    statement: Statement | None = None
 
     @property
     def required(self) -> tuple[str, ...]:

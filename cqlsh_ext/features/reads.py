@@ -9,7 +9,17 @@ from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.features import output_schemas, report_requests
-from cqlsh_ext.features.feature import FEATURES, READ, REPORT, Argument, Feature, Reads, Service, register
+from cqlsh_ext.features.feature import (
+    FEATURES,
+    READ,
+    REPORT,
+    Argument,
+    Feature,
+    Reads,
+    Service,
+    Statement,
+    register,
+)
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 #: `query`'s rows by default, and at most.
@@ -51,7 +61,7 @@ _COLUMN = Argument("column", "string", "one column (default: every blob and text
 
 def _sample(doc: str, most: int | None = None, listed: bool = True) -> Argument:
     bounds = {"minimum": 1, **({"maximum": most} if most is not None else {})}
-    return Argument("sample", "integer", doc, keywords=bounds, listed=listed)
+    return Argument("sample", "integer", doc, keywords=bounds, listed=listed, keyword="SAMPLE")
 
 
 register(Feature(
@@ -134,7 +144,8 @@ register(Feature(
     output_schemas.SETTINGS, Service("cqlsh_ext.insight.run_settings", "settings_answer"),
     details="Measures sample rows (default 1000). Advice only where the measurements support it: a "
             "chunk length, a compressor.",
-    request=report_requests.settings))
+    request=report_requests.settings,
+    statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;")))
 register(Feature(
     "inspect_value", "Inspect a value",
     "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "

@@ -6,6 +6,7 @@ this."""
 
 from __future__ import annotations
 
+from cqlsh_ext.features.calling import statement_words, usage
 from cqlsh_ext.features.feature import Feature
 
 HEADER = """# Features
@@ -17,7 +18,10 @@ file equal to what they generate).
 Each read feature is served as an MCP tool of the same name (docs/mcp.md), which adds `max_bytes`
 (its answer's cap as sent) to its arguments; MCP's guard scopes each call by what the feature reads,
 and OAuth asks for its scope. The shell and the Python API reach these through their own statements
-and methods (docs/insight.md, docs/describe.md, docs/api.md).
+and methods (docs/insight.md, docs/describe.md, docs/api.md); a feature whose section names its
+statement in the shell is read there from this declaration (its words, `[JSON]`, its required
+arguments in order, an argument with a keyword after that word: `SAMPLE n`), the others by cqlsh's
+grammar.
 
 Each write feature (scope `cqlsh.write`) is a statement of the shell and the Python API's method of
 its name (`db.edit`, `db.rewrite`, `db.resume`, `db.undo`), which hands its request to the declared
@@ -55,8 +59,11 @@ def reference(features: dict[str, Feature]) -> str:
         lines.append(f"| `{feature.name}` | {_cell(feature.title)} | {_reads(feature)} | `{feature.scope}` | "
                      f"{service} | {_cell(feature.description)} |")
     for feature in features.values():
-        lines += ["", f"## {feature.name}", "", _cell(feature.details or feature.description), "",
-                  "| argument | type | required | what it is |", "|---|---|---|---|"]
+        lines += ["", f"## {feature.name}", "", _cell(feature.details or feature.description)]
+        if feature.statement is not None:
+            lines += ["", f"In the shell: `{' '.join(statement_words(feature))} {usage(feature)}`, e.g. "
+                          f"`{feature.statement.example}`"]
+        lines += ["", "| argument | type | required | what it is |", "|---|---|---|---|"]
         for argument in feature.arguments:
             required = "yes" if argument.required else ""
             kind = argument.type or "any"

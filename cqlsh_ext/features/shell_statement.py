@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "feature_of", "help_of", "help_section", "next_words"]
+__all__ = ["answer", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
 
 
 def _taken() -> frozenset[str]:
@@ -53,16 +53,47 @@ def _shadowed(words: tuple[str, ...]) -> str:
             "(MCP and the Python API serve it)")
 
 
+def own_feature_of(statement: Lexed) -> tuple[Feature, int] | None:
+    """cqlsh-ext's own feature whose declared statement (Feature.statement) `statement` is, and how
+    many of its tokens the statement's words are; None when it is none of theirs (cqlsh's grammar
+    reads the shell's other statements). The packages' features are not loaded."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.calling import statement_words
+
+    own = [(statement_words(feature), feature) for feature in declared(plugins=False).values()
+           if feature.statement is not None]
+    found = _matching(statement, own)
+    if found is not None or _lexes(statement):
+        return found
+    # One the lexer refuses is read by its text's words, so that the refusal is said as its own.
+    typed = tuple(word.rstrip(";").upper() for word in statement.text.split())
+    return next(((feature, len(words)) for words, feature in own if typed[:len(words)] == words), None)
+
+
+def _lexes(statement: Lexed) -> bool:
+    from cqlsh_ext.cql.errors import QueryError
+
+    try:
+        return bool(statement.tokens)
+    except QueryError:
+        return False
+
+
 def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
     """The package's feature whose statement `statement` is, and how many of its tokens the feature's
     words are; None when it is none of theirs (or does not lex: cqlsh says so as ever)."""
+    return _matching(statement, _words_first())
+
+
+def _matching(statement: Lexed,
+              candidates: list[tuple[tuple[str, ...], Feature]]) -> tuple[Feature, int] | None:
     from cqlsh_ext.cql.errors import QueryError
 
     try:
         tokens = statement.tokens
     except QueryError:
         return None
-    for words, feature in _words_first():
+    for words, feature in candidates:
         typed = tokens[:len(words)]
         if len(typed) == len(words) and all(tok.kind == "word" and tok.value.upper() == word
                                              for tok, word in zip(typed, words, strict=True)):
@@ -70,36 +101,60 @@ def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
     return None
 
 
-def answer(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> ReportAnswer | None:
+def answer(ctx: ReadContext, feature: Feature, skip: int,
+           statement: Lexed) -> tuple[ReportAnswer | None, bool]:
     """The feature's statement run in the shell's reading context: its arguments (after its `skip`
-    words) checked against its declaration, its table found (a table alone is in the keyspace in
-    use), its service handed a FeatureCall; its report, which the shell prints as every report. A
-    bad argument, a table that is not there, the service's failure: said in one line (ctx.error),
-    and None."""
+    words) checked against its declaration, its table named (a table alone is in the keyspace in
+    use); a feature that declares its request builder (cqlsh-ext's own) has its service handed that
+    request, which finds the table itself; a package's service is handed a FeatureCall once the
+    table is found. Its report, which the shell prints as every report, and whether the statement
+    asked for JSON. A bad argument, a table that is not there, the service's failure: said in one
+    line (ctx.error, naming the statement's words where it declares them), and None."""
+    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import ready_service, statement_arguments, table_named
+    from cqlsh_ext.features.calling import ready_service, request_of, statement_arguments, table_named
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.reading.typed import ReportAnswer
 
-    tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
+    try:
+        tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
+    except QueryError as err:
+        ctx.error(_spoken(feature, f"{feature.name}: {err}"))
+        return None, False
     while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
         tokens.pop()
+    as_json = False
     try:
-        arguments = statement_arguments(feature, statement.text, tokens)
+        arguments, as_json = statement_arguments(feature, statement.text, tokens)
         call = FeatureCall(arguments, table_named(feature, arguments, ctx.keyspace))
+        if feature.request is not None and feature.service is not None:
+            request = request_of(feature, call)
+            own = feature.service
+            return own(ctx, request), as_json  # its own errors said by its reading (ctx.error)
         service = ready_service(ctx, feature, call, "the shell")
     except Invalid as err:
-        ctx.error(str(err))
-        return None
+        ctx.error(_spoken(feature, str(err)))
+        return None, as_json
     try:
         answered = service(ctx, call)
     except Exception as err:  # the package's service: its failure in one line, the shell goes on
         ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
-        return None
+        return None, as_json
     if answered is not None and not isinstance(answered, ReportAnswer):
         ctx.error(f"{feature.name} answered a {type(answered).__name__}, not a report the shell prints")
-        return None
-    return answered  # None: the reading said why (ctx.error)
+        return None, as_json
+    return answered, as_json  # None: the reading said why (ctx.error)
+
+
+def _spoken(feature: Feature, said: str) -> str:
+    """A refusal as the shell says it: a declared statement's words where the declaration names the
+    feature (`COMPRESSION SETTINGS: sample is at least 1`, not `compression_settings: ...`)."""
+    from cqlsh_ext.features.calling import statement_words
+
+    prefix = f"{feature.name}: "
+    if feature.statement is None or not said.startswith(prefix):
+        return said
+    return f"{' '.join(statement_words(feature))}: {said[len(prefix):]}"
 
 
 def next_words(head: str, partial: str) -> list[str]:

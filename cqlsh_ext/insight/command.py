@@ -5,7 +5,8 @@
                       <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
                        [SAVE DICTIONARY '<file>']
-    COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
+    COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>      (completed here; read by the
+                      shell from its feature's declaration, features/reads.py)
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
@@ -237,17 +238,12 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
         saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
         ctx = shell_context(shell)
         _publish(shell, parsed, ctx, advise_answer(ctx, advise_request(parsed), saved_to))
-    elif action == "SETTINGS":
-        from cqlsh_ext.insight.run_settings import settings_answer, settings_request
-        from cqlsh_ext.reading.context import shell_context
-
-        ctx = shell_context(shell)
-        _publish(shell, parsed, ctx, settings_answer(ctx, settings_request(parsed)))
     elif action == "TRIAL":
         from cqlsh_ext.insight.trial.run import trial_answer, trial_request
         from cqlsh_ext.reading.context import shell_context
 
         ctx = shell_context(shell)
         _publish(shell, parsed, ctx, trial_answer(ctx, trial_request(parsed, shell.cql_unprotect_value)))
-    # REWRITE never gets here: rewrite.command takes it before cqlsh parses it (the grammar above
-    # completes it and HELP gives it).
+    # REWRITE and SETTINGS never get here: rewrite.command takes the first, and the shell the second
+    # from its feature's declaration (features.reads: compression_settings), before cqlsh parses
+    # them (the grammar above completes them and HELP gives them).

@@ -12,19 +12,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import SettingsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed
 
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
 SETTINGS_SAMPLE_BYTES = 64 << 20
-
-
-def settings_request(parsed: Parsed) -> SettingsRequest:
-    """The request of a COMPRESSION SETTINGS cqlsh parsed."""
-    from cqlsh_ext.reading.read_requests import SettingsRequest
-
-    sample = parsed.get_binding("sample")
-    return SettingsRequest(side.cql_name(parsed.get_binding("ksname")),
-                           side.cql_name(parsed.get_binding("cfname")), int(sample) if sample else None)
 
 
 def settings_answer(ctx: ReadContext, request: SettingsRequest) -> ReportAnswer | None:

@@ -203,7 +203,9 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
     assert statement_words(feature) == ("TOY", "SAMPLE", "ROWS")
 
     def read(text: str) -> dict[str, Any]:
-        return statement_arguments(feature, text, Lexed(text).tokens[:-1])
+        arguments, as_json = statement_arguments(feature, text, Lexed(text).tokens[:-1])
+        assert not as_json  # a package's statement declares no JSON
+        return arguments
 
     assert read('"Ks".t rows = 5 exact = true') == {"table": '"Ks".t', "rows": 5, "exact": True}
     assert read("rows = 2 table = ks.t") == {"table": "ks.t", "rows": 2}
@@ -479,3 +481,54 @@ def test_a_report_request_refuses_what_its_declaration_does_not_take(name: str, 
     with pytest.raises(Invalid) as refused:
         request_of(declared(plugins=False)[name], FeatureCall(given, ("ks", "t")))
     assert str(refused.value) == said
+
+
+def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
+    # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
+    # declaration alone; the shell hands it to the shell_statement door before cqlsh's grammar.
+    from cqlsh_ext import shell
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import statement_arguments, usage
+    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.insight.command import _FORMS
+    from cqlsh_ext.insight.help import SETTINGS_HELP
+
+    features = declared(plugins=False)
+    stated = {name: feature for name, feature in features.items() if feature.statement is not None}
+    assert sorted(stated) == ["compression_settings"]
+    # The shell hands each declared statement's first word to the declarations.
+    assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
+            } == set(shell.DECLARED_FIRST_WORDS)
+    settings = features["compression_settings"]
+    # The usage the declaration makes is the form the shell's COMPRESSION usage lists.
+    assert f"COMPRESSION SETTINGS {usage(settings)}" == _FORMS["SETTINGS"][0] == \
+        "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"
+    # And HELP COMPRESSION's, and its example.
+    help_form = SETTINGS_HELP.replace("<", "").replace(">", "")
+    assert "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table" in help_form
+    assert _FORMS["SETTINGS"][1] == settings.statement.example  # type: ignore[union-attr]
+
+    def read(text: str) -> tuple[dict[str, Any], bool]:
+        lexed = Lexed(text)
+        found = own_feature_of(lexed)
+        assert found is not None and found[0] is settings, text
+        return statement_arguments(settings, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+
+    assert read("COMPRESSION SETTINGS ks.t") == ({"table": "ks.t"}, False)
+    assert read("compression settings json sample 12 \"Ks\".t") == ({"table": '"Ks".t', "sample": 12}, True)
+    assert read("COMPRESSION SETTINGS ks.t SAMPLE 5") == ({"table": "ks.t", "sample": 5}, False)
+    assert read("COMPRESSION SETTINGS sample") == ({"table": "sample"}, False)  # a table named sample
+    assert own_feature_of(Lexed("COMPRESSION STATS ks.t")) is None  # cqlsh's grammar reads it
+    # A statement the lexer refuses is still the feature's: the lexer's refusal is said as its own.
+    unlexed = own_feature_of(Lexed("COMPRESSION SETTINGS ks.t 'open"))
+    assert unlexed is not None and unlexed[0] is settings
+    for text, said in [("COMPRESSION SETTINGS SAMPLE 0 ks.t",
+                        "compression_settings: sample is at least 1, not 0"),
+                       ("COMPRESSION SETTINGS SELECT data FROM t",
+                        "compression_settings: 'data' is no argument of it: COMPRESSION SETTINGS [JSON] "
+                        "[SAMPLE n] [keyspace.]table, e.g. COMPRESSION SETTINGS ks.t;"),
+                       ("COMPRESSION SETTINGS", "compression_settings: table is required (keyspace.table)")]:
+        with pytest.raises(Invalid) as raised:
+            read(text)
+        assert str(raised.value) == said, text
