@@ -20,6 +20,7 @@ from cqlsh_ext.features.feature import (
     Statement,
     register,
 )
+from cqlsh_ext.insight.help import SETTINGS_ABOUT
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 #: `query`'s rows by default, and at most.
@@ -142,8 +143,7 @@ register(Feature(
     "of its rows, and advice.",
     (_table(), _sample("rows measured (default 1000)", listed=False)), Reads("table", "table"), REPORT,
     output_schemas.SETTINGS, Service("cqlsh_ext.insight.run_settings", "settings_answer"),
-    details="Measures sample rows (default 1000). Advice only where the measurements support it: a "
-            "chunk length, a compressor.",
+    details=SETTINGS_ABOUT,
     request=report_requests.settings,
     statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;")))
 register(Feature(

@@ -105,14 +105,17 @@ ADVISE_HELP = """
           when there are several), loads it in this session and says how to
           use it: --dictionary <file>, encode('zstd:dict=<ID>', ...).
 """
+#: What COMPRESSION SETTINGS answers: HELP's words, and its feature's details (features/reads.py:
+#: MCP's tool document says the same).
+SETTINGS_ABOUT = ("The table's SSTable compression options (class, chunk_length_in_kb, ...) next to "
+                  "measurements on a sample of its rows (default 1000): row and partition sizes, "
+                  "client-side compression of its blobs, the ratio the table's compressor gets on them, "
+                  "and advice where the numbers support it (e.g. a smaller chunk_length_in_kb for small "
+                  "partitions).")
 SETTINGS_HELP = """
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 
-          The table's SSTable compression options (class, chunk_length_in_kb,
-          ...) next to measurements on a sample of its rows (default 1000): row
-          and partition sizes, client-side compression of its blobs, the ratio
-          the table's compressor gets on them, and advice where the numbers
-          support it (e.g. a smaller chunk_length_in_kb for small partitions).
+""" + fill(SETTINGS_ABOUT) + """
 
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
 """
