@@ -55,6 +55,16 @@ class Run:
         return self.stdout
 
 
+#: What cqlsh says before anything when the password is given on the command line (-p), as most
+#: tests give it.
+PASSWORD_WARNING = ("Warning: Using a password", "Recommendation: use the credentials")
+
+
+def said_lines(stderr: str) -> list[str]:
+    """stderr's non-blank lines, cqlsh's warning about -p on the command line aside."""
+    return [line for line in stderr.splitlines() if line.strip() and not line.startswith(PASSWORD_WARNING)]
+
+
 def isolated_env(home: Path) -> dict[str, str]:
     """A HOME of its own so no developer cqlshrc or history leaks into a test. CQLSH_EXT_NATIVE
     passes: bin/test runs the engine-sensitive tests again with the native core off."""

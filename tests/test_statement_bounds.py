@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from shell_runner import CQLSH_EXT, STOCK_CQLSH, run, without_patch_warning
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, run, said_lines, without_patch_warning
 
 from cqlsh_ext.commands import statement_bounds
 from cqlsh_ext.cql import grammar_bounds as bounds
@@ -39,8 +39,7 @@ def ks(cassandra) -> str:
 
 def _said(stderr: str) -> list[str]:
     """stderr's lines after cqlsh's warning about -p on the command line."""
-    return [line for line in stderr.splitlines()
-            if line.strip() and not line.startswith(("Warning: Using a password", "Recommendation: "))]
+    return said_lines(stderr)
 
 
 def test_a_20000_key_in_list_is_answered_under_1_gib(cassandra, ks: str, tmp_path: Path,

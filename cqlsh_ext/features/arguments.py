@@ -6,11 +6,24 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Invalid", "names", "spell"]
+__all__ = ["Invalid", "Named", "names", "spell"]
 
 
 class Invalid(Exception):
     """An argument that is not what the feature takes; str() is the one line."""
+
+
+class Named(str):
+    """A name argument as a statement wrote it (`"Ks".t`), read from the statement's own tokens: its
+    names as the schema spells them ride with it, so that names() takes them without lexing the
+    text again (the shell lexes a statement once)."""
+
+    names: tuple[str, ...]
+
+    def __new__(cls, text: str, names: tuple[str, ...]) -> Named:
+        named = super().__new__(cls, text)
+        named.names = names
+        return named
 
 
 _EXAMPLES = {"keyspace": "a keyspace name", "table": "keyspace.table",
@@ -25,6 +38,8 @@ def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
 
     if not isinstance(text, str):
         raise Invalid(f"{what} must be a string such as {_EXAMPLES[what]}")
+    if isinstance(text, Named) and len(text.names) in parts:
+        return list(text.names)
     try:
         tokens = Lexed(text).tokens[:-1]
     except QueryError as err:

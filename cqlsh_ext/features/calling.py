@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.features.arguments import Invalid, names
+from cqlsh_ext.features.arguments import Invalid, Named, names
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
@@ -188,7 +188,8 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
         while end + 1 < len(tokens) and tokens[end].kind == "punct" and tokens[end].value == "." \
                 and tokens[end + 1].kind in ("word", "qname"):
             end += 2
-        return text[tok.start:tokens[end - 1].end], end
+        spelt = tuple(t.value.lower() if t.kind == "word" else t.value for t in tokens[i:end:2])
+        return Named(text[tok.start:tokens[end - 1].end], spelt), end
     raise Invalid(f"{tok.describe()} is no value (a name, a 'string', a number, true or false)")
 
 

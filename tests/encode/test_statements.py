@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import snappy
 import zstandard
-from shell_runner import CQLSH_EXT, ext, run
+from shell_runner import CQLSH_EXT, ext, run, said_lines
 
 DOC = {"id": 7, "name": "Ada", "tags": ["a", "b"], "score": 2.5, "ok": True, "none": None}
 DOC_TEXT = json.dumps(DOC)
@@ -35,8 +35,7 @@ def said(cassandra, home: Path, statement: str, *flags: str) -> tuple[int, str, 
     """Exit code, stdout and stderr of `statement` (-e), less cqlsh's warning about a password on the
     command line."""
     code, out, err = ext(cassandra, home, *flags, "-e", statement)
-    err = "\n".join(line for line in err.splitlines()
-                    if line.strip() and not line.startswith(("Warning: Using a password", "Recommendation:")))
+    err = "\n".join(said_lines(err))
     return code, out, err
 
 

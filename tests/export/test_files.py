@@ -20,7 +20,7 @@ import pexpect
 import pyte
 import pytest
 from orders import rows, write_table
-from shell_runner import CQLSH_EXT, Run, isolated_env
+from shell_runner import CQLSH_EXT, Run, isolated_env, said_lines
 
 from tests.payload_select.conftest import shell
 
@@ -31,8 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _one_error_line(out: Run) -> str:
-    lines = [line for line in out.stderr.splitlines() if line.strip() and not line.startswith(
-        ("Warning: Using a password", "Recommendation: use the credentials"))]
+    lines = said_lines(out.stderr)
     assert len(lines) == 1, out.stderr
     assert "Traceback" not in out.stderr
     return re.sub(r"^<stdin>:\d+:", "", lines[0])  # cqlsh's place of an error in -e's statements

@@ -18,7 +18,7 @@ import pexpect
 import pytest
 import zstandard
 from scanning.test_capacity import expected_bucket
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import CQLSH_EXT, isolated_env, said_lines
 
 from cqlsh_ext.demo.records import documents
 
@@ -276,12 +276,13 @@ def test_a_malformed_settings_says_its_declared_form_in_one_line(cassandra, insi
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
     assert result.returncode != 0
-    assert result.stderr.strip().splitlines() == [
-        "COMPRESSION SETTINGS: 'data' is no argument of it: COMPRESSION SETTINGS [JSON] [SAMPLE n] "
-        "[keyspace.]table, e.g. COMPRESSION SETTINGS ks.t;"]
+    said = said_lines(result.stderr)
+    assert said == ["COMPRESSION SETTINGS: 'data' is no argument of it: COMPRESSION SETTINGS [JSON] "
+                    "[SAMPLE n] [keyspace.]table, e.g. COMPRESSION SETTINGS ks.t;"], result.stderr
     zero = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SAMPLE 0 orders", "-k", insight.ks, ok=False)
     assert zero.returncode != 0
-    assert zero.stderr.strip().splitlines() == ["COMPRESSION SETTINGS: sample is at least 1, not 0"]
+    said = said_lines(zero.stderr)
+    assert said == ["COMPRESSION SETTINGS: sample is at least 1, not 0"], zero.stderr
 
 
 def test_help(cassandra, home):

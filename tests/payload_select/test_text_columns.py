@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from shell_runner import said_lines
 
 from .conftest import shell
 
@@ -52,8 +53,7 @@ def test_an_operator_payload_queries_lack_is_refused_in_one_line(cassandra, text
     refused = shell(cassandra, home, f"SELECT count(*) FROM {text_table} WHERE data.items CONTAINS KEY 'x' "
                                      "ALLOW FILTERING")
     # (cqlsh's own two lines about -p on the command line aside)
-    lines = [line for line in refused.stderr.splitlines()
-             if line.strip() and not line.startswith(("Warning: Using a password", "Recommendation: "))]
+    lines = said_lines(refused.stderr)
     assert len(lines) == 1, refused.stderr
     assert lines[0].endswith("CONTAINS KEY is not an operator of payload queries: a path takes =, !=, <, <=, "
                              ">, >=, IN (...), LIKE, CONTAINS, IS [NOT] NULL (HELP QUERIES)"), lines
