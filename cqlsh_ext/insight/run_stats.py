@@ -55,8 +55,8 @@ def stats_answer(ctx: ReadContext, request: StatsRequest) -> ReportAnswer | None
     if whole:
         ask = FullScanQuestion(
             "COMPRESSION STATS",
-            "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
-            "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
+            "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...; confirm: true over "
+            "MCP and the Python API), or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
             "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
             confirmed)
         plan = whole_table(ctx, read.query, read.meta, ask, workers=request.parallel)

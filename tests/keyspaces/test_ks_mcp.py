@@ -27,6 +27,14 @@ def _args(ep: KeyspacesEndpoint) -> list[str]:
     return ["--keyspaces", ep.host, str(ep.tls_port), "--certfile", str(ep.ca_file), "--region", REGION]
 
 
+def shell_rows(ep: KeyspacesEndpoint, tmp_path: Path, env: dict[str, str]) -> int:
+    """How many rows ks_test.docs holds, as the shell counts them."""
+    counted = ep.run([*_args(ep), "--output-format", "json", "-e",
+                      "SELECT count(*) FROM ks_test.docs"], tmp_path, env=env)
+    assert counted.returncode == 0, counted.stderr
+    return int(json.loads(counted.stdout.splitlines()[0])["count"])
+
+
 @pytest.mark.parametrize("cred", [GOOD, SESSION], ids=["access-key", "session-token"])
 def test_mcp_over_sigv4_answers_as_the_shell(keyspaces_endpoint: KeyspacesEndpoint, tmp_path: Path,
                                             cred: Credential) -> None:
@@ -46,6 +54,12 @@ def test_mcp_over_sigv4_answers_as_the_shell(keyspaces_endpoint: KeyspacesEndpoi
         assert "Amazon Keyspaces bills every row read" in refused and "CONFIRM" in refused, refused
         confirmed = server.call("query", statement=scan + " CONFIRM").data
         assert confirmed["rows"] == [{"id": 2}]
+        # COMPRESSION STATS of the whole table: refused with its cost, then run with confirm (declared
+        # with the feature, as the shell's CONFIRM and the API's confirm=True).
+        refused = server.call("compression_stats", table="ks_test.docs").error
+        assert "Amazon Keyspaces bills every row read" in refused and "confirm: true" in refused, refused
+        stats = server.call("compression_stats", table="ks_test.docs", confirm=True).data
+        assert stats["rows"] == shell_rows(ep, tmp_path, env) and stats["complete"], stats
         # DESCRIBE from the driver's metadata (the endpoint reports 3.11.2, as Keyspaces does).
         described = server.call("describe_table", table="ks_test.docs").data
         assert described["cql"].startswith("CREATE TABLE ks_test.docs") and \
