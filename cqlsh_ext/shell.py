@@ -61,20 +61,7 @@ Stock = seams.stock_shell_class()
 #: The first words of cqlsh-ext's own statements that the shell reads from their features'
 #: declarations (features.feature.Statement; tests/mcp_server/test_declarations.py holds the two
 #: equal): such a statement is read by our lexer, never by cqlsh's grammar, which completes it only.
-DECLARED_FIRST_WORDS = ("compression",)
-
-
-@commands.statement_intercept("statements declared with their features", DECLARED_FIRST_WORDS)
-def _declared_statement(shell: Any, statement: Lexed) -> bool:
-    """True for a statement one of cqlsh-ext's own features declares (COMPRESSION SETTINGS ...),
-    run from its declaration; False for any other (COMPRESSION STATS: cqlsh's grammar, insight.command)."""
-    from cqlsh_ext.features import shell_statement
-
-    found = shell_statement.own_feature_of(statement)
-    if found is None:
-        return False
-    shell._run_feature(*found, statement)
-    return True
+DECLARED_FIRST_WORDS = frozenset({"compression"})
 
 
 def _statement(tokens: Any, srcstr: str) -> Lexed:
@@ -225,16 +212,19 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
         tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
         first = str(tokens[0][1]).lower()
-        # A statement whose first word is none of the shell's may be a package's read feature's
-        # (features.shell_statement): never a statement of cqlsh's, CQL's or ours.
+        # A declared feature's statement (features.shell_statement): one of cqlsh-ext's own that its
+        # feature declares (COMPRESSION SETTINGS), or one whose first word is none of the shell's, a
+        # package's read feature's (never a statement of cqlsh's, CQL's or ours).
         feature = None
         statement: Lexed | None = None
-        if first.upper() not in seams.first_words():
+        own = first in DECLARED_FIRST_WORDS
+        if own or first.upper() not in seams.first_words():
             from cqlsh_ext.features import PluginError, shell_statement
 
             statement = _statement(tokens, srcstr)
             try:
-                feature = shell_statement.feature_of(statement)
+                feature = shell_statement.own_feature_of(statement) if own \
+                    else shell_statement.feature_of(statement)
             except PluginError as err:  # a package's bug, in its one line; the statement goes on
                 self.printerr(str(err))
         meant = _nearest_first_word(first) if feature is None else None
