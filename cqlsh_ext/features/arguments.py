@@ -1,12 +1,12 @@
 """Reading a feature's name arguments (keyspace, keyspace.table, keyspace.table.column) as every
 front end does: with the shell's lexer, each name spelt as the schema spells it, so that an argument
-cannot carry a second statement; and a name spelt back as CQL writes it."""
+cannot carry a second statement (cql.spelling writes one back as CQL writes it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Invalid", "Named", "names", "spell"]
+__all__ = ["Invalid", "Named", "names"]
 
 
 class Invalid(Exception):
@@ -57,10 +57,3 @@ def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
         if tokens and len(tokens) % 2 == 1 and len(found) in parts:
             return found
     raise Invalid(f"{what} must be {_EXAMPLES[what]} (names, \"quoted\" where they need it), not {text!r}")
-
-
-def spell(name: str) -> str:
-    """A name as CQL writes it (quoted when it must be)."""
-    from cassandra.metadata import protect_name
-
-    return str(protect_name(name))

@@ -1,7 +1,8 @@
 """The typed requests of cqlsh-ext's table reports (reading.read_requests), each built once from
 its feature's declared arguments, for the front ends that hand a report its arguments by name:
 MCP's tools and the Python API's methods. A feature declares its builder (`Feature.request`);
-`calling.request_of` checks the arguments against the declaration, then builds. The shell builds
+`calling.request_of` checks the arguments against the declaration, then builds. A request names
+its table and columns as typed parts, never as a SELECT's text. The shell builds
 the same requests from cqlsh's parse of its statements (insight's run modules), whose forms say
 more than the arguments do (a SELECT as the target, SAMPLE UNTIL ..., PARALLEL n)."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.features.arguments import names, spell
+from cqlsh_ext.features.arguments import names
 
 if TYPE_CHECKING:
     from cqlsh_ext.features.feature import FeatureCall
@@ -25,18 +26,14 @@ def _table(call: FeatureCall) -> tuple[str | None, str]:
 
 
 def _target(call: FeatureCall) -> ReportTarget:
-    """The table's payload columns, or with `column` that column alone (SELECT column FROM ks.t:
-    whole rows of the table, so that it may be split into token ranges)."""
+    """The table's payload columns, or with `column` that column alone (whole rows of the table,
+    so that it may be split into token ranges)."""
     from cqlsh_ext.reading.read_requests import ReportTarget
 
     keyspace, table = _table(call)
     column = call.arguments.get("column")
-    if column is None:
-        return ReportTarget(keyspace, table, found=call.found)
-    name = names(column, (1,), "column name")[0]
-    where = f"{spell(keyspace)}.{spell(table)}" if keyspace is not None else spell(table)
-    return ReportTarget(keyspace, table, f"SELECT {spell(name)} FROM {where}", whole_table=True,
-                        found=call.found)
+    columns = None if column is None else tuple(names(column, (1,), "column name"))
+    return ReportTarget(keyspace, table, found=call.found, columns=columns)
 
 
 def stats(call: FeatureCall) -> StatsRequest:

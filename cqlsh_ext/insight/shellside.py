@@ -97,9 +97,10 @@ def sample_spec(parsed: Parsed) -> SampleSpec | None:
 def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str | None = None,
            statement_limit: int | None = None) -> InsightTarget | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
-    the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
-    blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
-    (said why) when such a table is unknown or has none."""
+    the SELECT given, else the table's columns named (request.columns), or for a table named alone
+    its payload columns (its blob columns, its text columns outside the primary key:
+    cql.types.table_payload_columns), whole rows of it. None (said why) when such a table is
+    unknown, or has none of those columns."""
     from cqlsh_ext.insight.view_measures import effective_mode
 
     ks, table, meta = named_table(ctx, request.keyspace, request.table, request.found)
@@ -119,17 +120,23 @@ def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str 
     if meta is None:
         ctx.error(f"COMPRESSION {action}: table {ks}.{table} not found")
         return None
-    from cassandra.metadata import protect_name
-
+    from cqlsh_ext.common.text import unknown
+    from cqlsh_ext.cql.spelling import columns_select
     from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
+    if request.columns is not None:
+        missing = [name for name in request.columns if name not in meta.columns]
+        if missing:
+            ctx.error(f"COMPRESSION {action}: "
+                      + unknown("column", missing[0], list(meta.columns), within=f"{ks}.{table}"))
+            return None
+        return read(columns_select(ks, table, request.columns), True, None)
     columns = table_payload_columns(meta, udts_of(ctx.cluster.metadata.keyspaces.get(ks)))
     if not columns:
         ctx.error(f"COMPRESSION {action}: {ks}.{table} has no blob column and no text column "
                        "outside its primary key")
         return None
-    query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
-    return read(query, True, None)
+    return read(columns_select(ks, table, columns), True, None)
 
 
 def cql_name(raw: str | None) -> str | None:

@@ -152,7 +152,8 @@ class Guard:
         """The call's Scope, from what its tool declares it reads (features.feature.Reads); raises Refused (a
         tool that declares nothing of it among them: never admitted with an empty Scope), or
         features.arguments.Invalid for an argument it cannot read."""
-        from cqlsh_ext.features.arguments import names, spell
+        from cqlsh_ext.cql.spelling import spell
+        from cqlsh_ext.features.arguments import names
         from cqlsh_ext.mcp_server import tools
 
         reads = tool.reads

@@ -67,7 +67,7 @@ def described_tool(uri: str) -> str | None:
 
 def tool_of(uri: str) -> tuple[str, dict[str, Any]]:
     """The tool call that reads `uri`: (tool name, arguments). Raises BadUri."""
-    from cqlsh_ext.features.arguments import spell
+    from cqlsh_ext.cql.spelling import spell
 
     prefix = f"{SCHEME}://"
     if not uri.startswith(prefix):

@@ -48,8 +48,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.spelling import spell
 from cqlsh_ext.features import read_features, service_of
-from cqlsh_ext.features.arguments import Invalid, names, spell
+from cqlsh_ext.features.arguments import Invalid, names
 from cqlsh_ext.features.calling import request_of
 from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
 from cqlsh_ext.features.reads import (

@@ -24,7 +24,11 @@ __all__ = ["AdviseRequest", "InspectRequest", "ReportTarget", "SampleSpec", "Set
 @dataclass(frozen=True)
 class ReportTarget:
     """What a report reads: the table (names as the schema spells them; keyspace None: the
-    context's), and the SELECT as written (None: the table's payload columns, the whole table)."""
+    context's), and either the SELECT a person wrote (`select`, as written) or the table's
+    `columns` (names as the schema spells them: whole rows of the table); neither: the table's
+    payload columns, the whole table. Only a statement typed as a statement travels as text: the
+    front ends that name a table and a column build typed parts (features.report_requests), and the
+    reading writes their SELECT (cql.spelling.columns_select)."""
 
     keyspace: str | None
     table: str | None
@@ -37,6 +41,12 @@ class ReportTarget:
     #: The table as the reading finds it, when whoever built the request resolved it already (the
     #: reading takes it rather than resolving it again; None: the reading resolves the names).
     found: TableTarget | None = field(default=None, compare=False)
+    #: The columns read of the table (None: its payload columns, or the SELECT's).
+    columns: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.select is not None and self.columns is not None:
+            raise ValueError("a report reads a SELECT or a table's columns, not both")
 
 
 #: Words (and the bracket) after which a SELECT no longer reads whole rows of its table.

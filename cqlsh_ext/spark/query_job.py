@@ -71,12 +71,10 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     import pickle
     from functools import partial
 
-    from cassandra.metadata import protect_name
-
+    from cqlsh_ext.cql.spelling import columns_select
     from cqlsh_ext.spark.stats_job import read_table, result_columns
 
-    query = f"SELECT {', '.join(map(protect_name, names))} FROM {protect_name(ks)}.{protect_name(table)}"
-    names, driver_types = result_columns(session, query)
+    names, driver_types = result_columns(session, columns_select(ks, table, names))
     frame = read_table(spark, ks, table, names)
     if from_arrow is None:
         from_arrow = spark.sparkContext.accumulator(0)

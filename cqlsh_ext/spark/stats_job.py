@@ -45,13 +45,12 @@ def stats_query(session: Any, stmt: StatsOnSpark, ks: str, meta: Any) -> str:
     cql.types.table_payload_columns)."""
     if stmt.request.target.select is not None:
         return stmt.request.target.select
-    from cassandra.metadata import protect_name
+    from cqlsh_ext.cql.spelling import columns_select
 
     columns = spark_table(session, ks, stmt.table).payload_columns()
     if not columns:
         raise SparkError(f"{ks}.{stmt.table} has no blob column and no text column outside its primary key")
-    table = f"{protect_name(ks)}.{protect_name(stmt.table)}"
-    return f"SELECT {', '.join(map(protect_name, columns))} FROM {table}"
+    return columns_select(ks, stmt.table, columns)
 
 
 def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:

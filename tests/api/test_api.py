@@ -128,6 +128,10 @@ def test_advise_and_settings_take_what_their_features_declare(db, orders: Orders
         db.advise(orders.name, column="ks.data")  # the table is named apart: a column is one name
     assert str(named.value) == "column name must be one column's name (names, \"quoted\" where they need " \
                                "it), not 'ks.data'"
+    with pytest.raises(cqlsh_ext.Error) as missing:
+        db.advise(orders.name, column="dta")  # the column is looked up in the schema, not sent as text
+    assert str(missing.value).startswith(f"COMPRESSION ADVISE: unknown column 'dta' in '{orders.ks}.orders' "
+                                         "(did you mean data?); valid: ")
 
 
 def test_decode_one_value():

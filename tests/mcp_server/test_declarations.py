@@ -97,7 +97,7 @@ from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, register
 
 
 def count_rows(ctx, call):
-    from cqlsh_ext.features.arguments import spell
+    from cqlsh_ext.cql.spelling import spell
     from cqlsh_ext.reading.typed import ReportAnswer
 
     keyspace, table = call.table
@@ -438,10 +438,10 @@ def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str], objec
     return [
         ("compression_stats", {"table": "ks.t"}, ("ks", "t"), StatsRequest(ReportTarget("ks", "t"))),
         ("compression_stats", {"table": "t", "column": "Data", "sample": 500, "confirm": True}, (None, "t"),
-         StatsRequest(ReportTarget(None, "t", "SELECT data FROM t", whole_table=True), SampleSpec(rows=500),
+         StatsRequest(ReportTarget(None, "t", columns=("data",)), SampleSpec(rows=500),
                       confirm=True)),
         ("compression_advise", {"table": "ks.t", "column": '"Data"', "sample": None}, ("ks", "T"),
-         AdviseRequest(ReportTarget("ks", "T", 'SELECT "Data" FROM ks."T"', whole_table=True))),
+         AdviseRequest(ReportTarget("ks", "T", columns=("Data",)))),
         ("compression_settings", {"table": "ks.t", "sample": 50}, ("ks", "t"),
          SettingsRequest("ks", "t", 50)),
     ]
