@@ -94,6 +94,12 @@ class Lexed:
     def __repr__(self) -> str:
         return f"Lexed({self.text!r})"
 
+    def spanned(self) -> str:
+        """The text from its first token to its last (a `;`, a comment or space after it left
+        out): what the server is sent of it, the tokens read and no more."""
+        tokens = self.tokens
+        return self.text[tokens[0].start:tokens[-2].end] if len(tokens) > 1 else ""
+
     def part(self, first: int, stop: int) -> Lexed:
         """The statement made of tokens[first:stop], in the same text; its end token sits where
         tokens[stop] starts."""

@@ -12,16 +12,17 @@ as written), a string literal ('text'), a number, or true/false."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.features.arguments import Invalid, Named, names
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cql.lexer import Token
-    from cqlsh_ext.features.feature import Argument, Feature, FeatureCall
+    from cqlsh_ext.cql.lexer import Lexed, Token
+    from cqlsh_ext.features.feature import Argument, Clause, Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
-__all__ = ["checked", "document", "plugins", "ready_service", "request_of", "statement_arguments",
+__all__ = ["Stated", "checked", "document", "plugins", "ready_service", "request_of", "statement_arguments",
            "statement_words", "table_named", "usage"]
 
 #: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
@@ -52,8 +53,8 @@ def _kind_of(value: Any, kind: str) -> bool:
 
 
 def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
-    """`given` as the declaration takes it: every name one of its arguments, every required one
-    given, each value of its type (and within its `enum`, `minimum`, `maximum`, `maxLength`).
+    """`given` as the declaration takes it: every name one of its arguments, each value of its type
+    (and within its `enum`, `minimum`, `maximum`, `maxLength`), every required one given.
     Raises Invalid, one line naming the argument."""
     from cqlsh_ext.common.text import unknown
 
@@ -61,10 +62,6 @@ def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
     for name in given:
         if name not in declared:
             raise Invalid(f"{feature.name}: " + unknown("argument", name, declared))
-    for name in feature.required:
-        if name not in given:
-            argument = feature.argument(name)
-            raise Invalid(f"{feature.name}: {name} is required ({argument.doc})")
     for name, value in given.items():
         argument = feature.argument(name)
         keywords = argument.keywords
@@ -79,6 +76,10 @@ def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
             raise Invalid(f"{feature.name}: {name} is at most {keywords['maximum']}, not {value!r}")
         if "maxLength" in keywords and isinstance(value, str) and len(value) > keywords["maxLength"]:
             raise Invalid(f"{feature.name}: {name} is at most {keywords['maxLength']} characters")
+    for name in feature.required:  # after the values given: `SAMPLE orders` is a sample mistyped
+        if name not in given:
+            argument = feature.argument(name)
+            raise Invalid(f"{feature.name}: {name} is required ({argument.doc})")
     return dict(given)
 
 
@@ -102,24 +103,41 @@ def table_named(feature: Feature, arguments: Mapping[str, Any],
     return keyspace, found[0]
 
 
-def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> tuple[dict[str, Any], bool]:
-    """The arguments of the feature's statement `text`, `tokens` those after its words (the end
-    token aside), and whether it asks for JSON (a declared Statement's `JSON` after its words): its
-    required arguments in order, an argument with a `keyword` after that word (SAMPLE 500), any as
-    `name = value`. Raises Invalid."""
-    as_json = feature.statement is not None and feature.statement.json and bool(tokens) \
+@dataclass(frozen=True)
+class Stated:
+    """A feature's statement as the shell read it: its checked `arguments`, whether it asks for
+    JSON, the SELECT it wrote as its table's target (a declared Statement's `select`; None: the
+    table named), and its closing clauses' values by the service's parameter (`dictionaries_to`)."""
+
+    arguments: dict[str, Any]
+    as_json: bool = False
+    select: Lexed | None = None
+    clauses: dict[str, Any] = field(default_factory=dict)
+
+
+def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Stated:
+    """The feature's statement `text` as its declaration spells it, `tokens` those after its words
+    (the end token aside): `JSON` after its words (a declared Statement's), its required arguments in
+    order (the table it reads may be a SELECT of it where the Statement says `select`), an argument
+    with a `keyword` after that word (SAMPLE 500), any as `name = value`, then its closing clauses.
+    Raises Invalid."""
+    declared = feature.statement
+    as_json = declared is not None and declared.json and bool(tokens) \
         and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON"
+    tokens, clauses = _closing(feature, tokens)
     keywords = {argument.keyword.upper(): argument.name for argument in feature.arguments
-                if argument.keyword is not None and feature.statement is not None}
+                if argument.keyword is not None and declared is not None}
+    omitted = set(declared.omits) if declared is not None else set()
     positional = list(feature.required)
     given: dict[str, Any] = {}
+    select = None
     i = 1 if as_json else 0
     while i < len(tokens):
         tok = tokens[i]
         followed = i + 1 < len(tokens)
         named = tok.kind == "word" and followed and tokens[i + 1].kind == "punct" \
             and tokens[i + 1].value == "="
-        if named:
+        if named and tok.value.lower() not in omitted:
             name, i = tok.value.lower(), i + 2
             if i >= len(tokens):
                 raise Invalid(f"{feature.name}: {name} = takes a value")
@@ -127,10 +145,12 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> tup
             name, i = keywords[tok.value.upper()], i + 1
         elif positional:
             name = positional.pop(0)
+            if declared is not None and declared.select and name == feature.reads.argument \
+                    and tok.kind == "word" and tok.value.upper() == "SELECT":
+                select, given[name] = _select(feature, text, tokens[i:])
+                break
         else:
-            example = f", e.g. {feature.statement.example}" if feature.statement is not None else ""
-            raise Invalid(f"{feature.name}: {tok.describe()} is no argument of it: "
-                          f"{' '.join(statement_words(feature))} {usage(feature)}{example}")
+            raise Invalid(f"{feature.name}: {tok.describe()} is no argument of it: {_form(feature)}")
         if name in given:
             raise Invalid(f"{feature.name}: {name} is given twice")
         if name in positional:
@@ -139,19 +159,67 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> tup
             given[name], i = _value(text, tokens, i)
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
-    return checked(feature, given), as_json
+    return Stated(checked(feature, given), as_json, select, clauses)
+
+
+def _form(feature: Feature) -> str:
+    """Its statement's form, and a declared Statement's example."""
+    example = f", e.g. {feature.statement.example}" if feature.statement is not None else ""
+    return f"{' '.join(statement_words(feature))} {usage(feature)}{example}"
+
+
+def _closing(feature: Feature, tokens: list[Token]) -> tuple[list[Token], dict[str, Any]]:
+    """`tokens` without the declared statement's closing clauses (`SAVE DICTIONARY 'file'`: each at
+    most once, nothing after them but another), and their values by the service's parameter."""
+    clauses = feature.statement.clauses if feature.statement is not None else ()
+
+    def at(k: int) -> Clause | None:
+        return next((clause for clause in clauses if len(tokens) > k + len(clause.words) - 1
+                     and all(tok.kind == "word" and tok.value.upper() == word
+                             for tok, word in zip(tokens[k:], clause.words, strict=False))), None)
+
+    first = next((k for k in range(len(tokens)) if at(k) is not None), len(tokens))
+    found: dict[str, Any] = {}
+    k = first
+    while k < len(tokens):
+        clause = at(k)
+        if clause is None:
+            raise Invalid(f"{feature.name}: {tokens[k].describe()} is no argument of it: {_form(feature)}")
+        spelt = " ".join(clause.words)
+        after = k + len(clause.words)
+        if after >= len(tokens) or tokens[after].kind != "string":
+            raise Invalid(f"{feature.name}: {spelt} takes a string: {spelt} {clause.placeholder}")
+        if clause.parameter in found:
+            raise Invalid(f"{feature.name}: {spelt} is given twice")
+        found[clause.parameter] = tokens[after].literal
+        k = after + 1
+    return tokens[:first], found
+
+
+def _select(feature: Feature, text: str, tokens: list[Token]) -> tuple[Lexed, Named]:
+    """The SELECT that `tokens` are (the rest of the statement) as the table's target, and that
+    table as the argument naming it (a Named: its names read from the SELECT's tokens)."""
+    from cqlsh_ext.cql.lexer import Lexed, Token
+    from cqlsh_ext.cql.spelling import spell
+    from cqlsh_ext.query.recognize import table_of
+
+    end = tokens[-1].end
+    select = Lexed(text, [*tokens, Token("end", "", end, end)])
+    named = table_of(select)
+    if named is None:
+        raise Invalid(f"{feature.name}: a SELECT names the table it reads: SELECT ... FROM [keyspace.]table")
+    names = tuple(name for name in named if name is not None)
+    return select, Named(".".join(map(spell, names)), names)
 
 
 def request_of(feature: Feature, call: FeatureCall) -> Any:
     """The typed request of `call` that the feature's service takes, built by the feature's declared
     builder (Feature.request) from its arguments checked against the declaration (an argument given
     as None is one not given). Raises Invalid, one line naming the argument."""
-    from cqlsh_ext.features.feature import FeatureCall
-
     if feature.request is None:
         raise LookupError(f"{feature.name} declares no request builder")
     given = checked(feature, {name: value for name, value in call.arguments.items() if value is not None})
-    return feature.request(FeatureCall(given, call.table, call.found))
+    return feature.request(replace(call, arguments=given))
 
 
 def ready_service(ctx: ReadContext, feature: Feature, call: FeatureCall,
@@ -195,14 +263,20 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
 
 def usage(feature: Feature) -> str:
     """Its arguments as its statement takes them: `<table> [limit = <integer>]`; a declared
-    Statement's `[JSON] [SAMPLE n] [keyspace.]table`."""
-    declared = feature.statement is not None
-    parts = ["[JSON]"] if feature.statement is not None and feature.statement.json else []
+    Statement's `[JSON] [SAMPLE n] [keyspace.]table`, `<SELECT statement> | [keyspace.]table` where a
+    SELECT may name the table, then its closing clauses (`[SAVE DICTIONARY 'file']`)."""
+    statement = feature.statement
+    declared = statement is not None
+    omitted = statement.omits if statement is not None else ()
+    parts = ["[JSON]"] if statement is not None and statement.json else []
     parts += [f"[{argument.keyword} {_placeholder(argument)}]" for argument in feature.arguments
               if argument.keyword is not None and declared and not argument.required]
     parts += [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
     parts += [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
-              if not argument.required and not (argument.keyword is not None and declared)]
+              if not argument.required and not (argument.keyword is not None and declared)
+              and argument.name not in omitted]
+    if statement is not None:
+        parts += [f"[{' '.join(clause.words)} {clause.placeholder}]" for clause in statement.clauses]
     return " ".join(parts)
 
 
@@ -211,9 +285,11 @@ def _placeholder(argument: Argument) -> str:
 
 
 def _positional(feature: Feature, name: str) -> str:
-    """A required argument as a declared statement's usage names it: the table it reads as CQL names one."""
+    """A required argument as a declared statement's usage names it: the table it reads as CQL names
+    one (or a SELECT of it, where the Statement says `select`)."""
     if feature.reads.argument == name and feature.reads.what == "table":
-        return "[keyspace.]table"
+        selected = feature.statement is not None and feature.statement.select
+        return "<SELECT statement> | [keyspace.]table" if selected else "[keyspace.]table"
     return f"<{name}>"
 
 

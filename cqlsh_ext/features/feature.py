@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "FeatureCall", "Feature",
-           "Reads", "Service", "Statement", "Writes", "register", "registered"]
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "Clause", "FeatureCall",
+           "Feature", "Reads", "Service", "Statement", "Writes", "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -91,16 +91,35 @@ class Argument:
 
 
 @dataclass(frozen=True)
+class Clause:
+    """A closing clause of a declared statement that only the shell has (`SAVE DICTIONARY 'file'`):
+    its words, its value's placeholder in the usage (`'file'`), and the keyword of the service's
+    parameter its value is handed to beside the request (`dictionaries_to`). Its value is a string
+    literal. No argument of MCP's or the API's: what it names is the shell's (a file on its machine)."""
+
+    words: tuple[str, ...]
+    placeholder: str
+    parameter: str
+
+
+@dataclass(frozen=True)
 class Statement:
     """A feature's statement in the shell, declared with it: its words (`COMPRESSION SETTINGS`), an
     example, and whether `JSON` may follow the words (the report printed as one JSON document). The
     shell reads it with its lexer from the declaration (features/calling.py): its required arguments
     in order, each argument with a `keyword` after its word, any as `name = value`. A feature that
-    declares none (a package's) is the words of its name."""
+    declares none (a package's) is the words of its name.
+
+    `select`: the table it reads may be written as a SELECT of it instead (the rest of the statement
+    before its clauses: the report reads that SELECT's rows, as written); `omits`: the arguments the
+    statement does not spell (a SELECT names its columns); `clauses`: the shell's closing clauses."""
 
     words: tuple[str, ...]
     example: str
     json: bool = True
+    select: bool = False
+    omits: tuple[str, ...] = ()
+    clauses: tuple[Clause, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +150,9 @@ class FeatureCall:
     #: That table as the front end found it already (reading.resolve.TableTarget; None: the reading
     #: finds it): a report's request carries it, so that it is not resolved twice.
     found: Any = field(default=None, compare=False)
+    #: The SELECT the shell's statement wrote as the table's target (a declared Statement's
+    #: `select`: cql.lexer.Lexed, its tokens; None: the table, as the arguments name it).
+    select: Any = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +203,10 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"{feature.name} writes what {feature.writes.argument} names: a required argument")
     if feature.writes is not None and feature.scope != WRITE:
         raise ValueError(f"{feature.name} writes: its scope is {WRITE}, not {feature.scope!r}")
+    if feature.statement is not None and feature.statement.select and feature.reads.what != "table":
+        raise ValueError(f"{feature.name}'s statement takes a SELECT of the table it reads: it reads none")
+    if feature.statement is not None and set(feature.statement.omits) & set(feature.required):
+        raise ValueError(f"{feature.name}'s statement spells every required argument")
     if feature.writes is None and feature.scope not in (READ, REPORT):
         raise ValueError(f"{feature.name}'s scope is {READ} or {REPORT}, not {feature.scope!r}")
     FEATURES[feature.name] = feature

@@ -14,6 +14,7 @@ from cqlsh_ext.features.feature import (
     READ,
     REPORT,
     Argument,
+    Clause,
     Feature,
     Reads,
     Service,
@@ -166,7 +167,12 @@ register(Feature(
     details="Compresses the sample's decompressed values with every available codec and level (and "
             "a trained dictionary where it helps): ratio, compress and decompress speed measured "
             "here, capacity units. It never saves a dictionary (no file is written).",
-    request=report_requests.advise))
+    request=report_requests.advise,
+    # The shell's: a SELECT names the column (and the rows), SAVE DICTIONARY writes a file there.
+    statement=Statement(("COMPRESSION", "ADVISE"),
+                        "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",
+                        select=True, omits=("column",),
+                        clauses=(Clause(("SAVE", "DICTIONARY"), "'file'", "dictionaries_to"),))))
 register(Feature(
     "export", "Export to a file",
     "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "

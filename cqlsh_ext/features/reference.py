@@ -20,8 +20,8 @@ Each read feature is served as an MCP tool of the same name (docs/mcp.md), which
 and OAuth asks for its scope. The shell and the Python API reach these through their own statements
 and methods (docs/insight.md, docs/describe.md, docs/api.md); a feature whose section names its
 statement in the shell is read there from this declaration (its words, `[JSON]`, its required
-arguments in order, an argument with a keyword after that word: `SAMPLE n`), the others by cqlsh's
-grammar.
+arguments in order, an argument with a keyword after that word: `SAMPLE n`, a SELECT for the table
+where it says so, the shell's closing clauses), the others by cqlsh's grammar.
 
 Each write feature (scope `cqlsh.write`) is a statement of the shell and the Python API's method of
 its name (`db.edit`, `db.rewrite`, `db.resume`, `db.undo`), which hands its request to the declared

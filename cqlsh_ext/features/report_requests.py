@@ -2,9 +2,11 @@
 its feature's declared arguments, for the front ends that hand a report its arguments by name:
 MCP's tools and the Python API's methods. A feature declares its builder (`Feature.request`);
 `calling.request_of` checks the arguments against the declaration, then builds. A request names
-its table and columns as typed parts, never as a SELECT's text. The shell builds
-the same requests from cqlsh's parse of its statements (insight's run modules), whose forms say
-more than the arguments do (a SELECT as the target, SAMPLE UNTIL ..., PARALLEL n)."""
+its table and columns as typed parts, never as a SELECT's text, but for the SELECT a person typed as
+a statement's target (the shell's, where the feature's Statement says `select`). The shell reads
+its declared statements into the same calls (features.shell_statement); STATS' and INSPECT's
+requests it still builds from cqlsh's parse (insight's run modules), whose forms say more than the
+arguments do (SAMPLE UNTIL ..., PARALLEL n)."""
 
 from __future__ import annotations
 
@@ -27,10 +29,13 @@ def _table(call: FeatureCall) -> tuple[str | None, str]:
 
 def _target(call: FeatureCall) -> ReportTarget:
     """The table's payload columns, or with `column` that column alone (whole rows of the table,
-    so that it may be split into token ranges)."""
-    from cqlsh_ext.reading.read_requests import ReportTarget
+    so that it may be split into token ranges); or the SELECT the shell's statement wrote, as
+    written (FeatureCall.select: a statement typed as one travels as its text)."""
+    from cqlsh_ext.reading.read_requests import ReportTarget, select_target
 
     keyspace, table = _table(call)
+    if call.select is not None:
+        return select_target(keyspace, table, call.select.spanned(), call.select, call.found)
     column = call.arguments.get("column")
     columns = None if column is None else tuple(names(column, (1,), "column name"))
     return ReportTarget(keyspace, table, found=call.found, columns=columns)

@@ -5,8 +5,9 @@
                       <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
                        [SAVE DICTIONARY '<file>']
-    COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>      (completed here; read by the
-                      shell from its feature's declaration, features/reads.py)
+    COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
+                      (ADVISE and SETTINGS completed here; read by the shell from their features'
+                      declarations, features/reads.py)
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
@@ -98,7 +99,7 @@ _FORMS = {
               "COMPRESSION STATS ks.t;  or  COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
     "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
                "[SAVE DICTIONARY 'file']",
-               "COMPRESSION ADVISE ks.t;  or  COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
+               "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
     "SETTINGS": ("COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table", "COMPRESSION SETTINGS ks.t;"),
     "TRIAL": ("COMPRESSION TRIAL [JSON] [keyspace.]table.column | FROM 'path' [CODECS chain, ...] [ROWS n] "
               "[CONCURRENCY n] INTO keyspace [KEEP] [CONFIRM]",
@@ -230,20 +231,12 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
 
         ctx = shell_context(shell)
         _publish(shell, parsed, ctx, stats_answer(ctx, stats_request(parsed)))
-    elif action == "ADVISE":
-        from cqlsh_ext.insight.run_advise import advise_answer, advise_request
-        from cqlsh_ext.reading.context import shell_context
-
-        path = parsed.get_binding("dictfile")  # SAVE DICTIONARY's file: the shell's to read
-        saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
-        ctx = shell_context(shell)
-        _publish(shell, parsed, ctx, advise_answer(ctx, advise_request(parsed), saved_to))
     elif action == "TRIAL":
         from cqlsh_ext.insight.trial.run import trial_answer, trial_request
         from cqlsh_ext.reading.context import shell_context
 
         ctx = shell_context(shell)
         _publish(shell, parsed, ctx, trial_answer(ctx, trial_request(parsed, shell.cql_unprotect_value)))
-    # REWRITE and SETTINGS never get here: rewrite.command takes the first, and the shell the second
-    # from its feature's declaration (features.reads: compression_settings), before cqlsh parses
-    # them (the grammar above completes them and HELP gives them).
+    # REWRITE, ADVISE and SETTINGS never get here: rewrite.command takes the first, and the shell
+    # the others from their features' declarations (features.reads: compression_advise,
+    # compression_settings), before cqlsh parses them (the grammar above completes them).

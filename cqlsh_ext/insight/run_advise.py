@@ -12,20 +12,11 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import AdviseRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed
 
 
 #: Seconds of measuring what was read after a Ctrl-C while reading the sample: the press asked to
 #: stop, so the report comes within a second or two, with the codecs measured by then.
 AFTER_INTERRUPT_S = 1.0
-
-
-def advise_request(parsed: Parsed) -> AdviseRequest:
-    """The request of a COMPRESSION ADVISE cqlsh parsed (SAVE DICTIONARY is the shell's: a file)."""
-    from cqlsh_ext.reading.read_requests import AdviseRequest
-
-    sample = parsed.get_binding("sample")
-    return AdviseRequest(side.report_target(parsed), int(sample) if sample else None)
 
 
 def advise_answer(ctx: ReadContext, request: AdviseRequest,

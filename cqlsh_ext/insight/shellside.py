@@ -29,8 +29,6 @@ def select_text(parsed: Parsed) -> str:
     end = len(tokens)
     while end > start and tokens[end - 1][0] == "endtoken":
         end -= 1
-    if parsed.get_binding("dictfile") is not None:  # ADVISE's SAVE DICTIONARY 'file' ends the command
-        end = max(i for i in range(start, end) if tokens[i][1].upper() == "SAVE")
     return parsed.extract_orig(tokens[start:end])
 
 

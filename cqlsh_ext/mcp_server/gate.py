@@ -76,8 +76,7 @@ class ReadStatement:
     def text(self) -> str:
         """The statement as the server is sent it: the text from its first token to its last (what
         follows, a `;` or a comment, left out), so the server reads the tokens the gate read."""
-        tokens = self.lexed.tokens
-        return self.lexed.text[tokens[0].start:tokens[-2].end]
+        return self.lexed.spanned()
 
 
 def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:

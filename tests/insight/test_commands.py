@@ -254,7 +254,6 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 @pytest.mark.parametrize(("statement", "expected"), [
     ("COMPRESSION STATS", "COMPRESSION STATS [JSON] [SAMPLE ...]"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
-    ("COMPRESSION ADVISE SAMPLE orders", "COMPRESSION ADVISE [JSON] [SAMPLE n]"),
     ("INSPECT orders", "INSPECT [JSON] <SELECT statement>"),
 ])
 def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
@@ -270,9 +269,9 @@ def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, i
     assert f"HELP {word}" in result.stderr
 
 
-def test_a_malformed_settings_says_its_declared_form_in_one_line(cassandra, insight, home):
-    # COMPRESSION SETTINGS is read from its feature's declaration (features/reads.py), not by cqlsh's
-    # grammar: a refusal is one line, its form and an example.
+def test_a_malformed_settings_or_advise_says_its_declared_form_in_one_line(cassandra, insight, home):
+    # COMPRESSION SETTINGS and ADVISE are read from their features' declarations (features/reads.py),
+    # not by cqlsh's grammar: a refusal is one line, its form and an example.
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
     assert result.returncode != 0
@@ -283,6 +282,17 @@ def test_a_malformed_settings_says_its_declared_form_in_one_line(cassandra, insi
     assert zero.returncode != 0
     said = said_lines(zero.stderr)
     assert said == ["COMPRESSION SETTINGS: sample is at least 1, not 0"], zero.stderr
+    sampled = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE SAMPLE orders", "-k", insight.ks, ok=False)
+    assert sampled.returncode != 0
+    assert said_lines(sampled.stderr) == [
+        "COMPRESSION ADVISE: sample takes a whole number (values per column (default 300)), not 'orders'"
+    ], sampled.stderr
+    column = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE orders column = data", "-k", insight.ks, ok=False)
+    assert column.returncode != 0
+    assert said_lines(column.stderr) == [
+        "COMPRESSION ADVISE: 'column' is no argument of it: COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT "
+        "statement> | [keyspace.]table [SAVE DICTIONARY 'file'], e.g. COMPRESSION ADVISE SELECT data "
+        "FROM ks.t LIMIT 500;"], column.stderr
 
 
 def test_help(cassandra, home):

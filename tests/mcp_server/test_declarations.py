@@ -203,9 +203,9 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
     assert statement_words(feature) == ("TOY", "SAMPLE", "ROWS")
 
     def read(text: str) -> dict[str, Any]:
-        arguments, as_json = statement_arguments(feature, text, Lexed(text).tokens[:-1])
-        assert not as_json  # a package's statement declares no JSON
-        return arguments
+        stated = statement_arguments(feature, text, Lexed(text).tokens[:-1])
+        assert not stated.as_json  # a package's statement declares no JSON
+        return stated.arguments
 
     assert read('"Ks".t rows = 5 exact = true') == {"table": '"Ks".t', "rows": 5, "exact": True}
     assert read("rows = 2 table = ks.t") == {"table": "ks.t", "rows": 2}
@@ -496,7 +496,7 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
 
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
-    assert sorted(stated) == ["compression_settings"]
+    assert sorted(stated) == ["compression_advise", "compression_settings"]
     # The shell hands each declared statement's first word to the declarations.
     assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
             } == set(shell.DECLARED_FIRST_WORDS)
@@ -513,7 +513,9 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
         lexed = Lexed(text)
         found = own_feature_of(lexed)
         assert found is not None and found[0] is settings, text
-        return statement_arguments(settings, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+        stated = statement_arguments(settings, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+        assert stated.select is None and not stated.clauses
+        return stated.arguments, stated.as_json
 
     assert read("COMPRESSION SETTINGS ks.t") == ({"table": "ks.t"}, False)
     assert read("compression settings json sample 12 \"Ks\".t") == ({"table": '"Ks".t', "sample": 12}, True)
@@ -529,6 +531,68 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
                         "compression_settings: 'data' is no argument of it: COMPRESSION SETTINGS [JSON] "
                         "[SAMPLE n] [keyspace.]table, e.g. COMPRESSION SETTINGS ks.t;"),
                        ("COMPRESSION SETTINGS", "compression_settings: table is required (keyspace.table)")]:
+        with pytest.raises(Invalid) as raised:
+            read(text)
+        assert str(raised.value) == said, text
+
+
+def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_declaration() -> None:
+    # COMPRESSION ADVISE: its table may be a SELECT of it (Statement.select), its column argument is
+    # not spelt (the SELECT names it), SAVE DICTIONARY 'file' is the shell's closing clause, handed
+    # to the service beside the request, never a request's part.
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import Stated, request_of, statement_arguments, usage
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.insight.command import _FORMS
+    from cqlsh_ext.insight.help import ADVISE_HELP
+    from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget
+
+    advise = declared(plugins=False)["compression_advise"]
+    form = ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
+            "[SAVE DICTIONARY 'file']")
+    assert f"COMPRESSION ADVISE {usage(advise)}" == _FORMS["ADVISE"][0] == form
+    bare = " ".join(ADVISE_HELP.replace("<", "").replace(">", "").split())
+    assert form.replace("<", "").replace(">", "") in bare
+    assert _FORMS["ADVISE"][1] == advise.statement.example  # type: ignore[union-attr]
+
+    def read(text: str) -> Stated:
+        lexed = Lexed(text)
+        found = own_feature_of(lexed)
+        assert found is not None and found[0] is advise, text
+        return statement_arguments(advise, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+
+    assert read("COMPRESSION ADVISE ks.t") == Stated({"table": "ks.t"})
+    typed = read("compression advise json sample 40 SELECT data FROM \"Ks\".t WHERE id = 1 "
+                 "save dictionary '/tmp/it''s.dict'")
+    assert (typed.arguments, typed.as_json, typed.clauses) == \
+        ({"table": '"Ks".t', "sample": 40}, True, {"dictionaries_to": "/tmp/it's.dict"})
+    assert typed.select is not None and typed.select.spanned() == 'SELECT data FROM "Ks".t WHERE id = 1'
+    request = request_of(advise, FeatureCall(typed.arguments, ("Ks", "t"), select=typed.select))
+    assert request == AdviseRequest(ReportTarget("Ks", "t", 'SELECT data FROM "Ks".t WHERE id = 1'), 40)
+    whole = read("COMPRESSION ADVISE SELECT data, doc FROM ks.t")
+    assert whole.arguments == {"table": "ks.t"}
+    assert request_of(advise, FeatureCall(whole.arguments, ("ks", "t"), select=whole.select)) == \
+        AdviseRequest(ReportTarget("ks", "t", "SELECT data, doc FROM ks.t", whole_table=True))
+    limited = read("COMPRESSION ADVISE SELECT data FROM t LIMIT 500")
+    assert request_of(advise, FeatureCall(limited.arguments, ("ks", "t"), select=limited.select)) == \
+        AdviseRequest(ReportTarget("ks", "t", "SELECT data FROM t LIMIT 500", limit=500))
+    example = advise.statement.example  # type: ignore[union-attr]
+    for text, said in [
+            ("COMPRESSION ADVISE ks.t column = data", f"compression_advise: 'column' is no argument of it: "
+                                                      f"{form}, e.g. {example}"),
+            ("COMPRESSION ADVISE ks.t SAVE DICTIONARY 'a' junk", f"compression_advise: 'junk' is no argument "
+                                                                f"of it: {form}, e.g. {example}"),
+            ("COMPRESSION ADVISE ks.t SAVE DICTIONARY", "compression_advise: SAVE DICTIONARY takes a string: "
+                                                       "SAVE DICTIONARY 'file'"),
+            ("COMPRESSION ADVISE ks.t SAVE DICTIONARY 'a' SAVE DICTIONARY 'b'",
+             "compression_advise: SAVE DICTIONARY is given twice"),
+            ("COMPRESSION ADVISE SELECT now()", "compression_advise: a SELECT names the table it reads: "
+                                                "SELECT ... FROM [keyspace.]table"),
+            ("COMPRESSION ADVISE SAMPLE orders",
+             "compression_advise: sample takes a whole number (values per column (default 300)), "
+             "not 'orders'")]:
         with pytest.raises(Invalid) as raised:
             read(text)
         assert str(raised.value) == said, text
