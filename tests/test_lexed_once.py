@@ -173,12 +173,16 @@ def test_a_rewrite_is_lexed_once_and_cqlsh_never_parses_it(ext_shell, capsys, ca
     out, err = run(ext_shell, capsys, calls, "COMPRESSION SETTINGS docs;")
     assert "compression" in out.lower() and not err, (out, err)
     assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
-    # So is COMPRESSION ADVISE, its SELECT read from the statement's own tokens.
+    # So are COMPRESSION ADVISE and STATS, a SELECT read from the statement's own tokens.
     out, err = run(ext_shell, capsys, calls, "COMPRESSION ADVISE SAMPLE 5 SELECT data FROM docs;")
     assert "COMPRESSION ADVISE: sample of" in out and not err, (out, err)
     assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
-    out, err = run(ext_shell, capsys, calls, "COMPRESSION STATS docs;")
-    assert "compression" in out.lower() and calls.counts["cqlsh"] == 1, (out, err)  # the spy sees cqlsh's
+    out, err = run(ext_shell, capsys, calls, "COMPRESSION STATS DECODE ALL SELECT data FROM docs;")
+    assert "COMPRESSION STATS" in out and not err, (out, err)
+    assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
+    out, err = run(ext_shell, capsys, calls, "INSPECT SELECT data FROM docs LIMIT 1;")
+    assert "INSPECT" in out or "blob value" in out, (out, err)
+    assert calls.counts["cqlsh"] == 1, (out, err)  # the spy sees cqlsh's parse of INSPECT
 
 
 def test_a_select_with_block_comments_is_read_as_written(ext_shell, capsys, calls):

@@ -1,7 +1,9 @@
-"""The features, each declared once below every front end (the shell's reports aside, whose
-grammar is still cqlsh's): `feature` (what a declaration holds, the registry), `reads` and `write_features`
-(the declarations), `arguments` (name arguments read as every front end reads them), `output_schemas`
-(each answer's JSON Schema), `reference` (docs/features.md's table, written from the declarations).
+"""The features, each declared once below every front end (the shell reads STATS, ADVISE and
+SETTINGS from them; its other reports' grammar is still cqlsh's): `feature` (what a declaration
+holds, the registry), `reads` and `write_features` (the declarations), `clauses` (the readers of the
+shell's clauses with a grammar of their own), `arguments` (name arguments read as every front end
+reads them), `output_schemas` (each answer's JSON Schema), `reference` (docs/features.md's table,
+written from the declarations).
 MCP builds its tools from `declared()`'s read features (mcp_server/tools.py); the Python API hands
 its requests to `service_of()` and reads names with `arguments`.
 

@@ -107,7 +107,7 @@ def table_named(feature: Feature, arguments: Mapping[str, Any],
 class Stated:
     """A feature's statement as the shell read it: its checked `arguments`, whether it asks for
     JSON, the SELECT it wrote as its table's target (a declared Statement's `select`; None: the
-    table named), and its closing clauses' values by the service's parameter (`dictionaries_to`)."""
+    table named), and the values of the shell's clauses it wrote, by name (Statement.clauses)."""
 
     arguments: dict[str, Any]
     as_json: bool = False
@@ -119,15 +119,16 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     """The feature's statement `text` as its declaration spells it, `tokens` those after its words
     (the end token aside): `JSON` after its words (a declared Statement's), its required arguments in
     order (the table it reads may be a SELECT of it where the Statement says `select`), an argument
-    with a `keyword` after that word (SAMPLE 500), any as `name = value`, then its closing clauses.
-    Raises Invalid."""
+    with a `keyword` after that word (SAMPLE 500; a boolean's word alone: CONFIRM), any as
+    `name = value`, the shell's clauses before the table (PARALLEL 4, DECODE ALL), then its closing
+    clauses (SAVE DICTIONARY 'file'). Raises Invalid."""
     declared = feature.statement
     as_json = declared is not None and declared.json and bool(tokens) \
         and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON"
-    tokens, clauses = _closing(feature, tokens)
-    keywords = {argument.keyword.upper(): argument.name for argument in feature.arguments
-                if argument.keyword is not None and declared is not None}
     omitted = set(declared.omits) if declared is not None else set()
+    tokens, found = _closing(feature, text, tokens)
+    keywords = {argument.keyword.upper(): argument for argument in feature.arguments
+                if argument.keyword is not None and declared is not None and argument.name not in omitted}
     positional = list(feature.required)
     given: dict[str, Any] = {}
     select = None
@@ -135,14 +136,27 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     while i < len(tokens):
         tok = tokens[i]
         followed = i + 1 < len(tokens)
+        clause = _clause_at(feature, tokens, i, closing=False)
         named = tok.kind == "word" and followed and tokens[i + 1].kind == "punct" \
             and tokens[i + 1].value == "="
+        if clause is not None:
+            if clause.name in found:
+                raise Invalid(f"{feature.name}: {' '.join(clause.words)} is given twice")
+            found[clause.name], i = _clause_value(feature, clause, text, tokens, i + len(clause.words))
+            continue
         if named and tok.value.lower() not in omitted:
             name, i = tok.value.lower(), i + 2
             if i >= len(tokens):
                 raise Invalid(f"{feature.name}: {name} = takes a value")
-        elif tok.kind == "word" and tok.value.upper() in keywords and followed:
-            name, i = keywords[tok.value.upper()], i + 1
+        elif tok.kind == "word" and tok.value.upper() in keywords \
+                and (followed or keywords[tok.value.upper()].type == "boolean"):
+            argument = keywords[tok.value.upper()]
+            name, i = argument.name, i + 1
+            if argument.type == "boolean":  # a flag: its word alone (CONFIRM)
+                if name in given:
+                    raise Invalid(f"{feature.name}: {tok.value.upper()} is given twice")
+                given[name] = True
+                continue
         elif positional:
             name = positional.pop(0)
             if declared is not None and declared.select and name == feature.reads.argument \
@@ -159,7 +173,7 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
             given[name], i = _value(text, tokens, i)
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
-    return Stated(checked(feature, given), as_json, select, clauses)
+    return Stated(checked(feature, given), as_json, select, found)
 
 
 def _form(feature: Feature) -> str:
@@ -168,31 +182,45 @@ def _form(feature: Feature) -> str:
     return f"{' '.join(statement_words(feature))} {usage(feature)}{example}"
 
 
-def _closing(feature: Feature, tokens: list[Token]) -> tuple[list[Token], dict[str, Any]]:
-    """`tokens` without the declared statement's closing clauses (`SAVE DICTIONARY 'file'`: each at
-    most once, nothing after them but another), and their values by the service's parameter."""
+def _clause_at(feature: Feature, tokens: list[Token], k: int, closing: bool) -> Clause | None:
+    """The declared statement's clause (a closing one, or one before the table) whose words start at
+    tokens[k], or None."""
     clauses = feature.statement.clauses if feature.statement is not None else ()
+    return next((clause for clause in clauses if clause.closing == closing
+                 and len(tokens) >= k + len(clause.words)
+                 and all(tok.kind == "word" and tok.value.upper() == word
+                         for tok, word in zip(tokens[k:], clause.words, strict=False))), None)
 
-    def at(k: int) -> Clause | None:
-        return next((clause for clause in clauses if len(tokens) > k + len(clause.words) - 1
-                     and all(tok.kind == "word" and tok.value.upper() == word
-                             for tok, word in zip(tokens[k:], clause.words, strict=False))), None)
 
-    first = next((k for k in range(len(tokens)) if at(k) is not None), len(tokens))
+def _clause_value(feature: Feature, clause: Clause, text: str, tokens: list[Token],
+                  k: int) -> tuple[Any, int]:
+    """The value of `clause` whose words end before tokens[k], and the index after it."""
+    spelt = " ".join(clause.words)
+    if callable(clause.value):
+        return clause.value(feature.name, text, tokens, k)
+    if clause.value == "flag":
+        return True, k
+    kind = "int" if clause.value == "integer" else "string"
+    if k >= len(tokens) or tokens[k].kind != kind:
+        what = "a whole number" if kind == "int" else "a 'string'"
+        raise Invalid(f"{feature.name}: {spelt} takes {what}: {spelt} {clause.placeholder}")
+    return (int(tokens[k].value) if kind == "int" else tokens[k].literal), k + 1
+
+
+def _closing(feature: Feature, text: str, tokens: list[Token]) -> tuple[list[Token], dict[str, Any]]:
+    """`tokens` without the declared statement's closing clauses (SAVE DICTIONARY 'file': each at
+    most once, nothing after them but another), and their values by name."""
+    first = next((k for k in range(len(tokens)) if _clause_at(feature, tokens, k, closing=True) is not None),
+                 len(tokens))
     found: dict[str, Any] = {}
     k = first
     while k < len(tokens):
-        clause = at(k)
+        clause = _clause_at(feature, tokens, k, closing=True)
         if clause is None:
             raise Invalid(f"{feature.name}: {tokens[k].describe()} is no argument of it: {_form(feature)}")
-        spelt = " ".join(clause.words)
-        after = k + len(clause.words)
-        if after >= len(tokens) or tokens[after].kind != "string":
-            raise Invalid(f"{feature.name}: {spelt} takes a string: {spelt} {clause.placeholder}")
-        if clause.parameter in found:
-            raise Invalid(f"{feature.name}: {spelt} is given twice")
-        found[clause.parameter] = tokens[after].literal
-        k = after + 1
+        if clause.name in found:
+            raise Invalid(f"{feature.name}: {' '.join(clause.words)} is given twice")
+        found[clause.name], k = _clause_value(feature, clause, text, tokens, k + len(clause.words))
     return tokens[:first], found
 
 
@@ -268,20 +296,27 @@ def usage(feature: Feature) -> str:
     statement = feature.statement
     declared = statement is not None
     omitted = statement.omits if statement is not None else ()
+    clauses = statement.clauses if statement is not None else ()
     parts = ["[JSON]"] if statement is not None and statement.json else []
-    parts += [f"[{argument.keyword} {_placeholder(argument)}]" for argument in feature.arguments
-              if argument.keyword is not None and declared and not argument.required]
+    parts += [_clause_usage(clause) for clause in clauses if not clause.closing]
+    parts += [f"[{argument.keyword} {_placeholder(argument)}".rstrip() + "]" for argument in feature.arguments
+              if argument.keyword is not None and declared and not argument.required
+              and argument.name not in omitted]
     parts += [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
     parts += [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
               if not argument.required and not (argument.keyword is not None and declared)
               and argument.name not in omitted]
-    if statement is not None:
-        parts += [f"[{' '.join(clause.words)} {clause.placeholder}]" for clause in statement.clauses]
+    parts += [_clause_usage(clause) for clause in clauses if clause.closing]
     return " ".join(parts)
 
 
+def _clause_usage(clause: Clause) -> str:
+    return f"[{' '.join((*clause.words, clause.placeholder)).strip()}]"
+
+
 def _placeholder(argument: Argument) -> str:
-    return "n" if argument.type == "integer" else f"<{argument.type or 'value'}>"
+    """What follows an argument's keyword in the usage: n, nothing for a flag (CONFIRM), <type>."""
+    return {"integer": "n", "boolean": ""}.get(argument.type or "", f"<{argument.type or 'value'}>")
 
 
 def _positional(feature: Feature, name: str) -> str:

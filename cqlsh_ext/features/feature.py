@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "Clause", "FeatureCall",
-           "Feature", "Reads", "Service", "Statement", "Writes", "register", "registered"]
+__all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "Clause", "ClauseReader",
+           "FeatureCall", "Feature", "Reads", "Service", "Statement", "Writes", "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -90,16 +90,31 @@ class Argument:
         return out
 
 
+#: A clause's reader of its own grammar (features/clauses.py: STATS' SAMPLE ...): the feature's
+#: name (for its refusals), the statement's text and tokens, the index after the clause's words ->
+#: its value and the index after it. Raises features.arguments.Invalid.
+ClauseReader = Callable[[str, str, list[Any], int], tuple[Any, int]]
+
+
 @dataclass(frozen=True)
 class Clause:
-    """A closing clause of a declared statement that only the shell has (`SAVE DICTIONARY 'file'`):
-    its words, its value's placeholder in the usage (`'file'`), and the keyword of the service's
-    parameter its value is handed to beside the request (`dictionaries_to`). Its value is a string
-    literal. No argument of MCP's or the API's: what it names is the shell's (a file on its machine)."""
+    """A clause of a declared statement that only the shell has, beside the feature's arguments:
+    its words (`PARALLEL`, `DECODE ALL`, `SAVE DICTIONARY`), what follows them (`value`: "integer",
+    "string" a literal, "flag" nothing: its value True, or a ClauseReader of a grammar of its own),
+    the name its value goes by in FeatureCall.clauses (the request builder reads it), its
+    placeholder in the usage (`n`, `'file'`, `...`), and whether it closes the statement (after the
+    table or its SELECT: SAVE DICTIONARY) or comes before the table. No argument of MCP's or the API's:
+    what it says is the shell's (a file on its machine, its processes)."""
 
     words: tuple[str, ...]
-    placeholder: str
-    parameter: str
+    name: str
+    value: str | ClauseReader = "string"
+    placeholder: str = ""
+    closing: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, str) and self.value not in ("integer", "string", "flag"):
+            raise ValueError(f"a clause's value is integer, string, flag or a reader, not {self.value!r}")
 
 
 @dataclass(frozen=True)
@@ -111,8 +126,9 @@ class Statement:
     declares none (a package's) is the words of its name.
 
     `select`: the table it reads may be written as a SELECT of it instead (the rest of the statement
-    before its clauses: the report reads that SELECT's rows, as written); `omits`: the arguments the
-    statement does not spell (a SELECT names its columns); `clauses`: the shell's closing clauses."""
+    before its closing clauses: the report reads that SELECT's rows, as written); `omits`: the
+    arguments the statement does not spell (a SELECT names its columns; a clause says more); `clauses`:
+    the shell's own clauses."""
 
     words: tuple[str, ...]
     example: str
@@ -153,6 +169,8 @@ class FeatureCall:
     #: The SELECT the shell's statement wrote as the table's target (a declared Statement's
     #: `select`: cql.lexer.Lexed, its tokens; None: the table, as the arguments name it).
     select: Any = None
+    #: The values of the shell's clauses the statement wrote (Statement.clauses), by name.
+    clauses: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

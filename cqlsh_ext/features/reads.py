@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.features import output_schemas, report_requests
+from cqlsh_ext.features import clauses, output_schemas, report_requests
 from cqlsh_ext.features.feature import (
     FEATURES,
     READ,
@@ -130,14 +130,21 @@ register(Feature(
     "and ratios, with a verdict.",
     (_table(), _COLUMN, _sample("rows to estimate from"),
      Argument("confirm", "boolean", "true: scan a whole table whose scan costs (Amazon Keyspaces, 1 GB or "
-              "more) without asking", listed=False)),
+              "more) without asking", listed=False, keyword="CONFIRM")),
     Reads("table", "table"), REPORT, output_schemas.STATS,
     Service("cqlsh_ext.insight.run_stats", "stats_answer"),
     details="Also size buckets and Amazon Keyspaces capacity units per row. With sample, an "
             "estimate from random slices holding that many rows. A whole-table scan that costs "
             "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost "
             "unless confirm is true.",
-    request=report_requests.stats))
+    request=report_requests.stats,
+    # The shell's: a SELECT names the column; SAMPLE says more than rows; PARALLEL sets its
+    # processes; DECODE ALL decompresses every value rather than reading sizes from headers.
+    statement=Statement(("COMPRESSION", "STATS"), "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;",
+                        select=True, omits=("column", "sample"),
+                        clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "..."),
+                                 Clause(("PARALLEL",), "parallel", "integer", "n"),
+                                 Clause(("DECODE", "ALL"), "decode_all", "flag")))))
 register(Feature(
     "compression_settings", "Compression settings",
     "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "
@@ -172,7 +179,8 @@ register(Feature(
     statement=Statement(("COMPRESSION", "ADVISE"),
                         "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",
                         select=True, omits=("column",),
-                        clauses=(Clause(("SAVE", "DICTIONARY"), "'file'", "dictionaries_to"),))))
+                        clauses=(Clause(("SAVE", "DICTIONARY"), "dictionaries_to", "string", "'file'",
+                                        closing=True),))))
 register(Feature(
     "export", "Export to a file",
     "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "

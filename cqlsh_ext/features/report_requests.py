@@ -4,9 +4,8 @@ MCP's tools and the Python API's methods. A feature declares its builder (`Featu
 `calling.request_of` checks the arguments against the declaration, then builds. A request names
 its table and columns as typed parts, never as a SELECT's text, but for the SELECT a person typed as
 a statement's target (the shell's, where the feature's Statement says `select`). The shell reads
-its declared statements into the same calls (features.shell_statement); STATS' and INSPECT's
-requests it still builds from cqlsh's parse (insight's run modules), whose forms say more than the
-arguments do (SAMPLE UNTIL ..., PARALLEL n)."""
+its declared statements into the same calls (features.shell_statement), with the values of the
+clauses only it has (FeatureCall.clauses: SAMPLE UNTIL ..., PARALLEL n, SAVE DICTIONARY 'file')."""
 
 from __future__ import annotations
 
@@ -42,19 +41,24 @@ def _target(call: FeatureCall) -> ReportTarget:
 
 
 def stats(call: FeatureCall) -> StatsRequest:
-    """compression_stats: COMPRESSION STATS [SAMPLE n] [CONFIRM] of the table (or its column)."""
+    """compression_stats: COMPRESSION STATS [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] of the
+    table, its column or (the shell's) a SELECT of it. The shell's SAMPLE clause says more than the
+    `sample` argument's rows (features.clauses.stats_sample)."""
     from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
 
-    sample = call.arguments.get("sample")
-    return StatsRequest(_target(call), SampleSpec(rows=sample) if sample else None,
-                        confirm=bool(call.arguments.get("confirm", False)))
+    rows = call.arguments.get("sample")
+    sample = call.clauses.get("sample", SampleSpec(rows=rows) if rows else None)
+    return StatsRequest(_target(call), sample, confirm=bool(call.arguments.get("confirm", False)),
+                        parallel=call.clauses.get("parallel"),
+                        from_headers=not call.clauses.get("decode_all", False))
 
 
 def advise(call: FeatureCall) -> AdviseRequest:
-    """compression_advise: COMPRESSION ADVISE [SAMPLE n] of the table (or its column)."""
+    """compression_advise: COMPRESSION ADVISE [SAMPLE n] of the table, its column or (the shell's) a
+    SELECT of it, and the shell's SAVE DICTIONARY 'file'."""
     from cqlsh_ext.reading.read_requests import AdviseRequest
 
-    return AdviseRequest(_target(call), call.arguments.get("sample"))
+    return AdviseRequest(_target(call), call.arguments.get("sample"), call.clauses.get("dictionaries_to"))
 
 
 def settings(call: FeatureCall) -> SettingsRequest:

@@ -128,11 +128,11 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
         stated = statement_arguments(feature, statement.text, tokens)
         as_json = stated.as_json
         call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, ctx.keyspace),
-                           select=stated.select)
+                           select=stated.select, clauses=stated.clauses)
         if feature.request is not None and feature.service is not None:
             request = request_of(feature, call)
-            own = feature.service  # its closing clauses' values beside the request (SAVE DICTIONARY)
-            return own(ctx, request, **stated.clauses), as_json  # its errors said by its reading
+            own = feature.service
+            return own(ctx, request), as_json  # its own errors said by its reading (ctx.error)
         service = ready_service(ctx, feature, call, "the shell")
     except Invalid as err:
         ctx.error(_spoken(feature, str(err)))

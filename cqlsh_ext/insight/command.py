@@ -6,8 +6,8 @@
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
                        [SAVE DICTIONARY '<file>']
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
-                      (ADVISE and SETTINGS completed here; read by the shell from their features'
-                      declarations, features/reads.py)
+                      (STATS, ADVISE and SETTINGS completed here; read by the shell from their
+                      features' declarations, features/reads.py)
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
@@ -96,7 +96,7 @@ _FORMS = {
     "INSPECT": ("INSPECT [JSON] <SELECT statement>", "INSPECT SELECT data FROM ks.t WHERE id = 42;"),
     "STATS": ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] "
               "<SELECT statement> | [keyspace.]table",
-              "COMPRESSION STATS ks.t;  or  COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
+              "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
     "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
                "[SAVE DICTIONARY 'file']",
                "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
@@ -225,18 +225,13 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
                topics=COMPRESSION_TOPICS)
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
-    if action == "STATS":
-        from cqlsh_ext.insight.run_stats import stats_answer, stats_request
-        from cqlsh_ext.reading.context import shell_context
-
-        ctx = shell_context(shell)
-        _publish(shell, parsed, ctx, stats_answer(ctx, stats_request(parsed)))
-    elif action == "TRIAL":
+    if action == "TRIAL":
         from cqlsh_ext.insight.trial.run import trial_answer, trial_request
         from cqlsh_ext.reading.context import shell_context
 
         ctx = shell_context(shell)
         _publish(shell, parsed, ctx, trial_answer(ctx, trial_request(parsed, shell.cql_unprotect_value)))
-    # REWRITE, ADVISE and SETTINGS never get here: rewrite.command takes the first, and the shell
-    # the others from their features' declarations (features.reads: compression_advise,
-    # compression_settings), before cqlsh parses them (the grammar above completes them).
+    # REWRITE, STATS, ADVISE and SETTINGS never get here: rewrite.command takes the first, and the
+    # shell the others from their features' declarations (features.reads: compression_stats,
+    # compression_advise, compression_settings), before cqlsh parses them (the grammar above
+    # completes them).

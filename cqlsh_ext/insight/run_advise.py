@@ -19,10 +19,9 @@ if TYPE_CHECKING:
 AFTER_INTERRUPT_S = 1.0
 
 
-def advise_answer(ctx: ReadContext, request: AdviseRequest,
-                  dictionaries_to: str | None = None) -> ReportAnswer | None:
-    """The report's answer, or None when nothing is reported (ctx.error said why);
-    `dictionaries_to`: SAVE DICTIONARY's file."""
+def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | None:
+    """The report's answer, or None when nothing is reported (ctx.error said why); with
+    SAVE DICTIONARY's file, the dictionaries trained on the sample written there."""
     from cqlsh_ext.cql.types import payload_columns, payload_extractor
     from cqlsh_ext.insight.advise import Advice, AdviseSample
     from cqlsh_ext.scanning.consume import consume
@@ -86,10 +85,10 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest,
         if measuring is not None:
             measuring.close()
     advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
-    if dictionaries_to is not None:
+    if request.dictionaries_to is not None:
         from cqlsh_ext.insight.advise import save_dictionaries
 
-        advice.saved = save_dictionaries(sample, dictionaries_to)
+        advice.saved = save_dictionaries(sample, request.dictionaries_to)
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started

@@ -13,20 +13,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed
 
 NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
-
-
-def stats_request(parsed: Parsed) -> StatsRequest:
-    """The request of a COMPRESSION STATS cqlsh parsed."""
-    from cqlsh_ext.reading.read_requests import StatsRequest
-
-    parallel = parsed.get_binding("parallel")
-    return StatsRequest(side.report_target(parsed), side.sample_spec(parsed),
-                        confirm=parsed.get_binding("confirm") is not None,
-                        parallel=int(parallel) if parallel is not None else None,
-                        from_headers=parsed.get_binding("decode_all") is None)
 
 
 def stats_answer(ctx: ReadContext, request: StatsRequest) -> ReportAnswer | None:

@@ -1,7 +1,8 @@
 """What the insight commands share: what a command reads (`target`: the SELECT or table it names,
 how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
 whether its report is wanted as JSON. The services take typed requests (reading.read_requests); the
-shell's are built here from cqlsh's Parsed (`report_target`, `sample_spec`); the reports are
+shell's INSPECT's from cqlsh's Parsed (`report_target`; STATS, ADVISE and SETTINGS are read
+from their features' declarations: features/report_requests.py); the reports are
 answers (reading.typed.ReportAnswer) that the shell's command module (insight/command.py) prints
 (render.text_report) and `cqlsh-ext mcp` gives as data. Nothing here takes the shell."""
 
@@ -16,7 +17,7 @@ from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, sca
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.reading.read_requests import ReportTarget, SampleSpec
+    from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed
@@ -74,22 +75,6 @@ def report_target(parsed: Parsed) -> ReportTarget:
     if names_select(parsed):
         return ReportTarget(*named, select_text(parsed), whole_table(parsed), limit(parsed))
     return ReportTarget(*named)
-
-
-def sample_spec(parsed: Parsed) -> SampleSpec | None:
-    """The SAMPLE clause of a COMPRESSION STATS, or None for an exact scan."""
-    if parsed.get_binding("sample_mode") is None:
-        return None
-    from cqlsh_ext.reading.read_requests import SampleSpec
-
-    sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
-    seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
-    percent = parsed.get_binding("percent") is not None
-    return SampleSpec(rows=int(sample) if sample is not None and not percent else None,
-                      percent=float(sample) if sample is not None and percent else None,
-                      precision=float(precision) / 100 if precision is not None else None,
-                      seconds=float(seconds) if seconds else None,
-                      seed=int(seed) if seed is not None else None)
 
 
 def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str | None = None,

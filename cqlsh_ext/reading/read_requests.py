@@ -1,6 +1,7 @@
 """The typed requests of the reports: what COMPRESSION STATS, ADVISE, SETTINGS and INSPECT read,
-built once by whoever receives the request (the shell from cqlsh's parse: insight's run modules;
-`cqlsh-ext mcp` and the Python API, cqlsh_ext.api, from their arguments, a SELECT's target by
+built once by whoever receives the request (a table report's by its feature's declared builder,
+features/report_requests.py, for the shell, `cqlsh-ext mcp` and the Python API alike; INSPECT's
+by the shell from cqlsh's parse and by the others from their statement, a SELECT's target by
 select_target) and taken
 by the services with the reading's context: `stats_answer(ctx, StatsRequest(...))`.
 
@@ -99,10 +100,13 @@ class StatsRequest:
 
 @dataclass(frozen=True)
 class AdviseRequest:
-    """COMPRESSION ADVISE [SAMPLE n]: `sample` values measured (None: the default)."""
+    """COMPRESSION ADVISE [SAMPLE n] [SAVE DICTIONARY 'file']: `sample` values measured (None: the
+    default)."""
 
     target: ReportTarget
     sample: int | None = None
+    #: SAVE DICTIONARY's file (the shell's alone: MCP and the API never write a file a caller names).
+    dictionaries_to: str | None = None
 
 
 @dataclass(frozen=True)

@@ -252,7 +252,7 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 
 
 @pytest.mark.parametrize(("statement", "expected"), [
-    ("COMPRESSION STATS", "COMPRESSION STATS [JSON] [SAMPLE ...]"),
+    ("COMPRESSION TRIAL", "COMPRESSION TRIAL [JSON] [keyspace.]table.column"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
     ("INSPECT orders", "INSPECT [JSON] <SELECT statement>"),
 ])
@@ -269,8 +269,8 @@ def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, i
     assert f"HELP {word}" in result.stderr
 
 
-def test_a_malformed_settings_or_advise_says_its_declared_form_in_one_line(cassandra, insight, home):
-    # COMPRESSION SETTINGS and ADVISE are read from their features' declarations (features/reads.py),
+def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, insight, home):
+    # COMPRESSION STATS, ADVISE and SETTINGS are read from their features' declarations (features/reads.py),
     # not by cqlsh's grammar: a refusal is one line, its form and an example.
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
@@ -287,6 +287,9 @@ def test_a_malformed_settings_or_advise_says_its_declared_form_in_one_line(cassa
     assert said_lines(sampled.stderr) == [
         "COMPRESSION ADVISE: sample takes a whole number (values per column (default 300)), not 'orders'"
     ], sampled.stderr
+    bare = cqlsh_ext(cassandra, home, "COMPRESSION STATS", "-k", insight.ks, ok=False)
+    assert bare.returncode != 0
+    assert said_lines(bare.stderr) == ["COMPRESSION STATS: table is required (keyspace.table)"], bare.stderr
     column = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE orders column = data", "-k", insight.ks, ok=False)
     assert column.returncode != 0
     assert said_lines(column.stderr) == [

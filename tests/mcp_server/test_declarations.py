@@ -483,37 +483,58 @@ def test_a_report_request_refuses_what_its_declaration_does_not_take(name: str, 
     assert str(refused.value) == said
 
 
+def _stated(name: str, text: str) -> Any:
+    """`text` read as the shell reads a declared statement: the feature its words name (asserted to
+    be `name`), then its arguments, JSON, SELECT and clauses (calling.Stated)."""
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.calling import statement_arguments
+    from cqlsh_ext.features.shell_statement import own_feature_of
+
+    feature = declared(plugins=False)[name]
+    lexed = Lexed(text)
+    found = own_feature_of(lexed)
+    assert found is not None and found[0] is feature, text
+    return statement_arguments(feature, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+
+
+def _declared_form(name: str, action: str, help_text: str) -> str:
+    """The feature's statement's form as its declaration makes it, held equal to the form the
+    shell's COMPRESSION usage lists, to HELP COMPRESSION's (its <placeholders> and line breaks
+    aside), and its example to the usage's."""
+    from cqlsh_ext.features.calling import usage
+    from cqlsh_ext.insight.command import _FORMS
+
+    feature = declared(plugins=False)[name]
+    form = f"COMPRESSION {action} {usage(feature)}"
+    assert form == _FORMS[action][0]
+    bare = " ".join(help_text.replace("<", "").replace(">", "").split())
+    assert form.replace("<", "").replace(">", "") in bare
+    assert _FORMS[action][1] == feature.statement.example  # type: ignore[union-attr]
+    return form
+
+
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
     # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
     # declaration alone; the shell hands it to the shell_statement door before cqlsh's grammar.
     from cqlsh_ext import shell
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import statement_arguments, usage
     from cqlsh_ext.features.shell_statement import own_feature_of
-    from cqlsh_ext.insight.command import _FORMS
     from cqlsh_ext.insight.help import SETTINGS_HELP
 
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
-    assert sorted(stated) == ["compression_advise", "compression_settings"]
+    assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats"]
     # The shell hands each declared statement's first word to the declarations.
     assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
             } == set(shell.DECLARED_FIRST_WORDS)
     settings = features["compression_settings"]
-    # The usage the declaration makes is the form the shell's COMPRESSION usage lists.
-    assert f"COMPRESSION SETTINGS {usage(settings)}" == _FORMS["SETTINGS"][0] == \
+    # The usage the declaration makes is the form the shell's COMPRESSION usage and HELP list.
+    assert _declared_form("compression_settings", "SETTINGS", SETTINGS_HELP) == \
         "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"
-    # And HELP COMPRESSION's, and its example.
-    help_form = SETTINGS_HELP.replace("<", "").replace(">", "")
-    assert "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table" in help_form
-    assert _FORMS["SETTINGS"][1] == settings.statement.example  # type: ignore[union-attr]
 
     def read(text: str) -> tuple[dict[str, Any], bool]:
-        lexed = Lexed(text)
-        found = own_feature_of(lexed)
-        assert found is not None and found[0] is settings, text
-        stated = statement_arguments(settings, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+        stated = _stated("compression_settings", text)
         assert stated.select is None and not stated.clauses
         return stated.arguments, stated.as_json
 
@@ -521,7 +542,7 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     assert read("compression settings json sample 12 \"Ks\".t") == ({"table": '"Ks".t', "sample": 12}, True)
     assert read("COMPRESSION SETTINGS ks.t SAMPLE 5") == ({"table": "ks.t", "sample": 5}, False)
     assert read("COMPRESSION SETTINGS sample") == ({"table": "sample"}, False)  # a table named sample
-    assert own_feature_of(Lexed("COMPRESSION STATS ks.t")) is None  # cqlsh's grammar reads it
+    assert own_feature_of(Lexed("COMPRESSION TRIAL ks.t.data INTO x")) is None  # cqlsh's grammar reads it
     # A statement the lexer refuses is still the feature's: the lexer's refusal is said as its own.
     unlexed = own_feature_of(Lexed("COMPRESSION SETTINGS ks.t 'open"))
     assert unlexed is not None and unlexed[0] is settings
@@ -540,28 +561,19 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
     # COMPRESSION ADVISE: its table may be a SELECT of it (Statement.select), its column argument is
     # not spelt (the SELECT names it), SAVE DICTIONARY 'file' is the shell's closing clause, handed
     # to the service beside the request, never a request's part.
-    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import Stated, request_of, statement_arguments, usage
+    from cqlsh_ext.features.calling import Stated, request_of
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.features.shell_statement import own_feature_of
-    from cqlsh_ext.insight.command import _FORMS
     from cqlsh_ext.insight.help import ADVISE_HELP
     from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget
 
     advise = declared(plugins=False)["compression_advise"]
-    form = ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
-            "[SAVE DICTIONARY 'file']")
-    assert f"COMPRESSION ADVISE {usage(advise)}" == _FORMS["ADVISE"][0] == form
-    bare = " ".join(ADVISE_HELP.replace("<", "").replace(">", "").split())
-    assert form.replace("<", "").replace(">", "") in bare
-    assert _FORMS["ADVISE"][1] == advise.statement.example  # type: ignore[union-attr]
+    form = _declared_form("compression_advise", "ADVISE", ADVISE_HELP)
+    assert form == ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
+                    "[SAVE DICTIONARY 'file']")
 
     def read(text: str) -> Stated:
-        lexed = Lexed(text)
-        found = own_feature_of(lexed)
-        assert found is not None and found[0] is advise, text
-        return statement_arguments(advise, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
+        return _stated("compression_advise", text)  # type: ignore[no-any-return]
 
     assert read("COMPRESSION ADVISE ks.t") == Stated({"table": "ks.t"})
     typed = read("compression advise json sample 40 SELECT data FROM \"Ks\".t WHERE id = 1 "
@@ -569,8 +581,10 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
     assert (typed.arguments, typed.as_json, typed.clauses) == \
         ({"table": '"Ks".t', "sample": 40}, True, {"dictionaries_to": "/tmp/it's.dict"})
     assert typed.select is not None and typed.select.spanned() == 'SELECT data FROM "Ks".t WHERE id = 1'
-    request = request_of(advise, FeatureCall(typed.arguments, ("Ks", "t"), select=typed.select))
-    assert request == AdviseRequest(ReportTarget("Ks", "t", 'SELECT data FROM "Ks".t WHERE id = 1'), 40)
+    request = request_of(advise, FeatureCall(typed.arguments, ("Ks", "t"), select=typed.select,
+                                             clauses=typed.clauses))
+    assert request == AdviseRequest(ReportTarget("Ks", "t", 'SELECT data FROM "Ks".t WHERE id = 1'), 40,
+                                    dictionaries_to="/tmp/it's.dict")
     whole = read("COMPRESSION ADVISE SELECT data, doc FROM ks.t")
     assert whole.arguments == {"table": "ks.t"}
     assert request_of(advise, FeatureCall(whole.arguments, ("ks", "t"), select=whole.select)) == \
@@ -584,8 +598,8 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
                                                       f"{form}, e.g. {example}"),
             ("COMPRESSION ADVISE ks.t SAVE DICTIONARY 'a' junk", f"compression_advise: 'junk' is no argument "
                                                                 f"of it: {form}, e.g. {example}"),
-            ("COMPRESSION ADVISE ks.t SAVE DICTIONARY", "compression_advise: SAVE DICTIONARY takes a string: "
-                                                       "SAVE DICTIONARY 'file'"),
+            ("COMPRESSION ADVISE ks.t SAVE DICTIONARY",
+             "compression_advise: SAVE DICTIONARY takes a 'string': SAVE DICTIONARY 'file'"),
             ("COMPRESSION ADVISE ks.t SAVE DICTIONARY 'a' SAVE DICTIONARY 'b'",
              "compression_advise: SAVE DICTIONARY is given twice"),
             ("COMPRESSION ADVISE SELECT now()", "compression_advise: a SELECT names the table it reads: "
@@ -595,4 +609,75 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
              "not 'orders'")]:
         with pytest.raises(Invalid) as raised:
             read(text)
+        assert str(raised.value) == said, text
+
+
+def _stats_request(text: str) -> tuple[object, bool]:
+    """COMPRESSION STATS `text` read as the shell reads it, and the request it builds (the keyspace
+    in use: ks)."""
+    from cqlsh_ext.features.calling import request_of, table_named
+    from cqlsh_ext.features.feature import FeatureCall
+
+    stats = declared(plugins=False)["compression_stats"]
+    stated = _stated("compression_stats", text)
+    call = FeatureCall(stated.arguments, table_named(stats, stated.arguments, "ks"), select=stated.select,
+                       clauses=stated.clauses)
+    return request_of(stats, call), stated.as_json
+
+
+def _stats_forms() -> list[tuple[str, object]]:
+    from cqlsh_ext.reading.read_requests import ReportTarget, SampleSpec, StatsRequest
+
+    table = ReportTarget("ks", "t")
+    return [
+        ("COMPRESSION STATS ks.t", StatsRequest(table)),
+        ("COMPRESSION STATS t CONFIRM", StatsRequest(table, confirm=True)),
+        ("COMPRESSION STATS SAMPLE ks.t", StatsRequest(table, SampleSpec())),
+        ("COMPRESSION STATS SAMPLE 500 ks.t", StatsRequest(table, SampleSpec(rows=500))),
+        ("COMPRESSION STATS SAMPLE 10 PERCENT WITHIN 5 SECONDS ks.t",
+         StatsRequest(table, SampleSpec(percent=10.0, seconds=5.0))),
+        ("compression stats json sample until 2.5 percent within 30 seconds seed 7 parallel 2 decode all "
+         "confirm SELECT data FROM ks.t",
+         StatsRequest(ReportTarget("ks", "t", "SELECT data FROM ks.t", whole_table=True),
+                      SampleSpec(precision=0.025, seconds=30.0, seed=7), confirm=True, parallel=2,
+                      from_headers=False)),
+        ("COMPRESSION STATS SAMPLE SELECT data FROM t WHERE id = 1",
+         StatsRequest(ReportTarget("ks", "t", "SELECT data FROM t WHERE id = 1"), SampleSpec())),
+    ]
+
+
+@pytest.mark.parametrize(("text", "expected"), _stats_forms())
+def test_stats_statement_is_read_from_its_declaration(text: str, expected: object) -> None:
+    # COMPRESSION STATS: CONFIRM is the declared confirm's word; SAMPLE's grammar (features.clauses),
+    # PARALLEL n and DECODE ALL are the shell's clauses, carried into the one request builder.
+    request, as_json = _stats_request(text)
+    assert request == expected
+    assert as_json == text.startswith("compression stats json")
+
+
+def test_stats_statement_s_form_and_refusals_come_from_its_declaration() -> None:
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.insight.command import _FORMS
+    from cqlsh_ext.insight.help import STATS_HELP
+
+    form = _declared_form("compression_stats", "STATS", STATS_HELP)
+    assert form == ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] <SELECT "
+                    "statement> | [keyspace.]table")
+    sample = "SAMPLE [n [PERCENT] | UNTIL x PERCENT] [WITHIN s SECONDS] [SEED n]"
+    for text, said in [
+            ("COMPRESSION STATS", "compression_stats: table is required (keyspace.table)"),
+            ("COMPRESSION STATS SAMPLE UNTIL x PERCENT ks.t",
+             f"compression_stats: SAMPLE UNTIL takes a number, not 'x': {sample}"),
+            ("COMPRESSION STATS SAMPLE UNTIL 2 ks.t",
+             f"compression_stats: SAMPLE UNTIL x is followed by PERCENT, not 'ks': {sample}"),
+            ("COMPRESSION STATS SAMPLE WITHIN 5 ks.t",
+             f"compression_stats: WITHIN s is followed by SECONDS, not 'ks': {sample}"),
+            ("COMPRESSION STATS PARALLEL ks.t",
+             "compression_stats: PARALLEL takes a whole number: PARALLEL n"),
+            ("COMPRESSION STATS CONFIRM CONFIRM ks.t", "compression_stats: CONFIRM is given twice"),
+            ("COMPRESSION STATS DECODE ALL DECODE ALL ks.t", "compression_stats: DECODE ALL is given twice"),
+            ("COMPRESSION STATS ks.t column = data",
+             f"compression_stats: 'column' is no argument of it: {form}, e.g. {_FORMS['STATS'][1]}")]:
+        with pytest.raises(Invalid) as raised:
+            _stats_request(text)
         assert str(raised.value) == said, text
