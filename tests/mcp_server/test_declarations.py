@@ -573,7 +573,7 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
                     "[SAVE DICTIONARY 'file']")
 
     def read(text: str) -> Stated:
-        return _stated("compression_advise", text)  # type: ignore[no-any-return]
+        return _stated("compression_advise", text)
 
     assert read("COMPRESSION ADVISE ks.t") == Stated({"table": "ks.t"})
     typed = read("compression advise json sample 40 SELECT data FROM \"Ks\".t WHERE id = 1 "
