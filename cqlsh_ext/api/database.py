@@ -459,13 +459,11 @@ class Database:
                          progress: Progress | None = None) -> ReportResult:
         """DESCRIBE PAYLOAD [ks.]table.column [WHERE where] [SAMPLE sample | ALL [CONFIRM]]: the
         places inside the column's payloads, their types and shares (`json_schema()` too)."""
-        from cqlsh_ext.describe.parse import LABEL, DescribeStatement
+        from cqlsh_ext.describe.parse import LABEL
         from cqlsh_ext.features import service_of
 
-        found = _names(column, (2, 3), "column")
-        keyspace = found[0] if len(found) == 3 else None
-        request = DescribeStatement(keyspace, found[-2], found[-1], where, sample=sample, every_row=every_row,
-                                    confirm=confirm)
+        request = self._request("describe_payload", {"column": column, "sample": sample, "where": where,
+                                                     "every_row": every_row, "confirm": confirm})
 
         def read(ctx: ReadContext) -> ReportAnswer | None:
             try:
@@ -497,20 +495,26 @@ class Database:
         return self._table_report("compression_settings", None, table=table, sample=sample)
 
     def _table_report(self, name: str, progress: Progress | None, **arguments: Any) -> ReportResult:
-        """A table report: its request built by its feature's declared builder (features/report_requests.py)
-        from the arguments, as MCP's tools build theirs, a table alone in the connection's keyspace."""
-        from cqlsh_ext.features import declared, service_of
+        """A table report: its request built from the arguments (`_request`), its report answered."""
+        from cqlsh_ext.features import service_of
+
+        request = self._request(name, arguments)
+        return self._report(lambda ctx: service_of(name)(ctx, request), progress)
+
+    def _request(self, name: str, arguments: dict[str, Any]) -> Any:
+        """The request of cqlsh-ext's feature `name`, built by its declared builder
+        (features/report_requests.py) from the arguments, as MCP's tools build theirs (a table
+        alone in the connection's keyspace). Raises Error, one line naming the argument."""
+        from cqlsh_ext.features import declared
         from cqlsh_ext.features.arguments import Invalid
         from cqlsh_ext.features.calling import request_of, table_named
         from cqlsh_ext.features.feature import FeatureCall
 
         feature = declared(plugins=False)[name]
         try:
-            call = FeatureCall(arguments, table_named(feature, arguments, self.keyspace))
-            request = request_of(feature, call)
+            return request_of(feature, FeatureCall(arguments, table_named(feature, arguments, self.keyspace)))
         except Invalid as err:
             raise Error(str(err)) from None
-        return self._report(lambda ctx: service_of(name)(ctx, request), progress)
 
     def feature(self, name: str, /, **arguments: Any) -> ReportResult:
         """A read feature a package declares (docs/features.md, features.ENTRY_POINT_GROUP) run by its

@@ -281,8 +281,9 @@ def _read_exactly(ctx: ReadContext, target: Target, description: Description, ch
         plan = ReadPlan(target.query)
     else:
         ask = FullScanQuestion(
-            LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: SAMPLE n instead "
-            "of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ", statement.confirm)
+            LABEL, "Add CONFIRM after ALL to run it from a script (confirm: true over MCP and the Python "
+            "API), or describe a sample: SAMPLE n instead of ALL.",
+            "Read every row of the table? (SAMPLE n reads a sample) [y/N] ", statement.confirm)
         found = whole_table(ctx, target.query, target.meta, ask)
         if found is None:
             return False

@@ -114,16 +114,22 @@ register(Feature(
     f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "
     "paths inside its values, with their types and frequent values; or their JSON Schema.",
     (Argument("column", "string", "keyspace.table.column", required=True),
-     _sample("rows read at random"),
+     _sample("rows read at random", MAX_SAMPLE),
      Argument("where", "string", "conditions as after WHERE: data.status = 'PAID'"),
      _decode(),
-     Argument("json_schema", "boolean", "answer the values' JSON Schema instead")),
+     Argument("json_schema", "boolean", "answer the values' JSON Schema instead"),
+     Argument("every_row", "boolean", "true: read every row (ALL), not a sample", listed=False),
+     Argument("confirm", "boolean", "true: read every row where it costs (Amazon Keyspaces, 1 GB or more) "
+              "without asking", listed=False)),
     Reads("column", "column"), READ, output_schemas.DESCRIBE_PAYLOAD,
     Service("cqlsh_ext.describe.run", "describe"),
-    details="From a sample of rows (sample: read at random; else a reading chosen from the table's "
-            "size) or the rows a where names: every path inside the values with its presence, "
-            "types, frequent values, lengths and bounds. With json_schema, each place's values as "
-            "a JSON Schema (draft 2020-12) instead of the report."))
+    details="From a sample of rows (sample: read at random; every_row: every row; else a reading "
+            "chosen from the table's size) or the rows a where names: every path inside the values "
+            "with its presence, types, frequent values, lengths and bounds. With json_schema, each "
+            "place's values as a JSON Schema (draft 2020-12) instead of the report. Reading every "
+            "row where it costs (Amazon Keyspaces, or a table of 1 GB or more) is refused with its "
+            "estimated cost unless confirm is true.",
+    request=report_requests.describe_payload))
 register(Feature(
     "compression_stats", "Compression statistics",
     "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "

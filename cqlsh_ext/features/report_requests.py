@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.features.arguments import names
 
 if TYPE_CHECKING:
+    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget, SettingsRequest, StatsRequest
 
-__all__ = ["advise", "settings", "stats"]
+__all__ = ["advise", "describe_payload", "settings", "stats"]
 
 
 def _table(call: FeatureCall) -> tuple[str | None, str]:
@@ -67,3 +68,17 @@ def settings(call: FeatureCall) -> SettingsRequest:
 
     keyspace, table = _table(call)
     return SettingsRequest(keyspace, table, call.arguments.get("sample"), found=call.found)
+
+
+def describe_payload(call: FeatureCall) -> DescribeStatement:
+    """describe_payload: DESCRIBE PAYLOAD [keyspace.]table.column [WHERE where] [SAMPLE n | ALL
+    [CONFIRM]] (the keyspace None: the context's). `decode` and `json_schema` are the front end's:
+    how its context decodes values, how it shapes the answer."""
+    from cqlsh_ext.describe.parse import DescribeStatement
+
+    found = names(call.arguments["column"], (2, 3), "column")
+    keyspace = found[0] if len(found) == 3 else None
+    where = (call.arguments.get("where") or "").strip() or None
+    return DescribeStatement(keyspace, found[-2], found[-1], where, sample=call.arguments.get("sample"),
+                             every_row=bool(call.arguments.get("every_row", False)),
+                             confirm=bool(call.arguments.get("confirm", False)))

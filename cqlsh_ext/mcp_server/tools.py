@@ -17,7 +17,7 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
     describe_table(table)                   DESCRIBE TABLE, and which columns hold blobs or JSON text
     query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
-    describe_payload(column, sample, where, json_schema)
+    describe_payload(column, sample, where, json_schema, every_row, confirm)
                                             DescribeStatement: DESCRIBE PAYLOAD ks.t.column [WHERE] [SAMPLE]
     compression_stats(table, column, sample, confirm)
                                             StatsRequest: COMPRESSION STATS [SAMPLE n] [CONFIRM] ks.t | ...
@@ -57,7 +57,6 @@ from cqlsh_ext.features.reads import (
     DEFAULT_ROWS,
     INSPECT_VALUES,
     MAX_ROWS,
-    MAX_SAMPLE,
     TEXT_SAMPLE_ROWS,
 )
 from cqlsh_ext.mcp_server import answers, bounds, gate, sizing
@@ -412,30 +411,22 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.describe.parse import DescribeStatement
-
-    keyspace, table, column = names(arguments.get("column"), (3,), "column")
-    sample = number(arguments, "sample", None, 1, MAX_SAMPLE)
-    where = arguments.get("where")
-    if where is not None and not isinstance(where, str):
-        raise Invalid("where must be a string: the conditions after WHERE")
-    as_schema = arguments.get("json_schema", False)
-    if not isinstance(as_schema, bool):
-        raise Invalid("json_schema must be true or false")
-    where = where.strip() if where and where.strip() else None
-    if where is not None:  # bounded as a statement is, before the payload parser reads it
+    """DESCRIBE PAYLOAD's answer: its request built by its declared builder (features/report_requests.py),
+    the where bounded as a statement is before the payload parser reads it; the report, or with
+    json_schema the values' JSON Schema."""
+    request = request_of(FEATURES["describe_payload"], FeatureCall(arguments))
+    if request.where is not None:
         from cqlsh_ext.cql.errors import QueryError
         from cqlsh_ext.cql.lexer import Lexed
 
         try:
-            bounds.check_tokens(Lexed(where).tokens)
+            bounds.check_tokens(Lexed(request.where).tokens)
         except QueryError as err:
             raise Invalid(f"syntax error in where: {err}") from None
         except bounds.TooLarge as err:
             raise Invalid(str(err)) from None
-    request = DescribeStatement(keyspace, table, column, where, sample=sample)
     answer = work.report_of(lambda ctx: describe_reader(ctx, request))
-    if as_schema and answer.data is not None:
+    if arguments.get("json_schema") and answer.data is not None:
         from cqlsh_ext.describe.json_schema import schema_answer
 
         answer.data = schema_answer(answer.data)

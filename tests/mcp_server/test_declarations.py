@@ -405,7 +405,10 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
 
 #: The Python API's method of each report whose request its feature's declared builder makes.
 API_REPORTS = {"compression_stats": "stats", "compression_advise": "advise",
-               "compression_settings": "settings"}
+               "compression_settings": "settings", "describe_payload": "describe_payload"}
+#: The declared arguments the Python API answers its own way rather than by a parameter.
+API_OWN_WAY = {"decode": "how values decode is the connection's (connect(decode=...), cqlshrc)",
+               "json_schema": "ReportResult.json_schema() answers the values' JSON Schema"}
 
 
 def test_a_report_with_a_declared_builder_takes_its_declared_arguments_at_every_front_end() -> None:
@@ -421,12 +424,14 @@ def test_a_report_with_a_declared_builder_takes_its_declared_arguments_at_every_
         assert list(served_tools()[name].arguments) == [argument.name for argument in feature.arguments], name
         method = inspect.signature(getattr(Database, API_REPORTS[name]))
         parameters = {p.name: p for p in method.parameters.values() if p.name not in ("self", "progress")}
-        assert list(parameters) == [argument.name for argument in feature.arguments], name
+        assert list(parameters) == [argument.name for argument in feature.arguments
+                                    if argument.name not in API_OWN_WAY], name
         required = [p for p, parameter in parameters.items() if parameter.default is inspect.Parameter.empty]
         assert required == list(feature.required), name
 
 
-def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str], object]]:
+def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str] | None, object]]:
+    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.reading.read_requests import (
         AdviseRequest,
         ReportTarget,
@@ -444,12 +449,18 @@ def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str], objec
          AdviseRequest(ReportTarget("ks", "T", columns=("Data",)))),
         ("compression_settings", {"table": "ks.t", "sample": 50}, ("ks", "t"),
          SettingsRequest("ks", "t", 50)),
+        # DESCRIBE PAYLOAD: decode and json_schema are the front end's (its context, its answer's shape).
+        ("describe_payload", {"column": 'ks."T".data', "where": "  data.status = 'PAID' ", "sample": 500},
+         None, DescribeStatement("ks", "T", "data", "data.status = 'PAID'", sample=500)),
+        ("describe_payload", {"column": "t.data", "where": " ", "every_row": True, "confirm": True,
+                              "json_schema": True, "decode": {"data": "zstd>json"}},
+         None, DescribeStatement(None, "t", "data", every_row=True, confirm=True)),
     ]
 
 
 @pytest.mark.parametrize(("name", "given", "table", "expected"), _requests())
 def test_a_report_request_is_built_from_its_arguments(name: str, given: dict[str, Any],
-                                                       table: tuple[str | None, str],
+                                                       table: tuple[str | None, str] | None,
                                                        expected: object) -> None:
     # The request every front end that names arguments hands the service (an argument given as None
     # is one not given: a JSON null, the API's default).
