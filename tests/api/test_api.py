@@ -112,6 +112,12 @@ def test_describe_payload_and_stats(db, orders: Orders):
     stats = db.stats(orders.name).to_dict()
     assert stats["rows"] == len(orders.rows) and stats["complete"]
     assert "Column data: 120 values" in db.stats(orders.name).text(80)
+    # ALL (every_row): the same rows read, said so; the request built by describe_payload's declared
+    # builder, as MCP's tool builds it (a bad argument refused in its one line).
+    every = db.describe_payload(f"{orders.name}.data", every_row=True).to_dict()
+    assert every["reading"]["mode"] == "all" and every["rows_read"] == len(orders.rows)
+    with pytest.raises(cqlsh_ext.Error, match=r"^describe_payload: sample is at least 1, not 0$"):
+        db.describe_payload(f"{orders.name}.data", sample=0)
 
 
 def test_advise_and_settings_take_what_their_features_declare(db, orders: Orders):

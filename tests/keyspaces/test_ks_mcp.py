@@ -60,6 +60,12 @@ def test_mcp_over_sigv4_answers_as_the_shell(keyspaces_endpoint: KeyspacesEndpoi
         assert "Amazon Keyspaces bills every row read" in refused and "confirm: true" in refused, refused
         stats = server.call("compression_stats", table="ks_test.docs", confirm=True).data
         assert stats["rows"] == shell_rows(ep, tmp_path, env) and stats["complete"], stats
+        # DESCRIBE PAYLOAD of every row (the shell's ALL): refused with its cost, then read with confirm.
+        refused = server.call("describe_payload", column="ks_test.docs.data", every_row=True).error
+        assert "Amazon Keyspaces bills every row read" in refused and "confirm: true" in refused, refused
+        described = server.call("describe_payload", column="ks_test.docs.data", every_row=True,
+                                confirm=True).data
+        assert described["reading"]["mode"] == "all" and described["rows_read"] == stats["rows"], described
         # DESCRIBE from the driver's metadata (the endpoint reports 3.11.2, as Keyspaces does).
         described = server.call("describe_table", table="ks_test.docs").data
         assert described["cql"].startswith("CREATE TABLE ks_test.docs") and \
