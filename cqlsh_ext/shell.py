@@ -61,7 +61,7 @@ Stock = seams.stock_shell_class()
 #: The first words of cqlsh-ext's own statements that the shell reads from their features'
 #: declarations (features.feature.Statement; tests/mcp_server/test_declarations.py holds the two
 #: equal): such a statement is read by our lexer, never by cqlsh's grammar, which completes it only.
-DECLARED_FIRST_WORDS = frozenset({"compression"})
+DECLARED_FIRST_WORDS = frozenset({"compression", "inspect"})
 
 
 def _statement(tokens: Any, srcstr: str) -> Lexed:
@@ -271,12 +271,19 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
         """A declared feature's statement (features.shell_statement: a package's, or one cqlsh-ext
         declares with its feature), its report printed as every report is (render.text_report: JSON
-        when the statement says JSON or the output format makes reports JSON)."""
+        when the statement says JSON or the output format makes reports JSON), or by the runner its
+        Statement names (`runs`: INSPECT's, each value printed as it is read)."""
         from cqlsh_ext.features import shell_statement
         from cqlsh_ext.reading.context import shell_context
         from cqlsh_ext.render.text_report import print_report
 
         ctx = shell_context(self)
+        runs = feature.statement.runs if feature.statement is not None else None
+        if runs is not None:  # printed as it comes, by its command module (INSPECT's values)
+            request, as_json = shell_statement.called(ctx, feature, skip, statement)
+            if request is not None:
+                runs(self, ctx, request, as_json or ctx.display.output_format.reports_as_json)
+            return
         answer, as_json = shell_statement.answer(ctx, feature, skip, statement)
         if answer is not None:
             print_report(answer, as_json or ctx.display.output_format.reports_as_json, self.query_out,

@@ -551,15 +551,8 @@ class Database:
     def inspect(self, statement: str) -> list[dict[str, Any]]:
         """INSPECT SELECT ...: each blob value of the SELECT's rows, layer by layer, as data."""
         from cqlsh_ext.features import service_of
-        from cqlsh_ext.query.recognize import table_of
-        from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
-        try:
-            named = table_of(_lexed(statement))
-        except Exception as err:
-            raise Error(one_line(err)) from None
-        keyspace, table = (named[0], named[1]) if named is not None else (None, None)
-        request = InspectRequest(ReportTarget(keyspace, table, statement.strip().rstrip(";")))
+        request = self._request("inspect_value", {"statement": statement})
         errors: list[str] = []
         found: list[dict[str, Any]] = []
 
@@ -632,12 +625,6 @@ def _serial() -> int:
 
     serial: int = ConsistencyLevel.SERIAL
     return serial
-
-
-def _lexed(text: str) -> Lexed:
-    from cqlsh_ext.cql.lexer import Lexed
-
-    return Lexed(text)
 
 
 def _names(text: str, parts: tuple[int, ...], what: str) -> list[str]:

@@ -159,10 +159,12 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
                 continue
         elif positional:
             name = positional.pop(0)
-            if declared is not None and declared.select and name == feature.reads.argument \
-                    and tok.kind == "word" and tok.value.upper() == "SELECT":
+            selecting = declared is not None and declared.select and name == feature.reads.argument
+            if selecting and tok.kind == "word" and tok.value.upper() == "SELECT":
                 select, given[name] = _select(feature, text, tokens[i:])
                 break
+            if selecting and feature.reads.what == "statement":
+                raise Invalid(f"{feature.name}: {tok.describe()} is no SELECT: {_form(feature)}")
         else:
             raise Invalid(f"{feature.name}: {tok.describe()} is no argument of it: {_form(feature)}")
         if name in given:
@@ -224,15 +226,18 @@ def _closing(feature: Feature, text: str, tokens: list[Token]) -> tuple[list[Tok
     return tokens[:first], found
 
 
-def _select(feature: Feature, text: str, tokens: list[Token]) -> tuple[Lexed, Named]:
-    """The SELECT that `tokens` are (the rest of the statement) as the table's target, and that
-    table as the argument naming it (a Named: its names read from the SELECT's tokens)."""
+def _select(feature: Feature, text: str, tokens: list[Token]) -> tuple[Lexed, str]:
+    """The SELECT that `tokens` are (the rest of the statement), and the argument it gives: for a
+    feature that reads a table, the table the SELECT reads (a Named: its names read from the SELECT's
+    tokens), for one that reads a statement, the SELECT's text."""
     from cqlsh_ext.cql.lexer import Lexed, Token
     from cqlsh_ext.cql.spelling import spell
     from cqlsh_ext.query.recognize import table_of
 
     end = tokens[-1].end
     select = Lexed(text, [*tokens, Token("end", "", end, end)])
+    if feature.reads.what == "statement":
+        return select, select.spanned()
     named = table_of(select)
     if named is None:
         raise Invalid(f"{feature.name}: a SELECT names the table it reads: SELECT ... FROM [keyspace.]table")
@@ -322,9 +327,11 @@ def _placeholder(argument: Argument) -> str:
 def _positional(feature: Feature, name: str) -> str:
     """A required argument as a declared statement's usage names it: the table it reads as CQL names
     one (or a SELECT of it, where the Statement says `select`)."""
+    selected = feature.statement is not None and feature.statement.select
     if feature.reads.argument == name and feature.reads.what == "table":
-        selected = feature.statement is not None and feature.statement.select
         return "<SELECT statement> | [keyspace.]table" if selected else "[keyspace.]table"
+    if feature.reads.argument == name and feature.reads.what == "statement" and selected:
+        return "<SELECT statement>"
     return f"<{name}>"
 
 

@@ -125,10 +125,13 @@ class Statement:
     in order, each argument with a `keyword` after its word, any as `name = value`. A feature that
     declares none (a package's) is the words of its name.
 
-    `select`: the table it reads may be written as a SELECT of it instead (the rest of the statement
-    before its closing clauses: the report reads that SELECT's rows, as written); `omits`: the
-    arguments the statement does not spell (a SELECT names its columns; a clause says more); `clauses`:
-    the shell's own clauses."""
+    `select`: the table it reads may be written as a SELECT of it instead, or the statement it reads
+    is one (the rest of the statement before its closing clauses: the report reads that SELECT's
+    rows, as written); `omits`: the arguments the statement does not spell (a SELECT names its
+    columns; a clause says more); `clauses`: the shell's own clauses; `runs`: the shell's runner of
+    it, `(shell, context, request, as_json) -> None` in its command module, where the answer is
+    printed as it comes (INSPECT: each value as it is read; None: the report printed whole by the
+    shell)."""
 
     words: tuple[str, ...]
     example: str
@@ -136,6 +139,7 @@ class Statement:
     select: bool = False
     omits: tuple[str, ...] = ()
     clauses: tuple[Clause, ...] = ()
+    runs: Service | None = None
 
 
 @dataclass(frozen=True)
@@ -159,10 +163,11 @@ class FeatureCall:
     """A call of a feature that no front end has an adapter of, as a front end hands it to the
     feature's service (`service(context, call)`): its arguments as given (the front end has checked
     them against the declaration, and its policy what they name) and, for a feature that reads a
-    table, that table as the front end read it (keyspace, table)."""
+    table (or a statement's), that table as the front end read it (keyspace, table; a keyspace None:
+    the context's, as a SELECT may name its table)."""
 
     arguments: Mapping[str, Any]
-    table: tuple[str, str] | None = None
+    table: tuple[str | None, str] | None = None
     #: That table as the front end found it already (reading.resolve.TableTarget; None: the reading
     #: finds it): a report's request carries it, so that it is not resolved twice.
     found: Any = field(default=None, compare=False)
@@ -221,8 +226,9 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"{feature.name} writes what {feature.writes.argument} names: a required argument")
     if feature.writes is not None and feature.scope != WRITE:
         raise ValueError(f"{feature.name} writes: its scope is {WRITE}, not {feature.scope!r}")
-    if feature.statement is not None and feature.statement.select and feature.reads.what != "table":
-        raise ValueError(f"{feature.name}'s statement takes a SELECT of the table it reads: it reads none")
+    if feature.statement is not None and feature.statement.select \
+            and feature.reads.what not in ("table", "statement"):
+        raise ValueError(f"{feature.name}'s statement takes a SELECT: it reads no table nor statement")
     if feature.statement is not None and set(feature.statement.omits) & set(feature.required):
         raise ValueError(f"{feature.name}'s statement spells every required argument")
     if feature.writes is None and feature.scope not in (READ, REPORT):

@@ -169,7 +169,11 @@ register(Feature(
     Service("cqlsh_ext.insight.run_inspect", "inspect_values"),
     details=f"SELECT data FROM ks.t WHERE id = 42: one value is what it is for, at most "
             f"{INSPECT_VALUES}; each layer's container and headers, checksums verified, sizes and "
-            "ratio, and the payload's kind."))
+            "ratio, and the payload's kind.",
+    request=report_requests.inspect,
+    # The shell's: how values decode is its session's (-d, DECODE), each value printed as it is read.
+    statement=Statement(("INSPECT",), "INSPECT SELECT data FROM ks.t WHERE id = 42;", select=True,
+                        omits=("decode",), runs=Service("cqlsh_ext.insight.command", "run_inspect"))))
 register(Feature(
     "compression_advise", "Compression advice",
     "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.features.arguments import names
+from cqlsh_ext.features.arguments import Invalid, names
 
 if TYPE_CHECKING:
     from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget, SettingsRequest, StatsRequest
+    from cqlsh_ext.reading.read_requests import (
+        AdviseRequest,
+        InspectRequest,
+        ReportTarget,
+        SettingsRequest,
+        StatsRequest,
+    )
 
-__all__ = ["advise", "describe_payload", "settings", "stats"]
+__all__ = ["advise", "describe_payload", "inspect", "settings", "stats"]
 
 
 def _table(call: FeatureCall) -> tuple[str | None, str]:
@@ -82,3 +88,26 @@ def describe_payload(call: FeatureCall) -> DescribeStatement:
     return DescribeStatement(keyspace, found[-2], found[-1], where, sample=call.arguments.get("sample"),
                              every_row=bool(call.arguments.get("every_row", False)),
                              confirm=bool(call.arguments.get("confirm", False)))
+
+
+def inspect(call: FeatureCall) -> InspectRequest:
+    """inspect_value: INSPECT SELECT ...: the SELECT as written (its trailing `;` aside; the shell's
+    lexed already: FeatureCall.select), the table it reads as the front end found it (else as the
+    SELECT names it)."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.query.recognize import table_of
+    from cqlsh_ext.reading.read_requests import InspectRequest, select_target
+
+    lexed = call.select if call.select is not None else Lexed(call.arguments["statement"])
+    try:
+        tokens = lexed.tokens
+    except QueryError as err:
+        raise Invalid(f"inspect_value: statement: {err}") from None
+    stop = len(tokens) - 1  # the end token
+    while stop > 0 and tokens[stop - 1].kind == "punct" and tokens[stop - 1].value == ";":
+        stop -= 1
+    if stop < len(tokens) - 1:
+        lexed = lexed.part(0, stop)
+    named = call.table or table_of(lexed) or (None, None)
+    return InspectRequest(select_target(named[0], named[1], lexed.spanned(), lexed, call.found))

@@ -14,7 +14,7 @@ are loaded at the first statement, HELP or Tab that may be one of theirs)"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
+__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
 
 
 def _taken() -> frozenset[str]:
@@ -103,18 +103,47 @@ def _matching(statement: Lexed,
 
 def answer(ctx: ReadContext, feature: Feature, skip: int,
            statement: Lexed) -> tuple[ReportAnswer | None, bool]:
-    """The feature's statement run in the shell's reading context: its arguments (after its `skip`
-    words) checked against its declaration, its table named (a table alone is in the keyspace in
-    use); a feature that declares its request builder (cqlsh-ext's own) has its service handed that
-    request, which finds the table itself; a package's service is handed a FeatureCall once the
-    table is found. Its report, which the shell prints as every report, and whether the statement
-    asked for JSON. A bad argument, a table that is not there, the service's failure: said in one
-    line (ctx.error, naming the statement's words where it declares them), and None."""
+    """The feature's statement run in the shell's reading context: read (`called`); a feature that
+    declares its request builder (cqlsh-ext's own) has its service handed that request, which finds
+    the table itself; a package's service is handed a FeatureCall once the table is found. Its
+    report, which the shell prints as every report, and whether the statement asked for JSON. A bad
+    argument, a table that is not there, the service's failure: said in one line (ctx.error, naming
+    the statement's words where it declares them), and None."""
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import ready_service
+    from cqlsh_ext.reading.typed import ReportAnswer
+
+    call, as_json = called(ctx, feature, skip, statement)
+    if call is None:
+        return None, as_json
+    if feature.request is not None and feature.service is not None:
+        own = feature.service
+        return own(ctx, call), as_json  # its own errors said by its reading (ctx.error)
+    try:
+        service = ready_service(ctx, feature, call, "the shell")
+    except Invalid as err:
+        ctx.error(_spoken(feature, str(err)))
+        return None, as_json
+    try:
+        answered = service(ctx, call)
+    except Exception as err:  # the package's service: its failure in one line, the shell goes on
+        ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
+        return None, as_json
+    if answered is not None and not isinstance(answered, ReportAnswer):
+        ctx.error(f"{feature.name} answered a {type(answered).__name__}, not a report the shell prints")
+        return None, as_json
+    return answered, as_json  # None: the reading said why (ctx.error)
+
+
+def called(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> tuple[Any, bool]:
+    """The feature's statement read: its arguments (after its `skip` words) checked against its
+    declaration, its table named (a table alone is in the keyspace in use), and whether it asked for
+    JSON; the call is the request its declared builder makes (cqlsh-ext's own features), else the
+    FeatureCall (a package's). None when refused (said in one line: ctx.error)."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import ready_service, request_of, statement_arguments, table_named
+    from cqlsh_ext.features.calling import request_of, statement_arguments, table_named
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.reading.typed import ReportAnswer
 
     try:
         tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
@@ -129,23 +158,10 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
         as_json = stated.as_json
         call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, ctx.keyspace),
                            select=stated.select, clauses=stated.clauses)
-        if feature.request is not None and feature.service is not None:
-            request = request_of(feature, call)
-            own = feature.service
-            return own(ctx, request), as_json  # its own errors said by its reading (ctx.error)
-        service = ready_service(ctx, feature, call, "the shell")
+        return (request_of(feature, call) if feature.request is not None else call), as_json
     except Invalid as err:
         ctx.error(_spoken(feature, str(err)))
         return None, as_json
-    try:
-        answered = service(ctx, call)
-    except Exception as err:  # the package's service: its failure in one line, the shell goes on
-        ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
-        return None, as_json
-    if answered is not None and not isinstance(answered, ReportAnswer):
-        ctx.error(f"{feature.name} answered a {type(answered).__name__}, not a report the shell prints")
-        return None, as_json
-    return answered, as_json  # None: the reading said why (ctx.error)
 
 
 def _spoken(feature: Feature, said: str) -> str:

@@ -6,8 +6,9 @@
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
                        [SAVE DICTIONARY '<file>']
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
-                      (STATS, ADVISE and SETTINGS completed here; read by the shell from their
-                      features' declarations, features/reads.py)
+                      (INSPECT, STATS, ADVISE and SETTINGS completed here; read by the shell
+                      from their features' declarations, features/reads.py; INSPECT printed by
+                      run_inspect, the others as reports)
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
     from cqlsh_ext.insight.inspect import ValueReport
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import InspectRequest
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -93,7 +95,6 @@ COMPRESSION_GRAMMAR = r"""
 
 #: What each form expects, and an example: shown when a command does not parse.
 _FORMS = {
-    "INSPECT": ("INSPECT [JSON] <SELECT statement>", "INSPECT SELECT data FROM ks.t WHERE id = 42;"),
     "STATS": ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] "
               "<SELECT statement> | [keyspace.]table",
               "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
@@ -116,13 +117,9 @@ def _usage(forms: list[str], word: str) -> str:
     return f"Expected:\n{expected}\nFor example:\n{examples}\nMore: HELP {word}"
 
 
-def _inspect_usage(words: list[str]) -> str:
-    return _usage(["INSPECT"], "INSPECT")
-
-
 def _compression_usage(words: list[str]) -> str:
     """The form the command started as, or all of them when its second word is none of them."""
-    action = words[1] if len(words) > 1 and words[1] in _FORMS and words[1] != "INSPECT" else None
+    action = words[1] if len(words) > 1 and words[1] in _FORMS else None
     return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"], "COMPRESSION")
 
 
@@ -187,20 +184,23 @@ def _fitted(shell: Shell, lines: Sequence[Line]) -> list[str]:
     return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
 
 
-@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage, paged=True)
-def do_inspect(shell: Shell, parsed: Parsed) -> None:
-    """Each value's report printed as it comes (its JSON object, or its text fitted to the
-    screen), then how many (text only; JSON says an interruption on stderr)."""
+@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, paged=True)
+def _read_from_its_declaration(shell: Shell, parsed: Parsed) -> None:
+    """INSPECT's handler for cqlsh, which never calls it: the shell reads INSPECT from its feature's
+    declaration (inspect_value's Statement, features/reads.py) before cqlsh's grammar, which only
+    completes it (shell.DECLARED_FIRST_WORDS); run_inspect runs it."""
+    raise RuntimeError("INSPECT is read from inspect_value's declaration, never by cqlsh's grammar")
+
+
+def run_inspect(shell: Shell, ctx: ReadContext, request: InspectRequest, as_json: bool) -> None:
+    """INSPECT, as inspect_value's Statement names its runner: each value's report printed as it
+    comes (its JSON object, or its text fitted to the screen), then how many (text only; JSON says
+    an interruption on stderr)."""
     import sys
 
     from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.insight.run_inspect import inspect_request, inspect_values
-    from cqlsh_ext.insight.shellside import wants_json
-    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.insight.run_inspect import inspect_values
     from cqlsh_ext.render.text_report import write_lines
-
-    ctx = shell_context(shell)
-    as_json = wants_json(ctx, parsed)
 
     def spell(report: ValueReport) -> list[str]:
         return [jsonenc.dumps(report.to_json())] if as_json else [*report.render(), ""]
@@ -209,7 +209,7 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
         write_lines(shell.query_out, lines if as_json else _fitted(shell, lines))
         return True
 
-    seen = inspect_values(ctx, inspect_request(parsed), spell, show)
+    seen = inspect_values(ctx, request, spell, show)
     if seen is None:
         return
     if not as_json:

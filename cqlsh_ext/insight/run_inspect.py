@@ -16,7 +16,6 @@ from cqlsh_ext.insight import shellside as side
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import InspectRequest
-    from cqlsh_ext.upstream.protocol import Parsed
 
 T = TypeVar("T")
 
@@ -35,13 +34,6 @@ class Inspected:
         note = " (interrupted)" if self.interrupted else ""
         null_note = f", {self.nulls} null" if self.nulls else ""
         return f"({plural(self.values, 'blob value')} in {plural(self.rows, 'row')}{null_note}){note}"
-
-
-def inspect_request(parsed: Parsed) -> InspectRequest:
-    """The request of an INSPECT cqlsh parsed."""
-    from cqlsh_ext.reading.read_requests import InspectRequest
-
-    return InspectRequest(side.report_target(parsed))
 
 
 def inspect_values(ctx: ReadContext, request: InspectRequest, spell: Callable[[Any], T],

@@ -1,8 +1,7 @@
 """What the insight commands share: what a command reads (`target`: the SELECT or table it names,
 how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
-whether its report is wanted as JSON. The services take typed requests (reading.read_requests); the
-shell's INSPECT's from cqlsh's Parsed (`report_target`; STATS, ADVISE and SETTINGS are read
-from their features' declarations: features/report_requests.py); the reports are
+whether its report is wanted as JSON. The services take typed requests (reading.read_requests),
+built by their features' declared builders (features/report_requests.py); the reports are
 answers (reading.typed.ReportAnswer) that the shell's command module (insight/command.py) prints
 (render.text_report) and `cqlsh-ext mcp` gives as data. Nothing here takes the shell."""
 
@@ -23,30 +22,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed
 
 
-def select_text(parsed: Parsed) -> str:
-    """The SELECT statement inside the command, as the user typed it."""
-    tokens = list(parsed.matched)
-    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
-    end = len(tokens)
-    while end > start and tokens[end - 1][0] == "endtoken":
-        end -= 1
-    return parsed.extract_orig(tokens[start:end])
-
-
-def whole_table(parsed: Parsed) -> bool:
-    """SELECT <plain columns or *> FROM <table> and nothing else: may be split into token ranges."""
-    tokens = [tok for tok in parsed.matched if tok[0] != "endtoken"]
-    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
-    words = {tok[1].upper() for tok in tokens[start:]}
-    if words & {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}:
-        return False
-    return parsed.get_binding("mv") is None
-
-
-def names_select(parsed: Parsed) -> bool:
-    return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
-
-
 @dataclass(frozen=True)
 class InsightTarget:
     """What an insight command reads: `query` (a whole-table SELECT when `whole_table`: it may be
@@ -65,16 +40,6 @@ class InsightTarget:
     def scanner(self, ctx: ReadContext, progress: Progress | None = None) -> Scanner:
         """The query read as one stream in this process, up to its LIMIT."""
         return scanner_for(ctx, ScanSpec(self.query, limit=self.limit), progress)
-
-
-def report_target(parsed: Parsed) -> ReportTarget:
-    """The table and SELECT a report command names, as its request holds them."""
-    from cqlsh_ext.reading.read_requests import ReportTarget
-
-    named = (cql_name(parsed.get_binding("ksname")), cql_name(parsed.get_binding("cfname")))
-    if names_select(parsed):
-        return ReportTarget(*named, select_text(parsed), whole_table(parsed), limit(parsed))
-    return ReportTarget(*named)
 
 
 def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str | None = None,
@@ -156,11 +121,6 @@ def report(title: str, to_json: Callable[[], Any], render: Callable[[], Sequence
     from cqlsh_ext.reading.typed import ReportAnswer, fitted
 
     return ReportAnswer(title, to_json, fitted(render), stopped)
-
-
-def limit(parsed: Parsed) -> int | None:
-    limit = parsed.get_binding("limit")
-    return int(limit) if limit is not None else None
 
 
 def failed(ctx: ReadContext, err: BaseException) -> None:

@@ -376,9 +376,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.query.recognize import table_of as select_table
-    from cqlsh_ext.reading.read_requests import InspectRequest, select_target
     from cqlsh_ext.reading.resolve import find_table
 
     given = statement_of(arguments)
@@ -393,11 +391,8 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     named = (found.keyspace, found.name) if found is not None else select_table(allowed.lexed)
     if found is None and named is not None:
         found = find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
-    keyspace, table = named if named is not None else (None, None)
-    try:
-        request = InspectRequest(select_target(keyspace, table, select, allowed.lexed, found))
-    except QueryError as err:
-        return failed(f"refused: {err}", work.said)
+    request = request_of(FEATURES["inspect_value"], FeatureCall({"statement": select}, named, found,
+                                                                 select=allowed.lexed))
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
     seen = service_of("inspect_value")(ctx, request, lambda report: jsonenc.loaded(report.to_json()),

@@ -57,7 +57,7 @@ _NOT_WHOLE = {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "J
 def select_target(keyspace: str | None, table: str | None, select: str, lexed: Lexed | None = None,
                   found: TableTarget | None = None) -> ReportTarget:
     """The target of a report of `select` (one SELECT of keyspace.table, without its `;`), as the
-    shell's parse of the same command gives it (insight.shellside.report_target): whole rows of
+    shell's reading of the same statement gives it (features/report_requests.py): whole rows of
     the table when it names plain columns or * and nothing else, its LIMIT. `lexed`: the SELECT's
     tokens, lexed already (taken as they are); `found`: its table, resolved already. Raises
     QueryError when our lexer refuses the text."""

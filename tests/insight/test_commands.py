@@ -254,7 +254,6 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 @pytest.mark.parametrize(("statement", "expected"), [
     ("COMPRESSION TRIAL", "COMPRESSION TRIAL [JSON] [keyspace.]table.column"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
-    ("INSPECT orders", "INSPECT [JSON] <SELECT statement>"),
 ])
 def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
                                                                     expected):
@@ -270,7 +269,7 @@ def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, i
 
 
 def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, insight, home):
-    # COMPRESSION STATS, ADVISE and SETTINGS are read from their features' declarations (features/reads.py),
+    # INSPECT and COMPRESSION STATS, ADVISE, SETTINGS are read from their features' declarations (reads.py),
     # not by cqlsh's grammar: a refusal is one line, its form and an example.
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
@@ -287,6 +286,11 @@ def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, ins
     assert said_lines(sampled.stderr) == [
         "COMPRESSION ADVISE: sample takes a whole number (values per column (default 300)), not 'orders'"
     ], sampled.stderr
+    inspected = cqlsh_ext(cassandra, home, "INSPECT orders", "-k", insight.ks, ok=False)
+    assert inspected.returncode != 0
+    assert said_lines(inspected.stderr) == [
+        "INSPECT: 'orders' is no SELECT: INSPECT [JSON] <SELECT statement>, e.g. INSPECT SELECT data FROM "
+        "ks.t WHERE id = 42;"], inspected.stderr
     bare = cqlsh_ext(cassandra, home, "COMPRESSION STATS", "-k", insight.ks, ok=False)
     assert bare.returncode != 0
     assert said_lines(bare.stderr) == ["COMPRESSION STATS: table is required (keyspace.table)"], bare.stderr

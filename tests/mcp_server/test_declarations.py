@@ -405,7 +405,8 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
 
 #: The Python API's method of each report whose request its feature's declared builder makes.
 API_REPORTS = {"compression_stats": "stats", "compression_advise": "advise",
-               "compression_settings": "settings", "describe_payload": "describe_payload"}
+               "compression_settings": "settings", "describe_payload": "describe_payload",
+               "inspect_value": "inspect"}
 #: The declared arguments the Python API answers its own way rather than by a parameter.
 API_OWN_WAY = {"decode": "how values decode is the connection's (connect(decode=...), cqlshrc)",
                "json_schema": "ReportResult.json_schema() answers the values' JSON Schema"}
@@ -535,7 +536,8 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
 
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
-    assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats"]
+    assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats",
+                              "inspect_value"]
     # The shell hands each declared statement's first word to the declarations.
     assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
             } == set(shell.DECLARED_FIRST_WORDS)
@@ -691,4 +693,38 @@ def test_stats_statement_s_form_and_refusals_come_from_its_declaration() -> None
              f"compression_stats: 'column' is no argument of it: {form}, e.g. {_FORMS['STATS'][1]}")]:
         with pytest.raises(Invalid) as raised:
             _stats_request(text)
+        assert str(raised.value) == said, text
+
+
+def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
+    # INSPECT: its statement argument is the SELECT that follows (Statement.select on a feature that
+    # reads a statement), decode is the session's (omitted), and the shell's runner prints each value
+    # as it comes (Statement.runs: insight/command.py run_inspect).
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import request_of, usage
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.insight.command import run_inspect
+    from cqlsh_ext.insight.help import INSPECT_HELP
+    from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
+
+    inspect_value = declared(plugins=False)["inspect_value"]
+    assert inspect_value.statement is not None and inspect_value.statement.runs is not None
+    assert inspect_value.statement.runs.function == run_inspect.__name__
+    assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
+    assert inspect_value.statement.example in INSPECT_HELP  # HELP INSPECT's first example
+    typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
+    assert typed.as_json and typed.arguments == {"statement": 'SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3'}
+    request = request_of(inspect_value, FeatureCall(typed.arguments, select=typed.select))
+    assert request == InspectRequest(ReportTarget("Ks", "t", 'SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3',
+                                                  limit=3))
+    # The Python API's and MCP's text: its `;` left out, the table as the SELECT names it.
+    assert request_of(inspect_value, FeatureCall({"statement": " SELECT data FROM t;; "})) == \
+        InspectRequest(ReportTarget(None, "t", "SELECT data FROM t", whole_table=True))
+    form = "INSPECT [JSON] <SELECT statement>, e.g. INSPECT SELECT data FROM ks.t WHERE id = 42;"
+    for text, said in [
+            ("INSPECT orders", f"inspect_value: 'orders' is no SELECT: {form}"),
+            ("INSPECT", "inspect_value: statement is required (a SELECT naming one blob value)"),
+            ("INSPECT decode = 1 SELECT data FROM t", f"inspect_value: 'decode' is no SELECT: {form}")]:
+        with pytest.raises(Invalid) as raised:
+            _stated("inspect_value", text)
         assert str(raised.value) == said, text
