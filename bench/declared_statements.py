@@ -4,8 +4,8 @@ read them (the grammar still completes them; the shell no longer parses them wit
 
   declared   our lexer (cql.lexer.Lexed), the feature found by its words
              (features.shell_statement.own_feature_of), its arguments and clauses read from its
-             declaration (features.calling.statement_arguments), its request built by its declared
-             builder (features.calling.request_of): the shell's whole reading of the statement
+             declaration and its request built by its declared builder
+             (features.shell_statement.called): the shell's whole reading of the statement
   cqlsh      cqlsh's grammar (cql_whole_parse_tokens, start symbol cqlshCommand) on cqlsh's tokens:
              what the shell ran before for these statements, the request's building from its parse
              left out (a few dictionary lookups)
@@ -77,25 +77,26 @@ def main() -> None:
 
     shell.register_commands()
     cqlshmain.setup_cqlruleset(cql3handling)
+    from types import SimpleNamespace
+
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.features.calling import request_of, statement_arguments, table_named
-    from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.features.shell_statement import called, own_feature_of
 
     rules = cqlshmain.cqlruleset
 
+    def refused(said: str) -> None:
+        raise AssertionError(said)
+
+    # The shell's reading context as the statement door uses it: the keyspace in use, where it says.
+    ctx: Any = SimpleNamespace(keyspace="ks", error=refused)
+
     def declared(text: str) -> Any:
+        """The shell's own reading of the statement (shell.py hands it to these two)."""
         lexed = Lexed(text)
         found = own_feature_of(lexed)
         assert found is not None, text
-        feature, skip = found
-        tokens = [t for t in lexed.tokens[skip:] if t.kind != "end"]
-        while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
-            tokens.pop()
-        stated = statement_arguments(feature, text, tokens)
-        table = table_named(feature, stated.arguments, "ks")
-        call = FeatureCall(stated.arguments, table, select=stated.select, clauses=stated.clauses)
-        return request_of(feature, call)
+        request, _ = called(ctx, found[0], found[1], lexed)
+        return request
 
     def cqlsh(text: str) -> Any:
         tokens = rules.cql_split_statements(text)[0][0]

@@ -279,10 +279,11 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
         ctx = shell_context(self)
         runs = feature.statement.runs if feature.statement is not None else None
-        if runs is not None:  # printed as it comes, by its command module (INSPECT's values)
+        if runs is not None:  # printed as it comes, by its printer (INSPECT's values)
             request, as_json = shell_statement.called(ctx, feature, skip, statement)
             if request is not None:
-                runs(self, ctx, request, as_json or ctx.display.output_format.reports_as_json)
+                runs(ctx, request, as_json or ctx.display.output_format.reports_as_json, self.query_out,
+                     self.results.screen_width())
             return
         answer, as_json = shell_statement.answer(ctx, feature, skip, statement)
         if answer is not None:
@@ -574,6 +575,9 @@ def _command_method(command: commands.Command) -> Any:
     handler = command.handler
 
     def do_command(self: Any, parsed: Parsed) -> None:
+        if handler is None:  # commands.declared_command: _handle_statement read it before cqlsh
+            raise RuntimeError(f"{command.word.upper()} is read from its feature's declaration, "
+                               "never by cqlsh's grammar")
         handler(self, parsed)
 
     do_command.__name__ = f"do_{command.word}"

@@ -53,7 +53,9 @@ class Command:
     rule: str
     grammar: str
     help: str
-    handler: Handler
+    #: None: the shell reads the command from its feature's declaration (features.shell_statement)
+    #: before cqlsh's grammar, which only completes it (`declared_command`).
+    handler: Handler | None
     #: Only reads: cancelling it with Ctrl-C cannot leave a write half done on the server.
     reads_only: bool = True
     #: May end with a newline instead of ';', as cqlsh's own shell commands do.
@@ -87,6 +89,16 @@ def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: boo
         return handler
 
     return declare
+
+
+def declared_command(word: str, rule: str, grammar: str, help: str, paged: bool = False) -> None:
+    """Declare a command the shell reads from its feature's declaration (features.feature.Statement),
+    never by cqlsh's grammar: the grammar completes it, HELP gives it, the pager and a line's end
+    take it as they take any command; it has no handler (cqlsh never runs it)."""
+    key = word.lower()
+    if key in _DECLARED:
+        raise RuntimeError(f"shell command {word!r} is declared twice")
+    _DECLARED[key] = Command(key, rule, grammar, help, None, paged=paged)
 
 
 class Rewrite(Protocol):

@@ -128,10 +128,9 @@ class Statement:
     `select`: the table it reads may be written as a SELECT of it instead, or the statement it reads
     is one (the rest of the statement before its closing clauses: the report reads that SELECT's
     rows, as written); `omits`: the arguments the statement does not spell (a SELECT names its
-    columns; a clause says more); `clauses`: the shell's own clauses; `runs`: the shell's runner of
-    it, `(shell, context, request, as_json) -> None` in its command module, where the answer is
-    printed as it comes (INSPECT: each value as it is read; None: the report printed whole by the
-    shell)."""
+    columns; a clause says more); `clauses`: the shell's own clauses; `runs`: the shell's printer of
+    it, `(context, request, as_json, out, width) -> None`, where the answer is printed as it comes
+    (INSPECT: each value as it is read; None: the report printed whole by the shell)."""
 
     words: tuple[str, ...]
     example: str

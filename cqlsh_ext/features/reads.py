@@ -173,7 +173,7 @@ register(Feature(
     request=report_requests.inspect,
     # The shell's: how values decode is its session's (-d, DECODE), each value printed as it is read.
     statement=Statement(("INSPECT",), "INSPECT SELECT data FROM ks.t WHERE id = 42;", select=True,
-                        omits=("decode",), runs=Service("cqlsh_ext.insight.command", "run_inspect"))))
+                        omits=("decode",), runs=Service("cqlsh_ext.insight.run_inspect", "print_values"))))
 register(Feature(
     "compression_advise", "Compression advice",
     "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "

@@ -8,7 +8,7 @@
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
                       (INSPECT, STATS, ADVISE and SETTINGS completed here; read by the shell
                       from their features' declarations, features/reads.py; INSPECT printed by
-                      run_inspect, the others as reports)
+                      run_inspect.print_values, the others as reports)
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
@@ -25,18 +25,14 @@ query output (CAPTURE applies), progress to stderr on a terminal only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import shell_command, word_from_list
+from cqlsh_ext.commands import declared_command, shell_command, word_from_list
 from cqlsh_ext.common.text import unknown
 from cqlsh_ext.insight.help import COMPRESSION_HELP, COMPRESSION_TOPICS, INSPECT_HELP
 
 if TYPE_CHECKING:
-    from cqlsh_ext.common.text import Line
-    from cqlsh_ext.insight.inspect import ValueReport
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.reading.read_requests import InspectRequest
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -175,47 +171,9 @@ def _publish(shell: Shell, parsed: Parsed, ctx: ReadContext, answer: ReportAnswe
     print_report(answer, wants_json(ctx, parsed), shell.query_out, shell.results.screen_width())
 
 
-def _fitted(shell: Shell, lines: Sequence[Line]) -> list[str]:
-    """A text report laid out for the terminal the output goes to (-e too), else at its natural
-    width; its charts in Unicode's block characters where the output's encoding has them."""
-    from cqlsh_ext.common.text import draws_blocks, fit
-
-    encoding = getattr(shell.query_out, "encoding", None)
-    return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
-
-
-@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, paged=True)
-def _read_from_its_declaration(shell: Shell, parsed: Parsed) -> None:
-    """INSPECT's handler for cqlsh, which never calls it: the shell reads INSPECT from its feature's
-    declaration (inspect_value's Statement, features/reads.py) before cqlsh's grammar, which only
-    completes it (shell.DECLARED_FIRST_WORDS); run_inspect runs it."""
-    raise RuntimeError("INSPECT is read from inspect_value's declaration, never by cqlsh's grammar")
-
-
-def run_inspect(shell: Shell, ctx: ReadContext, request: InspectRequest, as_json: bool) -> None:
-    """INSPECT, as inspect_value's Statement names its runner: each value's report printed as it
-    comes (its JSON object, or its text fitted to the screen), then how many (text only; JSON says
-    an interruption on stderr)."""
-    import sys
-
-    from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.insight.run_inspect import inspect_values
-    from cqlsh_ext.render.text_report import write_lines
-
-    def spell(report: ValueReport) -> list[str]:
-        return [jsonenc.dumps(report.to_json())] if as_json else [*report.render(), ""]
-
-    def show(lines: list[str]) -> bool:
-        write_lines(shell.query_out, lines if as_json else _fitted(shell, lines))
-        return True
-
-    seen = inspect_values(ctx, request, spell, show)
-    if seen is None:
-        return
-    if not as_json:
-        write_lines(shell.query_out, [seen.closing()])
-    elif seen.interrupted:
-        print("INSPECT interrupted", file=sys.stderr)
+# INSPECT: read by the shell from inspect_value's declaration (features/reads.py), its values printed
+# by insight.run_inspect.print_values; cqlsh's grammar completes it only.
+declared_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, paged=True)
 
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,

@@ -1,8 +1,9 @@
 """INSPECT: every blob value of a result described, one report per value (insight.inspect).
 
 `inspect_values` reads the values and hands each report, spelt as the caller spells it (its JSON
-object, or its text), to whoever asked: the shell (insight/command.py) prints them as they come,
-then how many (`Inspected.closing`); `cqlsh-ext mcp` and the Python API keep them as data."""
+object, or its text), to whoever asked: the shell prints them as they come (`print_values`, the
+printer inspect_value's Statement names), then how many (`Inspected.closing`); `cqlsh-ext mcp` and
+the Python API keep them as data."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from cqlsh_ext.common.text import plural
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.insight.inspect import ValueReport
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import InspectRequest
+    from cqlsh_ext.upstream.protocol import Out
 
 T = TypeVar("T")
 
@@ -100,3 +103,32 @@ def inspect_values(ctx: ReadContext, request: InspectRequest, spell: Callable[[A
         return None
     seen.interrupted = scanner.interrupted
     return seen
+
+
+def print_values(ctx: ReadContext, request: InspectRequest, as_json: bool, out: Out, width: int) -> None:
+    """INSPECT in the shell (inspect_value's Statement names it): each value's report on `out` as it
+    comes, its JSON object or its text laid out for `width` columns (0: the natural width, block
+    characters where `out`'s encoding has them), then how many (text only; JSON says an
+    interruption on stderr)."""
+    import sys
+
+    from cqlsh_ext.common import jsonenc
+    from cqlsh_ext.common.text import draws_blocks, fit
+    from cqlsh_ext.render.text_report import write_lines
+
+    blocks = draws_blocks(getattr(out, "encoding", None))
+
+    def spell(report: ValueReport) -> list[str]:
+        return [jsonenc.dumps(report.to_json())] if as_json else [*report.render(), ""]
+
+    def show(lines: list[str]) -> bool:
+        write_lines(out, lines if as_json else fit(lines, width, blocks))
+        return True
+
+    seen = inspect_values(ctx, request, spell, show)
+    if seen is None:
+        return
+    if not as_json:
+        write_lines(out, [seen.closing()])
+    elif seen.interrupted:
+        print("INSPECT interrupted", file=sys.stderr)

@@ -699,17 +699,17 @@ def test_stats_statement_s_form_and_refusals_come_from_its_declaration() -> None
 def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     # INSPECT: its statement argument is the SELECT that follows (Statement.select on a feature that
     # reads a statement), decode is the session's (omitted), and the shell's runner prints each value
-    # as it comes (Statement.runs: insight/command.py run_inspect).
+    # as it comes (Statement.runs: insight/run_inspect.py print_values).
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import request_of, usage
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.insight.command import run_inspect
     from cqlsh_ext.insight.help import INSPECT_HELP
+    from cqlsh_ext.insight.run_inspect import print_values
     from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
     inspect_value = declared(plugins=False)["inspect_value"]
     assert inspect_value.statement is not None and inspect_value.statement.runs is not None
-    assert inspect_value.statement.runs.function == run_inspect.__name__
+    assert inspect_value.statement.runs.function == print_values.__name__
     assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
     assert inspect_value.statement.example in INSPECT_HELP  # HELP INSPECT's first example
     typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
