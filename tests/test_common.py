@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cqlsh_ext.common import retry
-from cqlsh_ext.common.interrupt import CtrlC, Remote, answering, shielded
+from cqlsh_ext.common.interrupt import CtrlC, Remote, answering, heard_while, shielded
 from cqlsh_ext.common.text import fit, message, screen_width
 
 
@@ -129,6 +129,43 @@ def test_a_remote_press_stops_the_commands_of_its_thread_only() -> None:
     for thread in threads:
         thread.join(10)
     assert seen == {"noted": "first", "scan": True, "later": True, "after": False, "other": False}
+
+
+def test_a_second_press_while_the_work_starts_waits_for_the_work_to_end(monkeypatch) -> None:
+    """An export's file is finished in a thread (heard_while) so a press is heard meanwhile. A
+    second press that lands while that thread is being started raised in the starting thread,
+    the clean-up closed the file's writer under the running work, and pyarrow aborted the process
+    (CI: "Cannot get properties from closed file"). The press is kept until the work has ended."""
+    before = signal.getsignal(signal.SIGINT)
+    started = threading.Thread.start
+    released = threading.Event()
+    ended: list[str] = []
+
+    def start_then_press(thread: threading.Thread) -> None:
+        started(thread)
+        if thread.name == "heard-while":
+            _press()  # handled here, in the main thread, while the work runs
+            released.set()
+
+    def work() -> str:
+        released.wait(10)
+        ended.append("ended")
+        return "written"
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_press)
+    with CtrlC() as writing:
+        writing.stop.set()  # the reading took the first press: this one is the second
+        with pytest.raises(KeyboardInterrupt):
+            heard_while(work)
+        assert ended == ["ended"]  # raised once the work was done, not while it ran
+    assert signal.getsignal(signal.SIGINT) is before  # the handler before the command is back
+
+
+def test_a_first_press_while_the_work_runs_is_noted_and_the_work_finishes() -> None:
+    noted: list[str] = []
+    with CtrlC(on_first=lambda: noted.append("first")) as writing:
+        assert heard_while(lambda: (_press(), "written")[1]) == "written"
+        assert writing.pressed and noted == ["first"]
 
 
 def test_shielded_clean_up_ignores_ctrl_c() -> None:

@@ -200,9 +200,17 @@ def heard_while(work: Callable[[], Any]) -> Any:
     runs a signal's handler only between the main thread's bytecodes: one long C call, a file's
     last row group compressed and written, would hold it back until the work is done). A second
     press's KeyboardInterrupt is raised once the work has ended: what it uses (a file's writer) is
-    never left half-used by the clean-up that follows."""
+    never left half-used by the clean-up that follows.
+
+    The handler in place is wrapped before the thread starts, and the wrapper keeps the
+    KeyboardInterrupt it raises for later: a press that lands while the thread is being started
+    (Thread.start waits for it) would otherwise raise there, and the clean-up would close the
+    writer under the running work (pyarrow aborts the process then)."""
+    if threading.current_thread() is not threading.main_thread():
+        return work()
     done = threading.Event()
     outcome: list[Any] = []
+    kept: list[KeyboardInterrupt] = []
 
     def run() -> None:
         try:
@@ -212,15 +220,33 @@ def heard_while(work: Callable[[], Any]) -> Any:
         finally:
             done.set()
 
-    threading.Thread(target=run, name="heard-while", daemon=True).start()
-    interrupted: KeyboardInterrupt | None = None
-    while not done.is_set():
+    previous = signal.getsignal(signal.SIGINT)
+
+    def keeping(signum: int, frame: FrameType | None) -> None:
+        if kept:  # interrupted already: a later press is the same request
+            return
         try:
-            done.wait(0.05)
+            hand_on(previous, signum, frame)
         except KeyboardInterrupt as err:
-            interrupted = err
-    if interrupted is not None:
-        raise interrupted
+            kept.append(err)
+
+    try:
+        signal.signal(signal.SIGINT, keeping)
+    except ValueError:  # not the main interpreter: no handler of ours to wrap
+        return work()
+    try:
+        threading.Thread(target=run, name="heard-while", daemon=True).start()
+        while not done.wait(0.05):
+            pass
+    finally:
+        if signal.getsignal(signal.SIGINT) is keeping:
+            # A CtrlC whose second press raised has let go (it could not put its own previous
+            # handler back past the wrapper): that one goes back in its place.
+            owner = getattr(previous, "__self__", None)
+            ended = isinstance(owner, CtrlC) and not owner._installed
+            signal.signal(signal.SIGINT, owner._previous if ended else previous)
+    if kept:
+        raise kept[0]
     ok, value = outcome[0]
     if not ok:
         raise value
