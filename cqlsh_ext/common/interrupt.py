@@ -243,8 +243,8 @@ def heard_while(work: Callable[[], Any]) -> Any:
             # A CtrlC whose second press raised has let go (it could not put its own previous
             # handler back past the wrapper): that one goes back in its place.
             owner = getattr(previous, "__self__", None)
-            ended = isinstance(owner, CtrlC) and not owner._installed
-            signal.signal(signal.SIGINT, owner._previous if ended else previous)
+            ended = owner._previous if isinstance(owner, CtrlC) and not owner._installed else None
+            signal.signal(signal.SIGINT, ended if ended is not None else previous)
     if kept:
         raise kept[0]
     ok, value = outcome[0]
