@@ -250,6 +250,11 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
                 outcome = intercept.handler(self, statement)
                 if outcome is True:
                     return True
+                if isinstance(outcome, commands.Declared):  # a feature's statement (DESCRIBE PAYLOAD)
+                    from cqlsh_ext.features import declared
+
+                    self._run_feature(declared(plugins=False)[outcome.feature], outcome.skip, statement)
+                    return True
                 if outcome is not False:
                     rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
             # Past cqlsh's grammar's bound: sent whole, or refused.
@@ -270,25 +275,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
         """A declared feature's statement (features.shell_statement: a package's, or one cqlsh-ext
-        declares with its feature), its report printed as every report is (render.text_report: JSON
-        when the statement says JSON or the output format makes reports JSON), or by the runner its
-        Statement names (`runs`: INSPECT's, each value printed as it is read)."""
+        declares with its feature), run and printed on the shell's output."""
         from cqlsh_ext.features import shell_statement
         from cqlsh_ext.reading.context import shell_context
-        from cqlsh_ext.render.text_report import print_report
 
-        ctx = shell_context(self)
-        runs = feature.statement.runs if feature.statement is not None else None
-        if runs is not None:  # printed as it comes, by its printer (INSPECT's values)
-            request, as_json = shell_statement.called(ctx, feature, skip, statement)
-            if request is not None:
-                runs(ctx, request, as_json or ctx.display.output_format.reports_as_json, self.query_out,
-                     self.results.screen_width())
-            return
-        answer, as_json = shell_statement.answer(ctx, feature, skip, statement)
-        if answer is not None:
-            print_report(answer, as_json or ctx.display.output_format.reports_as_json, self.query_out,
-                         self.results.screen_width())
+        shell_statement.run(shell_context(self), feature, skip, statement, self.query_out,
+                            self.results.screen_width())
 
     def _has_command(self, word: str) -> bool:
         """A `do_<word>` method: a command cqlsh's grammar must read."""

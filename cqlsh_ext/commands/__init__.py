@@ -17,7 +17,9 @@ intercept*: `@statement_intercept(...)` on its handler declares the first words 
 grammar and completers (for completion: cqlsh never parses it), its HELP topics and whether it
 only reads. The shell's handle_statement hands every statement whose first word is declared to
 these handlers, in declaration order, before cqlsh sees it; each answers True (its own: run, or
-refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement).
+refused in one line), False (not its own), a Rewrite (cqlsh runs the rewritten statement) or a
+Declared (a feature's statement, read from its declaration by the shell: DESCRIBE PAYLOAD, whose
+first word is cqlsh's DESCRIBE's too).
 
 Adding a command or a statement: write its module with one declared handler, list the module in
 cqlsh_ext.shell's COMMAND_MODULES and give it its place in the layers (pyproject.toml); the shell's
@@ -111,8 +113,17 @@ class Rewrite(Protocol):
     def said(self) -> None: ...
 
 
-#: An intercept's handler: True, False or a Rewrite (see the module doc).
-InterceptHandler = Callable[["Shell", "Lexed"], "bool | Rewrite"]
+@dataclass(frozen=True)
+class Declared:
+    """The statement is the declared feature `feature`'s (features.reads), its words the first
+    `skip` tokens: the shell reads and runs it from the declaration (features.shell_statement)."""
+
+    feature: str
+    skip: int
+
+
+#: An intercept's handler: True, False, a Rewrite or a Declared (see the module doc).
+InterceptHandler = Callable[["Shell", "Lexed"], "bool | Rewrite | Declared"]
 
 
 @dataclass(frozen=True)

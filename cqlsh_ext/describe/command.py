@@ -1,24 +1,25 @@
 """The shell's entry for DESCRIBE PAYLOAD, a statement intercept (cqlsh_ext.commands): `intercept`
-sees every DESCRIBE (and DESC) before cqlsh parses it and returns True when it was ours (run, or
-refused in one line).
+sees every DESCRIBE (and DESC) before cqlsh parses it and tells DESCRIBE PAYLOAD from cqlsh's own.
 
 cqlsh's DESCRIBE grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command")
 before any handler ran, and a shell command cannot carry payload paths in a WHERE: so the
-statement is taken here, as COPY (SELECT ...) is (export.command), and no `describe` command is
-declared (it would replace the shell's do_describe, and with it stock DESCRIBE and the client-side
-DESCRIBE of Amazon Keyspaces). `GRAMMAR` is for completion only: the shell adds it to cqlsh's
-rules (from the declaration), so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's
-payload columns. Nothing heavy is imported here: the shell imports this module at start-up.
+statement is taken here, as COPY (SELECT ...) is (export.command), and handed back to the shell as
+describe_payload's (commands.Declared), which reads it from the feature's declaration
+(features.reads, features.shell_statement). No `describe` command is declared: it would replace
+the shell's do_describe, and with it stock DESCRIBE and the client-side DESCRIBE of Amazon
+Keyspaces. `GRAMMAR` is for completion only: the shell adds it to cqlsh's rules (from the
+declaration), so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's payload columns.
+Nothing heavy is imported here: the shell imports this module at start-up.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.commands import statement_intercept, word_from_list
+from cqlsh_ext.commands import Declared, statement_intercept, word_from_list
 from cqlsh_ext.common.text import nearest, unknown
 from cqlsh_ext.describe.help import DESCRIBE_SEE_ALSO, PAYLOAD_HELP
-from cqlsh_ext.describe.parse import LABEL, WORDS, DescribeError, parse, recognizes
+from cqlsh_ext.describe.parse import WORDS, recognizes
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -88,8 +89,9 @@ def mistyped(words: list[str]) -> str | None:
                      topics=(("payload", PAYLOAD_HELP), ("describe payload", PAYLOAD_HELP),
                              ("desc payload", PAYLOAD_HELP)),
                      see_also=(("describe", DESCRIBE_SEE_ALSO), ("desc", DESCRIBE_SEE_ALSO)))
-def intercept(shell: Shell, statement: Lexed) -> bool:
-    """True when the statement was ours (run, or refused in one line); False: cqlsh's DESCRIBE."""
+def intercept(shell: Shell, statement: Lexed) -> bool | Declared:
+    """describe_payload's statement (the shell reads it from the feature's declaration), or False:
+    cqlsh's DESCRIBE."""
     from cqlsh_ext.cql.errors import QueryError
 
     try:
@@ -98,18 +100,4 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
         return False  # not something this lexer reads: cqlsh's to say
     if not recognizes(tokens):
         return False
-    try:
-        parsed = parse(statement.text, tokens)
-    except DescribeError as err:
-        shell.printerr(f"{LABEL}: {err}")
-        return True
-    from cqlsh_ext.describe.run import describe
-    from cqlsh_ext.reading.context import shell_context
-    from cqlsh_ext.render.text_report import print_report
-
-    answer = describe(shell_context(shell), parsed)  # read, then printed (render.text_report)
-    if answer is not None:
-        as_json = parsed.json or shell.settings.display.output_format.reports_as_json
-        print_report(answer, as_json, shell.query_out, shell.results.screen_width())
-    return True
-
+    return Declared("describe_payload", 2)

@@ -15,13 +15,14 @@ _WHAT = fill(
     "into one * entry. A map of blobs is described per key (m['k']), a UDT per blob field.")
 
 PAYLOAD_HELP = """
-        DESCRIBE PAYLOAD [ks.]table.column [WHERE ...] [SAMPLE n | ALL] [JSON]
+        DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions]
+                         [SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]
         [cqlsh-ext]
 
 """ + _WHAT + """
 
           SAMPLE n reads n rows in random token ranges: every share comes with
-          its 95 % interval (SEED s after it draws the same sample again).
+          its 95 % interval (SEED s with it draws the same sample again).
           ALL reads every row (worker processes for a large table; a question
           first on Amazon Keyspaces or from 1 GB, ALL CONFIRM goes ahead from
           a script): counts are exact. Neither: the table's estimated size

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Argument, Clause, Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
-__all__ = ["Stated", "checked", "document", "plugins", "ready_service", "request_of", "statement_arguments",
+__all__ = ["Stated", "checked", "document", "plugins", "read_statement", "ready_service", "request_of",
+           "spoken", "statement_arguments",
            "statement_words", "table_named", "usage"]
 
 #: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
@@ -80,7 +81,16 @@ def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
         if name not in given:
             argument = feature.argument(name)
             raise Invalid(f"{feature.name}: {name} is required ({argument.doc})")
+    for argument in feature.arguments:
+        alone = argument.goes_with is not None and not _given(given, argument.goes_with)
+        if alone and _given(given, argument.name):
+            raise Invalid(f"{feature.name}: {argument.name} goes with {argument.goes_with}")
     return dict(given)
+
+
+def _given(given: Mapping[str, Any], name: str) -> bool:
+    """Whether `name` is given something (false, a JSON null: not given)."""
+    return given.get(name) not in (None, False)
 
 
 def _a(kind: str) -> str:
@@ -123,7 +133,8 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     `name = value`, the shell's clauses before the table (PARALLEL 4, DECODE ALL), then its closing
     clauses (SAVE DICTIONARY 'file'). Raises Invalid."""
     declared = feature.statement
-    as_json = declared is not None and declared.json and bool(tokens) \
+    last = declared is not None and declared.options_last
+    as_json = declared is not None and declared.json and not last and bool(tokens) \
         and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON"
     omitted = set(declared.omits) if declared is not None else set()
     tokens, found = _closing(feature, text, tokens)
@@ -135,6 +146,7 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     i = 1 if as_json else 0
     while i < len(tokens):
         tok = tokens[i]
+        word = tok.value.upper() if tok.kind == "word" else ""
         followed = i + 1 < len(tokens)
         clause = _clause_at(feature, tokens, i, closing=False)
         named = tok.kind == "word" and followed and tokens[i + 1].kind == "punct" \
@@ -144,19 +156,30 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
                 raise Invalid(f"{feature.name}: {' '.join(clause.words)} is given twice")
             found[clause.name], i = _clause_value(feature, clause, text, tokens, i + len(clause.words))
             continue
+        if last and declared is not None and declared.json and word == "JSON" and not positional:
+            if as_json:
+                raise Invalid(f"{feature.name}: JSON is given twice")
+            as_json, i = True, i + 1
+            continue
         if named and tok.value.lower() not in omitted:
             name, i = tok.value.lower(), i + 2
             if i >= len(tokens):
                 raise Invalid(f"{feature.name}: {name} = takes a value")
-        elif tok.kind == "word" and tok.value.upper() in keywords \
-                and (followed or keywords[tok.value.upper()].type == "boolean"):
-            argument = keywords[tok.value.upper()]
+        elif word in keywords and (followed or keywords[word].type == "boolean"):
+            argument = keywords[word]
             name, i = argument.name, i + 1
+            if name in given:
+                raise Invalid(f"{feature.name}: {word} is given twice")
             if argument.type == "boolean":  # a flag: its word alone (CONFIRM)
-                if name in given:
-                    raise Invalid(f"{feature.name}: {tok.value.upper()} is given twice")
                 given[name] = True
                 continue
+            if argument.conditions:  # WHERE ...: up to the options that end the statement
+                given[name], i = _conditions(feature, text, tokens, i, word)
+                continue
+        elif word in keywords and not positional:  # its value left out, at the end
+            argument = keywords[word]
+            wanted = "needs a condition" if argument.conditions else f"takes {_a(argument.type or 'value')}"
+            raise Invalid(f"{feature.name}: {word} {wanted}: {_form(feature)}")
         elif positional:
             name = positional.pop(0)
             selecting = declared is not None and declared.select and name == feature.reads.argument
@@ -175,7 +198,87 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
             given[name], i = _value(text, tokens, i)
         except Invalid as err:
             raise Invalid(f"{feature.name}: {name}: {err}") from None
+    _written_with(feature, given, found)
     return Stated(checked(feature, given), as_json, select, found)
+
+
+def _written_with(feature: Feature, given: Mapping[str, Any], found: Mapping[str, Any]) -> None:
+    """An option written without the one it goes with (Argument.goes_with, Clause.goes_with), refused
+    in the statement's words: `SEED goes with SAMPLE n`."""
+    clauses = feature.statement.clauses if feature.statement is not None else ()
+    written = [(argument.keyword, argument.goes_with) for argument in feature.arguments
+               if argument.keyword is not None and _given(given, argument.name)]
+    written += [(" ".join(clause.words), clause.goes_with) for clause in clauses if clause.name in found]
+    for spelt, goes_with in written:
+        if goes_with is not None and not _given(given, goes_with):
+            other = feature.argument(goes_with)
+            spelling = f"{other.keyword} {_placeholder(other)}".strip() if other.keyword else goes_with
+            raise Invalid(f"{feature.name}: {spelt} goes with {spelling}")
+
+
+def _conditions(feature: Feature, text: str, tokens: list[Token], k: int, word: str) -> tuple[str, int]:
+    """The conditions after `word` (WHERE), from tokens[k] to the options that end the statement, and
+    the index after them. The options are read from the statement's end, each at most once, so that
+    a condition that ends in an option's word (`data.sample = 5`) stays the condition it is."""
+    declared = feature.statement
+    flags = {argument.keyword.upper() for argument in feature.arguments
+             if argument.keyword is not None and argument.type == "boolean"}
+    valued = {argument.keyword.upper(): argument.type or "value" for argument in feature.arguments
+              if argument.keyword is not None and argument.type != "boolean" and not argument.conditions}
+    for clause in declared.clauses if declared is not None else ():
+        if len(clause.words) == 1 and clause.value == "flag":
+            flags.add(clause.words[0])
+        elif len(clause.words) == 1 and clause.value in ("integer", "string"):
+            valued[clause.words[0]] = clause.value
+    if declared is not None and declared.json and declared.options_last:
+        flags.add("JSON")
+
+    def word_at(at: int) -> str:
+        return tokens[at].value.upper() if k <= at < len(tokens) and tokens[at].kind == "word" else ""
+
+    end, seen = len(tokens), set()
+    while end > k:
+        ending, before = word_at(end - 1), word_at(end - 2)
+        if ending in flags and ending not in seen:
+            seen.add(ending)
+            end -= 1
+        elif tokens[end - 1].kind in ("int", "decimal", "string") and before in valued and before not in seen:
+            seen.add(before)
+            end -= 2
+        else:
+            break
+    bare = word_at(end - 1)
+    if end > k and bare in valued:  # SAMPLE with no number after it
+        raise Invalid(f"{feature.name}: {bare} takes {_a(valued[bare])}: {_form(feature)}")
+    if end == k:
+        raise Invalid(f"{feature.name}: {word} needs a condition: {_form(feature)}")
+    return text[tokens[k].start:tokens[end - 1].end].strip(), end
+
+
+def read_statement(feature: Feature, statement: Lexed, skip: int, keyspace: str | None) -> tuple[Any, bool]:
+    """The feature's statement read into what its service takes: after its `skip` words (and before
+    its trailing `;`), its arguments checked against its declaration, its table named (a table alone
+    is in `keyspace`, the one in use); the request its declared builder makes (cqlsh-ext's own
+    features), else the FeatureCall (a package's); and whether it asked for JSON. Raises Invalid, or
+    QueryError where the statement does not lex."""
+    from cqlsh_ext.features.feature import FeatureCall
+
+    tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
+    while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
+        tokens.pop()
+    stated = statement_arguments(feature, statement.text, tokens)
+    call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, keyspace),
+                       select=stated.select, clauses=stated.clauses)
+    return (request_of(feature, call) if feature.request is not None else call), stated.as_json
+
+
+def spoken(feature: Feature, said: str) -> str:
+    """A refusal as a statement's reader says it: a declared statement's words where the declaration
+    names the feature (`COMPRESSION SETTINGS: sample is at least 1`, not `compression_settings: ...`)."""
+    prefix = f"{feature.name}: "
+    if feature.statement is None or not said.startswith(prefix):
+        return said
+    return f"{' '.join(statement_words(feature))}: {said[len(prefix):]}"
 
 
 def _form(feature: Feature) -> str:
@@ -297,22 +400,40 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
 def usage(feature: Feature) -> str:
     """Its arguments as its statement takes them: `<table> [limit = <integer>]`; a declared
     Statement's `[JSON] [SAMPLE n] [keyspace.]table`, `<SELECT statement> | [keyspace.]table` where a
-    SELECT may name the table, then its closing clauses (`[SAVE DICTIONARY 'file']`)."""
+    SELECT may name the table, then its closing clauses (`[SAVE DICTIONARY 'file']`); where its
+    options come last, `[keyspace.]table.column [WHERE conditions] [SAMPLE n] ... [JSON]`."""
     statement = feature.statement
     declared = statement is not None
     omitted = statement.omits if statement is not None else ()
     clauses = statement.clauses if statement is not None else ()
-    parts = ["[JSON]"] if statement is not None and statement.json else []
-    parts += [_clause_usage(clause) for clause in clauses if not clause.closing]
-    parts += [f"[{argument.keyword} {_placeholder(argument)}".rstrip() + "]" for argument in feature.arguments
-              if argument.keyword is not None and declared and not argument.required
-              and argument.name not in omitted]
-    parts += [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
-    parts += [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
-              if not argument.required and not (argument.keyword is not None and declared)
-              and argument.name not in omitted]
-    parts += [_clause_usage(clause) for clause in clauses if clause.closing]
+    json = ["[JSON]"] if statement is not None and statement.json else []
+    shell_clauses = [_clause_usage(clause) for clause in clauses
+                     if not clause.closing and clause.goes_with is None]
+    # A WHERE's conditions first: the options that end the statement follow them. An option that
+    # goes with another is written inside that one's brackets ([SAMPLE n [SEED s]]).
+    keywords = [_option_usage(feature, argument)
+                for argument in sorted(feature.arguments, key=lambda argument: not argument.conditions)
+                if argument.keyword is not None and declared and not argument.required
+                and argument.name not in omitted and argument.goes_with is None]
+    required = [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
+    named = [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
+             if not argument.required and not (argument.keyword is not None and declared)
+             and argument.name not in omitted]
+    closing = [_clause_usage(clause) for clause in clauses if clause.closing]
+    if statement is not None and statement.options_last:
+        parts = [*required, *keywords, *shell_clauses, *named, *json, *closing]
+    else:
+        parts = [*json, *shell_clauses, *keywords, *required, *named, *closing]
     return " ".join(parts)
+
+
+def _option_usage(feature: Feature, argument: Argument) -> str:
+    """`[SAMPLE n]`, with what goes with it inside: `[SAMPLE n [SEED s]]`, `[ALL [CONFIRM]]`."""
+    clauses = feature.statement.clauses if feature.statement is not None else ()
+    inside = [_option_usage(feature, other) for other in feature.arguments
+              if other.goes_with == argument.name and other.keyword is not None]
+    inside += [_clause_usage(clause) for clause in clauses if clause.goes_with == argument.name]
+    return "[" + " ".join(part for part in (argument.keyword, _placeholder(argument), *inside) if part) + "]"
 
 
 def _clause_usage(clause: Clause) -> str:
@@ -320,7 +441,10 @@ def _clause_usage(clause: Clause) -> str:
 
 
 def _placeholder(argument: Argument) -> str:
-    """What follows an argument's keyword in the usage: n, nothing for a flag (CONFIRM), <type>."""
+    """What follows an argument's keyword in the usage: n, nothing for a flag (CONFIRM), conditions
+    (WHERE), <type>."""
+    if argument.conditions:
+        return "conditions"
     return {"integer": "n", "boolean": ""}.get(argument.type or "", f"<{argument.type or 'value'}>")
 
 
@@ -328,6 +452,8 @@ def _positional(feature: Feature, name: str) -> str:
     """A required argument as a declared statement's usage names it: the table it reads as CQL names
     one (or a SELECT of it, where the Statement says `select`)."""
     selected = feature.statement is not None and feature.statement.select
+    if feature.reads.argument == name and feature.reads.what == "column":
+        return "[keyspace.]table.column"
     if feature.reads.argument == name and feature.reads.what == "table":
         return "<SELECT statement> | [keyspace.]table" if selected else "[keyspace.]table"
     if feature.reads.argument == name and feature.reads.what == "statement" and selected:

@@ -80,6 +80,12 @@ class Argument:
     #: Its spelling in a declared shell statement (Statement): the word before its value (`SAMPLE`:
     #: SAMPLE 500); None: given in order when required, else as `name = value`.
     keyword: str | None = None
+    #: Its value after its keyword is conditions, as CQL writes a WHERE's: the text up to the options
+    #: that end the statement (DESCRIBE PAYLOAD ks.t.c WHERE data.status = 'PAID' SAMPLE 500).
+    conditions: bool = False
+    #: The argument it is given with, never alone (confirm with every_row): refused alone, and
+    #: written inside that one's brackets in the usage ([ALL [CONFIRM]]).
+    goes_with: str | None = None
 
     def schema(self) -> dict[str, Any]:
         """Its JSON Schema, keys in the order type, keywords, description."""
@@ -111,6 +117,8 @@ class Clause:
     value: str | ClauseReader = "string"
     placeholder: str = ""
     closing: bool = False
+    #: The argument it is written with, never alone (SEED with SAMPLE n), as Argument.goes_with.
+    goes_with: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.value, str) and self.value not in ("integer", "string", "flag"):
@@ -124,6 +132,9 @@ class Statement:
     shell reads it with its lexer from the declaration (features/calling.py): its required arguments
     in order, each argument with a `keyword` after its word, any as `name = value`. A feature that
     declares none (a package's) is the words of its name.
+
+    `options_last`: its options (keywords, clauses, JSON) follow its required arguments, as its usage
+    writes them (DESCRIBE PAYLOAD ks.t.c SAMPLE 500 JSON); else they come before, JSON first.
 
     `select`: the table it reads may be written as a SELECT of it instead, or the statement it reads
     is one (the rest of the statement before its closing clauses: the report reads that SELECT's
@@ -139,6 +150,7 @@ class Statement:
     omits: tuple[str, ...] = ()
     clauses: tuple[Clause, ...] = ()
     runs: Service | None = None
+    options_last: bool = False
 
 
 @dataclass(frozen=True)

@@ -115,12 +115,14 @@ register(Feature(
     "paths inside its values, with their types and frequent values; or their JSON Schema.",
     (Argument("column", "string", "keyspace.table.column", required=True),
      _sample("rows read at random", MAX_SAMPLE),
-     Argument("where", "string", "conditions as after WHERE: data.status = 'PAID'"),
+     Argument("where", "string", "conditions as after WHERE: data.status = 'PAID'", keyword="WHERE",
+              conditions=True),
      _decode(),
      Argument("json_schema", "boolean", "answer the values' JSON Schema instead"),
-     Argument("every_row", "boolean", "true: read every row (ALL), not a sample", listed=False),
+     Argument("every_row", "boolean", "true: read every row (ALL), not a sample", listed=False,
+              keyword="ALL"),
      Argument("confirm", "boolean", "true: read every row where it costs (Amazon Keyspaces, 1 GB or more) "
-              "without asking", listed=False)),
+              "without asking", listed=False, keyword="CONFIRM", goes_with="every_row")),
     Reads("column", "column"), READ, output_schemas.DESCRIBE_PAYLOAD,
     Service("cqlsh_ext.describe.run", "describe"),
     details="From a sample of rows (sample: read at random; every_row: every row; else a reading "
@@ -129,7 +131,13 @@ register(Feature(
             "place's values as a JSON Schema (draft 2020-12) instead of the report. Reading every "
             "row where it costs (Amazon Keyspaces, or a table of 1 GB or more) is refused with its "
             "estimated cost unless confirm is true.",
-    request=report_requests.describe_payload))
+    request=report_requests.describe_payload,
+    # The shell's: DESC is its alias (describe.command tells it from cqlsh's DESCRIBE); how values
+    # decode is the session's; JSON prints the report as JSON; SEED draws the same sample again.
+    statement=Statement(("DESCRIBE", "PAYLOAD"),
+                        "DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000",
+                        options_last=True, omits=("decode", "json_schema"),
+                        clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),))))
 register(Feature(
     "compression_stats", "Compression statistics",
     "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "

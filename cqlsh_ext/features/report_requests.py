@@ -77,17 +77,32 @@ def settings(call: FeatureCall) -> SettingsRequest:
 
 
 def describe_payload(call: FeatureCall) -> DescribeStatement:
-    """describe_payload: DESCRIBE PAYLOAD [keyspace.]table.column [WHERE where] [SAMPLE n | ALL
-    [CONFIRM]] (the keyspace None: the context's). `decode` and `json_schema` are the front end's:
-    how its context decodes values, how it shapes the answer."""
+    """describe_payload: DESCRIBE PAYLOAD [keyspace.]table.column [WHERE where] [SAMPLE n [SEED s] |
+    ALL [CONFIRM]] (the keyspace None: the context's; a table named without its column: the column
+    '', refused by the reading with the table's columns). `decode` and `json_schema` are the front
+    end's: how its context decodes values, how it shapes the answer; SEED is the shell's clause (what
+    goes with what is the declaration's: Argument.goes_with)."""
     from cqlsh_ext.describe.parse import DescribeStatement
 
-    found = names(call.arguments["column"], (2, 3), "column")
+    said = "describe_payload: "
+    # As many names as given, so that a place inside the column (ks.t.data.status) is said as one.
+    found = names(call.arguments["column"], tuple(range(1, 17)), "column")
+    if len(found) > 3:
+        raise Invalid(f"{said}{'.'.join(found)}: name one column, as keyspace.table.column; a map's keys "
+                      "and a UDT's fields are described as places of their column")
     keyspace = found[0] if len(found) == 3 else None
+    table, column = (found[-2], found[-1]) if len(found) > 1 else (found[0], "")
     where = (call.arguments.get("where") or "").strip() or None
-    return DescribeStatement(keyspace, found[-2], found[-1], where, sample=call.arguments.get("sample"),
-                             every_row=bool(call.arguments.get("every_row", False)),
-                             confirm=bool(call.arguments.get("confirm", False)))
+    if where is not None and where.upper().split()[-1] == "FILTERING":
+        raise Invalid(f"{said}no ALLOW FILTERING here: DESCRIBE PAYLOAD reads what it describes (SAMPLE n "
+                      "or ALL say how much)")
+    sample, seed = call.arguments.get("sample"), call.clauses.get("seed")
+    every_row, confirm = bool(call.arguments.get("every_row")), bool(call.arguments.get("confirm"))
+    if sample is not None and every_row:
+        raise Invalid(f"{said}SAMPLE n and ALL (every_row) are two readings: give one (or neither: the "
+                      "table's size decides)")
+    return DescribeStatement(keyspace, table, column, where, sample=sample, seed=seed, every_row=every_row,
+                             confirm=confirm)
 
 
 def inspect(call: FeatureCall) -> InspectRequest:

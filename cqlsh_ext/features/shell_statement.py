@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
+__all__ = ["answer", "called", "run", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
 
 
 def _taken() -> frozenset[str]:
@@ -101,6 +101,25 @@ def _matching(statement: Lexed,
     return None
 
 
+def run(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed, out: Any, width: int) -> None:
+    """A declared feature's statement run and printed on `out`, `width` columns wide: its report as
+    every report is (render.text_report: JSON when the statement says JSON or the output format makes
+    reports JSON), or by the printer its Statement names (`runs`: INSPECT's, each value printed as it
+    is read). Refusals and failures are said in one line (ctx.error)."""
+    from cqlsh_ext.render.text_report import print_report
+
+    as_json_always = ctx.display.output_format.reports_as_json
+    runs = feature.statement.runs if feature.statement is not None else None
+    if runs is not None:  # printed as it comes, by its printer (INSPECT's values)
+        request, as_json = called(ctx, feature, skip, statement)
+        if request is not None:
+            runs(ctx, request, as_json or as_json_always, out, width)
+        return
+    answered, as_json = answer(ctx, feature, skip, statement)
+    if answered is not None:
+        print_report(answered, as_json or as_json_always, out, width)
+
+
 def answer(ctx: ReadContext, feature: Feature, skip: int,
            statement: Lexed) -> tuple[ReportAnswer | None, bool]:
     """The feature's statement run in the shell's reading context: read (`called`); a feature that
@@ -110,7 +129,7 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
     argument, a table that is not there, the service's failure: said in one line (ctx.error, naming
     the statement's words where it declares them), and None."""
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import ready_service
+    from cqlsh_ext.features.calling import ready_service, spoken
     from cqlsh_ext.reading.typed import ReportAnswer
 
     call, as_json = called(ctx, feature, skip, statement)
@@ -122,7 +141,7 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
     try:
         service = ready_service(ctx, feature, call, "the shell")
     except Invalid as err:
-        ctx.error(_spoken(feature, str(err)))
+        ctx.error(spoken(feature, str(err)))
         return None, as_json
     try:
         answered = service(ctx, call)
@@ -136,43 +155,20 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
 
 
 def called(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> tuple[Any, bool]:
-    """The feature's statement read: its arguments (after its `skip` words) checked against its
-    declaration, its table named (a table alone is in the keyspace in use), and whether it asked for
-    JSON; the call is the request its declared builder makes (cqlsh-ext's own features), else the
-    FeatureCall (a package's). None when refused (said in one line: ctx.error)."""
+    """The feature's statement read (calling.read_statement: after its `skip` words, in the keyspace
+    in use): the request its declared builder makes (cqlsh-ext's own features), else the FeatureCall
+    (a package's), and whether it asked for JSON. None when refused (said in one line: ctx.error)."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import request_of, statement_arguments, table_named
-    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.features.calling import read_statement, spoken
 
     try:
-        tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
+        return read_statement(feature, statement, skip, ctx.keyspace)
     except QueryError as err:
-        ctx.error(_spoken(feature, f"{feature.name}: {err}"))
-        return None, False
-    while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
-        tokens.pop()
-    as_json = False
-    try:
-        stated = statement_arguments(feature, statement.text, tokens)
-        as_json = stated.as_json
-        call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, ctx.keyspace),
-                           select=stated.select, clauses=stated.clauses)
-        return (request_of(feature, call) if feature.request is not None else call), as_json
+        ctx.error(spoken(feature, f"{feature.name}: {err}"))
     except Invalid as err:
-        ctx.error(_spoken(feature, str(err)))
-        return None, as_json
-
-
-def _spoken(feature: Feature, said: str) -> str:
-    """A refusal as the shell says it: a declared statement's words where the declaration names the
-    feature (`COMPRESSION SETTINGS: sample is at least 1`, not `compression_settings: ...`)."""
-    from cqlsh_ext.features.calling import statement_words
-
-    prefix = f"{feature.name}: "
-    if feature.statement is None or not said.startswith(prefix):
-        return said
-    return f"{' '.join(statement_words(feature))}: {said[len(prefix):]}"
+        ctx.error(spoken(feature, str(err)))
+    return None, False
 
 
 def next_words(head: str, partial: str) -> list[str]:

@@ -188,8 +188,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
             print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
         sys.stdout.flush()
         return
-    from cqlsh_ext.describe.parse import DescribeStatement
-    from cqlsh_ext.spark.parse import ExportStatementOnSpark, RewriteOnSpark
+    from cqlsh_ext.spark.parse import DescribeOnSpark, ExportStatementOnSpark, RewriteOnSpark
 
     if isinstance(stmt, RewriteOnSpark):
         from cqlsh_ext.spark import rewrite_job
@@ -197,11 +196,11 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         rewrite_job.run(spark, db, conn, stmt)
         return
 
-    if isinstance(stmt, DescribeStatement):
+    if isinstance(stmt, DescribeOnSpark):
         from cqlsh_ext.spark import describe_job
 
-        report = describe_job.run(spark, db, stmt, conn.settings)
-        if stmt.json or display.output_format.reports_as_json:
+        report = describe_job.run(spark, db, stmt.request, conn.settings)
+        if stmt.asjson or display.output_format.reports_as_json:
             print(jsonenc.dumps(report.to_json()))
         else:
             import shutil

@@ -41,6 +41,15 @@ class StatsOnSpark:
         return self.request.target.table
 
 
+@dataclass(frozen=True)
+class DescribeOnSpark:
+    """DESCRIBE PAYLOAD: the shell's own typed request (describe.parse.DescribeStatement, read from
+    describe_payload's declaration), and whether the report is asked as JSON."""
+
+    request: DescribeStatement
+    asjson: bool
+
+
 @dataclass
 class ExportStatementOnSpark:
     """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.parse) and its table."""
@@ -83,12 +92,12 @@ def _at_end(tokens: list[Token], i: int) -> bool:
 
 
 def classify(statement: Lexed) -> (StatsOnSpark | QueryStatement | ExportStatementOnSpark
-                                   | DescribeStatement | RewriteOnSpark):
+                                   | DescribeOnSpark | RewriteOnSpark):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
     text, tokens = statement.text, statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
     if words[0] in ("DESCRIBE", "DESC"):
-        return _describe(text, tokens)
+        return _describe(statement)
     if words[0] == "COPY":
         return _export(statement)
     if words[0] == "SELECT":
@@ -176,18 +185,23 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     return ExportStatementOnSpark(export, target[0], target[1])
 
 
-def _describe(text: str, tokens: list[Token]) -> DescribeStatement:
-    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark (a
-    describe.parse.DescribeStatement); any other DESCRIBE is the shell's."""
-    from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
+def _describe(statement: Lexed) -> DescribeOnSpark:
+    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark,
+    the statement read from describe_payload's declaration as the shell reads it; any other DESCRIBE
+    is the shell's."""
+    from cqlsh_ext.describe.parse import LABEL, recognizes
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import read_statement, spoken
 
-    if not recognizes(tokens):
+    if not recognizes(statement.tokens):
         raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
                          "statements are the shell's")
+    feature = declared(plugins=False)["describe_payload"]
     try:
-        statement = parse(text, tokens)
-    except DescribeError as err:
-        raise SparkError(f"{LABEL}: {err}") from None
-    if statement.sample is not None:
+        request, asjson = read_statement(feature, statement, 2, None)
+    except Invalid as err:
+        raise SparkError(spoken(feature, str(err))) from None
+    if request.sample is not None:
         raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
-    return statement
+    return DescribeOnSpark(request, asjson)

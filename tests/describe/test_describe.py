@@ -200,7 +200,7 @@ def test_the_default_reading_is_said_in_the_first_line(cassandra, home, docs: Do
     # table's own columns when it is known.
     ("DESCRIBE PAYLOAD {ks}.docs", "{ks}.docs names no column: DESCRIBE PAYLOAD {ks}.docs.data describes "
      "one (its payload columns: data, extra); in full: DESCRIBE PAYLOAD [keyspace.]table.column "
-     "[WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]] [JSON]"),
+     "[WHERE conditions] [SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]"),
     ("DESCRIBE PAYLOAD docs;", "docs names no column: DESCRIBE PAYLOAD [keyspace.]table.column"),
     ("DESCRIBE PAYLOAD {ks}.docs.data WHERE data.status == 1", "WHERE:"),
 ])

@@ -525,6 +525,21 @@ def _declared_form(name: str, action: str, help_text: str) -> str:
     return form
 
 
+def test_describe_payloads_form_is_its_declarations() -> None:
+    # The form the reading's refusals name and HELP DESCRIBE PAYLOAD prints (both below the
+    # features' layer) are the declaration's usage; its example is the declaration's.
+    from cqlsh_ext.describe import parse
+    from cqlsh_ext.describe.help import PAYLOAD_HELP
+    from cqlsh_ext.features.calling import usage
+
+    feature = declared(plugins=False)["describe_payload"]
+    form = f"DESCRIBE PAYLOAD {usage(feature)}"
+    assert form == parse.FORM == ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] "
+                                  "[SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]")
+    assert parse.USAGE == f"{form}, e.g. {feature.statement.example}"  # type: ignore[union-attr]
+    assert form in " ".join(PAYLOAD_HELP.split())
+
+
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
     # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
     # declaration alone; the shell hands it to the shell_statement door before cqlsh's grammar.
@@ -537,10 +552,16 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
     assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats",
-                              "inspect_value"]
-    # The shell hands each declared statement's first word to the declarations.
+                              "describe_payload", "inspect_value"]
+    # The shell hands each declared statement's first word to the declarations; DESCRIBE, which is
+    # cqlsh's too, goes to its intercept first, which hands DESCRIBE PAYLOAD back as the feature's.
+    from cqlsh_ext.commands import Declared
+    from cqlsh_ext.describe.command import intercept
+
     assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
-            } == set(shell.DECLARED_FIRST_WORDS)
+            } - {"describe"} == set(shell.DECLARED_FIRST_WORDS)
+    assert intercept(None, Lexed("DESC PAYLOAD ks.t.data SAMPLE 5")) == Declared("describe_payload", 2)  # type: ignore[arg-type]
+    assert intercept(None, Lexed("DESC payload.t")) is False  # type: ignore[arg-type]
     settings = features["compression_settings"]
     # The usage the declaration makes is the form the shell's COMPRESSION usage and HELP list.
     assert _declared_form("compression_settings", "SETTINGS", SETTINGS_HELP) == \
