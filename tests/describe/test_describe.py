@@ -220,7 +220,7 @@ def test_describe_itself_is_cqlsh_s(cassandra, home, docs: Docs):
         assert (ours.stdout, ours.stderr.splitlines()[-1:]) == \
             (without_patch_warning(stock.stdout), without_e_place(stock.stderr).splitlines()[-1:]), statement
     help_text = shell(cassandra, home, "HELP PAYLOAD").stdout
-    assert "DESCRIBE PAYLOAD [ks.]table.column" in help_text
+    assert "DESCRIBE PAYLOAD [keyspace.]table.column" in help_text
     queries = shell(cassandra, home, "HELP QUERIES").stdout
     assert "DESCRIBE PAYLOAD ks.t.data lists paths" in queries
 
