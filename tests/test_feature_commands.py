@@ -15,8 +15,8 @@ PACKAGE = ROOT / "cqlsh_ext"
 
 
 def features() -> list[str]:
-    """The feature packages: the layer of the contract that holds `insight`, and `mcp_server` (a
-    front end beside the API, built on them as the shell is)."""
+    """The feature packages: the layer of the contract that holds `insight`, and `mcp_server` and
+    `spark` (front ends beside the API, built on them as the shell is)."""
     try:
         import tomllib
     except ImportError:  # Python 3.10
@@ -24,7 +24,7 @@ def features() -> list[str]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers")
     layer = next(layer for layer in contract["layers"] if "insight" in layer.replace(":", " ").split())
-    return [*(name.strip() for name in layer.replace("|", ":").split(":")), "mcp_server"]
+    return [*(name.strip() for name in layer.replace("|", ":").split(":")), "mcp_server", "spark"]
 
 
 def imported(path: Path) -> set[str]:

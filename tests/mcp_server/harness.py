@@ -146,6 +146,18 @@ class McpServer:
                       result.structured_content, result.is_error,
                       [block for block in result.content if block.type == "resource_link"])
 
+    def keyspaces(self) -> set[str]:
+        """The keyspaces list_keyspaces lists, each cut answer's cursor followed: a test server reused
+        by many runs holds more keyspaces than one answer's bytes."""
+        answer = self.call("list_keyspaces").data
+        names = {row["keyspace_name"] for row in answer["rows"]}
+        for _ in range(100):
+            if "cursor" not in answer:
+                return names
+            answer = self.call("list_keyspaces", cursor=answer["cursor"]).data
+            names |= {row["keyspace_name"] for row in answer["rows"]}
+        raise AssertionError("list_keyspaces: 100 answers and still a cursor")
+
     def written(self) -> bytes:
         """Every byte the server wrote so far: the protocol's and the log's."""
         return self.wire.read_bytes() + self.log.read_bytes()

@@ -57,7 +57,7 @@ def test_the_tables_of_credentials_are_never_answered(cassandra, serve, demo: De
         answer = server.call(tool, **arguments)
         assert answer.is_error, (tool, arguments, answer.texts)
         assert answer.error.startswith("refused: ") and "never reads it" in answer.error, answer.error
-    keyspaces = {row["keyspace_name"] for row in server.call("list_keyspaces").data["rows"]}
+    keyspaces = server.keyspaces()
     assert "system_auth" not in keyspaces and demo.keyspace in keyspaces
     # Resources: not listed, and not read by their address.
     from mcp.shared.exceptions import MCPError
@@ -295,7 +295,7 @@ def test_system_tables_are_read_by_allowing(cassandra, serve, demo: Demo, tmp_pa
     assert not server.call("query", statement="SELECT * FROM system.size_estimates LIMIT 1").is_error
     listed = {row["table_name"] for row in server.call("list_tables", keyspace="system").data["rows"]}
     assert listed == {"local", "peers", "peers_v2", "size_estimates", "table_estimates"}
-    keyspaces = {row["keyspace_name"] for row in server.call("list_keyspaces").data["rows"]}
+    keyspaces = server.keyspaces()
     assert {"system", "system_schema", ks} <= keyspaces
     assert not keyspaces & {"system_distributed", "system_views", "system_auth", "system_traces"}
     written = server.written() + inside.written()
