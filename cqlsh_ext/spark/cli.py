@@ -111,7 +111,8 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     statements = _statements(conn.options)
     from cqlsh_ext.spark.parse import classify
 
-    parsed = [classify(statement) for statement in statements]  # every one checked before Spark starts
+    # Every one checked before Spark starts (a table named alone is in -k's keyspace).
+    parsed = [classify(statement, conn.options.keyspace) for statement in statements]
     session.check_environment()  # pyspark, distutils, Java: before connecting
     from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures
 

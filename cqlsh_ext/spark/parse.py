@@ -6,18 +6,20 @@ is lexed once, each statement a part of it, and the payload-query parser reads t
     COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py)
     DESCRIBE PAYLOAD ks.table.column [WHERE ...] [ALL] [JSON] (docs/describe.md: describe_job.py)
 
-Spark reads whole tables: COMPRESSION STATS over anything but a whole-table SELECT, and the shell's
-SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's SAMPLE, are refused in one line (the shell runs those).
+COMPRESSION STATS and DESCRIBE PAYLOAD are read from their features' declarations, as the shell
+reads them (features.calling.read_statement). Spark reads whole tables: COMPRESSION STATS over
+anything but a whole-table SELECT, and the shell's SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's
+SAMPLE, are refused in one line (the shell runs those).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.describe.parse import DescribeStatement
-from cqlsh_ext.reading.read_requests import ReportTarget, StatsRequest
+from cqlsh_ext.reading.read_requests import StatsRequest
 from cqlsh_ext.spark.session import SparkError
 
 
@@ -87,14 +89,12 @@ def _table(tokens: list[Token], i: int) -> tuple[str | None, str, int]:
     return None, _name(tokens[i]), i + 1
 
 
-def _at_end(tokens: list[Token], i: int) -> bool:
-    return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
-
-
-def classify(statement: Lexed) -> (StatsOnSpark | QueryStatement | ExportStatementOnSpark
-                                   | DescribeOnSpark | RewriteOnSpark):
-    """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
-    text, tokens = statement.text, statement.tokens
+def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | QueryStatement
+                                                                | ExportStatementOnSpark | DescribeOnSpark
+                                                                | RewriteOnSpark):
+    """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run; a
+    table named alone is in `keyspace` (-k)."""
+    tokens = statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
     if words[0] in ("DESCRIBE", "DESC"):
         return _describe(statement)
@@ -112,52 +112,34 @@ def classify(statement: Lexed) -> (StatsOnSpark | QueryStatement | ExportStateme
         raise SparkError("Spark mode runs COMPRESSION STATS, COMPRESSION REWRITE, SELECT and DESCRIBE "
                          "PAYLOAD statements; "
                          f"{tokens[0].value or 'an empty statement'} is the shell's")
-    i = 2
-    asjson = decode_all = False
-    while True:
-        if words[i] == "JSON":
-            asjson, i = True, i + 1
-        elif words[i] == "DECODE" and words[i + 1] == "ALL":
-            decode_all, i = True, i + 2
-        elif words[i] == "CONFIRM":  # a full scan is what Spark mode is for: nothing to confirm
-            i += 1
-        elif words[i] in ("SAMPLE", "PARALLEL"):
-            raise SparkError(f"COMPRESSION STATS {words[i]} is the shell's; Spark mode scans the whole "
-                             "table exactly (leave it out)")
-        else:
-            break
-    if words[i] != "SELECT":
-        keyspace, table, end = _table(tokens, i)
-        if not _at_end(tokens, end):
-            raise SparkError(f"unexpected {tokens[end].describe()} after the table name")
-        return _stats(ReportTarget(keyspace, table, None, whole_table=True), asjson, decode_all)
-    start = tokens[i].start
-    k = i + 1
-    if tokens[k].value == "*":
-        k += 1
-    else:
-        while True:
-            if tokens[k].kind not in ("word", "qname") or words[k] == "FROM":
-                raise SparkError("Spark mode's COMPRESSION STATS takes a whole-table SELECT: "
-                                 "SELECT columns FROM [keyspace.]table")
-            k += 1
-            if tokens[k].value != ",":
-                break
-            k += 1
-    if words[k] != "FROM":
-        raise SparkError("Spark mode's COMPRESSION STATS takes a whole-table SELECT: "
-                         "SELECT columns FROM [keyspace.]table")
-    keyspace, table, end = _table(tokens, k + 1)
-    if not _at_end(tokens, end):
-        raise SparkError(f"Spark mode's COMPRESSION STATS reads whole tables: {tokens[end].describe()} "
-                         "after the table name is the shell's (run it there)")
-    select = text[start:tokens[end - 1].end].strip()
-    return _stats(ReportTarget(keyspace, table, select, whole_table=True), asjson, decode_all)
+    return _stats(statement, keyspace)
 
 
-def _stats(target: ReportTarget, asjson: bool, decode_all: bool) -> StatsOnSpark:
-    # A full scan is what Spark mode is for: confirmed by asking for it.
-    return StatsOnSpark(StatsRequest(target, confirm=True, from_headers=not decode_all), asjson)
+def _stats(statement: Lexed, keyspace: str | None) -> StatsOnSpark:
+    """COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table,
+    read from compression_stats' declaration as the shell reads it (a table alone is in the keyspace
+    `keyspace`, -k's); Spark reads the whole table exactly, so the shell's SAMPLE and PARALLEL, and a
+    SELECT of anything but whole rows, are refused. A full scan is what Spark mode is for: confirmed
+    by asking for it."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import read_statement, spoken
+
+    feature = declared(plugins=False)["compression_stats"]
+    try:
+        request, asjson = read_statement(feature, statement, 2, keyspace)
+    except Invalid as err:
+        raise SparkError(spoken(feature, str(err))) from None
+    for clause, given in (("SAMPLE", request.sample), ("PARALLEL", request.parallel)):
+        if given is not None:
+            raise SparkError(f"COMPRESSION STATS {clause} is the shell's; Spark mode scans the whole table "
+                             "exactly (leave it out)")
+    target = request.target
+    if target.select is not None and not target.whole_table:
+        raise SparkError("Spark mode's COMPRESSION STATS reads whole tables: it takes a whole-table SELECT, "
+                         "SELECT columns FROM [keyspace.]table and nothing after it (run the others in the "
+                         "shell)")
+    return StatsOnSpark(replace(request, target=replace(target, whole_table=True), confirm=True), asjson)
 
 
 def _export(statement: Lexed) -> ExportStatementOnSpark:

@@ -27,8 +27,12 @@ def _one_line(proc) -> str:
      "INSERT"),
     (f"COMPRESSION STATS SAMPLE {TABLE}", "COMPRESSION STATS SAMPLE is the shell's"),
     (f"COMPRESSION STATS PARALLEL 4 {TABLE}", "COMPRESSION STATS PARALLEL is the shell's"),
-    (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "'LIMIT' after the table name"),
+    (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "takes a whole-table SELECT"),
     ("COMPRESSION STATS SELECT count(*) FROM ks.t", "takes a whole-table SELECT"),
+    # Read from compression_stats' declaration, as the shell reads it: the same refusals.
+    ("COMPRESSION STATS", "COMPRESSION STATS: table is required"),
+    ("COMPRESSION STATS t", "COMPRESSION STATS: table must be keyspace.table (no keyspace is in use)"),
+    (f"COMPRESSION STATS {TABLE} column = c", "COMPRESSION STATS: 'column' is no argument of it"),
 ])
 def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said: str):
     # Refused before anything connects or starts: 127.0.0.1:1 is never reached.
