@@ -266,10 +266,10 @@ def read_statement(feature: Feature, statement: Lexed, skip: int, keyspace: str 
     tokens = [tok for tok in statement.tokens[skip:] if tok.kind != "end"]
     while tokens and tokens[-1].kind == "punct" and tokens[-1].value == ";":
         tokens.pop()
-    stated = statement_arguments(feature, statement.text, tokens)
+    stated = statement_arguments(feature, statement.text, tokens)  # checked against the declaration
     call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, keyspace),
                        select=stated.select, clauses=stated.clauses)
-    return (request_of(feature, call) if feature.request is not None else call), stated.as_json
+    return (feature.request(call) if feature.request is not None else call), stated.as_json
 
 
 def spoken(feature: Feature, said: str) -> str:
@@ -315,6 +315,8 @@ def _clause_value(feature: Feature, clause: Clause, text: str, tokens: list[Toke
 def _closing(feature: Feature, text: str, tokens: list[Token]) -> tuple[list[Token], dict[str, Any]]:
     """`tokens` without the declared statement's closing clauses (SAVE DICTIONARY 'file': each at
     most once, nothing after them but another), and their values by name."""
+    if feature.statement is None or not any(clause.closing for clause in feature.statement.clauses):
+        return tokens, {}  # nothing to look for at every token
     first = next((k for k in range(len(tokens)) if _clause_at(feature, tokens, k, closing=True) is not None),
                  len(tokens))
     found: dict[str, Any] = {}
