@@ -1,8 +1,9 @@
 """Calling a declared feature that no front end has an adapter of (a package's: features.ENTRY_POINT_GROUP)
 from its declaration alone, as the shell and the Python API do (MCP's call_adapter beside them): its
 arguments checked against the declaration (`checked`), the table it reads (`table_named`), its
-service once that table is found (`ready_service`), and, for the shell, its statement read
-with the shell's lexer (`statement_arguments`) and its HELP (`usage`, `document`).
+service once that table is found (`ready_service`), and, for the shell and Spark mode, its statement
+read with the shell's lexer into its request (`read_statement`, over `statement_arguments`) and its
+HELP (`usage`, `document`).
 
 A feature's statement in the shell is the words of its name, upper case (`toy_rows`: TOY ROWS),
 then its required arguments in the order declared, then any argument as `name = value`: TOY ROWS
@@ -131,7 +132,10 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     order (the table it reads may be a SELECT of it where the Statement says `select`), an argument
     with a `keyword` after that word (SAMPLE 500; a boolean's word alone: CONFIRM), any as
     `name = value`, the shell's clauses before the table (PARALLEL 4, DECODE ALL), then its closing
-    clauses (SAVE DICTIONARY 'file'). Raises Invalid."""
+    clauses (SAVE DICTIONARY 'file'). Where the Statement says `options_last`, the options (JSON
+    among them) follow the required arguments in any order; an argument with `conditions` takes a
+    WHERE's conditions after its keyword (`_conditions`); an option that `goes_with` another is
+    refused without it. Raises Invalid."""
     declared = feature.statement
     last = declared is not None and declared.options_last
     as_json = declared is not None and declared.json and not last and bool(tokens) \

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "called", "run", "feature_of", "help_of", "help_section", "next_words", "own_feature_of"]
+__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of", "run"]
 
 
 def _taken() -> frozenset[str]:
