@@ -13,7 +13,8 @@ Environment:
     CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones (one worker only)
     CQLSH_EXT_TEST_DIR                                 another instance directory (-gwN added per worker)
     CQLSH_EXT_TEST_REUSE=1    use the instance already running there, or start one and leave it
-                              running for the next run (stop it: bin/dev-cassandra stop --dir ...)
+                              running for the next run (stop it: bin/dev-cassandra stop --dir ...);
+                              the keyspaces earlier runs left there are dropped first
     CQLSH_EXT_TEST_START_TIMEOUT                       seconds to wait for CQL (default 120)
 
 Tests using `cassandra` get the `server` marker: `pytest -m "not server"` skips them.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -116,6 +118,20 @@ def fault_plan_file(directory: Path) -> Path:
     return directory.with_name(directory.name + "-faults.plan")
 
 
+#: A test keyspace's name ends with the process that made it: ..._<pid> or ..._<pid>_<n>.
+_MADE_BY = re.compile(r"_(\d+)(?:_\d+)?$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
+
+
 @dataclass
 class CassandraServer:
     """What tests get from the `cassandra` fixture."""
@@ -170,6 +186,22 @@ class CassandraServer:
     def faults(self) -> fault_handler.FaultPlan:
         """The fault plan for SELECTs on keyspaces named faults_* (see tests/fault_handler.py)."""
         return fault_handler.FaultPlan(fault_plan_file(self.instance.config.directory))
+
+    def drop_leftovers(self) -> list[str]:
+        """Drop the keyspaces earlier runs made on this reused server (named ..._<pid>[_<n>], as
+        create_keyspace and the fixtures name theirs) whose process is gone, and return their names:
+        a server reused run after run held hundreds of them, and its heap ran out mid-run."""
+        session = self.session()
+        try:
+            listed = session.execute("SELECT keyspace_name FROM system_schema.keyspaces")
+            names = [row.keyspace_name for row in listed]
+            gone = [name for name in names if not name.startswith("system")
+                    and (made := _MADE_BY.search(name)) is not None and not _alive(int(made.group(1)))]
+            for name in gone:
+                session.execute(f'DROP KEYSPACE IF EXISTS "{name}"', timeout=120)
+            return gone
+        finally:
+            session.shutdown()
 
     def close(self) -> None:
         if self._cluster is not None:
@@ -328,6 +360,8 @@ def cassandra() -> Iterator[CassandraServer]:
         started = not reuse
     cfg = inst.config
     server = CassandraServer(cfg.host, cfg.native_port, cfg.username or "", cfg.password or "", inst)
+    if reuse and not started:
+        server.drop_leftovers()
     try:
         yield server
     finally:
