@@ -115,21 +115,28 @@ def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | Q
     return _stats(statement, keyspace)
 
 
+def _declared(name: str, statement: Lexed, keyspace: str | None) -> tuple[Any, bool]:
+    """The statement (its two words, then what feature `name` declares) read as the shell reads it
+    (features.calling.read_statement; a table alone in `keyspace`): its request, and whether it asks
+    for JSON. Its refusal is a SparkError, in the statement's words."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import read_statement, spoken
+
+    feature = declared(plugins=False)[name]
+    try:
+        return read_statement(feature, statement, 2, keyspace)
+    except Invalid as err:
+        raise SparkError(spoken(feature, str(err))) from None
+
+
 def _stats(statement: Lexed, keyspace: str | None) -> StatsOnSpark:
     """COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table,
     read from compression_stats' declaration as the shell reads it (a table alone is in the keyspace
     `keyspace`, -k's); Spark reads the whole table exactly, so the shell's SAMPLE and PARALLEL, and a
     SELECT of anything but whole rows, are refused. A full scan is what Spark mode is for: confirmed
     by asking for it."""
-    from cqlsh_ext.features import declared
-    from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import read_statement, spoken
-
-    feature = declared(plugins=False)["compression_stats"]
-    try:
-        request, asjson = read_statement(feature, statement, 2, keyspace)
-    except Invalid as err:
-        raise SparkError(spoken(feature, str(err))) from None
+    request, asjson = _declared("compression_stats", statement, keyspace)
     for clause, given in (("SAMPLE", request.sample), ("PARALLEL", request.parallel)):
         if given is not None:
             raise SparkError(f"COMPRESSION STATS {clause} is the shell's; Spark mode scans the whole table "
@@ -172,18 +179,11 @@ def _describe(statement: Lexed) -> DescribeOnSpark:
     the statement read from describe_payload's declaration as the shell reads it; any other DESCRIBE
     is the shell's."""
     from cqlsh_ext.describe.parse import LABEL, recognizes
-    from cqlsh_ext.features import declared
-    from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import read_statement, spoken
 
     if not recognizes(statement.tokens):
         raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
                          "statements are the shell's")
-    feature = declared(plugins=False)["describe_payload"]
-    try:
-        request, asjson = read_statement(feature, statement, 2, None)
-    except Invalid as err:
-        raise SparkError(spoken(feature, str(err))) from None
+    request, asjson = _declared("describe_payload", statement, None)
     if request.sample is not None:
         raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
     return DescribeOnSpark(request, asjson)
