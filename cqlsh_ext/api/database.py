@@ -93,17 +93,24 @@ def _told(progress: Progress, made: list[bool]) -> Progress:
     return told
 
 
-def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None = None,
+def connect(host: str | None = None, port: int | None = None, *, username: str | None = None,
             password: str | None = None, credentials: str | os.PathLike[str] | None = None,
             keyspace: str | None = None, amazon_keyspaces: str | bool | None = None,
             decode: str | None = None, dictionaries: Iterable[str] | None = None,
-            cqlshrc: str | None = None) -> Database:
-    """A connection made as `cqlsh-ext host port -u ... -p ... --credentials FILE -k ...
-    [--keyspaces [REGION]] [-d decode] [--dictionary FILE ...]` makes it, cqlshrc included
-    (`cqlshrc`: another file; `credentials`: another file than ~/.cassandra/credentials, read as
-    cqlsh reads it). Use it as a context manager (or call close()). Raises Error with the shell's
-    line: a login refused says what to check, in this function's words."""
-    args = [host, str(port)]
+            cqlshrc: str | os.PathLike[str] | None = None) -> Database:
+    """A connection made as `cqlsh-ext [host [port]] -u ... -p ... --credentials FILE -k ...
+    [--keyspaces [REGION]] [-d decode] [--dictionary FILE ...] [--cqlshrc FILE]` makes it: what is
+    not given is read as cqlsh reads it (cqlshrc's [connection] hostname, port and ssl,
+    [authentication] keyspace, username, password and credentials, [ssl], [auth_provider];
+    CQLSH_HOST and CQLSH_PORT; the credentials file beside the cqlshrc), 127.0.0.1:9042 where
+    nothing says; an argument given wins (`cqlshrc`: another file than ~/.cassandra/cqlshrc;
+    `credentials`: another file than the one beside it). Use it as a context manager (or call
+    close()). Raises Error with the shell's line: a login refused says what to check, in this
+    function's words."""
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
+        raise Error(f"port takes a port number (1 to 65535), not {port!r}")
+    # cqlsh reads the host and port as positionals, host first: a port given alone is set below
+    args = [] if host is None else [host] if port is None else [host, str(port)]
     if username is not None:
         args += ["-u", username]
     if password is not None:
@@ -119,7 +126,7 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
     for path in dictionaries or ():
         args += ["--dictionary", path]
     if cqlshrc is not None:
-        args += ["--cqlshrc", cqlshrc]
+        args += ["--cqlshrc", _cqlshrc_file(cqlshrc)]
     import contextlib
     import io
 
@@ -131,16 +138,22 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
         with contextlib.redirect_stderr(said):
             # The Python driver takes any auth provider cqlshrc names (no plain_or_sigv4_only).
             conn = connection(args, wiring, Connection, prog="cqlsh_ext.connect")
-    except SystemExit:  # cqlsh's option parser refused: its last line says why
+    except SystemExit as refused:  # cqlsh refused: its message (sys.exit's), else its last line says why
         lines = [line for line in said.getvalue().splitlines() if line.strip()]
-        raise Error(lines[-1] if lines else "cqlsh refused the connection's options") from None
+        why = refused.code if isinstance(refused.code, str) else lines[-1] if lines else \
+            "cqlsh refused the connection's options"
+        raise Error(" ".join(why.split())) from None
     except Exception as err:
         raise Error(one_line(err)) from None
+    if port is not None and host is None:
+        conn.port = port
     from cqlsh_ext.keyspaces.errors import Asked, ConnectionFailed, connection_failures
 
     # As the shell says it, naming this function's arguments where the shell names its flags.
     arguments = Asked(login="username= and password=", user_password="username/password",
                       credentials_file="credentials=FILE", credentials="credentials=", keyspace="keyspace=")
+    # The keyspace given, else cqlshrc's (cqlsh's reading of both: its options' keyspace).
+    keyspace = conn.options.keyspace or None
     cluster = conn.cluster()
     try:
         with connection_failures(conn.host, conn.port, tls=conn.ssl, keyspaces=conn.settings.keyspaces.active,
@@ -150,6 +163,17 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
         cluster.shutdown()
         raise Error(f"Connection error: {failed}") from None
     return Database(conn, cluster, session, keyspace)
+
+
+def _cqlshrc_file(path: str | os.PathLike[str]) -> str:
+    """The cqlshrc to read, refused in one line when there is none at the path (cqlsh would warn
+    and read ~/.cassandra/cqlshrc instead: a program gets no warning to see)."""
+    import os
+
+    named = os.path.expanduser(os.fspath(path))
+    if not os.path.isfile(named):
+        raise Error(f"cqlshrc file {named}: no such file")
+    return named
 
 
 def _credentials_file(path: str | os.PathLike[str]) -> str:
@@ -242,26 +266,31 @@ class Database:
 
     def query(self, statement: str, params: Params = None, *, page_size: int | None = None,
               timeout: float | None = None, consistency: str | int | None = None,
-              paging_state: bytes | None = None, progress: Progress | None = None) -> QueryAnswer:
+              paging_state: bytes | None = None, progress: Progress | None = None,
+              sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
         """The answer of one statement that reads: a payload query's (paths, payload conditions,
         GROUP BY: docs/queries.md), else the server's as written. Read when taken (iterate it, or
         to_arrow()). `params`: the values of its `?` markers (a list) or `:name` markers (a dict),
         bound through a prepared statement, a payload condition's too; `page_size` rows a page and
         a batch, `timeout` seconds a request, `consistency` a level ("QUORUM"); `paging_state`: go
         on where an answer of the same statement and parameters stopped (answer.paging_state).
-        A write is refused: db.execute runs it."""
+        Its Arrow types (docs/api.md, "Types"): `sample_rows`, the leading rows the types of
+        values are read from (5,000); `schema`, types given (a pyarrow.Schema, or a dict of
+        column names or payload paths, "data.total", to Arrow types or their names,
+        "decimal128(20, 2)"). A write is refused: db.execute runs it."""
         return self._answer(statement, params, Call(page_size, timeout, consistency, progress),
-                            paging_state=paging_state)
+                            paging_state=paging_state, sample_rows=sample_rows, schema=schema)
 
     def _answer(self, statement: str, params: Params, call: Call, *, paging_state: bytes | None = None,
                 ranges: Sequence[tuple[int, int]] | None = None, kinds: Sequence[Kind | None] | None = None,
                 plain: bool = False, keyspace: str | None = None, owner: Database | None = None,
-                label: str | None = None) -> QueryAnswer:
+                label: str | None = None, sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
         """The answer of `statement` read as `call` says (see query); `ranges`: only those token
         ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
-        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it."""
+        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it,
+        `sample_rows` and `schema` its types (see query)."""
         from cqlsh_ext.api.params import bind_statement
-        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity
+        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity, need
         from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
@@ -270,6 +299,9 @@ class Database:
         lexed = Lexed(statement)
         refuse_write(lexed, "query")
         page_size = _positive(call.page_size, "page_size")
+        sample_rows = _positive(sample_rows, "sample_rows")
+        if schema is not None:
+            need("pyarrow")
         level = _level(call.consistency)
         owned = identity(statement, params)
         resume = decode_state(owned, paging_state) if paging_state is not None else None
@@ -312,6 +344,11 @@ class Database:
                 raise Error(errors[-1] if errors else "the statement answered nothing")
             if kinds is not None:
                 typed.fix(kinds)
+            try:
+                typed.typed_by(sample_rows, schema)
+            except ValueError as err:
+                typed.close()
+                raise Error(str(err)) from None
         except Error:
             ctrl_c.restore()
             if owner is not None:
