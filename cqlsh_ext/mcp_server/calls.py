@@ -4,7 +4,9 @@ arrive together wait their turn in arrival order, each within its own time limit
 
 A call stops as a command stops at Ctrl-C (common.interrupt.Remote: the scan it runs stops at its
 next page and reports what it read; the reading's context sees the call's stop too) when the client
-cancels it or its time limit passes; one still waiting is dropped when its turn comes. The protocol's side
+cancels it or its time limit passes, and a plugin's call or an external command decoding one of its
+values is cut then, none starting after (payload.formats._outside.stopping_with): the next call
+waits for no command; one still waiting is dropped when its turn comes. The protocol's side
 (server.py) is told when each call ends (`ToolCall.on_done`, from the shell's thread).
 """
 
@@ -23,6 +25,7 @@ from cqlsh_ext.mcp_server.connection import Served
 from cqlsh_ext.mcp_server.cursor import Cursors
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
+from cqlsh_ext.payload.formats._outside import stopping_with
 
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.exports import ExportDir
@@ -113,15 +116,16 @@ class Calls:
             return self._finish(call, failed(f"not run: {call.why}"))
         with self._lock:
             self._running = call
-        timer = threading.Timer(max(0.0, call.deadline - time.monotonic()), self.halt,
-                                (call, f"the time limit ({self.seconds:g} s)"))
+        limit = f"the time limit ({self.seconds:g} s)"
+        timer = threading.Timer(max(0.0, call.deadline - time.monotonic()), self.halt, (call, limit))
         timer.daemon = True
         timer.start()
         started = time.monotonic()
         work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress,
                     owner=call.owner, exports=self.exports)
         try:
-            with call.remote:
+            # A plugin's call or a command running at the stop is cut, not only at its own timeout.
+            with call.remote, stopping_with(call.stop, call.deadline, lambda: call.why or limit):
                 answer = call.tool.call(work, call.arguments)
         except Exception as err:  # a fault of ours: the call fails in one line, the server lives on
             import traceback

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """An external decoder for ACME's KV1 records, as a team would write one for cqlsh-ext's
 [formats] section: the stored bytes on stdin, JSON on stdout (--encode: the other way).
-Misbehaves on request: --hang, --flood, --fail, --not-json."""
+Misbehaves on request: --hang, --flood, --fail, --not-json; --allocate (1.5 GB), --env (answers
+its environment), --leave PIDFILE (starts a `setsid` sleeper, its pid in PIDFILE, and leaves it),
+--pids DIR (its own pid, as a file in DIR), --sleep SECONDS (before it answers)."""
 
 import json
+import os
 import struct
+import subprocess
 import sys
 import time
 
@@ -33,9 +37,34 @@ def encode(record: dict) -> bytes:
     return bytes(out)
 
 
+def option(args: list, name: str) -> str | None:
+    return args[args.index(name) + 1] if name in args else None
+
+
+def leave_a_sleeper(pidfile: str) -> None:
+    """A sleeper in a session of its own (setsid), out of the command's process group."""
+    subprocess.Popen(["setsid", "sh", "-c", f"echo $$ > {pidfile}.part && mv {pidfile}.part {pidfile} "
+                      "&& exec sleep 600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    while not os.path.exists(pidfile):
+        time.sleep(0.01)
+
+
 def main() -> None:
     args = sys.argv[1:]
     data = sys.stdin.buffer.read()
+    if option(args, "--pids"):
+        open(os.path.join(option(args, "--pids"), str(os.getpid())), "w").close()
+    if option(args, "--leave"):
+        leave_a_sleeper(option(args, "--leave"))
+    if option(args, "--sleep"):
+        time.sleep(float(option(args, "--sleep")))
+    if "--allocate" in args:
+        hoard = bytes(1536 << 20)  # 1.5 GB, calloc: its pages untouched, only the address space counts
+        del hoard
+    if "--env" in args:
+        json.dump(dict(os.environ), sys.stdout)
+        return
     if "--hang" in args:
         time.sleep(3600)
     if "--flood" in args:

@@ -9,16 +9,26 @@ A team's own format comes in through the door the built-ins use: a `PayloadForma
 or an external command named in cqlshrc's `[formats]` section (`NAME = command args`, the value's
 bytes on its stdin, the decoded value on its stdout: JSON, or text with `NAME.output = text`).
 
-Neither is trusted with the per-value budget: a plugin's decoder and encoder run in a worker
-process of this shell (one, started on first use, kept) under an address-space limit
-(PLUGIN_MEMORY beyond its start), each call within a time limit (cut and said when it takes
-longer: the worker is ended and started again for the next value); what a decoder answers is
-checked there against the value's budget (nodes, depth, characters: payload.budget) and must be
-plain data (maps, lists, text, numbers, booleans, null, bytes). A command runs with a timeout and
-an output cap; a command that fails, hangs or floods is that value's note, never the shell's
-end. The names are read from the entry points' metadata and the settings without importing any
-plugin (spec parsing knows them); a plugin module is imported on its format's first use, in this
-process (for its declared attributes) and in the worker (to run it).
+Neither is trusted, and neither runs in the shell's process. Both run in one worker process (the
+outside pieces' worker: started on first use, kept, started again after a call that was cut or
+that ended it), started isolated: Python's isolated mode (no start directory, no user site, no
+PYTHON* variable on its path; the shell's own extra absolute path entries after the standard
+library), its requests and answers on two pipes that are not 0, 1 or 2 and that no process it
+starts inherits (0 reads /dev/null, 1 and 2 write there), each answer carrying its request's
+sequence number (a mismatch ends it), an environment of PASSED_ENVIRONMENT only, a session of its
+own, a subreaper of whatever it starts: what a call leaves running, and anything that left its
+process group or session, is ended before the call answers. A plugin's decoder and encoder run in
+it under an address-space limit (PLUGIN_MEMORY beyond its start), each call within a time limit
+(cut and said when it takes longer: the worker is ended, with everything it started, and started
+again for the next value); what a decoder answers is checked there against the value's budget
+(nodes, depth, characters: payload.budget) and must be plain data (maps, lists, text, numbers,
+booleans, null, bytes). A command runs from it in a session of its own, under RLIMIT_AS
+(COMMAND_MEMORY) and RLIMIT_CPU (its timeout), with a timeout and an output cap; a command that
+fails, hangs or floods is that value's note, never the shell's end. While a call of `cqlsh-ext
+mcp` runs (`stopping_with`), the call's stop and time limit cut a plugin's call or a command too,
+and none starts after. The names are read from the entry points' metadata and the settings
+without importing any plugin (spec parsing knows them); a plugin module is imported on its
+format's first use, in this process (for its declared attributes) and in the worker (to run it).
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 import atexit
 import json
 import marshal
+import math
 import os
 import resource
 import selectors
@@ -36,7 +47,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,16 +56,21 @@ from typing import Any
 ENTRY_POINT_GROUP = "cqlsh_ext.formats"
 #: cqlshrc's section of external-command decoders.
 COMMAND_SECTION = "formats"
-#: What a plugin's call or a command may take, by default: seconds, address space beyond the
-#: worker's start, output bytes (a command's stdout).
+#: What a plugin's call or a command may take, by default: seconds, address space (beyond the
+#: worker's start for plugins; a command's whole), output bytes (a command's stdout).
 CALL_SECONDS = 5.0
 PLUGIN_MEMORY = 512 << 20
+COMMAND_MEMORY = PLUGIN_MEMORY
 COMMAND_OUTPUT = 4 << 20
+#: What passes of the shell's environment to the worker, and so to its plugins and commands:
+#: these variables and the locale's LC_*, nothing else (no token, password or key the shell has).
+PASSED_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
+PASSED_PREFIXES = ("LC_",)
 #: The most a plugin may claim for a value it detects (payload.confidence): likely. A claim to have
 #: verified a checksum cannot be checked here, so confident is left to values the user names.
 MOST_SURE = "likely"
 _OUTPUTS = ("json", "text")
-_OPTIONS = ("output", "timeout", "max_output", "encoder")
+_OPTIONS = ("output", "timeout", "max_output", "max_memory", "encoder")
 
 
 class OutsideError(ValueError):
@@ -91,6 +108,8 @@ class FormatCommand:
     timeout: float = CALL_SECONDS
     max_output: int = COMMAND_OUTPUT
     encoder: tuple[str, ...] | None = None
+    #: Its address space (RLIMIT_AS), bytes.
+    max_memory: int = COMMAND_MEMORY
 
 
 _COMMANDS: dict[str, FormatCommand] = {}
@@ -142,7 +161,8 @@ def origin(name: str) -> Origin | None:
 
 def configure_commands(section: Mapping[str, str]) -> None:
     """The `[formats]` section of cqlshrc: `NAME = command args` and `NAME.output` (json or text),
-    `NAME.timeout` (seconds), `NAME.max_output` (bytes), `NAME.encoder` (a command). Raises
+    `NAME.timeout` (seconds), `NAME.max_output` and `NAME.max_memory` (bytes), `NAME.encoder` (a
+    command). Raises
     OutsideError with one line; replaces what an earlier call set (the caller forgets the specs
     parsed before: payload.spec.parse_spec's cache)."""
     from cqlsh_ext.payload.names import PAYLOAD_NAMES
@@ -173,12 +193,14 @@ def configure_commands(section: Mapping[str, str]) -> None:
         try:
             timeout = float(options.get("timeout", CALL_SECONDS))
             max_output = int(options.get("max_output", COMMAND_OUTPUT))
+            max_memory = int(options.get("max_memory", COMMAND_MEMORY))
         except ValueError as err:
             raise OutsideError(f"[{COMMAND_SECTION}] {name}: {err}") from None
-        if not (0 < timeout <= 600) or max_output <= 0:
-            raise OutsideError(f"[{COMMAND_SECTION}] {name}: timeout (0, 600] seconds, max_output > 0 bytes")
+        if not (0 < timeout <= 600) or max_output <= 0 or max_memory <= 0:
+            raise OutsideError(f"[{COMMAND_SECTION}] {name}: timeout (0, 600] seconds, max_output and "
+                               "max_memory > 0 bytes")
         encoder = tuple(shlex.split(options["encoder"])) if options.get("encoder") else None
-        commands[name] = FormatCommand(name, argv, output, timeout, max_output, encoder)
+        commands[name] = FormatCommand(name, argv, output, timeout, max_output, encoder, max_memory)
     _COMMANDS.clear()
     _COMMANDS.update(commands)
     _GUARDED.clear()
@@ -285,16 +307,32 @@ def _command_format(command: FormatCommand) -> Any:
 # ------------------------------------------------------------------ external commands
 
 
-def run_command(argv: tuple[str, ...], data: bytes, timeout: float, max_output: int, name: str = "") -> bytes:
+def run_command(argv: tuple[str, ...], data: bytes, timeout: float, max_output: int, name: str = "",
+                max_memory: int = COMMAND_MEMORY) -> bytes:
     """What `argv` writes on stdout given `data` on stdin, at most `max_output` bytes, within
-    `timeout` seconds; PayloadError (one line, naming the format `name`) when it fails, hangs or
-    floods (it is ended, with whatever it started)."""
+    `timeout` seconds, run from the outside pieces' worker under its limits (the module's doc);
+    PayloadError (one line, naming the format `name`) when it fails, hangs or floods, or when the
+    running call of `cqlsh-ext mcp` stops (it is ended, with whatever it started)."""
+    name = name or os.path.basename(argv[0])
+    answer = _WORKER.ask(("command", tuple(argv), data, timeout, max_output, max_memory, name),
+                         f"command {name}", timeout + _GRACE, max_output + (1 << 16),
+                         f"command {name} took longer than {timeout:g} s: cut")
+    assert isinstance(answer, bytes)
+    return answer
+
+
+def _command_here(argv: tuple[str, ...], data: bytes, timeout: float, max_output: int, max_memory: int,
+                  name: str) -> bytes:
+    """run_command's work, in the worker: the command in a session of its own, under its limits."""
+    import shutil
+
     from cqlsh_ext.payload.formats.tree import PayloadError
 
-    name = name or os.path.basename(argv[0])
+    if shutil.which(argv[0]) is None:  # said as Popen says it, not as the limits' shell would
+        raise PayloadError(f"command {name} does not start (no such executable: {argv[0]})")
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        proc = subprocess.Popen([*_limited(max_memory, timeout), *argv], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as err:
         raise PayloadError(f"command {name} does not start ({err.strerror or err})") from None
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -332,11 +370,32 @@ def run_command(argv: tuple[str, ...], data: bytes, timeout: float, max_output: 
     except subprocess.TimeoutExpired:
         _end(proc)
         raise PayloadError(f"command {name} took longer than {timeout:g} s: cut") from None
+    _close_pipes(proc)  # what it left running is ended after the request (_end_leftovers)
+    if code == -signal.SIGXCPU:
+        raise PayloadError(f"command {name} used more than {math.ceil(timeout)} s of CPU: ended")
     if code != 0:
         first = bytes(said).decode("utf-8", "replace").strip().splitlines()
         last = f": {first[-1][:200]}" if first else ""
-        raise PayloadError(f"command {name} failed (exit {code}){last}")
+        ended = f"ended by {signal.Signals(-code).name}" if code < 0 and -code in _SIGNALS else f"exit {code}"
+        raise PayloadError(f"command {name} failed ({ended}){last}")
     return bytes(out)
+
+
+_SIGNALS = {int(s) for s in signal.Signals}
+
+
+def _limited(memory: int, seconds: float) -> list[str]:
+    """The command line before a command's own that sets its address space (KiB, soft and hard)
+    and CPU time (seconds), then runs it (`exec "$@"`; the shell's PWD unset: the command gets
+    the environment the worker has, no more). The shell's `ulimit` rather than
+    Popen's preexec_fn: a Python function between fork and exec forbids vfork, and made each
+    command cost 4 to 6 times as much."""
+    hard_as = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard_as != resource.RLIM_INFINITY:
+        memory = min(memory, hard_as)
+    cpu = math.ceil(seconds)  # SIGXCPU at it, SIGKILL a second later
+    limits = f"ulimit -v {max(memory >> 10, 1)} && ulimit -S -t {cpu} && ulimit -H -t {cpu + 1}"
+    return ["/bin/sh", "-c", f'{limits} && unset PWD && exec "$@"', "sh"]
 
 
 def _feed(pipe: Any, data: bytes) -> None:
@@ -348,11 +407,16 @@ def _feed(pipe: Any, data: bytes) -> None:
 
 
 def _end(proc: subprocess.Popen[bytes]) -> None:
+    """`proc` and its process group killed, reaped, its pipes closed."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         proc.kill()
     proc.wait()
+    _close_pipes(proc)
+
+
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None:
             try:
@@ -364,7 +428,8 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
 def _command_decode(command: FormatCommand, data: bytes) -> Any:
     from cqlsh_ext.payload.formats.tree import PayloadError
 
-    out = run_command(command.argv, data, command.timeout, command.max_output, command.name)
+    out = run_command(command.argv, data, command.timeout, command.max_output, command.name,
+                      command.max_memory)
     try:
         text = out.decode("utf-8")
     except UnicodeDecodeError:
@@ -382,7 +447,7 @@ def _command_encode(command: FormatCommand, record: Any) -> bytes:
     assert command.encoder is not None
     given = record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)
     return run_command(command.encoder, given.encode("utf-8"), command.timeout, command.max_output,
-                       f"{command.name}.encoder")
+                       f"{command.name}.encoder", command.max_memory)
 
 
 # ------------------------------------------------------------------ the tree a reader answers
@@ -427,120 +492,397 @@ def checked_tree(tree: Any, name: str) -> Any:
     return walk(tree, 0)
 
 
-# ------------------------------------------------------------------ the plugins' worker
+# ------------------------------------------------------------------ a call's stop
 
 
-_HEADER = struct.Struct("<I")
+@dataclass(frozen=True)
+class _Stop:
+    stop: threading.Event
+    deadline: float
+    why: Callable[[], str]
+
+    def reached(self) -> bool:
+        return self.stop.is_set() or time.monotonic() >= self.deadline
 
 
-class _PluginWorker:
-    """One worker process running the plugins (started on first use, started again after a call
-    that was cut or that ended it)."""
+#: The running call's stop (cqlsh-ext mcp serves one call at a time), while one runs.
+_STOPS: list[_Stop] = []
+
+
+@contextmanager
+def stopping_with(stop: threading.Event, deadline: float, why: Callable[[], str]) -> Iterator[None]:
+    """While the block runs (a call of `cqlsh-ext mcp`): a plugin's call or a command running when
+    `stop` is set or `deadline` (time.monotonic()) passes is cut, its worker ended with everything it
+    started, and none starts after; `why()` says why in the value's note (the call's time limit,
+    its cancellation). Every thread's values: the calls run one at a time."""
+    _STOPS.append(_Stop(stop, deadline, why))
+    try:
+        yield
+    finally:
+        _STOPS.pop()
+
+
+# ------------------------------------------------------------------ the outside pieces' worker
+
+
+#: A frame of the worker's protocol: the request's sequence number, the body's length (marshal).
+_FRAME = struct.Struct("<QI")
+#: Seconds a command's answer may come after its timeout (the worker ends it, and what it started).
+_GRACE = 2.0
+#: How often a wait looks at the running call's stop (its deadline is waited for exactly).
+_STOP_TICK = 0.1
+#: The worker's start: isolated mode (-I) puts neither the start directory nor the user site on its
+#: path; the shell's own extra absolute entries (argv[3:]) go after the standard library.
+_BOOT = ("import sys; sys.path += [p for p in sys.argv[3:] if p not in sys.path]; "
+         "from cqlsh_ext.payload.formats._outside import _serve; _serve(int(sys.argv[1]), int(sys.argv[2]))")
+
+
+def passed_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What the worker, its plugins and its commands get of `environ` (os.environ): PASSED_ENVIRONMENT."""
+    source = os.environ if environ is None else environ
+    return {key: value for key, value in source.items()
+            if key in PASSED_ENVIRONMENT or key.startswith(PASSED_PREFIXES)}
+
+
+def _path_beside() -> list[str]:
+    """This process's path entries the worker adds after its own: absolute, never the current
+    directory (the worker's own standard library and site-packages are the same, and stay first)."""
+    try:
+        here: str | None = os.path.realpath(os.getcwd())
+    except OSError:  # the directory is gone: nothing can name it
+        here = None
+    return list(dict.fromkeys(entry for entry in sys.path
+                              if entry and os.path.isabs(entry) and os.path.realpath(entry) != here))
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe whose ends are neither 0, 1 nor 2 (free when the shell was started with one closed)."""
+    import fcntl
+
+    ends = []
+    for fd in os.pipe():
+        if fd < 3:
+            moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+            os.close(fd)
+            fd = moved
+        ends.append(fd)
+    return ends[0], ends[1]
+
+
+class _Worker:
+    """The outside pieces' worker process, seen from the shell (started on first use, started again
+    after a call that was cut or that ended it); its requests one at a time."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
-        self.timeout = CALL_SECONDS
+        #: The pipes' ends of this side: requests written, answers read.
+        self._requests = -1
+        self._answers = -1
+        self._sequence = 0
+        self._lock = threading.Lock()
         self._stops_at_exit = False
+        self.timeout = CALL_SECONDS
 
     def _start(self) -> subprocess.Popen[bytes]:
+        from cqlsh_ext.payload.formats.tree import PayloadError
+
         proc = self.proc
         if proc is not None and proc.poll() is None:
             return proc
-        self.proc = subprocess.Popen([sys.executable, "-m", "cqlsh_ext.payload.formats._outside"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
-        if not self._stops_at_exit:  # a worker busy in a plugin must not outlive the shell
+        self.stop()
+        requests_in, requests = _pipe()
+        answers, answers_out = _pipe()
+        try:
+            proc = subprocess.Popen([sys.executable, "-I", "-c", _BOOT, str(requests_in), str(answers_out),
+                                     *_path_beside()],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, pass_fds=(requests_in, answers_out),
+                                    env=passed_environment(), start_new_session=True)
+        except OSError as err:
+            os.close(requests)
+            os.close(answers)
+            raise PayloadError(f"the worker of plugins and commands does not start "
+                               f"({err.strerror or err})") from None
+        finally:
+            os.close(requests_in)
+            os.close(answers_out)
+        self.proc, self._requests, self._answers = proc, requests, answers
+        if not self._stops_at_exit:  # a worker busy in a plugin or a command must not outlive the shell
             atexit.register(self.stop)
+            os.register_at_fork(after_in_child=self._forget)
             self._stops_at_exit = True
-        return self.proc
+        return proc
 
     def stop(self) -> None:
+        """The worker ended, with everything it started (its session, and what left it)."""
         if self.proc is not None:
-            _end(self.proc)
+            _end_tree(self.proc)
             self.proc = None
+        self._close()
+
+    def _close(self) -> None:
+        for fd in (self._requests, self._answers):
+            if fd >= 0:
+                os.close(fd)
+        self._requests = self._answers = -1
+
+    def _forget(self) -> None:
+        """In a process forked from the shell (a scan's worker): the shell's worker is not its own."""
+        self.proc = None
+        self._close()
+        self._lock = threading.Lock()
 
     def call(self, op: str, name: str, value: Any, argument: str | None) -> Any:
         """The plugin `name`'s answer to `op` (decode, detect, encode) on `value`, checked; raises
         PayloadError (OverBudget) with one line."""
         from cqlsh_ext.payload import budget
-        from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
 
         limits = budget.current()
-        request = marshal.dumps((op, name, value, argument, limits.nodes, limits.depth, limits.chars))
-        proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            proc.stdin.write(_HEADER.pack(len(request)) + request)
-            proc.stdin.flush()
-            head = self._read(proc, _HEADER.size, name)
-            size = _HEADER.unpack(head)[0]
-            if size > 4 * limits.chars + (1 << 20):
+        return self.ask((op, name, value, argument, limits.nodes, limits.depth, limits.chars),
+                        f"plugin {name}", self.timeout, 4 * limits.chars + (1 << 20),
+                        f"plugin {name} took longer than {self.timeout:g} s: cut")
+
+    def ask(self, request: tuple[Any, ...], what: str, seconds: float, most: int, late: str) -> Any:
+        """The worker's answer to `request` (about `what`: "plugin NAME", "command NAME"), within
+        `seconds` (else `late` is raised) and `most` bytes, and within the running call's stop;
+        PayloadError (OverBudget) with one line otherwise. A worker that is late, answers out of turn
+        or too much is ended."""
+        from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
+
+        stop = _STOPS[-1] if _STOPS else None
+        if stop is not None and stop.reached():
+            raise PayloadError(f"{what} not run: its call has stopped ({stop.why()})")
+        body = marshal.dumps(request)
+        with self._lock:
+            self._start()
+            self._sequence += 1
+            sequence = self._sequence
+            try:
+                _write_all(self._requests, _FRAME.pack(sequence, len(body)) + body)
+                got, size = _FRAME.unpack(self._read(_FRAME.size, seconds, stop, what, late))
+                if got != sequence:
+                    raise PayloadError(f"{what}: its worker answered out of turn: ended")
+                if size > most:
+                    raise PayloadError(f"{what} answered more than {most:,} bytes: cut")
+                status, answer = marshal.loads(self._read(size, seconds, stop, what, late))
+            except PayloadError:
                 self.stop()
-                raise PayloadError(f"plugin {name} answered more than the value's budget: cut")
-            status, answer = marshal.loads(self._read(proc, size, name))
-        except PayloadError:  # cut: said as it is
-            raise
-        except (OSError, EOFError, ValueError, TypeError):
-            self.stop()
-            raise PayloadError(f"plugin {name}: its worker ended (out of memory, or killed)") from None
+                raise
+            except (OSError, EOFError, ValueError, TypeError):
+                self.stop()
+                raise PayloadError(f"{what}: its worker ended (out of memory, or killed)") from None
+            except BaseException:  # a second Ctrl-C: no answer is left behind for the next request
+                self.stop()
+                raise
         if status == "ok":
             return answer
         if status == "over":
             raise OverBudget(answer)
         raise PayloadError(answer)
 
-    def _read(self, proc: subprocess.Popen[bytes], n: int, name: str) -> bytes:
+    def _read(self, n: int, seconds: float, stop: _Stop | None, what: str, late: str) -> bytes:
         from cqlsh_ext.payload.formats.tree import PayloadError
 
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
         out = bytearray()
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + seconds
         with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
+            sel.register(self._answers, selectors.EVENT_READ)
             while len(out) < n:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    self.stop()
-                    raise PayloadError(f"plugin {name} took longer than {self.timeout:g} s: cut")
-                chunk = os.read(fd, n - len(out))
+                now = time.monotonic()
+                if stop is not None and stop.reached():
+                    raise PayloadError(f"{what} cut: its call has stopped ({stop.why()})")
+                if now >= deadline:
+                    raise PayloadError(late)
+                wait = deadline - now
+                if stop is not None:
+                    wait = max(0.0, min(wait, stop.deadline - now, _STOP_TICK))
+                if not sel.select(wait):
+                    continue
+                chunk = os.read(self._answers, n - len(out))
                 if not chunk:
                     raise EOFError
                 out += chunk
         return bytes(out)
 
 
-_WORKER = _PluginWorker()
+_WORKER = _Worker()
 
 
-def _serve() -> None:
-    """The worker's loop: requests on stdin, answers on stdout (marshal, length first)."""
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int, n: int) -> bytes | None:
+    """`n` bytes from `fd`, or None at its end."""
+    out = bytearray()
+    while len(out) < n:
+        chunk = os.read(fd, n - len(out))
+        if not chunk:
+            return None
+        out += chunk
+    return bytes(out)
+
+
+# ------------------------------------------------------------------ a process tree, ended
+
+
+def _descendants(root: int) -> list[int]:
+    """The living processes below `root` (read from /proc: parents' pids; zombies left out)."""
+    children: dict[int, list[int]] = {}
+    living: set[int] = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        if fields[0] not in (b"Z", b"X"):
+            living.add(pid)
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        if pid in living:
+            found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # gone meanwhile
+            pass
+
+
+#: Rounds of killing what is found below a process before giving up (each new process found is
+#: one its parent made before its end).
+_ROUNDS = 100
+
+
+def _end_tree(proc: subprocess.Popen[bytes]) -> None:
+    """The worker `proc` ended with every process below it. It is stopped first (it makes no new
+    child), then what is below it is killed round after round (what a killed process made is
+    reparented to the worker, a subreaper, and found in the next round), then the worker's session
+    and the worker itself."""
+    try:
+        os.kill(proc.pid, signal.SIGSTOP)
+    except OSError:
+        pass
+    for _ in range(_ROUNDS):
+        below = _descendants(proc.pid)
+        if not below:
+            break
+        _kill_all(below)
+        time.sleep(0.005)  # their deaths to be seen in the next round
+    _end(proc)
+
+
+def _end_leftovers() -> None:
+    """In the worker, after each request: what the call started and left running (its children,
+    and every process orphaned below them, reparented here) is ended and reaped."""
+    me = os.getpid()
+    for _ in range(_ROUNDS):
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:  # no child, so nothing below: the usual case, one system call
+            return
+        _kill_all(_descendants(me))
+        time.sleep(0.005)
+
+
+def _become_subreaper() -> None:
+    """Whatever a plugin or a command leaves when its parent ends is reparented to the worker
+    (PR_SET_CHILD_SUBREAPER), not to init: `setsid` cannot take a process out of its reach."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # not Linux: the process groups alone are ended
+        pass
+
+
+def _ends_with_the_shell(requests: int) -> None:
+    """A thread of the worker that waits for the shell's end (the requests' pipe hung up: it exited,
+    or was killed), then ends everything below the worker and the worker: a worker busy in a plugin
+    or a command outlives no shell, however it ended."""
+    import select
+
+    def watch() -> None:
+        hung_up = select.poll()
+        hung_up.register(requests, 0)
+        while not hung_up.poll():
+            pass
+        for _ in range(_ROUNDS):
+            below = _descendants(os.getpid())
+            if not below:
+                break
+            _kill_all(below)
+            time.sleep(0.005)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="ends-with-the-shell", daemon=True).start()
+
+
+def _serve(requests: int, answers: int) -> None:
+    """The worker's loop (started by _BOOT): requests on `requests`, answers on `answers` (marshal,
+    framed by _FRAME, each carrying its request's sequence number)."""
     from cqlsh_ext.payload import budget
     from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
 
+    for fd in (requests, answers):  # no process a plugin or a command starts gets them
+        os.set_inheritable(fd, False)
+    _become_subreaper()
+    _ends_with_the_shell(requests)
     _limit_memory()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # a plugin's prints must not reach the answers
     loaded: dict[str, Any] = {}
     while True:
-        head = stdin.read(_HEADER.size)
-        if len(head) < _HEADER.size:
+        head = _read_all(requests, _FRAME.size)
+        if head is None:
+            _end_leftovers()
             return
-        op, name, value, argument, nodes, depth, text = marshal.loads(stdin.read(_HEADER.unpack(head)[0]))
+        sequence, size = _FRAME.unpack(head)
+        body = _read_all(requests, size)
+        if body is None:
+            _end_leftovers()
+            return
+        request = marshal.loads(body)
+        reply: tuple[str, Any]
+        if request[0] == "command":
+            try:
+                reply = ("ok", _command_here(*request[1:]))
+            except PayloadError as err:
+                reply = ("error", str(err))
+            except MemoryError:
+                reply = ("error", f"command {request[-1]}: its output is more than the worker can hold")
+            _end_leftovers()
+            answer = marshal.dumps(reply)
+            _write_all(answers, _FRAME.pack(sequence, len(answer)) + answer)
+            continue
+        op, name, value, argument, nodes, depth, text = request
         token = budget.enter(budget.Budget(chars=text, nodes=nodes, depth=depth))
         try:
             plugin = loaded.get(name) or loaded.setdefault(name, _load_plugin(name))
-            answer: Any
+            result: Any
             if op == "encode":
                 write: Callable[..., Any] = plugin.encode_with if argument is not None else plugin.encode
-                answer = bytes(write(value, argument) if argument is not None else write(value))
+                result = bytes(write(value, argument) if argument is not None else write(value))
             else:
                 if op == "detect" and not plugin.maybe(value):
                     raise PayloadError(f"{name}: not this format")
                 read = plugin.decode_with if argument is not None else (
                     plugin.detector or plugin.decode if op == "detect" else plugin.decode)
-                answer = checked_tree(read(value, argument) if argument is not None else read(value), name)
-            reply = ("ok", answer)
+                result = checked_tree(read(value, argument) if argument is not None else read(value), name)
+            reply = ("ok", result)
         except OverBudget as err:
             reply = ("over", str(err))
         except PayloadError as err:
@@ -553,19 +895,18 @@ def _serve() -> None:
             reply = ("error", f"{name}: {type(err).__name__}: {str(err)[:200]}")
         finally:
             budget.leave(token)
-        body = marshal.dumps(reply)
-        stdout.write(_HEADER.pack(len(body)) + body)
-        stdout.flush()
+        _end_leftovers()
+        answer = marshal.dumps(reply)
+        _write_all(answers, _FRAME.pack(sequence, len(answer)) + answer)
 
 
 def _limit_memory() -> None:
-    """The worker's address space: what it has now (Python and this module) plus PLUGIN_MEMORY."""
+    """The worker's address space: what it has now (Python and this module) plus PLUGIN_MEMORY, as
+    its soft limit (a command it starts sets its own, up to the hard limit left as it was)."""
     from cqlsh_ext.common.memory import address_space
 
     now = address_space()
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
     if now:
-        resource.setrlimit(resource.RLIMIT_AS, (now + PLUGIN_MEMORY, now + PLUGIN_MEMORY))
-
-
-if __name__ == "__main__":
-    _serve()
+        soft = now + PLUGIN_MEMORY if hard == resource.RLIM_INFINITY else min(now + PLUGIN_MEMORY, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

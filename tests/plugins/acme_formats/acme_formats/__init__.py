@@ -4,13 +4,18 @@ A KV1 value is the magic b"KV1\\x00", then entries: a u16 (big endian) key lengt
 a u32 value length, the value (UTF-8); nothing after the last. It reads as {key: value}.
 
 HOSTILE is a reader that misbehaves on purpose, by what the value says (the tests' plugin that
-the shell must hold within the value's budget): b"sleep", b"nodes", b"deep", b"memory",
-b"object", b"raise", b"print".
+the shell must hold within the value's budget and apart from its answers): b"sleep", b"nodes",
+b"deep", b"memory", b"object", b"raise", b"print"; b"noisy NAME" writes to fd 1, prints and
+starts `cat` and `sh -c 'echo forged'`, and answers {"row": NAME}; b"forge" writes into the pipe
+its answers go on; b"env" answers its environment, b"path" its sys.path.
 """
 
 from __future__ import annotations
 
+import marshal
+import os
 import struct
+import subprocess
 import sys
 import time
 from typing import Any
@@ -80,7 +85,42 @@ def hostile(data: bytes) -> Any:
         print("a plugin that prints")
         sys.stdout.write("on stdout\n")
         return {"printed": True}
+    if data.startswith(b"noisy "):
+        return noisy(data[6:].decode())
+    if data == b"forge":
+        os.write(_answers_pipe(), b"a forged answer, out of turn\n")
+        return {"forged": False}
+    if data == b"env":
+        return dict(os.environ)
+    if data == b"path":
+        return list(sys.path)
     return {"bytes": len(data)}
+
+
+def noisy(name: str) -> dict[str, str]:
+    """What a careless plugin does while it decodes: writes on fd 1 (an answer as the worker's first
+    protocol framed one, were fd 1 its pipe), prints, runs `cat` (reading whatever its fd 0 is) and
+    leaves `sh` echoing behind it."""
+    forged = marshal.dumps(("ok", {"row": "forged"}))
+    os.write(1, struct.pack("<I", len(forged)) + forged)
+    print(f"decoding {name}")
+    subprocess.run(["cat"], timeout=30, check=False)
+    subprocess.Popen(["sh", "-c", "echo forged; echo forged >&2"])
+    return {"row": name}
+
+
+def _answers_pipe() -> int:
+    """The descriptor of a pipe this process writes (the worker's answers)."""
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        try:
+            pipe = os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+            with open(f"/proc/self/fdinfo/{fd}") as info:
+                flags = int(next(line for line in info if line.startswith("flags:")).split()[1], 8)
+        except (OSError, StopIteration):
+            continue
+        if pipe and flags & os.O_ACCMODE == os.O_WRONLY:
+            return fd
+    raise PayloadError("no pipe to write into")
 
 
 HOSTILE = PayloadFormat("acme_hostile", False, lambda data: True, hostile)
