@@ -81,6 +81,7 @@ from cqlsh_ext.payload.measures import (
     RowsSection,
     RowUnits,
 )
+from cqlsh_ext.payload.numbers import nearest_float
 from cqlsh_ext.payload.page_rows import PageRows
 from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
 from cqlsh_ext.payload.paths import CUT, MISSING, keys_of, read_path
@@ -546,7 +547,8 @@ class CoreProgram:
 
 def _literal(core: Core, value: Any) -> core_types.Literal:
     """A condition's literal as the core compares it: None, a bool, an int within 128 bits, a str
-    (no lone surrogate), a finite Decimal within the floats; NotOnCore raised for others."""
+    (no lone surrogate), a finite Decimal within 126 bits (a float value compares with its nearest
+    double: payload.numbers); NotOnCore raised for others."""
     if value is None:
         return core.Literal.null()
     if isinstance(value, bool):
@@ -564,16 +566,10 @@ def _literal(core: Core, value: Any) -> core_types.Literal:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise NotOnCore("a decimal that is not finite")
-        f = float(value)
-        if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
-            raise NotOnCore("a decimal past the floats")
-        exact = Decimal(f) == value
-        lo, hi = f, f
-        if not exact:
-            below = Decimal(f) < value
-            lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
+        if not -(1 << 126) < value < (1 << 126):
+            raise NotOnCore("a decimal past 126 bits")
         integral = value == value.to_integral_value()
-        return core.Literal.decimal(nearest=f, exact=exact, below=lo, above=hi, floor=math.floor(value),
+        return core.Literal.decimal(nearest=nearest_float(value), floor=math.floor(value),
                                     ceil=math.ceil(value), integral=integral)
     raise NotOnCore(f"a literal of type {type(value).__name__}")
 

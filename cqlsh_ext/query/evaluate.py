@@ -12,8 +12,10 @@ from decimal import Decimal
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload import numbers
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
+from cqlsh_ext.payload.numbers import is_number
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING, UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace, sibling_index
@@ -134,15 +136,9 @@ def _field(container: Any, name: str) -> Any:
     return getattr(container, name, MISSING)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
-
-
 def _same_kind(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool)
-    if _number(a) and _number(b):
-        return not (isinstance(a, float) and a != a) and not (isinstance(b, float) and b != b)
     return isinstance(a, str) and isinstance(b, str)
 
 
@@ -153,9 +149,14 @@ def _plain(value: Any) -> Any:
 
 
 def compare(value: Any, op: str, literal: Literal) -> bool:
-    """SQL: a missing or null value, a null literal, or a type mismatch matches nothing."""
+    """SQL: a missing or null value, a null literal, or a type mismatch matches nothing; numbers by
+    the number rule (payload.numbers: a float against the literal's nearest double, NaN above all)."""
     value = _plain(value)
-    if value is MISSING or value is None or literal is None or not _same_kind(value, literal):
+    if value is MISSING or value is None or literal is None:
+        return False
+    if is_number(value) and is_number(literal):
+        return numbers.order(value, literal) in numbers.ACCEPTS[op]
+    if not _same_kind(value, literal):
         return False
     if op == "=":
         return bool(value == literal)
@@ -170,6 +171,15 @@ def compare(value: Any, op: str, literal: Literal) -> bool:
     return bool(value >= literal)
 
 
+def _equals(literal: Literal) -> Callable[[Any], bool]:
+    """Whether a value equals `literal` (compare's `=`), a number's test made once."""
+    if is_number(literal):
+        assert isinstance(literal, (int, Decimal))
+        test = numbers.number_test("=", literal)
+        return lambda value: test(_plain(value))
+    return lambda value: compare(value, "=", literal)
+
+
 def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], bool]:
     """Whether a value read at a condition's path meets it (SQL semantics: compare())."""
     op, values = pred.op, pred.values
@@ -182,17 +192,24 @@ def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], boo
         fullmatch = like.fullmatch
         return lambda value: isinstance(value := _plain(value), str) and fullmatch(value) is not None
     if op == "IN":
-        return lambda value: any(compare(value, "=", lit) for lit in values)
+        tests = [_equals(lit) for lit in values]
+        return lambda value: any(test(value) for test in tests)
     if op == "CONTAINS":
+        equals = _equals(values[0])
+
         def contains(value: Any) -> bool:
             value = _plain(value)
             items = list(value.values()) if isinstance(value, Mapping) else value
-            return isinstance(items, (list, tuple)) and any(compare(v, "=", values[0]) for v in items)
+            return isinstance(items, (list, tuple)) and any(equals(v) for v in items)
         return contains
     literal = values[0]
     if op == "=" and type(literal) is str:  # the common condition, told without compare()'s steps
         return lambda value: (isinstance(value, str) and value == literal) or (
             isinstance(value, Tagged) and compare(value, op, literal))
+    if is_number(literal):  # the literal's nearest double made once, not per value
+        assert isinstance(literal, (int, Decimal))
+        test = numbers.number_test(op, literal)
+        return lambda value: test(_plain(value))
     return lambda value: compare(value, op, literal)
 
 

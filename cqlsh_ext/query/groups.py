@@ -4,9 +4,15 @@ ORDER BY sort in. Plain data: every state pickles.
 
 Exactness: integers sum as Python ints; decimals and floats sum as one Fraction (each float is
 an exact binary fraction), so a merge in any order gives the same bits. `sum` is an int when
-every value was an int, a Decimal when no value was a float, else a float; `avg` is a float."""
+every value was an int, a Decimal when no value was a float, else a float; `avg` is a float.
+
+NaN and the infinities (payload.numbers' total order, PostgreSQL's): they are numbers; a sum or an
+average with a NaN, or with both infinities, is NaN, with one infinity that infinity; `max` is NaN
+when a NaN was read, `min` a NaN only when nothing else was. They are held beside the exact sum as
+flags, which merge in any order."""
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from cqlsh_ext.payload import numbers
 from cqlsh_ext.payload.formats.tree import render_cut
 from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.view import BlobView
@@ -25,9 +32,9 @@ MAX_ROWS = 100_000
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) \
-        and not (isinstance(value, float) and value != value) \
-        and not (isinstance(value, Decimal) and not value.is_finite())
+    """A number an aggregate takes: the number rule's (payload.numbers), but a Decimal that is not
+    finite (no reader makes one)."""
+    return numbers.is_number(value) and not (isinstance(value, Decimal) and not value.is_finite())
 
 
 @dataclass
@@ -46,6 +53,10 @@ class Accumulator:
     str_min: str | None = None
     str_max: str | None = None
     skipped: int = 0  # not a number (sum, avg) or not comparable (min, max)
+    #: The floats the exact sum cannot hold, read: a NaN, +Infinity, -Infinity.
+    nan: bool = False
+    pos_inf: bool = False
+    neg_inf: bool = False
 
     def add(self, value: Any) -> None:
         if self.star:
@@ -59,6 +70,15 @@ class Accumulator:
             self.count += 1
             if isinstance(value, int):
                 self.int_sum += value
+            elif isinstance(value, float) and (value != value or value in _INFINITIES):
+                self.floats = True
+                if value != value:
+                    self.nan = True
+                    value = numbers.NAN
+                elif value > 0:
+                    self.pos_inf = True
+                else:
+                    self.neg_inf = True
             else:
                 self.frac_sum += Fraction(value)
                 self.floats |= isinstance(value, float)
@@ -79,6 +99,9 @@ class Accumulator:
         self.floats |= other.floats
         self.decimals |= other.decimals
         self.skipped += other.skipped
+        self.nan |= other.nan
+        self.pos_inf |= other.pos_inf
+        self.neg_inf |= other.neg_inf
         for attr, pick in (("num_min", min), ("num_max", max), ("str_min", min), ("str_max", max)):
             setattr(self, attr, _pick(getattr(self, attr), getattr(other, attr), pick))
 
@@ -86,10 +109,13 @@ class Accumulator:
         if self.func == "count":
             return self.count
         if self.func in ("min", "max"):
-            numbers = self.num_min if self.func == "min" else self.num_max
-            return numbers if numbers is not None else (self.str_min if self.func == "min" else self.str_max)
+            number = self.num_min if self.func == "min" else self.num_max
+            return number if number is not None else (self.str_min if self.func == "min" else self.str_max)
         if self.count == 0 and self.str_min is None:
             return None
+        if self.nan or self.pos_inf or self.neg_inf:  # what a float sum of them gives
+            return numbers.NAN if self.nan or (self.pos_inf and self.neg_inf) else (
+                math.inf if self.pos_inf else -math.inf)
         total = self.frac_sum + self.int_sum
         if self.func == "avg":
             return _float(total / self.count) if self.count else None
@@ -108,12 +134,20 @@ def _float(value: Fraction) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
+_INFINITIES = (math.inf, -math.inf)
+
+
 def _pick(mine: Any, theirs: Any, pick: Any) -> Any:
     """min or max of two values (None: none yet); equal numbers of different types (1, 1.0)
-    resolve by type name, so the answer does not depend on the order values came in."""
+    resolve by type name, so the answer does not depend on the order values came in. NaN is
+    above every number (payload.numbers): max's answer once read, min's only alone."""
     both = [v for v in (mine, theirs) if v is not None]
     if not both:
         return None
+    nans = [v for v in both if isinstance(v, float) and v != v]
+    if nans:
+        rest = [v for v in both if not (isinstance(v, float) and v != v)]
+        return numbers.NAN if pick is max or not rest else rest[0]
     best = pick(both)
     return sorted((v for v in both if v == best), key=lambda v: type(v).__name__)[0]
 
@@ -142,6 +176,9 @@ class Groups:
             accs = self.groups.get(key)
         except TypeError:  # a record (a dict or a list) in the key: grouped by its text
             key = tuple(map(_keyed, key))
+            accs = self.groups.get(key)
+        if accs is None and any(isinstance(v, float) and v != v for v in key):
+            key = tuple(map(numbers.canonical, key))  # every NaN one key: the NaN group
             accs = self.groups.get(key)
         if accs is None:
             if len(self.groups) >= self.max_groups:
@@ -217,7 +254,7 @@ def sort_key(value: Any) -> tuple[Any, ...]:
     if isinstance(value, bool):
         return (1, value)
     if is_number(value):
-        return (2, Fraction(value))
+        return (2, *numbers.sort_rank(value))
     if isinstance(value, str):
         return (3, value)
     if isinstance(value, BlobView):  # a blob the query decoded already: ordered by its bytes

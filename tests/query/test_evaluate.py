@@ -79,11 +79,12 @@ def test_projection_gives_none_for_missing_and_undecodable():
         assert type(result.values[2]) is type(doc["n"])  # big ints exact, floats floats
 
 
-def test_numbers_compare_exactly_across_types():
+def test_numbers_compare_as_written_and_integers_exactly():
     plan = parse("SELECT ck FROM t WHERE data.v = 0.1 ALLOW FILTERING", SCHEMA)
     assert plan is not None
     ev = Evaluator(plan, Decoding())
-    assert not ev.evaluate({"data": b'{"v": 0.1}'}).matched  # the float 0.1 is not the decimal 0.1
+    assert ev.evaluate({"data": b'{"v": 0.1}'}).matched  # the document's 0.1 is the statement's
+    assert not ev.evaluate({"data": b'{"v": 0.10000000000000002}'}).matched  # the next double
     plan = parse("SELECT ck FROM t WHERE data.v = 0.5 ALLOW FILTERING", SCHEMA)
     assert plan is not None
     ev = Evaluator(plan, Decoding())

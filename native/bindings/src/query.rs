@@ -35,20 +35,11 @@ impl Literal {
         Literal { lit: Lit::Int(value) }
     }
 
-    /// A decimal: the nearest float and whether it is exact, the floats just below and above it
-    /// (when inexact), its floor and ceiling, whether it is an integer.
+    /// A decimal: the float nearest it, its floor and ceiling, whether it is an integer.
     #[staticmethod]
-    #[pyo3(signature = (*, nearest, exact, below, above, floor, ceil, integral))]
-    fn decimal(
-        nearest: f64,
-        exact: bool,
-        below: f64,
-        above: f64,
-        floor: i128,
-        ceil: i128,
-        integral: bool,
-    ) -> Self {
-        Literal { lit: Lit::Dec { f: nearest, exact, lo: below, hi: above, floor, ceil, integral } }
+    #[pyo3(signature = (*, nearest, floor, ceil, integral))]
+    fn decimal(nearest: f64, floor: i128, ceil: i128, integral: bool) -> Self {
+        Literal { lit: Lit::Dec { f: nearest, floor, ceil, integral } }
     }
 
     #[staticmethod]

@@ -31,3 +31,14 @@ pub fn cmp_int_float(i: i128, f: f64) -> Ordering {
         other => other,
     }
 }
+
+/// Two floats in the number rule's total order (payload/numbers.py's _cmp_float, PostgreSQL's):
+/// NaN above every number and equal to NaN.
+pub fn total_cmp(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
-use crate::num::cmp_int_float;
+use crate::num::{cmp_int_float, total_cmp};
 use crate::tree::{bignum, Node, PathRead, Step, Str};
 
 // ------------------------------------------------------------------------------ the program
@@ -20,13 +20,11 @@ use crate::tree::{bignum, Node, PathRead, Step, Str};
 pub enum Lit {
     Str(String),
     Int(i128),
-    /// A decimal literal: the nearest float and whether it is exact, the floats just below and
-    /// above it (when inexact), its floor and ceiling, whether it is an integer.
+    /// A decimal literal: the float nearest it (a float value compares with that: the number
+    /// rule, payload/numbers.py), its floor and ceiling and whether it is an integer (an integer
+    /// value compares with it exactly).
     Dec {
         f: f64,
-        exact: bool,
-        lo: f64,
-        hi: f64,
         floor: i128,
         ceil: i128,
         integral: bool,
@@ -283,32 +281,14 @@ fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
             None => Tri::No,
             Some(Num::Big) => Tri::Unsure,
             Some(Num::Int(i)) => tri(ordered(i.cmp(l), op)),
-            Some(Num::Float(f)) => {
-                if f.is_nan() {
-                    Tri::No
-                } else {
-                    tri(ordered(cmp_int_float(*l, f).reverse(), op))
-                }
-            }
+            // A float against the literal's nearest double (`as` rounds to nearest, ties to even,
+            // as Python's float(int) does; past the doubles an infinity).
+            Some(Num::Float(f)) => tri(ordered(total_cmp(f, *l as f64), op)),
         },
-        Lit::Dec { f: d, exact, lo, hi, floor, ceil, integral } => match number(node, src) {
+        Lit::Dec { f: d, floor, ceil, integral } => match number(node, src) {
             None => Tri::No,
             Some(Num::Big) => Tri::Unsure,
-            Some(Num::Float(x)) => {
-                if x.is_nan() {
-                    return Tri::No;
-                }
-                let ord = if *exact {
-                    x.partial_cmp(d).unwrap_or(Ordering::Equal)
-                } else if x <= *lo {
-                    Ordering::Less
-                } else if x >= *hi {
-                    Ordering::Greater
-                } else {
-                    return Tri::Unsure; // (between two adjacent floats: no float is there)
-                };
-                tri(ordered(ord, op))
-            }
+            Some(Num::Float(x)) => tri(ordered(total_cmp(x, *d), op)),
             Some(Num::Int(i)) => {
                 let ord = if *integral {
                     i.cmp(floor)
@@ -666,12 +646,8 @@ impl Acc {
                 pick_num(&mut self.num_max, NumShown::Int(i), Ordering::Greater);
             }
             Node::Float(f) => {
-                if f.is_nan() {
-                    self.skipped += 1;
-                    return Ok(());
-                }
-                if f.is_infinite() {
-                    return Err(()); // Fraction(inf) is Python's to raise
+                if !f.is_finite() {
+                    return Err(()); // NaN and the infinities: query/groups.py's flags, Python's to keep
                 }
                 self.count += 1;
                 self.float_sum.add(*f);
