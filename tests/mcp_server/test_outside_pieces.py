@@ -66,19 +66,19 @@ def started(directory: Path) -> list[int]:
 
 def test_a_slow_command_is_cut_at_the_calls_time_limit_and_the_next_call_waits_for_nothing(
         cassandra, ks: str, tmp_path: Path) -> None:
-    # 3 values x a command of 30 s, under a time limit of 4 s: the call ends at its limit
+    # 3 values x a command of 30 s, under a time limit of 8 s: the call ends at its limit
     pids = tmp_path / "pids"
     pids.mkdir()
     rc = (f"[formats]\nkvslow = {DECODER} --pids {pids} --sleep 30\nkvslow.timeout = 60\n"
           f"[cqlsh_ext.decode]\n{ks}.slow.data = kvslow\n")
     home = home_with(cassandra, tmp_path / "home", rc)
-    with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "4"], home) as server:
+    with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], home) as server:
         answer = server.call("query", statement=f"SELECT id, data FROM {ks}.slow").data
         assert all(not alive(pid) for pid in started(pids)) and started(pids)  # none left running
-        assert answer["stopped"]["why"] == "the time limit (4 s)"
+        assert answer["stopped"]["why"] == "the time limit (8 s)"
         assert "stopped" in answer["truncated"]
         notes = [row["data"]["note"] for row in answer["rows"]]
-        limit = "its call has stopped (the time limit (4 s))"
+        limit = "its call has stopped (the time limit (8 s))"
         assert f"as kvslow: command kvslow cut: {limit}" in notes
         assert set(notes) <= {f"as kvslow: command kvslow cut: {limit}",
                               f"as kvslow: command kvslow not run: {limit}"}
