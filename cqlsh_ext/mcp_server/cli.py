@@ -1,7 +1,7 @@
 """`cqlsh-ext mcp [HOST [PORT]] [the shell's connection options] [--time-limit S] [--max-bytes N]
 [--policy FILE] [--audit-log FILE] [--calls-per-minute N] [--schema-file FILE ...]
 [--http [HOST:]PORT [--token-file FILE | --oauth-issuer URL --oauth-jwks FILE|URL ...]
-  [--tls-cert F --tls-key F [--tls-client-ca F]] [--private-network]]`.
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--http-body-timeout S] [--private-network]]`.
 
 The entry point (cqlsh_ext.cli) asks `prepare(args)` for the shell's command line and the first
 base of the shell's class, builds the shell with cqlsh's main() as for `cqlsh-ext` itself, and
@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     http.add_argument("--tls-key", metavar="FILE", help="and this private key (PEM)")
     http.add_argument("--tls-client-ca", metavar="FILE",
                       help="require client certificates signed by this CA (mutual TLS)")
+    from cqlsh_ext.mcp_server.http_bounds import BODY_SECONDS
+
+    http.add_argument("--http-body-timeout", type=float, metavar="SECONDS",
+                      help="close a connection whose request body makes no progress this long, "
+                           f"answered 408 (nginx's client_body_timeout; default {BODY_SECONDS:g})")
     http.add_argument("--private-network", action="store_true",
                       help="an address other than loopback without TLS: the network is yours alone "
                            "(a Compose network); a token (or OAuth) is still required")
@@ -134,6 +139,9 @@ def prepare(args: list[str]) -> Serving | int:
     if options.time_limit <= 0 or not MIN_BYTES <= options.max_bytes <= MAX_BYTES:
         print(f"cqlsh-ext mcp: --time-limit must be above 0 and --max-bytes from {MIN_BYTES:,} to "
               f"{MAX_BYTES:,}", file=sys.stderr)
+        return 2
+    if options.http_body_timeout is not None and not options.http_body_timeout > 0:
+        print("cqlsh-ext mcp: --http-body-timeout must be above 0", file=sys.stderr)
         return 2
     if options.calls_per_minute is not None and options.calls_per_minute < 1:
         print("cqlsh-ext mcp: --calls-per-minute must be 1 or more", file=sys.stderr)
@@ -188,6 +196,7 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
         if not os.path.isfile(path):
             return f"--schema-file {path}: no such file"
     from cqlsh_ext.mcp_server.exports import ExportDir, ExportRefused
+    from cqlsh_ext.mcp_server.http_bounds import BODY_SECONDS
     from cqlsh_ext.settings import SettingError, load
     from cqlsh_ext.upstream import seams
 
@@ -210,7 +219,8 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
                       f"machine: prefer --token-file or {transport.TOKEN_ENV}", file=sys.stderr)
             token = transport.read_token(options.token, options.token_file)
             http = transport.HttpOptions(host, port, token, options.tls_cert, options.tls_key,
-                                         options.tls_client_ca, options.private_network)
+                                         options.tls_client_ca, options.private_network,
+                                         body_seconds=options.http_body_timeout or BODY_SECONDS)
             oauth = _oauth(settings, http)
             if isinstance(oauth, str):
                 return oauth
@@ -219,10 +229,11 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
         except transport.TransportError as err:
             return str(err)
     elif any(v for v in (options.token, options.token_file, options.tls_cert, options.tls_key,
-                         options.tls_client_ca, options.private_network,
+                         options.tls_client_ca, options.private_network, options.http_body_timeout,
                          *(getattr(options, key.name) for key in SETTINGS
                            if key.group == "mcp" and key.name.startswith("mcp_oauth_")))):
-        return "--token, --token-file, --tls-*, --oauth-* and --private-network go with --http"
+        return ("--token, --token-file, --tls-*, --http-body-timeout, --oauth-* and --private-network go "
+                "with --http")
     audit = None
     if options.audit_log is not None:
         from cqlsh_ext.mcp_server.audit import AuditLog

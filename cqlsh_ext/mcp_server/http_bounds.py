@@ -1,46 +1,109 @@
 """How long and how many: the bounds on the HTTP server's connections (`--http`), besides the SDK's
 on a request's body (transport.py). uvicorn keeps a connection whose request head never ends open
 for as long as its client likes: 19,985 connections each sending half a header took the server to
-19,998 of its 20,000 file handles. So on uvicorn's h11 protocol (the one it runs without
-httptools; named here rather than left for uvicorn to choose, and pinned in pyproject.toml's mcp
-extra with the parts of it this relies on: its client address, loop, transport and h11 connection,
-and when a response completes):
+19,998 of its 20,000 file handles; and 64 idle connections from each of 8 addresses held all 512
+slots, a client with a valid token (and /healthz) answered 503 for as long as they reconnected. So
+on uvicorn's h11 protocol (the one it runs without httptools; named here rather than left for
+uvicorn to choose, and pinned in pyproject.toml's mcp extra with the parts of it this relies on:
+its client address, loop, transport, flow control, h11 connection and request cycle, and when a
+response completes):
 
 - HEAD_SECONDS: a request's head (its request line and headers) arrives whole within this long of
   the connection's start, or of the previous answer's end, else the connection is closed after
   `408 Request Timeout` (an idle connection between requests goes sooner, at uvicorn's keep-alive
   bound of 5 s);
-- PER_CLIENT: one client address holds at most this many connections at once (an assistant holds
-  one or two; a busy gateway a few dozen); one more is closed as it opens, after `503 Service
-  Unavailable` saying why;
-- TOTAL: connections at once from all addresses; one more is closed likewise.
+- BODY_SECONDS (`--http-body-timeout`): a request's body makes progress (some bytes arrive) at
+  least this often, else the connection is closed after `408 Request Timeout` (nginx's
+  client_body_timeout); time the server itself stops reading (its flow control) is not counted;
+- a connection is *authenticated* once a request on it carried the server's token (or an OAuth
+  access token it took; on a server without either, once a request reached /mcp): transport.py
+  says so through `prove(scope)`. Connections not authenticated yet cannot hold the server: one
+  address holds at most UNPROVEN_PER_CLIENT of them (its oldest is closed for a new one), and when
+  all TOTAL slots are taken a new connection closes the oldest one not authenticated (one waiting
+  for its request's head first), so a token holder's new connection and /healthz are answered
+  whatever idle connections were opened before them; only when every slot is an authenticated
+  connection is a new one refused;
+- PER_CLIENT: one client address holds at most this many connections at once, authenticated or
+  not (an assistant holds one or two; a busy gateway a few dozen).
 
-Each closing is told in the server's log, once a minute at most for each reason, with how many
-there were since.
+A connection closed for room, or refused, is answered `503 Service Unavailable` saying why. Each
+closing is told in the server's log in one line, once a minute at most for each reason, with how
+many there were since.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 HEAD_SECONDS = 10.0
+BODY_SECONDS = 20.0
 PER_CLIENT = 64
+UNPROVEN_PER_CLIENT = 16
 TOTAL = 512
 #: Seconds between two log lines of one reason for closing.
 LOG_EVERY = 60.0
+#: The ASGI scope's extension (scope["extensions"]) by which a request's connection is told it is
+#: authenticated.
+PROVE = "cqlsh_ext.prove_connection"
 
 _TIMED_OUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\n"
               b"content-length: %d\r\n\r\n%s")
 _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
             b"content-length: %d\r\n\r\n%s")
 
+#: Why a connection is closed, as said in its answer and the log.
+ADDRESS_UNPROVEN = (f"more than {UNPROVEN_PER_CLIENT} connections not authenticated from one address: "
+                    "its oldest closed")
+FULL_UNPROVEN = f"all {TOTAL} connections taken: the oldest not authenticated closed for a new one"
+FULL = f"all {TOTAL} connections taken by authenticated clients: a new one refused"
+ADDRESS_FULL = f"more than {PER_CLIENT} connections at once from one address"
+
 
 def _response(head: bytes, said: str) -> bytes:
     body = said.encode() + b"\n"
     return head % (len(body), body)
+
+
+def prove(scope: dict[str, Any]) -> None:
+    """Tell the connection a request arrived on that the request is authenticated (no-op for a
+    request that did not come through `protocol`'s connections)."""
+    proven = scope.get("extensions", {}).get(PROVE)
+    if proven is not None:
+        proven()
+
+
+async def read_body(receive: Callable[[], Awaitable[Any]],
+                    limit: int) -> tuple[list[Any], bytes | None, bool]:
+    """A request's messages as received, its body (None past `limit` bytes: reading stops there), and
+    whether the body ended (False: the client went, or its connection was closed, before its end)."""
+    received: list[Any] = []
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        received.append(message)
+        if message.get("type") != "http.request":
+            return received, b"".join(chunks), False
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return received, None, True
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return received, b"".join(chunks), True
+
+
+def replay(received: list[Any], receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+    """`receive` handing out the messages `read_body` read first."""
+    pending = list(received)
+
+    async def again() -> Any:
+        return pending.pop(0) if pending else await receive()
+
+    return again
 
 
 class _Told:
@@ -61,48 +124,131 @@ class _Told:
             self.log(f"closed {count:,} HTTP connection{'' if count == 1 else 's'}: {reason}")
 
 
-def protocol(log: Callable[[str], None]) -> type:
+class _Slots:
+    """The connections open (their addresses) and those not authenticated yet (oldest first), shared
+    by the server's connections; a connection leaves them as it is closed, not when its closing is
+    done (it is told later), so the next one counts what is really left."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.held: Counter[str] = Counter()
+        self.unproven: dict[Any, None] = {}
+        self.unproven_held: Counter[str] = Counter()
+
+    def enter(self, connection: Any) -> None:
+        self.total += 1
+        self.held[connection.address] += 1
+        self.unproven[connection] = None
+        self.unproven_held[connection.address] += 1
+
+    def prove(self, connection: Any) -> None:
+        if connection in self.unproven:
+            del self.unproven[connection]
+            _less(self.unproven_held, connection.address)
+
+    def leave(self, connection: Any) -> None:
+        self.prove(connection)
+        _less(self.held, connection.address)
+        self.total -= 1
+
+    def oldest_unproven(self, address: str | None, besides: Any, waiting: Callable[[Any], bool]) -> Any:
+        """The connection not authenticated to close for room (of `address`, or of any address): the
+        oldest `waiting` (for its request's head), else the oldest; never `besides` (the new one)."""
+        candidates = [c for c in self.unproven
+                      if c is not besides and (address is None or c.address == address)]
+        return next((c for c in candidates if waiting(c)), None) or next(iter(candidates), None)
+
+
+def _less(counter: Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
+
+
+def protocol(log: Callable[[str], None], body_seconds: float = BODY_SECONDS) -> type:
     """The asyncio protocol uvicorn serves each connection with (its `http` setting): its h11
     protocol with the bounds above."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    held: Counter[str] = Counter()  # connections open, by client address
+    slots = _Slots()
     told = _Told(log)
+    body_timed_out = f"a request's body made no progress for {body_seconds:g} s"
+
+    def waiting(connection: Any) -> bool:
+        return bool(connection.conn.their_state is h11.IDLE)
 
     class Bounded(H11Protocol):
+        #: The client's address while the connection holds a slot (None once it is closed).
+        address: str | None = None
         _head_timer: Any = None
-        _address: str | None = None
+        _body_timer: Any = None
+        _body_progress = 0.0
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            app = self.app
+
+            async def with_connection(scope: Any, receive: Any, send: Any) -> None:
+                scope.setdefault("extensions", {})[PROVE] = self._proven
+                await app(scope, receive, send)
+
+            self.app = with_connection
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            address = self.client[0] if self.client else "?"
-            held[address] += 1
-            self._address = address
-            if held[address] > PER_CLIENT:
-                self._close(_REFUSED, f"more than {PER_CLIENT} connections at once from one address")
-            elif len(self.connections) > TOTAL:
-                self._close(_REFUSED, f"more than {TOTAL} connections at once")
-            else:
+            self.address = self.client[0] if self.client else "?"
+            slots.enter(self)
+            if slots.unproven_held[self.address] > UNPROVEN_PER_CLIENT:
+                slots.oldest_unproven(self.address, self, waiting)._close(_REFUSED, ADDRESS_UNPROVEN)
+            if slots.held[self.address] > PER_CLIENT:
+                self._make_room(slots.oldest_unproven(self.address, self, waiting), ADDRESS_UNPROVEN,
+                                ADDRESS_FULL)
+            elif slots.total > TOTAL:
+                self._make_room(slots.oldest_unproven(None, self, waiting), FULL_UNPROVEN, FULL)
+            if self.address is not None:
                 self._await_head()
 
-        def connection_lost(self, exc: Exception | None) -> None:
+        def _make_room(self, oldest: Any, why: str, refused: str) -> None:
+            """Close `oldest` (not authenticated) for this connection, or this one when there is none."""
+            if oldest is not None:
+                oldest._close(_REFUSED, why)
+            else:
+                self._close(_REFUSED, refused)
+
+        def _proven(self) -> None:
+            if self.address is not None:
+                slots.prove(self)
+
+        def _release(self) -> None:
             self._head_arrived()
-            if self._address is not None:
-                held[self._address] -= 1
-                if held[self._address] <= 0:
-                    del held[self._address]
-                self._address = None
+            self._body_ended()
+            if self.address is not None:
+                slots.leave(self)
+                self.address = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._release()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:  # the head is in: the request is answered
+            if self.address is None:  # closed (a malformed request's 400)
+                return
+            state = self.conn.their_state
+            if state is not h11.IDLE:  # the head is in: the request is answered
                 self._head_arrived()
+            if state is h11.SEND_BODY:
+                self._body_progress = self.loop.time()
+                if self._body_timer is None:
+                    self._body_timer = self.loop.call_later(body_seconds, self._body_late)
+            else:
+                self._body_ended()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            if self.address is not None and not self.transport.is_closing() \
+                    and self.conn.their_state is h11.IDLE:
                 self._await_head()  # the next request's
 
         def _await_head(self) -> None:
@@ -119,9 +265,30 @@ def protocol(log: Callable[[str], None]) -> type:
             if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
                 self._close(_TIMED_OUT, f"a request's head did not arrive whole within {HEAD_SECONDS:g} s")
 
+        def _body_ended(self) -> None:
+            if self._body_timer is not None:
+                self._body_timer.cancel()
+                self._body_timer = None
+
+        def _body_late(self) -> None:
+            self._body_timer = None
+            if self.transport.is_closing() or self.conn.their_state is not h11.SEND_BODY:
+                return
+            waited = self.loop.time() - self._body_progress
+            if waited < body_seconds or self.flow.read_paused:  # progress since, or the server's pause
+                self._body_timer = self.loop.call_later(max(body_seconds - waited, 0.1), self._body_late)
+                return
+            # The request's application sees the connection gone (transport.py reads a body whole
+            # before handing it on, and hands on none that did not end).
+            self._close(_TIMED_OUT, body_timed_out)
+
         def _close(self, head: bytes, why: str) -> None:
+            """Close the connection, answered `head` saying why unless an answer is being sent (cut)."""
             told(why)
-            self.transport.write(_response(head, f"closed: {why}"))
+            self._release()
+            cycle = self.cycle
+            if cycle is None or not cycle.response_started or cycle.response_complete:
+                self.transport.write(_response(head, f"closed: {why}"))
             self.transport.close()
 
     return Bounded

@@ -4,7 +4,8 @@ takes the access tokens (JWTs) an authorization server issued, and issues none.
 - **A token** (JwtVerifier, the SDK's TokenVerifier under its bearer backend) is taken when its
   header's `alg` is one of the allowed (never `none`, never HS*: the settings refuse them), it is
   signed by a key of the issuer's JWKS (Keys), its `iss` is the issuer exactly, its `aud` names the
-  audience, and `exp` (and `nbf`, `iat` when present) hold, LEEWAY_SECONDS of clocks' drift allowed.
+  audience, and `exp` (and `nbf`, `iat` when present) are JSON numbers (RFC 7519's NumericDate: a
+  string, a boolean or NaN is refused) that hold, LEEWAY_SECONDS of clocks' drift allowed.
   Its scopes are its `scope` claim (space-separated) or `scp` (a list: Okta, Entra ID).
 - **The keys** (Keys): a file, read at start and again when it changes; or the issuer's https
   URL, fetched when first needed, again after KEYS_TTL, and for a key id it does not hold (a key
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.common.net import is_loopback
-from cqlsh_ext.mcp_server import bounds
+from cqlsh_ext.mcp_server import bounds, http_bounds
 from cqlsh_ext.mcp_server.log import log
 
 if TYPE_CHECKING:
@@ -340,13 +341,12 @@ class JwtVerifier:
         kid = header.get("kid")
         key = await options.keys.key(kid if isinstance(kid, str) else None, algorithm)
         try:
+            # The times are checked below: PyJWT reads them with int(), which takes "9999999999"
+            # (a string) and true, where RFC 7519 says a NumericDate is a JSON number.
             claims: dict[str, Any] = jwt.decode(
                 token, key, algorithms=[algorithm], audience=options.audience, issuer=options.issuer,
-                leeway=LEEWAY_SECONDS, options={"require": ["exp", "iss", "aud"]})
-        except jwt.ExpiredSignatureError:
-            raise TokenRefused("the token has expired") from None
-        except jwt.ImmatureSignatureError:
-            raise TokenRefused("the token is not valid yet (its nbf or iat is in the future)") from None
+                options={"require": ["exp", "iss", "aud"], "verify_exp": False, "verify_nbf": False,
+                         "verify_iat": False})
         except jwt.InvalidAudienceError:
             raise TokenRefused(f"the token is not issued for this server: its aud does not name "
                           f"{options.audience}") from None
@@ -358,7 +358,26 @@ class JwtVerifier:
             raise TokenRefused("the token's signature does not verify with the issuer's key") from None
         except jwt.PyJWTError:
             raise TokenRefused("the token cannot be read as a signed JWT") from None
+        self._check_times(claims)
         return claims
+
+    def _check_times(self, claims: dict[str, Any]) -> None:
+        """`exp`, and `nbf` and `iat` when present: NumericDates (a JSON number, finite: never a
+        string, a boolean, NaN or an infinity) that hold now, LEEWAY_SECONDS allowed; raises
+        TokenRefused."""
+        import math
+
+        for name in ("exp", "nbf", "iat"):
+            value = claims.get(name)
+            if name in claims and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                   or isinstance(value, float) and not math.isfinite(value)):
+                raise TokenRefused(f"the token's {name} is not a NumericDate (RFC 7519: a JSON number of "
+                                   "seconds since 1970)")
+        now = self._clock()
+        if claims["exp"] <= now - LEEWAY_SECONDS:
+            raise TokenRefused("the token has expired")
+        if any(claims.get(name, -math.inf) > now + LEEWAY_SECONDS for name in ("nbf", "iat")):
+            raise TokenRefused("the token is not valid yet (its nbf or iat is in the future)")
 
 
 def scopes_of(claims: dict[str, Any]) -> list[str]:
@@ -425,13 +444,11 @@ class Guarded:
         if scope.get("method") != "POST":  # a GET's stream, a DELETE: they run nothing
             await self.app(scope, receive, send)
             return
-        received, body = await _body(receive, bounds.MAX_MESSAGE_BYTES)
-        if body is None:
-            await refuse(send, 413, None,
-                         f"refused: a request body of more than {bounds.MAX_MESSAGE_BYTES >> 20} MiB")
-            return
+        # A body past the bound, or one that did not end, runs nothing: the app's reading of it
+        # (transport._WholeBody) answers 413, or nothing to a client gone.
+        received, body, ended = await http_bounds.read_body(receive, bounds.MAX_MESSAGE_BYTES)
         carried = set(user.scopes)
-        for request_id, method, params in requests_of(body):
+        for request_id, method, params in requests_of(body) if body is not None and ended else ():
             needed = self.requirements.requirement(method, params)
             if needed is None or needed.scope in carried:
                 continue
@@ -446,7 +463,7 @@ class Guarded:
             metadata = f'resource_metadata="{self.options.metadata_url}"'
             await refuse(send, 403, f"Bearer {metadata}, {challenge}", said, request_id)
             return
-        await self.app(scope, _replay(received, receive), send)
+        await self.app(scope, http_bounds.replay(received, receive), send)
 
     async def _unauthorized(self, scope: Any, send: Any) -> None:
         refusal = _REFUSAL.get()
@@ -481,36 +498,6 @@ async def refuse(send: Any, status: int, challenge: str | None, said: str, reque
         sent.append((b"www-authenticate", challenge.encode("latin-1", "replace")))
     await send({"type": "http.response.start", "status": status, "headers": sent})
     await send({"type": "http.response.body", "body": body})
-
-
-async def _body(receive: Any, limit: int) -> tuple[list[Any], bytes | None]:
-    """The request's messages as received and its body (None past `limit` bytes)."""
-    received: list[Any] = []
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        received.append(message)
-        if message.get("type") != "http.request":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return received, None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return received, b"".join(chunks)
-
-
-def _replay(received: list[Any], receive: Any) -> Any:
-    """`receive` handing out the messages already read first."""
-    pending = list(received)
-
-    async def again() -> Any:
-        return pending.pop(0) if pending else await receive()
-
-    return again
 
 
 def requests_of(body: bytes) -> list[tuple[Any, str, dict[str, Any]]]:

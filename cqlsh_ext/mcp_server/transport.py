@@ -21,8 +21,11 @@ client for a certificate that CA signed (mutual TLS). --oauth-issuer takes OAuth
 protected resource's metadata served (oauth.py). An address that is not loopback needs a token
 (or OAuth), and TLS unless --private-network says the network is the operator's own (a Compose network).
 
-Each HTTP connection's request head is bounded in time, and one client address's connections in
-number (http_bounds.py).
+Each HTTP connection's request head and body are bounded in time (a body that makes no progress
+for --http-body-timeout seconds is cut), connections that have not authenticated cannot hold the
+server's slots, and one client address's connections are bounded in number (http_bounds.py). A
+POST's body is read whole before the SDK sees it: one that did not end (its client went, or the
+body timeout closed the connection) reaches nothing and is said in one line, not a traceback.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.net import is_loopback
-from cqlsh_ext.mcp_server import bounds, oauth
+from cqlsh_ext.mcp_server import bounds, http_bounds, oauth
 
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.oauth import OAuthOptions, Requirements
@@ -59,6 +62,8 @@ class HttpOptions:
     private_network: bool = False
     #: OAuth 2.1 access tokens instead of the one token (oauth.py).
     oauth: OAuthOptions | None = None
+    #: A request body that makes no progress this long is cut (--http-body-timeout).
+    body_seconds: float = http_bounds.BODY_SECONDS
 
     @property
     def loopback(self) -> bool:
@@ -326,6 +331,43 @@ class _TokenRequired:
         await oauth.refuse(send, 401, f'Bearer error="invalid_token", error_description="{said}"', said)
 
 
+class _WholeBody:
+    """The SDK's endpoint, a POST's body read whole before it sees the request: past
+    bounds.MAX_MESSAGE_BYTES answered 413 with a JSON-RPC error; one that did not end (the client
+    went, or http_bounds' body timeout closed its connection) handed to nothing (the SDK logged
+    its reading's ClientDisconnect with a traceback, and answered a connection gone)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        received, body, ended = await http_bounds.read_body(receive, bounds.MAX_MESSAGE_BYTES)
+        if body is None:
+            await oauth.refuse(send, 413, None,
+                               f"refused: a request body of more than {bounds.MAX_MESSAGE_BYTES >> 20} MiB")
+        elif ended:
+            await self.app(scope, http_bounds.replay(received, receive), send)
+
+
+class _Proving:
+    """The /mcp endpoint, a request that authenticated (every request when the server takes no
+    token) telling its connection so: it holds its slot (http_bounds)."""
+
+    def __init__(self, app: Any, anyone: bool) -> None:
+        self.app = app
+        self.anyone = anyone
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+        if self.anyone or isinstance(scope.get("user"), AuthenticatedUser):
+            http_bounds.prove(scope)
+        await self.app(scope, receive, send)
+
+
 def http_app(server: Any, options: HttpOptions, requirements: Requirements | None = None) -> Any:
     """The Starlette app serving `server` (the SDK's low-level Server) at /mcp, the token checked
     (or OAuth's tokens, each request's scope as `requirements` say)."""
@@ -351,7 +393,7 @@ def http_app(server: Any, options: HttpOptions, requirements: Requirements | Non
             allowed_origins=[f"{scheme}://{host}:*" for scheme in ("http", "https") for host in hosts])
     manager = StreamableHTTPSessionManager(app=server, security_settings=security,
                                            max_request_body_size=bounds.MAX_MESSAGE_BYTES)
-    endpoint: Any = StreamableHTTPASGIApp(manager)
+    endpoint: Any = _WholeBody(StreamableHTTPASGIApp(manager))
     middleware: list[Middleware] = []
     routes: list[Route] = []
     if options.oauth is not None:
@@ -362,6 +404,8 @@ def http_app(server: Any, options: HttpOptions, requirements: Requirements | Non
         backend = BearerAuthBackend(_OneToken(options.token))
         middleware = [Middleware(AuthenticationMiddleware, backend=backend),
                       Middleware(AuthContextMiddleware)]
+
+    endpoint = _Proving(endpoint, anyone=options.oauth is None and options.token is None)
 
     async def health(request: Request) -> PlainTextResponse:
         return PlainTextResponse("ok\n")  # for a container's health check: says nothing else
@@ -383,10 +427,9 @@ async def serve_http(server: Any, options: HttpOptions, log: Any,
 
     import uvicorn
 
-    from cqlsh_ext.mcp_server import http_bounds
-
     config = uvicorn.Config(http_app(server, options, requirements), host=options.host, port=options.port,
-                            http=http_bounds.protocol(log), log_level="warning", access_log=False,
+                            http=http_bounds.protocol(log, options.body_seconds), log_level="warning",
+                            access_log=False,
                             lifespan="on",
                             ssl_certfile=options.tls_cert, ssl_keyfile=options.tls_key,
                             ssl_ca_certs=options.tls_client_ca,

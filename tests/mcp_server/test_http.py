@@ -2,13 +2,17 @@
 client as an assistant on another host drives it: the same answers as over stdio; a bearer token
 refused without it or when wrong, accepted from the command line, a file or the environment; TLS,
 and client certificates (mutual TLS); and the set-ups it refuses to serve (an address other than
-loopback without a token, or without TLS unless the network is said to be private)."""
+loopback without a token, or without TLS unless the network is said to be private). Its connections
+bounded, from raw sockets on several loopback addresses: a head or a body that stops is cut, and idle
+connections filling every slot lock out neither a token holder nor /healthz."""
 
 from __future__ import annotations
 
 import datetime
+import socket
 import ssl
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import httpx2
@@ -129,6 +133,8 @@ def test_a_deeply_nested_message_gets_a_json_rpc_error(demo: Demo, assistant_hom
     (["--http", "127.0.0.1:1", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
     (["--http", "nonsense"], "--http takes PORT, HOST:PORT"),
     (["--token-file", "t"], "go with --http"),
+    (["--http-body-timeout", "5"], "go with --http"),
+    (["--http", "127.0.0.1:1", "--http-body-timeout", "0"], "--http-body-timeout must be above 0"),
 ])
 def test_an_unguarded_set_up_is_refused_in_one_line(args: list[str], said: str, tmp_path: Path) -> None:
     proc = subprocess.run([CQLSH_EXT, "mcp", "127.0.0.1", "9", *args], input="", capture_output=True,
@@ -224,42 +230,163 @@ def test_a_port_in_use_ends_the_server_in_one_line(demo: Demo, assistant_home: P
     assert said == f"cqlsh-ext mcp: could not listen on 127.0.0.1:{port} (in use, or not this host's)"
 
 
+def _connect(port: int, address: str = "127.0.0.1") -> socket.socket:
+    """A raw connection to the server (on 127.0.0.1) from `address` (any 127.0.0.x on Linux)."""
+    return socket.create_connection(("127.0.0.1", port), timeout=300, source_address=(address, 0))
+
+
+def _told(connection: socket.socket) -> bytes:
+    """Everything the server sends on `connection` until it closes it (then closed here too)."""
+    answer = b""
+    try:
+        while chunk := connection.recv(4096):
+            answer += chunk
+    except ConnectionResetError:
+        pass
+    connection.close()
+    return answer
+
+
+def _open(connection: socket.socket) -> bool:
+    """Whether the server still holds `connection` and has said nothing on it: a read would wait."""
+    connection.setblocking(False)
+    try:
+        connection.recv(1, socket.MSG_PEEK)
+    except BlockingIOError:
+        return True
+    finally:
+        connection.setblocking(True)
+    return False
+
+
+def _head(port: int, extra: str = "", length: int = 100) -> bytes:
+    """A POST's request head to /mcp with `extra` header lines, announcing a body of `length` bytes."""
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n{extra}"
+            "\r\n").encode()
+
+
 def test_slow_request_heads_are_cut_and_one_address_holds_its_share_of_connections(
         demo: Demo, assistant_home: Path) -> None:
-    # Connections that send half a request head and wait: each is closed by the server (408 after
-    # http_bounds.HEAD_SECONDS), and those past one address's share as they open (503). Counted by
-    # the connections closed, each read to its end; the server answers on.
-    import socket
-    from collections import Counter
-
+    # Connections that send half a request head and wait: the address keeps its newest
+    # UNPROVEN_PER_CLIENT (each closed by the server at last: 408 after http_bounds.HEAD_SECONDS),
+    # each one past them closing its oldest (503). Counted by the connections closed, each read to
+    # its end; the server answers on.
     from cqlsh_ext.mcp_server import http_bounds
 
     opened = http_bounds.PER_CLIENT + 8
     with _start(demo, assistant_home) as server:
-        held = [socket.create_connection(("127.0.0.1", server.port), timeout=300) for _ in range(opened)]
+        held = [_connect(server.port) for _ in range(opened)]
         for connection in held:
             try:
                 connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: applic"
                                    % server.port)
-            except OSError:  # closed as it opened: told below
+            except OSError:  # closed already for a newer one: told below
                 pass
-        said: Counter[bytes] = Counter()
-        for connection in held:
-            answer = b""
-            try:
-                while chunk := connection.recv(4096):
-                    answer += chunk
-            except ConnectionResetError:
-                pass
-            connection.close()
-            said[answer.split(b"\r\n", 1)[0]] += 1
-        assert said == {b"HTTP/1.1 408 Request Timeout": http_bounds.PER_CLIENT,
-                        b"HTTP/1.1 503 Service Unavailable": opened - http_bounds.PER_CLIENT}, said
+        said = Counter(_told(connection).split(b"\r\n", 1)[0] for connection in held)
+        kept = http_bounds.UNPROVEN_PER_CLIENT
+        assert said == {b"HTTP/1.1 408 Request Timeout": kept,
+                        b"HTTP/1.1 503 Service Unavailable": opened - kept}, said
         with server.client() as client:
             assert client.call("list_keyspaces").data["count"] > 0
         log = server.log.read_text()
-        assert "closed 1 HTTP connection: more than 64 connections at once from one address" in log
+        assert f"closed 1 HTTP connection: {http_bounds.ADDRESS_UNPROVEN}" in log
         assert f"a request's head did not arrive whole within {http_bounds.HEAD_SECONDS:g} s" in log
+
+
+def test_idle_connections_lock_out_neither_a_token_holder_nor_healthz(demo: Demo,
+                                                                      assistant_home: Path) -> None:
+    # The attack: 64 idle connections from each of 127.0.0.2-9, then 16 from each of 127.0.0.10-41, all
+    # the server's 512 slots and more. Before, a client with the token (and /healthz) was answered 503
+    # for as long as they were held. Now an address keeps 16 not authenticated, and a new connection
+    # closes the oldest not authenticated: the token holder and /healthz are served while the newest
+    # idle ones are still open; connections that authenticated are never closed for room.
+    from cqlsh_ext.mcp_server import http_bounds
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    auth_line = f"Authorization: Bearer {TOKEN}\r\n"
+    with _start(demo, assistant_home, env={"CQLSH_EXT_MCP_TOKEN": TOKEN}) as server:
+        # An address with 64 requests that authenticated (each waiting for its body, the server told
+        # so as it asks for the body: 100 Continue) holds all 64; its 65th connection is refused.
+        authenticated = []
+        for _ in range(http_bounds.PER_CLIENT):
+            connection = _connect(server.port, "127.0.0.50")
+            connection.sendall(_head(server.port, f"{auth_line}Expect: 100-continue\r\n"))
+            assert connection.recv(64).startswith(b"HTTP/1.1 100 Continue")
+            authenticated.append(connection)
+        refused = _told(_connect(server.port, "127.0.0.50")).decode()
+        assert refused.startswith("HTTP/1.1 503 Service Unavailable") and refused.endswith(
+            f"closed: {http_bounds.ADDRESS_FULL}\n"), refused
+        # The idle connections.
+        first = [_connect(server.port, f"127.0.0.{n}") for n in range(2, 10) for _ in range(64)]
+        second = [_connect(server.port, f"127.0.0.{n}") for n in range(10, 42) for _ in range(16)]
+        with server.client(auth) as client:
+            assert client.call("list_tables", keyspace=demo.keyspace).data["count"] == 4
+        health = httpx2.get(server.url.removesuffix("/mcp") + "/healthz")
+        assert (health.status_code, health.text) == (200, "ok\n")
+        # Served while the slots were full: the newest idle connections still open, none of the
+        # authenticated ones closed.
+        still = [connection for connection in second if _open(connection)]
+        assert all(_open(connection) for connection in authenticated)
+        room = http_bounds.TOTAL - len(authenticated)
+        # The client's connections and /healthz's each closed one more of the oldest.
+        assert room - 8 <= len(still) < room, len(still)
+        told = Counter(_told(connection).decode().rsplit("closed: ", 1)[-1].strip()
+                       for connection in first + [c for c in second if c not in still])
+        assert told == {http_bounds.ADDRESS_UNPROVEN: 8 * (64 - http_bounds.UNPROVEN_PER_CLIENT),
+                        http_bounds.FULL_UNPROVEN: 8 * http_bounds.UNPROVEN_PER_CLIENT
+                        + len(second) - len(still)}, told
+        for connection in authenticated + still:
+            connection.close()
+        with server.client(auth) as client:  # and on
+            assert client.call("list_keyspaces").data["count"] > 0
+        log = server.log.read_text()
+    for why in (http_bounds.ADDRESS_FULL, http_bounds.ADDRESS_UNPROVEN, http_bounds.FULL_UNPROVEN):
+        assert f"cqlsh-ext mcp: closed 1 HTTP connection: {why}\n" in log, why
+    assert "Traceback" not in log and TOKEN not in log
+
+
+def test_a_token_holders_slow_body_is_cut_and_a_steady_one_is_not(demo: Demo, assistant_home: Path) -> None:
+    # nginx's client_body_timeout: a body that makes no progress for --http-body-timeout seconds is
+    # cut (408, its connection closed, one line in the log; no traceback, the request run nowhere);
+    # one that arrives a piece at a time, each well within it, takes longer than the timeout in all
+    # and is answered. A client that goes before its body's end is answered nothing, said nowhere.
+    import json
+    import time
+
+    timeout = 3.0
+    auth = f"Authorization: Bearer {TOKEN}\r\n"
+    with _start(demo, assistant_home, "--http-body-timeout", f"{timeout:g}",
+                env={"CQLSH_EXT_MCP_TOKEN": TOKEN}) as server:
+        slow = _connect(server.port)
+        began = time.monotonic()
+        slow.sendall(_head(server.port, auth, 200) + b'{"jsonrpc": "2.0", ')
+        answer = _told(slow).decode()  # the event: the server closes it
+        assert time.monotonic() - began >= timeout
+        assert answer.startswith("HTTP/1.1 408 Request Timeout")
+        assert answer.endswith(f"closed: a request's body made no progress for {timeout:g} s\n"), answer
+
+        body = json.dumps(_INITIALIZE).encode()
+        steady = _connect(server.port)
+        steady.sendall(_head(server.port, auth, len(body)))
+        pieces = [body[i:i + len(body) // 8 + 1] for i in range(0, len(body), len(body) // 8 + 1)]
+        for piece in pieces:
+            time.sleep(timeout / 6)  # the pace of a slow link (4 s in all), not a wait for the server
+            steady.sendall(piece)
+        answered = b""
+        while b'"protocolVersion"' not in answered and (chunk := steady.recv(65536)):
+            answered += chunk
+        steady.close()
+        assert answered.decode().startswith("HTTP/1.1 200 OK") and b'"protocolVersion"' in answered, answered
+
+        gone = _connect(server.port)
+        gone.sendall(_head(server.port, auth, 200) + b'{"jsonrpc": ')
+        gone.close()
+        with server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+        log = server.log.read_text()
+    assert log.count("closed 1 HTTP connection: a request's body made no progress") == 1, log
+    assert "Traceback" not in log and "Error handling POST request" not in log, log
 
 
 def test_a_cursor_is_continued_only_by_the_client_it_was_given_to(demo: Demo, assistant_home: Path) -> None:

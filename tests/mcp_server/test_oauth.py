@@ -60,6 +60,9 @@ def _verdict(options: oauth.OAuthOptions, token: str) -> str:
     return anyio.run(verify)
 
 
+_NOT_A_DATE = "the token's {} is not a NumericDate (RFC 7519: a JSON number of seconds since 1970)"
+
+
 def test_a_token_is_taken_only_when_everything_holds(issuer: Issuer, tmp_path: Path) -> None:
     options = _options(issuer, issuer.write_jwks(tmp_path / "jwks.json"))
     rsa = issuer.keys[1]
@@ -87,9 +90,23 @@ def test_a_token_is_taken_only_when_everything_holds(issuer: Issuer, tmp_path: P
         "an RSA key for ES256": (issuer.token(key=replace(issuer.keys[0], kid=rsa.kid)),
                                  "the token's key is not one for its algorithm (ES256)"),
         "not a JWT": ("0123456789abcdef-not-a-jwt", "the bearer token is not a JWT"),
+        # RFC 7519: a NumericDate is a JSON number (PyJWT's int() took a string and a boolean).
+        "exp a string": (issuer.token(exp=str(issuer.claims()["exp"])), _NOT_A_DATE.format("exp")),
+        "exp far off as a string": (issuer.token(exp="99999999999"), _NOT_A_DATE.format("exp")),
+        "exp true": (issuer.token(exp=True), _NOT_A_DATE.format("exp")),
+        "exp NaN": (issuer.token(exp=float("nan")), _NOT_A_DATE.format("exp")),
+        "exp Infinity": (issuer.token(exp=float("inf")), _NOT_A_DATE.format("exp")),
+        "exp an object": (issuer.token(exp={"seconds": 1}), _NOT_A_DATE.format("exp")),
+        "nbf a string": (issuer.token(nbf="0"), _NOT_A_DATE.format("nbf")),
+        "iat true": (issuer.token(iat=True), _NOT_A_DATE.format("iat")),
+        "iat NaN": (issuer.token(iat=float("nan")), _NOT_A_DATE.format("iat")),
     }
     for case, (token, said) in refused.items():
         assert _verdict(options, token).startswith(said), case
+    # A NumericDate may have a fraction (RFC 7519), and need not fit a float.
+    now = issuer.claims()["iat"]
+    assert _verdict(options, issuer.token(exp=now + 300.5, nbf=now - 0.5)).startswith("taken")
+    assert _verdict(options, issuer.token(exp=10 ** 400)).startswith("taken")
     # The allow list is the settings': ES256 only refuses a token signed RS256 by a published key.
     assert _verdict(replace(options, algorithms=("ES256",)), issuer.token(key=rsa)).startswith(
         "the token is not signed with an algorithm this server takes (ES256)")

@@ -1,10 +1,10 @@
 """`cqlsh-ext mcp --http --oauth-issuer ...` as an OAuth 2.1 resource server, over real HTTP against
 the real Cassandra: its keys fetched from the issuer's JWKS URL (served on loopback by the test), the
 protected resource's metadata, 401 for a request without a token and for each token it must refuse
-(expired, another audience, another issuer, a key the JWKS does not hold, `alg: none`), 403 naming
-the scope a tool needs, 200 with the answers of stdio; the SDK's own client at each step, and no
-token in any byte the server wrote. Signed locally (tests/mcp_server/issuer.py); nothing reaches the
-network."""
+(expired, another audience, another issuer, a key the JWKS does not hold, `alg: none`, a date that is
+no JSON number), 403 naming the scope a tool needs, 200 with the answers of stdio, a token holder's
+body that stops cut; the SDK's own client at each step, and no token in any byte the server wrote.
+Signed locally (tests/mcp_server/issuer.py); nothing reaches the network."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from .conftest import Demo
 from .harness import HttpMcpServer
 from .issuer import AUDIENCE, ISSUER, Issuer, JwksServer, ec_key, unsigned
-from .test_http import _leaves
+from .test_http import _connect, _head, _leaves, _told
 
 pytestmark = pytest.mark.server
 
@@ -33,7 +33,8 @@ def test_tokens_scopes_and_the_metadata_over_http(demo: Demo, assistant_home: Pa
     issuer = Issuer(audience=AUDIENCE)
     stdio = serve().call("list_tables", keyspace=demo.keyspace).data
     with JwksServer(issuer.jwks()) as jwks:
-        args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", jwks.url, "--oauth-audience", AUDIENCE]
+        args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", jwks.url, "--oauth-audience", AUDIENCE,
+                "--http-body-timeout", "2"]
         with HttpMcpServer(args, assistant_home) as server:
             assert f"(OAuth access tokens of {ISSUER} required)" in server.log.read_text()
             base = server.url.removesuffix("/mcp")
@@ -57,6 +58,10 @@ def test_tokens_scopes_and_the_metadata_over_http(demo: Demo, assistant_home: Pa
                 issuer.token(iss=other_issuer): f"the token is not issued by {ISSUER}",
                 issuer.token(key=ec_key("not-published")): "the token is signed by a key the issuer's keys",
                 unsigned(issuer.claims()): "the token is not signed with an algorithm this server takes",
+                # RFC 7519's NumericDate is a JSON number: a string, a boolean, NaN are no dates.
+                issuer.token(exp=str(issuer.claims()["exp"])): "the token's exp is not a NumericDate",
+                issuer.token(exp=float("nan")): "the token's exp is not a NumericDate",
+                issuer.token(iat=True): "the token's iat is not a NumericDate",
             }
             for token, said in refused.items():
                 answer = _post(server, token, listing)
@@ -92,7 +97,15 @@ def test_tokens_scopes_and_the_metadata_over_http(demo: Demo, assistant_home: Pa
                 report = client.call("compression_settings", table=f"{demo.keyspace}.blob_formats").data
                 assert report["command"] == "COMPRESSION SETTINGS" and report["table"] == "blob_formats"
             assert jwks.requests >= 1  # the keys came from the issuer's URL (their cache: test_oauth.py)
+            # A token holder's body that stops: cut after the body timeout, before its scopes are read
+            # or anything runs (the event waited on: the server closes the connection).
+            slow = _connect(server.port)
+            slow.sendall(_head(server.port, f"Authorization: Bearer {issuer.token()}\r\n", 300)
+                         + b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", ')
+            assert _told(slow).decode().endswith("closed: a request's body made no progress for 2 s\n")
             written = server.log.read_text()
     for token in (*refused, read_only):
         assert token not in written
     assert "OAuth: a token was refused: the token has expired (said once)" in written
+    assert "closed 1 HTTP connection: a request's body made no progress for 2 s" in written
+    assert "Traceback" not in written
