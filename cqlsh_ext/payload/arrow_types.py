@@ -14,8 +14,10 @@ cqltypes); what a path, a decoded blob or an aggregate holds is read from the va
 
 A Null kind (only nulls seen) becomes whatever comes next. `compile_kind` makes the converter of a
 kind: values to what pyarrow takes for its Arrow type, raising Misfit for a value the kind does not
-hold (the writer then merges the value's kind in: cqlsh_ext.render.parquet). Kinds are plain
-frozen data: they travel to and from Spark executors (which merge them) and compare by value.
+hold; `fitted` converts such a value with only the places inside it that do not fit null (the
+writer's note names them: `unfit_head`). `given_kind` is the kind of an Arrow type a schema gives
+(`arrow_type_named` reads its name). Kinds are plain frozen data: they travel to and from Spark
+executors (which merge them) and compare by value.
 
 pyarrow is imported only by `arrow_type` and what calls it, never at import time.
 """
@@ -23,6 +25,8 @@ pyarrow is imported only by `arrow_type` and what calls it, never at import time
 from __future__ import annotations
 
 import datetime
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -75,10 +79,13 @@ class Float:
 
 @dataclass(frozen=True)
 class Dec:
-    """Exact decimals: `scale` digits after the point, `digits` before it at most."""
+    """Exact decimals: `scale` digits after the point, `digits` before it at most, written as
+    decimal128(38, scale); `precision`: a type given (db.query's schema=, COPY's SCHEMA), written
+    as decimal128(precision, scale), which takes a float too as its shortest spelling (737.26)."""
 
     scale: int
     digits: int
+    precision: int | None = None
 
 
 @dataclass(frozen=True)
@@ -322,7 +329,7 @@ def kind_spec(kind: Kind) -> tuple[Any, ...]:
         return ("int", kind.bits)
     if isinstance(kind, Float):
         return ("float",)
-    if isinstance(kind, Dec):
+    if isinstance(kind, Dec) and kind.precision is None:
         return ("dec", kind.scale, kind.digits)
     if isinstance(kind, Str):
         return ("str",)
@@ -404,7 +411,7 @@ def arrow_type(kind: Kind, storage: bool = False) -> Any:
     if isinstance(kind, Float):
         return pa.float64()
     if isinstance(kind, Dec):
-        return pa.decimal128(_DECIMAL_DIGITS, kind.scale)
+        return pa.decimal128(kind.precision or _DECIMAL_DIGITS, kind.scale)
     if isinstance(kind, List):
         item = arrow_type(kind.item, storage)
         return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
@@ -447,6 +454,93 @@ def _leaf_types() -> dict[str, Callable[[], Any]]:
 
 
 _LEAF_TYPES = _leaf_types()
+
+
+# ------------------------------------------------------------------ kinds given (schema=, SCHEMA)
+
+#: The type names a schema's text may use (a pyarrow.DataType is taken too), as docs/api.md lists
+#: them: pyarrow's own names of these types, decimal128(p, s), json, list<T>.
+GIVEN_NAMES = ("int8", "int16", "int32", "int64", "float32", "float64", "bool", "string", "binary",
+               "json", "decimal128(p, s)", "list<T>")
+_DECIMAL_NAME = re.compile(r"decimal(?:128)?\s*\(\s*(\d+)\s*,\s*(-?\d+)\s*\)", re.IGNORECASE)
+_LIST_NAME = re.compile(r"list\s*<(.*)>", re.IGNORECASE | re.DOTALL)
+
+
+def arrow_type_named(name: str) -> Any:
+    """The pyarrow.DataType a type name means ("int64", "decimal128(20, 2)", "json",
+    "list<string>"; pyarrow's own aliases: "double", "utf8"); ValueError, one line, for another."""
+    import pyarrow as pa
+
+    text = name.strip()
+    found = _DECIMAL_NAME.fullmatch(text)
+    if found is not None:
+        precision, scale = int(found.group(1)), int(found.group(2))
+        if not 1 <= precision <= _DECIMAL_DIGITS or not 0 <= scale <= precision:
+            raise ValueError(f"{text}: a decimal128 takes a precision of 1 to {_DECIMAL_DIGITS} and a scale "
+                             "of 0 to the precision")
+        return pa.decimal128(precision, scale)
+    if text.lower() == "json":
+        return pa.json_()
+    found = _LIST_NAME.fullmatch(text)
+    if found is not None:
+        return pa.list_(arrow_type_named(found.group(1)))
+    try:
+        return pa.type_for_alias(text.lower())
+    except (ValueError, KeyError):
+        raise ValueError(f"unknown type {name!r} (one of {', '.join(GIVEN_NAMES)})") from None
+
+
+def given_kind(arrow: Any, like: Kind | None = None) -> Kind:
+    """The kind that writes the Arrow type `arrow` (a type a schema gives a column or a place):
+    `like`, the kind the place has without it (a CQL column's, or the sample's), where it writes
+    that type already (a CQL timestamp given its own type); else integers, floats, bool, string,
+    binary, JSON text, decimal128(p, s), lists, structs and maps of these. ValueError, one line,
+    for a type no kind writes (the answer's schema then holds exactly the types given)."""
+    import pyarrow as pa
+
+    if isinstance(like, Leaf) and arrow_type(like) == arrow:
+        return like
+    t = pa.types
+    kind: Kind
+    if t.is_int64(arrow):
+        kind = Int(64)
+    elif t.is_int8(arrow) or t.is_int16(arrow) or t.is_int32(arrow):
+        kind = Leaf(str(arrow))
+    elif t.is_float64(arrow):
+        kind = Float()
+    elif t.is_float32(arrow):
+        kind = Leaf("float32")
+    elif t.is_boolean(arrow):
+        kind = Bool()
+    elif t.is_string(arrow):
+        kind = Str()
+    elif t.is_binary(arrow):
+        kind = Leaf("binary")
+    elif isinstance(arrow, pa.BaseExtensionType) and arrow.extension_name == "arrow.json":
+        kind = Json()
+    elif t.is_decimal128(arrow) and 0 <= arrow.scale <= arrow.precision:
+        kind = Dec(arrow.scale, arrow.precision - arrow.scale, arrow.precision)
+    elif t.is_list(arrow) or t.is_fixed_size_list(arrow):
+        item = like.item if isinstance(like, List) else None
+        size = arrow.list_size if t.is_fixed_size_list(arrow) else None
+        kind = List(given_kind(arrow.value_type, item), size)
+    elif t.is_struct(arrow):
+        inner = dict(like.fields) if isinstance(like, Struct) else {}
+        cql = isinstance(like, Struct) and like.cql
+        names = [arrow.field(i).name for i in range(arrow.num_fields)]
+        if cql and names != [name for name, _ in like.fields]:  # type: ignore[union-attr]
+            raise ValueError(f"{arrow}: a CQL tuple or UDT keeps its fields ({', '.join(inner)})")
+        kind = Struct(tuple((name, given_kind(arrow.field(i).type, inner.get(name)))
+                            for i, name in enumerate(names)), cql)
+    elif t.is_map(arrow):
+        key, value = (like.key, like.value) if isinstance(like, Map) else (None, None)
+        kind = Map(given_kind(arrow.key_type, key), given_kind(arrow.item_type, value))
+    else:
+        raise ValueError(f"{arrow} is no type given here (one of {', '.join(GIVEN_NAMES)}, structs and maps "
+                         "of them, or a CQL column's own type)")
+    if arrow_type(kind) != arrow:
+        raise ValueError(f"{arrow} is no type given here (one of {', '.join(GIVEN_NAMES)})")
+    return kind
 
 
 def rewritten(old: Kind, new: Kind) -> bool:
@@ -582,6 +676,97 @@ def compile_kind(kind: Kind, cql_json: Converter | None = None,
     return _leaf_converter(kind.name, cql_json)
 
 
+#: A place inside a value that did not fit its kind: where it is below the value ("status",
+#: "customer.tier", "tags[2]"), the kind there (None: a key its record kind has no field for),
+#: the value there.
+Unfit = tuple[str, "Kind | None", Any]
+#: A misfit's note names this many of the places that did not fit, then says how many more.
+UNFIT_NAMED = 5
+
+
+def fitted(kind: Kind, value: Any, cql_json: Converter | None = None,
+           blob_parts: BlobParts | None = None) -> tuple[Any, list[Unfit]]:
+    """`value` converted for `kind` as compile_kind's converter converts it, but each place inside
+    that does not fit (a record's field, a list's item, a map's value) null there and a key its
+    record kind has no field for left out: (the converted value, the places that did not fit, in
+    the value's order). Raises Misfit where the value as a whole does not fit (another sort of
+    value: a string where a record is; a vector of another size)."""
+    unfit: list[Unfit] = []
+    return _fit(kind, value, "", unfit, cql_json, blob_parts), unfit
+
+
+def _below(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def _fit_place(kind: Kind, value: Any, where: str, unfit: list[Unfit], cql_json: Converter | None,
+               blob_parts: BlobParts | None) -> Any:
+    """A place inside a value: converted, or null and said in `unfit`."""
+    try:
+        return _fit(kind, value, where, unfit, cql_json, blob_parts)
+    except Misfit:
+        unfit.append((where, kind, value))
+        return None
+
+
+def _fit(kind: Kind, value: Any, where: str, unfit: list[Unfit], cql_json: Converter | None,
+         blob_parts: BlobParts | None) -> Any:
+    if value is None:
+        return None
+    if isinstance(kind, Struct):
+        if isinstance(value, Mapping):
+            out = {name: _fit_place(k, value.get(name), _below(where, name), unfit, cql_json, blob_parts)
+                   for name, k in kind.fields}
+            unfit += [(_below(where, str(key)), None, item) for key, item in value.items() if key not in out]
+            return out
+        if not kind.cql:
+            raise Misfit
+        if isinstance(value, tuple):  # a CQL tuple, or a UDT as the driver's namedtuple: by position
+            if len(value) > len(kind.fields):
+                raise Misfit
+            items = list(value) + [None] * (len(kind.fields) - len(value))
+        else:
+            items = [getattr(value, name, None) for name, _ in kind.fields]
+        return {name: _fit_place(k, v, _below(where, name), unfit, cql_json, blob_parts)
+                for (name, k), v in zip(kind.fields, items, strict=True)}
+    if isinstance(kind, List):
+        if type(value) is not list and (isinstance(value, (str, bytes, bytearray, Mapping))
+                                        or not hasattr(value, "__iter__")):
+            raise Misfit
+        items = list(value)
+        if kind.size is not None and len(items) != kind.size:
+            raise Misfit
+        return [_fit_place(kind.item, v, f"{where}[{i}]", unfit, cql_json, blob_parts)
+                for i, v in enumerate(items)]
+    if isinstance(kind, Map):
+        pairs = value.items() if isinstance(value, Mapping) else value
+        key_of = compile_kind(kind.key, cql_json, blob_parts)
+        out_pairs = []
+        for key, item in pairs:
+            at = f"{where}[{json_text(key) if not isinstance(key, str) else jsonenc.string(key)}]"
+            try:
+                converted = key_of(key)
+            except Misfit:  # a map's key is never null: the entry is left out, and said
+                unfit.append((at, kind.key, key))
+                continue
+            out_pairs.append((converted, _fit_place(kind.value, item, at, unfit, cql_json, blob_parts)))
+        return out_pairs
+    return compile_kind(kind, cql_json, blob_parts)(value)
+
+
+def unfit_head(kind: Kind, unfit: list[Unfit]) -> str:
+    """A misfit note's head: "did not fit int64" for a value that does not fit as a whole, "did
+    not fit struct (3 fields) at status (string), extra (no such field)" for the places inside
+    one that did not (the first UNFIT_NAMED of them)."""
+    head = f"did not fit {type_text(kind)}"
+    if not unfit:
+        return head
+    named = [f"{where or 'the value'} ({'no such field' if place is None else type_text(place)})"
+             for where, place, _value in unfit[:UNFIT_NAMED]]
+    more = len(unfit) - len(named)
+    return f"{head} at {', '.join(named)}" + (f", and {more:,} more" if more > 0 else "")
+
+
 def _null(value: Any) -> Any:
     if value is not None:
         raise Misfit
@@ -618,21 +803,40 @@ def _float(value: Any) -> Any:
     raise Misfit
 
 
+_ZERO = Decimal(0)
+
+
 def _dec_converter(kind: Dec) -> Converter:
+    """Integers and decimals the kind holds exactly: no more digits before the point than its
+    `digits`, none but zeros past its scale (1.50 fits a scale of 1: it is 1.5); a given type's
+    (`precision`) floats too, as their shortest spelling."""
+    scale, digits, floats = kind.scale, kind.digits, kind.precision is not None
+
     def convert(value: Any) -> Any:
         if value is None:
             return None
         if isinstance(value, bool):
             raise Misfit
         if isinstance(value, int):
-            found = _int_bits(value)
-            if found is None or len(str(abs(value))) > kind.digits:
+            if _int_bits(value) is None or (value and len(str(abs(value))) > digits):
                 raise Misfit
             return value
+        if floats and isinstance(value, float):
+            if value - value != 0:  # NaN, the infinities
+                raise Misfit
+            value = Decimal(repr(value))
         if isinstance(value, Decimal):
-            found_kind = _decimal_kind(value)
-            if not isinstance(found_kind, Dec) or found_kind.scale > kind.scale or \
-                    found_kind.digits > kind.digits:
+            if not value.is_finite():
+                raise Misfit
+            sign, places, exponent = value.as_tuple()
+            assert isinstance(exponent, int)
+            end = len(places)
+            while exponent < -scale and end > 1 and places[end - 1] == 0:  # zeros past the scale
+                end -= 1
+                exponent += 1
+            if not any(places[:end]):
+                return _ZERO  # (pyarrow refuses a zero of a large exponent, 0E+30)
+            if exponent < -scale or end + exponent > digits:
                 raise Misfit
             return value
         raise Misfit
@@ -667,7 +871,11 @@ def _blob_converter(kind: Blob, cql_json: Converter | None, blob_parts: BlobPart
         try:
             read = payload(read)
         except Misfit:
-            note, read = f"did not fit {type_text(kind.payload)}: the value is in stored", None
+            try:
+                read, unfit = fitted(kind.payload, read, cql_json)
+            except Misfit:
+                read, unfit = None, []
+            note = f"{unfit_head(kind.payload, unfit)}: the value is in stored"
             stored = value.stored if hasattr(value, "stored") else bytes(value)
         return {"payload": read, "label": label, "kind": view_kind, "note": note, "stored": stored,
                 "confidence": sure}
@@ -750,21 +958,45 @@ def _map_converter(kind: Map, cql_json: Converter | None, blob_parts: BlobParts 
     return convert
 
 
+#: The integers each integer leaf holds (a type given to a payload's values meets others).
+_INT_RANGES = {"int8": 2**7, "int16": 2**15, "int32": 2**31, "int64": 2**63}
+#: The largest finite float32: a double past it would be written as an infinity.
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
 def _leaf_converter(name: str, cql_json: Converter | None) -> Converter:
-    if name in ("int8", "int16", "int32", "int64"):
+    """A CQL leaf's converter; the leaves a schema may give a payload's values (integers,
+    float32, binary) check what they take, raising Misfit for another value."""
+    if name in _INT_RANGES:
+        bound = _INT_RANGES[name]
+
         def integer(value: Any) -> Any:
-            return None if value is None else int(value)
+            if value is None:
+                return None
+            if isinstance(value, int) and not isinstance(value, bool) and -bound <= value < bound:
+                return int(value)
+            raise Misfit
         return integer
     if name in ("float32", "float64"):
+        limit = _FLOAT32_MAX if name == "float32" else math.inf
+
         def number(value: Any) -> Any:
-            return None if value is None else float(value)
+            if value is None:
+                return None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                taken = float(value)
+                if abs(taken) <= limit or taken - taken != 0:  # NaN and the infinities are floats
+                    return taken
+            raise Misfit
         return number
     if name == "bool":
         return _bool
-    if name == "inet" or name == "string":
-        def text(value: Any) -> Any:
+    if name == "inet":
+        def address(value: Any) -> Any:
             return None if value is None else str(value)
-        return text
+        return address
+    if name == "string":
+        return _str
     if name == "uuid":
         def uuid_bytes(value: Any) -> Any:
             if value is None or isinstance(value, bytes):
@@ -773,7 +1005,11 @@ def _leaf_converter(name: str, cql_json: Converter | None) -> Converter:
         return uuid_bytes
     if name == "binary":
         def stored(value: Any) -> Any:
-            return None if value is None else bytes(value)
+            if value is None:
+                return None
+            if isinstance(value, (bytes, bytearray, memoryview)):
+                return bytes(value)
+            raise Misfit
         return stored
     if name == "timestamp":
         return timestamp_millis

@@ -14,11 +14,18 @@ the Arrow type it is written as), fixed before its first batch leaves and never 
 - a CQL column's kind is its CQL type's (`cql_kind`); a decimal's scale is read from the sample
   (below), a varint is decimal128(38, 0) by its type alone;
 - a blob's payload, a path's value and an aggregate's kind are read from the answer's leading
-  sample: its first `SAMPLE_ROWS` rows (every row of a shorter answer), `sample_kind`'s rule;
-- what does not fit its column's kind afterwards (a 40-digit integer in an int64 column, a key the
-  sampled records did not have, a string where numbers were) is null there, explained in
-  `NAME:note` (a path's or an aggregate's exact JSON text; a blob's stored bytes are in
-  `NAME:stored`) and counted (`Fitted.misfits`): nothing is coerced, nothing retyped.
+  sample: its first `SAMPLE_ROWS` rows (every row of a shorter answer; another number given:
+  reading.typed.TypedAnswer.typed_by), `sample_kind`'s rule;
+- kinds given (db.query's schema=, COPY's SCHEMA: `given_types`, `with_given`) replace a
+  column's, or a place's inside it, before the sample (a column) or after it (a path inside);
+- what does not fit its column's kind afterwards (a 40-digit integer in an int64 column, a string
+  where numbers were) is null there, or, where only places inside it do not fit (a record's field,
+  a list's item, a key the sampled records did not have), those places alone are null (left out:
+  the key), explained in `NAME:note` (the places, and a path's or an aggregate's exact JSON text; a
+  blob's stored bytes are in `NAME:stored`) and counted (`Fitted.misfits`): nothing is coerced,
+  nothing retyped. A CQL column with a decimal or a varint inside (any scale, any number of
+  digits: more than decimal128 holds) has `NAME:exact` beside it, the exact text of each value
+  its kind does not hold whole: no value is lost for its scale or digits.
 
 Each renderer reads columns through one function here: `arrow_arrays` (Arrow: Parquet, the Python
 API's tables and streams), `json_lines` (JSON Lines, as `--output-format json` spells it),
@@ -29,7 +36,7 @@ output layer's, handed in as functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +44,7 @@ from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_types import (
     SHAPE_BOUNDS,
     Blob,
+    BlobParts,
     Dec,
     Float,
     Int,
@@ -49,15 +57,17 @@ from cqlsh_ext.payload.arrow_types import (
     Null,
     Str,
     Struct,
+    Unfit,
     arrow_type,
     as_they_are,
     compile_kind,
     cql_kind,
+    fitted,
     json_text,
     kind_spec,
     merge,
     settled,
-    type_text,
+    unfit_head,
     value_kind,
 )
 from cqlsh_ext.payload.budget import Budget
@@ -86,6 +96,11 @@ CQL, BLOB, PATH, AGGREGATE = "cql", "blob", "path", "aggregate"
 PATH_TYPE = "json"
 #: A blob column's companions, and any inferred column's note, after its name.
 LABEL, KIND, NOTE, STORED, CONFIDENCE = ":label", ":kind", ":note", ":stored", ":confidence"
+#: A CQL column with a decimal or a varint inside: the exact text of a value its Arrow type does
+#: not hold, after its name.
+EXACT = ":exact"
+#: Every companion's suffix.
+COMPANIONS = (LABEL, KIND, NOTE, STORED, CONFIDENCE, EXACT)
 #: The leading sample the kinds of inferred columns are read from: the answer's first rows.
 SAMPLE_ROWS = 5_000
 #: A misfit's note holds its value's JSON text up to this many characters (then says how long it was).
@@ -142,17 +157,39 @@ class AnswerColumn:
         assert not self.inferred, f"{self.name}'s kind is read from the sample: AnswerSchema.fix first"
         return self.seed
 
+    @property
+    def plain(self) -> bool:
+        """Every value fits its kind: a CQL column or a count of its own type (none inferred, none
+        given another)."""
+        return not self.inferred and (self.kind is None or self.kind == self.seed)
+
+    @property
+    def noted(self) -> bool:
+        """It has a NAME:note beside it (a value may not fit its kind): an inferred column, or one
+        given another type than its own (db.query's schema=)."""
+        return self.role != BLOB and not self.plain
+
+    @property
+    def exact(self) -> bool:
+        """It has a NAME:exact beside it: a CQL column with a decimal or a varint inside, whose
+        Arrow decimal does not hold every value (a scale or digits past the sample's)."""
+        return self.role == CQL and self.cql_type is not None and _decimal_inside(self.seed)
+
     def fields(self) -> list[tuple[str, Kind]]:
         """Its Arrow fields, in order: a blob's payload, label, kind, note, stored bytes and
-        confidence; an inferred column's value and note; any other column's value."""
+        confidence; an inferred column's value, note and, with a decimal inside, exact text;
+        any other column's value."""
         kind = self.fixed
         if self.role == BLOB:
             return [(self.name, kind), (self.name + LABEL, Str()), (self.name + KIND, Str()),
                     (self.name + NOTE, Str()), (self.name + STORED, Leaf("binary")),
                     (self.name + CONFIDENCE, Str())]
-        if self.inferred:
-            return [(self.name, kind), (self.name + NOTE, Str())]
-        return [(self.name, kind)]
+        out = [(self.name, kind)]
+        if self.noted:
+            out.append((self.name + NOTE, Str()))
+        if self.exact:
+            out.append((self.name + EXACT, Str()))
+        return out
 
     @property
     def type_text(self) -> str:
@@ -173,6 +210,19 @@ class AnswerColumn:
         if self.source is not None:
             out["source"] = self.source
         return out
+
+
+def _decimal_inside(kind: Kind) -> bool:
+    """A CQL kind with a decimal or a varint inside."""
+    if isinstance(kind, Dec):
+        return True
+    if isinstance(kind, List):
+        return _decimal_inside(kind.item)
+    if isinstance(kind, Map):
+        return _decimal_inside(kind.key) or _decimal_inside(kind.value)
+    if isinstance(kind, Struct):
+        return any(_decimal_inside(k) for _, k in kind.fields)
+    return False
 
 
 def _read_inside(kind: Kind) -> bool:
@@ -305,8 +355,9 @@ class BlobReading:
     decoding: Decoding
     raw: bool = False
     #: How a CQL value with no Arrow type of its own (a blob inside a collection, a custom type)
-    #: is spelt: the JSON writer's text (output.spellings.JsonSpelling.value), handed in.
-    cql_json: Callable[[Any], str] | None = None
+    #: is spelt: the JSON writer's text (output.spellings.JsonSpelling.value: the value, and its
+    #: CQL type where known), handed in.
+    cql_json: Callable[..., str] | None = None
     engines: Engines = field(init=False)
     budget: Budget = field(init=False)
     undecodable: dict[str, int] = field(default_factory=dict)
@@ -662,6 +713,127 @@ def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[ColumnV
     return out
 
 
+# ------------------------------------------------------------------ kinds given (schema=, SCHEMA)
+
+#: The Arrow types a schema gives an answer's columns, resolved against them: by column index,
+#: (the path of struct fields below the column, () for the column itself; the pyarrow.DataType).
+GivenTypes = dict[int, list[tuple[tuple[str, ...], Any]]]
+
+
+def given_types(columns: Sequence[AnswerColumn], schema: Any) -> GivenTypes:
+    """A schema (a pyarrow.Schema, or a mapping of column names or payload paths, "data.total",
+    to Arrow types or their names, "decimal128(20, 2)") read against an answer's columns. A name
+    types the column of that name (a blob column's payload) and the place it names inside any
+    column whose name comes before a dot in it ("data.total": the field `total` of the `data`
+    column's records too): one payload place, typed alike wherever the answer holds it. Each type
+    is one a kind writes (arrow_types.given_kind). A pyarrow.Schema's companion fields
+    (NAME:note, ...: an answer's own schema) are passed over. ValueError, one line, for anything
+    else: nothing is read before it is said."""
+    import pyarrow as pa
+
+    from cqlsh_ext.payload.arrow_types import arrow_type_named, given_kind
+
+    if isinstance(schema, pa.Schema):
+        items: list[tuple[Any, Any]] = [(f.name, f.type) for f in schema]
+    elif isinstance(schema, Mapping):
+        items = list(schema.items())
+    else:
+        raise ValueError(f"schema takes a pyarrow.Schema or a dict of column names or paths to Arrow types "
+                         f"or type names, not {type(schema).__name__}")
+    names = {c.name: i for i, c in enumerate(columns)}
+    out: GivenTypes = {}
+    for name, given in items:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"schema: a column name or a path is text, not {name!r}")
+        try:
+            arrow = arrow_type_named(given) if isinstance(given, str) else given
+        except ValueError as err:
+            raise ValueError(f"schema: {name}: {err}") from None
+        if not isinstance(arrow, pa.DataType):
+            raise ValueError(f"schema: {name}: a type is a pyarrow.DataType or its name, not {given!r}")
+        companion = next((c for c in COMPANIONS if name.endswith(c) and name[:-len(c)] in names), None)
+        if companion is not None:
+            if isinstance(schema, pa.Schema):
+                continue  # an answer's own schema: its companions come with their columns
+            raise ValueError(f"schema: {name} is a companion of {name[:-len(companion)]}: its type is fixed")
+        for index, path in _named(columns, names, name):
+            column = columns[index]
+            like: Kind | None = column.seed if column.role == CQL or column.is_count else None
+            for step in path:
+                if like is None or isinstance(like, Null):
+                    like = None
+                    break
+                if not isinstance(like, Struct) or step not in dict(like.fields):
+                    raise ValueError(f"schema: {name}: {column.name} is {column.type_text}, "
+                                     f"with no field {step!r}")
+                like = dict(like.fields)[step]
+            try:
+                given_kind(arrow, _like(like))
+            except ValueError as err:
+                raise ValueError(f"schema: {name}: {err}") from None
+            out.setdefault(index, []).append((path, arrow))
+    return out
+
+
+def _named(columns: Sequence[AnswerColumn], names: dict[str, int],
+           name: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The columns a schema's name types: the column of that name, and each column it is a path
+    inside (a column's name, a dot, the fields below it: "data.total" in the `data` column),
+    with the path of fields below it. The same payload place is typed alike wherever the answer
+    holds it."""
+    out: list[tuple[int, tuple[str, ...]]] = [(names[name], ())] if name in names else []
+    for owner, index in names.items():
+        if name.startswith(owner + "."):
+            path = tuple(name[len(owner) + 1:].split("."))
+            if not all(path):
+                raise ValueError(f"schema: {name}: a path's fields are named between dots")
+            out.append((index, path))
+    if not out:
+        shown = ", ".join(c.name for c in columns)
+        raise ValueError(f"schema: {name} is no column of this answer, nor a path inside one "
+                         f"(its columns: {shown})")
+    return out
+
+
+def with_given(columns: Sequence[AnswerColumn], given: GivenTypes, whole: bool) -> list[AnswerColumn]:
+    """The columns with the kinds `given` in place: `whole`, the columns given whole (before the
+    sample: nothing is read from it for them); else the paths inside columns (after it, in the
+    kinds the sample gave: a field given is added to a record kind without it, and a place of
+    another kind, JSON text say, becomes a record of the fields given)."""
+    from cqlsh_ext.payload.arrow_types import given_kind
+
+    out = list(columns)
+    for index, places in given.items():
+        column = out[index]
+        for path, arrow in sorted(places, key=lambda place: len(place[0])):
+            if (path == ()) != whole:
+                continue
+            if whole:
+                out[index] = replace(column, kind=given_kind(arrow, _like(column.seed)))
+            else:
+                out[index] = column = replace(column, kind=_given_at(column.fixed, path, arrow))
+    return out
+
+
+def _like(kind: Kind | None) -> Kind | None:
+    """What a kind given at a place reads its values as: the CQL kind there (a UDT's fields by
+    position, a timestamp's own type), none for a kind read from values."""
+    return kind if isinstance(kind, (Leaf, Int, Dec, List, Struct, Map)) else None
+
+
+def _given_at(kind: Kind, path: tuple[str, ...], arrow: Any) -> Kind:
+    from cqlsh_ext.payload.arrow_types import given_kind
+
+    if not path:
+        return given_kind(arrow, _like(kind))
+    step, rest = path[0], path[1:]
+    if isinstance(kind, Struct):
+        fields = dict(kind.fields)
+        fields[step] = _given_at(fields.get(step, Null()), rest, arrow)
+        return Struct(tuple(fields.items()), kind.cql)
+    return Struct(((step, _given_at(Null(), rest, arrow)),))
+
+
 def _path_sample(chunks: Sequence[ColumnValues], budget: Budget) -> list[Any]:
     """The values a path's kind is read from: one of each shape of the values the core holds,
     every value the Python side gives, as an export writes them."""
@@ -705,11 +877,13 @@ def arrow_arrays(column: AnswerColumn, chunks: Sequence[ColumnValues], reading: 
                  place: ValuePlace | None) -> Fitted:
     """One answer column's values (its chunks, in order) as Arrow arrays of its fixed kind, one per
     field (AnswerColumn.fields): laid out by the native core where it holds them, else converted
-    here (pyarrow). A value that does not fit is null, its note saying what it was."""
+    here (pyarrow). A value that does not fit is null, its note saying what it was; a value that
+    fits but for places inside it (a record's field, a list's item) has those places null, the
+    note naming them."""
     kind = column.fixed
     if column.role == BLOB:
         return _blob_arrays(column, kind, [reading.read(c, place) for c in chunks], reading, place)
-    if column.role == CQL and not column.inferred:
+    if column.role == CQL and column.plain:
         values = concat(chunks)
         return Fitted([_plain_array(kind, values, reading)])
     if column.role == CQL:
@@ -718,15 +892,27 @@ def arrow_arrays(column: AnswerColumn, chunks: Sequence[ColumnValues], reading: 
     budget, nodes = reading.budget, reading.budget.nodes
     held = [c.held for c in chunks if isinstance(c, _PathsOnCore)]
     if held and len(held) == len(chunks):
-        laid = _paths_on_core(column, kind, held, budget)
+        laid = _paths_on_core(column, kind, held, reading)
         if laid is not None:
             return laid
     return _converted(column, kind, concat(chunks), reading, lambda value: _spelt(value, nodes, budget))
 
 
-def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], budget: Budget) -> Fitted | None:
-    """A path's values the core holds, laid out by it; a row that misfits null with its note.
-    None where the core does not lay out this kind."""
+def _refitted(kind: Kind, value: Any, reading: BlobReading, blob: str | None = None,
+              blob_parts: BlobParts | None = None) -> tuple[Any, str]:
+    """A value that did not fit `kind`: (the value with the places inside it that do not fit
+    null, or None where it does not fit as a whole; its note)."""
+    try:
+        value_fitted, unfit = fitted(kind, value, reading_json(reading), blob_parts)
+    except Misfit:
+        return None, misfit_note(kind, value, blob)
+    return value_fitted, misfit_note(kind, value, blob, unfit or None)
+
+
+def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], reading: BlobReading) -> Fitted | None:
+    """A path's values the core holds, laid out by it; a row that misfits has the places that
+    do not fit null (or is null), with its note. None where the core does not lay out this kind."""
+    budget = reading.budget
     nodes = budget.nodes
     filled = _FilledPaths(held, lambda v: _spelt(v, nodes, budget))
     try:
@@ -743,15 +929,18 @@ def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], budget: Bu
             size = len(array)
             return Fitted([array, _notes_array(size, notes)], len(notes))
         for row, value in misfits:
-            notes[row] = misfit_note(kind, value)
             filled.set(row, None)
+            value_fitted, notes[row] = _refitted(kind, value, reading)
+            if value_fitted is not None:
+                filled.set(row, value_fitted)
     return None
 
 
 def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: BlobReading,
                spelt: Callable[[Any], Any], place: ValuePlace | None = None) -> Fitted:
-    """Values converted here (pyarrow), each that does not fit null with its note (a blob inside
-    a CQL value read at its place)."""
+    """Values converted here (pyarrow), each that does not fit null with its note, or, where only
+    places inside it do not, those places null (a blob inside a CQL value read at its place); a
+    CQL value with a decimal inside that is not held whole has its exact text in NAME:exact."""
 
     def blob_parts(value: Any, steps: tuple[str, ...]) -> tuple[Any, Any, Any, Any, Any, Any]:
         return reading.blob_parts(value, place.child(*steps) if place is not None else None)
@@ -759,6 +948,7 @@ def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: Blo
     convert = compile_kind(kind, reading_json(reading), blob_parts)
     out: list[Any] = []
     notes: dict[int, str] = {}
+    exact: dict[int, str] = {}
     for i, value in enumerate(values):
         if value is UNDECODABLE_GROUP:
             out.append(None)
@@ -768,12 +958,23 @@ def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: Blo
         try:
             out.append(convert(value))
         except Misfit:
-            out.append(None)
-            notes[i] = misfit_note(kind, value)
+            value_fitted, notes[i] = _refitted(kind, value, reading, blob_parts=blob_parts)
+            out.append(value_fitted)
+            if column.exact:
+                exact[i] = exact_text(reading, column, value)
     arrays = [_array(out, kind)]
-    if column.inferred:
+    if column.noted:
         arrays.append(_notes_array(len(values), notes))
+    if column.exact:
+        arrays.append(_notes_array(len(values), exact))
     return Fitted(arrays, sum(1 for note in notes.values() if note is not UNDECODABLE_KEY))
+
+
+def exact_text(reading: BlobReading, column: AnswerColumn, value: Any) -> str:
+    """A CQL value's exact text, as JSON Lines writes it (a decimal's digits: -1E-26)."""
+    if reading.cql_json is None:
+        return json_text(value)
+    return reading.cql_json(value, column.cql_type)
 
 
 def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
@@ -787,7 +988,8 @@ def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
 def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], reading: BlobReading,
                  place: ValuePlace | None) -> Fitted:
     """A blob column's six arrays: laid out by the core from its reading where every chunk is on
-    the core, else from the values' parts."""
+    the core, else from the values' parts. A payload that does not fit has the places inside it
+    that do not null (or is null), its note saying which, its stored bytes kept."""
     if chunks and all(isinstance(c, _BlobsOnCore) for c in chunks):
         filled = _FilledContents([c.held for c in chunks],  # type: ignore[attr-defined]
                                  lambda v: reading.blob_parts(v, place), reading.raw)
@@ -806,8 +1008,9 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
                     return Fitted(_with_quiet_notes(list(arrays)), misfits)
                 for row, value in wrong:
                     label, view_kind = filled.label_kind(row)
-                    filled.set(row, (None, label, view_kind, misfit_note(kind, value, column.name),
-                                     filled.stored(row), filled.confidence(row)))
+                    payload, note = _refitted(kind, value, reading, column.name)
+                    confidence = filled.confidence(row)
+                    filled.set(row, (payload, label, view_kind, note, filled.stored(row), confidence))
                     misfits += 1
     payloads, labels, kinds, notes, stored, sure = reading.parts(chunks, place)
     convert = compile_kind(kind, reading_json(reading))
@@ -817,8 +1020,8 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
         try:
             out.append(convert(payload))
         except Misfit:
-            out.append(None)
-            notes[i] = misfit_note(kind, payload, column.name)
+            payload_fitted, notes[i] = _refitted(kind, payload, reading, column.name)
+            out.append(payload_fitted)
             if stored[i] is None:
                 stored[i] = _stored_of(chunks, i)
             misfits += 1
@@ -835,10 +1038,11 @@ def _stored_of(chunks: Sequence[ColumnValues], i: int) -> bytes:
     raise IndexError(i)
 
 
-def misfit_note(kind: Kind, value: Any, blob: str | None = None) -> str:
-    """Why a value is null in a column of `kind`: what the column holds, and the value itself (its
-    JSON text, cut past NOTE_TEXT) or, for a blob's payload, where its bytes are."""
-    head = f"did not fit {type_text(kind)}"
+def misfit_note(kind: Kind, value: Any, blob: str | None = None, unfit: list[Unfit] | None = None) -> str:
+    """Why a value is null in a column of `kind`, or why places inside it are (`unfit`): what the
+    column holds (and the places that did not fit), and the value itself (its JSON text, cut past
+    NOTE_TEXT) or, for a blob's payload, where its bytes are."""
+    head = unfit_head(kind, unfit or [])
     if blob is not None:
         return f"{head}: the value is in {blob}{STORED}"
     text = json_text(value) if not isinstance(value, (bytes, bytearray)) else f"{len(value)} bytes"
@@ -847,7 +1051,7 @@ def misfit_note(kind: Kind, value: Any, blob: str | None = None) -> str:
     return f"{head}: {text}"
 
 
-def reading_json(reading: BlobReading) -> Callable[[Any], str]:
+def reading_json(reading: BlobReading) -> Callable[..., str]:
     """How a CQL value without an Arrow type of its own is spelt: the reading's (JSON text)."""
     return reading.cql_json or json_text
 

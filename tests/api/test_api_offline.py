@@ -42,6 +42,9 @@ class _File:
     def __init__(self, folder) -> None:
         self.temp = folder / "out.parquet"
 
+    def output(self):
+        return open(self.temp, "wb")  # noqa: SIM115 (the writer closes it)
+
 
 def _answer(batches, columns):
     """A typed answer of `batches` (lists of rows), as a reading gives one."""

@@ -70,8 +70,15 @@ def test_a_late_misfit_changes_no_type(db, table: str) -> None:
     assert whole.to_arrow().schema == early.schema
     assert len(got) == ROWS
     assert got[BIG]["data.n"] is None and got[BIG]["data.n:note"] == f"did not fit int64: {10**39}"
-    assert got[MIXED]["data.tags"] is None
-    assert got[MIXED]["data.tags:note"] == 'did not fit list of string: [1,2.5,null,true]'
+    # a list's items that do not fit are null, the others kept (the null among them fits)
+    assert got[MIXED]["data.tags"] == [None, None, None, None]
+    assert got[MIXED]["data.tags:note"] == \
+        "did not fit list of string at [0] (string), [1] (string), [3] (string): [1,2.5,null,true]"
+    # a record's field that does not fit is null, the rest of the record kept; its bytes beside it
+    assert got[BIG]["data"] == {"status": "NEW", "n": None, "tags": []}
+    assert got[BIG]["data:note"] == "did not fit struct (3 fields) at n (int64): the value is in data:stored"
+    assert got[BIG]["data:stored"] == stored(BIG)
+    assert got[MIXED]["data"] == {"status": "PAID", "n": MIXED, "tags": [None, None, None, None]}
     assert got[RANDOM]["data"] is None and got[RANDOM]["data:kind"] == "unknown"
     assert got[RANDOM]["data:stored"] == stored(RANDOM)
     assert got[7]["data.n"] == 7 and got[7]["data"] == {"status": "PAID", "n": 7, "tags": ["a"]}

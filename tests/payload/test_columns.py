@@ -2,8 +2,9 @@
 before its first batch; every value afterwards either itself in that type or null with a note
 saying what it was. Hypothesis writes documents of mixed kinds (strings, numbers of every size,
 booleans, nulls, records of varying keys, mixed lists, nested), as a path or an aggregate gives
-them, and the Arrow table of the answer is held to the dicts of the same answer (the API's two
-forms) by an oracle that knows JSON, not the converters."""
+them, and the Arrow table of the answer is held to the documents written by an oracle that knows
+JSON, not the converters: each value itself, or null, or null at the places inside it the note
+names, the rest of it itself."""
 
 from __future__ import annotations
 
@@ -49,6 +50,31 @@ def same(arrow: Any, value: Any, kind: Any) -> bool:
     return bool(arrow == value)
 
 
+def null_places(arrow: Any, value: Any, kind: Any, where: str = "") -> list[str]:
+    """Where Arrow holds null or nothing of a document that holds something (the places the note
+    must name), in the document's order: a struct's fields in the struct's order, then the keys it
+    has no field for; a list's items by index ("tags[2]"). Every other place must hold the
+    document's value there (same): AssertionError where it does not."""
+    if value is None:
+        assert arrow is None, (arrow, where)
+        return []
+    if arrow is None:
+        return [where]
+    if isinstance(value, dict) and pa.types.is_struct(kind):
+        names = [field.name for field in kind]
+        out: list[str] = []
+        for field in kind:
+            out += null_places(arrow[field.name], value.get(field.name), field.type,
+                               f"{where}.{field.name}" if where else field.name)
+        return out + [f"{where}.{key}" if where else key for key in value if key not in names]
+    if isinstance(value, list) and pa.types.is_list(kind):
+        assert isinstance(arrow, list) and len(arrow) == len(value), (arrow, value)
+        return [place for i, (a, v) in enumerate(zip(arrow, value, strict=True))
+                for place in null_places(a, v, kind.value_type, f"{where}[{i}]")]
+    assert same(arrow, value, kind), (arrow, value, where)
+    return []
+
+
 def _answer(values: list[Any], sample: int, monkeypatch: pytest.MonkeyPatch) -> Any:
     from cqlsh_ext.api.query_answer import QueryAnswer
     from cqlsh_ext.payload.columns import PATH, AnswerColumn
@@ -69,21 +95,48 @@ def _answer(values: list[Any], sample: int, monkeypatch: pytest.MonkeyPatch) -> 
 def test_arrow_holds_each_value_or_says_why_not(values: list[Any], sample: int,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     table = _answer(values, sample, monkeypatch).to_arrow()
-    dicts = list(_answer(values, sample, monkeypatch))
-    assert [d["v"] for d in dicts] == [json.loads(json.dumps(v)) for v in values]  # the dicts: the values
     assert table.schema.names == ["i", "i:note", "v", "v:note"]
     kind = table.schema.field("v").type
     for row, value in zip(table.to_pylist(), values, strict=True):
-        if row["v:note"] is None:
+        note = row["v:note"]
+        if note is None:
             assert same(row["v"], value, kind), (row, value)
-        else:  # null, and the note says what the value was
-            assert row["v"] is None and value is not None
-            assert row["v:note"].startswith("did not fit ")
-            text = row["v:note"].split(": ", 1)[1]
-            if "… (" not in text:
-                assert json.loads(text) == json.loads(json.dumps(value))
+            continue
+        # null, or null at the places inside that do not fit (the note names them), and the note
+        # says what the value was
+        assert value is not None and note.startswith("did not fit ")
+        places = null_places(row["v"], value, kind)
+        if row["v"] is not None:
+            assert places, (row, value)
+            head, text = _partial(note)
+            named = head.split(" at ", 1)[1]
+            listed = [f"{place} (" for place in places[:5]]
+            assert named.startswith(listed[0]) and all(part in named for part in listed), (named, places)
+            if len(places) > 5:
+                assert named.endswith(f", and {len(places) - 5:,} more"), named
+        else:
+            head, text = note.split(": ", 1)
+            assert " at " not in head
+        if "… (" not in text:
+            assert json.loads(text) == json.loads(json.dumps(value))
     # the schema is known before any row: the same as the collected table's
     assert _answer(values, sample, monkeypatch).schema == table.schema
+
+
+def _partial(note: str) -> tuple[str, str]:
+    """A partial misfit's note as its head ("did not fit T at a (t), b (t)") and its value's text:
+    the head ends at the first ": " after the places' last closing bracket."""
+    head_end = note.index(" at ")
+    depth, i = 0, head_end
+    while i < len(note):
+        if note[i] == "(":
+            depth += 1
+        elif note[i] == ")":
+            depth -= 1
+        elif note.startswith(": ", i) and depth == 0:
+            return note[:i], note[i + 2:]
+        i += 1
+    raise AssertionError(note)
 
 
 def test_a_column_is_typed_by_the_sort_most_of_its_sample_has(monkeypatch: pytest.MonkeyPatch) -> None:
