@@ -32,6 +32,8 @@ OPTIONS = {
     "raw": "true or false",
     "compression": "a Parquet codec: 'zstd' (default), 'snappy', 'gzip', 'lz4', 'brotli', 'none'",
     "row_group_size": "rows per Parquet row group (default 65536)",
+    "sample_rows": "the leading rows the types of values are read from (default 5000)",
+    "schema": "types given, 'name=type, ...' ('data.total=decimal128(20,2), data.n=int64')",
 }
 STOCK_COPY_TO = re.compile(r"\s*copy\s+(?P<table>[\w.\"]+)\s*(?:\([^)]*\))?\s*to\s+'(?P<file>(?:[^']|'')*)'",
                             re.IGNORECASE)
@@ -54,7 +56,18 @@ class ExportStatement:
     #: Parquet's codec and rows per row group (None: cqlsh_ext.render.parquet's defaults).
     codec: str | None = None
     row_group_size: int | None = None
+    #: WITH SAMPLE_ROWS and SCHEMA: the answer's types (payload.columns: the leading rows they are
+    #: read from; the types given, by column name or payload path). Either one makes a JSON Lines
+    #: or CSV file hold the Parquet file's typed columns.
+    sample_rows: int | None = None
+    schema: dict[str, str] | None = None
     given: set[str] = field(default_factory=set)
+
+    @property
+    def typed(self) -> bool:
+        """The file holds the answer's typed columns (Parquet always; JSON Lines and CSV with
+        SAMPLE_ROWS or SCHEMA)."""
+        return self.fmt == "parquet" or self.sample_rows is not None or self.schema is not None
 
 
 def format_name(fmt: str) -> str:
@@ -117,7 +130,44 @@ def parse(statement: Lexed) -> ExportStatement:
         export.row_group_size = size
     if fmt != "parquet" and export.given & {"compression", "row_group_size"}:
         raise CopyError("COMPRESSION and ROW_GROUP_SIZE are Parquet's options")
+    if "sample_rows" in options:
+        rows = options.pop("sample_rows")
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows <= 0:
+            raise CopyError(f"SAMPLE_ROWS takes a positive number of rows, not {rows!r}")
+        export.sample_rows = rows
+    if "schema" in options:
+        export.schema = schema_text(options.pop("schema"))
     return export
+
+
+def schema_text(text: object) -> dict[str, str]:
+    """SCHEMA's text, 'name=type, name=type' (a name a column's or a payload path, data.total; a
+    type as db.query's schema= names it: int64, decimal128(20,2), list<string>), as {name: type};
+    the commas inside a type's brackets are the type's. CopyError, one line, for another text."""
+    if not isinstance(text, str) or not text.strip():
+        raise CopyError(f"SCHEMA takes {OPTIONS['schema']}, not {text!r}")
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(text):
+        if char in "(<":
+            depth += 1
+        elif char in ")>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    out: dict[str, str] = {}
+    for part in parts:
+        name, equals, kind = part.partition("=")
+        name, kind = name.strip(), kind.strip()
+        if not equals or not name or not kind:
+            raise CopyError(f"SCHEMA: expected name=type, found {part.strip()!r} (SCHEMA = "
+                            "'data.total=decimal128(20,2), data.n=int64')")
+        if name in out:
+            raise CopyError(f"SCHEMA names {name} twice")
+        out[name] = kind
+    return out
 
 
 def _options(tokens: list[Token], i: int) -> dict[str, object]:

@@ -1,0 +1,178 @@
+"""A typed answer's Arrow batches (render.arrow_batches) as JSON Lines or CSV: the rows the
+Parquet file holds, column for column (a blob column's six, a path's value and its `:note`, a CQL
+decimal's `:exact`), each value as its Arrow type holds it. COPY (SELECT ...) TO 'f.jsonl' or
+'f.csv' WITH SCHEMA (or SAMPLE_ROWS) writes it (docs/export.md, "Types given"): the same types,
+nulls and notes as the same statement's Parquet file and the Python API's tables.
+
+Each value is spelt by its column's Arrow type, as the shell's JSON spells values: numbers as
+numbers (a decimal digit for digit, a float's shortest text, NaN and the infinities by name),
+times ISO 8601 in UTC, bytes 0x-hex, a uuid its text, a JSON-text place its JSON itself, a struct
+an object, a map an object of its keys' texts; CSV writes a scalar's text and a struct's or a
+list's JSON text.
+
+pyarrow is imported when a batch is written, never at import time.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from cqlsh_ext.common import jsonenc
+from cqlsh_ext.render.arrow_batches import ArrowBatches
+from cqlsh_ext.render.parquet import Summary
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.columns import BlobReading
+    from cqlsh_ext.reading.typed import AnswerBatch, TypedAnswer
+
+#: Spells one value of a column (its Arrow type's spelling).
+Spell = Callable[[Any], str]
+
+
+def spelling(arrow: Any) -> Spell:
+    """The JSON text of a value of Arrow type `arrow` (a pyarrow.DataType), as Table.to_pylist
+    gives it."""
+    import pyarrow as pa
+
+    t = pa.types
+    if isinstance(arrow, pa.BaseExtensionType) and arrow.extension_name == "arrow.json":
+        return lambda value: "null" if value is None else str(value)  # JSON text: itself
+    if isinstance(arrow, pa.BaseExtensionType):  # a uuid: its text
+        return lambda value: "null" if value is None else jsonenc.string(str(value))
+    if t.is_struct(arrow):
+        fields = [(arrow.field(i).name, spelling(arrow.field(i).type)) for i in range(arrow.num_fields)]
+        keys = [jsonenc.string(name) for name, _ in fields]
+
+        def struct(value: Any) -> str:
+            if value is None:
+                return "null"
+            return "{" + ", ".join(f"{key}: {spell(value.get(name))}"
+                                   for key, (name, spell) in zip(keys, fields, strict=True)) + "}"
+        return struct
+    if t.is_map(arrow):
+        key_of, item_of = _key_text(arrow.key_type), spelling(arrow.item_type)
+
+        def mapping(value: Any) -> str:
+            if value is None:
+                return "null"
+            return "{" + ", ".join(f"{jsonenc.string(key_of(k))}: {item_of(v)}" for k, v in value) + "}"
+        return mapping
+    if t.is_list(arrow) or t.is_fixed_size_list(arrow) or t.is_large_list(arrow):
+        item = spelling(arrow.value_type)
+        return lambda value: "null" if value is None else "[" + ", ".join(item(v) for v in value) + "]"
+    return _scalar_json
+
+
+def _key_text(arrow: Any) -> Callable[[Any], str]:
+    """A map key as an object's key: a string as it is, another value its JSON text."""
+    spell = spelling(arrow)
+    return lambda key: key if isinstance(key, str) else spell(key)
+
+
+def _scalar_json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return jsonenc.float_text(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, str):
+        return jsonenc.string(value)
+    return jsonenc.string(_scalar_text(value))
+
+
+def _scalar_text(value: Any) -> str:
+    """A scalar as plain text (CSV's field; JSON's string of a time or bytes)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return jsonenc.blob_text(value)
+    if isinstance(value, datetime.datetime):
+        return jsonenc.time_text(value, millis=True)
+    if isinstance(value, float):
+        return jsonenc.float_name(value) or repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if hasattr(value, "isoformat"):  # a date, a time of day
+        return str(value.isoformat())
+    return str(value)
+
+
+def csv_spelling(arrow: Any) -> Spell:
+    """A CSV field of a value of Arrow type `arrow`: a scalar's text, a JSON-text place its JSON,
+    a struct, list or map its JSON text; null the empty field."""
+    import pyarrow as pa
+
+    t = pa.types
+    if t.is_struct(arrow) or t.is_map(arrow) or t.is_list(arrow) or t.is_fixed_size_list(arrow) \
+            or t.is_large_list(arrow):
+        spell = spelling(arrow)
+        return lambda value: "" if value is None else spell(value)
+    return lambda value: "" if value is None else _scalar_text(value)
+
+
+class ArrowTextSink:
+    """A typed answer written as JSON Lines (`fmt` "json") or CSV ("csv") into `out` (the file's
+    bytes), a batch at a time (as ParquetSink's interface: write, finish, abort): the Parquet
+    file's columns and values. The values that did not fit their column's type are counted for
+    the closing line."""
+
+    def __init__(self, fmt: str, out: BinaryIO, answer: TypedAnswer, reading: BlobReading) -> None:
+        self.fmt = fmt
+        self.arrow = ArrowBatches(answer, reading)
+        self.summary = Summary()
+        self.rows = 0
+        self.names = list(self.arrow.schema.names)
+        self.out: Any = out
+        if fmt == "json":
+            self.keys = [jsonenc.string(name) + ": " for name in self.names]
+            self.spell = [spelling(field.type) for field in self.arrow.schema]
+            self.text: Any = None
+        else:
+            self.text = io.TextIOWrapper(self.out, encoding="utf-8", newline="")
+            self.writer = csv.writer(self.text, lineterminator="\n")
+            self.spell = [csv_spelling(field.type) for field in self.arrow.schema]
+            self.writer.writerow(self.names)
+
+    @property
+    def schema(self) -> Any:
+        return self.arrow.schema
+
+    def write(self, batch: AnswerBatch) -> None:
+        if not len(batch):
+            return
+        converted = self.arrow.convert(batch)
+        columns = [column.to_pylist() for column in converted.columns]
+        rows = list(zip(*columns, strict=True))
+        if self.fmt == "json":
+            keyed = list(zip(self.keys, self.spell, strict=True))
+            lines = ["{" + ", ".join(key + spell(v) for (key, spell), v in zip(keyed, row, strict=True))
+                     + "}\n" for row in rows]
+            self.out.write("".join(lines).encode())
+        else:
+            self.writer.writerows([spell(value) for spell, value in zip(self.spell, row, strict=True)]
+                                  for row in rows)
+        self.rows += len(rows)
+
+    def finish(self) -> Summary:
+        """Write what is held and close the file."""
+        (self.text or self.out).flush()
+        (self.text or self.out).close()
+        self.summary.rows = self.rows
+        notes = self.arrow.answer.notes
+        if notes is not None:
+            self.summary.misfits = dict(notes.misfits)
+        return self.summary
+
+    def abort(self) -> None:
+        try:
+            (self.text or self.out).close()
+        except Exception:  # the file is discarded anyway (a full disk fails the last flush too)
+            pass
