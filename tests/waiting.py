@@ -34,3 +34,14 @@ def wait_until(state: Callable[[], T], what: str, seconds: float = DEADLINE, eve
                                  f"{process.returncode})")
         assert time.monotonic() < deadline, f"{what}: never happened in {seconds:.0f} s"
         time.sleep(every)
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` still runs: a zombie (ended, not yet reaped) does not."""
+    from pathlib import Path
+
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

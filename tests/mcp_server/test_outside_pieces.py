@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from acme_formats import encode as kv1
 from shell_runner import CQLSH_EXT
-from waiting import wait_until
+from waiting import running, wait_until
 
 from cqlsh_ext.payload.formats._outside import PASSED_ENVIRONMENT
 
@@ -50,15 +50,6 @@ def home_with(cassandra, home: Path, rc: str) -> Path:  # type: ignore[no-untype
     return home
 
 
-def alive(pid: int) -> bool:
-    """Whether process `pid` still runs (a zombie has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def started(directory: Path) -> list[int]:
     """The pids the commands wrote into `directory` (decode_kv.py --pids)."""
     return [int(p.name) for p in directory.iterdir() if p.name.isdigit()]
@@ -74,7 +65,7 @@ def test_a_slow_command_is_cut_at_the_calls_time_limit_and_the_next_call_waits_f
     home = home_with(cassandra, tmp_path / "home", rc)
     with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], home) as server:
         answer = server.call("query", statement=f"SELECT id, data FROM {ks}.slow").data
-        assert all(not alive(pid) for pid in started(pids)) and started(pids)  # none left running
+        assert all(not running(pid) for pid in started(pids)) and started(pids)  # none left running
         assert answer["stopped"]["why"] == "the time limit (8 s)"
         assert "stopped" in answer["truncated"]
         notes = [row["data"]["note"] for row in answer["rows"]]
@@ -124,5 +115,5 @@ def test_the_servers_end_ends_the_command_it_was_running(cassandra, ks: str, tmp
         command = wait_until(lambda: started(tmp_path), "the command running")[0]
         sleeper = int(wait_until(lambda: (tmp_path / "left").exists() and (tmp_path / "left").read_text(),
                                  "its sleeper's pid"))
-        assert alive(command) and alive(sleeper)
-    wait_until(lambda: not alive(command) and not alive(sleeper), "the command and its sleeper ended")
+        assert running(command) and running(sleeper)
+    wait_until(lambda: not running(command) and not running(sleeper), "the command and its sleeper ended")

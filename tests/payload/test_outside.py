@@ -25,7 +25,7 @@ import zstandard
 from acme_formats import decode as kv1_decode
 from acme_formats import encode as kv1
 from shell_runner import CQLSH_EXT, isolated_env, run
-from waiting import wait_until
+from waiting import running, wait_until
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.payload import formats
@@ -99,15 +99,6 @@ def planted(directory: Path) -> Path:
 
 def markers(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.glob("imported-*"))
-
-
-def alive(pid: int) -> bool:
-    """Whether process `pid` still runs (a zombie has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def pid_in(path: Path) -> int:
@@ -198,8 +189,8 @@ def test_a_calls_stop_cuts_a_plugin_or_a_command_and_starts_none(tmp_path: Path)
     assert cut.reason == "as kvslow: command kvslow cut: its call has stopped (cancelled by the client)"
     assert after.reason == "as kvslow: command kvslow not run: its call has stopped (cancelled by the client)"
     started = [int(p.name) for p in pids.iterdir()]
-    assert len(started) == 1 and not alive(started[0])  # the one that ran, ended: none after it
-    assert not alive(pid_in(tmp_path / "left"))  # and what it left in a session of its own
+    assert len(started) == 1 and not running(started[0])  # the one that ran, ended: none after it
+    assert not running(pid_in(tmp_path / "left"))  # and what it left in a session of its own
 
 
 def test_commands_are_held_to_their_timeout_and_output_cap() -> None:
@@ -240,10 +231,10 @@ def test_a_command_is_held_to_its_memory_and_leaves_nothing_running(tmp_path: Pa
         assert unwrap_spec(value, "kvroomy", DEFAULT_CAP).record == ADA
         # a `setsid` sleeper, out of its process group and session: ended once the value is read
         assert unwrap_spec(value, "kvleave", DEFAULT_CAP).record == ADA
-        assert not alive(pid_in(tmp_path / "left"))
+        assert not running(pid_in(tmp_path / "left"))
         assert unwrap_spec(value, "kvhang", DEFAULT_CAP).reason == \
             "as kvhang: command kvhang took longer than 1 s: cut"
-        assert not alive(pid_in(tmp_path / "hung"))
+        assert not running(pid_in(tmp_path / "hung"))
     finally:
         configure_commands({})
         parse_spec.cache_clear()
@@ -392,7 +383,7 @@ def test_what_a_command_starts_ends_with_the_shell_however_it_ends(cassandra, ks
                          f"SELECT id, data FROM {ks}.cmd WHERE id = 1", rc=rc)
     assert code == 0, err
     assert json_rows(out)[1]["payload"] == ADA
-    assert not alive(pid_in(tmp_path / "left"))
+    assert not running(pid_in(tmp_path / "left"))
 
     # killed (no atexit runs) while a command hangs: the command and its sleeper end with it
     (tmp_path / "cqlshrc").write_text(rc.replace("= kvleave", "= kvhang"))
@@ -402,7 +393,7 @@ def test_what_a_command_starts_ends_with_the_shell_however_it_ends(cassandra, ks
     sleeper = pid_in(tmp_path / "hung")
     command = int(wait_until(lambda: [p.name for p in tmp_path.iterdir() if p.name.isdigit()],
                              "the command's pid")[0])
-    assert alive(command) and alive(sleeper)
+    assert running(command) and running(sleeper)
     os.kill(shell.pid, signal.SIGKILL)
     shell.wait()
-    wait_until(lambda: not alive(command) and not alive(sleeper), "the command and its sleeper ended")
+    wait_until(lambda: not running(command) and not running(sleeper), "the command and its sleeper ended")

@@ -75,7 +75,7 @@ def hostile(data: bytes) -> Any:
             tree = [tree]
         return tree
     if data == b"memory":
-        hoard = [bytearray(64 << 20) for _ in range(64)]  # 4 GiB, a page at a time
+        hoard = [bytes(64 << 20) for _ in range(64)]  # 4 GiB of address space (calloc: pages untouched)
         return len(hoard)
     if data == b"object":
         return object()
