@@ -15,13 +15,13 @@ EXPORT_HELP = """
           existing file is never replaced without it); RAW = true | false
           (the stored bytes too, for this statement); COMPRESSION = 'zstd'
           (default) | 'snappy' | 'gzip' | 'lz4' | 'brotli' | 'none' and
-          ROW_GROUP_SIZE = 65536 (Parquet's).
+          ROW_GROUP_SIZE = 65536 (Parquet's); SAMPLE_ROWS = 5000 and SCHEMA =
+          'data.total=decimal128(20,2), data.n=int64' (the types).
 
           Parquet (pyarrow, the parquet extra: without it the statement
           says how to add it) keeps types: CQL types as Arrow types, a
-          path's values typed from the first row group, a decoded blob as a
-          struct (or JSON text when its records differ) beside NAME:label
-          (codec chain), NAME:note and NAME:stored (the bytes not decoded).
+          path's values typed from the first 5,000 rows, a decoded blob as
+          a struct beside NAME:label, NAME:note and NAME:stored (its bytes).
 
           COPY table TO 'file.csv' (cqlsh's own COPY) still exports the
           stored bytes. Ctrl-C closes the file with the rows read so far;
