@@ -113,9 +113,20 @@ _INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                           "clientInfo": {"name": "test", "version": "0"}}}
 
 
-def test_a_deeply_nested_message_gets_a_json_rpc_error(demo: Demo, assistant_home: Path) -> None:
-    # 100,000 brackets inside one another: an error naming why, and the next call answered.
+def test_a_deeply_nested_or_oversized_message_gets_a_json_rpc_error(demo: Demo, assistant_home: Path) -> None:
+    # 100,000 brackets inside one another: an error naming why, and the next call answered. A body
+    # past 4 MiB: 413 with a JSON-RPC error.
+    import json
+
+    from cqlsh_ext.mcp_server.bounds import MAX_MESSAGE_BYTES
+
     with _start(demo, assistant_home) as server, server.client() as client:
+        oversized = _connect(server.port)
+        oversized.sendall(_head(server.port, "Connection: close\r\n", MAX_MESSAGE_BYTES + 1)
+                          + b" " * (MAX_MESSAGE_BYTES + 1))
+        status, _, body = _told(oversized).partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 413 ")
+        assert json.loads(body)["error"]["message"] == "refused: a request body of more than 4 MiB"
         body = ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "query", '
                 '"arguments": {"statement": ' + "[" * 100_000 + "]" * 100_000 + "}}}")
         response = httpx2.post(server.url, content=body.encode(), headers={
