@@ -168,6 +168,9 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     if export.row_group_size is not None:
         raise SparkError(f"{LABEL}: ROW_GROUP_SIZE is the shell's: Spark's Parquet writer sizes row "
                          "groups in bytes (--conf spark.hadoop.parquet.block.size=...)")
+    if export.sample_rows is not None or export.schema is not None:
+        raise SparkError(f"{LABEL}: SAMPLE_ROWS and SCHEMA are the shell's: Spark mode reads its types "
+                         "from the first 5,000 rows")
     target = table_of(export.query)
     if target is None:
         raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")

@@ -33,6 +33,8 @@ def _one_line(proc) -> str:
     ("COMPRESSION STATS", "COMPRESSION STATS: table is required"),
     ("COMPRESSION STATS t", "COMPRESSION STATS: table must be keyspace.table (no keyspace is in use)"),
     (f"COMPRESSION STATS {TABLE} column = c", "COMPRESSION STATS: 'column' is no argument of it"),
+    ("COPY (SELECT * FROM ks.t) TO 'out' WITH FORMAT = 'parquet' AND SCHEMA = 'k=int64'",
+     "SAMPLE_ROWS and SCHEMA are the shell's"),
 ])
 def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said: str):
     # Refused before anything connects or starts: 127.0.0.1:1 is never reached.
