@@ -146,7 +146,7 @@ class AnswerColumn:
         """Its kind is read from the sample: a path's value, an aggregate but a count, a blob's
         payload, a CQL type with a decimal (its scale) or a blob (its payload) inside."""
         if self.role == CQL:
-            return _read_inside(self.seed)
+            return _inside(self.seed, (Dec, Blob))
         return not self.is_count
 
     @property
@@ -173,7 +173,7 @@ class AnswerColumn:
     def exact(self) -> bool:
         """It has a NAME:exact beside it: a CQL column with a decimal or a varint inside, whose
         Arrow decimal does not hold every value (a scale or digits past the sample's)."""
-        return self.role == CQL and self.cql_type is not None and _decimal_inside(self.seed)
+        return self.role == CQL and self.cql_type is not None and _inside(self.seed, (Dec,))
 
     def fields(self) -> list[tuple[str, Kind]]:
         """Its Arrow fields, in order: a blob's payload, label, kind, note, stored bytes and
@@ -212,29 +212,18 @@ class AnswerColumn:
         return out
 
 
-def _decimal_inside(kind: Kind) -> bool:
-    """A CQL kind with a decimal or a varint inside."""
-    if isinstance(kind, Dec):
+def _inside(kind: Kind, found: tuple[type, ...]) -> bool:
+    """Whether `kind`, or a kind inside it (a list's item, a map's key or value, a record's field),
+    is one of `found`: a CQL kind with a decimal or a varint inside (Dec), with something read
+    from the sample inside (Dec: a decimal's scale; Blob: a blob's payload), JSON text inside."""
+    if isinstance(kind, found):
         return True
     if isinstance(kind, List):
-        return _decimal_inside(kind.item)
+        return _inside(kind.item, found)
     if isinstance(kind, Map):
-        return _decimal_inside(kind.key) or _decimal_inside(kind.value)
+        return _inside(kind.key, found) or _inside(kind.value, found)
     if isinstance(kind, Struct):
-        return any(_decimal_inside(k) for _, k in kind.fields)
-    return False
-
-
-def _read_inside(kind: Kind) -> bool:
-    """A CQL kind with something read from the sample inside: a decimal's scale, a blob's payload."""
-    if isinstance(kind, (Dec, Blob)):
-        return True
-    if isinstance(kind, List):
-        return _read_inside(kind.item)
-    if isinstance(kind, Map):
-        return _read_inside(kind.key) or _read_inside(kind.value)
-    if isinstance(kind, Struct):
-        return any(_read_inside(k) for _, k in kind.fields)
+        return any(_inside(k, found) for _, k in kind.fields)
     return False
 
 
@@ -637,7 +626,7 @@ def _cql_sample_kind(seed: Kind, values: Sequence[Any], reading: BlobReading,
         if value is not None:
             found = value_kind(value, seed)
             merged = merge(kind, found)
-            if not isinstance(merged, Json) and not _json_inside(merged):
+            if not _inside(merged, (Json,)):
                 kind = merged
             _blob_payloads(seed, value, reading, place, payloads)
     return _whole_type(_with_payloads(kind, payloads))
@@ -676,18 +665,6 @@ def _with_payloads(kind: Kind, payloads: dict[tuple[str, ...], list[tuple[Any, i
     if isinstance(kind, Struct):
         return Struct(tuple((name, _with_payloads(k, payloads)) for name, k in kind.fields), kind.cql)
     return kind
-
-
-def _json_inside(kind: Kind) -> bool:
-    if isinstance(kind, Json):
-        return True
-    if isinstance(kind, List):
-        return _json_inside(kind.item)
-    if isinstance(kind, Map):
-        return _json_inside(kind.key) or _json_inside(kind.value)
-    if isinstance(kind, Struct):
-        return any(_json_inside(k) for _, k in kind.fields)
-    return False
 
 
 def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[ColumnValues]], reading: BlobReading,
