@@ -69,6 +69,12 @@ class Screen:
     #: Whether a table or view of a keyspace is one the policy hides (describe_table leaves out a
     #: view of its table that is).
     hidden_table: Callable[[str, str], bool] = lambda keyspace, name: False
+    #: The statement's own LIMIT, applied to the rows `row` lets through (the server was sent the
+    #: statement without it: it would count the rows left out); None: the server applies any.
+    limit: int | None = None
+    #: Why an answer of rows cut short cannot be continued, where `row` keeps counts a cursor does
+    #: not carry (a PER PARTITION LIMIT applied after it); None: it keeps none.
+    why_not: str | None = None
 
 
 @dataclass
@@ -322,6 +328,10 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                                     "columns": [c.to_json() for c in answer.columns]})
     notes = answer.notes
     skip = continuation.skip
+    if screen.why_not is not None and continuation.why_not is None:
+        continuation.why_not = screen.why_not
+    # The statement's own LIMIT, less the rows earlier answers had: the answer ends there, not cut.
+    own = None if screen.limit is None else max(0, screen.limit - continuation.before)
     shown = 0  # rows the screen let through
     try:
         for batch in answer:
@@ -330,6 +340,8 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if skip:
                     skip -= 1
                     continue
+                if own is not None and shown >= own:
+                    break
                 item = screen.row(spelling.values(row))
                 if item is None:
                     screen.hidden += 1
@@ -337,7 +349,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 shown += 1
                 if not taker.take(item, positions[i] if positions is not None else None):
                     break
-            if taker.taken.cut is not None:
+            if taker.taken.cut is not None or (own is not None and shown >= own):
                 break
     finally:
         answer.close()

@@ -42,7 +42,8 @@ def table_cql(ctx: ReadContext, target: TableTarget, server_major: int,
 
 
 def columns(ctx: ReadContext, target: TableTarget, sample_rows: int) -> list[dict[str, Any]]:
-    """Each column of the table: name, type, key, holds."""
+    """Each column of the table: name, type, key, holds (`sample_rows` 0: no value read, a text
+    column's is "text")."""
     from cqlsh_ext.cql.types import parse
 
     meta, udts = target.meta, target.schema.udts
@@ -64,7 +65,7 @@ def columns(ctx: ReadContext, target: TableTarget, sample_rows: int) -> list[dic
         else:
             entry["holds"] = None
         described.append(entry)
-    if texts:
+    if texts and sample_rows:
         _json_text(ctx, keyspace, table, texts, sample_rows)
     return described
 
