@@ -87,27 +87,13 @@ def secure_directory(directory: str) -> str | None:
     """Make `directory` (0700) or check it: the user's own and writable by nobody else. Returns a
     word to say when it was fixed (a directory of the user's that others could write is made
     0700), None when it was fine; JournalError when it is not the user's or not a directory."""
+    from cqlsh_ext.common.private_dir import NotPrivate, owner_only_directory
+
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        st = os.lstat(directory)
-    except OSError as err:
-        raise JournalError(f"the journal directory {directory} cannot be made: {err.strerror}") from None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        raise JournalError(f"the journal directory {directory} is not a directory (a link or a file): "
-                           "refused (--journal-dir DIR)")
-    if st.st_uid != os.geteuid():
-        raise JournalError(f"the journal directory {directory} belongs to another user (uid {st.st_uid}): "
-                           "refused, journals hold stored values (--journal-dir DIR)")
-    loose = stat.S_IMODE(st.st_mode) & 0o077
-    if not loose:
-        return None
-    try:
-        os.chmod(directory, 0o700)
-    except OSError as err:
-        raise JournalError(f"the journal directory {directory} is open to others "
-                           f"({stat.filemode(st.st_mode)}) and cannot be closed: {err.strerror}") from None
-    return (f"the journal directory {directory} was open to others ({stat.filemode(st.st_mode)[1:]}): "
-            "made 0700 (journals hold stored values)")
+        return owner_only_directory(directory, "the journal directory", "journals hold stored values",
+                                    "--journal-dir DIR", close_open=True).note
+    except NotPrivate as err:
+        raise JournalError(str(err)) from None
 
 
 def writing_key(directory: str) -> bytes:
