@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cassandra import cqltypes
 
@@ -24,6 +24,15 @@ class Target:
 
     def __init__(self, folder: Path) -> None:
         self.temp = folder / "out"
+        self.out: BinaryIO | None = None
+
+    def output(self) -> BinaryIO:
+        self.out = open(self.temp, "wb")  # noqa: SIM115 - closed by close(), as ExportFile's commit does
+        return self.out
+
+    def close(self) -> None:
+        if self.out is not None:
+            self.out.close()
 
 
 def write_file(select: str, rows: Sequence[tuple[Any, ...]], folder: Path, fmt: str, settings: Any,
@@ -69,4 +78,5 @@ def write_file(select: str, rows: Sequence[tuple[Any, ...]], folder: Path, fmt: 
     for batch in typed:
         sink.write(batch)
     sink.finish()
+    target.close()
     return target.temp

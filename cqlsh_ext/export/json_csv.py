@@ -4,9 +4,12 @@ or `csv` prints for the same SELECT."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Sequence
 from typing import Any
 
+from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.target import ExportFile
 
 
@@ -19,12 +22,12 @@ class TextSink:
             from cqlsh_ext.render.json_lines import JsonRows
 
             # bytes: a batch is one UTF-8 buffer (JsonRows.column_bytes), or its lines encoded
-            self.out: Any = open(target.temp, "wb")  # noqa: SIM115
+            self.out: Any = target.output()
             self.json: Any = JsonRows(columns, settings, places)
             self.csv: Any = None
         else:
             # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
-            self.out = open(target.temp, "w", encoding="utf-8", newline="")  # noqa: SIM115
+            self.out = io.TextIOWrapper(target.output(), encoding="utf-8", newline="")
             from cqlsh_ext.render.csv_rows import CsvRows
 
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
@@ -43,7 +46,6 @@ class TextSink:
         self.out.close()
 
     def abort(self) -> None:
-        try:
+        # A full disk fails the last flush too, as does a file past its cap: it is discarded anyway.
+        with contextlib.suppress(OSError, ExportError):
             self.out.close()
-        except OSError:  # a full disk fails the last flush too: the file is discarded anyway
-            pass

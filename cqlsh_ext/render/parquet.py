@@ -11,8 +11,7 @@ did not fit their column's kind (null there, with a note) are counted for the cl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from cqlsh_ext.render.arrow_batches import ArrowBatches
 
@@ -30,9 +29,10 @@ DEFAULT_CODEC = "zstd"
 
 
 class FileParts(Protocol):
-    """Where the file is written (export.target.ExportFile): the temporary file that takes the final name."""
+    """Where the file is written (export.target.ExportFile): the temporary file that takes the final
+    name, written through its descriptor (a file object: what it counts, the writer cannot pass)."""
 
-    temp: Path
+    def output(self) -> BinaryIO: ...
 
 
 @dataclass
@@ -56,7 +56,7 @@ class ParquetSink:
         self.held: list[Any] = []
         self.held_rows = 0
         self.held_bytes = 0
-        self.writer: Any = pq.ParquetWriter(str(target.temp), self.arrow.schema,
+        self.writer: Any = pq.ParquetWriter(target.output(), self.arrow.schema,
                                             compression=None if codec == "none" else codec)
 
     @property
