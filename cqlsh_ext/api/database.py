@@ -266,31 +266,26 @@ class Database:
 
     def query(self, statement: str, params: Params = None, *, page_size: int | None = None,
               timeout: float | None = None, consistency: str | int | None = None,
-              paging_state: bytes | None = None, progress: Progress | None = None,
-              sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
+              paging_state: bytes | None = None, progress: Progress | None = None) -> QueryAnswer:
         """The answer of one statement that reads: a payload query's (paths, payload conditions,
         GROUP BY: docs/queries.md), else the server's as written. Read when taken (iterate it, or
         to_arrow()). `params`: the values of its `?` markers (a list) or `:name` markers (a dict),
         bound through a prepared statement, a payload condition's too; `page_size` rows a page and
         a batch, `timeout` seconds a request, `consistency` a level ("QUORUM"); `paging_state`: go
         on where an answer of the same statement and parameters stopped (answer.paging_state).
-        Its Arrow types (docs/api.md, "Types"): `sample_rows`, the leading rows the types of
-        values are read from (5,000); `schema`, types given (a pyarrow.Schema, or a dict of
-        column names or payload paths, "data.total", to Arrow types or their names,
-        "decimal128(20, 2)"). A write is refused: db.execute runs it."""
+        A write is refused: db.execute runs it."""
         return self._answer(statement, params, Call(page_size, timeout, consistency, progress),
-                            paging_state=paging_state, sample_rows=sample_rows, schema=schema)
+                            paging_state=paging_state)
 
     def _answer(self, statement: str, params: Params, call: Call, *, paging_state: bytes | None = None,
                 ranges: Sequence[tuple[int, int]] | None = None, kinds: Sequence[Kind | None] | None = None,
                 plain: bool = False, keyspace: str | None = None, owner: Database | None = None,
-                label: str | None = None, sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
+                label: str | None = None) -> QueryAnswer:
         """The answer of `statement` read as `call` says (see query); `ranges`: only those token
         ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
-        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it,
-        `sample_rows` and `schema` its types (see query)."""
+        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it."""
         from cqlsh_ext.api.params import bind_statement
-        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity, need
+        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity
         from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
@@ -299,9 +294,6 @@ class Database:
         lexed = Lexed(statement)
         refuse_write(lexed, "query")
         page_size = _positive(call.page_size, "page_size")
-        sample_rows = _positive(sample_rows, "sample_rows")
-        if schema is not None:
-            need("pyarrow")
         level = _level(call.consistency)
         owned = identity(statement, params)
         resume = decode_state(owned, paging_state) if paging_state is not None else None
@@ -344,11 +336,6 @@ class Database:
                 raise Error(errors[-1] if errors else "the statement answered nothing")
             if kinds is not None:
                 typed.fix(kinds)
-            try:
-                typed.typed_by(sample_rows, schema)
-            except ValueError as err:
-                typed.close()
-                raise Error(str(err)) from None
         except Error:
             ctrl_c.restore()
             if owner is not None:
