@@ -10,12 +10,11 @@ class Error(Exception):
     that does not parse, a missing extra); `str(err)` is that line."""
 
 
-def one_line(err: BaseException) -> str:
-    """An exception of ours or of the driver as the shell says it."""
-    from cqlsh_ext.reading.statement import server_error
+def one_line(err: BaseException, where: str | None = None) -> str:
+    """An exception of ours, as it says itself, or of the driver or the server, in the one wording
+    of such errors (scanning.scan.error_text: the class, the server's message, the hosts by name,
+    never the driver's repr of its dicts; `where`: the host and port connected to)."""
+    from cqlsh_ext.scanning.scan import error_text
 
-    if type(err).__module__.startswith("cqlsh_ext"):
-        text = str(err)
-    else:
-        text = server_error(err)
+    text = str(err) if type(err).__module__.startswith("cqlsh_ext") else error_text(err, where)
     return " ".join(text.split())

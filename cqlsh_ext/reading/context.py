@@ -135,6 +135,11 @@ class ReadContext:
     request_timeout: float | None = None
 
     @property
+    def where(self) -> str:
+        """The host and port the session connected to, as an error names them."""
+        return f"{self.host}:{getattr(self.cluster, 'port', '?')}"
+
+    @property
     def display(self) -> DisplaySettings:
         return self.settings.display
 

@@ -116,7 +116,7 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     except Exception as err:  # the server refuses the ordinary part: its one line
         from cqlsh_ext.scanning.scan import error_text
 
-        ctx.error(error_text(err))
+        ctx.error(error_text(err, ctx.where))
         return None
     batch = batch_rows or ctx.page_size or DEFAULT_BATCH
     if ranges is not None:
@@ -242,7 +242,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
         except Exception as err:
             from cqlsh_ext.scanning.scan import error_text
 
-            ctx.error(error_text(err))
+            ctx.error(error_text(err, ctx.where))
             return None
         if result is None:  # stopped before the first page came
             notes.cancelled, notes.resume = True, (pages.resume_state, 0)
@@ -344,7 +344,7 @@ def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: E
     except Exception as err:  # a later page refused, the server gone: the rows so far stand
         from cqlsh_ext.scanning.scan import error_text
 
-        notes.error, notes.resume = error_text(err), (pages.state, 0)
+        notes.error, notes.resume = error_text(err, pages.where), (pages.state, 0)
         return
     if pages.stopped:
         notes.cancelled, notes.resume = True, (pages.resume_state, 0)

@@ -41,13 +41,6 @@ PAGE_ROWS = 100
 STOP_POLL = 0.1
 
 
-def server_error(err: BaseException) -> str:
-    """A server's refusal as cqlsh says it ('InvalidRequest: Error from server: ...'): the
-    exception's class and its message."""
-    message = getattr(err, "message", None)
-    return f"{type(err).__name__}: {message if message is not None else err}"
-
-
 class ServerPages:
     """The pages of one statement as the server pages it, from `paging_state` (None: its start).
     `first()` waits for the first page (raises what the driver raises); iterating yields
@@ -63,6 +56,8 @@ class ServerPages:
         from cqlsh_ext.scanning.scan import execute_tuples
 
         self.stop = ctx.stop
+        #: The host and port read from, as an error names them (scanning.scan.error_text).
+        self.where = ctx.where
         self.state = paging_state
         self.stopped = False
         self.resume_state: bytes | None = None
@@ -144,7 +139,9 @@ def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
         pages = ServerPages(ctx, statement, paging_state)
         result = pages.first()
     except Exception as err:
-        ctx.error(server_error(err))
+        from cqlsh_ext.scanning.scan import error_text
+
+        ctx.error(error_text(err, ctx.where))
         return None
     if result is None:  # stopped before the first page came
         notes.cancelled, notes.resume = True, (pages.resume_state, 0)
@@ -189,7 +186,9 @@ def _pages(pages: ServerPages, notes: ReadNotes) -> Iterator[AnswerBatch]:
             yield AnswerBatch(list(rows) if not isinstance(rows, list) else rows,
                               positions=PagePositions(state, 0, len(rows)))
     except Exception as err:  # a later page refused, the server gone: the rows so far stand
-        notes.error, notes.resume = server_error(err), (pages.state, 0)
+        from cqlsh_ext.scanning.scan import error_text
+
+        notes.error, notes.resume = error_text(err, pages.where), (pages.state, 0)
         return
     if pages.stopped:
         notes.cancelled, notes.resume = True, (pages.resume_state, 0)

@@ -121,15 +121,64 @@ def ranged_query(query: str, partition_key: Sequence[str], also: str = "") -> st
 _THROTTLE_WORDS = ("throttl", "capacity", "rate exceeded")
 
 
-def error_text(err: BaseException) -> str:
-    """One line for the report: a NoHostAvailable that wraps one host's answer shows that answer."""
+def error_text(err: BaseException, where: str | None = None) -> str:
+    """The one line an error of the driver or of the server is said in (the shell's reports and
+    closing lines, the Python API's cqlsh_ext.Error, MCP's answers): its class, then what it says
+    as cqlsh says it (the server's `message` where the driver keeps it apart, else its text:
+    'Error from server: code=... [...] message="..."'), never the driver's repr of its dicts: the
+    replicas a timeout or an Unavailable counted are said in words, a NoHostAvailable says what each
+    host answered and names it (one host: its answer, then "at host:port"), an OperationTimedOut
+    which host did not answer in time, one the driver sent to no host that every host is down
+    (`where`: the host and port the caller connected to, named then)."""
+    from cassandra import OperationTimedOut
     from cassandra.cluster import NoHostAvailable
 
-    if isinstance(err, NoHostAvailable) and len(err.errors or {}) == 1:
-        inner = next(iter(err.errors.values()))
-        if isinstance(inner, BaseException):
-            err = inner
-    return " ".join(f"{type(err).__name__}: {err}".split())
+    if isinstance(err, NoHostAvailable):
+        answers = list((err.errors or {}).items())
+        if len(answers) == 1 and isinstance(answers[0][1], BaseException):
+            host, inner = answers[0]
+            return f"{error_text(inner)} (at {host})"
+        said = "; ".join(f"{host}: {_answer_text(inner)}" for host, inner in answers)
+        if not said:  # no host was tried: the driver holds every one down (the server gone, say)
+            said = f"{where} is down or cannot be reached" if where else \
+                "every host the driver knows is down or cannot be reached"
+        first = err.args[0] if err.args and isinstance(err.args[0], str) else "no host could answer"
+        return _one_line(f"NoHostAvailable: {first} ({said})")
+    if isinstance(err, OperationTimedOut):
+        host = err.last_host if err.last_host is not None else next(iter(err.errors or {}), None)
+        others = "; ".join(f"{at}: {_answer_text(inner)}" for at, inner in (err.errors or {}).items()
+                           if at != host and "timeout" not in str(inner).lower())
+        waited = f"{host} did not answer" if host is not None else "no host answered"
+        return _one_line(f"OperationTimedOut: {waited} within the client's request timeout"
+                         + (f" ({others})" if others else ""))
+    message = getattr(err, "message", None)  # a server's error the driver raises as it came
+    text = str(message if message is not None else err)
+    counted = _replicas(err)
+    if counted is not None:
+        text = f"{text.split(' info=', 1)[0]} ({counted})"
+    return _one_line(f"{type(err).__name__}: {text}")
+
+
+def _answer_text(answer: object) -> str:
+    """What one host answered (NoHostAvailable's, OperationTimedOut's per-host errors)."""
+    return error_text(answer) if isinstance(answer, BaseException) else _one_line(str(answer))
+
+
+def _replicas(err: BaseException) -> str | None:
+    """What a timeout or an Unavailable counted, in words ("0 of 1 replica responses at ONE");
+    None for any other error."""
+    from cassandra import ConsistencyLevel, Timeout, Unavailable
+
+    level = ConsistencyLevel.value_to_name.get(getattr(err, "consistency", None), "?")
+    if isinstance(err, Timeout) and getattr(err, "required_responses", None) is not None:
+        return f"{err.received_responses} of {err.required_responses} replica responses at {level}"
+    if isinstance(err, Unavailable) and getattr(err, "required_replicas", None) is not None:
+        return f"{err.alive_replicas} of {err.required_replicas} replicas alive at {level}"
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def retry_reason(err: BaseException) -> str | None:
