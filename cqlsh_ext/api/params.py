@@ -17,7 +17,7 @@ import ipaddress
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,10 @@ __all__ = ["Bound", "Params", "Prepared", "bind_statement", "markers_of"]
 
 #: What `params` may be: values in the order of the statement's `?` markers, or by `:name`.
 Params = Sequence[object] | Mapping[str, object] | None
+
+#: A marker a statement's reader takes itself (query.grammar.Marker, edit.parse.ValueMarker): the
+#: `index`-th `?` of the statement (0 first), or the `name`.
+Taken = Any
 
 #: Statement texts a connection keeps prepared (the oldest forgotten first).
 PREPARED_KEPT = 512
@@ -94,6 +98,8 @@ class Bound:
     plan: Plan | None
     server: list[object] | dict[str, object] | None
     prepared: Prepared
+    #: The values of the markers the caller binds itself (bind_statement's `taken`), by marker.
+    taken: dict[Any, object] = field(default_factory=dict)
 
     def binder(self) -> Callable[[str, tuple[Any, ...] | None], Any] | None:
         """The reading's Binder (scanning.scan.Binder): a text, its token range's %s arguments
@@ -112,11 +118,12 @@ class Bound:
 
 
 def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None, plan: Plan | None,
-                   params: Params) -> Bound:
+                   params: Params, taken: Sequence[Taken] = ()) -> Bound:
     """`params` checked against the statement's markers and bound: a payload condition's into the
-    plan's literals, the others into the server's statement (`server_text`: the plan's server
-    statement, or the statement itself; None: nothing is sent as written). Error (one line,
-    nothing sent) for a wrong number of values, a name missing or unknown, a wrong type."""
+    plan's literals, those the caller reads itself (`taken`: an edit's values and conditions)
+    handed back by marker (Bound.taken), the others into the server's statement (`server_text`:
+    the plan's server statement, or the statement itself; None: nothing is sent as written). Error
+    (one line, nothing sent) for a wrong number of values, a name missing or unknown, a wrong type."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.query.grammar import bind
@@ -134,7 +141,7 @@ def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None
                     f"{type(params).__name__}")
     if positional and names:
         raise Error("the statement mixes ? and :name markers: use one kind")
-    payload = plan.markers if plan is not None else ()
+    payload: list[Taken] = [*(plan.markers if plan is not None else ()), *taken]
     server: list[object] | dict[str, object]
     labels: list[int] | None = None
     if isinstance(params, Mapping):
@@ -161,16 +168,17 @@ def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None
             raise Error(f"the statement has {_count(positional, 'marker')} (?), "
                         f"{_count(len(values), 'value')} given")
         payload_values = {m: values[m.index or 0] for m in payload}
-        taken = {m.index for m in payload}
-        labels = [i for i in range(positional) if i not in taken]
+        read_here = {m.index for m in payload}
+        labels = [i for i in range(positional) if i not in read_here]
         server = [values[i] for i in labels]
-    if plan is not None and payload:
+    if plan is not None and plan.markers:
         try:
-            plan = bind(plan, payload_values)
+            plan = bind(plan, {m: payload_values[m] for m in plan.markers})
         except QueryError as err:
             raise Error(str(err)) from None
+    own = {m: payload_values[m] for m in taken}
     if server_text is None or markers_of(Lexed(server_text)) == (0, []):
-        return Bound(plan, None, prepared)
+        return Bound(plan, None, prepared, own)
     found = prepared(server_text)
     metadata = list(found.column_metadata)
     if isinstance(server, dict):  # the server's own names (a name may be a payload marker's alone)
@@ -180,7 +188,7 @@ def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None
     elif len(metadata) != len(server):
         raise Error(f"the server reads {_count(len(metadata), 'marker')} in the statement, "
                     f"{_count(len(server), 'value')} left for it")
-    return Bound(plan, _checked(found, server, labels), prepared)
+    return Bound(plan, _checked(found, server, labels), prepared, own)
 
 
 def _count(n: int, word: str) -> str:

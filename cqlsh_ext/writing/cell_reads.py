@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan, Schema, Where
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.scanning.plan import InProcessScan
+    from cqlsh_ext.scanning.scan import Binder
     from cqlsh_ext.scanning.workers import WorkerScan
     from cqlsh_ext.settings import Settings
 
@@ -267,10 +268,11 @@ class RowsRead:
 
 
 def read_rows(ctx: ReadContext, plan: Plan, meta: Any, keys: Sequence[str], blob: BlobTarget,
-              mechanism: Mechanism, decoding: Decoding) -> RowsRead | None:
+              mechanism: Mechanism, decoding: Decoding, bind: Binder | None = None) -> RowsRead | None:
     """The plan's rows read as a payload query reads them (the cost asked first, the whole-table
     plan, progress, Ctrl-C, retries), in this process: a RowsRead, or None when it was refused or
-    declined (said)."""
+    declined (said). `bind`: a program's parameters, bound into the server's statement where its
+    WHERE holds markers (db.edit's)."""
     from cqlsh_ext.reading.select import LABEL
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
     from cqlsh_ext.scanning.scan import error_text
@@ -293,6 +295,6 @@ def read_rows(ctx: ReadContext, plan: Plan, meta: Any, keys: Sequence[str], blob
             return None
         progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
     else:
-        scan = ReadPlan(plan.server_statement)
+        scan = ReadPlan(plan.server_statement, bind=bind)
         progress = ctx.progress(label, plan.reads_beyond_partitions, None)
     return RowsRead(scan.read(ctx, found, progress), found)
