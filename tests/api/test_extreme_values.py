@@ -1,0 +1,219 @@
+"""Every value the server can hold, through every door, on the real server: timestamps at int64's
+ends, in year 0 and year 10000, at the last millisecond of year 9999 (which the driver read a
+millisecond off), dates at CQL's ends (0 and 2**32 - 1 days), times and durations at theirs; read
+by the API's rows and Arrow tables, a payload query and a scan, MCP's query, the shell's table,
+its JSON output and its Parquet export. The oracle comes apart from the code under test: the
+server's own integers (`blobAsBigint(timestampAsBlob(ts))`, read by the driver as bigint) and
+pyarrow's conversion of them. After each such reading the next one on the same connection
+succeeds at once (the driver's reading used to raise in the connection's thread, leaving it
+defunct for a while)."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from mcp_server.harness import McpServer, write_credentials
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, ext, run, table_rows
+
+pytestmark = pytest.mark.server
+
+pa = pytest.importorskip("pyarrow")
+
+#: k -> the timestamp's milliseconds: int64's ends, year 0, 10000-01-01 (the first past 9999), a
+#: day in year 10000, the last and the first datetime, a microsecond count written as milliseconds,
+#: the millisecond before the epoch, an ordinary one.
+TIMESTAMPS = {1: -2**63, 2: 2**63 - 1, 3: -62167219200000, 4: 253402300800000,
+              5: 253402300800000 + 15_768_000_123, 6: 253402300799999, 7: -62135596800000,
+              8: 1_700_000_000_123_000, 9: -1, 10: 1_700_000_000_123}
+#: k -> the date as CQL stores it (days, 2**31 the epoch): CQL's ends, the first and last date
+#: Python has, the day after.
+DATES = {1: 0, 2: 2**32 - 1, 3: 2**31 - 719162, 4: 2**31 + 2932896, 5: 2**31 + 2932897, 6: 2**31}
+#: Times (nanoseconds since midnight) and durations (months, days, nanoseconds) at their ends.
+TIMES = {1: 0, 2: 86_399_999_999_999}
+DURATIONS = {1: "2147483647mo2147483647d9223372036854775807ns",
+             2: "-2147483647mo2147483647d9223372036854775807ns"}
+DURATION_PARTS = {1: (2**31 - 1, 2**31 - 1, 2**63 - 1), 2: (-(2**31 - 1), -(2**31 - 1), -(2**63 - 1))}
+KEYS = sorted(TIMESTAMPS)
+
+
+@pytest.fixture(scope="module")
+def table(cassandra) -> str:
+    """ks.t of TIMESTAMPS (and the other columns' ends on the first rows): a timestamp column, in a
+    list and in a UDT too; `data` each row's {"n": k} in gzip."""
+    ks = cassandra.create_keyspace("extremes")
+    session = cassandra.session(ks)
+    session.execute("CREATE TYPE stamp (at timestamp, day date)")
+    session.execute("CREATE TABLE t (k int PRIMARY KEY, ts timestamp, d date, tm time, du duration, "
+                    "lt list<timestamp>, st frozen<stamp>, data blob)")
+    for k, millis in TIMESTAMPS.items():
+        day = DATES.get(k, 2**31)
+        data = gzip.compress(json.dumps({"n": k}).encode()).hex()
+        extra = f", {TIMES[k]}, {DURATIONS[k]}" if k in TIMES else ", null, null"
+        session.execute(f"INSERT INTO t (k, ts, d, tm, du, lt, st, data) VALUES ({k}, {millis}, {day}"
+                        f"{extra}, [{millis}, 0], {{at: {millis}, day: {day}}}, 0x{data})")
+    session.shutdown()
+    return f"{ks}.t"
+
+
+@pytest.fixture(scope="module")
+def oracle(cassandra, table: str) -> dict[int, dict[str, int]]:
+    """The server's own integers of each row: the timestamp's milliseconds, the date's days since
+    the epoch, the time's nanoseconds (blob casts, read by the driver as bigint and int)."""
+    session = cassandra.session()
+    try:
+        rows = session.execute(f"SELECT k, blobAsBigint(timestampAsBlob(ts)) AS ms, "
+                               f"blobAsInt(dateAsBlob(d)) AS days, blobAsBigint(timeAsBlob(tm)) AS ns "
+                               f"FROM {table}")
+        found = {row.k: {"ms": row.ms, "days": (row.days & 0xFFFFFFFF) - 2**31, "ns": row.ns} for row in rows}
+    finally:
+        session.shutdown()
+    assert {k: v["ms"] for k, v in found.items()} == TIMESTAMPS  # the table holds what was written
+    return found
+
+
+def as_datetime(millis: int) -> datetime.datetime | None:
+    """pyarrow's datetime of `millis` (UTC), None where it has none."""
+    try:
+        value: datetime.datetime = pa.scalar(millis, pa.timestamp("ms", tz="UTC")).as_py()
+    except (OverflowError, ValueError):
+        return None
+    return value
+
+
+def row_value(millis: int) -> datetime.datetime | int:
+    """The API's row value: the naive UTC datetime where there is one, else the milliseconds."""
+    value = as_datetime(millis)
+    return millis if value is None else value.replace(tzinfo=None)
+
+
+def json_value(millis: int) -> str | int:
+    """The JSON spelling (the shell's JSON, MCP): ISO-8601 in UTC to the millisecond, else the integer."""
+    value = as_datetime(millis)
+    return millis if value is None else value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def date_text(days: int) -> str:
+    """A date as cqlsh prints it (the driver's Date): ISO where Python has the date, else its days."""
+    try:
+        return (datetime.date(1970, 1, 1) + datetime.timedelta(days=days)).isoformat()
+    except OverflowError:
+        return str(days)
+
+
+def test_rows_hold_every_value_exactly_and_the_next_query_succeeds_at_once(db, table: str, oracle) -> None:
+    rows = {row["k"]: row for row in db.query(f"SELECT k, ts, d, tm, du, lt, st FROM {table}")}
+    assert sorted(rows) == KEYS
+    for k, row in rows.items():
+        want = row_value(oracle[k]["ms"])
+        assert type(row["ts"]) is type(want) and row["ts"] == want, k
+        assert list(row["lt"]) == [want, row_value(0)] and row["st"].at == want, k
+        assert row["d"].days_from_epoch == row["st"].day.days_from_epoch == oracle[k]["days"], k
+        if k in TIMES:
+            assert row["tm"].nanosecond_time == oracle[k]["ns"] == TIMES[k]
+            du = row["du"]
+            assert (du.months, du.days, du.nanoseconds) == DURATION_PARTS[k]
+    # The same connection, at once: a statement, then a value the driver decodes in its own thread.
+    assert sorted(r["k"] for r in db.query(f"SELECT k FROM {table}")) == KEYS
+    cast = list(db.query("SELECT blobAsTimestamp(0x7fffffffffffffff) AS ts FROM system.local"))
+    assert cast == [{"ts": 2**63 - 1}]
+    assert len(list(db.query("SELECT release_version FROM system.local"))) == 1
+
+
+def test_arrow_holds_every_int64_and_every_date(db, table: str, oracle) -> None:
+    whole = db.query(f"SELECT k, ts, d, tm, du, lt, st FROM {table}").to_arrow()
+    assert whole.schema.field("ts").type == pa.timestamp("ms", tz="UTC")
+    assert whole.schema.field("d").type == pa.date32()
+    keys = whole.column("k").to_pylist()
+    ms = dict(zip(keys, whole.column("ts").cast(pa.int64()).to_pylist(), strict=True))
+    days = dict(zip(keys, whole.column("d").cast(pa.int32()).to_pylist(), strict=True))
+    listed = dict(zip(keys, whole.column("lt").cast(pa.list_(pa.int64())).to_pylist(), strict=True))
+    stamps = whole.column("st").combine_chunks()
+    at = dict(zip(keys, stamps.field("at").cast(pa.int64()).to_pylist(), strict=True))
+    ns = dict(zip(keys, whole.column("tm").cast(pa.int64()).to_pylist(), strict=True))
+    du = dict(zip(keys, whole.column("du").to_pylist(), strict=True))
+    for k in KEYS:
+        assert ms[k] == at[k] == oracle[k]["ms"] and listed[k] == [oracle[k]["ms"], 0], k
+        assert days[k] == oracle[k]["days"], k
+        if k in TIMES:
+            assert ns[k] == oracle[k]["ns"]
+            assert (du[k]["months"], du[k]["days"], du[k]["nanoseconds"]) == DURATION_PARTS[k]
+    # A payload query's reading (the server's pages, a path read) and a payload filter's (a scan).
+    for statement in (f"SELECT k, ts, d, data.n FROM {table}",
+                      f"SELECT k, ts, d, data.n FROM {table} WHERE data.n >= 1 ALLOW FILTERING"):
+        read = db.query(statement).to_arrow()
+        got = {k: (t, d, n) for k, t, d, n in zip(read.column("k").to_pylist(),
+                                                  read.column("ts").cast(pa.int64()).to_pylist(),
+                                                  read.column("d").cast(pa.int32()).to_pylist(),
+                                                  read.column("data.n").to_pylist(), strict=True)}
+        assert got == {k: (oracle[k]["ms"], oracle[k]["days"], k) for k in KEYS}, statement
+        rows = {row["k"]: row["ts"] for row in db.query(statement)}
+        assert rows == {k: row_value(oracle[k]["ms"]) for k in KEYS}, statement
+    polars = db.query(f"SELECT k, ts FROM {table}").to_polars()
+    assert dict(zip(polars["k"].to_list(), polars["ts"].cast(int).to_list(), strict=True)) == TIMESTAMPS
+
+
+@pytest.fixture
+def superuser_home(cassandra, tmp_path: Path) -> Path:
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    return tmp_path
+
+
+def test_mcp_and_the_shell_s_json_spell_every_value_exactly(cassandra, table: str, oracle,
+                                                            superuser_home: Path) -> None:
+    statement = f"SELECT k, ts, d, lt, st FROM {table}"
+    want = {k: {"ts": json_value(oracle[k]["ms"]), "d": date_text(oracle[k]["days"]),
+                "lt": [json_value(oracle[k]["ms"]), json_value(0)],
+                "st": {"at": json_value(oracle[k]["ms"]), "day": date_text(oracle[k]["days"])}} for k in KEYS}
+    with McpServer([cassandra.host, str(cassandra.port)], superuser_home) as server:
+        answer = server.call("query", statement=statement).data
+        assert {row.pop("k"): row for row in answer["rows"]} == want
+        again = server.call("query", statement=f"SELECT k FROM {table}").data  # the same connection
+        assert sorted(row["k"] for row in again["rows"]) == KEYS
+    shell = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "--output-format", "json", "-e", statement],
+                superuser_home)
+    assert shell.returncode == 0, shell.stderr
+    lines = [json.loads(line) for line in shell.stdout.splitlines() if line.strip()]
+    assert {row.pop("k"): row for row in lines} == want
+
+
+def table_text(millis: int) -> str:
+    """A timestamp as cqlsh's table prints it (its default format, in UTC), else its milliseconds."""
+    value = as_datetime(millis)
+    return str(millis) if value is None else value.strftime("%Y-%m-%d %H:%M:%S.%f%z")
+
+
+def test_the_shell_s_table_prints_what_stock_cqlsh_prints_but_exact(cassandra, table: str, oracle,
+                                                                    tmp_path: Path) -> None:
+    """cqlsh's own behaviour kept: a timestamp no datetime holds is its milliseconds, with cqlsh's
+    warning; a date no date holds, its days. The last millisecond of year 9999, which stock cqlsh
+    prints as 23:59:59.998993 (the driver's float), is printed exactly."""
+    statement = f"SELECT k, ts, d FROM {table}"
+    ours = ext(cassandra, tmp_path, "-e", statement)
+    assert ours.returncode == 0, ours.stderr
+    printed = {int(k): (ts, d) for k, ts, d in table_rows(ours.stdout)}
+    assert printed == {k: (table_text(oracle[k]["ms"]), date_text(oracle[k]["days"])) for k in KEYS}
+    assert "DateOverFlowWarning: Some timestamps are larger than Python datetime can represent. " \
+           "Timestamps are displayed in milliseconds from epoch." in ours.stderr
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert stock.returncode == 0, stock.stderr
+    theirs = {int(k): (ts, d) for k, ts, d in table_rows(stock.stdout)}
+    assert theirs[6] == ("9999-12-31 23:59:59.998993+0000", "1970-01-01")  # the float's error
+    assert printed[6] == ("9999-12-31 23:59:59.999000+0000", "1970-01-01")
+    assert {k: v for k, v in printed.items() if k != 6} == {k: v for k, v in theirs.items() if k != 6}
+
+
+def test_the_parquet_export_writes_every_value_exactly(cassandra, table: str, oracle, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    target = tmp_path / "extremes.parquet"
+    done = ext(cassandra, tmp_path, "-e", f"COPY (SELECT k, ts, d, lt FROM {table}) TO '{target}'")
+    assert done.returncode == 0, done.stderr
+    written = pq.read_table(target)
+    keys = written.column("k").to_pylist()
+    assert dict(zip(keys, written.column("ts").cast(pa.int64()).to_pylist(), strict=True)) == TIMESTAMPS
+    assert dict(zip(keys, written.column("d").cast(pa.int32()).to_pylist(), strict=True)) == \
+        {k: oracle[k]["days"] for k in KEYS}
