@@ -2,25 +2,29 @@
 and streams are written from.
 
 The schema is fixed before the first batch leaves (reading.typed.TypedAnswer.fixed: the CQL types,
-and the answer's leading sample for the kinds read from values; payload.columns states the rule),
-each answer batch becomes one record batch of that schema (payload.columns.arrow_arrays: laid out by
-the native core where it holds the values, else by pyarrow), and a value that does not fit its
-column's kind is null there with its note, counted in the answer's notes (`ReadNotes.misfits`).
-Nothing is retyped: every batch has the schema the first had.
+the types given, and the answer's leading sample for the kinds read from values; payload.columns
+states the rule), each answer batch becomes one record batch of that schema
+(payload.columns.arrow_arrays: laid out by the native core where it holds the values, else by
+pyarrow), and a value that does not fit its column's kind is null there, or only the places inside
+it that do not fit, with its note, counted in the answer's notes (`ReadNotes.misfits`). Nothing is
+retyped: every batch has the schema the first had.
 
 pyarrow is imported when a batch is made, never at import time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.payload.columns import BLOB, arrow_arrays, arrow_schema, as_pyarrow, stored_sizes
+from cqlsh_ext.reading.typed import BATCH_BYTES
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.columns import AnswerColumn, BlobReading
     from cqlsh_ext.reading.typed import AnswerBatch, TypedAnswer
+
+Source = TypeVar("Source")
 
 
 class ArrowBatches:
@@ -72,3 +76,33 @@ class ArrowBatches:
                     yield self.convert(batch)
         finally:
             self.answer.close()
+
+
+def coalesced(batches: Iterable[tuple[Source, Any]], rows: int,
+              most_bytes: int = BATCH_BYTES) -> Iterator[tuple[list[Source], Any]]:
+    """Record batches (each with what it was made of: a `Source`) gathered into record batches of
+    at least `rows` rows where more come: a whole-table reading with a payload filter gives each
+    token range's page's few matches as a batch of their own. One of `rows` or more passes as it
+    is, and so does what holds `most_bytes` (a page of large values the reading gave in parts, to
+    keep memory flat: reading.typed.BATCH_BYTES). A batch goes as soon as it holds enough, the last
+    as soon as the batches end: nothing is held for longer than its rows take to be read. Yields
+    each with its sources, in order."""
+    held: list[Any] = []
+    sources: list[Source] = []
+    count = size = 0
+    for source, batch in batches:
+        held.append(batch)
+        sources.append(source)
+        count += batch.num_rows
+        size += batch.nbytes
+        if count >= rows or size >= most_bytes:
+            yield sources, _joined(held)
+            held, sources, count, size = [], [], 0, 0
+    if held:
+        yield sources, _joined(held)
+
+
+def _joined(batches: list[Any]) -> Any:
+    import pyarrow as pa
+
+    return batches[0] if len(batches) == 1 else pa.concat_batches(batches)
