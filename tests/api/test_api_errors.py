@@ -1,15 +1,21 @@
 """Every failure of the driver or the server reaches a program as one cqlsh_ext.Error line that
 names the host and port or the cause, never the driver's repr of its dicts: a host nobody listens
 on, a read timeout and an Unavailable (the test server's fault plan, tests/fault_handler.py), a
-client-side timeout."""
+client-side timeout, a server killed while an answer is read (a server of this module's own).
+A reading that fails part-way gives the rows it read, then raises."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import devcassandra
 import pytest
+from waiting import wait_until
 
 import cqlsh_ext
 
@@ -88,3 +94,110 @@ def test_server_errors_are_one_line_naming_the_cause(db, faulty, plan):
                                "the client's request timeout")
     plan.clear()
     assert {(row["pk"], row["ck"]) for row in db.query(statement)} == keys  # the same Database reads on
+
+
+def test_a_reading_that_fails_part_way_gives_its_rows_then_raises(db, faulty, plan):
+    """Pages after the second time out: the rows of the first two are given, then the Error; the
+    notes say it failed, and the paging state goes on from the row after the last one given."""
+    ks, keys = faulty
+    statement = f"SELECT pk, ck FROM {ks}.t"
+    plan.set("read_timeout", -1, after=2)
+    answer = db.query(statement, page_size=PAGE)
+    got: list[tuple[int, int]] = []
+    with pytest.raises(cqlsh_ext.Error) as failed:
+        for row in answer:
+            got.append((row["pk"], row["ck"]))
+    text = str(failed.value)
+    assert text.startswith(f"the reading failed after {2 * PAGE} rows: ReadTimeout: "), text
+    assert "\n" not in text and not _driver_repr(text), text
+    assert len(got) == 2 * PAGE and answer.notes["stopped"] == "error" and answer.notes["exact"] is False
+    plan.clear()
+    rest = [(row["pk"], row["ck"])
+            for row in db.query(statement, page_size=PAGE, paging_state=answer.paging_state)]
+    assert len(got) + len(rest) == len(keys) and set(got) | set(rest) == keys
+
+
+# ------------------------------------------------------------------ a server of this module's own
+
+
+@pytest.fixture(scope="module")
+def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcassandra.Instance, str, set]]:
+    """A Cassandra of this module's own (with the fault handler): killing it disturbs no other
+    test. Yields it, a faults_* keyspace holding table t, and its rows' keys."""
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+    from conftest import server_config
+
+    native, storage, jmx = devcassandra.free_ports(3)
+    config = server_config(directory=tmp_path_factory.mktemp("api-killed-cassandra") / "node",
+                           cluster_name="cqlsh-ext api fault test", heap="512M",
+                           native_port=native, storage_port=storage, jmx_port=jmx)
+    instance = devcassandra.Instance(config)
+    instance.start(timeout=180, die_with_parent=True)
+    try:
+        cluster = Cluster([config.host], port=config.native_port, protocol_version=5, connect_timeout=30,
+                          control_connection_timeout=30,
+                          auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
+        session = cluster.connect()
+        ks = "faults_api_killed"
+        session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
+                        "'replication_factor': 1}")
+        keys = _fill(session, ks)
+        cluster.shutdown()
+        yield instance, ks, keys
+    finally:
+        instance.stop()
+
+
+def _own_plan(instance: devcassandra.Instance) -> Any:
+    from conftest import fault_plan_file
+    from fault_handler import FaultPlan
+
+    return FaultPlan(fault_plan_file(instance.config.directory))
+
+
+def test_a_server_killed_while_an_answer_is_read(killable, tmp_path: Path):
+    instance, ks, keys = killable
+    config = instance.config
+    cqlshrc = tmp_path / "cqlshrc"
+    cqlshrc.write_text("")
+    where = f"{config.host}:{config.native_port}"
+    db = cqlsh_ext.connect(config.host, config.native_port, username=config.username,
+                           password=config.password, cqlshrc=str(cqlshrc))
+    try:
+        plan = _own_plan(instance)
+        plan.set("delay", -1, 2000)  # every page late: a page is being answered when the server dies
+        answer = db.query(f"SELECT pk, ck FROM {ks}.t", page_size=PAGE)
+        got: list[dict[str, Any]] = []
+        failures: list[BaseException] = []
+
+        def read() -> None:
+            try:
+                got.extend(answer)
+            except BaseException as err:  # the reader's own thread: what it raised is the test's
+                failures.append(err)
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        wait_until(lambda: plan.met().pages >= 2, "a page after the first asked of the server")
+        pid = instance.pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: not instance.is_running(), "the server's end", 60, every=0.2)
+        reader.join()
+        assert len(failures) == 1 and isinstance(failures[0], cqlsh_ext.Error), failures
+        text = str(failures[0])
+        assert text.startswith("the reading failed after ") and where in text, text
+        assert "\n" not in text and not _driver_repr(text), text
+        assert PAGE <= len(got) < len(keys) and answer.notes["stopped"] == "error"
+        # The server away: the next query, and a new connection, are one line naming it too.
+        with pytest.raises(cqlsh_ext.Error) as away:
+            db.query(f"SELECT pk, ck FROM {ks}.t")
+        assert where in str(away.value) and not _driver_repr(str(away.value)), str(away.value)
+        with pytest.raises(cqlsh_ext.Error) as refused:
+            cqlsh_ext.connect(config.host, config.native_port, cqlshrc=str(cqlshrc))
+        assert str(refused.value) == (f"Connection error: nothing listens on {where}: check the host and "
+                                      "port (Cassandra's CQL port is 9042 unless its native_transport_port "
+                                      "says otherwise)")
+    finally:
+        db.close()
