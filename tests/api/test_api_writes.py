@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,56 @@ def test_an_edit_previews_writes_journaled_and_undo_restores_every_byte(db, tabl
     with pytest.raises(cqlsh_ext.Error, match=r"^edit: .*nothing was written$"):
         db.edit(f"UPDATE {name} SET data.status = 'X' WHERE data.status = 'PAID'")
     assert stored(session, name) == original
+
+
+def test_an_edit_with_parameters_previews_writes_and_undo_restores_every_byte(db, table, journals) -> None:
+    """db.edit(statement, params): `?` markers in the SET values and in the WHERE (its server part,
+    pk, and its payload condition), bound as db.query binds them: a value with quotes stays a
+    value, a number is written as the same number written in the statement would be; `:name`
+    markers the same. Previewed, confirmed, undone to the original bytes."""
+    from decimal import Decimal
+
+    name, session = table
+    original = stored(session, name)
+    statement = f"UPDATE {name} SET data.status = ?, data.items[0] = ?, data.total = ? WHERE pk = ? " \
+        "AND data.status = ?"
+    params = ["it's 'CANCELLED'", {"sku": "X-1", "qty": 2}, Decimal("737.26"), "k5", "PAID"]
+    preview = db.edit(statement, params)
+    assert (preview.confirmed, preview.found, preview.to_change, preview.refused) == (False, 1, 1, {})
+    (change,) = preview.changes
+    assert change.key == {"pk": "k5"}
+    assert change.changes == [
+        {"path": "data.status", "old": "PAID", "new": "it's 'CANCELLED'"},
+        {"path": "data.items[0]", "old": {"sku": "s5-0"}, "new": {"sku": "X-1", "qty": 2}},
+        {"path": "data.total", "old": None, "new": 737.26, "added": True}]
+    assert stored(session, name) == original  # nothing written
+    # The payload condition's parameter filters: k4 is NEW, so nothing is found.
+    assert db.edit(statement, [*params[:3], "k4", "PAID"]).found == 0
+
+    done = db.edit(statement, params, confirm=True)
+    assert (done.confirmed, done.written, done.left_alone, done.stopped) == (True, 1, 0, None)
+    text = gzip.decompress(stored(session, name)["k5"])
+    items = [{"sku": "X-1", "qty": 2}, *payload(5)["items"][1:]]
+    assert json.loads(text) == {**payload(5), "status": "it's 'CANCELLED'", "items": items, "total": 737.26}
+    assert b"737.26" in text  # as written, not the double's 737.25999...
+
+    removed = db.edit(f"DELETE data.items FROM {name} WHERE pk = :key AND data.order = :order CONFIRM",
+                      {"key": "k6", "order": 6})
+    assert removed.written == 1 and "items" not in json.loads(gzip.decompress(stored(session, name)["k6"]))
+    assert db.undo(removed.journal, confirm=True).written == 1
+    assert db.undo(done.journal, confirm=True).written == 1
+    assert stored(session, name) == original  # the original bytes, exactly
+
+    refusals = [
+        ([], "the statement has 5 markers (?), 0 values given"),
+        ([*params[:3], 5, "PAID"], "parameter 4 (pk) is text: it takes a str, not int 5"),
+        ([b"X", *params[1:]], "parameter 1 (data.status =): an edit's value is a str, an int, a float, a "
+                              "Decimal, a bool, None, a dict or a list (a JSON value), not bytes"),
+        ([float("nan"), *params[1:]], "parameter 1 (data.status =): nan is no JSON number"),
+        ([*params[:4], b"PAID"], "parameter 5 (data.status =): a payload condition compares with a str, an "
+                                 "int, a float, a Decimal, a bool or None, not bytes"),
+    ]
+    for wrong, why in refusals:
+        with pytest.raises(cqlsh_ext.Error, match=f"^{re.escape(f'edit: {why}; nothing was written')}$"):
+            db.edit(statement, wrong, confirm=True)
+    assert stored(session, name) == original  # nothing was written
