@@ -489,11 +489,16 @@ def _float_tree(value: float, single: bool) -> Any:
 
 
 def _decimal_tree(value: decimal.Decimal) -> Any:
-    """A decimal's text (_decimal) as JSON reads it: a whole number an int, any other a float."""
+    """A decimal's text (_decimal) as JSON reads it, where that loses nothing: a whole number an
+    int; a float where the float's own text is the same number (737.26, 1.50 as 1.5, -1E-26);
+    else the exact text as a string ("12345678901234567890.123"), not the float nearest it."""
     if not value.is_finite():
         return str(value)
     text = str(value)
-    return float(text) if any(c in text for c in ".eE") else int(text)
+    if not any(c in text for c in ".eE"):
+        return int(text)
+    near = float(text)
+    return near if float_name(near) is None and decimal.Decimal(repr(near)) == value else text
 
 
 def _as_loaded(tree: Any) -> Any:
