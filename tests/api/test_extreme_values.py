@@ -173,6 +173,10 @@ def test_mcp_and_the_shell_s_json_spell_every_value_exactly(cassandra, table: st
         assert {row.pop("k"): row for row in answer["rows"]} == want
         again = server.call("query", statement=f"SELECT k FROM {table}").data  # the same connection
         assert sorted(row["k"] for row in again["rows"]) == KEYS
+        scan = server.call("query", statement=f"SELECT k, ts, data.n FROM {table} WHERE data.n >= 1 "
+                                              "ALLOW FILTERING").data  # a payload filter's scan
+        assert {row["k"]: (row["ts"], row["data.n"]) for row in scan["rows"]} == \
+            {k: (want[k]["ts"], k) for k in KEYS}
     shell = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "--output-format", "json", "-e", statement],
                 superuser_home)
     assert shell.returncode == 0, shell.stderr
