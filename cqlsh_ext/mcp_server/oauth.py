@@ -367,10 +367,12 @@ class JwtVerifier:
         TokenRefused."""
         import math
 
+        from cqlsh_ext.common.jsonenc import float_name
+
         for name in ("exp", "nbf", "iat"):
             value = claims.get(name)
             if name in claims and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                   or isinstance(value, float) and not math.isfinite(value)):
+                                   or isinstance(value, float) and float_name(value) is not None):
                 raise TokenRefused(f"the token's {name} is not a NumericDate (RFC 7519: a JSON number of "
                                    "seconds since 1970)")
         now = self._clock()
