@@ -101,18 +101,22 @@ def test_driver_type_classes():
     assert (vector.subtype, vector.vector_size) == (cqltypes.BytesType, 3)
 
 
-def test_timestamps_are_read_through_date_type_once_its_cython_reader_is_gone():
-    # upstream.timestamps: a result's timestamp column is DateType (type code 0x000B); the Cython
-    # parser finds a type's reader by the name 'Des' + its class's, else its generic one, which
-    # calls the class's deserialize; cqlsh's hooks delete DesDateType themselves.
+def test_timestamps_and_times_are_read_through_their_classes_once_their_cython_readers_are_gone():
+    # upstream.time_values: a result's timestamp column is DateType (type code 0x000B), a time's
+    # TimeType (0x0012); the Cython parser finds a type's reader by the name 'Des' + its class's,
+    # else its generic one, which calls the class's deserialize; cqlsh's hooks delete DesDateType
+    # themselves.
     from cassandra import cqltypes, deserializers, protocol
 
-    from cqlsh_ext.upstream import timestamps
+    from cqlsh_ext.upstream import time_values
 
     assert protocol.ResultMessage.type_codes[0x000B] is cqltypes.DateType
-    assert timestamps._taken and timestamps._taken[0].__name__ == "DesDateType"
-    assert type(deserializers.find_deserializer(cqltypes.DateType)).__name__ == "GenericDeserializer"
-    assert cqltypes.DateType.deserialize is timestamps.timestamp_value
+    assert protocol.ResultMessage.type_codes[0x0012] is cqltypes.TimeType
+    assert sorted(time_values._taken) == ["DesDateType", "DesTimeType"]
+    for cls, reading in ((cqltypes.DateType, time_values.timestamp_value),
+                         (cqltypes.TimeType, time_values.time_value)):
+        assert type(deserializers.find_deserializer(cls)).__name__ == "GenericDeserializer"
+        assert cls.deserialize is reading
     assert "del cassandra.deserializers.DesDateType" in inspect.getsource(cqlshmain.insert_driver_hooks)
 
 

@@ -1,8 +1,9 @@
 """Every value the server can hold, through every door, on the real server: timestamps at int64's
 ends, in year 0 and year 10000, at the last millisecond of year 9999 (which the driver read a
-millisecond off), dates at CQL's ends (0 and 2**32 - 1 days), times and durations at theirs; read
-by the API's rows and Arrow tables, a payload query and a scan, MCP's query, the shell's table,
-its JSON output and its Parquet export. The oracle comes apart from the code under test: the
+millisecond off), dates at CQL's ends (0 and 2**32 - 1 days), times of a day or more (the server
+keeps any int64 of nanoseconds; the driver's Time raised) and durations at their ends; read by the
+API's rows and Arrow tables, a payload query and a scan, MCP's query, the shell's table, its JSON
+output and its Parquet export. The oracle comes apart from the code under test: the
 server's own integers (`blobAsBigint(timestampAsBlob(ts))`, read by the driver as bigint) and
 pyarrow's conversion of them. After each such reading the next one on the same connection
 succeeds at once (the driver's reading used to raise in the connection's thread, leaving it
@@ -32,8 +33,10 @@ TIMESTAMPS = {1: -2**63, 2: 2**63 - 1, 3: -62167219200000, 4: 253402300800000,
 #: k -> the date as CQL stores it (days, 2**31 the epoch): CQL's ends, the first and last date
 #: Python has, the day after.
 DATES = {1: 0, 2: 2**32 - 1, 3: 2**31 - 719162, 4: 2**31 + 2932896, 5: 2**31 + 2932897, 6: 2**31}
-#: Times (nanoseconds since midnight) and durations (months, days, nanoseconds) at their ends.
-TIMES = {1: 0, 2: 86_399_999_999_999}
+#: Times (nanoseconds since midnight: the server keeps any int64, blobAsTime writes them) and
+#: durations (months, days, nanoseconds) at their ends.
+TIMES = {1: 0, 2: 86_399_999_999_999, 3: 86_400_000_000_000, 4: 2**63 - 1, 5: -1}
+DAY_NANOS = 86_400_000_000_000
 DURATIONS = {1: "2147483647mo2147483647d9223372036854775807ns",
              2: "-2147483647mo2147483647d9223372036854775807ns"}
 DURATION_PARTS = {1: (2**31 - 1, 2**31 - 1, 2**63 - 1), 2: (-(2**31 - 1), -(2**31 - 1), -(2**63 - 1))}
@@ -52,7 +55,8 @@ def table(cassandra) -> str:
     for k, millis in TIMESTAMPS.items():
         day = DATES.get(k, 2**31)
         data = gzip.compress(json.dumps({"n": k}).encode()).hex()
-        extra = f", {TIMES[k]}, {DURATIONS[k]}" if k in TIMES else ", null, null"
+        extra = f", blobAsTime(bigintAsBlob({TIMES[k]}))" if k in TIMES else ", null"
+        extra += f", {DURATIONS[k]}" if k in DURATIONS else ", null"
         session.execute(f"INSERT INTO t (k, ts, d, tm, du, lt, st, data) VALUES ({k}, {millis}, {day}"
                         f"{extra}, [{millis}, 0], {{at: {millis}, day: {day}}}, 0x{data})")
     session.shutdown()
@@ -112,8 +116,12 @@ def test_rows_hold_every_value_exactly_and_the_next_query_succeeds_at_once(db, t
         assert type(row["ts"]) is type(want) and row["ts"] == want, k
         assert list(row["lt"]) == [want, row_value(0)] and row["st"].at == want, k
         assert row["d"].days_from_epoch == row["st"].day.days_from_epoch == oracle[k]["days"], k
-        if k in TIMES:
-            assert row["tm"].nanosecond_time == oracle[k]["ns"] == TIMES[k]
+        if k in TIMES:  # the driver's Time where it takes the nanoseconds, else their integer
+            assert oracle[k]["ns"] == TIMES[k]
+            time = row["tm"]
+            assert (time if TIMES[k] >= DAY_NANOS else time.nanosecond_time) == TIMES[k], k
+            assert isinstance(time, int) is (TIMES[k] >= DAY_NANOS), k
+        if k in DURATIONS:
             du = row["du"]
             assert (du.months, du.days, du.nanoseconds) == DURATION_PARTS[k]
     # The same connection, at once: a statement, then a value the driver decodes in its own thread.
@@ -140,6 +148,7 @@ def test_arrow_holds_every_int64_and_every_date(db, table: str, oracle) -> None:
         assert days[k] == oracle[k]["days"], k
         if k in TIMES:
             assert ns[k] == oracle[k]["ns"]
+        if k in DURATIONS:
             assert (du[k]["months"], du[k]["days"], du[k]["nanoseconds"]) == DURATION_PARTS[k]
     # A payload query's reading (the server's pages, a path read) and a payload filter's (a scan).
     for statement in (f"SELECT k, ts, d, data.n FROM {table}",
@@ -164,8 +173,9 @@ def superuser_home(cassandra, tmp_path: Path) -> Path:
 
 def test_mcp_and_the_shell_s_json_spell_every_value_exactly(cassandra, table: str, oracle,
                                                             superuser_home: Path) -> None:
-    statement = f"SELECT k, ts, d, lt, st FROM {table}"
+    statement = f"SELECT k, ts, d, tm, lt, st FROM {table}"
     want = {k: {"ts": json_value(oracle[k]["ms"]), "d": date_text(oracle[k]["days"]),
+                "tm": None if oracle[k]["ns"] is None else time_text(oracle[k]["ns"]),
                 "lt": [json_value(oracle[k]["ms"]), json_value(0)],
                 "st": {"at": json_value(oracle[k]["ms"]), "day": date_text(oracle[k]["days"])}} for k in KEYS}
     with McpServer([cassandra.host, str(cassandra.port)], superuser_home) as server:
@@ -182,6 +192,14 @@ def test_mcp_and_the_shell_s_json_spell_every_value_exactly(cassandra, table: st
     assert shell.returncode == 0, shell.stderr
     lines = [json.loads(line) for line in shell.stdout.splitlines() if line.strip()]
     assert {row.pop("k"): row for row in lines} == want
+
+
+def time_text(nanos: int) -> str | int:
+    """A time as JSON spells it: the driver's Time's text where it takes the nanoseconds (a
+    negative count too, as the driver spells it), else the integer."""
+    from cassandra.util import Time
+
+    return nanos if nanos >= DAY_NANOS else str(Time(nanos))
 
 
 def table_text(millis: int) -> str:
@@ -208,6 +226,11 @@ def test_the_shell_s_table_prints_what_stock_cqlsh_prints_but_exact(cassandra, t
     assert theirs[6] == ("9999-12-31 23:59:59.998993+0000", "1970-01-01")  # the float's error
     assert printed[6] == ("9999-12-31 23:59:59.999000+0000", "1970-01-01")
     assert {k: v for k, v in printed.items() if k != 6} == {k: v for k, v in theirs.items() if k != 6}
+    # A time of a day or more, which stock cqlsh cannot read (the driver's Time raises): its nanoseconds.
+    times = ext(cassandra, tmp_path, "-e", f"SELECT k, tm FROM {table} WHERE k IN (1, 2, 3, 4, 5)")
+    assert times.returncode == 0, times.stderr
+    printed_times = {int(k): tm for k, tm in table_rows(times.stdout)}
+    assert printed_times == {k: str(time_text(n)) for k, n in TIMES.items()}
 
 
 def test_the_parquet_export_writes_every_value_exactly(cassandra, table: str, oracle, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The driver's reading of CQL timestamps (cqlsh_ext.upstream.timestamps), against pyarrow's own
-conversion of the same milliseconds: the datetime exactly wherever one exists, the integer of
-milliseconds everywhere else, for every signed 64-bit value; read so by the driver's own row
+"""The driver's reading of CQL timestamps and times (cqlsh_ext.upstream.time_values): a timestamp
+against pyarrow's own conversion of the same milliseconds (the datetime exactly wherever one
+exists, the integer of milliseconds everywhere else, for every signed 64-bit value), a time the
+driver's Time where it takes the nanoseconds, else their integer; read so by the driver's own row
 parser in a column, a list and a UDT; in the shell after cqlsh's hooks, with cqlsh's warning. No
 server: the values' bytes as the server sends them."""
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cqlsh_ext.upstream import seams, timestamps
+from cqlsh_ext.upstream import seams, time_values
 
 pa = pytest.importorskip("pyarrow")
 
@@ -45,13 +46,13 @@ def cell(millis: int) -> bytes:
 
 @pytest.mark.parametrize("millis", EDGES)
 def test_the_edges_read_as_pyarrow_converts_them(millis: int) -> None:
-    value = timestamps.timestamp_value(cell(millis))
+    value = time_values.timestamp_value(cell(millis))
     assert type(value) is type(pyarrow_value(millis)) and value == pyarrow_value(millis)
 
 
 @given(st.integers(min_value=-2**63, max_value=2**63 - 1))
 def test_every_int64_reads_as_pyarrow_converts_it(millis: int) -> None:
-    value = timestamps.timestamp_value(cell(millis))
+    value = time_values.timestamp_value(cell(millis))
     assert type(value) is type(pyarrow_value(millis)) and value == pyarrow_value(millis)
 
 
@@ -60,7 +61,20 @@ def test_the_driver_s_float_reading_was_a_millisecond_off_at_year_9999() -> None
     from cassandra.util import datetime_from_timestamp
 
     assert datetime_from_timestamp(253402300799999 / 1000.0).microsecond == 998993
-    assert timestamps.timestamp_value(cell(253402300799999)).microsecond == 999000
+    assert time_values.timestamp_value(cell(253402300799999)).microsecond == 999000
+
+
+@pytest.mark.parametrize("nanos", [0, 86_399_999_999_999, -1, 86_400_000_000_000, 2**63 - 1, -2**63])
+def test_a_time_is_the_driver_s_time_where_it_takes_it_else_its_nanoseconds(nanos: int) -> None:
+    from cassandra.util import Time
+
+    try:
+        driver_own: Time | None = Time(nanos)
+    except ValueError:  # "value must be less than number of nanoseconds in a day": raised in the
+        driver_own = None  # connection's thread, it left the connection defunct
+    value = time_values.time_value(cell(nanos))
+    assert value == (nanos if driver_own is None else driver_own)
+    assert (value if isinstance(value, int) else value.nanosecond_time) == nanos
 
 
 def rows_section(rows: list[list[bytes | None]]) -> bytes:
@@ -79,24 +93,27 @@ def test_the_driver_s_row_parser_reads_a_column_a_list_and_a_udt_through_it() ->
 
     udt = cqltypes.UserType.make_udt_class("ks", "stamp", ["name", "at"],
                                            [cqltypes.UTF8Type, cqltypes.DateType])
-    types = [cqltypes.DateType, cqltypes.ListType.apply_parameters([cqltypes.DateType]), udt]
+    types = [cqltypes.DateType, cqltypes.ListType.apply_parameters([cqltypes.DateType]), udt,
+             cqltypes.TimeType]
     rows = []
     for millis in EDGES:
         listed = struct.pack(">i", 2) + b"".join(struct.pack(">i", 8) + cell(m) for m in (millis, 0))
         fields = struct.pack(">i", 1) + b"e" + struct.pack(">i", 8) + cell(millis)
-        rows.append([cell(millis), listed, fields])
+        rows.append([cell(millis), listed, fields, cell(millis * 1_000_000 % 2**63)])
     page = ServerRows(rows_section(rows), len(rows), types, 5)
     made = page.rows()  # the driver's Cython parser where the core and its Cython run, else from_binary
     assert [row[0] for row in made] == [pyarrow_value(m) for m in EDGES]
     assert [list(row[1]) for row in made] == [[pyarrow_value(m), pyarrow_value(0)] for m in EDGES]
     assert [row[2].at for row in made] == [pyarrow_value(m) for m in EDGES]
+    assert [r[3] if isinstance(r[3], int) else r[3].nanosecond_time for r in made] == \
+        [millis * 1_000_000 % 2**63 for millis in EDGES]
     driver_own = [[t.from_binary(c, 5) for t, c in zip(types, row, strict=True)] for row in rows]
     assert [r[0] for r in driver_own] == [row[0] for row in made]
 
 
 SHELL_HOOKS = """
 import json, struct, warnings
-from cqlsh_ext.upstream import seams, timestamps
+from cqlsh_ext.upstream import seams, time_values
 cqlshmain = seams.import_cqlshmain(None)
 from cassandra import cqltypes, deserializers
 with warnings.catch_warnings(record=True) as api_said:
@@ -107,8 +124,9 @@ with warnings.catch_warnings(record=True) as shell_said:
     warnings.simplefilter("always")
     shell = [cqltypes.DateType.from_binary(struct.pack(">q", m), 5) for m in (2**63 - 1, 253402300799999)]
 print(json.dumps({
-    "ours": cqltypes.DateType.deserialize is timestamps.timestamp_value,
-    "cython_reader": hasattr(deserializers, "DesDateType"),
+    "ours": cqltypes.DateType.deserialize is time_values.timestamp_value
+            and cqltypes.TimeType.deserialize is time_values.time_value,
+    "cython_reader": hasattr(deserializers, "DesDateType") or hasattr(deserializers, "DesTimeType"),
     "reader": type(deserializers.find_deserializer(cqltypes.DateType)).__name__,
     "empty_values": cqltypes.CassandraType.support_empty_values,
     "api": [api, [str(w.message) for w in api_said]],
