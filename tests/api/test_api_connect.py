@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import devcassandra
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env
 
@@ -32,15 +33,8 @@ def _credentials(path: Path, username: str, password: str) -> None:
     path.chmod(0o600)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def test_a_cqlshrc_alone_names_the_server_the_keyspace_and_the_login(cassandra, orders: Orders, tmp_path: Path):
+def test_a_cqlshrc_alone_names_the_server_the_keyspace_and_the_login(cassandra, orders: Orders,
+                                                                     tmp_path: Path):
     """cqlshrc's host, port and keyspace, the login from the credentials file beside it (the file
     cqlsh reads by default): connect(cqlshrc=path) with no other argument reads the keyspace's
     table by its name alone, as the shell given the same file does."""
@@ -60,19 +54,20 @@ def test_cqlshrc_s_own_login_and_arguments_that_win(cassandra, orders: Orders, t
     """[authentication] username and password (cqlsh still reads them there); an argument given
     wins over cqlshrc: the keyspace, the port (a port alone keeps cqlshrc's host)."""
     rc = _cqlshrc(tmp_path / "rc", f"[connection]\nhostname = {cassandra.host}\nport = {cassandra.port}\n\n"
-                                   f"[authentication]\nkeyspace = {orders.ks}\nusername = {cassandra.username}\n"
-                                   f"password = {cassandra.password}\n")
+                                   f"[authentication]\nkeyspace = {orders.ks}\n"
+                                   f"username = {cassandra.username}\npassword = {cassandra.password}\n")
     with cqlsh_ext.connect(cqlshrc=rc) as db:
         assert len(list(db.query("SELECT pk FROM orders LIMIT 7"))) == 7
     with cqlsh_ext.connect(cqlshrc=rc, keyspace="system_schema") as db:
         assert db.keyspace == "system_schema"
         names = {row["keyspace_name"] for row in db.query("SELECT keyspace_name FROM keyspaces")}
         assert orders.ks in names
-    nothing = _free_port()
+    (nothing,) = devcassandra.free_ports(1)  # nobody listens there
     for given in ({"port": nothing}, {"host": cassandra.host, "port": nothing}):
         with pytest.raises(cqlsh_ext.Error) as refused:
             cqlsh_ext.connect(cqlshrc=rc, **given)
-        assert str(refused.value).startswith(f"Connection error: nothing listens on {cassandra.host}:{nothing}: ")
+        said = f"Connection error: nothing listens on {cassandra.host}:{nothing}: "
+        assert str(refused.value).startswith(said)
     with pytest.raises(cqlsh_ext.Error, match=r"^port takes a port number \(1 to 65535\), not '9042'$"):
         cqlsh_ext.connect(cqlshrc=rc, port="9042")  # type: ignore[arg-type]
 
@@ -85,12 +80,13 @@ def test_cqlshrc_s_ssl_is_spoken_and_its_refusals_are_cqlsh_s(cassandra, tmp_pat
                                     "ssl = true\n\n[ssl]\nvalidate = false\n")
     with pytest.raises(cqlsh_ext.Error) as plain:
         cqlsh_ext.connect(cqlshrc=rc, username=cassandra.username, password=cassandra.password)
-    assert str(plain.value).startswith(f"Connection error: {cassandra.host}:{cassandra.port} does not speak TLS")
+    where = f"{cassandra.host}:{cassandra.port}"
+    assert str(plain.value).startswith(f"Connection error: {where} does not speak TLS")
     assert "\n" not in str(plain.value) and cassandra.password not in str(plain.value)
     unverified = _cqlshrc(tmp_path / "validate", "[connection]\nssl = true\n")
-    with pytest.raises(cqlsh_ext.Error, match=r"^Validation is enabled; SSL transport factory requires a valid "
-                                              r"certfile to be specified\. .* or set SSL_CERTFILE environment "
-                                              r"variable\.$"):
+    cqlsh_s = r"^Validation is enabled; SSL transport factory requires a valid certfile to be specified\. " \
+        r".* or set SSL_CERTFILE environment variable\.$"
+    with pytest.raises(cqlsh_ext.Error, match=cqlsh_s):
         cqlsh_ext.connect(cqlshrc=unverified)
     missing = tmp_path / "nowhere" / "cqlshrc"
     with pytest.raises(cqlsh_ext.Error, match=rf"^cqlshrc file {re.escape(str(missing))}: no such file$"):
