@@ -75,6 +75,13 @@ class Undecodable(DecodeError):
     """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
 
 
+#: Decoded.unverified of a frame read with a dictionary that carries no checksum: any dictionary of
+#: the right size reads such a frame into something, so output made with another dictionary than
+#: the producer's (a dcz header naming one, the body made with another) cannot be told from the
+#: producer's payload.
+UNVERIFIED_DICTIONARY = "read with a dictionary, and no checksum says it is the producer's"
+
+
 class Check:
     """One checksum INSPECT reports for a value: the stored value next to the one computed here
     (codecs.checks has the statuses and helpers). Plain and slotted, as Decoded is."""
@@ -106,7 +113,7 @@ class Decoded:
     dataclass would give: one Decoded per displayed cell (this __init__ is ~20 % cheaper than
     dataclass's default_factory handling), and no dataclass processing at start-up."""
 
-    __slots__ = ("data", "declared_size", "headers", "truncated")
+    __slots__ = ("data", "declared_size", "headers", "truncated", "unverified")
     __match_args__ = ("data", "truncated", "declared_size", "headers")
 
     def __init__(
@@ -123,13 +130,18 @@ class Decoded:
         self.declared_size = declared_size
         #: Header fields worth showing (INSPECT); plain JSON-able values only.
         self.headers = {} if headers is None else headers
+        #: Why the output cannot be vouched for although it decoded (UNVERIFIED_DICTIONARY: read
+        #: with a dictionary, and no checksum to say it was the producer's); None: nothing to say.
+        #: payload.confidence makes such a reading at most "likely".
+        self.unverified: str | None = None
 
     def _fields(self) -> tuple[object, ...]:
-        return (self.data, self.truncated, self.declared_size, self.headers)
+        return (self.data, self.truncated, self.declared_size, self.headers, self.unverified)
 
     def __repr__(self) -> str:
         return (f"Decoded(data={self.data!r}, truncated={self.truncated!r}, "
-                f"declared_size={self.declared_size!r}, headers={self.headers!r})")
+                f"declared_size={self.declared_size!r}, headers={self.headers!r}, "
+                f"unverified={self.unverified!r})")
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:

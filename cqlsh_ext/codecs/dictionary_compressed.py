@@ -72,13 +72,17 @@ class Dcz(Container, Headers, Writer, DictionaryWriter):
     dictionary_kind = SHA256
 
     def matches(self, data: bytes) -> bool:
-        return len(data) > len(DCZ_MAGIC) + HASH_SIZE and data.startswith(DCZ_MAGIC)
+        # The header whole is enough: a bare header (no frame after it) is a dcz value that
+        # failed, never zstd's empty stream of one skippable frame.
+        return len(data) >= len(DCZ_MAGIC) + HASH_SIZE and data.startswith(DCZ_MAGIC)
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         from .zstd import MAGIC, read_with_raw_dictionary
 
         digest = _digest(data, DCZ_MAGIC)
         body = data[len(DCZ_MAGIC) + HASH_SIZE:]
+        if not body:
+            raise DecodeError("a bare header: no zstd frame after the dictionary's SHA-256")
         if not body.startswith(MAGIC):
             raise DecodeError("no zstd frame after the dcz header")
         entry = dictionaries.by_sha256(digest)

@@ -27,7 +27,7 @@ from ._common import (
     u64le,
     wrap,
 )
-from .base import Compressor, Container, Decoded, DecodeError, Undecodable
+from .base import UNVERIFIED_DICTIONARY, Compressor, Container, Decoded, DecodeError, Undecodable
 from .capabilities import (
     Checksums,
     Compressors,
@@ -258,15 +258,19 @@ _CHECKSUM_FAULT = "checksum"
 
 def _frames(data: bytes, cap: int, named: dictionaries.Dictionary | None = None) -> Decoded:
     """The frames of `data`; with `named`, each read with that raw dictionary (a dcz value's).
-    A frame read with one of the store's raw dictionaries says which in the Decoded's headers."""
+    A frame read with one of the store's raw dictionaries says which in the Decoded's headers; a
+    frame read with any dictionary and no checksum makes the output unverified."""
     used: list[dictionaries.Dictionary] = []
+    unchecked: list[int] = []
 
     def frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
-        return _frame_at(data, pos, left, src, named, used)
+        return _frame_at(data, pos, left, src, named, used, unchecked)
 
     decoded = frame_sequence(data, cap, "zstd", frame_at, skippable_alone_is_empty=True)
     if used and named is None:
         _say_raw(decoded, used[0])
+    if unchecked:
+        decoded.unverified = UNVERIFIED_DICTIONARY
     return decoded
 
 
@@ -334,12 +338,15 @@ def read_with_raw_dictionary(data: bytes, cap: int, entry: dictionaries.Dictiona
 
 
 def _frame_at(data: bytes, pos: int, left: int, src: Any, named: dictionaries.Dictionary | None,
-              used: list[dictionaries.Dictionary]) -> FrameResult | None:
+              used: list[dictionaries.Dictionary], unchecked: list[int]) -> FrameResult | None:
     """One zstd frame at pos: read with the dictionary it names, or `named`'s raw one; one that
-    names none and that libzstd refuses is read again with each raw dictionary of the store."""
+    names none and that libzstd refuses is read again with each raw dictionary of the store. A
+    frame read with a dictionary and no checksum has its offset added to `unchecked`."""
     if not data.startswith(MAGIC, pos):
         return None
     hdr = _Header(data, pos)
+    if (hdr.dict_id or named is not None) and not hdr.checksum:
+        unchecked.append(pos)
     if hdr.dict_id:
         return _frame_with(_dictionary_dctx(hdr.dict_id), data, pos, left, src, hdr)
     if named is not None:
@@ -359,6 +366,8 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any, named: dictionaries.Di
         found = _one_raw_reading(attempt, hdr.checksum)
         if found is not None:
             used.append(found[1])
+            if not hdr.checksum:
+                unchecked.append(pos)
             return found[0]
         end = _walk(data, pos + hdr.length, hdr)[0]
         if _needs_dictionary(memoryview(src)[: end - pos], left, refused):

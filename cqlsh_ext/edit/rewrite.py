@@ -53,6 +53,11 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int,
     kept = beside(view, stored, cap)
     if kept.refused:
         raise EditRefused(kept.refused)
+    if view.kind in (TEXT, RECORD):  # a document read from an unverified reading is never written back
+        unverified = unverified_reading(view, stored[len(kept.before):len(stored) - len(kept.after)],
+                                        view.data, cap)
+        if unverified is not None:
+            raise EditRefused(unverified)
     if view.kind == TEXT:
         text = view.text or ""
         if view.tree is None:
@@ -167,16 +172,49 @@ def _written_with(encode_with: Callable[[Any, str], bytes], argument: str, recor
     return encode_with(record, argument)
 
 
-def _layers(view: BlobView, stored: bytes) -> list[str]:
+def unverified_reading(view: BlobView, frames: bytes, payload: bytes, cap: int) -> str | None:
+    """Why the reading of a value's compression layers cannot be vouched for, None when it can
+    (docs/rewrite.md, "Only what is verified is written"): `frames`, the stored bytes of its
+    containers (without bytes beside them), read by `view` into `payload`, the bytes under them.
+
+    Verified: the containers' reading is confident (payload.confidence: a checksum over the
+    output, or a signature and a whole structure that the value's bytes alone decide, or a chain
+    the user named in a DECODE setting), or else the payload written again in the value's own
+    chain (the outer container at the level its header shows, with the dictionary it names) is
+    `frames` byte for byte: this shell's writer makes exactly the stored value of that payload, so
+    it is the payload the value holds. Not verified: a frame read with a dictionary and no checksum
+    (a wrong dictionary of the right size reads it into garbage just as well), a container without
+    a signature, whose round trip does not give the stored bytes back."""
+    from cqlsh_ext.encode.chain import EncodeRefused, encode
+    from cqlsh_ext.payload.confidence import CONFIDENT, containers_explained
+    from cqlsh_ext.payload.view import spell
+
+    found = containers_explained(view)
+    if found is None or found[0] == CONFIDENT:
+        return None
+    head = f"its reading is not verified ({found[1]})"
+    try:
+        again = encode(spell(_layers(view, frames, containers=True)), payload, cap).value
+    except (EditRefused, EncodeRefused) as err:
+        return f"{head}, and its chain is not written here to check it ({err})"
+    if again != frames:
+        return f"{head}, and its payload written again in its own chain is not the stored value"
+    return None
+
+
+def _layers(view: BlobView, stored: bytes, containers: bool = False) -> list[str]:
     """The chain's steps, one per layer, each a container this shell writes (the outer one at the
     level its header shows, if it shows one, and with the store's dictionary it names, if it names
-    one: the inner layers' bytes are not kept); EditRefused."""
+    one: the inner layers' bytes are not kept); EditRefused. `containers`: the compression
+    containers alone, up to a serialization stream."""
     from cqlsh_ext.codecs.capabilities import Writer, unwritable, writes_dictionaries
 
     steps: list[str] = []
     for layer in view.layers:
         if layer.reading:
             continue
+        if layer.fmt is None and containers:
+            break
         if layer.fmt is None:
             raise EditRefused(f"{layer.label}: a serialization stream is read here, never written")
         if not isinstance(layer.fmt, Writer):

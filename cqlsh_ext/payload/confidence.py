@@ -13,9 +13,13 @@
 A value's confidence is its weakest step's: each step of its label (the containers peeled, a
 serialization stream, the reading) has one (docs/formats.md, "How sure", lists every format's);
 the steps the user named are confident. Told from the label, the kind and how many leading steps
-were named, nothing else: the native core's rows (always auto, never named) get theirs from
-`confidence_of(label, kind)` through the same function as the Python engine's views.
-Values that did not decode (kinds unknown and failed) have none.
+were named, and one thing more: a layer read with a dictionary and no checksum (a dcz value, a zstd
+frame naming a dictionary or read with a raw one; `BlobView.unverified_layer`) is at most likely,
+named or not, since a wrong dictionary of the right size reads such a frame into garbage that
+nothing tells from the payload. The native core's rows (always auto, never named, and never read
+with a dictionary: the core hands those back) get theirs from `confidence_of(label, kind)` through
+the same function as the Python engine's views. Values that did not decode (kinds unknown and
+failed) have none.
 """
 
 from __future__ import annotations
@@ -115,13 +119,41 @@ def confidence_of(label: str | None, kind: str | None, named: int = 0) -> str | 
 
 def view_confidence(view: BlobView) -> str | None:
     """The confidence of a decoded value's view; None for one that did not decode."""
-    return confidence_of(view.label, view.kind, view.named)
+    if view.unverified_layer is None:
+        return confidence_of(view.label, view.kind, view.named)
+    found = view_explained(view)
+    return None if found is None else found[0]
 
 
 def view_explained(view: BlobView) -> tuple[str, str] | None:
-    """(confidence, why) of a view (INSPECT)."""
-    return explained(view.label, view.kind, view.named) if view.label else None
+    """(confidence, why) of a view (INSPECT): its label's, and at most likely when a layer was read
+    with a dictionary and no checksum."""
+    return _at_most_likely(explained(view.label, view.kind, view.named) if view.label else None, view)
 
 
-__all__ = ["CONFIDENT", "GUESSED", "LEVELS", "LIKELY", "confidence_of", "container_confidence", "explained",
-           "format_confidence", "view_confidence", "view_explained", "weakest"]
+def containers_explained(view: BlobView) -> tuple[str, str] | None:
+    """(confidence, why) of a view's compression containers alone, outer first up to a
+    serialization stream or the payload's reading (the layers COMPRESSION REWRITE replaces, the
+    payload under them carried as it is); None when it has none."""
+    steps: list[str] = []
+    for layer in view.layers:
+        if layer.reading or layer.fmt is None:
+            break
+        steps.append(layer.label)
+    if not steps:
+        return None
+    return _at_most_likely(explained(SEPARATOR.join(steps), BINARY, min(view.named, len(steps))), view)
+
+
+def _at_most_likely(found: tuple[str, str] | None, view: BlobView) -> tuple[str, str] | None:
+    """`found`, likely at most when one of the view's layers was read with a dictionary and no
+    checksum (BlobView.unverified_layer), saying so."""
+    layer = view.unverified_layer
+    if found is None or layer is None or found[0] != CONFIDENT:
+        return found
+    return LIKELY, f"{layer.label}: {layer.unverified}"
+
+
+__all__ = ["CONFIDENT", "GUESSED", "LEVELS", "LIKELY", "confidence_of", "container_confidence",
+           "containers_explained", "explained", "format_confidence", "view_confidence", "view_explained",
+           "weakest"]

@@ -166,7 +166,9 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
             data, budget = decoded.data, budget - len(decoded.data)
     except DecodeError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
-    view.payload_size = len(data)  # the bytes under the codecs named, as detection's _payload sets it
+    # the bytes under the codecs named and their size, as detection's _payload sets them (a rewrite
+    # writes these bytes in its new chain)
+    view.data, view.payload_size = data, len(data)
     view.named = len(view.layers)
     if spec.payload is None:
         return _text_or_binary(view, data)
@@ -270,6 +272,7 @@ def _layer(fmt: Container, data_in: bytes, decoded: Decoded, trace: bool) -> Lay
         fmt,
         data_in if trace else None,
         decoded if trace else None,
+        unverified=decoded.unverified,
     )
 
 

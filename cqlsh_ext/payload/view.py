@@ -69,11 +69,12 @@ class Layer:
     payload's reading (text, a record format)."""
 
     __slots__ = ("data_in", "declared_size", "decoded", "fmt", "input_size", "label", "output_size",
-                 "reading", "truncated")
+                 "reading", "truncated", "unverified")
 
     def __init__(self, label: str, input_size: int, output_size: int, truncated: bool = False,
                  declared_size: int | None = None, fmt: Container | None = None, data_in: bytes | None = None,
-                 decoded: Decoded | None = None, reading: bool = False) -> None:
+                 decoded: Decoded | None = None, reading: bool = False,
+                 unverified: str | None = None) -> None:
         self.label = label
         self.input_size = input_size
         self.output_size = output_size
@@ -87,6 +88,9 @@ class Layer:
         #: A reading of the payload (text, a record format) rather than a layer peeled: part of
         #: the display's short label, not of the chain STATS counts.
         self.reading = reading
+        #: Why its output cannot be vouched for (codecs.base.Decoded.unverified: read with a
+        #: dictionary and no checksum); None when the decode itself vouches for it.
+        self.unverified = unverified
 
     def __repr__(self) -> str:
         return (f"Layer({self.label!r}, {self.input_size}, {self.output_size}, truncated={self.truncated}, "
@@ -110,7 +114,7 @@ class BlobView:
     __slots__ = ("_json", "budget", "clean", "data", "error", "kind", "layers", "named", "object_class",
                  "payload_format",
                  "payload_size", "reason", "record", "stored", "stream", "stream_format", "text",
-                 "tree_input_size", "truncated_layer")
+                 "tree_input_size", "truncated_layer", "unverified_layer")
 
     def __init__(self, stored: bytes, kind: str, data: bytes = b"", reason: str | None = None,
                  error: DecodeError | None = None) -> None:
@@ -144,6 +148,9 @@ class BlobView:
         self.object_class: str | None = None
         #: The first layer whose output the cap cut, if any (kept by add_layer).
         self.truncated_layer: Layer | None = None
+        #: The first layer whose output its decode cannot vouch for (Layer.unverified: a dictionary
+        #: and no checksum), if any (kept by add_layer): the reading is then at most "likely".
+        self.unverified_layer: Layer | None = None
         #: RECORD: the size of the bytes the tree was read from when its format has at most one
         #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a count.
         self.tree_input_size: int | None = None
@@ -269,6 +276,8 @@ class BlobView:
         self.layers.append(layer)
         if layer.truncated and self.truncated_layer is None:
             self.truncated_layer = layer
+        if layer.unverified is not None and self.unverified_layer is None:
+            self.unverified_layer = layer
 
     def __reduce__(self) -> tuple[type[bytes], tuple[bytes]]:
         """A view crosses a process boundary (worker processes, Spark tasks) as its stored bytes,

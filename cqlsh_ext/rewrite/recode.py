@@ -3,8 +3,10 @@ layers: JSON text byte for byte, a MessagePack or CBOR record as it was, a seria
 bytes) written again in the target chain by encode()'s writers, and verified by decoding the new
 value and comparing the payload byte for byte before anything is sent (encode.chain). A value
 that does not decode, in no known format, cut by the output cap, already in the target chain (and
-dictionary: zstd and gzip frames do not record their level) or holding bytes besides its frames
-(which a rewrite would drop) is not rewritten, and says why.
+dictionary: zstd and gzip frames do not record their level), holding bytes besides its frames
+(which a rewrite would drop) or whose reading is not verified (edit.rewrite.unverified_reading: a
+frame read with a dictionary and no checksum, a container without a signature, neither proved by
+writing the payload again in its own chain) is not rewritten, and says why.
 """
 
 from __future__ import annotations
@@ -135,6 +137,12 @@ def recode(stored: bytes, view: BlobView, engine: ValueEngine, target: RewriteTa
     payload = _payload(view, stored, layers, cap)
     if isinstance(payload, str):
         return payload
+    if layers:  # only a payload the reading vouches for is written again (no bytes beside: refused above)
+        from cqlsh_ext.edit.rewrite import unverified_reading
+
+        unverified = unverified_reading(view, stored, payload, cap)
+        if unverified is not None:
+            return unverified
     try:
         encoded = encode(target.chain, payload, cap) if target.labels else None
     except EncodeRefused as err:

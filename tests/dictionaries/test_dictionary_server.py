@@ -167,8 +167,10 @@ def test_worker_processes_and_describe_read_them(cassandra, stored, tmp_path: Pa
     assert column["by_codec"] == {"zlib": 40, "zstd": 40} and column["undecodable"] == {}, column
     out = shell(cassandra, tmp_path, f"DESCRIBE PAYLOAD {ks}.orders.data ALL CONFIRM", *_flags(made))
     lines = [line.split() for line in out.stdout.splitlines()]
-    for chain in ("zlib>json", "zstd>json"):
-        assert [chain, "text", "confident", "40", "50.0", "%"] in lines, out.stdout
+    # zlib's Adler-32 vouches for its reading; a zstd frame read with its dictionary and no checksum
+    # is likely at most (docs/dictionaries.md, "How sure a dictionary reading is").
+    for chain, sure in (("zlib>json", "confident"), ("zstd>json", "likely")):
+        assert [chain, "text", sure, "40", "50.0", "%"] in lines, out.stdout
     assert any(line[:2] == ["tier", "100.0"] for line in lines), out.stdout
 
 

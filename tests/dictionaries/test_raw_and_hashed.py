@@ -17,6 +17,7 @@ from cqlsh_ext.codecs import dictionaries, registry
 from cqlsh_ext.codecs.zstd import NEEDS_DICTIONARY
 from cqlsh_ext.encode.chain import EncodeRefused, encode
 from cqlsh_ext.insight.inspect import inspect_value
+from cqlsh_ext.payload.confidence import view_confidence
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.unwrap import unwrap, unwrap_spec
 
@@ -127,9 +128,59 @@ def test_a_dcz_value_that_lies_about_its_frame_stays_within_the_cap(made: Made):
     shown = unwrap(dcz(raw, bomb), "auto", CAP)
     assert shown.truncated_layer is not None and len(shown.data) <= CAP
     header_only = DCZ_HEADER + hashlib.sha256(raw).digest()
-    assert view(header_only).label != "dcz"  # no frame after the header: nothing to read as dcz
+    bare = view(header_only)  # no frame after the header: a dcz value that fails, not zstd's empty stream
+    assert (bare.kind, bare.reason) == ("failed", "dcz: a bare header: no zstd frame after the "
+                                                  "dictionary's SHA-256")
+    assert bare.undecodable and view_confidence(bare) is None
     wrong_hash = DCZ_HEADER + b"\x00" * 32 + made.raw_values[0]
     assert view(wrong_hash).reason == f"dcz value needs the dictionary with SHA-256 {'00' * 32} (not loaded)"
+
+
+def _frame_with(dictionary: bytes, doc: bytes, checksum: bool) -> bytes:
+    """python-zstandard's frame of `doc` with `dictionary` as raw content (no ID in the frame)."""
+    return zstandard.ZstdCompressor(level=3, write_dict_id=False, write_checksum=checksum, dict_data=(
+        zstandard.ZstdCompressionDict(dictionary, dict_type=zstandard.DICT_TYPE_RAWCONTENT))).compress(doc)
+
+
+def test_a_dcz_value_made_with_another_dictionary_is_never_confident(made: Made):
+    # The header names the loaded dictionary by its SHA-256; the frame was made with another one,
+    # which holds the document. Read with the one named, it decodes into other orders' text: nothing
+    # but a checksum tells that from the payload, so without one it is at most "likely", and says why.
+    dictionaries.load([str(made.raw_file)])
+    named = made.raw_file.read_bytes()
+    other = b"\n".join(made.docs[100:150])
+    doc = made.docs[120]
+    for checksum in (False, True):
+        wrong = dcz(named, _frame_with(other, doc, checksum))
+        right = dcz(named, _frame_with(named, doc, checksum))
+        shown = view(wrong)
+        said = inspect_value(wrong, {}, "auto", CAP).confidence
+        if checksum:
+            assert (shown.kind, shown.reason) == ("failed", "dcz: checksum mismatch"), shown
+            assert (view_confidence(view(right)), view(right).text) == ("confident", doc.decode())
+            continue
+        assert (shown.label, shown.kind) == ("dcz>text", "text") and "ORD-000120" not in shown.text  # garbage
+        assert view_confidence(shown) == "likely"
+        assert said == ("likely", "dcz: read with a dictionary, and no checksum says it is the producer's")
+        # The producer's own value, read with the right dictionary: the same words (nothing tells them
+        # apart).
+        assert view(right).text == doc.decode() and view_confidence(view(right)) == "likely"
+        # Named by a DECODE setting, the chain is the user's word, the dictionary still not.
+        assert view_confidence(unwrap_spec(wrong, "dcz", CAP)) == "likely"
+
+
+def test_a_frame_naming_its_dictionary_id_is_confident_with_a_checksum_only(made: Made):
+    dictionaries.load([str(made.zstd_file)])
+    trained = zstandard.ZstdCompressionDict(made.zstd_file.read_bytes())
+    for checksum, sure in ((False, "likely"), (True, "confident")):
+        cctx = zstandard.ZstdCompressor(level=3, dict_data=trained, write_checksum=checksum)
+        value = cctx.compress(made.docs[5])
+        assert zstandard.get_frame_parameters(value).dict_id == made.zstd_id
+        shown = view(value)
+        assert (shown.text, view_confidence(shown)) == (made.docs[5].decode(), sure)
+    dictionaries.load([str(made.raw_file)])  # a frame naming none, read with the raw dictionary tried on it
+    assert view_confidence(view(made.raw_values[5])) == "likely"
+    assert view_confidence(view(_frame_with(made.raw_file.read_bytes(), made.docs[5], True))) == "confident"
 
 
 def test_dcb_is_named_with_its_dictionary_not_decoded(made: Made):
@@ -178,14 +229,15 @@ def test_encode_writes_dcz_with_a_named_dictionary_and_refuses_without(made: Mad
 
 
 def test_both_roads_give_the_same_answers(made: Made):
-    values = made.raw_values[:20] + made.dcz_values[:20]
+    values = made.raw_values[:20] + made.dcz_values[:20] + [DCZ_HEADER + hashlib.sha256(b"x").digest()]
     for loaded in ([], [str(made.raw_file)]):
         dictionaries.load(loaded)
         answers = []
         for native in (True, False):
             engine = ValueEngine("auto", CAP)
             engine.native = native
-            answers.append([(v.label, v.kind, v.reason, v.text) for v in map(engine.view, values)])
+            answers.append([(v.label, v.kind, v.reason, v.text, view_confidence(v))
+                            for v in map(engine.view, values)])
         assert answers[0] == answers[1]
 
 

@@ -45,6 +45,7 @@ def _values(tmp_path: Path) -> tuple[list[bytes], list[str]]:
     values = list(written)
     values += [gzip.compress(v, mtime=0) for v in written[::8]]  # a dictionary frame inside gzip
     values += [v[: rng.randrange(1, len(v))] for v in written[::5]]  # cut short
+    values += [v[:40] for v in made.dcz_values[:3]]  # a bare dcz header: a dcz value that fails
     values += [corpora.mutate(v, rng) for v in written for _ in range(2)]
     values += corpora.orders(40)  # values without a dictionary, on the core, between them
     rng.shuffle(values)

@@ -99,8 +99,9 @@ pub fn matches(fmt: Fmt, data: &[u8]) -> bool {
         Fmt::Zlib => deflate::zlib_matches(data),
         Fmt::SnappyRaw | Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::SnappyHadoop | Fmt::Lz4Hadoop => false,
         Fmt::LzmaAlone => lzma_alone_matches(data),
-        // dictionary_compressed.Dcz/Dcb.matches: the header and its SHA-256, then the stream
-        Fmt::Dcz => data.len() > 40 && data.starts_with(b"\x5e\x2a\x4d\x18\x20\x00\x00\x00"),
+        // dictionary_compressed.Dcz/Dcb.matches: dcz's header and its SHA-256 whole (a bare header
+        // is a dcz value that fails, never zstd's empty stream), dcb's then its stream
+        Fmt::Dcz => data.len() >= 40 && data.starts_with(b"\x5e\x2a\x4d\x18\x20\x00\x00\x00"),
         Fmt::Dcb => data.len() > 36 && data.starts_with(b"\xff\x44\x43\x42"),
     }
 }

@@ -325,7 +325,8 @@ fn frame_at(data: &[u8], pos: usize, left: usize) -> Result<Option<Frame>, DErr>
     }
     let hdr = header(data, pos)?;
     if hdr.dict_id != 0 {
-        // The Python side holds the dictionary store: it reads the frame, or names the missing ID.
+        // The Python side holds the dictionary store: it reads the frame (a frame read with a
+        // dictionary and no checksum is unverified there: `unchecked`), or names the missing ID.
         return Err(DErr::HandBack);
     }
     let fcs = hdr.content_size;
