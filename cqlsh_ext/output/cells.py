@@ -7,7 +7,16 @@ from typing import Any
 
 from cqlshlib.displaying import FormattedValue
 
-__all__ = ["NotedValue"]
+__all__ = ["DecodedText", "NotedValue"]
+
+
+class DecodedText(str):
+    """Text read out of a stored value that a text column of cqlsh's layouts shows (a payload path's
+    or an aggregate's value: render.terminal): its cell is escaped as the blob display escapes a
+    decoded value's text (output.display.decoded_text_cell: bidirectional controls too), where
+    cqlsh's own text cells escape control characters only."""
+
+    __slots__ = ()
 
 
 class NotedValue(FormattedValue):  # type: ignore[misc]  # cqlsh ships no types

@@ -13,6 +13,7 @@ The label is coloured on a terminal and plain in scripts; table alignment uses d
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,16 @@ from cqlsh_ext.settings import DisplaySettings
 from cqlsh_ext.upstream import seams
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
+#: The bidirectional controls (Unicode's Bidi_Control: ALM, LRM, RLM, the embeddings and overrides
+#: U+202A-U+202E, the isolates U+2066-U+2069): a terminal reorders what follows them (a U+202E in a
+#: stored value turns the rest of its line around), so a cell shows them escaped, as cqlsh shows a
+#: control character.
+_BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
+#: What a decoded value's cell escapes: cqlsh's control characters (C0, DEL, C1 and NBSP: its
+#: unicode_controlchars_re, a character class) and the bidirectional controls, each spelt as cqlsh
+#: spells one (`\x1b`, `\u202e`: _show_control_chars, in red on a terminal).
+_ESCAPED_RE = re.compile(_controlchars_re.pattern[:-1] + _BIDI_CONTROLS + "]")
 LABEL_COLOR = CYAN
 REASON_COLOR = RED
 
@@ -49,12 +60,20 @@ def label_of(view: BlobView | CoreText) -> str:
 
 
 def _escape(text: str) -> str:
-    """cqlsh's text escaping: backslashes doubled, control characters shown as escapes."""
+    """cqlsh's text escaping: backslashes doubled, control characters (and bidirectional controls:
+    _ESCAPED_RE) shown as escapes."""
     if "\\" in text:
         text = text.replace("\\", "\\\\")
     if not text.isprintable():
-        text = _controlchars_re.sub(_show_control_chars, text)
+        text = _ESCAPED_RE.sub(_show_control_chars, text)
     return text
+
+
+def decoded_text_cell(text: str, colormap: Any) -> FormattedValue:
+    """A DecodedText's cell (output.cells): escaped as a decoded value's text is, coloured as cqlsh
+    colours a text cell (its escapes in red)."""
+    body = _escape(text)
+    return color_text(body, colormap, _width(body))
 
 
 def _width(text: str) -> int:
@@ -301,8 +320,10 @@ class BlobDisplay:
             if pretty is not None:
                 return "\n".join(_escape(line) for line in pretty[0].split("\n")), pretty[1]
         text = view.text or ""
-        if view.clean:
-            return (text.replace("\\", "\\\\") if "\\" in text else text), None
+        if view.clean:  # no control character: at most a bidirectional control to escape
+            if text.isascii() or _BIDI_RE.search(text) is None:
+                return (text.replace("\\", "\\\\") if "\\" in text else text), None
+            return _escape(text), None
         assert isinstance(view, BlobView)  # (a CoreText is clean)
         return _escape(compact_json(view)), None
 

@@ -370,7 +370,9 @@ class ResultPipeline:
         `cell`: a top-level blob cell of a page with a display goes to its formatter as format_value
         sends it (its colour map read once a page: `colormap`, which output.table hands a whole
         column of such cells); another blob, a DecodeError and a cell its formatting fails on go
-        to shell.myformat_value itself (the errors it records); the rest to cqlsh's format_value.
+        to shell.myformat_value itself (the errors it records); a decoded value's text
+        (output.cells.DecodedText: a payload path's) to the display's escaping; the rest to
+        cqlsh's format_value.
         `column`, a column without top-level blobs at a time: each cell straight
         to the formatter cqlsh's chain ends in (cqlshmain.format_value, format_by_type,
         formatting.format_value and get_formatter: seams.COPIED pins them), with the arguments the
@@ -385,7 +387,14 @@ class ResultPipeline:
         from cqlshlib import formatting
         from cqlshlib.displaying import FormattedValue
 
+        from cqlsh_ext.output.cells import DecodedText
         from cqlsh_ext.output.table import PageFormats
+
+        def decoded(val: str, colormap: Any) -> Any:
+            """A decoded value's text (DecodedText, made only where the display is loaded): its cell."""
+            from cqlsh_ext.output.display import decoded_text_cell
+
+            return decoded_text_cell(val, colormap)
 
         formats = upstream.DateTimeFormat(timestamp_format=shell.display_timestamp_format,
                                           date_format=shell.display_date_format,
@@ -404,6 +413,8 @@ class ResultPipeline:
         text_on, int_on, reset = chained["text"], chained["int"], chained["reset"]
 
         def cell(val: Any, cqltype: Any) -> Any:
+            if type(val) is DecodedText:
+                return decoded(val, chained)
             if type(val) is bytes:
                 if top_blob(val, cqltype):
                     return cqltype.formatter(val, colormap)
@@ -431,6 +442,9 @@ class ResultPipeline:
                 elif kind is bytes or isinstance(val, decode_error):
                     return None
                 try:
+                    if kind is DecodedText:
+                        out.append(decoded(val, chained))
+                        continue
                     leaf = typed or by_type.get(kind.__name__.lower(), default)
                     if leaf is text and kind is str and val.isascii() and val.isprintable() \
                             and "\\" not in val:

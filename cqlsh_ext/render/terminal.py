@@ -5,7 +5,8 @@ and CSV), the same page step and layouts a stock result takes, without a driver 
 print_result; then the closing line (render.closing).
 
 A path's or an aggregate's value (no CQL type) is shown as render.path_values spells it: a text
-cell in cqlsh's layouts, its JSON value in JSON Lines and CSV.
+cell in cqlsh's layouts (output.cells.DecodedText: escaped as the blob display escapes decoded
+text, bidirectional controls included), its JSON value in JSON Lines and CSV.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, bud
     machine_value for JSON Lines and CSV, makes it; in cqlsh's layouts a float the shell computed
     (sum, avg: `computed`) is printed as cqlsh prints a float column, at cqlshrc's float_precision,
     while values read from payloads keep every digit they have. JSON Lines and CSV keep all digits."""
+    from cqlsh_ext.output.cells import DecodedText
     from cqlsh_ext.upstream.seams import float_text as cqlsh_float
 
     paths = [i for i, t in enumerate(types) if t is None]
@@ -78,8 +80,11 @@ def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, bud
             value = out[i]
             if i in rounded and type(value) is float:
                 out[i] = cqlsh_float(value, float_precision)
-            else:
+            elif machine:
                 out[i] = convert(value, budget)
+            else:
+                shown = convert(value, budget)
+                out[i] = DecodedText(shown) if type(shown) is str else shown
         return tuple(out)
 
     return present

@@ -79,7 +79,7 @@ def test_a_pasted_statement_of_1_mib_is_refused_in_one_line_and_the_shell_goes_o
     # An IN list of the key 1 (a token a byte), pasted as a terminal pastes (bracketed): measured,
     # not lexed by cqlsh at each keystroke and again at Enter (toolbar, completion, highlighting),
     # then refused in one line. The text is written as the terminal takes it, the screen read between.
-    from cqlsh_ext.commands import statement_bounds
+    from cqlsh_ext.features import statement_bounds
 
     head = f"SELECT * FROM {repl_ks}.orders WHERE id IN ("
     pasted = head + ",".join(["1"] * ((statement_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
@@ -433,3 +433,32 @@ def test_disable_history_reads_but_never_writes(term, home):
     t.run("SELECT release_version FROM system.local;")
     t.exit()
     assert not path.exists()
+
+
+def test_bidirectional_and_control_characters_of_decoded_values_are_shown_escaped(term, repl_ks, cassandra):
+    # A stored document whose text holds U+202E (RIGHT-TO-LEFT OVERRIDE: a terminal shows what follows
+    # it reversed), an isolate and a C1 control: each cell shows them as cqlsh shows a control
+    # character, `\u202e`, and the terminal never receives them.
+    import gzip
+
+    s = cassandra.session()
+    s.execute(f"CREATE TABLE IF NOT EXISTS {repl_ks}.bidi (id int PRIMARY KEY, data blob)")
+    doc = '{"file": "invoice\u202efdp.exe", "who": "\u2066admin\u2069", "c1": "a\u0085b"}'
+    text = "plain words \u202eesrever"
+    for key, stored in ((1, doc), (2, text)):
+        s.execute(f"INSERT INTO {repl_ks}.bidi (id, data) VALUES (%s, %s)",
+                  (key, gzip.compress(stored.encode(), mtime=0)))
+    s.shutdown()
+    t = term()
+    t.prompt()
+    t.run(f"SELECT id, data FROM {repl_ks}.bidi;", until=r"\(2 rows\)")
+    t.run("EXPAND ON;", until=r"EXPAND set to ON")
+    t.run(f"SELECT id, data FROM {repl_ks}.bidi;", until=r"\(2 rows\)")
+    t.run(f"SELECT data.file, data.who FROM {repl_ks}.bidi WHERE id = 1;", until=r"\(1 rows\)")
+    screen = t.text
+    assert screen.count("invoice\\u202efdp.exe") == 3, t.tail()  # the table, EXPAND's JSON, the path
+    assert screen.count("\\u2066admin\\u2069") == 3 and "a\\x85b" in screen
+    assert screen.count("plain words \\u202eesrever") == 2
+    reached = {"\u202e", "\u2066", "\u2069", "\u0085"} & set(t.raw)
+    assert not reached, f"{reached} reached the terminal"
+    assert t.exit() == 0
