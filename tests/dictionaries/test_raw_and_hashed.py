@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from dictionary_values import DCZ_HEADER, Made, dcz
+from dictionary_values import DCZ_HEADER, Made, dcz, read_dcz
 
 from cqlsh_ext.codecs import dictionaries, registry
 from cqlsh_ext.codecs.zstd import NEEDS_DICTIONARY
@@ -167,6 +167,25 @@ def test_a_dcz_value_made_with_another_dictionary_is_never_confident(made: Made)
         assert view(right).text == doc.decode() and view_confidence(view(right)) == "likely"
         # Named by a DECODE setting, the chain is the user's word, the dictionary still not.
         assert view_confidence(unwrap_spec(wrong, "dcz", CAP)) == "likely"
+
+
+def test_an_edit_writes_back_only_a_verified_reading(made: Made):
+    from cqlsh_ext.edit.document import EditRefused, Op
+    from cqlsh_ext.edit.rewrite import rewrite
+
+    dictionaries.load([str(made.raw_file)])
+    named = made.raw_file.read_bytes()
+    doc = made.docs[120]
+    engine = ValueEngine("auto", CAP)
+    ops = (Op(("status",), "DONE", "data.status"),)
+    lying = dcz(named, _frame_with(b"\n".join(made.docs[100:150]), doc, False))
+    said = (r"^its reading is not verified \(dcz: read with a dictionary, and no checksum says it is the "
+            r"producer's\)")
+    with pytest.raises(EditRefused, match=said):
+        rewrite(lying, engine, ops, CAP)
+    written = encode(f"dcz:dict={hashlib.sha256(named).hexdigest()}", doc.decode(), CAP).value
+    edited = rewrite(written, engine, ops, CAP)  # encode()'s own value: its round trip verifies it
+    assert edited is not None and json.loads(read_dcz(named, edited.value))["status"] == "DONE"
 
 
 def test_a_frame_naming_its_dictionary_id_is_confident_with_a_checksum_only(made: Made):
