@@ -21,6 +21,9 @@ EXPIRED = "expired"
 #: UNDO: the cell holds the bytes written, but written again since (another write time, or on a
 #: condition another moment of expiry): a later write, left alone.
 REWRITTEN = "rewritten"
+#: UNDO: the cell holds already what UNDO writes back (the value from before the write undone: an
+#: UNDO killed on its way put it back): nothing to write, done.
+RESTORED = "restored"
 CHANGED_SINCE = "changed since it was read: left alone"
 EXPIRED_SINCE = "its TTL ran out since it was read: left alone"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from cqlsh_ext.common.text import message, plural, say, screen_width
-from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
+from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, RESTORED, REWRITTEN
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
@@ -136,6 +136,8 @@ class Done:
     changed: int = 0
     #: UNDO: rows holding the bytes written, written again since (left alone).
     rewritten: int = 0
+    #: UNDO: rows holding already what it writes back (nothing to write: done).
+    restored: int = 0
     expired: int = 0
     left: int = 0
     stop: str = ""
@@ -151,6 +153,8 @@ class Done:
             self.expired += 1
         elif written.outcome == REWRITTEN:
             self.rewritten += 1
+        elif written.outcome == RESTORED:
+            self.restored += 1
         else:
             self.changed += 1
 
@@ -291,12 +295,14 @@ class _Entered:
 
 
 def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
-            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE) -> None:
+            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE, restored_words: str = "") -> None:
     """The closing line: what was written, what was left alone, why it stopped; then the statement
     that undoes it (`undo`, '' for none) on a line of its own, so that it pastes whole. A run that
     failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes on to
     the shell once it is said."""
     line = head
+    if done.restored:
+        line += f", {done.restored:,} {restored_words}"
     if done.changed:
         line += f", {done.changed:,} {changed_words}"
     if done.rewritten:

@@ -17,6 +17,9 @@ line). A row goes back only where the cell still holds what was written, *as it 
   expiry (within WITHIN seconds). A later write of the same bytes expiring at the same moment
   cannot be told apart; the preview says so.
 
+A cell that holds already what UNDO writes back (the old value: an UNDO killed on its way wrote it)
+is done: said as already restored, never as changed, and nothing is written to it.
+
 Each old value is written by the same mechanism (at the cell's write time + 1, or on the condition
 that the cell still holds what was written), expiring when the journal recorded the old value
 would (writing.ttl), and journaled in turn, sealed, in a journal made at the first row written (an
@@ -38,7 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
-from cqlsh_ext.writing.cell_writer import CHANGED, EXPIRED, REWRITTEN, Written, same
+from cqlsh_ext.writing.cell_writer import CHANGED, EXPIRED, RESTORED, REWRITTEN, Written, same
 from cqlsh_ext.writing.loop import RowsBar, closing, each_row, sent, stopping_under
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.undo_chain import MAX_CELLS, UndoWrites
@@ -184,7 +187,8 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     written = undo_journal.path
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
     closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
-            again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back")
+            again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
+            _restored_words(whose))
     return UndoFigures(todo, still, done, written)
 
 
@@ -219,6 +223,10 @@ def _rewritten_words(whose: str) -> str:
     return f"written again since {whose} (the same bytes, a later write): left alone"
 
 
+def _restored_words(whose: str) -> str:
+    return f"already restored (they hold the value from before {whose}): nothing to write"
+
+
 def key_values(writer: CellWriter, keys: Sequence[str], row: JournalRow, path: str) -> list[Any]:
     """A journal row's key as the driver's values; WriteRefused naming the line and the column when
     it names other columns or its bytes are no value of the column's type."""
@@ -246,13 +254,14 @@ _FIXED_SIZES = {"int": 4, "bigint": 8, "smallint": 2, "tinyint": 1, "uuid": 16, 
 
 def as_written(row: JournalRow, cell: Cell, blob: BlobTarget, chain: UndoWrites | None = None) -> str | None:
     """None when the cell holds what the row wrote, as it was written (see the module doc), or as an
-    UNDO of this user's later journal put it back (`chain`: writing.undo_chain); else CHANGED
+    UNDO of this user's later journal put it back (`chain`: writing.undo_chain); else RESTORED (it
+    holds the row's old value, what UNDO writes back: an UNDO killed on its way wrote it), CHANGED
     (other bytes, or the row deleted), EXPIRED (gone when its TTL ran out) or REWRITTEN (the same
     bytes, written again since by another write)."""
     if cell.value is None and row.expires is not None and row.expires <= cell.sent + 1:
         return EXPIRED
     if not same(cell.value, column_value(row.new, blob)):
-        return CHANGED
+        return RESTORED if same(cell.value, column_value(row.old, blob)) else CHANGED
     if row.at is not None and cell.writetime is not None:
         if cell.writetime == row.at:
             return None
@@ -298,7 +307,8 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
     blob = writer.blob
     out = bar.out
     words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
-             EXPIRED: f"its TTL ran out since {whose}: nothing to write back"}
+             EXPIRED: f"its TTL ran out since {whose}: nothing to write back",
+             RESTORED: f"already restored (it holds the value from before {whose}): nothing to write"}
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
         return _undoable(parts, skip)
@@ -378,7 +388,7 @@ def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo
     """How many rows still hold what was written, as it was written (UNDO writes those back), read
     now (at most UNDO_PREVIEW_ROWS of them; every row of an unsealed journal, each one it would
     write shown with its value, `shown`), said on `out`; their count."""
-    found: dict[str, list[str]] = {CHANGED: [], REWRITTEN: [], EXPIRED: []}
+    found: dict[str, list[str]] = {CHANGED: [], REWRITTEN: [], EXPIRED: [], RESTORED: []}
     looked = chained = 0
     conditioned = False
     for part, row in _undoable(parts, skip):
@@ -397,14 +407,15 @@ def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo
             chained += 1
         if shown is not None:
             say(f"  {text}: back to {len(row.old):,} bytes: {shown(row.old, writer.blob)}", out)
-    changed, rewritten, expired = found[CHANGED], found[REWRITTEN], found[EXPIRED]
+    changed, rewritten, expired, restored = found[CHANGED], found[REWRITTEN], found[EXPIRED], found[RESTORED]
     of = "" if looked == todo else f" of the first {looked:,} rows"
     put_back = f" ({chained:,} as an UNDO of a later journal put them back)" if chained else ""
+    done = f"{len(restored):,} already restored (nothing to write); " if restored else ""
     again = f", {len(rewritten):,} written again since with the same bytes (left alone)" if rewritten else ""
     gone = f", {len(expired):,} whose TTL ran out since (nothing to write back)" if expired else ""
-    still = looked - len(changed) - len(rewritten) - len(expired)
-    say(f"  {still:,}{of} still as {whose} wrote them{put_back}; {len(changed):,} changed since {whose} "
-        f"(left alone){again}{gone}", out)
+    still = looked - len(changed) - len(rewritten) - len(expired) - len(restored)
+    say(f"  {still:,}{of} still as {whose} wrote them{put_back}; {done}{len(changed):,} changed since "
+        f"{whose} (left alone){again}{gone}", out)
     for text in changed[:PREVIEW_ROWS]:
         say(f"  changed since {whose}: {text}", out)
     for text in rewritten[:PREVIEW_ROWS]:

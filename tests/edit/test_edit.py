@@ -282,10 +282,12 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     out, _ = said(capsys)
     assert "2 rows written back, 1 changed since the edit: left alone." in out, out
     assert all(stored(session, 109, seq) == edited[seq] for seq in range(3))
-    # The undo of the undo, undone now, finds its rows changed since: nothing written, no journal.
+    # The undo of the undo, undone now, finds its rows holding what it writes back (the edit's
+    # UNDO just put them there): done, said so, nothing written, no journal.
     sh.onecmd(f"UNDO '{third}' CONFIRM;")
     out, _ = said(capsys)
-    assert "0 rows written back, 2 changed since the undo: left alone." in out and "Journal: " not in out, out
+    assert "0 rows written back, 2 already restored (they hold the value from before the undo): nothing to " \
+        "write." in out and "Journal: " not in out and "changed since" not in out, out
     assert all(stored(session, 109, seq) == edited[seq] for seq in range(3))
 
 

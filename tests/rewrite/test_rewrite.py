@@ -22,7 +22,7 @@ import msgpack
 import pexpect
 import pytest
 import zstandard
-from dictionary_values import raw_dictionary_loaded, readers_with, spec_for
+from dictionary_values import dcz, documents, raw_dictionary_loaded, readers_with, spec_for
 from shell_runner import CQLSH_EXT, ext, in_process_shell, isolated_env, journal_of
 from waiting import wait_until
 
@@ -225,6 +225,44 @@ def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys, ks)
     assert READ_BACK["lz4/frame"](after[8]) == DOC_TEXT.encode()
 
 
+def test_only_a_verified_reading_is_written(sh, session, capsys, ks, dictionary) -> None:
+    # Three dcz values naming the loaded dictionary: one whose frame another dictionary made (the
+    # producer's header lies; no checksum: it reads as other orders' text), one with a checksum, one
+    # encode() wrote (no checksum, but written again it is the same bytes). Only the first is left.
+    docs = documents()
+    other = b"\n".join(docs[100:150])
+
+    def frame(with_dictionary: bytes, checksum: bool) -> bytes:
+        raw = zstandard.ZstdCompressionDict(with_dictionary, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+        cctx = zstandard.ZstdCompressor(level=3, write_dict_id=False, write_checksum=checksum, dict_data=raw)
+        return cctx.compress(docs[120])
+
+    rows: dict[int, bytes | None] = {
+        1: dcz(dictionary, frame(other, False)),
+        2: dcz(dictionary, frame(dictionary, True)),
+        3: encode(spec_for(registry.by_label("dcz"), dictionary), docs[120], CAP).value,
+    }
+    table(session, "unverified", rows)
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.unverified.data AS 'gzip' CONFIRM;")
+    out, err = said(capsys)
+    assert "2 rows rewritten" in out and "1 refused" in out, (out, err)
+    assert "1 row: its reading is not verified (dcz: read with a dictionary, and no checksum says it is " \
+        "the producer's), and its payload written again in its own chain is not the stored value" in out, out
+    after = values(session, "unverified")
+    assert after[1] == rows[1]  # nothing of it written
+    assert READ_BACK["gzip"](after[2]) == READ_BACK["gzip"](after[3]) == docs[120]
+
+
+def test_a_chain_named_by_a_decode_setting_writes_its_payload(sh, session, capsys, ks) -> None:
+    # Read by the column's setting, the payload under the chain is what is written, never nothing.
+    table(session, "named", {1: encode("snappy", DOC_TEXT, CAP).value})
+    sh.settings.display.columns[f"{ks}.named.data"] = "snappy"
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.named.data AS 'zstd' CONFIRM;")
+    out, err = said(capsys)
+    assert "1 row rewritten" in out, (out, err)
+    assert READ_BACK["zstd"](values(session, "named")[1]) == DOC_TEXT.encode()
+
+
 @pytest.mark.parametrize("statement, reason", [
     ("COMPRESSION REWRITE {ks}.refused.other AS 'zstd'", "other is text: a rewrite writes compressed bytes"),
     ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd>msgpack'", "a rewrite names compression layers only"),
@@ -343,6 +381,52 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
     assert f"{rows} rows written back." in undo.stdout, undo.stdout + undo.stderr
     assert "left alone" not in undo.stdout  # a row journaled twice (the kill's, RESUME's) is undone once
     assert values(session, "killed") == original  # every byte
+
+
+def test_rows_a_killed_undo_restored_are_said_as_restored(cassandra, ks, session, tmp_path) -> None:
+    """kill -9 in the middle of an UNDO: the next UNDO finds the rows it wrote back holding exactly
+    what it writes back: done, said as already restored (never as changed since), and writes the rest."""
+    rows = 200
+    original = {i: encode("gzip", json.dumps({**DOC, "u": i}), CAP).value for i in range(rows)}
+    table(session, "undo_killed", original)
+    rewrite = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE {ks}.undo_killed.data AS 'zstd' CONFIRM",
+                  keyspace=ks, timeout=600)
+    assert f"{rows} rows rewritten" in rewrite.stdout, rewrite.stdout + rewrite.stderr
+    journal = journal_of(rewrite.stdout)
+    cassandra.faults.set("delay", -1, 100, table="undo_killed")  # the UNDO's reads and writes, slowed
+    try:
+        statement = f"UNDO '{journal}' CONFIRM"
+        child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=isolated_env(tmp_path))
+        assert child.stdout is not None
+        line = wait_until(lambda: _line_of(child, "Journal: "), "the UNDO's journal", process=child)
+        undoing = journal_of(line)
+        wait_until(lambda: undoing.read_text().count('"applied": true') >= 20, "20 rows written back",
+                   process=child)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    finally:
+        cassandra.faults.clear()
+    restored = {i for i, value in values(session, "undo_killed").items() if value == original[i]}
+    assert 20 <= len(restored) < rows
+    preview = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}'", keyspace=ks, timeout=600)
+    assert f"  {rows - len(restored)} still as the rewrite wrote them; {len(restored)} already restored " \
+        "(nothing to write); 0 changed since the rewrite (left alone)" in preview.stdout, preview.stdout
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks, timeout=600)
+    assert f"{rows - len(restored)} rows written back, {len(restored)} already restored (they hold the " \
+        "value from before the rewrite): nothing to write." in undo.stdout, undo.stdout + undo.stderr
+    assert "changed since" not in undo.stdout
+    assert values(session, "undo_killed") == original  # every byte
+
+
+def _line_of(child: subprocess.Popen[str], start: str) -> str | None:
+    """The next line of `child`'s output that starts with `start` (lines before it read and dropped)."""
+    assert child.stdout is not None
+    for line in child.stdout:
+        if line.startswith(start):
+            return line
+    return None
 
 
 # ------------------------------------------------------------------ the pace
