@@ -8,7 +8,9 @@ of the values, literals or the password."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -393,3 +395,301 @@ def test_a_denied_table_is_absent_from_every_system_table_the_allow_list_serves(
     first = server.call("query", statement=statement, limit=1).data
     rest = server.call("query", statement=statement, limit=10, cursor=first["cursor"]).data
     assert [row["table_name"] for row in first["rows"] + rest["rows"]] == ["open_a", "open_b"]
+
+
+
+#: Flushes a keyspace and has the node record its size estimates now (nodetool flush and
+#: refreshsizeestimates, through the node's JMX: the test server's jars ship no nodetool), so that
+#: system.size_estimates and system.table_estimates hold its tables' figures.
+_ESTIMATES_JAVA = """
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+public class Estimates {
+    public static void main(String[] args) throws Exception {
+        String address = "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + args[0] + "/jmxrmi";
+        try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
+            MBeanServerConnection node = connector.getMBeanServerConnection();
+            ObjectName storage = new ObjectName("org.apache.cassandra.db:type=StorageService");
+            node.invoke(storage, "forceKeyspaceFlush", new Object[] {args[1], new String[0]},
+                        new String[] {"java.lang.String", "[Ljava.lang.String;"});
+            node.invoke(storage, "refreshSizeEstimates", null, null);
+        }
+    }
+}
+"""
+
+
+def _record_estimates(cassandra, keyspace: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    import devcassandra
+
+    source = tmp_path / "Estimates.java"
+    source.write_text(_ESTIMATES_JAVA)
+    jmx = str(cassandra.instance.config.jmx_port)
+    run = subprocess.run([devcassandra.find_java(), str(source), jmx, keyspace], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+
+
+#: The characters of unquoted CQL names, in the order the server compares text (its UTF-8 bytes).
+_NAME_CHARS = "".join(sorted("0123456789_abcdefghijklmnopqrstuvwxyz"))
+#: The types a column's type is guessed among (a table the attacker sees has a column of each).
+_TYPES = ("ascii", "bigint", "blob", "boolean", "date", "decimal", "double", "float", "inet", "int",
+          "smallint", "text", "time", "timestamp", "timeuuid", "tinyint", "uuid", "varint")
+
+
+def _search_name(after: Callable[[str], bool], most: int = 24) -> str:
+    """The attacker's binary search for the greatest name that `after(X)` says sorts after X, one
+    character at a time (the name sorts after X + "~" while X's last character is below its own)."""
+    found = ""
+    for _ in range(most):
+        low, high = 0, len(_NAME_CHARS)
+        while low < high:
+            middle = (low + high) // 2
+            if after(found + _NAME_CHARS[middle] + "~"):
+                low = middle + 1
+            else:
+                high = middle
+        if low == len(_NAME_CHARS):
+            return found
+        found += _NAME_CHARS[low]
+        if not after(found):
+            return found
+    return found
+
+
+def _search_number(at_most: Callable[[int], bool], top: int = 1 << 16) -> int | None:
+    """The attacker's bisection for the least X that `at_most(X)` says a figure is at most; None:
+    none up to `top`."""
+    if not at_most(top):
+        return None
+    low, high = 0, top
+    while low < high:
+        middle = (low + high) // 2
+        if at_most(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+class _Attacker:
+    """An assistant probing one keyspace (`{ks}` in a statement) through `query`, keeping every
+    answer as it came, its keyspace's name (the part before the process id) and its cursors' texts
+    written alike: two keyspaces' answers compare byte for byte."""
+
+    def __init__(self, server, keyspace: str) -> None:  # type: ignore[no-untyped-def]
+        self.server, self.keyspace = server, keyspace
+        self.answers: list[str] = []
+
+    def ask(self, statement: str, **arguments: Any):  # type: ignore[no-untyped-def]
+        import re
+
+        answer = self.server.call("query", statement=statement.replace("{ks}", self.keyspace), **arguments)
+        said = json.dumps([re.sub(r'"cursor":"[^"]*"', '"cursor":"<cursor>"', text) for text in answer.texts])
+        # The keyspace's name up to its process id (an echo of a long statement may end inside it).
+        self.answers.append(said.replace(self.keyspace.rsplit("_", 1)[0], "{ks}"))
+        return answer
+
+    def rows(self, statement: str, **arguments: Any) -> list[dict[str, Any]]:
+        answer = self.ask(statement, **arguments)
+        assert not answer.is_error, (statement, answer.texts)
+        return answer.data["rows"]
+
+    def names(self, statement: str, *columns: str, **arguments: Any) -> list[Any]:
+        """The rows' values of `columns` (of the first alone, when one is named)."""
+        rows = self.rows(statement, **arguments)
+        return [row[columns[0]] if len(columns) == 1 else tuple(row[c] for c in columns) for row in rows]
+
+    def read_on(self, statement: str, limit: int) -> list[str]:
+        """The table names of every row of `statement`, `limit` an answer, each cursor followed."""
+        answer = self.ask(statement, limit=limit).data
+        rows = list(answer["rows"])
+        while "cursor" in answer:
+            answer = self.ask(statement, limit=limit, cursor=answer["cursor"]).data
+            rows += answer["rows"]
+        return [row["table_name"] for row in rows]
+
+    def searches(self, hidden: str) -> list[Any]:
+        """What the searches under LIMIT 1 find: the greatest table name after alpha (a binary
+        search), the greatest column name of `hidden` (the same) and that column's type (guessed
+        among _TYPES: a row of the guessed type follows in zulu), and bisections of `hidden`'s
+        estimated partitions and mean partition size in system.size_estimates and
+        system.table_estimates."""
+        name = _search_name(lambda x: not self.first_after(x))
+        column = _search_name(lambda x: not self.rows(
+            "SELECT keyspace_name, table_name, column_name FROM system_schema.columns WHERE keyspace_name = "
+            f"'{{ks}}' AND (table_name, column_name) > ('{hidden}', '{x}') LIMIT 1"))
+        kind = next((guess for guess in _TYPES if not self.rows(
+            "SELECT keyspace_name, table_name, type FROM system_schema.columns WHERE keyspace_name = '{ks}' "
+            f"AND (table_name, column_name) >= ('{hidden}', '{column}') AND type = '{guess}' LIMIT 1 "
+            "ALLOW FILTERING")), None)
+        sizes = [_search_number(lambda x, table=table, figure=figure: not self.rows(
+                     f"SELECT keyspace_name, table_name, {figure} FROM system.{table} WHERE keyspace_name = "
+                     f"'{{ks}}' AND table_name >= '{hidden}' AND {figure} <= {x} LIMIT 1 ALLOW FILTERING"))
+                 for table in ("size_estimates", "table_estimates")
+                 for figure in ("partitions_count", "mean_partition_size")]
+        return [name, column, kind, sizes]
+
+    def first_after(self, name: str) -> list[str]:
+        return self.names("SELECT keyspace_name, table_name FROM system_schema.tables WHERE keyspace_name = "
+                          f"'{{ks}}' AND table_name > '{max(name, 'alpha')}' LIMIT 1", "table_name")
+
+
+def _hiding_keyspaces(cassandra, hiding: str, twin: str, hidden: str) -> None:  # type: ignore[no-untyped-def]
+    """Two keyspaces of the same tables (alpha, kilo with an index and a dropped column, zulu with a
+    column of each of _TYPES), the first with one more between alpha and kilo: `hidden`, with an
+    index, a dropped column and 300 rows."""
+    session = cassandra.session()
+    try:
+        for keyspace in (hiding, twin):
+            session.execute(f"CREATE KEYSPACE IF NOT EXISTS {keyspace} WITH replication = "
+                            "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+            session.execute(f"CREATE TABLE IF NOT EXISTS {keyspace}.alpha (id int PRIMARY KEY, note text)")
+            session.execute(f"CREATE TABLE IF NOT EXISTS {keyspace}.kilo (id int PRIMARY KEY, gone text, "
+                            "label text, note text)")
+            session.execute(f"CREATE INDEX IF NOT EXISTS kilo_label ON {keyspace}.kilo (label)")
+            session.execute(f"ALTER TABLE {keyspace}.kilo DROP gone")
+            typed = "".join(f", t_{kind} {kind}" for kind in _TYPES)
+            session.execute(f"CREATE TABLE IF NOT EXISTS {keyspace}.zulu (id int PRIMARY KEY, note text"
+                            f"{typed})")
+        session.execute(f"CREATE TABLE IF NOT EXISTS {hiding}.{hidden} (emp_id uuid PRIMARY KEY, "
+                        "old_col text, salary decimal, zz_bonus varint)")
+        session.execute(f"CREATE INDEX IF NOT EXISTS by_salary ON {hiding}.{hidden} (salary)")
+        session.execute(f"ALTER TABLE {hiding}.{hidden} DROP old_col")
+        insert = session.prepare(f"INSERT INTO {hiding}.{hidden} (emp_id, salary, zz_bonus) "
+                                 "VALUES (uuid(), ?, ?)")
+        for i in range(300):
+            session.execute(insert, (i * 1000, i))
+    finally:
+        session.shutdown()
+
+
+def test_a_hidden_table_is_found_by_no_search_under_limit(cassandra, serve, demo: Demo,
+                                                            tmp_path: Path) -> None:
+    """The attacks on a LIMIT the server applies before the policy's screen (which leaves out the
+    rows naming a hidden table after it): binary searches over system_schema.tables' names and
+    system_schema.columns' names and types, bisections of system.size_estimates' and
+    system.table_estimates' figures, PER PARTITION LIMIT, IN, token() and a cursor's pages over
+    system_schema's tables, columns, indexes and dropped columns. Every answer to every probe is the
+    one a twin keyspace without the hidden table gets, byte for byte, so nothing is recovered; the
+    rows permitted read as the statement's LIMIT says, counted after the screen (the oracle: the
+    twin's rows as the superuser reads them); the tools that would answer from rows the screen
+    cannot take out (INSPECT, an export, the reports) are refused on such a table, and a system
+    table naming tables in a list or by id is not read at all. The same test against the server
+    applying the LIMIT (before this was mended) recovered the name, the last column and its type,
+    and both sizes, in 232 calls."""
+    import os
+
+    hiding, twin = f"hiding_a_{os.getpid()}", f"hiding_b_{os.getpid()}"  # names of one length
+    hidden = "delta_salaries"  # between two tables the attacker sees: alpha and kilo
+    _hiding_keyspaces(cassandra, hiding, twin, hidden)
+    _record_estimates(cassandra, hiding, tmp_path)
+    session = cassandra.session()
+    try:
+        # What the superuser reads: the hidden table in every system table probed, its size too.
+        for table in ("tables", "columns", "indexes", "dropped_columns"):
+            named = {row.table_name for row in session.execute(
+                f"SELECT table_name FROM system_schema.{table} WHERE keyspace_name = '{hiding}'")}
+            assert hidden in named, table
+        for table in ("size_estimates", "table_estimates"):
+            sizes = [row.partitions_count for row in session.execute(
+                f"SELECT table_name, partitions_count FROM system.{table} WHERE keyspace_name = '{hiding}'")
+                if row.table_name == hidden]
+            assert sizes and max(sizes) > 100, (table, sizes)
+        # The oracle: the twin's rows, as the superuser reads them.
+        visible = [row.table_name for row in session.execute(
+            f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{twin}'")]
+        columns = [(row.table_name, row.column_name) for row in session.execute(
+            f"SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = '{twin}'")]
+        estimates = [(row.table_name, row.range_start) for row in session.execute(
+            f"SELECT table_name, range_start FROM system.size_estimates WHERE keyspace_name = '{twin}'")]
+    finally:
+        session.shutdown()
+    assert visible == ["alpha", "kilo", "zulu"] and len(estimates) >= 3
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{hiding}.{hidden}", "{twin}.{hidden}"]\n\n'
+                      '[system]\nallow = ["system_views.repairs", "system.paxos"]\n')
+    exports = tmp_path / "exports"
+    exports.mkdir(mode=0o700)
+    server = serve("--policy", str(policy), "--export-dir", str(exports))
+    attackers = {keyspace: _Attacker(server, keyspace) for keyspace in (hiding, twin)}
+    found = {keyspace: attacker.searches(hidden) for keyspace, attacker in attackers.items()}
+    tables = "SELECT keyspace_name, table_name FROM system_schema.tables WHERE keyspace_name = '{ks}'"
+    listed = ("SELECT keyspace_name, table_name, column_name FROM system_schema.columns WHERE "
+              "keyspace_name = '{ks}'")
+    for attacker in attackers.values():
+        # The rows permitted read as the statement's LIMIT and PER PARTITION LIMIT say.
+        for bound in ("", "alpha", "b", "kilo", "m", "zulu"):
+            assert attacker.first_after(bound) == [t for t in visible if t > max(bound, "alpha")][:1], bound
+        assert attacker.names(tables + " LIMIT 2", "table_name") == visible[:2]
+        assert attacker.read_on(tables + " LIMIT 2", limit=1) == visible[:2]  # LIMIT holds across cursors
+        assert attacker.read_on(tables, limit=1) == visible
+        assert attacker.read_on(listed + " LIMIT 5", limit=2) == [t for t, _ in columns[:5]]
+        assert attacker.names(tables + f" AND table_name IN ('alpha', '{hidden}', 'kilo') LIMIT 2",
+                              "table_name") == visible[:2]
+        assert attacker.names("SELECT keyspace_name, table_name FROM system_schema.tables WHERE "
+                              "token(keyspace_name) = token('{ks}') LIMIT 2", "table_name") == visible[:2]
+        assert attacker.names(listed + " PER PARTITION LIMIT 3", "table_name", "column_name") == columns[:3]
+        cut = attacker.ask(listed + " PER PARTITION LIMIT 3", limit=2).data
+        assert cut["count"] == 2 and "cursor" not in cut and "PER PARTITION LIMIT 3" in cut["cut"], cut
+        assert attacker.names("SELECT * FROM system.size_estimates WHERE keyspace_name = '{ks}' LIMIT 3",
+                              "table_name", "range_start") == estimates[:3]
+        dropped = "keyspace_name, table_name, column_name, type"  # not dropped_time: the twin's is its own
+        for table, what in (("indexes", "*"), ("dropped_columns", dropped)):
+            statement = f"SELECT {what} FROM system_schema.{table} WHERE keyspace_name = '{{ks}}'"
+            assert attacker.names(statement + " LIMIT 1", "table_name") == ["kilo"], table
+            assert attacker.read_on(statement, limit=1) == ["kilo"], table
+    # Nothing is recovered: every probe answered as for the twin without the hidden table.
+    assert found[hiding] == found[twin] and found[hiding][3] == [None] * 4, found
+    assert found[hiding][2] is None and not {hidden, "zz_bonus"} & set(found[hiding][:2]), found
+    assert attackers[hiding].answers == attackers[twin].answers
+    assert len(attackers[hiding].answers) > 40
+    written = server.written()
+    assert hidden.encode() not in written and b"zz_bonus" not in written
+    # PER PARTITION LIMIT over every keyspace: the first table of each, the hidden ones left out first.
+    firsts = server.call("query", statement="SELECT keyspace_name, table_name FROM system_schema.tables PER "
+                                            "PARTITION LIMIT 1", limit=10_000, max_bytes=1 << 20).data["rows"]
+    assert {row["keyspace_name"]: row["table_name"] for row in firsts}[hiding] == "alpha"
+    # What the screen cannot take a row out of is refused on such a table, in one line, before it reads.
+    named = f"keyspace_name = '{hiding}'"
+    naming = f"SELECT keyspace_name, table_name FROM system_schema.tables WHERE {named}"
+    refused = [("inspect_value", {"statement": f"SELECT * FROM system_schema.tables WHERE {named}"}),
+               ("export", {"statement": naming}),
+               ("describe_payload", {"column": "system_schema.tables.table_name"}),
+               ("describe_payload", {"column": "system_schema.columns.type", "where": named}),
+               ("compression_stats", {"table": "system_schema.tables"}),
+               ("compression_stats", {"table": "system.size_estimates", "column": "table_name"}),
+               ("compression_settings", {"table": "system_schema.columns"}),
+               ("compression_advise", {"table": "system_schema.tables"})]
+    for tool, arguments in refused:
+        answer = server.call(tool, **arguments)
+        assert answer.is_error and answer.error.startswith("refused: the policy") \
+            and "which it cannot leave out" in answer.error, (tool, arguments, answer.texts)
+    assert not list(exports.iterdir())
+    described = server.call("describe_table", table="system_schema.tables").data
+    assert "sample" not in json.dumps(described["columns"]), described["columns"]
+    assert [note for note in described["notes"] if "its rows name tables" in note], described["notes"]
+    for statement in ("SELECT keyspace_name, table_name FROM system_schema.tables LIMIT ?",
+                      "SELECT keyspace_name, table_name FROM system_schema.tables PER PARTITION LIMIT 0",
+                      "SELECT keyspace_name FROM system_schema.tables PER PARTITION LIMIT 1",
+                      naming.replace("table_name FROM", "table_name, extensions['x'] FROM")):
+        answer = server.call("query", statement=statement)
+        assert answer.is_error and answer.error.startswith("refused: "), (statement, answer.texts)
+    # System tables naming tables in a form the screen does not read (a list of names, a table's id),
+    # allowed by the policy: not read at all while it hides a table.
+    for table, named_by in (("system_views.repairs", "table_names"), ("system.paxos", "cf_id")):
+        for tool, arguments in (("query", {"statement": f"SELECT * FROM {table}"}),
+                                ("describe_table", {"table": table})):
+            answer = server.call(tool, **arguments)
+            assert answer.is_error and f"name tables by {named_by}" in answer.error, (table, answer.texts)
+    # A keyspace the policy hides no table of reads as ever (the server applies its LIMIT).
+    demo_tables = f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{demo.keyspace}'"
+    every = [row["table_name"] for row in server.call("query", statement=demo_tables).data["rows"]]
+    two = [row["table_name"] for row in server.call("query", statement=demo_tables + " LIMIT 2").data["rows"]]
+    assert len(every) > 3 and two == every[:2]
