@@ -19,10 +19,10 @@ contract for each: the frame is what the same lazy query gives over `db.query(st
     the whole key), with ALLOW FILTERING: one `=`, or one lower and one upper bound, on a column the
     statement's WHERE does not name (the server refuses more). Not a zero or a NaN on a float or
     double column (the server orders -0.0 below 0.0, polars holds them equal);
-  - a literal the column cannot hold (`== "é"` on an ascii column, an integer past an int's range)
-    in `==` or `is_in`: no row can match, so nothing is read (when every conjunct is a comparison
-    of these forms: nothing else of the predicate would have been evaluated); in an order
-    comparison it stays polars';
+  - a literal the column cannot hold (`== "é"` on an ascii column; an integer past an int's
+    range in `is_in`, where for `==` polars widens the column) in `==` or `is_in`: no row can
+    match, so nothing is read (when every conjunct is a comparison of these forms: nothing else
+    of the predicate would have been evaluated); in an order comparison it stays polars';
   - anything else (`|`, string functions, null tests, casts, a Python function (map_elements), a
     blob's columns, a statement with a LIMIT) stays polars'. Nothing is serialized: the conjuncts
     are recognized by polars' own expression comparison (Expr.meta), so a Python function in the

@@ -381,6 +381,11 @@ def test_a_literal_the_column_cannot_hold_matches_nothing(source, full, caplog) 
     with caplog.at_level(logging.DEBUG, logger="cqlsh_ext.scan"):
         got = assert_same(source, full, lambda f: f.filter(pl.col("a") == "é"), "a == 'é'")
     assert got[1][1] == [] and sent(caplog) == ["scan: a condition no row meets: nothing read"]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="cqlsh_ext.scan"):
+        got = assert_same(source, full, lambda f: f.filter(pl.col("i").is_in([2**31, -2**31 - 1])),
+                          "i.is_in([2**31, -2**31 - 1])")
+    assert got[1][1] == [] and sent(caplog) == ["scan: a condition no row meets: nothing read"]
     shapes = {
         "a.is_in(['é', 'abc'])": lambda f: f.filter(pl.col("a").is_in(["é", "abc"])),
         "a.is_in(['é'])": lambda f: f.filter(pl.col("a").is_in(["é"])),
@@ -391,6 +396,9 @@ def test_a_literal_the_column_cannot_hold_matches_nothing(source, full, caplog) 
         "(a == 'é') & s.str.len_chars() > 0": lambda f: f.filter((pl.col("a") == "é")
                                                                  & (pl.col("s").str.len_chars() > 0)),
         "i == 2**31": lambda f: f.filter(pl.col("i") == 2**31),
+        "i.is_in([2**31, 7])": lambda f: f.filter(pl.col("i").is_in([2**31, 7])),
+        "i.is_in([2**31]) & s.str.len_chars() > 0":
+            lambda f: f.filter(pl.col("i").is_in([2**31]) & (pl.col("s").str.len_chars() > 0)),
         "i < 2**40": lambda f: f.filter(pl.col("i") < 2**40),
         "i == 3.7": lambda f: f.filter(pl.col("i") == 3.7),
         "i >= 6.5": lambda f: f.filter(pl.col("i") >= 6.5),
