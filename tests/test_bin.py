@@ -31,6 +31,9 @@ def _checkout(tmp_path: Path, launcher: str) -> Path:
     shutil.copy2(REPO_ROOT / "bin" / launcher, root / "bin" / launcher)
     (root / "tools").mkdir()
     shutil.copy2(REPO_ROOT / "tools" / "say.py", root / "tools" / "say.py")  # what the scripts say
+    rule = root / "cqlsh_ext" / "common" / "text.py"  # and the one rule it says it by
+    rule.parent.mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "cqlsh_ext" / "common" / "text.py", rule)
     return root
 
 
@@ -64,7 +67,7 @@ def test_a_first_demo_says_on_stderr_what_it_is_doing(tmp_path: Path):
     root = _checkout(tmp_path, "demo")
     shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     calls = root / "calls.log"
     _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{calls}"\n')
@@ -92,7 +95,7 @@ def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["cqlsh==6.2.0"]\n')
     source = root / "cqlsh_ext" / "shell.py"
-    source.parent.mkdir()
+    source.parent.mkdir(exist_ok=True)
     source.write_text("X = 1\n")
     log = root / "python.log"
     # The virtualenv's python: any version check passes, every call is recorded.
@@ -120,7 +123,7 @@ def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
 def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     log = root / "calls.log"
     _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
@@ -145,7 +148,7 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
     # The command the Parquet hint gives in a checkout's .venv (tests/export/test_files.py).
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     log = root / "calls.log"
     _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
@@ -175,7 +178,7 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
     # `bin/setup --test` installs the SDK, so the MCP tests run on a fresh machine.
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     log = root / "calls.log"
     _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
@@ -344,7 +347,7 @@ def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
     shutil.copy2(REPO_ROOT / "bin" / "dev-cassandra", root / "bin" / "dev-cassandra")
     shutil.copy2(REPO_ROOT / "tools" / "devcassandra.py", root / "tools" / "devcassandra.py")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     _script(root / ".venv" / "bin" / "python",
             f'case "$1" in *.py) exec "{sys.executable}" "$@" ;; esac\nexit 0\n')  # pip: nothing to do
@@ -384,7 +387,7 @@ def test_setup_without_cargo_says_how_to_get_the_core_in_one_line(tmp_path: Path
     # to get the native core.
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
     (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
     (root / "native").mkdir()
     calls = root / "calls.log"

@@ -10,7 +10,7 @@ import pytest
 
 from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC, Remote, answering, heard_while, shielded
-from cqlsh_ext.common.text import fit, message, screen_width
+from cqlsh_ext.common.text import fit, is_path, message, screen_width
 
 
 def _press() -> None:
@@ -191,14 +191,28 @@ def test_a_message_wraps_at_words_and_loses_nothing() -> None:
         assert all(len(line) <= width for line in lines)
         assert " ".join(" ".join(line.split()) for line in lines) == said  # every word whole
     assert message(said, 0) == said  # a pipe or a file: the one line
-    # A path wider than the screen breaks after a '/', as much of it as fits on each line; a word
-    # that is no path stays whole on its line (a report would cut it).
+    # A path wider than the room is never broken nor cut: it stands whole on a line of its own at
+    # the line's indent (the terminal shows it on as many rows as it takes; it copies as one), the
+    # words after it on the next line; in a report too. A word that is no path stays whole on its
+    # line in a message, and a report cuts it.
     path = "/a/path/wider/than/the/screen.parquet"
     assert message(f"cannot write {path}: no directory", 20).split("\n") == [
-        "cannot write /a/", "    path/wider/than/", "    the/", "    screen.parquet:", "    no directory"]
+        "cannot write", f"    {path}:", "    no directory"]
+    assert list(fit([f"cannot write {path}"], 20)) == ["cannot write", f"    {path}"]
+    assert message(f"{path} is not there", 20).split("\n") == [path, "    is not there"]
+    url = "https://cassandra.apache.org/doc/latest/cassandra/cql/cql_singlefile.html#deleteStmt"
+    assert message(f"URL for help topic DELETE : {url}", 80).split("\n") == [
+        "URL for help topic DELETE :", f"    {url}"]
+    for relative in ("~/journal/edit-ks.t-20261127T212003-d65fc892.jsonl",
+                     "docs/a-rather-long-name-of-a-doc.md"):
+        assert message(f"see {relative} now", 30).split("\n") == ["see", f"    {relative}", "    now"]
+    # One that fits the next line's room goes there whole, under the line's text.
+    assert message(f"written to {path[:14]} today", 20).split("\n") == [
+        "written to", f"    {path[:14]}", "    today"]
     word = "a-word-with-no-slash-in-it"
     assert message(f"cannot write {word}: no", 20).split("\n") == ["cannot write", f"    {word}:", "    no"]
-    assert list(fit([f"cannot write {path}"], 20)) == ["cannot write", f"    {path[:15]}…"]
+    assert list(fit([f"cannot write {word}"], 20)) == ["cannot write", f"    {word[:15]}…"]
+    assert not is_path("[lz4/frame]") and not is_path('{"a/b": 1}') and is_path("'/tmp/x.parquet'")
 
 
 def test_only_a_terminal_has_a_screen_width(tmp_path) -> None:

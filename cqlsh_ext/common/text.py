@@ -45,11 +45,14 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     '6.9 MiB' stays whole), or after a comma when that leaves the line at least half full and keeps
     a field of a few words whole (`version 1`); it continues under its
     text: after a bullet's `- `, under the text after the first gap of two spaces (`key  text`),
-    else four columns in from its start. A word wider than the room (a payload preview) is cut with
-    '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
-    a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
-    longer than `width`, whatever it holds, but a word that is no path. A `OneRow` line is cut, never
-    wrapped."""
+    else four columns in from its start. No word is broken. A word wider than the room (a payload
+    preview) is cut with '…', or, with `cut` False (a message: a file name, a host), left whole on
+    its line. A path or a web address (is_path) is never cut nor broken: one that does not fit
+    where it starts goes to the next line, and one wider than that line's room stands alone on a
+    line of its own (at the line's indent: a statement pasted back continues there), so that the
+    terminal shows it on as many rows as it takes and it copies as one (a break and an indent inside
+    it would not paste). No line is longer than `width` but such a path, and a word that is no path
+    with `cut` False. A `OneRow` line is cut, never wrapped."""
     for line in lines:
         if isinstance(line, OneRow):
             yield from line.lines(width, unicode)
@@ -85,14 +88,19 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
     text = line
     while len(text) > width:
         start = len(text) - len(text.lstrip(" "))
+        end = text.find(" ", start)
+        word_end = len(text) if end < 0 else end
+        if word_end > width and is_path(text[start:word_end]):  # wider than the room: alone, whole
+            yield text[:start] + text[start:word_end]
+            rest = text[word_end:].lstrip(" ")
+            if not rest:
+                return
+            text = follow + rest
+            continue
         at = text.rfind(", ", start + (width - start) // 2, width - 1)
         at = at + 1 if at > start and _field_after(text, at, width) else _space(text, start, width)
-        if not cut:
-            at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
-            end = text.find(" ", start)
             if cut:  # that word cut, the words after it on the next line
-                word_end = len(text) if end < 0 else end
                 yield text[:start] + shorten(text[start:word_end], width - start)
                 rest = text[word_end:].lstrip(" ")
                 if not rest:
@@ -119,17 +127,14 @@ def _field_after(text: str, comma: int, width: int) -> bool:
     return len(part.split()) <= _FIELD_WORDS and comma + 1 + len(part) > width
 
 
-def _path_break(text: str, start: int, width: int, follow: int) -> int | None:
-    """Where a path that crosses `width` breaks (just after a '/' of it within the line), when it
-    is wider than a continuation line's room (`width` less the `follow` indent) and so would be
-    left whole past the screen's edge; None otherwise."""
-    begin = max(text.rfind(" ", start, width) + 1, start)
-    end = text.find(" ", width)
-    end = len(text) if end < 0 else end
-    if end - begin <= width - follow:
-        return None
-    slash = text.rfind("/", begin + 1, width)  # not after a lone leading '/'
-    return slash + 1 if slash > begin else None
+#: A path (absolute, from home, relative with a '/': docs/edit.md) or a web address, after any
+#: opening quote or bracket: never cut or broken (fit).
+_PATH = re.compile(r"""^[('"`]*(?:~?/|\.\.?/|[A-Za-z][\w+.-]*://|[\w.+-]+/[\w.+-])""")
+
+
+def is_path(word: str) -> bool:
+    """Whether `word` (no spaces) is a path or a web address, which fit never cuts or breaks."""
+    return _PATH.match(word) is not None
 
 
 def _space(text: str, start: int, width: int) -> int:

@@ -190,6 +190,22 @@ class Term:
             self.child.terminate(force=True)
 
 
+def lines_read(rows: list[str], cols: int) -> list[str]:
+    """The screen's rows as the lines a person reads and copies: a row the terminal filled to its
+    last column and went on with on the next row, at that row's first column (a path or a web
+    address wider than the screen, on a line of its own), is one line with it; every other row is
+    a line of its own (a message's continuation rows are indented)."""
+    lines: list[str] = []
+    joined = False
+    for row in rows:
+        if joined and row[:1].strip():
+            lines[-1] += row
+        else:
+            lines.append(row)
+        joined = len(row) == cols
+    return lines
+
+
 def write_script(path: Path, body: str) -> Path:
     path.write_text("#!/bin/sh\n" + body)
     os.chmod(path, 0o755)

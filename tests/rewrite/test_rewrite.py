@@ -541,19 +541,24 @@ def test_the_preview_samples_a_big_table_and_all_reads_every_row(cassandra, ks, 
 
 
 def _screen_path(screen: list[str], start: str) -> str:
-    """A path said after `start` on the screen, joined again where it was broken after a '/'."""
-    at = next(i for i, row in enumerate(screen) if row.startswith(start))
-    text = screen[at][len(start):].split(" (")[0]
-    while text.endswith("/") and at + 1 < len(screen):
-        at += 1
-        text += screen[at].strip().split(" (")[0]
-    return text
+    """A path said after `start` on the 80-column screen: on its row, or, wider than the rest of it,
+    whole on the line after it (the terminal's rows of one line read as one: lines_read)."""
+    from repl.terminal import lines_read
+
+    lines = lines_read(screen, 80)
+    at = next(i for i, line in enumerate(lines) if line.startswith(start.rstrip()))
+    text = lines[at][len(start):].split(" (")[0]
+    return text or lines[at + 1].strip().split(" (")[0]
 
 
 def _fitted(rows: list[str], starts: tuple[str, ...]) -> None:
-    """Every row is a line's start or its continuation, indented: none the terminal broke."""
-    broken = [row for row in rows if row and not row.startswith((" ", *starts))
-              and not re.match(r"\S*cqlsh(:\w+)?>", row)]  # the prompt
+    """Every line on the 80-column screen is a line's start or its continuation, indented (a path
+    wider than the screen, on a line of its own, read as the one line it is: lines_read): none the
+    terminal broke."""
+    from repl.terminal import lines_read
+
+    broken = [line for line in lines_read(rows, 80) if line and not line.startswith((" ", *starts))
+              and not re.match(r"\S*cqlsh(:\w+)?>", line)]  # the prompt
     assert not broken, rows
 
 
@@ -564,7 +569,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
     rows = 240
     original = {i: encode("gzip", json.dumps({**DOC, "n": i}), CAP).value for i in range(rows)}
     table(session, "inflight", original)
-    starts = ("cqlsh", "COMPRESSION REWRITE", "Journal: ", "Each row", "Rewrite ", "Nothing written",
+    starts = ("cqlsh", "COMPRESSION REWRITE", "Journal:", "Each row", "Rewrite ", "Nothing written",
               "Undo: ", "Resume: ", "REWRITE data")
     # Every read and write of the table 300 ms late: writes are in flight when it is killed.
     cassandra.faults.set("delay", -1, 300, table="inflight")
@@ -573,7 +578,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
         t.prompt()
         t.type(f"COMPRESSION REWRITE {ks}.inflight.data AS 'zstd' PACE 40 CONFIRM;")
         t.enter()
-        t.expect(r"Journal: ")
+        t.expect(r"Journal:\s")
         assert "rows rewritten" not in t.text  # on the screen before the rewrite ends
         t.expect(r"REWRITE data: [\d,]+ written")
         journal = Path(_screen_path(t.display(), "Journal: "))
@@ -581,7 +586,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
         wait_until(lambda: journal.read_text().count('"applied": true') >= 40, "40 rows written")
         screen = t.display()
         print("\n".join(screen))
-        _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal: ")):], starts)
+        _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal:")):], starts)
         progress = next(row for row in screen if row.startswith("REWRITE data: "))
         assert progress.endswith("(Ctrl-C stops)") and "…" not in progress, screen  # whole fields only
         os.kill(t.child.pid, signal.SIGKILL)
@@ -622,7 +627,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
         assert f"would rewrite {left} rows" in said, said
         t.type(f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM;")
         t.enter()
-        t.expect(r"Journal: ")
+        t.expect(r"Journal:\s")
         assert "Undo: UNDO" not in t.since()  # the journal's line before the rewrite ends
         t.expect(r"Undo: UNDO")
         t.prompt()

@@ -66,7 +66,7 @@ def test_the_undo_hint_fits_one_line_at_80_columns_and_pasted_runs_the_undo(cass
         said = t.run(f"UPDATE {TABLE} SET data.status = 'AGAIN' WHERE id = 1 CONFIRM;",
                      until=r"Undo: UNDO '[0-9a-f]{8}' CONFIRM\n")
         t.prompt()
-        path = re.search(r"Journal: (.+?\.jsonl)", said, re.DOTALL).group(1)  # type: ignore[union-attr]
+        path = re.search(r"Journal:\s+(.+?\.jsonl)", said, re.DOTALL).group(1)  # type: ignore[union-attr]
         path = re.sub(r"\n[ \t]*", "", path)
         wrapped = message(f"UNDO '{path}' CONFIRM", 80)
         assert wrapped.count("\n") >= 2 and wrapped.splitlines()[-1].strip() == "CONFIRM", wrapped
