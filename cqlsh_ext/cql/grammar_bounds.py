@@ -29,6 +29,7 @@ from typing import Any
 PARSED_TOKENS = 4096
 DEPTH = 64
 _OPEN, _CLOSE = "([{", ")]}"
+_BRACKETS = frozenset(_OPEN + _CLOSE)
 
 
 class TooLarge(Exception):
@@ -59,8 +60,9 @@ def cqlsh_count(tokens: Sequence[Any]) -> tuple[int, int]:
 def cqlsh_brackets(tokens: Sequence[Any]) -> Iterable[tuple[str, int]]:
     """The brackets among cqlsh's lexer's tokens, each with where it starts (cqlsh's lexer calls
     `(` an op and `[` a bracket: both nest)."""
+    # The text first: nearly every token is no bracket, and that alone says so.
     return ((str(tok[1]), tok[2][0]) for tok in tokens
-            if len(tok) > 2 and tok[1] in ("(", ")", "[", "]", "{", "}") and tok[0] in ("op", "brackets"))
+            if tok[1] in _BRACKETS and len(tok) > 2 and tok[0] in ("op", "brackets"))
 
 
 def lexed_brackets(tokens: Sequence[Any]) -> Iterable[tuple[str, int]]:
