@@ -1,6 +1,6 @@
-"""One door for each statement: a statement intercept declared where it lives
-(`@statement_intercept`, cqlsh_ext.commands) is all the shell needs to take a statement, rewrite it,
-or leave it to cqlsh, with its HELP topic; on the real server, through the shell a user runs."""
+"""One door for each statement: a statement intercept declared once (`register_intercept`,
+cqlsh_ext.features.commands) is all the shell needs to take a statement, rewrite it, or leave it to
+cqlsh, with its HELP topic; on the real server, through the shell a user runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from shell_runner import in_process_shell
 
-from cqlsh_ext import commands
+from cqlsh_ext.features import commands
 from cqlsh_ext.upstream import seams
 
 
@@ -49,20 +49,22 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
     taken: list[str] = []
     swaps: list[_Swapped] = []
 
-    @commands.statement_intercept("a toy SELECT", ("select",))
     def toy(shell: Any, statement: Any) -> bool:
         if "/* toy */" not in statement.text:
             return False
         taken.append(statement.text)
         return True
 
-    @commands.statement_intercept("a toy rewrite", ("insert",), reads_only=False)
     def rewrite(shell: Any, statement: Any) -> Any:
         if "'draft'" not in statement.text:
             return False
         text = statement.text.replace("'draft'", "'final'")
         swaps.append(_Swapped(seams.statement_tokens(text), text))
         return swaps[-1]
+
+    commands.register_intercept(commands.StatementIntercept("a toy SELECT", frozenset({"select"}), toy))
+    commands.register_intercept(commands.StatementIntercept("a toy rewrite", frozenset({"insert"}), rewrite,
+                                                            reads_only=False))
 
     ext_shell.onecmd("SELECT /* toy */ pk FROM notes;")
     assert taken == ["SELECT /* toy */ pk FROM notes;"]

@@ -332,7 +332,8 @@ def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_p
 def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
     # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
-    from cqlsh_ext import commands, shell
+    from cqlsh_ext import shell
+    from cqlsh_ext.features import commands
     from cqlsh_ext.common.text import HELP_WIDTH
 
     shell.register_commands()
@@ -393,7 +394,8 @@ def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
 def test_help_answers_every_command_the_shell_adds(cassandra, tmp_path):
     # HELP of each word a statement of ours starts with, each form of COMPRESSION, RESUME, DESCRIBE
     # PAYLOAD inside HELP DESCRIBE, each text cqlsh-ext's own; a mistyped topic gets the one meant.
-    from cqlsh_ext import commands, shell
+    from cqlsh_ext import shell
+    from cqlsh_ext.features import commands
 
     shell.register_commands()
     words = [c.word.upper() for c in commands.commands()]

@@ -13,10 +13,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 #: seams to cqlsh (upstream/: the Shell protocol itself).
 EXEMPT_PACKAGES = {"repl", "upstream"}
 #: Modules that are the shell's side by name: its wiring (shell.py), the entry (__main__.py), the
-#: cli modules (cli.py, the top one and each feature's subcommand), each feature's command module.
+#: cli modules (cli.py, the top one and each feature's subcommand), each package's command module
+#: (the handlers features/shell_commands.py declares: settings/command.py's DECODE, ...).
 EXEMPT_NAMES = {"shell.py", "__main__.py", "cli.py", "command.py"}
-#: And any module that registers a shell command or statement intercept (commands/decode.py, ...).
-REGISTRARS = {"shell_command", "statement_intercept"}
 
 #: The count today. Lower it when you take `shell` out of a function (hand it a
 #: reading.context.ReadContext, a typed request, or the few values it reads instead); the test says
@@ -30,20 +29,9 @@ def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _registers_a_command(tree: ast.AST) -> bool:
-    for function in _functions(tree):
-        for decorator in function.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
-            if name in REGISTRARS:
-                return True
-    return False
-
-
-def exempt(path: Path, tree: ast.AST, package: Path = PACKAGE) -> bool:
+def exempt(path: Path, package: Path = PACKAGE) -> bool:
     relative = path.relative_to(package)
-    return relative.parts[0] in EXEMPT_PACKAGES or path.name in EXEMPT_NAMES \
-        or _registers_a_command(tree)
+    return relative.parts[0] in EXEMPT_PACKAGES or path.name in EXEMPT_NAMES
 
 
 def takes_shell(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -57,9 +45,9 @@ def shell_takers(package: Path = PACKAGE) -> list[str]:
     for path in sorted(package.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        if exempt(path, tree, package):
+        if exempt(path, package):
             continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         found += [f"{path.relative_to(package)}:{f.lineno} {f.name}" for f in _functions(tree)
                   if takes_shell(f)]
     return found
@@ -85,6 +73,8 @@ def test_the_count_sees_a_shell_parameter_and_the_exempt_set(tmp_path: Path) -> 
     (tmp_path / "insight" / "command.py").write_text("def entry(shell): ...\n")
     (tmp_path / "repl").mkdir()
     (tmp_path / "repl" / "app.py").write_text("def run(shell): ...\n")
-    (tmp_path / "codecs.py").write_text(
-        "@shell_command('X')\ndef do_x(shell, parsed): ...\ndef helper(shell): ...\n")
-    assert shell_takers(tmp_path) == ["insight/measure.py:1 counted", "insight/measure.py:3 also"]
+    (tmp_path / "settings").mkdir()
+    (tmp_path / "settings" / "command.py").write_text("def do_x(shell, parsed): ...\n")
+    (tmp_path / "codecs.py").write_text("def helper(shell): ...\n")
+    assert shell_takers(tmp_path) == ["codecs.py:1 helper", "insight/measure.py:1 counted",
+                                      "insight/measure.py:3 also"]

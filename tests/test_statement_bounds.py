@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from shell_runner import CQLSH_EXT, STOCK_CQLSH, run, said_lines, without_patch_warning
 
-from cqlsh_ext.commands import statement_bounds
+from cqlsh_ext.features import statement_bounds
 from cqlsh_ext.cql import grammar_bounds as bounds
 
 #: The issue's list: 20,000 keys, 108,890 bytes of them.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write man/cqlsh-ext.1, the manual page, from the texts the program itself prints: `cqlsh-ext
 --help` (cli.help_text, at 72 columns) and the HELP text of every command and topic cqlsh-ext
-adds (the declarations in cqlsh_ext.commands). The package installs it as
+adds (the declarations in cqlsh_ext.features.commands). The package installs it as
 share/man/man1/cqlsh-ext.1 (pyproject.toml, [tool.setuptools.data-files]): `man cqlsh-ext`.
 
     .venv/bin/python tools/man_page.py          rewrite man/cqlsh-ext.1
@@ -24,7 +24,8 @@ WIDTH = 72
 def help_sections() -> list[tuple[list[str], str]]:
     """Each HELP text of cqlsh-ext's, with every topic that prints it (`HELP UNDO` and `HELP EDIT`
     print one text), the texts in the order of their first topic's name."""
-    from cqlsh_ext import commands, shell
+    from cqlsh_ext import shell
+    from cqlsh_ext.features import commands
 
     shell.register_commands()
     by_text: dict[str, list[str]] = {}

@@ -1,32 +1,23 @@
-"""The shell's entry for DESCRIBE PAYLOAD, a statement intercept (cqlsh_ext.commands): `intercept`
-sees every DESCRIBE (and DESC) before cqlsh parses it and tells DESCRIBE PAYLOAD from cqlsh's own.
+"""The shell's side of DESCRIBE PAYLOAD: what completes it and what a mistyped DESCRIBE is told.
 
-cqlsh's DESCRIBE grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command")
-before any handler ran, and a shell command cannot carry payload paths in a WHERE: so the
-statement is taken here, as COPY (SELECT ...) is (export.command), and handed back to the shell as
-describe_payload's (commands.Declared), which reads it from the feature's declaration
-(features.reads, features.shell_statement). No `describe` command is declared: it would replace
-the shell's do_describe, and with it stock DESCRIBE and the client-side DESCRIBE of Amazon
-Keyspaces. `GRAMMAR` is for completion only: the shell adds it to cqlsh's rules (from the
-declaration), so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's payload columns.
-Nothing heavy is imported here: the shell imports this module at start-up.
+The statement is describe_payload's (features.reads): the shell reads it from that declaration,
+which tells it from cqlsh's own DESCRIBE (describe.parse.recognizes), before cqlsh's DESCRIBE
+grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command"). No `describe` command
+is declared: it would replace the shell's do_describe, and with it stock DESCRIBE and the
+client-side DESCRIBE of Amazon Keyspaces. `GRAMMAR` is for completion only: the shell adds it to
+cqlsh's rules (features.shell_commands), so Tab offers PAYLOAD after DESCRIBE, then tables, then
+the table's payload columns. Nothing heavy is imported here: the shell imports this module at
+start-up.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cqlsh_ext.commands import Declared, statement_intercept, word_from_list
 from cqlsh_ext.common.text import nearest, unknown
-from cqlsh_ext.describe.help import DESCRIBE_SEE_ALSO, PAYLOAD_HELP
-from cqlsh_ext.describe.parse import WORDS, recognizes
 
-if TYPE_CHECKING:
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Shell
-
-#: The rule's name among cqlsh's special commands, and its grammar (completion only: intercept()
-#: runs the statement before cqlsh would parse it).
+#: The rule's name among cqlsh's special commands, and its grammar (completion only: the shell
+#: reads the statement from its feature's declaration before cqlsh would parse it).
 RULE = "<describePayloadCommand>"
 GRAMMAR = r"""
 <describePayloadCommand> ::= ( "DESCRIBE" | "DESC" ) "PAYLOAD" cf=<columnFamilyName> "." payloadcol=<cident>
@@ -74,7 +65,6 @@ DESCRIBE_WORDS = ("KEYSPACES", "KEYSPACE", "TABLES", "TABLE", "TYPES", "TYPE", "
                   "PAYLOAD")
 
 
-@word_from_list(*WORDS)
 def mistyped(words: list[str]) -> str | None:
     """A DESCRIBE cqlsh cannot parse whose second word is near one of DESCRIBE_WORDS, none of
     them ('DESCRIBE PAYLOD ks.t.data'): that word, and the words. One near none may be a name:
@@ -83,21 +73,3 @@ def mistyped(words: list[str]) -> str | None:
         return None
     return f"{words[0].upper()} {unknown('word', words[1], DESCRIBE_WORDS, 'a name')}"
 
-
-@statement_intercept("DESCRIBE PAYLOAD", ("describe", "desc"), rule=RULE, grammar=GRAMMAR,
-                     completers=((("describePayloadCommand", "payloadcol"), complete_column),),
-                     topics=(("payload", PAYLOAD_HELP), ("describe payload", PAYLOAD_HELP),
-                             ("desc payload", PAYLOAD_HELP)),
-                     see_also=(("describe", DESCRIBE_SEE_ALSO), ("desc", DESCRIBE_SEE_ALSO)))
-def intercept(shell: Shell, statement: Lexed) -> bool | Declared:
-    """describe_payload's statement (the shell reads it from the feature's declaration), or False:
-    cqlsh's DESCRIBE."""
-    from cqlsh_ext.cql.errors import QueryError
-
-    try:
-        tokens = statement.tokens
-    except QueryError:
-        return False  # not something this lexer reads: cqlsh's to say
-    if not recognizes(tokens):
-        return False
-    return Declared("describe_payload", 2)

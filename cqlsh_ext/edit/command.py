@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import shell_command, statement_intercept
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.edit.help import DELETE_SEE_ALSO, EDIT_HELP, UPDATE_SEE_ALSO
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -19,9 +17,6 @@ if TYPE_CHECKING:
 LABEL = "edit"
 
 
-@statement_intercept("UPDATE and DELETE of payload paths", ("update", "delete"), reads_only=False,
-                     topics=(("edit", EDIT_HELP),),
-                     see_also=(("update", UPDATE_SEE_ALSO), ("delete", DELETE_SEE_ALSO)))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True when the statement edits payload paths (run or refused, said in one line), False for
     any other UPDATE or DELETE."""
@@ -66,12 +61,11 @@ UNDO_GRAMMAR = r"""
 """
 
 
-def _usage(words: list[str]) -> str:
+def undo_usage(words: list[str]) -> str:
     return ("UNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: the journal's path, the id an edit's "
             "Undo: line names, or LAST (HELP EDIT)")
 
 
-@shell_command("UNDO", "<undoCommand>", UNDO_GRAMMAR, EDIT_HELP, reads_only=False, usage=_usage)
 def do_undo(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.writing.journal_names import LAST
     from cqlsh_ext.writing.refused import WriteRefused

@@ -1,7 +1,7 @@
 """encode() in one INSERT, UPDATE or BATCH: each call replaced by the `0x...` literal of the value it
 describes, every value verified first (encode.chain); a refusal sends nothing of the statement.
 
-A statement intercept (cqlsh_ext.commands): the shell hands it every INSERT, UPDATE and BATCH,
+A statement intercept (cqlsh_ext.features.commands): the shell hands it every INSERT, UPDATE and BATCH,
 lexed once (cql.lexer.Lexed); it answers False when the statement has no encode() call, True when
 it was refused (one line said why; nothing sent), or the Rewritten statement cqlsh sends instead,
 whose `said()` prints one line per value on stderr after a successful write.
@@ -13,13 +13,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.commands import statement_intercept
 from cqlsh_ext.common.units import human_size
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.cql.types import parse, udts_of
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
-from cqlsh_ext.encode.help import ENCODE_HELP
 from cqlsh_ext.encode.parse import EncodeCall, Reader, TableTypes, Unreadable, is_call
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import NONE
@@ -50,8 +48,6 @@ class Rewritten:
             say(line)
 
 
-@statement_intercept("encode() in INSERT, UPDATE and BATCH", VERBS, reads_only=False,
-                     topics=(("encode", ENCODE_HELP),))
 def intercept(shell: Shell, statement: Lexed) -> bool | Rewritten:
     """The statement with its encode() calls replaced (Rewritten), True when refused (said on
     stderr), False when it calls no encode()."""

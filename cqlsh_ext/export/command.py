@@ -1,4 +1,4 @@
-"""The shell's entry for exports, a statement intercept (cqlsh_ext.commands): `intercept` sees every
+"""The shell's entry for exports, a statement intercept (cqlsh_ext.features.commands): `intercept` sees every
 COPY before cqlsh parses it and returns True when it was ours:
 
 - `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.parse) runs the SELECT as a payload query
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import statement_intercept
-from cqlsh_ext.export.help import EXPORT_HELP
 from cqlsh_ext.export.parse import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
 
 if TYPE_CHECKING:
@@ -24,7 +22,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Shell
 
 
-@statement_intercept("COPY (SELECT ...) TO", ("copy",), topics=(("export", EXPORT_HELP),))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True when the statement was ours (run or refused, said in one line); False: cqlsh's COPY."""
     from cqlsh_ext.cql.errors import QueryError

@@ -151,6 +151,12 @@ class Statement:
     clauses: tuple[Clause, ...] = ()
     runs: Service | None = None
     options_last: bool = False
+    #: Other words the statement may start with (DESC PAYLOAD for DESCRIBE PAYLOAD), as many as its own.
+    aliases: tuple[tuple[str, ...], ...] = ()
+    #: Whether a statement of its words is its own, from its tokens (its words and end token
+    #: included), where they may start a statement of cqlsh's too (DESC payload WITH INTERNALS
+    #: describes an object named payload); None: every one is.
+    recognizes: Callable[[list[Any]], bool] | None = None
 
 
 @dataclass(frozen=True)

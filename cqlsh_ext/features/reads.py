@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
+from cqlsh_ext.describe import parse as describe_parse
 from cqlsh_ext.features import clauses, output_schemas, report_requests
 from cqlsh_ext.features.feature import (
     FEATURES,
@@ -132,11 +133,12 @@ register(Feature(
             "row where it costs (Amazon Keyspaces, or a table of 1 GB or more) is refused with its "
             "estimated cost unless confirm is true.",
     request=report_requests.describe_payload,
-    # The shell's: DESC is its alias (describe.command tells it from cqlsh's DESCRIBE); how values
-    # decode is the session's; JSON prints the report as JSON; SEED draws the same sample again.
+    # The shell's: DESC is its alias (describe.parse.recognizes tells it from cqlsh's DESCRIBE); how
+    # values decode is the session's; JSON prints the report as JSON; SEED draws the same sample again.
     statement=Statement(("DESCRIBE", "PAYLOAD"),
                         "DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000",
-                        options_last=True, omits=("decode", "json_schema"),
+                        options_last=True, omits=("decode", "json_schema"), aliases=(("DESC", "PAYLOAD"),),
+                        recognizes=describe_parse.recognizes,
                         clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),))))
 register(Feature(
     "compression_stats", "Compression statistics",

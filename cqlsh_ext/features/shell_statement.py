@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of", "run"]
+__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of",
+           "own_first_words", "run"]
 
 
 def _taken() -> frozenset[str]:
@@ -53,21 +54,43 @@ def _shadowed(words: tuple[str, ...]) -> str:
             "(MCP and the Python API serve it)")
 
 
+def _own_words() -> list[tuple[tuple[str, ...], Feature]]:
+    """cqlsh-ext's own features that declare their statement (Feature.statement), by each of its
+    words (its own, then its aliases)."""
+    from cqlsh_ext.features import declared
+
+    return [(words, feature) for feature in declared(plugins=False).values() if feature.statement is not None
+            for words in (feature.statement.words, *feature.statement.aliases)]
+
+
+def own_first_words() -> frozenset[str]:
+    """The first words (lower case) of cqlsh-ext's own declared statements: a statement that starts
+    with one is handed to own_feature_of before the intercepts and cqlsh's grammar."""
+    return frozenset(words[0].lower() for words, _feature in _own_words())
+
+
 def own_feature_of(statement: Lexed) -> tuple[Feature, int] | None:
     """cqlsh-ext's own feature whose declared statement (Feature.statement) `statement` is, and how
     many of its tokens the statement's words are; None when it is none of theirs (cqlsh's grammar
-    reads the shell's other statements). The packages' features are not loaded."""
-    from cqlsh_ext.features import declared
-    from cqlsh_ext.features.calling import statement_words
-
-    own = [(statement_words(feature), feature) for feature in declared(plugins=False).values()
-           if feature.statement is not None]
+    reads the shell's other statements; a statement its Statement's `recognizes` does not take is
+    cqlsh's). The packages' features are not loaded."""
+    own = _own_words()
     found = _matching(statement, own)
     if found is not None or _lexes(statement):
         return found
     # One the lexer refuses is read by its text's words, so that the refusal is said as its own.
     typed = tuple(word.rstrip(";").upper() for word in statement.text.split())
-    return next(((feature, len(words)) for words, feature in own if typed[:len(words)] == words), None)
+    return next(((feature, len(words)) for words, feature in own if typed[:len(words)] == words
+                 and _recognized(feature, None)), None)
+
+
+def _recognized(feature: Feature, tokens: list[Any] | None) -> bool:
+    """Whether the statement (its tokens; None: not lexed) is the feature's, as its Statement's
+    `recognizes` says (one that does not lex is none of a statement that may be cqlsh's)."""
+    recognizes = feature.statement.recognizes if feature.statement is not None else None
+    if recognizes is None:
+        return True
+    return tokens is not None and recognizes(tokens)
 
 
 def _lexes(statement: Lexed) -> bool:
@@ -96,7 +119,8 @@ def _matching(statement: Lexed,
     for words, feature in candidates:
         typed = tokens[:len(words)]
         if len(typed) == len(words) and all(tok.kind == "word" and tok.value.upper() == word
-                                             for tok, word in zip(typed, words, strict=True)):
+                                             for tok, word in zip(typed, words, strict=True)) \
+                and _recognized(feature, tokens):
             return feature, len(words)
     return None
 

@@ -16,7 +16,7 @@
                         [ALLOW FILTERING] [PACE <n>] [ALL] [CONFIRM]
     COMPRESSION REWRITE RESUME '<journal>' | LAST [CONFIRM]
 
-This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
+This module is imported when the shell starts (cqlsh_ext.features.commands: the grammar must be
 registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
 handlers import the report modules on first use. JSON is printed when the command says JSON or
 the shell's output format is JSON (--output-format json / OUTPUT FORMAT JSON); reports go to the
@@ -27,9 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import declared_command, shell_command, word_from_list
 from cqlsh_ext.common.text import unknown
-from cqlsh_ext.insight.help import COMPRESSION_HELP, COMPRESSION_TOPICS, INSPECT_HELP
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
@@ -113,7 +111,7 @@ def _usage(forms: list[str], word: str) -> str:
     return f"Expected:\n{expected}\nFor example:\n{examples}\nMore: HELP {word}"
 
 
-def _compression_usage(words: list[str]) -> str:
+def compression_usage(words: list[str]) -> str:
     """The form the command started as, or all of them when its second word is none of them."""
     action = words[1] if len(words) > 1 and words[1] in _FORMS else None
     return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"], "COMPRESSION")
@@ -123,22 +121,21 @@ def _compression_usage(words: list[str]) -> str:
 _STATEMENTS = ("STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE")
 
 
-@word_from_list("COMPRESSION")
-def _mistyped(words: list[str]) -> str | None:
+def compression_mistyped(words: list[str]) -> str | None:
     """COMPRESSION followed by a word that is none of its statements: the nearest, and the five."""
     if len(words) < 2 or not words[1][:1].isalpha() or words[1].upper() in _STATEMENTS:
         return None
     return f"COMPRESSION {unknown('statement', words[1], _STATEMENTS)} (HELP COMPRESSION)"
 
 
-def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
+def keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
     """After INTO: the keyspaces (TRIAL's scratch tables go there)."""
     from cassandra.metadata import protect_name
 
     return [protect_name(name) for name in shell.get_keyspace_names()]
 
 
-def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
+def trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
     """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.latency.column_kind)."""
     from cassandra.metadata import protect_name
 
@@ -171,16 +168,6 @@ def _publish(shell: Shell, parsed: Parsed, ctx: ReadContext, answer: ReportAnswe
     print_report(answer, wants_json(ctx, parsed), shell.query_out, shell.results.screen_width())
 
 
-# INSPECT: read by the shell from inspect_value's declaration (features/reads.py), its values printed
-# by insight.run_inspect.print_values; cqlsh's grammar completes it only.
-declared_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, paged=True)
-
-
-@shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
-               usage=_compression_usage, paged=True,
-               completers=((("compressionCommand", "into"), _keyspace_names),
-                           (("trialColumn", "colname"), _trial_columns)),
-               topics=COMPRESSION_TOPICS)
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "TRIAL":

@@ -194,7 +194,7 @@ def _unknown_word(first: Token) -> str | None:
 def _statement_words() -> frozenset[str]:
     """Every first word of a statement: CQL's, and the shell's commands (cqlsh's do_<word> methods,
     cqlsh-ext's declared commands and intercepts)."""
-    from cqlsh_ext import commands
+    from cqlsh_ext.features import commands
     from cqlsh_ext.upstream import seams
 
     shell = seams.import_cqlshmain(None).Shell

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
 from cqlsh_ext.settings.output_formats import for_layout
 
@@ -63,7 +62,6 @@ def current_format(shell: Shell) -> str:
     return fmt.name if fmt.machine else for_layout(shell.expand_enabled).name
 
 
-@shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
 def do_output(shell: Shell, parsed: Parsed) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")

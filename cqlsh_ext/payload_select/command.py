@@ -1,4 +1,4 @@
-"""The shell's entry for payload queries, a statement intercept (cqlsh_ext.commands): `intercept`
+"""The shell's entry for payload queries, a statement intercept (cqlsh_ext.features.commands): `intercept`
 runs a SELECT that reaches into a payload and returns True; for any other statement it returns
 False and cqlsh runs it as written (stock behaviour, byte for byte). The statement is lexed once
 (cql.lexer.Lexed): its tokens serve the recognition, the parse and the error path; a SELECT that
@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.commands import statement_intercept
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -25,8 +23,6 @@ if TYPE_CHECKING:
 LABEL = "payload query"
 
 
-@statement_intercept("a SELECT reaching into payloads", ("select",), topics=(("queries", QUERIES_HELP),),
-                     see_also=(("select", SELECT_SEE_ALSO),))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     from cqlsh_ext.query.recognize import may_reach_payload
 
@@ -50,7 +46,6 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     return True
 
 
-@statement_intercept("COPY with payload paths in its columns", ("copy",))
 def refuse_copy(shell: Shell, statement: Lexed) -> bool:
     """COPY keeps stored bytes: a payload path in its column list is refused in one line (True)."""
     import re

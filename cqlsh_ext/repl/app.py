@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads, and LOGIN
 #: (a new connection of this shell's, nothing on the server). Our own commands say so in their
-#: declaration (cqlsh_ext.commands).
+#: declaration (cqlsh_ext.features.commands).
 _READS = ("select", "describe", "desc", "list", "show", "help", "history", "login")
 #: Reads of the terminal's pending input after a prompt (1 KiB each): a paste's worth at most.
 TYPEAHEAD_READS = 64
@@ -205,7 +205,7 @@ _COPY_TO = re.compile(r"copy\s*(\(|[\w.\"]+\s*(\([^)]*\)\s*)?to\b)", re.IGNORECA
 
 
 def _reads_only(word: str, text: str) -> bool:
-    from cqlsh_ext.commands import command
+    from cqlsh_ext.features.commands import command
 
     if word == "copy":
         return _COPY_TO.match(text.strip()) is not None

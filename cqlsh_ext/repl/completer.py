@@ -26,7 +26,7 @@ from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from cqlsh_ext.commands import statement_bounds
+from cqlsh_ext.features import statement_bounds
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.payload_select.keys import PayloadKeys
 
@@ -121,7 +121,7 @@ class CqlCompleter(Completer):
 
     def candidates(self, head: str, partial: str) -> tuple[list[str], list[str]]:
         """cqlsh's completions for `partial` after `head`, and the hints (e.g. '<value for id (int)>');
-        none for a statement past what cqlsh's grammar reads (commands.statement_bounds: a pasted IN list of
+        none for a statement past what cqlsh's grammar reads (features.statement_bounds: a pasted IN list of
         20,000 keys took it gigabytes at the next keystroke)."""
         if not statement_bounds.completes(head + partial):
             return [], []

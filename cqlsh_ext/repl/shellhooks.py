@@ -155,7 +155,7 @@ def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
 def own_help_texts(cls: type) -> frozenset[str]:
     """The HELP texts the Shell class `cls` has of cqlsh-ext's (its commands' and topics', those
     of several words included), not cqlsh's own."""
-    from cqlsh_ext.commands import help_topics
+    from cqlsh_ext.features.commands import help_topics
     from cqlsh_ext.upstream.seams import stock_shell_class
 
     stock = stock_shell_class()

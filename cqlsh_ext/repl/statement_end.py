@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cqlsh_ext.commands import statement_bounds
+from cqlsh_ext.features import statement_bounds
 
 #: cqlsh's lexer tokens for input that opens something it does not close: what closes each.
 _UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$", "unclosedComment": "*/"}
@@ -22,7 +22,7 @@ _UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$
 def input_state(text: str, ruleset: Any) -> tuple[bool, str | None]:
     """(whether Enter should run `text` instead of starting a new line, what closes a string, quoted
     name or comment left open at its end: ', ", $$, */ or None). A long input is measured
-    (commands.statement_bounds.measured: in linear time, once for the toolbar at every keystroke
+    (features.statement_bounds.measured: in linear time, once for the toolbar at every keystroke
     and for Enter), not lexed by cqlsh: one past the shell's bounds runs, to be refused in a line."""
     if not text.strip():
         return True, None

@@ -1,5 +1,5 @@
 """The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), a statement intercept
-(cqlsh_ext.commands): `intercept` sees every COMPRESSION statement before cqlsh parses it and takes
+(cqlsh_ext.features.commands): `intercept` sees every COMPRESSION statement before cqlsh parses it and takes
 those whose second word is REWRITE; the others (STATS, ADVISE, SETTINGS, TRIAL) go on to cqlsh's
 grammar and insight.command's handler.
 
@@ -13,9 +13,6 @@ shell imports this module at start-up.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from cqlsh_ext.commands import statement_intercept
-from cqlsh_ext.rewrite.help import RESUME_HELP, REWRITE_HELP
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -35,9 +32,6 @@ def is_rewrite(statement: Lexed) -> bool:
         return len(words) > 1 and words[1].rstrip(";").lower() == "rewrite"
 
 
-@statement_intercept("COMPRESSION REWRITE", ("compression",), reads_only=False,
-                     topics=(("rewrite", REWRITE_HELP), ("compression rewrite", REWRITE_HELP),
-                             ("resume", RESUME_HELP), ("compression rewrite resume", RESUME_HELP)))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True for COMPRESSION REWRITE ... (run, or refused in one line); False for the other
     COMPRESSION statements (cqlsh's grammar, insight.command)."""

@@ -147,9 +147,9 @@ class Shell(Protocol):
     # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
     settings: Settings
     results: Results
-    #: The statement being read, as the shell's bounds measure it (commands.statement_bounds.StatementSoFar).
+    #: The statement being read, as the shell's bounds measure it (features.statement_bounds.StatementSoFar).
     statement_reading: Any
-    #: A statement sent whole past cqlsh's grammar while it runs (commands.statement_bounds): a
+    #: A statement sent whole past cqlsh's grammar while it runs (features.statement_bounds): a
     #: cql.lexer.Lexed.
     sent_whole: Any
     repl_mode: bool

@@ -543,7 +543,6 @@ def test_describe_payloads_form_is_its_declarations() -> None:
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
     # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
     # declaration alone; the shell hands it to the shell_statement door before cqlsh's grammar.
-    from cqlsh_ext import shell
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.shell_statement import own_feature_of
@@ -553,15 +552,16 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
     assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats",
                               "describe_payload", "inspect_value"]
-    # The shell hands each declared statement's first word to the declarations; DESCRIBE, which is
-    # cqlsh's too, goes to its intercept first, which hands DESCRIBE PAYLOAD back as the feature's.
-    from cqlsh_ext.commands import Declared
-    from cqlsh_ext.describe.command import intercept
-
-    assert {feature.statement.words[0].lower() for feature in stated.values()  # type: ignore[union-attr]
-            } - {"describe"} == set(shell.DECLARED_FIRST_WORDS)
-    assert intercept(None, Lexed("DESC PAYLOAD ks.t.data SAMPLE 5")) == Declared("describe_payload", 2)  # type: ignore[arg-type]
-    assert intercept(None, Lexed("DESC payload.t")) is False  # type: ignore[arg-type]
+    # The shell hands a statement of each declared statement's words (or its aliases) to its feature,
+    # before the intercepts and cqlsh's grammar; DESCRIBE, which is cqlsh's too, is the feature's
+    # where its Statement recognizes it (DESCRIBE PAYLOAD and a name).
+    for name, feature in stated.items():
+        assert own_feature_of(Lexed(" ".join(feature.statement.words) + " ks.t.c")) == \
+            (feature, len(feature.statement.words)), name  # type: ignore[union-attr]
+    assert own_feature_of(Lexed("DESC PAYLOAD ks.t.data SAMPLE 5")) == (features["describe_payload"], 2)
+    assert own_feature_of(Lexed("DESC payload.t")) is None
+    assert own_feature_of(Lexed("DESC PAYLOAD WITH INTERNALS")) is None
+    assert own_feature_of(Lexed("DESCRIBE TABLES")) is None and own_feature_of(Lexed("SELECT 1")) is None
     settings = features["compression_settings"]
     # The usage the declaration makes is the form the shell's COMPRESSION usage and HELP list.
     assert _declared_form("compression_settings", "SETTINGS", SETTINGS_HELP) == \

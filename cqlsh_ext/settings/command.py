@@ -1,14 +1,15 @@
-"""DECODE: tell the shell what a column holds, for this session."""
+"""The shell's commands of the session's display settings: DECODE (what a column holds) and DECOMPRESS
+(how blob values are displayed), each a handler `(shell, parsed)` of cqlsh's parse of the grammar
+below, declared with its HELP text in features/shell_commands.py."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.commands import shell_command
 from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, title
-from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
+from cqlsh_ext.settings import MODES, SettingError, parse_column_spec, parse_mode, parse_place
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
@@ -73,7 +74,6 @@ def _unquote(shell: Shell, text: str) -> str:
     return str(shell.cql_unprotect_value(text))
 
 
-@shell_command("DECODE", "<decodeCommand>", DECODE_GRAMMAR, DECODE_HELP)
 def do_decode(shell: Shell, parsed: Parsed) -> None:
     columns = shell.settings.display.columns
     place_text = parsed.get_binding("place")
@@ -99,3 +99,70 @@ def do_decode(shell: Shell, parsed: Parsed) -> None:
         return
     columns[place] = spec
     print(f"{place} AS {spec}")
+
+DECOMPRESS_GRAMMAR = r"""
+<decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
+                      ;
+<decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
+                   ;
+"""
+
+_ONE_CODEC = fill(
+    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}, in any "
+    "container labelled with its name (<codec>, <codec>/<container>). Values that do not decode show "
+    "their hex and the reason.",
+)
+
+DECOMPRESS_HELP = """
+        DECOMPRESS [cqlsh-ext]
+
+          Shows or sets how blob values are displayed.
+
+        DECOMPRESS
+
+          Shows the current mode.
+
+        DECOMPRESS AUTO
+
+          Detects the compression format of every blob and shows its content
+          (the default).
+
+        DECOMPRESS NONE
+
+          Shows blobs as hex, exactly as cqlsh does (OFF is the same).
+
+        DECOMPRESS <codec>
+
+""" + _ONE_CODEC + """
+
+          COPY TO always exports the stored bytes, whatever the mode.
+        """
+
+
+def decompress_usage(words: list[str]) -> str:
+    return "DECOMPRESS [AUTO | NONE | <codec>]"
+
+
+def decompress_mistyped(words: list[str]) -> str | None:
+    """A mode mistyped is told the nearest one and the modes (parse_mode's line), as -d is."""
+    if len(words) != 2:
+        return None
+    try:
+        parse_mode(words[1])
+    except SettingError as err:
+        return str(err)
+    return None
+
+
+def do_decompress(shell: Shell, parsed: Parsed) -> None:
+    display = shell.settings.display
+    mode = parsed.get_binding("mode")
+    if mode is None:
+        print(f"Decompression mode is {display.mode.upper()}.")
+        return
+    try:
+        display.mode = parse_mode(mode)
+    except SettingError as err:
+        shell.printerr(str(err))
+        return
+    print(f"Decompression mode set to {display.mode.upper()}.")
