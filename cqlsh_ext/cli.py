@@ -117,6 +117,31 @@ def _unknown_option(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.
     return f"unknown option {typed}{meant}: cqlsh-ext --help lists them"
 
 
+def mistyped_option(args: list[str]) -> str | None:
+    """The one line for an option of the shell's command line `args` that neither cqlsh nor
+    cqlsh-ext takes (_unknown_option), or None: bin/demo asks before it starts a server for it."""
+    from cqlsh_ext.upstream import seams
+
+    if args and any(args[0] in tools for tools in (SUBCOMMANDS, STATEMENT_SUBCOMMANDS, SERVING_SUBCOMMANDS)):
+        return None  # a tool's own options, which it checks itself
+    ext_parser = _ext_parser()
+    cqlsh_args = ext_parser.parse_known_args(args)[1]
+    return _unknown_option(seams.import_cqlshmain(seams.cqlshrc_arg(cqlsh_args)).parser, ext_parser,
+                           cqlsh_args)
+
+
+def _missing_credentials(cqlshmain: Any, cqlsh_args: list[str]) -> str | None:
+    """The one line for a `--credentials FILE` that is not there (the API's words), or None: cqlsh
+    would read no file and log in without it, and the server's refusal would say a user name and
+    password are needed, never that the file named is missing."""
+    import os
+
+    named = cqlshmain.parser.parse_known_args(cqlsh_args)[0].credentials
+    if named is None or os.path.isfile(os.path.expanduser(named)):
+        return None
+    return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
+
+
 def _versions(cqlshmain: Any) -> str:
     import cassandra
 
@@ -196,7 +221,8 @@ def _main(argv: list[str] | None) -> int:
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
         print(_versions(cqlshmain))
         return 0
-    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args)
+    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _missing_credentials(cqlshmain,
+                                                                                                cqlsh_args)
     if mistyped is not None:
         say(f"cqlsh-ext: error: {mistyped}")
         return 2

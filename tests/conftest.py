@@ -41,6 +41,18 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tools"))
 
+#: Where bin/setup --test installs the tests' plugin formats (tests/plugins), seen by the tests alone:
+#: on this process's path and, through PYTHONPATH, on that of every program a test starts (a shell,
+#: an MCP server; their plugin worker takes the path's absolute entries too). Never in .venv, whose
+#: shell is the user's.
+TEST_SITE = REPO_ROOT / ".cache" / "test-site"
+if TEST_SITE.is_dir() and str(TEST_SITE) not in sys.path:
+    import site
+
+    site.addsitedir(str(TEST_SITE))
+    _before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(TEST_SITE), *([_before] if _before else [])])
+
 import devcassandra  # noqa: E402
 import engine_use  # noqa: E402
 import fault_handler  # noqa: E402

@@ -43,8 +43,14 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, env=env, timeout=60)
 
 
+def _python_runs_the_real_one(root: Path) -> None:
+    """.venv/bin/python in a copied checkout: the test's own interpreter (the real cqlsh_ext)."""
+    _script(root / ".venv" / "bin" / "python", f'exec "{sys.executable}" "$@"\n')
+
+
 def test_demo_prints_its_status_on_stderr_and_only_the_shell_on_stdout(tmp_path: Path):
     root = _checkout(tmp_path, "demo")
+    _python_runs_the_real_one(root)
     _script(root / "bin" / "setup", "echo 'setup: installing cqlsh-ext'\n")
     _script(root / "bin" / "dev-cassandra",
             "mkdir -p .cache/dev-cassandra\necho 'already running (pid 4242); log .cache/x.log'\n")
@@ -440,3 +446,172 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
     assert said.startswith(f"dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} (held by pid {holder.pid} "
                            "("), said
     assert "import socket" in said and "\n" not in said
+
+
+# ------------------------------------------------------------------ flags do what they say (issue 86)
+
+
+def test_bin_test_refuses_an_unknown_flag_in_one_line_before_it_installs_anything(tmp_path: Path):
+    # `bin/test --fsat` started installing the Spark extra, then ran the lints; it now says what it
+    # does not take, with the flag meant, and does nothing else. pytest's own parser (with this
+    # checkout's plugins and options) decides, so every flag pytest takes still goes through.
+    root = _checkout(tmp_path, "test")
+    shutil.copy2(REPO_ROOT / "tools" / "pytest_args.py", root / "tools" / "pytest_args.py")
+    shutil.copy2(REPO_ROOT / "pyproject.toml", root / "pyproject.toml")  # pytest's settings
+    installed = root / "installed"
+    _script(root / "bin" / "setup", f'echo "setup $*" >> "{installed}"\n')
+    _python_runs_the_real_one(root)
+    for tool in ("ruff", "mypy", "lint-imports"):
+        _script(root / ".venv" / "bin" / tool, f'echo "{tool}" >> "{installed}"\n')
+    for args, said in ((["--fsat"], "bin/test: unknown flag --fsat (did you mean --fast?): "),
+                       (["-k", "codecs", "--lfx"], "bin/test: unknown flag --lfx (did you mean --lf?): "),
+                       (["-k"], "bin/test: argument -k: expected one argument (pytest's): ")):
+        proc = _run(root, "test", *args)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert proc.stderr.startswith(said) and "bin/test --help" in proc.stderr, proc.stderr
+    assert not installed.exists()  # no install, no lint, no server
+
+
+def test_bin_test_takes_fast_anywhere_and_hands_the_rest_to_pytest(tmp_path: Path):
+    # `bin/test -k codecs --fast` is the fast layer with -k codecs, as `bin/test --fast -k codecs` is.
+    root = _checkout(tmp_path, "test")
+    shutil.copy2(REPO_ROOT / "tools" / "pytest_args.py", root / "tools" / "pytest_args.py")
+    shutil.copy2(REPO_ROOT / "pyproject.toml", root / "pyproject.toml")
+    calls = root / "calls.log"
+    _script(root / "bin" / "setup", f'echo "setup $*" >> "{calls}"\n')
+    for tool in ("ruff", "mypy", "lint-imports"):
+        _script(root / ".venv" / "bin" / tool, "exit 0\n")
+    # The real interpreter for bin/test's own tools; pytest itself a stand-in that says how it ran.
+    _script(root / ".venv" / "bin" / "python",
+            f'case "$1" in -c|*.py) exec "{sys.executable}" "$@" ;; esac\n'
+            f'echo "pytest $* fast=${{CQLSH_EXT_FAST:-}}" >> "{calls}"\necho "1 passed in 0.01s"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTHON")}
+    env["PATH"] = "/usr/bin:/bin"  # no cargo: the native core is not built, one pass
+    for args in (["-k", "codecs", "--fast"], ["--fast", "-k", "codecs"]):
+        calls.write_text("")
+        proc = subprocess.run([str(root / "bin" / "test"), *args], cwd=root, capture_output=True, text=True,
+                              env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        ran = calls.read_text().splitlines()
+        assert ran[0] == "setup --test", ran  # never the Spark extra
+        [pytest] = [line for line in ran if line.startswith("pytest ")]
+        assert pytest.endswith(" -k codecs fast=1") and "--fast" not in pytest, pytest
+
+
+def test_bin_demo_help_prints_its_help_and_does_nothing_else(tmp_path: Path):
+    # `bin/demo --help` installed, started Cassandra and loaded the data before printing help.
+    root = _checkout(tmp_path, "demo")
+    done = root / "done.log"
+    for name in ("setup", "dev-cassandra"):
+        _script(root / "bin" / name, f'echo "{name}" >> "{done}"\n')
+    _script(root / ".venv" / "bin" / "cqlsh-ext", f'echo "cqlsh-ext $*" >> "{done}"\n')
+    _python_runs_the_real_one(root)
+    for flag in ("--help", "-h"):
+        proc = _run(root, "demo", flag)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0].startswith("One command from a fresh clone")
+        assert not any(line.startswith("#") for line in lines)
+        for said in ("bin/demo --help", "bin/cqlsh-ext --help", "bin/dev-cassandra stop"):
+            assert said in proc.stdout, said
+    assert not done.exists()  # nothing installed, no server, no shell
+
+
+def test_bin_demo_refuses_an_option_the_shell_does_not_take_before_a_server_starts(tmp_path: Path):
+    root = _checkout(tmp_path, "demo")
+    done = root / "done.log"
+    _script(root / "bin" / "setup", "exit 0\n")
+    _script(root / "bin" / "dev-cassandra",
+            f'mkdir -p .cache/dev-cassandra\necho "dev-cassandra $*" >> "{done}"\n')
+    _script(root / ".venv" / "bin" / "cqlsh-ext", f'echo "cqlsh-ext $*" >> "{done}"\n')
+    _python_runs_the_real_one(root)  # the real cqlsh-ext's options decide
+    proc = _run(root, "demo", "--fsat", "-e", "SELECT 1")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.splitlines() == [
+        "bin/demo: unknown option --fsat: cqlsh-ext --help lists them; bin/demo --help says what bin/demo "
+        "takes"], proc.stderr
+    assert not done.exists()  # no server started, no shell
+    # The shell's own options go through.
+    proc = _run(root, "demo", "--output-format", "json", "-e", "SELECT 1")
+    assert proc.returncode == 0, proc.stderr
+    assert "cqlsh-ext 127.0.0.1 9042" in done.read_text() and "--output-format json" in done.read_text()
+
+
+def test_bin_demo_says_how_to_stop_the_server_when_the_shell_ends(tmp_path: Path):
+    # The demo's server (a Java process of several hundred MB) outlives the shell: bin/demo says so
+    # when the shell ends, on stderr, with the shell's exit status kept.
+    root = _checkout(tmp_path, "demo")
+    _python_runs_the_real_one(root)
+    server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        _script(root / "bin" / "setup", "exit 0\n")
+        _script(root / "bin" / "dev-cassandra",
+                f"mkdir -p .cache/dev-cassandra\necho {server.pid} > .cache/dev-cassandra/cassandra.pid\n"
+                "echo 'starting Cassandra 5.0 ...'\n")
+        _script(root / ".venv" / "bin" / "cqlsh-ext",
+                'if [ "$1" = demo ]; then exit 0; fi\necho "the shell"\nexit 3\n')
+        proc = _run(root, "demo")
+        assert proc.returncode == 3 and proc.stdout == "the shell\n", proc.stderr
+        last = proc.stderr.splitlines()[-1]
+        assert re.fullmatch(rf"bin/demo: the demo's Cassandra is still running \(pid {server.pid}, \d+ MiB "
+                            r"of memory\): bin/dev-cassandra stop stops it", last), proc.stderr
+    finally:
+        server.communicate(b"")
+    # Stopped: nothing to say.
+    proc = _run(root, "demo")
+    assert "still running" not in proc.stderr, proc.stderr
+
+
+def test_setup_installs_the_test_plugins_where_only_the_tests_see_them(tmp_path: Path):
+    # bin/setup --test put the tests' hostile plugin into .venv, so the demo's shell, the API and the
+    # MCP server listed it. It now goes to .cache/test-site (tests/conftest.py's TEST_SITE), and one
+    # an earlier bin/setup put into .venv is taken out; a plain install touches neither.
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    plugin = root / "tests" / "plugins" / "acme_formats"
+    shutil.copytree(REPO_ROOT / "tests" / "plugins" / "acme_formats", plugin,
+                    ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    log = root / "calls.log"
+    # .venv's python: every call recorded; acme-formats is installed there (an earlier bin/setup).
+    _script(root / ".venv" / "bin" / "python",
+            f'echo "python $* PYTHONPATH=${{PYTHONPATH:-}}" >> "{log}"\n'
+            'case "$*" in *--target*) mkdir -p .cache/test-site ;; esac\n')
+
+    def calls(*args: str) -> list[str]:
+        log.write_text("")
+        proc = _run(root, "setup", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line for line in log.read_text().splitlines() if "pip" in line or "distribution" in line]
+
+    assert not any("acme" in line for line in calls())  # no --test: no plugin anywhere
+    ran = calls("--test")
+    assert any(line.startswith("python -c import importlib.metadata") and line.endswith(
+        "acme-formats PYTHONPATH=") for line in ran), ran  # is it in .venv? (the test site not looked at)
+    assert "python -m pip uninstall --quiet --yes acme-formats PYTHONPATH=" in ran, ran
+    [install] = [line for line in ran if "--target" in line]
+    assert install == ("python -m pip install --quiet --disable-pip-version-check --no-deps --target "
+                       ".cache/test-site tests/plugins/acme_formats PYTHONPATH="), ran
+    assert not any("-e tests/plugins" in line for line in ran), ran  # never into .venv
+    assert not any("--target" in line for line in calls("--test"))  # installed: not again
+    (plugin / "acme_formats" / "__init__.py").write_text("# edited\n")
+    assert any("--target" in line for line in calls("--test"))  # its files changed: again
+
+
+def test_test_plugins_are_found_by_the_tests_alone():
+    # What bin/setup --test installed: the tests (this process, and a shell one starts) see the
+    # plugin; the .venv's own shell, started as a user starts it, does not.
+    from conftest import TEST_SITE
+
+    assert (TEST_SITE / "acme_formats").is_dir(), "bin/setup --test installs the tests' plugins"
+    from cqlsh_ext.cli import outside_lines
+
+    assert "format kv1 (plugin acme-formats 1.4.2)" in outside_lines()
+    shell = REPO_ROOT / ".venv" / "bin" / "cqlsh-ext"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    user = subprocess.run([str(shell), "--version"], capture_output=True, text=True, env=env, timeout=120)
+    assert user.returncode == 0 and user.stdout.startswith("cqlsh-ext "), user.stderr
+    assert "acme" not in user.stdout and "plugin" not in user.stdout, user.stdout
+    tests = subprocess.run([str(shell), "--version"], capture_output=True, text=True, timeout=120)
+    assert "format acme_hostile (plugin acme-formats 1.4.2)" in tests.stdout, tests.stdout

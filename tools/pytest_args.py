@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""bin/test's check of the arguments it hands pytest, before it installs or runs anything more:
+pytest's own parser (with the plugins and tests/conftest.py's options) reads them; an argument it
+does not take (`--fsat`) is said in one line, the nearest of bin/test's own flags or pytest's
+named, and the exit status is 2.
+
+    .venv/bin/python tools/pytest_args.py -k codecs -n 0     # nothing said, exit status 0
+    .venv/bin/python tools/pytest_args.py --fsat             # one line on stderr, exit status 2
+
+Run from the checkout (pytest's rootdir, whose pyproject.toml and conftest.py it reads).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+
+#: bin/test's own flags (its --help says them): what a mistyped one is most likely to be.
+OWN_FLAGS = ("--fast", "--help")
+
+
+def refusal(args: list[str]) -> str | None:
+    """The one line for arguments pytest would refuse, or None when it takes them."""
+    from _pytest.config import UsageError, get_config
+
+    config = get_config(args)
+    plugins = config.pluginmanager
+    try:
+        parsed = plugins.hook.pytest_cmdline_parse(pluginmanager=plugins, args=args)
+    except UsageError as err:
+        said = " ".join(str(err).split())
+        unknown = re.search(r"unrecognized arguments: (.*?)(?: inifile:|$)", said)
+        if unknown is None:
+            return f"bin/test: {said.split('error: ', 1)[-1]} (pytest's): bin/test --help says what it takes"
+        flags = unknown.group(1).split()
+        near = difflib.get_close_matches(flags[0].split("=", 1)[0], [*OWN_FLAGS, *_pytest_flags(config)],
+                                         n=1, cutoff=0.75)
+        meant = f" (did you mean {near[0]}?)" if near else ""
+        which = "flag" if len(flags) == 1 else "flags"
+        return (f"bin/test: unknown {which} {', '.join(flags)}{meant}: bin/test --help says what it takes; "
+                "pytest's own: .venv/bin/python -m pytest --help")
+    parsed._ensure_unconfigure()
+    return None
+
+
+def _pytest_flags(config: object) -> list[str]:
+    """The long flags pytest's parser knows (its groups' options), or none when it cannot say."""
+    try:
+        parser = config._parser  # type: ignore[attr-defined]
+        options = [*parser._anonymous.options, *(o for group in parser._groups for o in group.options)]
+        return [name for option in options for name in option.names() if name.startswith("--")]
+    except AttributeError:
+        return []
+
+
+if __name__ == "__main__":
+    from say import say  # tools/say.py: the scripts' one rule for what they say
+
+    said = refusal(sys.argv[1:])
+    if said is not None:
+        say(said)
+        sys.exit(2)
