@@ -1,10 +1,21 @@
 """The shell's entry for edits of stored payloads (docs/edit.md): UPDATE and DELETE naming payload
 paths, a statement intercept tried before encode()'s (an UPDATE without a path is encode()'s, then
 cqlsh's, byte for byte), and the UNDO command that writes a journal back.
+
+UNDO of a journal undone already (UNDO LAST after UNDO LAST CONFIRM names the same edit, whose rows
+hold their old values again) says so first, with the UNDO that did it and how to have the journal's
+values back (undoing that UNDO), before the preview that finds no row still as it was written. An
+undo journal names the journal it undid in its sealed first line (its request's path); those of
+the same table are looked for in the user's journal directory (`undo-KS.TABLE-*.jsonl`, the user's
+own regular files, the newest MAX_UNDO_JOURNALS by their time), each read and verified as any
+journal is; one that does not verify counts for nothing.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.cql.errors import QueryError
@@ -87,7 +98,116 @@ def do_undo(shell: Shell, parsed: Parsed) -> None:
                        "preview (UNSEALED without CONFIRM) has shown every row; nothing was written")
         return
     request = UndoRequest(path, previewed or confirmed, confirm, parsed.get_binding("cut") is not None)
+    ctx = write_context(shell)
     try:
-        run_undo(write_context(shell), request)
+        _say_if_undone(ctx, path)
+        run_undo(ctx, request)
     except WriteRefused as err:
         shell.printerr(f"undo: {err}; nothing was written")
+
+
+def _say_if_undone(ctx: WriteContext, given: str) -> None:
+    """First of all, when the journal `given` names was undone already (see the module doc: UNDO LAST
+    twice), which UNDO did it and how to have its values back; a journal not found is left to UNDO
+    to refuse."""
+    from cqlsh_ext.common.text import say
+    from cqlsh_ext.writing.journal_names import find_journal, hint_name
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.undo import UNDONE_KINDS
+
+    try:
+        path, _found = find_journal(given, ctx.journal_dir, UNDONE_KINDS)
+    except WriteRefused:
+        return
+    undo = _undone_by(ctx.journal_dir, path)
+    if undo is not None:
+        say(undo.text(hint_name(undo.journal, ctx.journal_dir)), ctx.out)
+
+
+#: Undo journals of one table looked at at most, newest first.
+MAX_UNDO_JOURNALS = 200
+#: A journal's file name: KIND-KS.TABLE-STAMP-ID.jsonl (writing.journal: the stamp in UTC).
+_NAME = re.compile(r"^(?P<kind>[a-z]+)-(?P<table>.+)-(?P<stamp>\d{8}T\d{6})-[0-9a-f]{8}\.jsonl$")
+
+
+@dataclass(frozen=True)
+class _Undone:
+    """The UNDO that wrote a journal's rows back: its journal, when it started (UTC, from its name),
+    the rows it wrote back, and whether it ran to its end."""
+
+    journal: str
+    started: str
+    written: int
+    ended: bool
+    #: Whose rows: "the edit", "the rewrite", "the load" (the journal undone's kind).
+    whose: str = "the edit"
+
+    def text(self, hint: str) -> str:
+        """What UNDO of the journal says first, two lines, the second the statement that undoes that
+        UNDO as the UNDO's own closing line says it (`hint`: how the undo journal is named in it)."""
+        whose = self.whose
+        rows = f"{self.written:,} row{'' if self.written == 1 else 's'}"
+        ended = "" if self.ended else ", then stopped before its end"
+        return (f"undo: already undone: UNDO '{hint}' wrote {rows} of {whose} back at {self.started}{ended}; "
+                f"{whose}'s values come back by undoing that UNDO:\nUndo the undo: UNDO '{hint}' CONFIRM")
+
+
+def _undone_by(directory: str, path: str) -> _Undone | None:
+    """The newest UNDO of this user's that wrote rows of the journal at `path` back, unless a later
+    UNDO of that UNDO put them back again; None when there is none (or the journal's name is not one
+    a run gives)."""
+    named = _NAME.match(os.path.basename(os.path.normpath(path)))
+    if named is None or named.group("kind") == "undo":
+        return None
+    undos = _undo_journals(directory, named.group("table"))
+    target = os.path.realpath(os.path.expanduser(path))
+    found = next((u for u in undos if u[0] == target), None)
+    if found is None:
+        return None
+    _, undo = found
+    again = os.path.realpath(undo.journal)
+    if any(named_path == again and u.started >= undo.started for named_path, u in undos):
+        return None  # that UNDO was undone in turn: the journal's values are back
+    return replace(undo, whose=_WHOSE.get(named.group("kind"), "the edit"))
+
+
+#: A journal's kind as a person says whose rows UNDO writes back (writing.undo's words).
+_WHOSE = {"rewrite": "the rewrite", "load": "the load"}
+
+
+def _undo_journals(directory: str, table: str) -> list[tuple[str, _Undone]]:
+    """The table's undo journals that verify and wrote rows back, newest first, each with the path of
+    the journal it undid (real)."""
+    from cqlsh_ext.writing.journal_read import read_journal
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    prefix = f"undo-{table}-"
+    found: list[tuple[float, str]] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if not (entry.name.startswith(prefix) and _NAME.match(entry.name)):
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if entry.is_file(follow_symlinks=False) and st.st_uid == os.geteuid():
+                    found.append((st.st_mtime, entry.path))
+    except OSError:
+        return []
+    out: list[tuple[str, _Undone]] = []
+    for _, journal in sorted(found, reverse=True)[:MAX_UNDO_JOURNALS]:
+        try:
+            read = read_journal(journal)
+        except WriteRefused:
+            continue  # not verified: it counts for nothing
+        undid = getattr(read.request, "path", None)
+        written = sum(1 for applied in read.outcomes.values() if applied)
+        if read.kind != "undo" or not isinstance(undid, str) or not written:
+            continue
+        stamp = _NAME.match(os.path.basename(journal)).group("stamp")  # type: ignore[union-attr]
+        started = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]} {stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]} UTC"
+        undone = _Undone(journal, started, written, read.closed)
+        out.append((os.path.realpath(os.path.expanduser(undid)), undone))
+    return out

@@ -16,7 +16,7 @@ other half of the sample, never on the value itself.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -612,6 +612,10 @@ class Advice:
             lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
         for col in self.columns:
             lines.extend(col.opening(len(self.columns) > 1))
+        # What SAVE DICTIONARY wrote, with the ID the REWRITE it leads to needs: on the first screen,
+        # not on the pager's last page (how to use it is said at the end).
+        for saved in self.saved:
+            lines.append(saved.heading())
         if self.noise > NOISY:
             lines.append(f"  NOISY SPEEDS: the runs of one codec differ by up to ±{self.noise:.0f} % (a busy "
                          "machine): the ratios and sizes hold, the speeds and the verdict's speed limits "
@@ -630,8 +634,9 @@ class Advice:
             lines.append("")
             lines.extend(col.render())
         for saved in self.saved:
-            lines.append("")
-            lines.extend(saved.render())
+            if not saved.error:
+                lines.append("")
+                lines.extend(saved.render())
         return lines
 
 
@@ -646,17 +651,34 @@ class SavedDictionary:
     size: int = 0
     #: Why no file was written (training failed, the file could not be written).
     error: str | None = None
+    #: The column as keyspace.table.column, when the sample read a table's own column: the
+    #: REWRITE that re-encodes it with the dictionary names it.
+    target: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"column": self.column, "file": self.path, "codec": self.codec or None,
-                "dictionary_id": self.dict_id or None, "bytes": self.size or None, "error": self.error}
+                "dictionary_id": self.dict_id or None, "bytes": self.size or None, "error": self.error,
+                "rewrite": self.rewrite}
+
+    @property
+    def rewrite(self) -> str | None:
+        """The statement that re-encodes the column with this dictionary (a preview without CONFIRM)."""
+        if self.error or not self.target:
+            return None
+        return f"COMPRESSION REWRITE {self.target} AS '{self.codec}:dict={self.dict_id}'"
+
+    def heading(self) -> str:
+        """One line near the report's top: the file, the ID, and the REWRITE that uses it."""
+        if self.error:
+            return f"  Dictionary for {self.column} not saved: {self.error}"
+        then = f"; re-encode the column with it: {self.rewrite}" if self.rewrite else ""
+        return (f"  Dictionary saved: {self.path}, {self.codec} dictionary ID {self.dict_id} ({self.size:,} "
+                f"bytes, trained on the sample of {self.column}){then}")
 
     def render(self) -> list[str]:
-        if self.error:
-            return [f"  Dictionary for {self.column} not saved: {self.error}"]
+        """How to use the dictionary saved (its heading() is near the report's top)."""
         return [
-            f"  Dictionary saved: {self.path} ({self.codec} dictionary ID {self.dict_id}, "
-            f"{self.size:,} bytes, trained on the sample of {self.column}).",
+            f"  Dictionary {self.dict_id} ({self.path}):",
             "  This session reads the values written with it; later sessions: cqlsh-ext --dictionary "
             f"{self.path} (or [cqlsh_ext] dictionaries in cqlshrc, or CQLSH_EXT_DICTIONARIES).",
             f"  The application writes with it (zstd -D {self.path}; python-zstandard's "
@@ -665,11 +687,15 @@ class SavedDictionary:
         ]
 
 
-def save_dictionaries(sample: AdviseSample, path: str) -> list[SavedDictionary]:
+def save_dictionaries(sample: AdviseSample, path: str, table: str | None = None,
+                      columns_of_table: Collection[str] = ()) -> list[SavedDictionary]:
     """SAVE DICTIONARY 'path': for each payload column of the sample, the dictionary trained on its
     whole sample written to `path` (one column) or `path.<column>` (several), and added to this
-    process's store, so that what encode() writes with it reads back at once."""
+    process's store, so that what encode() writes with it reads back at once. `table`
+    (keyspace.table) and its columns: the REWRITE each saved dictionary names."""
     import os
+
+    from cassandra.metadata import protect_name
 
     from cqlsh_ext.codecs import dictionaries
     from cqlsh_ext.insight.recompress import trained_dictionary
@@ -688,5 +714,6 @@ def save_dictionaries(sample: AdviseSample, path: str) -> list[SavedDictionary]:
             why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             saved.append(SavedDictionary(column, file, error=why))
             continue
-        saved.append(SavedDictionary(column, file, fmt.codec, entry.id, len(data)))
+        target = f"{table}.{protect_name(column)}" if table and column in columns_of_table else None
+        saved.append(SavedDictionary(column, file, fmt.codec, entry.id, len(data), target=target))
     return saved

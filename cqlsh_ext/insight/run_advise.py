@@ -86,9 +86,14 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | No
             measuring.close()
     advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
     if request.dictionaries_to is not None:
+        from cassandra.metadata import protect_name
+
         from cqlsh_ext.insight.advise import save_dictionaries
 
-        advice.saved = save_dictionaries(sample, request.dictionaries_to)
+        table = f"{protect_name(read.keyspace)}.{protect_name(read.table)}" if read.keyspace and read.table \
+            else None
+        advice.saved = save_dictionaries(sample, request.dictionaries_to, table,
+                                         read.meta.columns if read.meta is not None else ())
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started

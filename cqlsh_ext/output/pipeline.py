@@ -61,6 +61,9 @@ class Printing:
     #: Auto vertical was decided for this result.
     vertical: bool = False
     row_offset: int = 0
+    #: The result's rows read so far: those printed and those of the page being printed (the
+    #: closing line of a result whose pager was quit before its end says them).
+    rows_read: int = 0
     #: The blob formatter of the page being formatted (myformat_value's shortcut).
     display: BlobDisplay | None = None
     #: Per column of the page: never cut to fit (layout.whole_columns: keys, uuids).
@@ -154,7 +157,7 @@ class ResultPipeline:
         # The interactive shell: the whole result at once, through the pager when it is taller
         # than the screen (cqlsh_ext.repl.pager.paged_output wraps the command); without a pager
         # installed, cqlsh's own ---MORE--- pauses.
-        with self._printing(Printing(in_result=True)):
+        with self._printing(Printing(in_result=True)), self._closing_if_pager_quit():
             if not self._pager_takes_it():
                 self.stock.print_result(shell, result, table_meta)
             else:
@@ -194,33 +197,48 @@ class ResultPipeline:
         shell.writeresult("")
         tty = bool(shell.tty)
         num_rows, is_first = 0, True
-        while True:
-            # The first page is printed even when empty (its header).
-            if pages.rows or is_first:
-                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows,
-                                pages.later())
-                num_rows += len(pages.rows) + pages.later_rows
-            # cqlsh asks only if result.has_more_pages: the next batch is taken before asking, so
-            # no ---MORE--- follows the last page.
-            if not pages.fetch():
-                if not tty:
-                    shell.writeresult("")
-                break
-            if pause:
-                try:
-                    with answering():  # Ctrl-C stops here at once, even while a scan holds the next page
-                        input("---MORE---")
-                except KeyboardInterrupt:
-                    shell.writeresult("")  # what follows (a closing line) starts under the prompt
-                    raise
-            pages.turn()
-            is_first = False
+        with self._closing_if_pager_quit():
+            while True:
+                # The first page is printed even when empty (its header).
+                if pages.rows or is_first:
+                    self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows,
+                                    pages.later())
+                    num_rows += len(pages.rows) + pages.later_rows
+                # cqlsh asks only if result.has_more_pages: the next batch is taken before asking,
+                # so no ---MORE--- follows the last page.
+                if not pages.fetch():
+                    if not tty:
+                        shell.writeresult("")
+                    break
+                if pause:
+                    try:
+                        with answering():  # Ctrl-C stops here at once, even while a scan holds the next page
+                            input("---MORE---")
+                    except KeyboardInterrupt:
+                        shell.writeresult("")  # what follows (a closing line) starts under the prompt
+                        raise
+                pages.turn()
+                is_first = False
         shell.writeresult(f"({num_rows} rows)")
         errors = shell.decoding_errors
         for err in errors[:2]:
             shell.writeresult(err.message(), color=RED)
         if len(errors) > 2:
             shell.writeresult(f"{len(errors) - 2} more decoding errors suppressed.", color=RED)
+
+    @contextmanager
+    def _closing_if_pager_quit(self) -> Iterator[None]:
+        """Around a result's pages in the interactive shell: when its pager is quit before the end
+        (cqlsh_ext.repl.pager.PagedOutput, whose `quit` then holds), cqlsh's `(N rows)` never comes;
+        a closing line says how many rows were read and that the rest were not (written after the
+        pager, on the terminal, as a result's closing lines are)."""
+        try:
+            yield
+        except Exception:
+            if self.interactive and getattr(self.shell.query_out, "quit", False) is True:
+                self.shell.writeresult(f"({self.now.rows_read:,} rows read when the pager was quit: the "
+                                       "rest were not fetched)")
+            raise
 
     @contextmanager
     def _rows_then_closing(self) -> Iterator[None]:
@@ -261,6 +279,7 @@ class ResultPipeline:
         """A page of a stock result, as cqlsh's print_result hands it over."""
         display = self.display
         names = list(result.column_names or ())
+        self.now.rows_read = row_count_offset + len(result.current_rows or ())
         if display.output_format.machine:
             from cqlsh_ext.output.spellings import column_types
 
@@ -325,6 +344,7 @@ class ResultPipeline:
 
         shell = self.shell
         with self._page(names, types, table_meta, row_count_offset) as page:
+            page.rows_read = row_count_offset + len(rows)
             if page.in_result:
                 formatted_names, decodes, _whole = self._shared(names, types, table_meta)
             else:

@@ -127,7 +127,9 @@ def test_advise_saves_the_dictionary_that_encode_writes_with(cassandra, stored, 
     dict_id = int.from_bytes(data[4:8], "little")
     assert data.startswith(b"\x37\xa4\x30\xec") and dict_id, out.stdout
     text = " ".join(out.stdout.split())
-    assert f"Dictionary saved: {saved} (zstd dictionary ID {dict_id}, {len(data):,} bytes" in text, text
+    assert (f"Dictionary saved: {saved}, zstd dictionary ID {dict_id} ({len(data):,} bytes, trained on the "
+            f"sample of data); re-encode the column with it: COMPRESSION REWRITE {ks}.orders.data AS "
+            f"'zstd:dict={dict_id}'") in text, text
     assert f"cqlsh-ext --dictionary {saved}" in text and f"encode('zstd:dict={dict_id}', ...)" in text
     session = cassandra.session(ks)
     session.execute("CREATE TABLE IF NOT EXISTS encoded (id int PRIMARY KEY, kind text, data blob)")
