@@ -218,3 +218,27 @@ def test_a_message_wraps_at_words_and_loses_nothing() -> None:
 def test_only_a_terminal_has_a_screen_width(tmp_path) -> None:
     with open(tmp_path / "file", "w") as out:
         assert screen_width(out) == 0
+
+
+def test_the_install_hint_is_editable_only_where_the_install_is(tmp_path) -> None:
+    # The API's hint said `pip install -e CHECKOUT[api]` where the shell's said no -e: in another
+    # environment than the checkout's .venv, -e only where cqlsh-ext was installed editable.
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    base = getattr(sys, "_base_executable", sys.executable)  # an interpreter outside .venv
+    for editable, said in ((True, "-e "), (False, "")):
+        site = tmp_path / f"site-{editable}"
+        dist = site / "cqlsh_ext-0.1.0.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cqlsh-ext\nVersion: 0.1.0\n")
+        (dist / "direct_url.json").write_text(
+            f'{{"url": "file://{REPO_ROOT}", "dir_info": {{"editable": {str(editable).lower()}}}}}')
+        program = (f"import sys; sys.path[:0] = [{str(site)!r}, {str(REPO_ROOT)!r}]\n"
+                   "from cqlsh_ext.common.install import install_hint; print(install_hint('api'))")
+        out = subprocess.run([base, "-I", "-c", program], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == f"run {base} -m pip install {said}'{REPO_ROOT}[api]'", out.stdout

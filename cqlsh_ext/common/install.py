@@ -4,7 +4,8 @@ cqlsh-ext was installed from.
 cqlsh-ext is not on a package index, so `pip install 'cqlsh-ext[parquet]'` fails everywhere. Where
 it came from decides the command:
 - a checkout's `.venv` made by `bin/setup`: `bin/setup --parquet`;
-- a checkout installed into another environment (editable or not): pip with the checkout's path;
+- a checkout installed into another environment: pip with the checkout's path, `-e` only where it
+  was installed editable (a copy is not made editable, nor an editable install a copy);
 - the Docker image (it sets IMAGE_ENV; pip is not in it): the image built with the extra;
 - anything else (a wheel, a checkout since removed): pip with the extra's own requirements, read
   from the installed metadata.
@@ -40,7 +41,8 @@ def install_hint(extra: str) -> str:
         if setup.is_file() and _same(Path(sys.prefix), checkout / ".venv"):
             shown = "bin/setup" if _same(Path.cwd(), checkout) else shlex.quote(str(setup))
             return f"run {shown} --{extra}"
-        return f"run {python} -m pip install -e {shlex.quote(f'{checkout}[{extra}]')}"
+        editable = "-e " if _editable() else ""
+        return f"run {python} -m pip install {editable}{shlex.quote(f'{checkout}[{extra}]')}"
     source = _installed_from()
     if source is not None:
         return f"run {python} -m pip install {shlex.quote(f'{source}[{extra}]')}"
@@ -86,6 +88,16 @@ def _checkout() -> Path | None:
     except OSError:
         return None
     return root if re.search(rf'^name\s*=\s*"{re.escape(DIST)}"', project, re.MULTILINE) else None
+
+
+def _editable() -> bool:
+    """This environment's cqlsh-ext was installed editable (PEP 610's direct_url.json says so)."""
+    try:
+        origin = json.loads(metadata.distribution(DIST).read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    info = origin.get("dir_info") if isinstance(origin, dict) else None
+    return isinstance(info, dict) and info.get("editable") is True
 
 
 def _installed_from() -> Path | None:

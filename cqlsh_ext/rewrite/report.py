@@ -104,13 +104,15 @@ def preview_lines(counts: RowTally, target: str, pace: int | None, reading: str,
     lines.append(f"  write units ({whose}: 1 per started KB of a row): the rewrite costs {a}"
                  f"{counts.rewrite_wcu:,} once, and reading the rows {counts.rcu:,} read units; writing "
                  f"these rows costs {counts.wcu_before:,} now, {counts.wcu_after:,} after"
-                 f"{saving(counts.wcu_before, counts.wcu_after)}, and storing them "
+                 f"{saving(counts.wcu_before, counts.wcu_after)}; stored, they take "
                  f"{human_size(abs(counts.before - counts.after))} "
-                 f"{'less' if counts.after <= counts.before else 'more'} each month")
+                 f"{'less' if counts.after <= counts.before else 'more'} space")
     if pace:
+        # The PACE bounds the writes' rate: the time at it is the least the run takes (reading the
+        # rows, and a cluster slower than the PACE, add to it; the progress line measures the rest).
         seconds = counts.rewrite_wcu / pace
-        lines.append(f"  at PACE {pace:,}: {a}{duration(seconds)} ({counts.rewrite_wcu:,} write units at "
-                     f"{pace:,} a second)")
+        lines.append(f"  at PACE {pace:,}: {a}{duration(seconds)} at the least ({counts.rewrite_wcu:,} write "
+                     f"units at {pace:,} a second; reading the rows and a slower cluster add to it)")
     else:
         lines.append("  no PACE: as fast as the cluster takes the writes (PACE n: at most n write units a "
                      "second)")
@@ -131,7 +133,9 @@ def duration(seconds: float) -> str:
 def progress_text(written: WriteTally, rows_per_second: float, units_per_second: float, pace: int | None,
                   left: float | None) -> str:
     """The progress line's figures, the most wanted first (a narrow terminal cuts the end): rows
-    written, the time left, units a second against the PACE, rows a second, bytes saved."""
+    written, the time left (at the rate measured so far: more than the preview's time at the PACE
+    when the reading or the cluster is slower), units a second against the PACE, rows a second,
+    bytes saved."""
     against = f" (PACE {pace:,})" if pace else ""
     time_left = f", ~{duration(left)} left" if left is not None else ""
     return (f"{written.written:,} written{time_left}, {units_per_second:,.0f} units/s{against}, "

@@ -147,3 +147,25 @@ def test_a_result_whose_pager_is_quit_early_still_ends_with_a_closing_line(term,
     assert re.match(r"\S*cqlsh:\w+>", screen[at + 1] if "payload query" not in screen[at + 1]
                     else screen[at + 2]), screen  # under the pager, just above the prompt
     t.exit()
+
+
+def test_rewrite_s_preview_says_its_time_is_the_least_at_80_columns(term, orders):
+    # The preview said 14 s, and the progress line at 26 % '~32 s left': the time at the PACE is
+    # the least the run takes, and the preview says so; "storing them 703.0 KiB less each month"
+    # says the space the rows take.
+    t = term("-k", orders, env={"PAGER": ""}, rows=40, cols=COLS)
+    t.prompt()
+    t.run(f"COMPRESSION REWRITE {orders}.orders.data AS 'zstd' PACE 100;",
+          until=r"Rewrite 300 rows\? \[y/N\]")
+    t.type("n")
+    t.enter()
+    t.expect(r"Nothing written")
+    t.prompt()
+    screen = t.display()
+    assert all(len(row) <= COLS for row in screen)
+    said = _words(screen)
+    assert re.search(r"at PACE 100: \d+ s at the least \([\d,]+ write units at 100 a second; reading the "
+                     r"rows and a slower cluster add to it\)", said), screen
+    assert re.search(r"stored, they take [\d.]+ [KM]?i?B (?:less|more) space", said), screen
+    assert "each month" not in said
+    t.exit()
