@@ -615,3 +615,27 @@ def test_test_plugins_are_found_by_the_tests_alone():
     assert "acme" not in user.stdout and "plugin" not in user.stdout, user.stdout
     tests = subprocess.run([str(shell), "--version"], capture_output=True, text=True, timeout=120)
     assert "format acme_hostile (plugin acme-formats 1.4.2)" in tests.stdout, tests.stdout
+
+
+def test_setup_links_the_manual_where_man_finds_it_from_the_venv(tmp_path: Path):
+    # `man cqlsh-ext` failed in the checkout (an editable install leaves out the data files a wheel
+    # installs): bin/setup links the checkout's page into .venv/share/man, where man looks for the
+    # pages of .venv/bin on PATH (after `. .venv/bin/activate`).
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    (root / "man").mkdir()
+    shutil.copy2(REPO_ROOT / "man" / "cqlsh-ext.1", root / "man" / "cqlsh-ext.1")
+    _script(root / ".venv" / "bin" / "python", "exit 0\n")
+    proc = _run(root, "setup")
+    assert proc.returncode == 0, proc.stderr
+    page = root / ".venv" / "share" / "man" / "man1" / "cqlsh-ext.1"
+    assert page.resolve() == (root / "man" / "cqlsh-ext.1").resolve()
+    man = shutil.which("man")
+    if man is None:
+        return  # the link is what man reads; no man here to ask
+    env = {k: v for k, v in os.environ.items() if k not in ("MANPATH",)}
+    env["PATH"] = f"{root / '.venv' / 'bin'}:/usr/bin:/bin"
+    found = subprocess.run([man, "-w", "cqlsh-ext"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                           timeout=60)
+    assert found.returncode == 0 and Path(found.stdout.strip()).resolve() == page.resolve(), found.stderr
