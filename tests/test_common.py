@@ -242,3 +242,30 @@ def test_the_install_hint_is_editable_only_where_the_install_is(tmp_path) -> Non
                              timeout=60)
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == f"run {base} -m pip install {said}'{REPO_ROOT}[api]'", out.stdout
+
+
+def test_the_pager_s_stand_in_has_the_terminal_s_width() -> None:
+    # A message written while the interactive shell's pager holds the output (HELP DELETE's hint)
+    # was whole, and the terminal cut it at its edge ('HEL' / 'P EDIT'): the stand-in shows on the
+    # shell's terminal, whose width it is fitted to.
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    main, sub = pty.openpty()
+    fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    program = ("import sys\nfrom cqlsh_ext.common.text import screen_width\n"
+               "from cqlsh_ext.repl.pager import PagedOutput\n"
+               "held = PagedOutput(sys.stdout, 'less', 10)\n"
+               "print(screen_width(held), held.isatty(), file=sys.stderr)")
+    try:
+        proc = subprocess.run([sys.executable, "-c", program], stdout=sub, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+    finally:
+        os.close(sub)
+        os.close(main)
+    assert proc.stderr.split() == ["80", "False"], proc.stderr  # fitted to 80, still no terminal itself

@@ -217,14 +217,20 @@ def unheld(out: IO[str]) -> None:
 
 def screen_width(out: IO[str]) -> int:
     """The width of the terminal `out` writes to, 0 when it is no terminal: a pipe or a file gets
-    whole lines (the one-line messages scripts read), a person the lines fitted to the screen."""
+    whole lines (the one-line messages scripts read), a person the lines fitted to the screen. A
+    Holding stand-in (the interactive shell's pager) shows what it holds on the shell's terminal,
+    in the pager or not: that terminal's width (a message in the pager wrapped at words, never cut
+    by its edge)."""
     import os
+    import sys
 
+    if isinstance(out, Holding):
+        out = sys.__stdout__ or out
     try:
         if not out.isatty():
             return 0
         return os.get_terminal_size(out.fileno()).columns
-    except (AttributeError, OSError, ValueError):  # a stand-in without a descriptor (a pager's)
+    except (AttributeError, OSError, ValueError):  # a stand-in without a descriptor
         return 0
 
 
