@@ -50,38 +50,70 @@ def spec_of(chain: str) -> Spec:
 def encode(chain: str, source: str | bytes, cap: int) -> Encoded:
     """`source` (text, JSON for a record format, or bytes) written as `chain` says and verified by
     decoding it with the display's path within `cap`; EncodeRefused with the reason otherwise."""
-    spec = spec_of(chain)
-    payload, expected = _payload(spec, source)
-    value = payload
-    for i in reversed(range(len(spec.codecs))):
-        value = _compress(spec, i, value)
-    _verify(spec, value, source, expected, cap)
-    return Encoded(str(spec), value, len(source.encode("utf-8") if isinstance(source, str) else source))
+    return Encoder(chain, cap).text(source)
 
 
 def encode_record(chain: str, record: Any, cap: int) -> Encoded:
     """A record's tree (as its format's reader gave it: an edited document, cqlsh_ext.edit) written
     as `chain` says, whose payload is a record format, and verified as encode() verifies."""
-    spec = spec_of(chain)
-    fmt = _record_format(spec)
-    write: Callable[[Any], bytes]
-    if spec.argument is not None and fmt.encode_with is not None:  # a schema's: avro:FILE, ...
-        write = functools.partial(_with_argument, fmt.encode_with, spec.argument)
-    elif spec.argument is None and fmt.encode is not None and not fmt.encodes_text:
-        write = fmt.encode
-    else:
-        raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
-    from cqlsh_ext.payload import formats
+    return Encoder(chain, cap).record(record)
 
-    try:
-        value = write(record)
-    except (formats.PayloadError, TypeError, ValueError, OverflowError) as err:
-        raise EncodeRefused(f"{fmt.name} does not hold it ({err})") from None
-    size = len(value)
-    for i in reversed(range(len(spec.codecs))):
-        value = _compress(spec, i, value)
-    _verify(spec, value, "", record, cap)
-    return Encoded(str(spec), value, size)
+
+class Encoder:
+    """One chain's encode(), its spec read and its writers found once: what a load (cqlsh_ext.load)
+    calls for each of thousands of values of one chain, and encode() for one. EncodeRefused when the
+    chain is none encode() writes (an unknown step, a container only read here, a dictionary the
+    store lacks), said as encode() says it."""
+
+    def __init__(self, chain: str, cap: int) -> None:
+        self.spec = spec = spec_of(chain)
+        self.cap = cap
+        self.chain = str(spec)
+        # The codec steps, inner first: each container's encode() with its level and dictionary.
+        self._steps: list[tuple[Any, int | None, bytes | None]] = [
+            _writer_step(spec, i) for i in reversed(range(len(spec.codecs)))]
+        self._codecs = _codec_steps(spec)
+
+    def _compressed(self, payload: bytes) -> bytes:
+        from cqlsh_ext.codecs.base import Unwritable
+
+        value = payload
+        try:
+            for fmt, level, dictionary in self._steps:
+                value = fmt.encode(value, level, dictionary)
+        except Unwritable as err:
+            raise EncodeRefused(str(err)) from None
+        return value
+
+    def text(self, source: str | bytes) -> Encoded:
+        """encode(chain, source, cap)."""
+        spec = self.spec
+        payload, expected = _payload(spec, source)
+        value = self._compressed(payload)
+        _verify(spec, value, source, expected, self.cap, self._codecs)
+        return Encoded(self.chain, value, len(source.encode("utf-8") if isinstance(source, str) else source))
+
+    def record(self, record: Any) -> Encoded:
+        """encode_record(chain, record, cap)."""
+        spec = self.spec
+        fmt = _record_format(spec)
+        write: Callable[[Any], bytes]
+        if spec.argument is not None and fmt.encode_with is not None:  # a schema's: avro:FILE, ...
+            write = functools.partial(_with_argument, fmt.encode_with, spec.argument)
+        elif spec.argument is None and fmt.encode is not None and not fmt.encodes_text:
+            write = fmt.encode
+        else:
+            raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
+        from cqlsh_ext.payload import formats
+
+        try:
+            value = write(record)
+        except (formats.PayloadError, TypeError, ValueError, OverflowError) as err:
+            raise EncodeRefused(f"{fmt.name} does not hold it ({err})") from None
+        size = len(value)
+        value = self._compressed(value)
+        _verify(spec, value, "", record, self.cap, self._codecs)
+        return Encoded(self.chain, value, size)
 
 
 def _record_format(spec: Spec) -> Any:
@@ -143,9 +175,10 @@ def _json(spec: Spec, text: str) -> Any:
         raise EncodeRefused(f"the value is not JSON ({str(err).splitlines()[0]})") from None
 
 
-def _compress(spec: Spec, i: int, data: bytes) -> bytes:
+def _writer_step(spec: Spec, i: int) -> tuple[Any, int | None, bytes | None]:
+    """The i-th codec step's container, level and dictionary (its bytes); EncodeRefused when the
+    container is not written here or the dictionary is not loaded."""
     from cqlsh_ext.codecs import registry
-    from cqlsh_ext.codecs.base import Unwritable
     from cqlsh_ext.codecs.capabilities import Writer, unwritable
 
     variant = spec.variants[i] if spec.variants else None
@@ -155,10 +188,7 @@ def _compress(spec: Spec, i: int, data: bytes) -> bytes:
     if not isinstance(fmt, Writer):
         raise EncodeRefused(f"{fmt.label}: {unwritable(fmt)}")
     dictionary = _dictionary(fmt, spec.dictionaries[i]) if spec.dictionaries else None
-    try:
-        return fmt.encode(data, spec.levels[i] if spec.levels else None, dictionary)
-    except Unwritable as err:
-        raise EncodeRefused(str(err)) from None
+    return fmt, spec.levels[i] if spec.levels else None, dictionary
 
 
 def _dictionary(fmt: Any, dict_id: int | None) -> bytes | None:
@@ -184,22 +214,26 @@ def _codec_steps(spec: Spec) -> str:
     return ">".join(str(spec).split(">")[: len(spec.codecs)])
 
 
-def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int) -> None:
-    from cqlsh_ext.payload.engine import ValueEngine
+def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int, steps: str) -> None:
+    """`value` read back as the display reads a column whose setting names the chain (the value
+    engine's reading of a setting: payload.unwrap.unwrap_spec) and compared with what was given;
+    `steps`: the spec's codec steps (_codec_steps)."""
+    from cqlsh_ext.payload.budget import Budget
+    from cqlsh_ext.payload.unwrap import unwrap_spec
     from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
 
-    def read_as(setting: str) -> Any:  # the value engine, with the setting as its mode
-        return ValueEngine(cap=cap, spec=setting).view(value)
+    def read_as(setting: str) -> Any:
+        view = unwrap_spec(value, setting, cap)
+        view.budget = Budget.for_cap(cap)  # what is read of it later is read within it, as the engine's
+        return view
 
     if isinstance(source, bytes):
-        steps = _codec_steps(spec)
         if not steps:
             return  # nothing was written: the bytes go as they are
         view = read_as(f"{steps}>{_HEX}")
         shown: Any = view.data if view.kind == BINARY else None
         want: Any = source
     elif expected is None:
-        steps = _codec_steps(spec)
         reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
         view = read_as(reading)
         shown, want = (view.text if view.kind == TEXT else None), source
