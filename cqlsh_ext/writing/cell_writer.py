@@ -182,7 +182,8 @@ class CellWriter:
             except Exception as err:
                 attempts = _retried(err, attempts, written)
                 continue
-            if same(cell.value, new) and (at is None or cell.writetime == at):
+            # A cell written null holds no write time to compare: null is what was written.
+            if same(cell.value, new) and (at is None or new is None or cell.writetime == at):
                 written.outcome = APPLIED
                 return written
             if applied is None and same(cell.value, expected) and (at is None or cell.writetime == writetime):

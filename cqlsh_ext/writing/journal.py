@@ -25,6 +25,12 @@ alone), for a rewrite `{"range": i, "done": true}` once every row of its i-th to
 written, and `{"closed": true}` when the run ends. Keys are kept serialized, so any CQL type goes
 back as it was.
 
+A load (COPY FROM, db.write) writes one such line per cell it writes: `"old"` null where the row
+had no value there (a new row's cells: UNDO writes them null, and the row is gone), `"new"` null
+for a null loaded, `"column"` naming the cell's column, `"new_expires"` when the value loaded
+expires (its TTL), and `"source_row"` the position of its row in the file or data (RESUME goes on
+after those written).
+
 A journal's file is named `KIND-KS.TABLE-STAMP-ID.jsonl`, ID its run's short id
 (writing.journal_names: what a hint names it by); the run that writes it holds its lock until it
 closes it (writing.journal_lock). Journals hold stored values: created readable by the user only
@@ -63,7 +69,8 @@ JOURNAL_DIR = "journal"
 FORMAT = "cqlsh-ext write journal"
 VERSION = 3
 #: What a run file says of the run that writes a journal, by its kind (writing.journal_lock).
-RUN_NAMES = {"edit": "an edit", "rewrite": "COMPRESSION REWRITE", "undo": "an UNDO"}
+RUN_NAMES = {"edit": "an edit", "rewrite": "COMPRESSION REWRITE", "undo": "an UNDO",
+             "load": "a load (COPY FROM)"}
 
 
 def journal_dir(history_file: str) -> str:
@@ -234,14 +241,17 @@ class Journal:
         journal.fd = fd
         return journal
 
-    def before(self, row: int, key: Mapping[str, bytes], old: bytes, new: bytes, ttl: int | None = None,
-               expires: float | None = None, writetime: int | None = None, at: int | None = None,
-               sent: float | None = None) -> None:
+    def before(self, row: int, key: Mapping[str, bytes], old: bytes | None, new: bytes | None,
+               ttl: int | None = None, expires: float | None = None, writetime: int | None = None,
+               at: int | None = None, sent: float | None = None,
+               extra: Mapping[str, object] | None = None) -> None:
         """On disk before the row is written (`sent`: when it is sent, epoch seconds: a paced
-        rewrite's)."""
+        rewrite's; `extra`: a load's cell's fields, "column" and "new_expires")."""
         entry = row_entry(row, key, old, new, ttl, expires, writetime, at)
         if sent is not None:
             entry["sent"] = round(sent, 4)
+        if extra:
+            entry.update(extra)
         self.append([entry])
 
     def after(self, row: int, applied: bool) -> None:
@@ -303,12 +313,14 @@ class Journal:
             self.fd = None
 
 
-def row_entry(row: int, key: Mapping[str, bytes], old: bytes, new: bytes, ttl: int | None = None,
-              expires: float | None = None, writetime: int | None = None, at: int | None = None
-              ) -> dict[str, Any]:
-    return {"row": row, "key": {k: v.hex() for k, v in key.items()}, "old": old.hex(), "new": new.hex(),
-            "ttl": ttl, "expires": None if expires is None else round(expires, 6), "writetime": writetime,
-            "at": at}
+def row_entry(row: int, key: Mapping[str, bytes], old: bytes | None, new: bytes | None,
+              ttl: int | None = None, expires: float | None = None, writetime: int | None = None,
+              at: int | None = None) -> dict[str, Any]:
+    """A row's line (see the module doc); `old` or `new` None: the cell was or is written null (a
+    load's cell where the row had none, or a null loaded)."""
+    return {"row": row, "key": {k: v.hex() for k, v in key.items()},
+            "old": None if old is None else old.hex(), "new": None if new is None else new.hex(), "ttl": ttl,
+            "expires": None if expires is None else round(expires, 6), "writetime": writetime, "at": at}
 
 
 def open_journal(ctx: WriteContext, kind: str, keyspace: str, table: str, blob: BlobTarget,

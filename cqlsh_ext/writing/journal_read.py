@@ -59,8 +59,9 @@ class Unsealed(WriteRefused):
 @dataclass
 class JournalRow:
     key: dict[str, bytes]
-    old: bytes
-    new: bytes
+    #: The cell's bytes before and after (None: null, a load's cell of a new row or a null loaded).
+    old: bytes | None
+    new: bytes | None
     #: Whether the write held (None: the journal stops before it said).
     applied: bool | None = None
     ttl: int | None = None
@@ -72,6 +73,26 @@ class JournalRow:
     at: int | None = None
     #: The journal line it was read from (1-based), for messages.
     line: int = 0
+    #: The cell's column where it is not the journal's (a load writes several), else None.
+    column: str | None = None
+    #: When the value written was to expire, where it differs from `expires` (a load's TTL); None:
+    #: `expires` is the value written's too (an edit, a rewrite keep the cell's).
+    new_expires: float | None = None
+    #: Whether the value written expires at `new_expires` (a load's line says), else at `expires`.
+    own_expiry: bool = False
+    #: A load's: the position of the line's row in the file or data it loaded.
+    source: int | None = None
+    #: The row's number in the journal (its outcome's line names it).
+    number: int = -1
+
+    @property
+    def written_expires(self) -> float | None:
+        """When the value the line wrote was to expire."""
+        return self.new_expires if self.own_expiry else self.expires
+
+    def cell(self) -> tuple[tuple[str, bytes], ...]:
+        """The cell the line writes, as a key: its row's key and its column."""
+        return (*sorted(self.key.items()), ("", (self.column or "").encode("utf-8")))
 
 
 @dataclass(frozen=True)
@@ -249,21 +270,22 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
 
 def without_outcome(parts: list[JournalRead]) -> list[tuple[int, JournalRow, bool]]:
     """The rows no line says the outcome of (a kill during their write), each with its part's
-    index and whether it is its key's last line in the journal (when not, a later line journals the
-    row again: RESUME wrote it). Read from the files only when some outcome is missing."""
+    index and whether it is its cell's last line in the journal (when not, a later line journals the
+    row again: RESUME wrote it; a cell is a row's key and, in a load's journal, its column). Read
+    from the files only when some outcome is missing."""
     unknown: dict[tuple[tuple[str, bytes], ...], list[tuple[int, JournalRow]]] = {}
     for i, part in enumerate(parts):
         if None not in part.outcomes.values():
             continue
         for row in part.rows():
             if row.applied is None:
-                unknown.setdefault(tuple(sorted(row.key.items())), []).append((i, row))
+                unknown.setdefault(row.cell(), []).append((i, row))
     if not unknown:
         return []
     last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
     for i, part in enumerate(parts):
         for row in part.rows():
-            key = tuple(sorted(row.key.items()))
+            key = row.cell()
             if key in unknown:
                 last[key] = (i, row.line)
     return [(i, row, (i, row.line) == last[key]) for key, rows in unknown.items() for i, row in rows]
@@ -309,10 +331,20 @@ def _row(entry: dict[str, Any], path: str, number: int) -> JournalRow:
             value = entry.get(name)
             return None if value is None else int(value)
 
-        expires = entry.get("expires")
-        return JournalRow(key, bytes.fromhex(entry["old"]), bytes.fromhex(entry["new"]), None,
-                          optional("ttl"), None if expires is None else float(expires), optional("writetime"),
-                          optional("at"), number)
+        def hexed(name: str) -> bytes | None:
+            value = entry[name]
+            return None if value is None else bytes.fromhex(value)
+
+        def moment(name: str) -> float | None:
+            value = entry.get(name)
+            return None if value is None else float(value)
+
+        column = entry.get("column")
+        if column is not None and not isinstance(column, str):
+            raise TypeError("column")
+        return JournalRow(key, hexed("old"), hexed("new"), None, optional("ttl"), moment("expires"),
+                          optional("writetime"), optional("at"), number, column, moment("new_expires"),
+                          "new_expires" in entry, optional("source_row"), int(entry["row"]))
     except (KeyError, TypeError, ValueError, AttributeError):
         raise WriteRefused(f"{path}: line {number:,} is not a journal's line") from None
 

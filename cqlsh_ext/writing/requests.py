@@ -1,4 +1,4 @@
-"""The write requests: what an edit, COMPRESSION REWRITE, its RESUME and UNDO ask, as typed data,
+"""The write requests: what an edit, COMPRESSION REWRITE, its RESUME, UNDO and a load ask, as typed data,
 before anything is read or written. A front end (the shell's statement parsers, a Python API)
 makes one; the journal's sealed head keeps it (`"request": request.to_json()`), and RESUME rebuilds
 its work from the verified head's request, never from a statement's text.
@@ -197,9 +197,61 @@ class UndoRequest:
         return cls(_text(data, "path"), _flag(data, "unsealed"), _flag(data, "confirm"), _flag(data, "cut"))
 
 
-WriteRequest = EditRequest | RewriteRequest | ResumeRequest | UndoRequest
+@dataclass(frozen=True)
+class LoadRequest:
+    """COPY [ks.]table (columns) FROM 'file' [WITH ENCODE column = 'chain' AND ...] [PACE n]
+    [CONFIRM] (docs/load.md), and the Python API's db.write(table, data, encode=...): the table, the
+    columns written in the source's order (the primary key's among them), the source (a file's
+    absolute path and its format, or "data": rows handed over in memory), each blob column's chain
+    (ENCODE), the TTL given (None: the table's default), CSV's HEADER, PACE in write units a second
+    and CONFIRM."""
+
+    keyspace: str
+    table: str
+    columns: tuple[str, ...]
+    source: str | None
+    format: str
+    encode: tuple[tuple[str, str], ...] = ()
+    ttl: int | None = None
+    header: bool = True
+    pace: int | None = None
+    confirm: bool = False
+
+    KIND = "load"
+    #: The formats a load reads: JSON Lines, Parquet and CSV files, and data in memory (the API's).
+    FORMATS = ("jsonl", "parquet", "csv", "data")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"request": self.KIND, "keyspace": self.keyspace, "table": self.table,
+                "columns": list(self.columns), "source": self.source, "format": self.format,
+                "encode": [list(pair) for pair in self.encode], "ttl": self.ttl, "header": self.header,
+                "pace": self.pace, "confirm": self.confirm}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LoadRequest:
+        _kind(data, cls.KIND)
+        columns = data["columns"]
+        if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+            raise TypeError("columns")
+        fmt = _text(data, "format")
+        if fmt not in cls.FORMATS:
+            raise ValueError("format")
+        pairs = data.get("encode") or []
+        if not isinstance(pairs, list) or not all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
+            raise TypeError("encode")
+        ttl, pace = data.get("ttl"), data.get("pace")
+        for name, value, low in (("ttl", ttl, 0), ("pace", pace, 1)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+                raise ValueError(name)
+        return cls(_text(data, "keyspace"), _text(data, "table"), tuple(columns),
+                   _optional_text(data, "source"), fmt, tuple((c, chain) for c, chain in pairs), ttl,
+                   _flag(data, "header") if "header" in data else True, pace, _flag(data, "confirm"))
+
+
+WriteRequest = EditRequest | RewriteRequest | ResumeRequest | UndoRequest | LoadRequest
 _KINDS: dict[str, Any] = {kind.KIND: kind
-                          for kind in (EditRequest, RewriteRequest, ResumeRequest, UndoRequest)}
+                          for kind in (EditRequest, RewriteRequest, ResumeRequest, UndoRequest, LoadRequest)}
 
 
 def _kind(data: Mapping[str, Any], kind: str) -> None:

@@ -43,18 +43,20 @@ class UndoWrites:
         #: Whether MAX_CELLS stopped the reading (older undo journals' cells not looked at).
         self.capped = False
 
-    def wrote(self, key: Mapping[str, bytes], value: bytes, at: int) -> bool:
+    def wrote(self, key: Mapping[str, bytes], value: bytes, at: int, column: str | None = None) -> bool:
         """Whether one of this user's UNDOs wrote `value` into the row of `key` (serialized, as
-        journals hold it) at the timestamp `at`."""
+        journals hold it) at the timestamp `at`; `column`: the cell's, where a load's journal names
+        it (None: the journal's blob)."""
         if self._cells is None:
             self._cells = self._read()
-        return self._digest(key, value, at) in self._cells
+        return self._digest(key, value, at, column) in self._cells
 
-    def _digest(self, key: Mapping[str, bytes], value: bytes, at: int) -> bytes:
+    def _digest(self, key: Mapping[str, bytes], value: bytes, at: int, column: str | None) -> bytes:
         h = hashlib.blake2b(digest_size=16, key=self._salt)
         for name in sorted(key):
             part = key[name]
             h.update(name.encode("utf-8") + b"\x00" + len(part).to_bytes(4, "big") + part)
+        h.update((column or "").encode("utf-8") + b"\x00")
         h.update(len(value).to_bytes(8, "big") + value + int(at).to_bytes(8, "big", signed=True))
         return h.digest()
 
@@ -69,8 +71,8 @@ class UndoWrites:
                         (self.keyspace, self.table, self.blob):
                     continue
                 for row in read.rows():
-                    if row.applied and row.at is not None:
-                        cells.add(self._digest(row.key, row.new, row.at))
+                    if row.applied and row.at is not None and row.new is not None:
+                        cells.add(self._digest(row.key, row.new, row.at, row.column))
                         if len(cells) >= MAX_CELLS:
                             self.capped = True
                             return cells
