@@ -417,7 +417,8 @@ def test_help_answers_every_command_the_shell_adds(cassandra, tmp_path):
     assert "DESCRIBE [cqlsh only]" in describe
     assert "HELP DESCRIBE PAYLOAD" in describe.split("[cqlsh only]")[1]
     payload = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP DESCRIBE PAYLOAD"], tmp_path).stdout
-    assert payload.strip().startswith("DESCRIBE PAYLOAD [keyspace.]table.column")
+    assert payload.strip().startswith("DESCRIBE PAYLOAD [cqlsh-ext]\n\n        DESCRIBE PAYLOAD "
+                                      "[keyspace.]table.column")
     assert "[cqlsh only]" not in payload
     for typed, meant in (("INSPCT", "INSPECT"), ("COMPRESION", "COMPRESSION"), ("RESUEM", "RESUME")):
         out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"HELP {typed}"], tmp_path)

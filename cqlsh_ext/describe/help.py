@@ -1,5 +1,6 @@
-"""HELP DESCRIBE PAYLOAD (and HELP PAYLOAD): DESCRIBE PAYLOAD in a screenful (the whole story:
-docs/describe.md). HELP DESCRIBE is cqlsh's own text, with a line pointing here."""
+"""What HELP DESCRIBE PAYLOAD (and HELP PAYLOAD) says: DESCRIBE PAYLOAD in a screenful after its
+form (the whole story: docs/describe.md). HELP DESCRIBE is cqlsh's own text, with a line pointing
+here."""
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.common.text import fill
@@ -14,12 +15,9 @@ _WHAT = fill(
     "themselves with their counts where there are few. Keys that look like data (dates, ids, numbers) fold "
     "into one * entry. A map of blobs is described per key (m['k']), a UDT per blob field.")
 
-PAYLOAD_HELP = """
-        DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions]
-                         [SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]
-        [cqlsh-ext]
-
-""" + _WHAT + """
+#: What HELP DESCRIBE PAYLOAD says after the statement's form (features/help.py: the form from its
+#: declaration).
+PAYLOAD_ABOUT = _WHAT + """
 
           SAMPLE n reads n rows in random token ranges: every share comes with
           its 95 % interval (SEED s with it draws the same sample again).
@@ -36,7 +34,7 @@ PAYLOAD_HELP = """
 
           One line, as every DESCRIBE: Enter runs it. DESC PAYLOAD alone
           describes an object named payload, as in cqlsh.
-        """
+"""
 
 #: The line HELP DESCRIBE adds after cqlsh's own text.
 DESCRIBE_SEE_ALSO = ("What a blob column holds across its values (DESCRIBE PAYLOAD ks.table.column): "

@@ -1,38 +1,30 @@
-"""DESCRIBE PAYLOAD's statement and request:
+"""DESCRIBE PAYLOAD's request, and how its statement is told from cqlsh's DESCRIBE.
 
-    DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s]] [ALL [CONFIRM]]
-                     [JSON] [;]
-    DESC PAYLOAD ...
-
-It is read from describe_payload's declaration (features.reads; features.calling reads it with the
-shell's lexer, features.report_requests builds its `DescribeStatement`, the request MCP's and the
-API's calls build too): the options after the column (and its WHERE) come in any order; SEED s draws
-the same sample again (the report prints the seed it drew with). The WHERE is a payload query's
-(docs/queries.md): conditions on payload paths and on ordinary columns; it is handed to the query
-parser as the WHERE of `SELECT column FROM table` (describe.run). The reading's refusals are
-DescribeError, one line.
+DESCRIBE PAYLOAD (or DESC PAYLOAD) and a column is read from describe_payload's declaration
+(features.reads; features.calling reads it with the shell's lexer, features.report_requests builds
+its `DescribeStatement`, the request MCP's and the API's calls build too): the options after the
+column (and its WHERE) come in any order; SEED s draws the same sample again (the report prints the
+seed it drew with). The WHERE is a payload query's (docs/queries.md): conditions on payload paths
+and on ordinary columns; it is handed to the query parser as the WHERE of `SELECT column FROM table`
+(describe.run). The reading's refusals are DescribeError, one line.
 
 `recognizes(tokens)` tells DESCRIBE PAYLOAD from cqlsh's own DESCRIBE: `DESCRIBE PAYLOAD` followed
 by a name is ours (a table named without its column is refused with the form, by describe.run,
 which knows the table's columns); `DESC PAYLOAD` alone, `DESC payload.t` or `DESC payload WITH
 INTERNALS` describes an object named payload, as cqlsh does. cqlsh ends a DESCRIBE at the end of
 its line: so does this one.
-Standard library only at import: the shell imports it at start-up (through describe.command).
+Standard library only at import: the shell imports it at start-up (features.reads).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
 
 LABEL = "DESCRIBE PAYLOAD"
-#: The statement's form, and the usage a refusal names (the declaration's usage: a test holds them equal).
-FORM = ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s]] [ALL [CONFIRM]] "
-        "[JSON]")
-USAGE = f"{FORM}, e.g. DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000"
 #: The words that open the statement.
 WORDS = ("describe", "desc")
 
@@ -54,6 +46,10 @@ class DescribeStatement:
     seed: int | None = None
     every_row: bool = False
     confirm: bool = False
+    #: The statement's form and an example, as its declaration spells them (what a refusal names:
+    #: the request's builder sets them, features.report_requests).
+    form: str = field(default="", compare=False)
+    example: str = field(default="", compare=False)
 
     @property
     def reading(self) -> str:

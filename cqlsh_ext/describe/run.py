@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.describe.parse import FORM, LABEL, USAGE, DescribeError, DescribeStatement
+from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
 
 if TYPE_CHECKING:
     from cqlsh_ext.describe.description import Description
@@ -127,11 +127,11 @@ def resolve(ctx: ReadContext, statement: DescribeStatement) -> Target:
 
     keyspace = statement.keyspace or ctx.keyspace
     if not statement.column:
-        raise DescribeError(_no_column(ctx, None, statement.table))
+        raise DescribeError(_no_column(ctx, statement, None, statement.table))
     found = find_table(ctx.cluster, keyspace, keyspace, statement.table, refresh=True) if keyspace else None
     if found is None and statement.keyspace is None and \
             find_table(ctx.cluster, None, statement.table, statement.column) is not None:  # keyspace.table
-        raise DescribeError(_no_column(ctx, statement.table, statement.column))
+        raise DescribeError(_no_column(ctx, statement, statement.table, statement.column))
     if not keyspace:
         raise DescribeError(f"name the column as keyspace.table.column (or USE a keyspace first): "
                             f"{statement.table}.{statement.column}")
@@ -163,21 +163,22 @@ def resolve(ctx: ReadContext, statement: DescribeStatement) -> Target:
     return Target(keyspace, meta, statement.column, cqltype, schema, query, plan)
 
 
-def _no_column(ctx: ReadContext, keyspace: str | None, table: str) -> str:
-    """What a statement that names a table and no column is told: the statement's form, and an
-    example on that table with one of its payload columns when the table is known."""
+def _no_column(ctx: ReadContext, statement: DescribeStatement, keyspace: str | None, table: str) -> str:
+    """What a statement that names a table and no column is told: the statement's form (as its
+    request carries it), and an example on that table with one of its payload columns when the
+    table is known."""
     from cqlsh_ext.reading.resolve import find_table
 
     named = f"{keyspace}.{table}" if keyspace else table
     found = find_table(ctx.cluster, ctx.keyspace, keyspace, table)
     if found is None:
-        return f"{named} names no column: {USAGE}"
+        return f"{named} names no column: {statement.form}, e.g. {statement.example}"
     schema = found.schema
     columns = _payload_columns(schema)
     payload = [name for name in schema.columns
                if (t := schema.type_of(name)) is not None and t.holds()] or ["column"]
     return (f"{named} names no column: DESCRIBE PAYLOAD {named}.{payload[0]} describes one{columns}; "
-            f"in full: {FORM}")
+            f"in full: {statement.form}")
 
 
 def _payload_columns(schema: Schema) -> str:

@@ -28,11 +28,11 @@ class PluginError(Exception):
 
 
 def own() -> tuple[str, ...]:
-    """The names of cqlsh-ext's own features: its read features (reads.py), then its write features
-    (write_features.py)."""
-    from cqlsh_ext.features import reads, write_features
+    """The names of cqlsh-ext's own features: its read features (reads.py), its write features
+    (write_features.py), then those only the shell serves (shell_features.py)."""
+    from cqlsh_ext.features import reads, shell_features, write_features
 
-    return reads.OWN + write_features.OWN
+    return reads.OWN + write_features.OWN + shell_features.OWN
 
 
 def declared(plugins: bool = True) -> dict[str, Feature]:
@@ -65,8 +65,9 @@ def declared(plugins: bool = True) -> dict[str, Feature]:
 
 
 def read_features(plugins: bool = True) -> dict[str, Feature]:
-    """declared()'s read features: what MCP serves as its tools."""
-    return {name: feature for name, feature in declared(plugins).items() if feature.writes is None}
+    """declared()'s read features: what MCP serves as its tools (none the shell's alone)."""
+    return {name: feature for name, feature in declared(plugins).items()
+            if feature.writes is None and not feature.shell_only}
 
 
 def service_of(name: str) -> Callable[..., Any]:

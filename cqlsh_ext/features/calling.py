@@ -17,15 +17,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.features.arguments import Invalid, Named, names
+from cqlsh_ext.features.forms import form_and_example as _form
+from cqlsh_ext.features.forms import placeholder, statement_words, usage
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
-    from cqlsh_ext.features.feature import Argument, Clause, Feature, FeatureCall
+    from cqlsh_ext.features.feature import Clause, Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
 __all__ = ["Stated", "checked", "document", "plugins", "read_statement", "ready_service", "request_of",
-           "spoken", "statement_arguments",
-           "statement_words", "table_named", "usage"]
+           "spoken", "statement_arguments", "table_named"]
 
 #: A JSON type, as a Python value of it is tested (a bool is no integer nor number).
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
@@ -38,14 +39,6 @@ def plugins() -> dict[str, Feature]:
 
     names = own()
     return {name: feature for name, feature in declared().items() if name not in names}
-
-
-def statement_words(feature: Feature) -> tuple[str, ...]:
-    """The words of the feature's statement in the shell: those it declares (Feature.statement), else
-    its name's, split at `_`, upper case."""
-    if feature.statement is not None:
-        return feature.statement.words
-    return tuple(word.upper() for word in feature.name.split("_") if word)
 
 
 def _kind_of(value: Any, kind: str) -> bool:
@@ -78,7 +71,13 @@ def checked(feature: Feature, given: Mapping[str, Any]) -> dict[str, Any]:
             raise Invalid(f"{feature.name}: {name} is at most {keywords['maximum']}, not {value!r}")
         if "maxLength" in keywords and isinstance(value, str) and len(value) > keywords["maxLength"]:
             raise Invalid(f"{feature.name}: {name} is at most {keywords['maxLength']} characters")
+    instead = {argument.instead_of: argument for argument in feature.arguments if argument.instead_of}
     for name in feature.required:  # after the values given: `SAMPLE orders` is a sample mistyped
+        other = instead.get(name)
+        if other is not None and _given(given, other.name):
+            if name in given:
+                raise Invalid(f"{feature.name}: {name} or {other.name}, not both")
+            continue
         if name not in given:
             argument = feature.argument(name)
             raise Invalid(f"{feature.name}: {name} is required ({argument.doc})")
@@ -138,8 +137,11 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     refused without it. Raises Invalid."""
     declared = feature.statement
     last = declared is not None and declared.options_last
-    as_json = declared is not None and declared.json and not last and bool(tokens) \
-        and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON"
+    # JSON after its words (where its options come last, JSON may end it too; JSON then followed by
+    # a `.` is a name: DESCRIBE PAYLOAD json.t.c).
+    as_json = declared is not None and declared.json and bool(tokens) \
+        and tokens[0].kind == "word" and tokens[0].value.upper() == "JSON" \
+        and not (last and len(tokens) > 1 and tokens[1].kind == "punct" and tokens[1].value == ".")
     omitted = set(declared.omits) if declared is not None else set()
     tokens, found = _closing(feature, text, tokens)
     keywords = {argument.keyword.upper(): argument for argument in feature.arguments
@@ -174,6 +176,8 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
             name, i = argument.name, i + 1
             if name in given:
                 raise Invalid(f"{feature.name}: {word} is given twice")
+            if argument.instead_of in positional:  # FROM 'path': no column then
+                positional.remove(argument.instead_of)
             if argument.type == "boolean":  # a flag: its word alone (CONFIRM)
                 given[name] = True
                 continue
@@ -216,7 +220,7 @@ def _written_with(feature: Feature, given: Mapping[str, Any], found: Mapping[str
     for spelt, goes_with in written:
         if goes_with is not None and not _given(given, goes_with):
             other = feature.argument(goes_with)
-            spelling = f"{other.keyword} {_placeholder(other)}".strip() if other.keyword else goes_with
+            spelling = f"{other.keyword} {placeholder(other)}".strip() if other.keyword else goes_with
             raise Invalid(f"{feature.name}: {spelt} goes with {spelling}")
 
 
@@ -283,12 +287,6 @@ def spoken(feature: Feature, said: str) -> str:
     if feature.statement is None or not said.startswith(prefix):
         return said
     return f"{' '.join(statement_words(feature))}: {said[len(prefix):]}"
-
-
-def _form(feature: Feature) -> str:
-    """Its statement's form, and a declared Statement's example."""
-    example = f", e.g. {feature.statement.example}" if feature.statement is not None else ""
-    return f"{' '.join(statement_words(feature))} {usage(feature)}{example}"
 
 
 def _clause_at(feature: Feature, tokens: list[Token], k: int, closing: bool) -> Clause | None:
@@ -401,70 +399,6 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
         spelt = tuple(t.value.lower() if t.kind == "word" else t.value for t in tokens[i:end:2])
         return Named(text[tok.start:tokens[end - 1].end], spelt), end
     raise Invalid(f"{tok.describe()} is no value (a name, a 'string', a number, true or false)")
-
-
-def usage(feature: Feature) -> str:
-    """Its arguments as its statement takes them: `<table> [limit = <integer>]`; a declared
-    Statement's `[JSON] [SAMPLE n] [keyspace.]table`, `<SELECT statement> | [keyspace.]table` where a
-    SELECT may name the table, then its closing clauses (`[SAVE DICTIONARY 'file']`); where its
-    options come last, `[keyspace.]table.column [WHERE conditions] [SAMPLE n] ... [JSON]`."""
-    statement = feature.statement
-    declared = statement is not None
-    omitted = statement.omits if statement is not None else ()
-    clauses = statement.clauses if statement is not None else ()
-    json = ["[JSON]"] if statement is not None and statement.json else []
-    shell_clauses = [_clause_usage(clause) for clause in clauses
-                     if not clause.closing and clause.goes_with is None]
-    # A WHERE's conditions first: the options that end the statement follow them. An option that
-    # goes with another is written inside that one's brackets ([SAMPLE n [SEED s]]).
-    keywords = [_option_usage(feature, argument)
-                for argument in sorted(feature.arguments, key=lambda argument: not argument.conditions)
-                if argument.keyword is not None and declared and not argument.required
-                and argument.name not in omitted and argument.goes_with is None]
-    required = [_positional(feature, name) if declared else f"<{name}>" for name in feature.required]
-    named = [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
-             if not argument.required and not (argument.keyword is not None and declared)
-             and argument.name not in omitted]
-    closing = [_clause_usage(clause) for clause in clauses if clause.closing]
-    if statement is not None and statement.options_last:
-        parts = [*required, *keywords, *shell_clauses, *named, *json, *closing]
-    else:
-        parts = [*json, *shell_clauses, *keywords, *required, *named, *closing]
-    return " ".join(parts)
-
-
-def _option_usage(feature: Feature, argument: Argument) -> str:
-    """`[SAMPLE n]`, with what goes with it inside: `[SAMPLE n [SEED s]]`, `[ALL [CONFIRM]]`."""
-    clauses = feature.statement.clauses if feature.statement is not None else ()
-    inside = [_option_usage(feature, other) for other in feature.arguments
-              if other.goes_with == argument.name and other.keyword is not None]
-    inside += [_clause_usage(clause) for clause in clauses if clause.goes_with == argument.name]
-    return "[" + " ".join(part for part in (argument.keyword, _placeholder(argument), *inside) if part) + "]"
-
-
-def _clause_usage(clause: Clause) -> str:
-    return f"[{' '.join((*clause.words, clause.placeholder)).strip()}]"
-
-
-def _placeholder(argument: Argument) -> str:
-    """What follows an argument's keyword in the usage: n, nothing for a flag (CONFIRM), conditions
-    (WHERE), <type>."""
-    if argument.conditions:
-        return "conditions"
-    return {"integer": "n", "boolean": ""}.get(argument.type or "", f"<{argument.type or 'value'}>")
-
-
-def _positional(feature: Feature, name: str) -> str:
-    """A required argument as a declared statement's usage names it: the table it reads as CQL names
-    one (or a SELECT of it, where the Statement says `select`)."""
-    selected = feature.statement is not None and feature.statement.select
-    if feature.reads.argument == name and feature.reads.what == "column":
-        return "[keyspace.]table.column"
-    if feature.reads.argument == name and feature.reads.what == "table":
-        return "<SELECT statement> | [keyspace.]table" if selected else "[keyspace.]table"
-    if feature.reads.argument == name and feature.reads.what == "statement" and selected:
-        return "<SELECT statement>"
-    return f"<{name}>"
 
 
 def document(feature: Feature) -> str:

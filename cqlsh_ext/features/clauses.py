@@ -1,6 +1,7 @@
 """The readers of the shell's clauses whose spelling is a grammar of its own, more than a keyword and
-a value (features.feature.Clause's `value`): COMPRESSION STATS' SAMPLE. Each reads our lexer's
-tokens from the index after the clause's words and answers its typed value and the index after it."""
+a value (features.feature.Clause's `value`): COMPRESSION STATS' SAMPLE, COMPRESSION TRIAL's CODECS.
+Each reads our lexer's tokens from the index after the clause's words and answers its typed value and
+the index after it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
     from cqlsh_ext.reading.read_requests import SampleSpec
 
-__all__ = ["stats_sample"]
+__all__ = ["stats_sample", "trial_codecs"]
 
 _SAMPLE_FORM = "SAMPLE [n [PERCENT] | UNTIL x PERCENT] [WITHIN s SECONDS] [SEED n]"
 
@@ -56,3 +57,29 @@ def stats_sample(feature: str, text: str, tokens: list[Token], k: int) -> tuple[
         seed, k = int(number(k + 1, "SEED")), k + 2
     return SampleSpec(rows=rows, percent=percent, precision=precision, seconds=seconds or None,
                       seed=seed), k
+
+
+#: The words that end a chain of TRIAL's CODECS: the statement's other options.
+_AFTER_CODECS = frozenset({"ROWS", "CONCURRENCY", "INTO", "KEEP", "CONFIRM", "JSON", "FROM", "CODECS"})
+
+
+def trial_codecs(feature: str, text: str, tokens: list[Token], k: int) -> tuple[tuple[str, ...], int]:
+    """CODECS chain, ...: each chain a 'string', or written bare as encode() reads one (zstd:3,
+    lz4/frame, snappy>json), as typed; the list ends at the statement's next option."""
+    chains: list[str] = []
+    while True:
+        start = k
+        if k < len(tokens) and tokens[k].kind == "string":
+            chains.append(str(tokens[k].literal))
+            k += 1
+        else:
+            while k < len(tokens) and not (tokens[k].kind == "punct" and tokens[k].value == ",") \
+                    and not (tokens[k].kind == "word" and tokens[k].value.upper() in _AFTER_CODECS):
+                k += 1
+            if k == start:
+                found = tokens[k].describe() if k < len(tokens) else "the end"
+                raise Invalid(f"{feature}: CODECS takes chains (zstd:3, 'gzip>json', ...), not {found}")
+            chains.append(text[tokens[start].start:tokens[k - 1].end])
+        if not (k < len(tokens) and tokens[k].kind == "punct" and tokens[k].value == ","):
+            return tuple(chains), k
+        k += 1

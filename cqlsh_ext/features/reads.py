@@ -9,6 +9,7 @@ from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.describe import parse as describe_parse
+from cqlsh_ext.describe.help import PAYLOAD_ABOUT
 from cqlsh_ext.features import clauses, output_schemas, report_requests
 from cqlsh_ext.features.feature import (
     FEATURES,
@@ -22,7 +23,13 @@ from cqlsh_ext.features.feature import (
     Statement,
     register,
 )
-from cqlsh_ext.insight.help import SETTINGS_ABOUT
+from cqlsh_ext.insight.help import (
+    ADVISE_ABOUT,
+    INSPECT_ABOUT,
+    SETTINGS_ABOUT,
+    SETTINGS_HELP_ABOUT,
+    STATS_ABOUT,
+)
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 #: `query`'s rows by default, and at most.
@@ -138,7 +145,7 @@ register(Feature(
     statement=Statement(("DESCRIBE", "PAYLOAD"),
                         "DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000",
                         options_last=True, omits=("decode", "json_schema"), aliases=(("DESC", "PAYLOAD"),),
-                        recognizes=describe_parse.recognizes,
+                        recognizes=describe_parse.recognizes, help=PAYLOAD_ABOUT,
                         clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),))))
 register(Feature(
     "compression_stats", "Compression statistics",
@@ -157,7 +164,7 @@ register(Feature(
     # The shell's: a SELECT names the column; SAMPLE says more than rows; PARALLEL sets its
     # processes; DECODE ALL decompresses every value rather than reading sizes from headers.
     statement=Statement(("COMPRESSION", "STATS"), "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;",
-                        select=True, omits=("column", "sample"),
+                        select=True, omits=("column", "sample"), help=STATS_ABOUT,
                         clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "..."),
                                  Clause(("PARALLEL",), "parallel", "integer", "n"),
                                  Clause(("DECODE", "ALL"), "decode_all", "flag")))))
@@ -169,7 +176,7 @@ register(Feature(
     output_schemas.SETTINGS, Service("cqlsh_ext.insight.run_settings", "settings_answer"),
     details=SETTINGS_ABOUT,
     request=report_requests.settings,
-    statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;")))
+    statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;", help=SETTINGS_HELP_ABOUT)))
 register(Feature(
     "inspect_value", "Inspect a value",
     "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
@@ -183,7 +190,8 @@ register(Feature(
     request=report_requests.inspect,
     # The shell's: how values decode is its session's (-d, DECODE), each value printed as it is read.
     statement=Statement(("INSPECT",), "INSPECT SELECT data FROM ks.t WHERE id = 42;", select=True,
-                        omits=("decode",), runs=Service("cqlsh_ext.insight.run_inspect", "print_values"))))
+                        omits=("decode",), runs=Service("cqlsh_ext.insight.run_inspect", "print_values"),
+                        help=INSPECT_ABOUT)))
 register(Feature(
     "compression_advise", "Compression advice",
     "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "
@@ -198,7 +206,7 @@ register(Feature(
     # The shell's: a SELECT names the column (and the rows), SAVE DICTIONARY writes a file there.
     statement=Statement(("COMPRESSION", "ADVISE"),
                         "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",
-                        select=True, omits=("column",),
+                        select=True, omits=("column",), help=ADVISE_ABOUT,
                         clauses=(Clause(("SAVE", "DICTIONARY"), "dictionaries_to", "string", "'file'",
                                         closing=True),))))
 register(Feature(

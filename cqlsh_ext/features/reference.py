@@ -6,8 +6,8 @@ this."""
 
 from __future__ import annotations
 
-from cqlsh_ext.features.calling import statement_words, usage
 from cqlsh_ext.features.feature import Feature
+from cqlsh_ext.features.forms import statement_words, usage
 
 HEADER = """# Features
 
@@ -22,6 +22,10 @@ and methods (docs/insight.md, docs/describe.md, docs/api.md); a feature whose se
 statement in the shell is read there from this declaration (its words, `[JSON]`, its required
 arguments in order, an argument with a keyword after that word: `SAMPLE n`, a SELECT for the table
 where it says so, the shell's closing clauses), the others by cqlsh's grammar.
+
+A feature of the shell only (its scope says so: COMPRESSION TRIAL, which writes scratch tables) is a
+statement of the shell alone, read from its declaration as the others are; it is no MCP tool and
+no method of the Python API.
 
 Each write feature (scope `cqlsh.write`) is a statement of the shell and the Python API's method of
 its name (`db.edit`, `db.rewrite`, `db.resume`, `db.undo`), which hands its request to the declared
@@ -56,7 +60,8 @@ def reference(features: dict[str, Feature]) -> str:
              "|---|---|---|---|---|---|"]
     for feature in features.values():
         service = f"`{feature.service}`" if feature.service is not None else "its front end's own reading"
-        lines.append(f"| `{feature.name}` | {_cell(feature.title)} | {_reads(feature)} | `{feature.scope}` | "
+        scope = "the shell only" if feature.shell_only else f"`{feature.scope}`"
+        lines.append(f"| `{feature.name}` | {_cell(feature.title)} | {_reads(feature)} | {scope} | "
                      f"{service} | {_cell(feature.description)} |")
     for feature in features.values():
         lines += ["", f"## {feature.name}", "", _cell(feature.details or feature.description)]

@@ -12,10 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.features.arguments import Invalid, names
+from cqlsh_ext.features.feature import FEATURES
+from cqlsh_ext.features.forms import form
 
 if TYPE_CHECKING:
     from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.insight.trial.run import TrialRequest
     from cqlsh_ext.reading.read_requests import (
         AdviseRequest,
         InspectRequest,
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
         StatsRequest,
     )
 
-__all__ = ["advise", "describe_payload", "inspect", "settings", "stats"]
+__all__ = ["advise", "describe_payload", "inspect", "settings", "stats", "trial"]
 
 
 def _table(call: FeatureCall) -> tuple[str | None, str]:
@@ -101,8 +104,10 @@ def describe_payload(call: FeatureCall) -> DescribeStatement:
     if sample is not None and every_row:
         raise Invalid(f"{said}SAMPLE n and ALL (every_row) are two readings: give one (or neither: the "
                       "table's size decides)")
+    declared = FEATURES["describe_payload"]
     return DescribeStatement(keyspace, table, column, where, sample=sample, seed=seed, every_row=every_row,
-                             confirm=confirm)
+                             confirm=confirm, form=form(declared),
+                             example=declared.statement.example if declared.statement is not None else "")
 
 
 def inspect(call: FeatureCall) -> InspectRequest:
@@ -126,3 +131,28 @@ def inspect(call: FeatureCall) -> InspectRequest:
         lexed = lexed.part(0, stop)
     named = call.table or table_of(lexed) or (None, None)
     return InspectRequest(select_target(named[0], named[1], lexed.spanned(), lexed, call.found))
+
+
+def trial(call: FeatureCall) -> TrialRequest:
+    """compression_trial: COMPRESSION TRIAL [keyspace.]table.column | FROM 'path' [CODECS chain, ...]
+    [ROWS n] [CONCURRENCY n] INTO keyspace [KEEP] [CONFIRM] (the keyspace None: the context's; the
+    codecs the shell's CODECS clause; what cannot run, a missing INTO among them, is the service's
+    to refuse)."""
+    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.run import TrialRequest
+
+    given = call.arguments
+    keyspace = table = column = into = None
+    try:
+        if given.get("column") is not None:
+            found = names(given["column"], (2, 3), "column")
+            keyspace, table, column = found if len(found) == 3 else (None, *found)
+        if given.get("into") is not None:
+            into = names(given["into"], (1,), "keyspace")[0]
+    except Invalid as err:
+        raise Invalid(f"compression_trial: {err}") from None
+    return TrialRequest(into=into, rows=given.get("rows", DEFAULT_ROWS),
+                        concurrency=given.get("concurrency", DEFAULT_CONCURRENCY),
+                        codecs=call.clauses.get("codecs"), path=given.get("path"),
+                        keep=bool(given.get("keep")), confirm=bool(given.get("confirm")),
+                        keyspace=keyspace, table=table, column=column)

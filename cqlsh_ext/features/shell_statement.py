@@ -35,7 +35,8 @@ def _taken() -> frozenset[str]:
 
 def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
     """The packages' features by their statement's words, the longest first (TOY ROWS before TOY)."""
-    from cqlsh_ext.features.calling import plugins, statement_words
+    from cqlsh_ext.features.calling import plugins
+    from cqlsh_ext.features.forms import statement_words
 
     found = [(statement_words(feature), feature) for feature in plugins().values()]
     return sorted(found, key=lambda pair: -len(pair[0]))
@@ -237,7 +238,8 @@ def help_of(asked: list[str]) -> str | None:
 def help_section() -> str:
     """What HELP lists of the packages' features after cqlsh's topics ('' when none is declared):
     each one's statement, title and description, and its arguments' one-line docs."""
-    from cqlsh_ext.features.calling import plugins, statement_words, usage
+    from cqlsh_ext.features.calling import plugins
+    from cqlsh_ext.features.forms import statement_words, usage
 
     features = plugins()
     if not features:

@@ -1,19 +1,18 @@
-"""HELP INSPECT, HELP COMPRESSION and its forms' own (HELP COMPRESSION STATS, ..., HELP TRIAL);
-REWRITE's text is rewrite.help's, summed up here."""
+"""What HELP INSPECT and HELP COMPRESSION's forms say (HELP COMPRESSION STATS, ..., HELP TRIAL): the
+prose after each statement's form, which features/help.py writes from the statement's declaration
+and puts together with these (HELP COMPRESSION: every form's)."""
 
 from __future__ import annotations
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.common.text import fill
+from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
-from cqlsh_ext.rewrite.help import REWRITE_SUMMARY
 
 #: The serialization stream INSPECT's help shows in its example chain.
 _STREAM = next(iter(STREAM_MAGICS.values()))
-INSPECT_HELP = """
-        INSPECT [cqlsh-ext]
-
-""" + fill(
+#: What HELP INSPECT says after the statement's form (features/help.py: the form from its declaration).
+INSPECT_ABOUT = fill(
     "Runs a SELECT and describes every blob value in its result: the nesting chain (e.g. "
     f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container, how it was found (by its "
     "signature, by a trial decode, or as named with -d) and its header fields "
@@ -28,17 +27,10 @@ INSPECT_HELP = """
 
           JSON prints one JSON object per blob value (JSON Lines), as does
           OUTPUT FORMAT JSON. Without a server: cqlsh-ext inspect FILE|-|0x...
-        """
-
-#: HELP COMPRESSION's first line; each form's own HELP (HELP COMPRESSION STATS) names the form.
-_ALL_FORMS = """
-        COMPRESSION STATS | ADVISE | SETTINGS | TRIAL | REWRITE [cqlsh-ext]
 """
-STATS_HELP = """
-        COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
-                          [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
 
-          Opens with a verdict: what client-side compression saves in what you
+#: What each form's HELP says after its form (features/help.py: the form from its declaration).
+STATS_ABOUT = """          Opens with a verdict: what client-side compression saves in what you
           pay (Amazon Keyspaces: write and read units, then storage; Cassandra:
           storage). Pages through the result (a progress line on a terminal;
           Ctrl-C stops and still reports) and shows per blob column: values by
@@ -81,12 +73,7 @@ STATS_HELP = """
           estimates). A table of 16 MB or less is read whole instead of
           sampled by SAMPLE and SAMPLE UNTIL: exact figures, said so.
 """
-ADVISE_HELP = """
-        COMPRESSION ADVISE [JSON] [SAMPLE n]
-                           <SELECT statement> | [<keyspace>.]<table>
-                           [SAVE DICTIONARY '<file>']
-
-          Takes the decompressed payloads of the first n values per blob or
+ADVISE_ABOUT = """          Takes the decompressed payloads of the first n values per blob or
           text column (default 300, in the result's order: not a random
           sample; a text value's payload is its UTF-8 bytes) and compresses
           them with every available codec at the levels producers use (each
@@ -112,43 +99,28 @@ SETTINGS_ABOUT = ("The table's SSTable compression options (class, chunk_length_
                   "client-side compression of its blobs, the ratio the table's compressor gets on them, "
                   "and advice where the numbers support it (e.g. a smaller chunk_length_in_kb for small "
                   "partitions).")
-SETTINGS_HELP = """
-        COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
-
-""" + fill(SETTINGS_ABOUT) + """
+SETTINGS_HELP_ABOUT = fill(SETTINGS_ABOUT) + """
 
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
 """
-_TRIAL_SUMMARY = """
-        COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> [CODECS ...]
-                          [ROWS n] [CONCURRENCY n] INTO <keyspace>
-                          [KEEP] [CONFIRM]
-
-          Writes a sample of the column's values, re-compressed with each
+#: What HELP COMPRESSION says of TRIAL after its form (HELP TRIAL says all of TRIAL_ABOUT).
+TRIAL_SUMMARY = """          Writes a sample of the column's values, re-compressed with each
           codec, into scratch tables and reads them back: latency, throughput
           and capacity units per codec on this cluster. More: HELP TRIAL.
 """
-COMPRESSION_HELP = _ALL_FORMS + STATS_HELP + ADVISE_HELP + SETTINGS_HELP + _TRIAL_SUMMARY + REWRITE_SUMMARY
 
-#: The codecs TRIAL_HELP shows in its examples (declared: codecs.base), so help names none itself.
+#: The codecs TRIAL_ABOUT shows in its examples (declared: codecs.base), so help names none itself.
 _EXAMPLE, _OTHER = CODEC_EXAMPLES[0], CODEC_EXAMPLES[1]
-TRIAL_HELP = """
-        COMPRESSION TRIAL [cqlsh-ext]
-
-        COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
-                          [CODECS <chain>, ...] [ROWS n] [CONCURRENCY n]
-                          INTO <keyspace> [KEEP] [CONFIRM]
-
-          What compressing a column with a codec does to latency, throughput
+TRIAL_ABOUT = """          What compressing a column with a codec does to latency, throughput
           and capacity units, measured on its own values and this cluster.
 
-          Takes ROWS values (default 1000) with COMPRESSION STATS' sampler
+          Takes ROWS values (default """ + f"{DEFAULT_ROWS}" + """) with COMPRESSION STATS' sampler
           (random token-range slices), and for each variant re-compresses
           what is under each value's last compression layer, as a producer
           writes it.
           Each variant goes into a scratch table of its own in the keyspace
           named by INTO (never the column's table): written with prepared
-          statements, CONCURRENCY requests in flight (default 16), the
+          statements, CONCURRENCY requests in flight (default """ + f"{DEFAULT_CONCURRENCY}" + """), the
           variants taking turns in rounds after a warm-up that is not counted;
           then every row is read back by key in random order at the session's
           consistency level. The scratch tables are dropped at the end, also
@@ -179,16 +151,5 @@ TRIAL_HELP = """
           COMPRESSION TRIAL ks.orders.data INTO scratch;
           COMPRESSION TRIAL ks.orders.data CODECS '""" + _EXAMPLE + "', '" + _OTHER + """:9'
                             ROWS 5000 CONCURRENCY 32 INTO scratch JSON;
-        """
+"""
 
-
-def _form(name: str, text: str) -> str:
-    """A form's section of HELP COMPRESSION under a first line of its own, as HELP TRIAL's."""
-    return f"\n        COMPRESSION {name} [cqlsh-ext]\n{text}"
-
-
-#: HELP COMPRESSION <form> (HELP TRIAL and HELP REWRITE too: each form's text, in full).
-COMPRESSION_TOPICS = (("compression stats", _form("STATS", STATS_HELP)),
-                      ("compression advise", _form("ADVISE", ADVISE_HELP)),
-                      ("compression settings", _form("SETTINGS", SETTINGS_HELP)),
-                      ("trial", TRIAL_HELP), ("compression trial", TRIAL_HELP))

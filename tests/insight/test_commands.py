@@ -252,12 +252,12 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 
 
 @pytest.mark.parametrize(("statement", "expected"), [
-    ("COMPRESSION TRIAL", "COMPRESSION TRIAL [JSON] [keyspace.]table.column"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
 ])
 def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
                                                                     expected):
-    # (A statement word mistyped, COMPRESSION STAT, is one line: tests/test_shell.py's mistyped words.)
+    # COMPRESSION with no statement: each one's form and an example (a statement word mistyped,
+    # COMPRESSION STAT, is one line: tests/test_shell.py's mistyped words).
     result = cqlsh_ext(cassandra, home, statement, "-k", insight.ks, ok=False)
     assert result.returncode != 0
     word = statement.split()[0]
@@ -269,8 +269,8 @@ def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, i
 
 
 def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, insight, home):
-    # INSPECT and COMPRESSION STATS, ADVISE, SETTINGS are read from their features' declarations (reads.py),
-    # not by cqlsh's grammar: a refusal is one line, its form and an example.
+    # INSPECT and COMPRESSION STATS, ADVISE, SETTINGS and TRIAL are read from their features' declarations
+    # (reads.py, shell_features.py), not by cqlsh's grammar: a refusal is one line, its form and an example.
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
     assert result.returncode != 0
@@ -294,6 +294,10 @@ def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, ins
     bare = cqlsh_ext(cassandra, home, "COMPRESSION STATS", "-k", insight.ks, ok=False)
     assert bare.returncode != 0
     assert said_lines(bare.stderr) == ["COMPRESSION STATS: table is required (keyspace.table)"], bare.stderr
+    trial = cqlsh_ext(cassandra, home, "COMPRESSION TRIAL", "-k", insight.ks, ok=False)
+    assert trial.returncode != 0
+    assert said_lines(trial.stderr) == [
+        "COMPRESSION TRIAL: column is required (keyspace.table.column whose values are measured)"], trial.stderr
     column = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE orders column = data", "-k", insight.ks, ok=False)
     assert column.returncode != 0
     assert said_lines(column.stderr) == [

@@ -236,9 +236,9 @@ def test_a_text_column_is_an_uncompressed_payload(cassandra, trial, home):
     assert all(v["reads"]["ok"] == ROWS for v in doc["variants"])
 
 
-def test_help(cassandra, home):
+def test_help(cassandra, trial, home):
     from cqlsh_ext.codecs.base import CODEC_TRIAL
-    from cqlsh_ext.insight.trial.latency import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     out = cqlsh_ext(cassandra, home, "HELP TRIAL").stdout
     assert "COMPRESSION TRIAL [cqlsh-ext]" in out and max(map(len, out.splitlines())) <= 80
@@ -246,9 +246,9 @@ def test_help(cassandra, home):
     assert f"(default {DEFAULT_ROWS})" in words and f"(default {DEFAULT_CONCURRENCY})" in words
     assert f"Default: stored, uncompressed, {', '.join(CODEC_TRIAL)}." in words
     assert "More: HELP TRIAL" in cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout
-    # Each keyword once, in the usage a wrong TRIAL prints, in HELP TRIAL's and in HELP COMPRESSION's.
-    wrong = cqlsh_ext(cassandra, home, "COMPRESSION TRIAL INTO;", ok=False).stderr
-    usage = wrong[wrong.index("Expected:"):wrong.index("For example:")]
+    # Each keyword once, in the form a wrong TRIAL is told, in HELP TRIAL's and in HELP COMPRESSION's.
+    wrong = cqlsh_ext(cassandra, home, f"COMPRESSION TRIAL {trial.ks}.src.data junk;", ok=False).stderr
+    usage = wrong[wrong.index("no argument of it: "):wrong.index(", e.g.")]
     forms = [usage, out[:out.index("What compressing")],
              # (up to the next command's form: REWRITE follows TRIAL)
              cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout.split("COMPRESSION TRIAL")[1]

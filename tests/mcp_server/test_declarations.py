@@ -197,7 +197,8 @@ def _limited() -> Feature:
 def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import statement_arguments, statement_words, table_named
+    from cqlsh_ext.features.calling import statement_arguments, table_named
+    from cqlsh_ext.features.forms import statement_words
 
     feature = _limited()
     assert statement_words(feature) == ("TOY", "SAMPLE", "ROWS")
@@ -416,7 +417,7 @@ def test_a_report_with_a_declared_builder_takes_its_declared_arguments_at_every_
     from cqlsh_ext.api.database import Database
 
     building = {name: feature for name, feature in declared(plugins=False).items()
-                if feature.request is not None}
+                if feature.request is not None and not feature.shell_only}
     assert sorted(building) == sorted(API_REPORTS)
     for name, feature in building.items():
         # MCP: the tool's input schema is the declaration's (tools.py builds it); the API: its method
@@ -509,35 +510,42 @@ def _stated(name: str, text: str) -> Any:
     return statement_arguments(feature, text, [t for t in lexed.tokens[found[1]:] if t.kind != "end"])
 
 
-def _declared_form(name: str, action: str, help_text: str) -> str:
-    """The feature's statement's form as its declaration makes it, held equal to the form the
-    shell's COMPRESSION usage lists, to HELP COMPRESSION's (its <placeholders> and line breaks
-    aside), and its example to the usage's."""
-    from cqlsh_ext.features.calling import usage
-    from cqlsh_ext.insight.command import _FORMS
+def _declared_form(name: str, action: str) -> str:
+    """The feature's statement's form as its declaration makes it, and what the shell says with it,
+    from the registry alone: a COMPRESSION statement cqlsh cannot parse is told that form and the
+    declared example; HELP COMPRESSION <action> opens with it, laid out on lines."""
+    from cqlsh_ext.features import commands
+    from cqlsh_ext.features.forms import form
 
     feature = declared(plugins=False)[name]
-    form = f"COMPRESSION {action} {usage(feature)}"
-    assert form == _FORMS[action][0]
-    bare = " ".join(help_text.replace("<", "").replace(">", "").split())
-    assert form.replace("<", "").replace(">", "") in bare
-    assert _FORMS[action][1] == feature.statement.example  # type: ignore[union-attr]
-    return form
+    shape = form(feature)
+    assert shape.startswith(f"COMPRESSION {action} ")
+    assert commands.command("compression").usage(["COMPRESSION", action]) == (  # type: ignore[union-attr,misc]
+        f"Expected:\n  {shape}\nFor example:\n  {feature.statement.example}\nMore: HELP COMPRESSION")  # type: ignore[union-attr]
+    text = commands.phrase_help(["compression", action.lower()]) or ""
+    assert text.startswith(f"\n        COMPRESSION {action} [cqlsh-ext]\n\n        COMPRESSION {action} ")
+    assert shape in " ".join(text.split())
+    return shape
 
 
 def test_describe_payloads_form_is_its_declarations() -> None:
-    # The form the reading's refusals name and HELP DESCRIBE PAYLOAD prints (both below the
-    # features' layer) are the declaration's usage; its example is the declaration's.
-    from cqlsh_ext.describe import parse
-    from cqlsh_ext.describe.help import PAYLOAD_HELP
-    from cqlsh_ext.features.calling import usage
+    # The form the reading's refusals name (carried by the request its builder makes: describe.run is
+    # below the features) and HELP DESCRIBE PAYLOAD's first lines are the declaration's.
+    from cqlsh_ext.features import commands
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.features.forms import form
 
     feature = declared(plugins=False)["describe_payload"]
-    form = f"DESCRIBE PAYLOAD {usage(feature)}"
-    assert form == parse.FORM == ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] "
-                                  "[SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]")
-    assert parse.USAGE == f"{form}, e.g. {feature.statement.example}"  # type: ignore[union-attr]
-    assert form in " ".join(PAYLOAD_HELP.split())
+    assert form(feature) == ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] "
+                             "[SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]")
+    request = request_of(feature, FeatureCall({"column": "ks.t"}))
+    assert (request.form, request.example) == (
+        form(feature), "DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000")
+    assert (commands.phrase_help(["describe", "payload"]) or "").startswith(
+        "\n        DESCRIBE PAYLOAD [cqlsh-ext]\n\n"
+        "        DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions]\n"
+        "                         [SAMPLE n [SEED s]] [ALL [CONFIRM]] [JSON]\n\n")
 
 
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
@@ -546,12 +554,11 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.shell_statement import own_feature_of
-    from cqlsh_ext.insight.help import SETTINGS_HELP
 
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}
     assert sorted(stated) == ["compression_advise", "compression_settings", "compression_stats",
-                              "describe_payload", "inspect_value"]
+                              "compression_trial", "describe_payload", "inspect_value"]
     # The shell hands a statement of each declared statement's words (or its aliases) to its feature,
     # before the intercepts and cqlsh's grammar; DESCRIBE, which is cqlsh's too, is the feature's
     # where its Statement recognizes it (DESCRIBE PAYLOAD and a name).
@@ -564,7 +571,7 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     assert own_feature_of(Lexed("DESCRIBE TABLES")) is None and own_feature_of(Lexed("SELECT 1")) is None
     settings = features["compression_settings"]
     # The usage the declaration makes is the form the shell's COMPRESSION usage and HELP list.
-    assert _declared_form("compression_settings", "SETTINGS", SETTINGS_HELP) == \
+    assert _declared_form("compression_settings", "SETTINGS") == \
         "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"
 
     def read(text: str) -> tuple[dict[str, Any], bool]:
@@ -576,7 +583,7 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     assert read("compression settings json sample 12 \"Ks\".t") == ({"table": '"Ks".t', "sample": 12}, True)
     assert read("COMPRESSION SETTINGS ks.t SAMPLE 5") == ({"table": "ks.t", "sample": 5}, False)
     assert read("COMPRESSION SETTINGS sample") == ({"table": "sample"}, False)  # a table named sample
-    assert own_feature_of(Lexed("COMPRESSION TRIAL ks.t.data INTO x")) is None  # cqlsh's grammar reads it
+    assert own_feature_of(Lexed("COMPRESSION REWRITE ks.t.data AS 'zstd'")) is None  # its own parser's
     # A statement the lexer refuses is still the feature's: the lexer's refusal is said as its own.
     unlexed = own_feature_of(Lexed("COMPRESSION SETTINGS ks.t 'open"))
     assert unlexed is not None and unlexed[0] is settings
@@ -598,11 +605,10 @@ def test_advise_s_statement_takes_a_select_and_its_closing_clause_from_the_decla
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import Stated, request_of
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.insight.help import ADVISE_HELP
     from cqlsh_ext.reading.read_requests import AdviseRequest, ReportTarget
 
     advise = declared(plugins=False)["compression_advise"]
-    form = _declared_form("compression_advise", "ADVISE", ADVISE_HELP)
+    form = _declared_form("compression_advise", "ADVISE")
     assert form == ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
                     "[SAVE DICTIONARY 'file']")
 
@@ -691,10 +697,7 @@ def test_stats_statement_is_read_from_its_declaration(text: str, expected: objec
 
 def test_stats_statement_s_form_and_refusals_come_from_its_declaration() -> None:
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.insight.command import _FORMS
-    from cqlsh_ext.insight.help import STATS_HELP
-
-    form = _declared_form("compression_stats", "STATS", STATS_HELP)
+    form = _declared_form("compression_stats", "STATS")
     assert form == ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] <SELECT "
                     "statement> | [keyspace.]table")
     sample = "SAMPLE [n [PERCENT] | UNTIL x PERCENT] [WITHIN s SECONDS] [SEED n]"
@@ -711,7 +714,8 @@ def test_stats_statement_s_form_and_refusals_come_from_its_declaration() -> None
             ("COMPRESSION STATS CONFIRM CONFIRM ks.t", "compression_stats: CONFIRM is given twice"),
             ("COMPRESSION STATS DECODE ALL DECODE ALL ks.t", "compression_stats: DECODE ALL is given twice"),
             ("COMPRESSION STATS ks.t column = data",
-             f"compression_stats: 'column' is no argument of it: {form}, e.g. {_FORMS['STATS'][1]}")]:
+             f"compression_stats: 'column' is no argument of it: {form}, e.g. "
+             "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;")]:
         with pytest.raises(Invalid) as raised:
             _stats_request(text)
         assert str(raised.value) == said, text
@@ -721,10 +725,11 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     # INSPECT: its statement argument is the SELECT that follows (Statement.select on a feature that
     # reads a statement), decode is the session's (omitted), and the shell's runner prints each value
     # as it comes (Statement.runs: insight/run_inspect.py print_values).
+    from cqlsh_ext.features import commands
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import request_of, usage
+    from cqlsh_ext.features.calling import request_of
     from cqlsh_ext.features.feature import FeatureCall
-    from cqlsh_ext.insight.help import INSPECT_HELP
+    from cqlsh_ext.features.forms import usage
     from cqlsh_ext.insight.run_inspect import print_values
     from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
@@ -732,7 +737,8 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     assert inspect_value.statement is not None and inspect_value.statement.runs is not None
     assert inspect_value.statement.runs.function == print_values.__name__
     assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
-    assert inspect_value.statement.example in INSPECT_HELP  # HELP INSPECT's first example
+    assert (commands.command("inspect").help or "").startswith(  # type: ignore[union-attr]
+        "\n        INSPECT [cqlsh-ext]\n\n        INSPECT [JSON] <SELECT statement>\n\n")
     typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
     assert typed.as_json and typed.arguments == {"statement": 'SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3'}
     request = request_of(inspect_value, FeatureCall(typed.arguments, select=typed.select))
@@ -749,3 +755,44 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
         with pytest.raises(Invalid) as raised:
             _stated("inspect_value", text)
         assert str(raised.value) == said, text
+
+
+def test_trial_s_statement_is_the_shells_alone_and_read_from_its_declaration() -> None:
+    # COMPRESSION TRIAL: a feature of the shell only (it writes scratch tables): no MCP tool, its
+    # column or FROM 'path', its options after it in any order (JSON first or among them), CODECS a
+    # list of chains as typed, into its request by its declared builder.
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.features.forms import form
+    from cqlsh_ext.insight.trial.run import TrialRequest
+
+    trial = declared(plugins=False)["compression_trial"]
+    assert trial.shell_only and "compression_trial" not in served_tools()
+    assert form(trial) == ("COMPRESSION TRIAL [keyspace.]table.column | FROM 'path' [ROWS n] [CONCURRENCY n] "
+                           "[INTO keyspace] [KEEP] [CONFIRM] [CODECS chain, ...] [JSON]")
+
+    def request(text: str) -> tuple[object, bool]:
+        stated = _stated("compression_trial", text)
+        return request_of(trial, FeatureCall(stated.arguments, clauses=stated.clauses)), stated.as_json
+
+    assert request("COMPRESSION TRIAL JSON ks.t.data CODECS zstd:3, 'gzip>json', snappy ROWS 50 "
+                   "CONCURRENCY 4 INTO \"Scratch\" KEEP CONFIRM") == \
+        (TrialRequest("Scratch", 50, 4, ("zstd:3", "gzip>json", "snappy"), None, True, True, "ks", "t", "data"),
+         True)
+    assert request("compression trial FROM '/tmp/values' INTO scratch json") == \
+        (TrialRequest("scratch", 1000, 16, None, "/tmp/values", False, False), True)
+    assert request("COMPRESSION TRIAL t.Data") == \
+        (TrialRequest(None, 1000, 16, None, None, False, False, None, "t", "data"), False)
+    for text, said in [
+            ("COMPRESSION TRIAL", "compression_trial: column is required (keyspace.table.column whose values "
+                                  "are measured)"),
+            ("COMPRESSION TRIAL ks.t.d FROM 'p' INTO x", "compression_trial: column or path, not both"),
+            ("COMPRESSION TRIAL ks.t.d CODECS INTO x",
+             "compression_trial: CODECS takes chains (zstd:3, 'gzip>json', ...), not 'INTO'"),
+            ("COMPRESSION TRIAL ks.t.d ROWS x", "compression_trial: rows takes a whole number (values "
+                                                "measured (default 1000)), not 'x'"),
+            ("COMPRESSION TRIAL ks INTO x", "compression_trial: column must be keyspace.table.column")]:
+        with pytest.raises(Invalid) as raised:
+            request(text)
+        assert str(raised.value).startswith(said), (text, str(raised.value))

@@ -37,11 +37,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container
     from cqlsh_ext.payload.engine import ValueEngine
 
-DEFAULT_ROWS = 1000
-DEFAULT_CONCURRENCY = 16
-#: Fewer values than this measure nothing worth a report.
-MIN_VALUES = 20
-MAX_CONCURRENCY = 1024
 #: Payload bytes the values may hold together: every variant keeps its own copy of them in memory.
 SAMPLE_BYTES = 256 << 20
 #: Rows per variant written and read before counting starts (at most ROWS).

@@ -1,23 +1,23 @@
-"""COMPRESSION TRIAL: what the statement asks for (`TrialRequest`, built by the shell's command
-module from cqlsh's parse: `trial_request`; refused in one line when it cannot run), the values (the
-sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces the cost asked for, then the
-measuring (insight.trial.latency) and the report (insight.trial.report): `trial_answer(ctx,
-request)`, in a reading's context (reading.context.ReadContext), no shell."""
+"""COMPRESSION TRIAL: what the statement asks for (`TrialRequest`, built from the statement as its
+declaration reads it: features/shell_features.py, features.report_requests.trial; refused in one
+line when it cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon
+Keyspaces the cost asked for, then the measuring (insight.trial.latency) and the report
+(insight.trial.report): `trial_answer(ctx, request)`, in a reading's context
+(reading.context.ReadContext), no shell."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight import shellside as side
+from cqlsh_ext.insight.trial import MAX_CONCURRENCY, MIN_VALUES
 
 if TYPE_CHECKING:
     from cqlsh_ext.insight.trial.latency import Value
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed
 
 LABEL = "COMPRESSION TRIAL"
 
@@ -79,11 +79,11 @@ def trial_answer(ctx: ReadContext, asked: TrialRequest) -> ReportAnswer | None:
         else _from_column(ctx, asked, mode, cap)
     if values is None:
         return None
-    if len(values.taken) < trial.MIN_VALUES:
+    if len(values.taken) < MIN_VALUES:
         left_out = "; left out: " + ", ".join(f"{n:,} {why}" for why, n in values.skipped.items()) \
             if values.skipped else ""
         refuse(ctx, f"too few values to measure: {len(values.taken):,} in {values.source} "
-                    f"(at least {trial.MIN_VALUES}){left_out}")
+                    f"(at least {MIN_VALUES}){left_out}")
         return None
     try:
         names = trial.variant_names(asked.codecs, any(v.layers for v in values.taken))
@@ -94,36 +94,8 @@ def trial_answer(ctx: ReadContext, asked: TrialRequest) -> ReportAnswer | None:
     return _measure(ctx, asked, values, variants, cap)
 
 
-def trial_request(parsed: Parsed, unquote: Callable[[str], Any]) -> TrialRequest:
-    """The request of a COMPRESSION TRIAL cqlsh parsed; `unquote` reads a string literal as cqlsh
-    does (the shell's cql_unprotect_value)."""
-    from cqlsh_ext.insight.trial.latency import DEFAULT_CONCURRENCY, DEFAULT_ROWS
-
-    def unquoted(text: str) -> str:
-        text = text.strip()
-        return str(unquote(text)) if text.startswith(("'", "$$")) else text
-
-    codecs = parsed.get_binding("codec")
-    path = parsed.get_binding("path")
-    rows, concurrency = parsed.get_binding("rows"), parsed.get_binding("concurrency")
-    return TrialRequest(
-        into=side.cql_name(parsed.get_binding("into")),
-        rows=int(rows) if rows is not None else DEFAULT_ROWS,
-        concurrency=int(concurrency) if concurrency is not None else DEFAULT_CONCURRENCY,
-        codecs=tuple(unquoted(c) for c in codecs) if codecs else None,
-        path=unquoted(path) if path is not None else None,
-        keep=parsed.get_binding("keep") is not None,
-        confirm=parsed.get_binding("confirm") is not None,
-        keyspace=side.cql_name(parsed.get_binding("ksname")),
-        table=side.cql_name(parsed.get_binding("cfname")),
-        column=side.cql_name(parsed.get_binding("colname")),
-    )
-
-
 def _check(ctx: ReadContext, asked: TrialRequest) -> str | None:
     """Why the statement cannot run as written, or None."""
-    from cqlsh_ext.insight.trial.latency import MAX_CONCURRENCY, MIN_VALUES
-
     if not asked.into:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
                 "tables of its own there, never into the column's table)")
