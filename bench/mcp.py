@@ -10,6 +10,13 @@
                  whole documents and four paths, measured on the message line the client received
   after cancel   a payload scan of a 60,000-row table cancelled after a second: the time from the
                  cancellation to the next call's answer, against that call on an idle server
+  CPU a row      (--per-row) `query`'s CPU a row on a running server (the server process's, its
+                 children's included: /proc's utime, stime, cutime, cstime around each call)
+                 against the Python API's `db.query(...).records()` of the same statement in a
+                 process of its own (getrusage, children included, around each call), the calls
+                 alternating, in one run: the whole blob (a plain SELECT) and a payload query's
+                 paths with the blob, as many rows as one answer of --per-row-bytes holds; with
+                 --before, another checkout's tree's two readers in the same rounds
 
 Medians of --repeat rounds. Figures only: nothing is asserted. `--show` prints one real call and its
 answer (abridged) for each of: a call stopped by its time limit (plain rows, GROUP BY, COMPRESSION
@@ -17,6 +24,7 @@ STATS, DESCRIBE PAYLOAD), the cap and max_bytes, a value cut inside the answer, 
 refused cursors, the output schemas' spellings and describe_payload's JSON Schema.
 
     .venv/bin/python bench/mcp.py [--repeat 5] [--calls 1000] [--show] [--host H --port P]
+        [--per-row [--per-row-only] [--per-row-bytes N] [--before CHECKOUT]]
 
 Without --host it starts (and afterwards stops) its own Cassandra from tools/devcassandra.py on
 free ports, its data kept in .cache/bench-cassandra-mcp, and loads the demo keyspace there once.
@@ -95,9 +103,10 @@ def shell_seconds(host: str, port: int, statement: str, home: str) -> float:
     return took
 
 
-def _server_pid() -> int:
-    """The `cqlsh-ext mcp` process the client spawned: our child."""
+def _server_pids() -> list[int]:
+    """The `cqlsh-ext mcp` processes the clients spawned: our children."""
     me = str(os.getpid())
+    found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -107,8 +116,16 @@ def _server_pid() -> int:
         except OSError:
             continue
         if stat.rsplit(")", 1)[1].split()[1] == me and b"mcp" in cmdline:
-            return int(entry.name)
-    raise RuntimeError("the server process was not found")
+            found.append(int(entry.name))
+    return found
+
+
+def _server_pid() -> int:
+    """The `cqlsh-ext mcp` process the client spawned: our child."""
+    found = _server_pids()
+    if not found:
+        raise RuntimeError("the server process was not found")
+    return found[0]
 
 
 def _peak_kib(pid: int) -> int:
@@ -391,6 +408,146 @@ def answers(host: str, port: int, home: str, repeat: int, show: bool) -> None:
             print(f"\n### {title}\n{tool} {json.dumps(arguments)}\n-> {shown_answer}")
 
 
+#: The statements --per-row reads (the demo's compressed orders, ~3 KB each): the whole blob, and a
+#: payload query's paths with the blob (the plain road, the blob read with its paths).
+PER_ROW = (f"SELECT id, data FROM {KEYSPACE}.table_with_compressed_json",
+           f"SELECT id, data.status, data.customer, data FROM {KEYSPACE}.table_with_compressed_json")
+
+#: The Python API's side of --per-row: a process of its own, connected once, reading each statement
+#: it is given on stdin (`db.query(statement).records()`, every row taken) and answering the rows
+#: and its CPU for the call (getrusage, children included) as one JSON line.
+API_ROWS = r'''
+import json, resource, sys
+import cqlsh_ext
+def cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+host, port = sys.argv[1:3]
+with cqlsh_ext.connect(host, int(port), username="cassandra", password="cassandra") as db:
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        started = cpu()
+        rows = sum(1 for _row in db.query(line.strip()).records())
+        print(json.dumps({"rows": rows, "cpu": cpu() - started}), flush=True)
+'''
+
+
+def _process_cpu(pid: int) -> float:
+    """A process's CPU seconds so far, its reaped children's included (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
+
+
+#: cqlsh-ext's command line run from another checkout's tree (--before): `python -P -c RUN_CLI ARGS`
+#: with PYTHONPATH naming it (-P: the working directory's tree is not put before it).
+RUN_CLI = "import sys; from cqlsh_ext.cli import run; sys.argv[0] = 'cqlsh-ext'; sys.exit(run())"
+
+
+class RowsSide:
+    """One tree's two readers of --per-row: its `cqlsh-ext mcp` (spawned by the SDK's client) and its
+    Python API in a process of its own (API_ROWS), both with `pythonpath` (None: this tree's)."""
+
+    def __init__(self, name: str, pythonpath: str | None, host: str, port: int, home: str) -> None:
+        from mcp import StdioServerParameters
+
+        self.name = name
+        env = _env(home)
+        python = [sys.executable]
+        if pythonpath is not None:
+            env["PYTHONPATH"], python = pythonpath, [sys.executable, "-P"]
+        cli = [*python, "-c", RUN_CLI] if pythonpath is not None else [CQLSH_EXT]
+        self.params = StdioServerParameters(command=cli[0], args=[*cli[1:], "mcp", host, str(port)], env=env)
+        self.api = subprocess.Popen([*python, "-c", API_ROWS, host, str(port)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True, env=env)
+        assert self.api.stdout is not None
+        if "ready" not in json.loads(self.api.stdout.readline()):
+            raise RuntimeError(f"{name}: the API's process did not connect")
+        self.pid = 0
+
+    def api_call(self, statement: str) -> tuple[int, float]:
+        """The API's records() of `statement`: (rows, CPU seconds)."""
+        assert self.api.stdin is not None and self.api.stdout is not None
+        self.api.stdin.write(statement + "\n")
+        self.api.stdin.flush()
+        done = json.loads(self.api.stdout.readline())
+        return done["rows"], done["cpu"]
+
+    def close(self) -> None:
+        assert self.api.stdin is not None
+        self.api.stdin.close()
+        self.api.wait(timeout=60)
+
+
+def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | None = None) -> None:
+    """`query`'s CPU a row against the Python API's, the calls alternating (the module doc); with
+    `before` (a checkout's tree), that tree's two readers too, in the same rounds."""
+    from contextlib import AsyncExitStack
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    from cqlsh_ext.features.reads import MAX_ROWS
+
+    home = tempfile.mkdtemp(prefix="bench-mcp-rows-")
+    _credentials(home)
+    sides = [RowsSide("after", None, host, port, home)]
+    if before is not None:
+        sides.append(RowsSide("before", str(Path(before).resolve()), host, port, home))
+    figures: dict[tuple[str, str, str], list[float]] = {}
+
+    async def measure() -> None:
+        async with AsyncExitStack() as stack:
+            errors = stack.enter_context(open(os.devnull, "w"))
+            clients = []
+            for side in sides:
+                known = set(_server_pids())
+                client = await stack.enter_async_context(
+                    Client(stdio_client(side.params, errlog=errors), mode="legacy", cache=None))
+                await client.call_tool("list_keyspaces", {})
+                side.pid = (set(_server_pids()) - known).pop()
+                clients.append(client)
+            for statement in PER_ROW:
+                arguments = {"statement": statement, "limit": MAX_ROWS, "max_bytes": answer_bytes}
+                result = await clients[0].call_tool("query", arguments)  # the count a call answers
+                rows = result.structured_content["count"]
+                limited = f"{statement} LIMIT {rows}"
+                readers = [(side, client, reader) for side, client in zip(sides, clients, strict=True)
+                           for reader in ("mcp", "api")]
+                for round_ in range(repeat + 1):  # (the first round warms every reader, not counted)
+                    turn = round_ % len(readers)
+                    for side, client, reader in readers[turn:] + readers[:turn]:
+                        if reader == "api":
+                            got, spent = side.api_call(limited)
+                        else:
+                            started = _process_cpu(side.pid)
+                            result = await client.call_tool("query", arguments)
+                            got, spent = result.structured_content["count"], _process_cpu(side.pid) - started
+                        if got != rows:
+                            raise RuntimeError(f"{side.name} {reader}: {got} rows, not {rows}: {statement}")
+                        if round_:
+                            figures.setdefault((statement, side.name, reader), []).append(spent / rows * 1e6)
+                print(f"  {statement} ({rows} rows a call)", flush=True)
+
+    try:
+        anyio.run(measure)
+    finally:
+        for side in sides:
+            side.close()
+    med = statistics.median
+    print(f"\nCPU a row (us; medians of {repeat} calls a reader, the readers' order turned each round, "
+          f"spread min-max; load average {os.getloadavg()[0]:.1f}; {answer_bytes:,} bytes an answer)")
+    for statement in PER_ROW:
+        print(statement)
+        for side in sides:
+            mcp = sorted(figures[(statement, side.name, "mcp")])
+            api = sorted(figures[(statement, side.name, "api")])
+            ratio = med(mcp) / med(api)
+            print(f"  {side.name:<7} MCP query {med(mcp):.1f} ({mcp[0]:.1f}-{mcp[-1]:.1f}), the API's "
+                  f"records() {med(api):.1f} ({api[0]:.1f}-{api[-1]:.1f}): {ratio:.2f} x "
+                  f"({'met' if ratio <= 1 else 'not met'}: at most the API's)")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5)
@@ -400,6 +557,10 @@ def main() -> int:
     p.add_argument("--host", default=None,
                    help="use a running server (the demo data loaded if missing) instead of starting one")
     p.add_argument("--port", type=int, default=9042, help="the running server's CQL port (with --host)")
+    p.add_argument("--per-row", action="store_true", help="also `query`'s CPU a row against the API's")
+    p.add_argument("--per-row-only", action="store_true", help="only --per-row's figures")
+    p.add_argument("--per-row-bytes", type=int, default=1 << 20, help="the answers' max_bytes (--per-row)")
+    p.add_argument("--before", help="with --per-row: another checkout's tree, its readers measured too")
     args = p.parse_args()
     instance = None
     host, port = args.host or "127.0.0.1", args.port
@@ -410,6 +571,10 @@ def main() -> int:
             _credentials(home)
             subprocess.run([CQLSH_EXT, "demo", "load", "--if-missing", host, str(port)], env=_env(home),
                            check=True, timeout=600)
+        if args.per_row or args.per_row_only:
+            per_row(host, port, args.repeat, args.per_row_bytes, args.before)
+            if args.per_row_only:
+                return 0
         fill_big(host, port)
         if not args.answers_only:
             run(host, port, args.repeat, max(100, args.calls))

@@ -23,8 +23,14 @@ Before the statement runs:
 - a SELECT of a system table whose rows name keyspaces and tables (`keyspace_name`, `table_name`,
   `view_name`: system_schema's, the size estimates, an allow-listed one keyed so): where the policy
   file may hide a table of the keyspaces it reads (its WHERE's keyspace_name, else any), it is read
-  with the columns that name them (selected, or *), rows kept as they are (no aggregate, DISTINCT
-  or GROUP BY), else refused: the rows naming a hidden table are then left out (`_hiding`).
+  with the columns that name them (selected, or *), rows kept as they are (no aggregate, DISTINCT,
+  GROUP BY or payload path), else refused: the rows naming a hidden table are then left out
+  (`_hiding`), and its own LIMIT and PER PARTITION LIMIT are taken off what the server is sent and
+  applied to the rows left (Caps): the server would count the rows left out, and its answer would
+  then tell, one question at a time, what they name. Only a tool each row of whose answer passes
+  the screen (Tool.screens_rows) reads such a table, through a statement or by its name; a system
+  table naming tables in a form the screen does not read (a list of names, a table's id) is not
+  read at all while the policy hides a table.
 While it runs, before anything measures or sends a row, an INSPECT value or a report
 (answers.Screen, set on the call's Work): redacted values replaced, the tables and keyspaces the
 policy hides left out of lists and of the system tables' rows (denied means absent: no answer
@@ -36,6 +42,7 @@ nothing diagnosed (diagnose.py).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -52,9 +59,29 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
-#: The columns of a system table whose rows are of a keyspace, and of a table or view of it.
-KEYSPACE_COLUMN = "keyspace_name"
-TABLE_COLUMNS = ("table_name", "view_name", "base_table_name")
+#: The columns of a system table whose rows are of a keyspace (the first of them it has), and of a
+#: table or view of it (system_distributed's and the older system tables' own: ks_name,
+#: columnfamily_name).
+KEYSPACE_COLUMNS = ("keyspace_name", "ks_name")
+TABLE_COLUMNS = ("table_name", "view_name", "columnfamily_name", "base_table_name")
+#: Those of them a statement selects for its rows to be screened (a view's base table is known
+#: from the driver's schema too).
+SELECTED_NAMES = TABLE_COLUMNS[:3]
+#: Columns that name tables in a form the screen does not read: lists of names (system_views'
+#: repairs, system_distributed's parent repairs) and a table's id (system.paxos's cf_id, whose rows
+#: are another table's mutations). A system table with one is not read while the policy hides a table.
+UNSCREENED_NAMES = ("table_names", "columnfamily_names", "tables", "cf_id")
+
+
+@dataclass(frozen=True)
+class Caps:
+    """A statement's own LIMIT and PER PARTITION LIMIT (None: none), where the screen leaves rows out:
+    taken off what the server is sent, applied after the screen (answers.Screen.limit, the screen's
+    `row`), the partitions told apart by `partition_key`'s values."""
+
+    limit: int | None = None
+    per_partition: int | None = None
+    partition_key: tuple[str, ...] = ()
 
 
 @dataclass
@@ -78,6 +105,10 @@ class Scope:
     #: A system table whose rows name keyspaces and tables the policy hides: its rows naming one
     #: are left out (screen_of).
     hiding: bool = False
+    #: Where it is hiding, a SELECT's statement as the server is sent it: without its own LIMIT and
+    #: PER PARTITION LIMIT (`caps`, applied after the screen); None: as given.
+    sent: Lexed | None = None
+    caps: Caps = field(default_factory=Caps)
 
     def admitted(self) -> Admitted | None:
         """What the tool takes of the guard's reading of its statement (None: the guard did not
@@ -86,7 +117,7 @@ class Scope:
 
         if self.lexed is None:
             return None
-        return Admitted(self.lexed, self.target, self.plan)
+        return Admitted(self.lexed, self.target, self.plan, self.sent)
 
 
 @dataclass
@@ -162,10 +193,14 @@ class Guard:
                           "and the guard admits no call it cannot scope")
         given = arguments.get(reads.argument) if reads.argument is not None else None
         if reads.what == "statement":
-            return self._statement(work, tools.statement_of({"statement": given}))
+            scope = self._statement(work, tools.statement_of({"statement": given}))
+            if scope.hiding and not tool.screens_rows:
+                raise Refused(self._unscreened(tool, scope))
+            return scope
         if reads.what == "column":
             keyspace, table, column = names(given, (3,), "column")
             scope = self._table(work, keyspace, table)
+            self._named_rows(tool, scope)
             where = arguments.get("where")
             if isinstance(where, str) and where.strip() and scope.patterns:
                 self._statement(work, f"SELECT {spell(column)} FROM {spell(keyspace)}."
@@ -173,6 +208,7 @@ class Guard:
             return scope
         if reads.what == "table":
             scope = self._table(work, *tools.table_of(work, given))
+            self._named_rows(tool, scope)
             assert scope.keyspace is not None and scope.table is not None
             work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
             work.found = scope.target
@@ -238,24 +274,72 @@ class Guard:
         any), its rows naming one are left out of the answer (scope.hiding), which needs them read
         whole with the columns that name them; a statement whose rows do not carry them, or that
         folds rows into others (an aggregate, DISTINCT, GROUP BY, a form the payload parser does
-        not read) is refused. Decided by the policy and the statement alone, never by the schema."""
-        columns = scope.columns
-        if KEYSPACE_COLUMN not in columns:
+        not read) or reads inside their values (a payload path: read and counted here before the
+        screen) is refused. Its own LIMIT and PER PARTITION LIMIT are taken off what the server is
+        sent and applied after the screen (scope.sent, scope.caps): the server would count the rows
+        left out. Decided by the policy and the statement alone, never by the schema."""
+        from cqlsh_ext.query.grammar import reaches_payload
+
+        naming = self._naming(scope)
+        if naming is None:
             return
-        pinned = _pinned(statement.tokens, KEYSPACE_COLUMN)
+        pinned = _pinned(statement.tokens, naming[0])
         if not any(self.policy.may_hide(keyspace) for keyspace in (pinned if pinned is not None else [None])):
             return
-        naming = [KEYSPACE_COLUMN, *[c for c in TABLE_COLUMNS[:2] if c in columns]]
-        plan = scope.plan
-        selected = set(columns) if plan is not None and any(i.kind == "star" for i in plan.items) else \
+        sent, caps = _caps_taken_off(statement)
+        plan = _plan(sent, scope) if sent is not None else scope.plan
+        selected = set(scope.columns) if plan is not None and any(i.kind == "star" for i in plan.items) else \
             {i.name for i in plan.items if i.kind == "column"} if plan is not None else set()
-        if plan is None or plan.aggregates or plan.distinct or plan.group_by or not set(naming) <= selected:
+        if plan is None or plan.aggregates or plan.distinct or plan.group_by or reaches_payload(plan) \
+                or not set(naming) <= selected:
             raise Refused(f"refused: the policy ({self.policy.source}) hides tables, and the rows of "
                           f"{scope.keyspace}.{scope.table} that name one are left out of its answers: "
                           f"select {', '.join(naming)} (or *) with what you want, each row as it is (no "
-                          "aggregate, DISTINCT or GROUP BY), or name in the WHERE only keyspaces it hides "
-                          "no table of (keyspace_name = '...')")
+                          "aggregate, DISTINCT, GROUP BY or payload path), or name in the WHERE only "
+                          f"keyspaces it hides no table of ({naming[0]} = '...')")
+        assert scope.target is not None
+        key = tuple(scope.target.schema.partition_key)
+        if caps.per_partition is not None and not set(key) <= selected:
+            raise Refused(f"refused: the policy ({self.policy.source}) hides tables, so PER PARTITION LIMIT "
+                          f"counts the rows of {scope.keyspace}.{scope.table} left once those naming one are "
+                          f"left out, by their partition key: select {', '.join(key)} too")
+        scope.hiding, scope.sent, scope.plan = True, sent, plan
+        scope.caps = replace(caps, partition_key=key)
+
+    def _naming(self, scope: Scope) -> list[str] | None:
+        """The columns by which the rows of a system table name a keyspace (first) and tables of it,
+        or None when they name no keyspace; refuses a table naming tables in a form the screen does
+        not read (UNSCREENED_NAMES) while the policy hides a table."""
+        columns = scope.columns
+        if scope.keyspace is None or not is_system_keyspace(scope.keyspace):
+            return None
+        unread = [c for c in UNSCREENED_NAMES if c in columns]
+        if unread and self.policy.may_hide(None):
+            raise Refused(f"refused: the policy ({self.policy.source}) hides tables, and the rows of "
+                          f"{scope.keyspace}.{scope.table} name tables by {', '.join(unread)}, which it "
+                          "cannot leave out the hidden ones of: cqlsh-ext mcp does not read it while the "
+                          "policy hides a table")
+        keyspace = next((c for c in KEYSPACE_COLUMNS if c in columns), None)
+        if keyspace is None:
+            return None
+        return [keyspace, *[c for c in SELECTED_NAMES if c in columns]]
+
+    def _named_rows(self, tool: Tool, scope: Scope) -> None:
+        """A tool naming a system table whose rows may name a table the policy hides (any: it has
+        no WHERE to say which keyspaces it reads): read only by a tool each row of whose answer
+        passes the screen, or that reads none it answers (Tool.screens_rows: describe_table, its
+        sample of values left unread); refused otherwise (a report's figures, INSPECT's values and
+        a file count or hold every row it reads)."""
+        if self._naming(scope) is None or not self.policy.may_hide(None):
+            return
+        if not tool.screens_rows:
+            raise Refused(self._unscreened(tool, scope))
         scope.hiding = True
+
+    def _unscreened(self, tool: Tool, scope: Scope) -> str:
+        return (f"refused: the policy ({self.policy.source}) hides tables, and {tool.name} would answer from "
+                f"rows of {scope.keyspace}.{scope.table} that name one, which it cannot leave out: query "
+                "its rows instead (the query tool leaves them out)")
 
     def _system_tables(self, tokens: Sequence[Token]) -> None:
         """Refuse a statement in which a table of a system keyspace that the policy does not read is
@@ -400,8 +484,7 @@ class Guard:
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
                           else row, hides=True, hidden_table=hidden)
         if scope.hiding:
-            return Screen(row=lambda row: None if hidden.names_one(row) else row, hides=True,
-                          hidden_table=hidden)
+            return _hiding_screen(hidden, scope.caps)
         if scope.keyspace is None or scope.table is None:
             return Screen(hidden_table=hidden)
         keyspace, table, patterns = scope.keyspace, scope.table, scope.patterns
@@ -470,12 +553,85 @@ class _HiddenTables:
 
     def names_one(self, row: dict[str, Any]) -> bool:
         """Whether a row of a system table names a keyspace or a table (or view) the policy hides."""
-        keyspace = row.get(KEYSPACE_COLUMN)
-        if not isinstance(keyspace, str):
+        keyspace = next((row[c] for c in KEYSPACE_COLUMNS if isinstance(row.get(c), str)), None)
+        if keyspace is None:
             return False
         if self.policy.hides(keyspace):
             return True
         return any(isinstance(row.get(name), str) and self(keyspace, row[name]) for name in TABLE_COLUMNS)
+
+
+def _hiding_screen(hidden: _HiddenTables, caps: Caps) -> Screen:
+    """The screen of a system table's rows where the policy hides tables: a row naming a hidden one
+    left out, then the statement's own PER PARTITION LIMIT and LIMIT applied to the rows left, as
+    the server would have applied them to a schema without the hidden tables."""
+    per_partition = caps.per_partition
+    seen: dict[str, int] = {}
+
+    def row(found: dict[str, Any]) -> dict[str, Any] | None:
+        if hidden.names_one(found):
+            return None
+        if per_partition is not None:
+            key = json.dumps([found.get(c) for c in caps.partition_key], sort_keys=True, default=str)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > per_partition:
+                return None
+        return found
+
+    # A cursor carries no count of the partition it stops in: an answer cut short is not continued.
+    why_not = (f"PER PARTITION LIMIT {per_partition} counts this answer's rows after the policy's screen, "
+               "which a cursor cannot carry on: a larger limit or max_bytes") if per_partition else None
+    return Screen(row=row, hides=True, hidden_table=hidden, limit=caps.limit, why_not=why_not)
+
+
+def _caps_taken_off(statement: Lexed) -> tuple[Lexed | None, Caps]:
+    """`statement` without its own LIMIT and PER PARTITION LIMIT (None: it has neither), and their
+    counts; Refused for a count that is no whole number of 1 or more (a bind marker, 0)."""
+    tokens = statement.tokens
+    runs: list[tuple[int, int]] = []
+    counts: dict[str, int] = {}
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.kind == "punct" and tok.value in "([{":
+            depth += 1
+        elif tok.kind == "punct" and tok.value in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and tok.kind == "word" and tok.value.lower() == "limit":  # a reserved word
+            per = i >= 2 and [_word(t) for t in tokens[i - 2:i]] == ["per", "partition"]
+            said = "PER PARTITION LIMIT" if per else "LIMIT"
+            count = tokens[i + 1]
+            if said in counts:
+                raise Refused(f"refused: a statement takes one {said}, not two")
+            if not (count.kind == "int" and isinstance(count.literal, int) and count.literal >= 1):
+                raise Refused(f"refused: {said} takes a whole number of 1 or more, not {count.describe()}")
+            counts[said] = count.literal
+            runs.append((i - 2 if per else i, i + 2))
+    if not runs:
+        return None, Caps()
+    return _without(statement, runs), Caps(counts.get("LIMIT"), counts.get("PER PARTITION LIMIT"))
+
+
+def _without(statement: Lexed, runs: Sequence[tuple[int, int]]) -> Lexed:
+    """`statement` without the tokens of each run [first, stop) and the text they span: its other
+    tokens as they were, where they sit in what is left of its text (not lexed again)."""
+    from cqlsh_ext.cql.lexer import Lexed
+
+    tokens, text = statement.tokens, statement.text
+    pieces: list[str] = []
+    kept: list[Token] = []
+    at = shift = i = 0
+    for first, stop in sorted(runs):
+        kept += [replace(tok, start=tok.start - shift, end=tok.end - shift) for tok in tokens[i:first]]
+        start, end = tokens[first].start, tokens[stop - 1].end
+        pieces.append(text[at:start])
+        at, shift, i = end, shift + end - start, stop
+    kept += [replace(tok, start=tok.start - shift, end=tok.end - shift) for tok in tokens[i:]]
+    pieces.append(text[at:])
+    return Lexed("".join(pieces), kept)
+
+
+def _word(tok: Token) -> str:
+    return tok.value.lower() if tok.kind == "word" else ""
 
 
 def _pinned(tokens: Sequence[Token], column: str) -> list[str] | None:

@@ -121,12 +121,16 @@ class Protocol:
         from mcp.server.caching import CacheHint
         from mcp.server.lowlevel import Server
 
-        # 2026-07-28's list TTLs: the tools, templates and prompts are this server's for its life (and
-        # the same for every client); the resources list the tables, which come and go.
-        fixed = CacheHint(ttl_ms=LIST_TTL_MS, scope="public")
+        # 2026-07-28's cache hints (SEP-2549). Every list is what this server's policy permits (its
+        # tools, templates and prompts; the tables it lists) and every read is redacted by it, so
+        # none is for a cache shared across authorization contexts (a gateway in front of servers
+        # with other policies): "private". The tools, templates and prompts are this server's for its
+        # life; the resources list the tables, which come and go; a read is never kept.
+        fixed = CacheHint(ttl_ms=LIST_TTL_MS, scope="private")
         cache_hints: dict[CacheableMethod, CacheHint] = {
             "tools/list": fixed, "resources/templates/list": fixed, "prompts/list": fixed,
-            "resources/list": CacheHint(ttl_ms=RESOURCES_TTL_MS, scope="private")}
+            "resources/list": CacheHint(ttl_ms=RESOURCES_TTL_MS, scope="private"),
+            "resources/read": CacheHint(ttl_ms=0, scope="private")}
         return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS, cache_hints=cache_hints,
                       on_list_tools=self._list_tools, on_call_tool=self._call_tool,
                       on_list_resources=self._list_resources,
@@ -334,7 +338,7 @@ class Protocol:
         from cqlsh_ext.mcp_server import exports
 
         if exports.is_export(uri):
-            return self._read_export(uri)
+            return self._read_export(uri, _owner(ctx))
         described = resources.described_tool(uri)
         if described is not None:  # a tool's description: it reads nothing, and nothing is queued
             if described not in self.tools:
@@ -356,9 +360,10 @@ class Protocol:
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type=resources.MIME, text=answer.texts()[0])])
 
-    def _read_export(self, uri: str) -> Any:
-        """A chunk of an export's file (exports.py), at most the server's answer cap as sent; read here,
-        on the protocol's thread: a file of the server's own, no statement."""
+    def _read_export(self, uri: str, owner: bytes) -> Any:
+        """A chunk of an export's file (exports.py), at most the server's answer cap as sent, for the
+        client that made it (`owner`, as _owner says); read here, on the protocol's thread: a file of
+        the server's own, no statement."""
         from mcp import types
         from mcp.shared.exceptions import MCPError
 
@@ -369,7 +374,7 @@ class Protocol:
             raise MCPError(types.INVALID_PARAMS, f"{uri[:200]}: this server writes no exports")
         try:
             bounds.check_arguments({"uri": uri})
-            chunk_uri, mime, body, meta = where.chunk(uri, self.setup.calls.max_bytes)
+            chunk_uri, mime, body, meta = where.chunk(uri, self.setup.calls.max_bytes, owner)
         except (exports.ExportRefused, bounds.TooLarge) as err:
             raise MCPError(types.INVALID_PARAMS, str(err)) from None
         if exports.is_text(mime):

@@ -23,8 +23,10 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
                                             StatsRequest: COMPRESSION STATS [SAMPLE n] [CONFIRM] ks.t | ...
     compression_settings(table, sample)     SettingsRequest: COMPRESSION SETTINGS [SAMPLE n] ks.t
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
-                                            (the three requests built by their features' declared
-                                            builders, features/report_requests.py, as the Python API's)
+                                            (no adapter of their own: `declared_adapter` builds each
+                                            request by its feature's declared builder,
+                                            features/report_requests.py, as the Python API does, and
+                                            serves a package's read feature the same way)
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
     export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
                                             (export.run), answered with a resource_link (exports.py)
@@ -90,6 +92,9 @@ class Admitted:
     lexed: Lexed
     target: TableTarget | None = None
     plan: Plan | None = None
+    #: The statement as the server is sent it, where the guard took its own LIMIT and PER PARTITION
+    #: LIMIT off to apply them after the policy's screen (answers.Screen.limit); None: as given.
+    sent: Lexed | None = None
 
 
 @dataclass
@@ -149,6 +154,8 @@ class Work:
 
         admitted = self.admitted if self.admitted is not None and self.admitted.lexed.text == text else None
         allowed = gate.read(text, {gate.SELECT}, admitted.lexed if admitted is not None else None)
+        if admitted is not None and admitted.sent is not None:
+            allowed = gate.read(admitted.sent.text, {gate.SELECT}, admitted.sent)
         ctx = self.context()
         skip = before = 0
         if resume is not None:
@@ -259,6 +266,10 @@ class Tool:
     #: It writes its answer as a file into the export directory (exports.py): served only by a
     #: server that has one, and not idempotent (each call writes a file).
     files: bool = False
+    #: Every row of a table it answers passes the screen's `row`, the statement's own LIMIT after it
+    #: (Work.rows), or it answers from no row it reads (describe_table, where the screen hides rows):
+    #: the only tools the guard lets read a system table whose rows may name a table the policy hides.
+    screens_rows: bool = False
     #: Each argument's one-line doc (its declaration's), said in its document where tools/list does not.
     docs: dict[str, str] = field(default_factory=dict)
 
@@ -406,21 +417,21 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    """DESCRIBE PAYLOAD's answer: its request built by its declared builder (features/report_requests.py),
-    the where bounded as a statement is before the payload parser reads it; the report, or with
-    json_schema the values' JSON Schema."""
-    request = request_of(FEATURES["describe_payload"], FeatureCall(arguments))
-    if request.where is not None:
+    """DESCRIBE PAYLOAD's answer as every declared report's (`declared_answer`), and what MCP adds:
+    its where bounded as a statement is before the payload parser reads it; with json_schema, the
+    values' JSON Schema instead of the report."""
+    where = arguments.get("where")
+    if isinstance(where, str) and where.strip():
         from cqlsh_ext.cql.errors import QueryError
         from cqlsh_ext.cql.lexer import Lexed
 
         try:
-            bounds.check_tokens(Lexed(request.where).tokens)
+            bounds.check_tokens(Lexed(where).tokens)
         except QueryError as err:
             raise Invalid(f"syntax error in where: {err}") from None
         except bounds.TooLarge as err:
             raise Invalid(str(err)) from None
-    answer = work.report_of(lambda ctx: describe_reader(ctx, request))
+    answer = declared_answer(FEATURES["describe_payload"], work, arguments)
     if arguments.get("json_schema") and answer.data is not None:
         from cqlsh_ext.describe.json_schema import schema_answer
 
@@ -429,46 +440,38 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswer | None:
-    """DESCRIBE PAYLOAD's report (describe.run.describe) of the request."""
-    from cqlsh_ext.describe.parse import LABEL, DescribeError
-
-    try:
-        return service_of("describe_payload")(ctx, request)
-    except DescribeError as err:
-        ctx.error(f"{LABEL}: {err}")
-        return None
+    """DESCRIBE PAYLOAD's report (describe.run.describe: its refusals said by ctx.error) of the request."""
+    answered: ReportAnswer | None = service_of("describe_payload")(ctx, request)
+    return answered
 
 
-def _table_report(work: Work, arguments: dict[str, Any], name: str) -> ToolAnswer:
-    """A table report's answer: its request built by its declared builder (features/report_requests.py) from
-    the arguments, the table as the guard read it (not resolved again). Never ADVISE's SAVE
-    DICTIONARY: that writes a file on the server's host (the request cannot ask for it)."""
-    keyspace, table = table_of(work, arguments.get("table"))
-    _known(work, keyspace, table)
-    found = work.found if work.named == (keyspace, table) else None
-    request = request_of(FEATURES[name], FeatureCall(arguments, (keyspace, table), found))
-    return work.report_of(lambda ctx: service_of(name)(ctx, request))
-
-
-def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    return _table_report(work, arguments, "compression_stats")
-
-
-def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    return _table_report(work, arguments, "compression_settings")
-
-
-def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    return _table_report(work, arguments, "compression_advise")
+def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    """The answer of a feature MCP adds nothing of its own to (cqlsh-ext's reports, a package's read
+    features): the arguments the guard admitted into the request its declared builder makes (else a
+    features.feature.FeatureCall, a package's service's), with the table it reads as the guard read
+    it (not resolved again), handed to its service in the call's context; its report answered as
+    every report is. Never ADVISE's SAVE DICTIONARY: that writes a file on the server's host (no
+    request built from arguments asks for it)."""
+    table = found = None
+    if feature.reads.what == "table" and feature.reads.argument is not None:
+        table = table_of(work, arguments.get(feature.reads.argument))
+        _known(work, *table)
+        found = work.found if work.named == table else None
+    call = FeatureCall(dict(arguments), table, found)
+    request = request_of(feature, call) if feature.request is not None else call
+    return work.report_of(lambda ctx: service_of(feature.name)(ctx, request))
 
 
 def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     """The SELECT's answer written into the export directory by the shell's own export (the file
-    COPY (SELECT ...) TO writes), answered with a link to read it back (exports.py)."""
+    COPY (SELECT ...) TO writes: 0600 here, and stopped at the directory's cap while it is written),
+    answered with a link to read it back, by this client alone (exports.py). No line of the answer
+    names the directory: the file's name, or its URI."""
     import datetime
 
     from cqlsh_ext.export.parse import ExportStatement
-    from cqlsh_ext.mcp_server.exports import FORMATS
+    from cqlsh_ext.export.target import PrivateFile
+    from cqlsh_ext.mcp_server.exports import CAP_NAME, FORMATS, ExportRefused
 
     exports = work.exports
     if exports is None:
@@ -481,22 +484,27 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)
     exports.sweep()
     name = exports.new_name(fmt)
-    path = exports.file(name)
-    written = service_of("export")(work.context(), ExportStatement(allowed.text, allowed.lexed, str(path),
-                                                     "parquet" if fmt == "parquet" else "json"))
+    statement = ExportStatement(allowed.text, allowed.lexed, str(exports.file(name)),
+                                "parquet" if fmt == "parquet" else "json")
+    written = service_of("export")(work.context(), statement, PrivateFile(exports.max_bytes, CAP_NAME))
+    notes = [exports.without_directory(line) for line in work.said]
     if written is None:
-        return failed(" ".join(work.errors) or "nothing was exported", work.said)
-    size = path.stat().st_size
-    if name in exports.sweep(keep=name):
-        return failed(f"the export's file is {size:,} bytes, more than the export directory keeps "
-                      f"({exports.max_bytes:,}: mcp_export_max_bytes): select fewer rows or columns",
-                      work.said)
+        return failed(exports.without_directory(" ".join(work.errors)) or "nothing was exported", notes)
+    exports.made(name, work.owner)
+    try:
+        file = exports.written(name, work.owner)
+    except ExportRefused as err:  # replaced since it was written
+        return failed(str(err), notes)
+    size = file.st_size
+    if name in exports.sweep(keep=name):  # older than the directory keeps files, once written
+        return failed(f"the export's file ({size:,} bytes) was removed once written: the export directory "
+                      f"keeps files {exports.max_age:g} s (mcp_export_max_age)", notes)
     uri, mime = exports.uri(name), FORMATS[fmt][1]
-    expires = datetime.datetime.fromtimestamp(exports.expires(name), datetime.timezone.utc)
+    expires = datetime.datetime.fromtimestamp(exports.expires(file), datetime.timezone.utc)
     data: dict[str, Any] = {"statement": sizing.prefix(allowed.text), "uri": uri, "mimeType": mime,
                             "format": fmt, "size": size, "rows": written.rows,
                             "expires": expires.isoformat(timespec="seconds"),
-                            "notes": [*work.said, written.line]}
+                            "notes": [*notes, exports.without_directory(written.line)]}
     link = {"uri": uri, "name": name, "mimeType": mime, "size": size,
             "description": f"{written.rows:,} rows of {sizing.prefix(allowed.text)} ({fmt}); "
                            f"resources/read answers it in chunks of at most the answer's cap"}
@@ -511,7 +519,7 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.parse import TableColumns, parse, spell_literal
+    from cqlsh_ext.edit.parse import TableColumns, parse, read_path, spell_literal
     from cqlsh_ext.edit.preview import PREVIEW_ROWS, summary
     from cqlsh_ext.edit.run import preview_edit
     from cqlsh_ext.writing.blob_target import key_text
@@ -535,8 +543,11 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         raise Invalid("give a value (SET the path to it) or remove: true (DELETE the path), one of them")
     name = f"{spell(keyspace)}.{spell(table)}"
     try:
-        statement = (f"DELETE {path.strip()} FROM {name}" if remove else
-                     f"UPDATE {name} SET {path.strip()} = {spell_literal(arguments['value'])}")
+        # The path read as a path and spelt again: what else its text holds (a second assignment,
+        # `data.a = 1, data.b`) is refused, never pasted into the statement.
+        target = read_path(path)
+        statement = (f"DELETE {target} FROM {name}" if remove else
+                     f"UPDATE {name} SET {target} = {spell_literal(arguments['value'])}")
         statement += f" WHERE {where.strip()}" + (" ALLOW FILTERING" if filtering else "")
         lexed = Lexed(statement)
         bounds.check_tokens(lexed.tokens)
@@ -544,7 +555,7 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         lookup = TableColumns(ctx.cluster, ctx.keyspace)
         edit = parse(lexed, lookup, lookup.schema)
         if edit is None:
-            raise Invalid(f"{path.strip()} is no path inside a blob or JSON text column of {name}")
+            raise Invalid(f"{target} is no path inside a blob or JSON text column of {name}")
         if (lookup.keyspace, lookup.meta.name) != (keyspace, table) or edit.confirm:
             raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
         previewed = preview_edit(ctx, edit, keyspace, lookup.meta)
@@ -649,12 +660,20 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     cql = table_cql(ctx, target, _server_major(work.served.versions), work.screen.hidden_table)
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
+    # A system table's rows naming tables the policy hides: its sample would read them.
+    hides = work.screen.hides
     try:
-        described = columns(ctx, target, TEXT_SAMPLE_ROWS)
+        described = columns(ctx, target, 0 if hides else TEXT_SAMPLE_ROWS)
     except LookupError as err:
         return failed(str(err), work.said)
-    data = {"table": f"{keyspace}.{table}", "cql": cql, "columns": described, "notes": list(work.said)}
+    said = [*work.said, *([UNSAMPLED] if hides else [])]
+    data = {"table": f"{keyspace}.{table}", "cql": cql, "columns": described, "notes": said}
     return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
+
+
+#: What describe_table says of a table whose rows may name a table the policy hides.
+UNSAMPLED = ("no value of its text columns was read to tell JSON text: its rows name tables, and the policy "
+             "hides some")
 
 
 def _server_major(versions: dict[str, Any]) -> int:
@@ -681,19 +700,22 @@ _CUT = (" Every answer says whether a cap cut it (truncated: false, or the caps 
 class Adapter:
     """What MCP adds to a read feature's declaration (features/reads.py): its answer function (the
     arguments into the feature's request, its service in the call's context, the answer kept to its
-    cap), whether all it answers passes the guard's screen, whether it writes a file."""
+    cap), whether all it answers passes the guard's screen, whether it writes a file, whether each
+    row it answers passes the screen's `row` (screens_rows)."""
 
     answer: Callable[[Work, dict[str, Any]], ToolAnswer]
     screened: bool = True
     files: bool = False
+    #: Tool.screens_rows.
+    screens_rows: bool = False
 
 
 ADAPTERS: dict[str, Adapter] = {
-    "list_keyspaces": Adapter(_list_keyspaces), "list_tables": Adapter(_list_tables),
-    "describe_table": Adapter(_describe_table), "query": Adapter(_query),
-    "describe_payload": Adapter(_describe_payload), "compression_stats": Adapter(_compression_stats),
-    "compression_settings": Adapter(_compression_settings), "inspect_value": Adapter(_inspect_value),
-    "compression_advise": Adapter(_compression_advise),
+    "list_keyspaces": Adapter(_list_keyspaces, screens_rows=True),
+    "list_tables": Adapter(_list_tables, screens_rows=True),
+    "describe_table": Adapter(_describe_table, screens_rows=True),
+    "query": Adapter(_query, screens_rows=True),
+    "describe_payload": Adapter(_describe_payload), "inspect_value": Adapter(_inspect_value),
     "export": Adapter(_export, screened=False, files=True),
     "propose_edit": Adapter(_propose_edit, screened=False),
 }
@@ -709,34 +731,21 @@ def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
                 {argument.name: argument.schema() for argument in feature.arguments}, feature.required,
                 adapter.answer, feature.output_schema, scope=feature.scope,
                 details=feature.details + _CUT if feature.details else "", reads=feature.reads,
-                screened=adapter.screened, files=adapter.files,
+                screened=adapter.screened, files=adapter.files, screens_rows=adapter.screens_rows,
                 docs={argument.name: argument.doc for argument in feature.arguments})
 
 
-def call_adapter(feature: Feature) -> Adapter:
-    """The adapter of a feature MCP has none of its own for (a package's, features.ENTRY_POINT_GROUP):
-    its service handed a features.feature.FeatureCall (the arguments the guard admitted, and the table it
-    read for a feature that reads one) in the call's context, its report answered as every report is."""
-    from cqlsh_ext.features.feature import FeatureCall
-
+def declared_adapter(feature: Feature) -> Adapter:
+    """The adapter of a feature MCP has none of its own for (`ADAPTERS`): `declared_answer`."""
     if feature.service is None:
         raise ValueError(f"{feature.name} declares no service, and MCP has no adapter of it")
-
-    def answer(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-        table = None
-        if feature.reads.what == "table" and feature.reads.argument is not None:
-            table = table_of(work, arguments.get(feature.reads.argument))
-            _known(work, *table)
-        call = FeatureCall(dict(arguments), table)
-        return work.report_of(lambda ctx: service_of(feature.name)(ctx, call))
-
-    return Adapter(answer)
+    return Adapter(lambda work, arguments: declared_answer(feature, work, arguments))
 
 
 def served_tools() -> dict[str, Tool]:
     """Every declared read feature as its tool (in declaration order), with MCP's adapter of it. No
     write feature is a tool: propose_edit proposes a write for a person to run."""
-    return {name: declared_tool(feature, ADAPTERS.get(name) or call_adapter(feature))
+    return {name: declared_tool(feature, ADAPTERS.get(name) or declared_adapter(feature))
             for name, feature in read_features().items()}
 
 

@@ -170,6 +170,12 @@ def test_a_proposed_edit_run_in_the_shell_previews_what_was_announced(
         removal = server.call("propose_edit", table=table, where="id = 1", path="data.n", remove=True).data
         refused = server.call("propose_edit", table=table, where="id = 1 CONFIRM", path="data.status",
                               value="X").error
+        # A path is read as a path: what else its text holds never reaches the statement.
+        smuggled = {path: server.call("propose_edit", table=table, where="id = 1", path=path, value="X").error
+                    for path in ("data.status = 'X', data.n", "data.status WHERE id = 2 --", "data",
+                                 "data.status, data.n")}
+        quoted = server.call("propose_edit", table=table, where="id = 1",
+                             path='data."s"" = 1, data.n" /* c */', value="X").data
     assert proposal["statement"] == f"UPDATE {table} SET data.status = 'DONE' WHERE id IN (1, 2, 3, 4)"
     assert proposal["to_write"] == proposal["statement"] + " CONFIRM"
     assert (proposal["rows_found"], proposal["would_change"], proposal["already_as_asked"]) == (4, 2, 1)
@@ -180,6 +186,19 @@ def test_a_proposed_edit_run_in_the_shell_previews_what_was_announced(
     assert proposal["truncated"] is False
     assert removal["statement"] == f"DELETE data.n FROM {table} WHERE id = 1" and removal["would_change"] == 1
     assert refused.startswith("where holds the conditions alone (CONFIRM is the person's to add)")
+    assert smuggled == {
+        "data.status = 'X', data.n": "refused: path: a column and a path inside it, nothing after it: '=' "
+                                     "follows data.status; nothing would be written",
+        "data.status WHERE id = 2 --": "refused: path: a column and a path inside it, nothing after it: "
+                                       "'WHERE' follows data.status; nothing would be written",
+        "data": "refused: path: data is a column alone: name a path inside it (data.status); nothing would "
+                "be written",
+        "data.status, data.n": "refused: path: a column and a path inside it, nothing after it: ',' follows "
+                               "data.status; nothing would be written"}
+    # One key, quotes and all: one assignment, to that key; the comment is no part of the statement.
+    assert quoted["statement"] == f'UPDATE {table} SET data."s"" = 1, data.n" = \'X\' WHERE id = 1'
+    changed = [change["path"] for row in quoted["rows"] for change in row["changes"]]
+    assert changed == ['data."s"" = 1, data.n"']
     # Nothing was written by the server.
     after = {row.id: row.data for row in session.execute(f"SELECT id, data FROM {table}")}
     session.shutdown()

@@ -2,7 +2,7 @@
 revision) and one of 2026-07-28 (`server/discover`, then stateless requests), both the SDK's own,
 served over stdio and over Streamable HTTP (with OAuth's tokens) alike: the revision each asked for,
 the same tools and the same answers, the full descriptions as resources, `tools/list` within its
-bound as sent."""
+bound as sent, every list and read private to the client that read it (SEP-2549)."""
 
 from __future__ import annotations
 
@@ -59,11 +59,12 @@ def stdio_answers(demo: Demo, tmp_path_factory: pytest.TempPathFactory,
             assert server.client.protocol_version == revision
             answers[revision] = _same_answers(server, demo)
             sizes[revision], listed = _tools_list(server)
-            # 2026-07-28's list TTL: the tools are the server's for its life, the same for every client.
+            # 2026-07-28's list TTL: the tools are the server's for its life, for the client that read
+            # them (test_every_list_and_read_is_private_to_its_caller).
             if revision == "2026-07-28":
-                assert (listed["ttlMs"], listed["cacheScope"]) == (3_600_000, "public")
+                assert (listed["ttlMs"], listed["cacheScope"]) == (3_600_000, "private")
             else:
-                assert "ttlMs" not in listed
+                assert "ttlMs" not in listed and "cacheScope" not in listed
     return answers, sizes
 
 
@@ -124,3 +125,27 @@ def test_a_cursor_is_continued_only_by_the_token_it_was_given_to_without_session
             rest = again.call("query", statement=statement, limit=100, cursor=first["cursor"]).data
         names = [row["name"] for row in first["rows"] + rest["rows"]]
         assert len(names) == len(set(names)) == 20
+
+
+def test_every_list_and_read_is_private_to_its_caller(demo: Demo, assistant_home: Path) -> None:
+    # SEP-2549: what a list names and a read holds is what this server's policy lets out (its tools,
+    # templates and prompts, the tables it lists, redacted rows), so no cache may share it across
+    # authorization contexts: every cacheable answer says `"cacheScope": "private"` on the wire
+    # (once the tools, templates and prompts said "public", and a read nothing of its own).
+    policy = assistant_home / "policy.toml"
+    policy.write_text('[tools]\ndeny = ["inspect_value"]\n[redact]\ncolumns = ["*.*.data"]\n')
+    with McpServer([*demo.conn, "--policy", str(policy)], assistant_home, revision="2026-07-28") as server:
+        call = server.portal.call
+        tools = [tool.name for tool in server.tools()]
+        assert "inspect_value" not in tools and "query" in tools
+        call(server.client.list_resources)
+        call(server.client.list_resource_templates)
+        call(server.client.list_prompts)
+        call(server.client.read_resource, "cqlsh-ext://tools/query")
+        call(server.client.read_resource, f"cqlsh-ext://schema/{demo.keyspace}/blob_formats")
+        results = [message["result"] for message in map(json.loads, server.wire.read_bytes().splitlines())
+                   if isinstance(message.get("result"), dict)]
+    for key, ttl in (("tools", 3_600_000), ("resources", 60_000), ("resourceTemplates", 3_600_000),
+                     ("prompts", 3_600_000), ("contents", 0)):
+        hints = {(result.get("ttlMs"), result.get("cacheScope")) for result in results if key in result}
+        assert hints == {(ttl, "private")}, (key, hints)
