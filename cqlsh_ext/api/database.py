@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import polars
     from cassandra.cluster import Cluster, Session
 
+    from cqlsh_ext.api.loads import LoadResult
     from cqlsh_ext.api.partitions import Partition
     from cqlsh_ext.api.writes import EditResult, Journal, ResumeResult, RewriteResult, UndoResult
     from cqlsh_ext.cql.lexer import Lexed
@@ -242,6 +243,11 @@ class Database:
     def close(self) -> None:
         self.cluster.shutdown()
 
+    @property
+    def where(self) -> str:
+        """The host and port connected to ("127.0.0.1:9042"), as errors name them."""
+        return f"{self._conn.host}:{self._conn.port}"
+
     def context(self, errors: list[str], messages: list[str], progress: Progress | None = None, *,
                 timeout: float | None = None, consistency: int | None = None,
                 keyspace: str | None = None) -> ReadContext:
@@ -266,26 +272,31 @@ class Database:
 
     def query(self, statement: str, params: Params = None, *, page_size: int | None = None,
               timeout: float | None = None, consistency: str | int | None = None,
-              paging_state: bytes | None = None, progress: Progress | None = None) -> QueryAnswer:
+              paging_state: bytes | None = None, progress: Progress | None = None,
+              sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
         """The answer of one statement that reads: a payload query's (paths, payload conditions,
         GROUP BY: docs/queries.md), else the server's as written. Read when taken (iterate it, or
         to_arrow()). `params`: the values of its `?` markers (a list) or `:name` markers (a dict),
         bound through a prepared statement, a payload condition's too; `page_size` rows a page and
         a batch, `timeout` seconds a request, `consistency` a level ("QUORUM"); `paging_state`: go
         on where an answer of the same statement and parameters stopped (answer.paging_state).
-        A write is refused: db.execute runs it."""
+        Its Arrow types (docs/api.md, "Types"): `sample_rows`, the leading rows the types of
+        values are read from (5,000); `schema`, types given (a pyarrow.Schema, or a dict of
+        column names or payload paths, "data.total", to Arrow types or their names,
+        "decimal128(20, 2)"). A write is refused: db.execute runs it."""
         return self._answer(statement, params, Call(page_size, timeout, consistency, progress),
-                            paging_state=paging_state)
+                            paging_state=paging_state, sample_rows=sample_rows, schema=schema)
 
     def _answer(self, statement: str, params: Params, call: Call, *, paging_state: bytes | None = None,
                 ranges: Sequence[tuple[int, int]] | None = None, kinds: Sequence[Kind | None] | None = None,
                 plain: bool = False, keyspace: str | None = None, owner: Database | None = None,
-                label: str | None = None) -> QueryAnswer:
+                label: str | None = None, sample_rows: int | None = None, schema: Any = None) -> QueryAnswer:
         """The answer of `statement` read as `call` says (see query); `ranges`: only those token
         ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
-        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it."""
+        kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it,
+        `sample_rows` and `schema` its types (see query)."""
         from cqlsh_ext.api.params import bind_statement
-        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity
+        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity, need
         from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
@@ -294,6 +305,9 @@ class Database:
         lexed = Lexed(statement)
         refuse_write(lexed, "query")
         page_size = _positive(call.page_size, "page_size")
+        sample_rows = _positive(sample_rows, "sample_rows")
+        if schema is not None:
+            need("pyarrow")
         level = _level(call.consistency)
         owned = identity(statement, params)
         resume = decode_state(owned, paging_state) if paging_state is not None else None
@@ -309,7 +323,7 @@ class Database:
             except Error:
                 raise
             except Exception as err:
-                raise Error(f"{LABEL}: {one_line(err)}") from None
+                raise Error(f"{LABEL}: {one_line(err, self.where)}") from None
             start = resume.state if resume is not None else None
             skip = resume.skip if resume is not None else 0
             given = resume.given if resume is not None else 0
@@ -336,6 +350,11 @@ class Database:
                 raise Error(errors[-1] if errors else "the statement answered nothing")
             if kinds is not None:
                 typed.fix(kinds)
+            try:
+                typed.typed_by(sample_rows, schema)
+            except ValueError as err:
+                typed.close()
+                raise Error(str(err)) from None
         except Error:
             ctrl_c.restore()
             if owner is not None:
@@ -347,9 +366,9 @@ class Database:
                 owner.close()
             if not isinstance(err, Exception):
                 raise
-            raise Error(one_line(err)) from None
+            raise Error(one_line(err, self.where)) from None
         reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip,
-                                given, why_not, owner)
+                                given, why_not, owner, page_size or PAGE_SIZE)
         return QueryAnswer(typed, ctx.display, reading)
 
     def _plain_plan(self, statement: str, label: str) -> tuple[Lexed, Plan, TableTarget]:
@@ -364,7 +383,7 @@ class Database:
         except Error as err:
             raise Error(f"{label}: {err}") from None
         except Exception as err:
-            raise Error(f"{label}: {one_line(err)}") from None
+            raise Error(f"{label}: {one_line(err, self.where)}") from None
         assert planned is not None
         return lexed, *planned
 
@@ -419,7 +438,7 @@ class Database:
             seconds = _positive_seconds(timeout) or self.session.default_timeout
             result = self.session.execute(sent, timeout=seconds)
         except Exception as err:
-            raise Error(one_line(err)) from None
+            raise Error(one_line(err, self.where)) from None
         names = result.column_names or ()
         rows = [dict(row) if isinstance(row, Mapping) else dict(zip(names, row, strict=False))
                 for row in result.current_rows or ()]
@@ -466,7 +485,7 @@ class Database:
         except Error:
             raise
         except Exception as err:
-            raise Error(one_line(err)) from None
+            raise Error(one_line(err, self.where)) from None
         if answer is None:
             raise Error(errors[-1] if errors else "nothing to report")
         if progress is not None:  # every reading's events end with how it ended
@@ -477,53 +496,6 @@ class Database:
     def _table(self, text: str, what: str = "table") -> tuple[str | None, str]:
         found = _names(text, (1, 2), what)
         return (None, found[0]) if len(found) == 1 else (found[0], found[1])
-
-    def describe_payload(self, column: str, sample: int | None = None, where: str | None = None,
-                         every_row: bool = False, confirm: bool = False,
-                         progress: Progress | None = None) -> ReportResult:
-        """DESCRIBE PAYLOAD [ks.]table.column [WHERE where] [SAMPLE sample | ALL [CONFIRM]]: the
-        places inside the column's payloads, their types and shares (`json_schema()` too)."""
-        from cqlsh_ext.describe.parse import LABEL
-        from cqlsh_ext.features import service_of
-
-        request = self._request("describe_payload", {"column": column, "sample": sample, "where": where,
-                                                     "every_row": every_row, "confirm": confirm})
-
-        def read(ctx: ReadContext) -> ReportAnswer | None:
-            try:
-                answer: ReportAnswer | None = service_of("describe_payload")(ctx, request)
-                return answer
-            except Exception as err:
-                if type(err).__name__ == "DescribeError":
-                    raise Error(f"{LABEL}: {err}") from None
-                raise
-
-        return self._report(read, progress)
-
-    def stats(self, table: str, column: str | None = None, sample: int | None = None,
-              confirm: bool = False, progress: Progress | None = None) -> ReportResult:
-        """COMPRESSION STATS [SAMPLE sample] [CONFIRM] of a table's payload columns (or one
-        `column`): sizes, ratios, codecs and formats of the stored values."""
-        return self._table_report("compression_stats", progress, table=table, column=column, sample=sample,
-                                  confirm=confirm)
-
-    def advise(self, table: str, column: str | None = None, sample: int | None = None,
-               progress: Progress | None = None) -> ReportResult:
-        """COMPRESSION ADVISE [SAMPLE sample] of a table's payload columns (or one `column`): what
-        each codec and level would do."""
-        return self._table_report("compression_advise", progress, table=table, column=column, sample=sample)
-
-    def settings(self, table: str, sample: int | None = None) -> ReportResult:
-        """COMPRESSION SETTINGS [SAMPLE sample] of a table: its compression and compaction, and what a
-        sample of its rows says of them."""
-        return self._table_report("compression_settings", None, table=table, sample=sample)
-
-    def _table_report(self, name: str, progress: Progress | None, **arguments: Any) -> ReportResult:
-        """A table report: its request built from the arguments (`_request`), its report answered."""
-        from cqlsh_ext.features import service_of
-
-        request = self._request(name, arguments)
-        return self._report(lambda ctx: service_of(name)(ctx, request), progress)
 
     def _request(self, name: str, arguments: dict[str, Any]) -> Any:
         """The request of cqlsh-ext's feature `name`, built by its declared builder
@@ -544,10 +516,9 @@ class Database:
         """A read feature a package declares (docs/features.md, features.ENTRY_POINT_GROUP) run by its
         name: `arguments` checked against its declaration, the table it reads looked up (a table
         alone is in the connection's keyspace), its service handed a FeatureCall, its report
-        answered. cqlsh-ext's own features are called by their methods (stats, advise, ...)."""
-        from cqlsh_ext.features.arguments import Invalid
-        from cqlsh_ext.features.calling import checked, plugins, ready_service, table_named
-        from cqlsh_ext.features.feature import FeatureCall
+        answered. cqlsh-ext's own reports are called by their methods (db.stats, db.advise, ...)."""
+        from cqlsh_ext.api.report_methods import call
+        from cqlsh_ext.features.calling import plugins
 
         declared = plugins()
         if name not in declared:
@@ -555,22 +526,19 @@ class Database:
 
             raise Error(unknown("read feature of a package", name, list(declared))
                         if declared else f"no package declares a read feature {name!r}")
-        feature = declared[name]
-        try:
-            given = checked(feature, arguments)
-            call = FeatureCall(given, table_named(feature, given, self.keyspace))
-        except Invalid as err:
-            raise Error(str(err)) from None
+        return call(self, declared[name], arguments, None)
 
-        def read(ctx: ReadContext) -> ReportAnswer | None:
-            try:
-                service = ready_service(ctx, feature, call, "the API")
-            except Invalid as err:
-                raise Error(str(err)) from None
-            answer: ReportAnswer | None = service(ctx, call)
-            return answer
+    def __getattr__(self, name: str) -> Callable[..., ReportResult]:
+        """A report's method, made from its feature's declaration (api.report_methods: db.stats,
+        db.advise, db.settings, db.describe_payload, ...; help(db.stats) says its arguments)."""
+        from cqlsh_ext.api.report_methods import method_of
 
-        return self._report(read, None)
+        return method_of(self, name)
+
+    def __dir__(self) -> list[str]:
+        from cqlsh_ext.api.report_methods import method_names
+
+        return sorted({*super().__dir__(), *method_names()})
 
     def inspect(self, statement: str) -> list[dict[str, Any]]:
         """INSPECT SELECT ...: each blob value of the SELECT's rows, layer by layer, as data."""
@@ -588,7 +556,7 @@ class Database:
             seen = service_of("inspect_value")(self.context(errors, []), request,
                                                lambda report: report.to_json(), take)
         except Exception as err:
-            raise Error(one_line(err)) from None
+            raise Error(one_line(err, self.where)) from None
         if seen is None:
             raise Error(errors[-1] if errors else "nothing to inspect")
         return found
@@ -633,15 +601,37 @@ class Database:
 
         return undo(self, journal, unsealed=unsealed, confirm=confirm, cut=cut, progress=progress)
 
-    def edit(self, statement: str, *, confirm: bool = False, progress: Progress | None = None) -> EditResult:
+    def write(self, table: str, data: Any, *, encode: Mapping[str, str] | None = None, ttl: int | None = None,
+              pace: int | None = None, confirm: bool = False, resume: Journal | LoadResult | None = None,
+              progress: Progress | None = None) -> LoadResult:
+        """COPY table (columns) FROM data (docs/load.md): `data`'s rows (an Arrow table or
+        RecordBatchReader, a pandas or a polars DataFrame, read a batch at a time) loaded into
+        `table` (`ks.table`, or a table of the connection's keyspace), the columns its names name;
+        each blob value written in its `encode` chain ({"data": "snappy>json"}), else in its own
+        label where the data holds an export's six columns (db.query(...).to_arrow()'s), else in
+        its column's DECODE setting; each encoded, decoded back and compared before anything is
+        sent (a row whose value does not come back equal is refused). `ttl`: seconds every cell
+        lives; `pace`: write units a second. A preview unless confirm=True; then each row is
+        journaled (what it held) and written, and the result names the journal db.undo takes.
+        `resume`: a stopped load's journal (or result), with the same data: its rows already
+        written are not written again."""
+        from cqlsh_ext.api.loads import write
+
+        return write(self, table, data, encode=encode, ttl=ttl, pace=pace, confirm=confirm, resume=resume,
+                     progress=progress)
+
+    def edit(self, statement: str, params: Params = None, *, confirm: bool = False,
+             progress: Progress | None = None) -> EditResult:
         """UPDATE [ks.]table SET path = value [, ...] WHERE ... or DELETE path [, ...] FROM
         [ks.]table WHERE ... (docs/edit.md): fields inside the stored payloads changed in each
-        value's own form. A preview unless confirm=True (or CONFIRM ends the statement); then
-        each row is journaled and written as the shell writes it, and the result names the
-        journal db.undo takes. Its figures are data (EditResult)."""
+        value's own form. `params`: the values of its `?` markers (a list) or `:name` markers (a
+        dict), as db.query takes them: a SET's value (a JSON value: str, int, float, Decimal,
+        bool, None, dict, list), a condition's. A preview unless confirm=True (or CONFIRM ends
+        the statement); then each row is journaled and written as the shell writes it, and the
+        result names the journal db.undo takes. Its figures are data (EditResult)."""
         from cqlsh_ext.api.writes import edit
 
-        return edit(self, statement, confirm=confirm, progress=progress)
+        return edit(self, statement, params, confirm=confirm, progress=progress)
 
 
 def _serial() -> int:

@@ -15,6 +15,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -94,6 +95,9 @@ class AnswerReading:
     given: int = 0
     why_not: str | None = None
     owner: Closeable | None = None
+    #: Rows an Arrow batch holds at least where more come (the call's page size): smaller ones are
+    #: joined (render.arrow_batches.coalesced); 0: as the reading gives them.
+    batch_rows: int = 0
 
 
 class QueryAnswer:
@@ -123,6 +127,10 @@ class QueryAnswer:
         self._complete = False
         self._done = False
         self._closed = False
+        #: Threads reading the typed answer now (its next batch, its schema's sample): close()
+        #: from another thread leaves the reading to end in theirs (_reading_here).
+        self._readers = 0
+        self._lock = threading.RLock()
         self._last_event = 0.0
         self.columns: list[AnswerField] = [AnswerField(c.name, c.role, c.type_text, c.source)
                                            for c in typed.columns]
@@ -170,10 +178,13 @@ class QueryAnswer:
         """The answer's batches as the reader takes them: the rows of a resumed page given out
         before left out, each position noted, progress told; close() ends them at once, and so
         does Ctrl-C, but for a reader that `collect`s them (to_arrow): the reading then stops at
-        its next page and what it read is kept. Ended, the reading is finished (_finish)."""
+        its next page and what it read is kept. Ended, the reading is finished (_finish); a reading
+        that failed then raises Error, its one line (after the rows it read: nothing is silently
+        short)."""
         skip = self._reading.skip
+        batches = iter(self._typed)
         try:
-            for batch in self._typed:
+            while (batch := self._pull(batches)) is not None:
                 if skip:
                     if len(batch) <= skip:
                         skip -= len(batch)
@@ -185,9 +196,37 @@ class QueryAnswer:
                 self._event()
                 if self._ends_now(collect):
                     return
-            self._complete = not self._pressed
+            self._complete = not self._pressed and not self._closed and self._failed is None
         finally:
             self._finish()
+        if self._failed is not None:
+            raise Error(f"the reading failed after {self._given:,} rows: {self._failed}")
+
+    @property
+    def _failed(self) -> str | None:
+        """The error the reading ended with (its notes' one line), None when it did not fail."""
+        notes = self._typed.notes
+        return notes.error if notes is not None and notes.error else None
+
+    def _pull(self, batches: Iterator[AnswerBatch]) -> AnswerBatch | None:
+        """The typed answer's next batch, read in this thread; None at its end, or once closed."""
+        with self._reading_here() as still_open:
+            return next(batches, None) if still_open else None
+
+    @contextmanager
+    def _reading_here(self) -> Iterator[bool]:
+        """Around a read of the typed answer in this thread (its next batch, the sample its schema
+        is read from); yields whether the answer is still open. A generator is closed only by the
+        thread that runs it (from another, it raises "generator already executing"): close() from
+        another thread meanwhile stops the reading instead, which ends here (close, _finish)."""
+        with self._lock:
+            self._readers += 1
+            still_open = not self._closed
+        try:
+            yield still_open
+        finally:
+            with self._lock:
+                self._readers -= 1
 
     def _ends_now(self, collect: bool) -> bool:
         """Whether the batches end here: close(); Ctrl-C, but for a collecting reader, whose
@@ -213,17 +252,21 @@ class QueryAnswer:
 
     def _finish(self) -> None:
         """The reading ended (its end, close(), Ctrl-C, an error): closed, the notes said, the
-        Ctrl-C handler gone, the owner closed, the last progress event."""
-        if self._done:
-            return
-        self._done = True
+        Ctrl-C handler gone, the owner closed, the last progress event. Once, in whichever thread
+        ends it (the typed answer closed under the lock: no read of it starts meanwhile)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            self._typed.close()
         notes = self._typed.notes
-        self._typed.close()
         if notes is not None:
             if self._pressed:  # Ctrl-C (its stop of the reading is an interruption, not a cancellation)
                 notes.interrupted, notes.cancelled = True, False
-            elif not self._complete:  # close(), or its reader let go of it
+            elif not self._complete and not notes.error:  # close(), or its reader let go of it
                 notes.output_closed, notes.closed_by = True, "at close()" if self._closed else ""
+                if self._closed:  # (close()'s stop of a reading in another thread: no cancellation)
+                    notes.cancelled = False
         ctrl_c = self._reading.ctrl_c
         if ctrl_c is not None:
             ctrl_c.restore()
@@ -254,9 +297,23 @@ class QueryAnswer:
 
     def close(self) -> None:
         """End the reading now: no further row is given (not even the rest of a batch); its notes
-        say how far it got (stopped: output closed), `paging_state` where to go on."""
-        self._closed = True
-        self._finish()
+        say how far it got (stopped: output closed, exact: False), `paging_state` where to go on.
+        From any thread: while another thread reads the answer (to_arrow(), to_pandas(), a loop
+        over its rows or batches), its reading is stopped and ends in that thread at its next
+        batch, whose call returns what was read before, raising nothing; the notes are final once
+        it has returned."""
+        with self._lock:
+            self._closed = True
+            elsewhere = self._readers > 0
+            if elsewhere:
+                stop = self._reading.stop
+                if stop is not None:  # the reading's own stop: it ends at its next page
+                    stop.set()
+                notes = self._typed.notes
+                if notes is not None:
+                    notes.output_closed, notes.closed_by = True, "at close()"
+        if not elsewhere:
+            self._finish()
 
     @property
     def paging_state(self) -> bytes | None:
@@ -276,7 +333,8 @@ class QueryAnswer:
     def _kinds(self) -> tuple[Kind, ...]:
         """The answer's columns' Arrow kinds, fixed (its leading sample read ahead where a kind
         is read from values): what its parts and projections are typed by (TypedAnswer.fix)."""
-        return tuple(c.fixed for c in self._typed.fixed(self._blobs()))
+        with self._reading_here():
+            return tuple(c.fixed for c in self._typed.fixed(self._blobs()))
 
     # ------------------------------------------------------------ rows
 
@@ -284,36 +342,57 @@ class QueryAnswer:
         return self.records()
 
     def records(self, details: bool = False) -> Iterator[dict[str, Any]]:
-        """The rows as dicts (see the class doc); `details`: a blob's label, kind, note, stored
-        bytes and confidence too, under the Parquet file's column names."""
+        """The rows as dicts (see the class doc): to_arrow()'s rows, a column's value as the table
+        holds it (a payload, a path's value, an aggregate, a group's key: the table's Python
+        value), but a CQL column's, which is the driver's (exact where pyarrow's Python values are
+        not: a time's nanoseconds, a timestamp or a date outside Python's years); `details`: every
+        column of the table (a blob's label, kind, note, stored bytes and confidence; a value's
+        note), else the answer's columns alone. Where the answer has a column of the payloads,
+        pyarrow reads it (the `api` extra)."""
         self._take("iteration")
-        return self._records(self._blobs(), details)
+        return self._records(details)
 
-    def _records(self, reading: BlobReading, details: bool) -> Iterator[dict[str, Any]]:
-        from cqlsh_ext.payload.columns import BLOB, CONFIDENCE, KIND, LABEL, NOTE, STORED, spelt_values
+    def _records(self, details: bool) -> Iterator[dict[str, Any]]:
+        from cqlsh_ext.payload.columns import CQL
 
         typed = self._typed
-        columns, places = typed.columns, typed.places
-        names: list[str] = []
-        for column in columns:
-            names.append(column.name)
-            if details and column.role == BLOB:
-                names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED, CONFIDENCE)]
+        columns = typed.columns
+        # What each answer column gives a row: a CQL column's value read as the driver made it
+        # (None: none), and the table's fields read from its Arrow batch.
+        plan: list[tuple[int | None, list[str]]] = []
+        arrow: ArrowBatches | None = None
+        if not details and all(c.role == CQL for c in columns):
+            plan = [(i, []) for i in range(len(columns))]
+        else:
+            self.schema  # noqa: B018 - the kinds fixed (the leading sample read) before the first row
+            arrow = self._arrow_batches()
+            for i, column in enumerate(arrow.columns):
+                names = [name for name, _ in column.fields()]
+                if column.role == CQL:
+                    plan.append((i, names[1:] if details else []))
+                else:
+                    plan.append((None, names if details else names[:1]))
+        wanted = [name for _, names in plan for name in names]
         batches = self._batches()
         try:
             for batch in batches:
-                values: list[list[Any]] = []
-                for column, chunk, place in zip(columns, batch.columns(len(columns)), places, strict=True):
-                    if column.role == BLOB:
-                        parts = reading.parts([chunk], place)
-                        values += parts if details else parts[:1]
-                    else:
-                        values.append(spelt_values(column, chunk, reading))
-                for k, row in enumerate(zip(*values, strict=True)):
+                if not len(batch):
+                    continue
+                values = batch.columns(len(columns))
+                cql = {at: values[at].values() for at, _ in plan if at is not None}
+                table = arrow.convert(batch).select(wanted).to_pylist() if arrow is not None and wanted \
+                    else None
+                for k in range(len(batch)):
                     if self._closed or self._pressed:
                         return
+                    row: dict[str, Any] = {}
+                    for (at, names), column in zip(plan, columns, strict=True):
+                        if at is not None:
+                            row[column.name] = cql[at][k]
+                        for name in names:
+                            row[name] = table[k][name] if table is not None else None
                     self._gave_row(batch, k)
-                    yield dict(zip(names, row, strict=True))
+                    yield row
         finally:
             batches.close()
 
@@ -341,24 +420,30 @@ class QueryAnswer:
         to fix the kinds read from values: payload.columns)."""
         if self._table is not None:
             return self._table.schema
-        schema: pyarrow.Schema = self._arrow_batches().schema
+        with self._reading_here():
+            schema: pyarrow.Schema = self._arrow_batches().schema
         return schema
 
     def _record_batches(self, collect: bool = False) -> Iterator[pyarrow.RecordBatch]:
+        """The answer's batches as record batches of at least the call's page size where more
+        rows come (a payload filter's pages, each a few matches, joined: coalesced)."""
+        from cqlsh_ext.render.arrow_batches import coalesced
+
         arrow = self._arrow_batches()
         batches = self._batches(collect)
         try:
-            for batch in batches:
-                if len(batch):
-                    converted = arrow.convert(batch)
+            converted = ((batch, arrow.convert(batch)) for batch in batches if len(batch))
+            for sources, record in coalesced(converted, self._reading.batch_rows):
+                for batch in sources:
                     self._gave(batch, len(batch))
-                    yield converted
+                yield record
         finally:
             batches.close()
 
     def to_reader(self) -> pyarrow.RecordBatchReader:
         """The answer as a pyarrow.RecordBatchReader: its schema first, then a batch per page as
-        the reading gives them (memory holds a page, not the answer)."""
+        the reading gives them (memory holds a page, not the answer). Closed half-read (close(),
+        `with`), or dropped, it ends the reading there (notes: stopped, output closed)."""
         import pyarrow as pa
 
         if self._table is not None:
@@ -366,7 +451,10 @@ class QueryAnswer:
             return reader
         schema = self.schema
         self._take("to_reader()")
-        return pa.RecordBatchReader.from_batches(schema, self._record_batches())
+        # (a reader of batches keeps them when closed, until it is dropped; one of its stream lets
+        # go of it when closed: the batches' generator ends there, and the reading with it)
+        batches = pa.RecordBatchReader.from_batches(schema, self._record_batches())
+        return pa.RecordBatchReader.from_stream(batches)
 
     def to_arrow(self) -> pyarrow.Table:
         """The whole answer as a pyarrow.Table, in the types COPY TO Parquet writes (a blob column

@@ -20,7 +20,10 @@ from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
     from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.params import Params
     from cqlsh_ext.api.query_answer import Progress
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.parse import Edit
     from cqlsh_ext.edit.run import EditFigures
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
@@ -169,11 +172,11 @@ def _written(label: str, call: Callable[[WriteContext], T], db: Database,
     try:
         answer = call(ctx)
     except refusals as err:
-        raise Error(f"{label}: {one_line(err)}; nothing was written") from None
+        raise Error(f"{label}: {one_line(err, db.where)}; nothing was written") from None
     except Error:
         raise
     except Exception as err:
-        raise Error(one_line(err)) from None
+        raise Error(one_line(err, db.where)) from None
     return answer, "\n".join([*out.getvalue().splitlines(), *errors]), errors
 
 
@@ -300,7 +303,7 @@ def undo(db: Database, journal: Journal, *, unsealed: bool = False,
                       done.changed + done.rewritten + done.expired, figures.journal, done.stop or None, text)
 
 
-def edit(db: Database, statement: str, *, confirm: bool = False,
+def edit(db: Database, statement: str, params: Params = None, *, confirm: bool = False,
          progress: Progress | None = None) -> EditResult:
     """UPDATE ... SET path = ... / DELETE path FROM ... [CONFIRM] (see Database.edit)."""
     from dataclasses import replace
@@ -319,20 +322,46 @@ def edit(db: Database, statement: str, *, confirm: bool = False,
     lexed = Lexed(statement)
     lookup = TableColumns(db.cluster, db.keyspace)
     try:
-        asked = parse(lexed, lookup, lookup.schema)
+        asked = parse(lexed, lookup, lookup.schema, markers=True)
     except QueryError as err:
         raise Error(f"{LABEL}: {err}; nothing was written") from None
     if asked is None:
         raise Error(f"{LABEL}: db.edit takes UPDATE ... SET path = value or DELETE path FROM ... naming "
                     "paths inside payloads (docs/edit.md); this statement is CQL's own: db.execute runs it")
+    keyspace = lookup.keyspace or ""
+    asked = _bound_edit(db, lexed, asked, keyspace, params, LABEL)
     if confirm:
         asked = replace(asked, confirm=True)
-    keyspace = lookup.keyspace or ""
     figures, text, errors = _written(LABEL, lambda ctx: service_of("edit")(ctx, asked, keyspace, lookup.meta),
                                      db, (QueryError, WriteRefused), progress)
     if figures is None:
         raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
     return _edit_result(edit_request(asked, keyspace), asked.confirm, figures, text, REMOVE)
+
+
+def _bound_edit(db: Database, lexed: Lexed, asked: Edit, keyspace: str, params: Params, label: str) -> Edit:
+    """The edit with `params` bound as db.query binds them (api.params.bind_statement): a SET's
+    value and a payload condition's literal given theirs (edit.parse.bind_edit), the ordinary
+    conditions' markers checked against the types the server says they have and bound into the
+    rows' reading (Edit.bind). Error, one line, nothing written."""
+    from dataclasses import replace
+
+    from cqlsh_ext.api.params import bind_statement
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.edit.parse import bind_edit
+    from cqlsh_ext.query.grammar import quote
+
+    where = asked.where
+    # The server's part of the WHERE, as the rows' reading sends it (its markers in their order).
+    server = f"SELECT * FROM {quote(keyspace)}.{quote(asked.table)} WHERE {' AND '.join(where.ordinary)} " \
+        "ALLOW FILTERING" if where.ordinary else None
+    try:
+        bound = bind_statement(db._prepared, lexed, server, None, params,
+                               taken=[*asked.markers, *where.markers])
+        asked = bind_edit(asked, bound.taken)
+    except (Error, QueryError) as err:
+        raise Error(f"{label}: {err}; nothing was written") from None
+    return replace(asked, bind=bound.binder())
 
 
 def _edit_result(request: EditRequest, confirmed: bool, figures: EditFigures, text: str,

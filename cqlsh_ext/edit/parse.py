@@ -12,13 +12,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
 from cqlsh_ext.cql.types import CqlType
 from cqlsh_ext.edit.document import REMOVE, Op, Spelt, SpeltInt, Step
 from cqlsh_ext.query.grammar import Schema, Where
+
+if TYPE_CHECKING:
+    from cqlsh_ext.scanning.scan import Binder
 
 _NO_IF = "IF: an edit writes each row itself, at the cell's write time + 1 or on its own condition"
 _NO_USING = ("USING: an edit keeps each cell's TTL and writes at its write time + 1 (or on a condition): "
@@ -49,6 +52,27 @@ class Edit:
     container: str | None = None
     #: The blob holds text (a text column or a UDT's text field): its values are str.
     holds_text: bool = False
+    #: The SET values that are bind markers (parse(..., markers=True): a program's parameters),
+    #: given their values by `bind_edit`; the WHERE's payload conditions' are `where.markers`.
+    markers: tuple[ValueMarker, ...] = ()
+    #: The server's part of the WHERE bound to a program's parameters (scanning.scan.Binder), when
+    #: its conditions hold markers.
+    bind: Binder | None = None
+
+
+@dataclass(frozen=True)
+class ValueMarker:
+    """A bind marker a SET's value is (db.edit's parameter): the `index`-th `?` of the statement
+    (0 first) or the `name`, and the op (an index into Edit.ops) whose value it is."""
+
+    index: int | None
+    name: str | None
+    op: int
+
+    @property
+    def spelt(self) -> str:
+        """How a message names it: `?` 1-based, or `:name`."""
+        return f":{self.name}" if self.name is not None else f"parameter {(self.index or 0) + 1}"
 
 
 def editable(cql_type: CqlType | None) -> bool:
@@ -116,12 +140,16 @@ def recognized(statement: Lexed) -> bool:
 
 class _Reader(Cursor):
     def __init__(self, statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
-                 schema: Callable[[], Schema]) -> None:
+                 schema: Callable[[], Schema], markers: bool = False) -> None:
         super().__init__(statement.tokens)
         self.statement = statement
         self.text = statement.text
         self.columns = columns
         self.schema = schema
+        #: Bind markers are taken as a SET's value and a payload condition's literal.
+        self.markers = markers
+        #: The SET values' markers read so far.
+        self.found: list[ValueMarker] = []
         #: The table's column types, once looked up.
         self.types: Mapping[str, CqlType] | None = None
 
@@ -172,7 +200,7 @@ class _Reader(Cursor):
             while True:
                 column, raw = self.target()
                 self.expect("=")
-                targets.append((column, raw, self.literal()))
+                targets.append((column, raw, self.value(len(targets))))
                 if not self.mark(","):
                     break
                 self.next()
@@ -209,7 +237,17 @@ class _Reader(Cursor):
                     if found is not None)
         first = next(found for *_, found in reached if found is not None)
         return Edit(verb, keyspace, table, reached[0][0], ops, where, allow, confirm, first.access,
-                    first.container, first.holds_text)
+                    first.container, first.holds_text, tuple(self.found))
+
+    def value(self, op: int) -> Any:
+        """A SET's value: a literal, or (markers taken) a bind marker, its value given later."""
+        from cqlsh_ext.query.grammar import read_marker
+
+        marker = read_marker(self) if self.markers else None
+        if marker is None:
+            return self.literal()
+        self.found.append(ValueMarker(*marker, op))
+        return None  # bound later (bind_edit): its value is a parameter's
 
     def target(self) -> tuple[str, RawSteps]:
         column = self.name()
@@ -275,10 +313,37 @@ class _Reader(Cursor):
         if self.word() == "if":
             raise QueryError(_NO_IF)
         self.expect("where")
-        found, self.pos = where_at(self.statement, self.pos, self.schema(), (*_ENDS, "if"))
+        found, self.pos = where_at(self.statement, self.pos, self.schema(), (*_ENDS, "if"), self.markers)
         if self.word() == "if":
             raise QueryError(_NO_IF)
         return found
+
+
+def read_path(text: str) -> str:
+    """A column and a path inside it, read as the edit statements read a target (`data.items[0].qty`,
+    `data["a key"]`, `m['k'].status`), spelt again from what was read: nothing else may follow it
+    (a second assignment, a WHERE, a comment). QueryError, one line."""
+    from cqlsh_ext.cql.spelling import spell
+
+    try:
+        reader = _Reader(Lexed(text), _no_columns, _no_schema)
+        column, raw = reader.target()
+    except QueryError as err:
+        raise QueryError(f"path: {err}") from None
+    if reader.peek().kind != "end":
+        raise QueryError(f"path: a column and a path inside it, nothing after it: {reader.peek().describe()} "
+                         f"follows {_spell(column, raw)}")
+    if not raw:
+        raise QueryError(f"path: {column} is a column alone: name a path inside it ({column}.status)")
+    return _spell(spell(column), raw)
+
+
+def _no_columns(keyspace: str | None, table: str) -> Mapping[str, CqlType]:
+    raise QueryError("a path names no table")
+
+
+def _no_schema() -> Schema:
+    raise QueryError("a path names no table")
 
 
 def _spell(column: str, raw: RawSteps) -> str:
@@ -331,6 +396,10 @@ def spell_literal(value: Any) -> str:
         if float_name(value) is not None:  # NaN, Infinity: named, not numbers
             raise QueryError(f"{value!r} is no JSON number")
         return json.dumps(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise QueryError(f"{value} is no JSON number")
+        return str(value)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{spell_literal(str(k))}: {spell_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
@@ -386,16 +455,68 @@ class TableColumns:
 
 
 def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
-          schema: Callable[[], Schema]) -> Edit | None:
+          schema: Callable[[], Schema], markers: bool = False) -> Edit | None:
     """The edit the statement asks for, None when it is not one (cqlsh's); QueryError when it is
     one but malformed. `columns(keyspace, table)` gives the table's column types (QueryError when
-    the table is unknown), then `schema()` the same table as the payload-query parser reads it."""
+    the table is unknown), then `schema()` the same table as the payload-query parser reads it.
+    `markers`: a SET's value and a payload condition's literal may be a bind marker, `?` or
+    `:name` (Edit.markers, Where.markers; `bind_edit` gives their values); the ordinary
+    conditions' markers stay in the server's part as written (Edit.bind binds them)."""
     if not recognized(statement):
         return None
-    reader = _Reader(statement, columns, schema)
+    reader = _Reader(statement, columns, schema, markers)
     try:
         return reader.edit()
     except QueryError:
         if not reader.names_path():
             return None  # CQL this reader does not follow, and no payload path in it: cqlsh's
         raise
+
+
+#: What a SET's parameter may be: a JSON value.
+VALUE_TYPES = "a str, an int, a float, a Decimal, a bool, None, a dict or a list (a JSON value)"
+
+
+def bind_edit(edit: Edit, values: Mapping[Any, object]) -> Edit:
+    """The edit with its markers given their values (`values`: each of edit.markers' and
+    edit.where.markers' value): a SET's value read as the literal that spells it would be (so a
+    parameter writes what the same value written in the statement writes), a payload condition's
+    as db.query binds it (query.grammar.bind_where). QueryError naming the marker."""
+    from dataclasses import replace
+
+    from cqlsh_ext.query.grammar import bind_where
+
+    ops = list(edit.ops)
+    for marker in edit.markers:
+        op = ops[marker.op]
+        try:
+            ops[marker.op] = replace(op, value=_value_of(values[marker]))
+        except QueryError as err:
+            raise QueryError(f"{marker.spelt} ({op.text} =): {err}") from None
+    return replace(edit, ops=tuple(ops), where=bind_where(edit.where, values), markers=())
+
+
+def _value_of(value: object) -> Any:
+    """A parameter's value as the literal spelling it reads (`literal()`: numbers keep the spelling
+    they print with). QueryError for what is no JSON value."""
+    if not _json_value(value):
+        raise QueryError(f"an edit's value is {VALUE_TYPES}, not {type(value).__name__}")
+    reader = _Reader(Lexed(spell_literal(value)), _no_table, _no_table)
+    read = reader.literal()
+    assert reader.peek().kind == "end", "spell_literal spells one literal"
+    return read
+
+
+def _json_value(value: object) -> bool:
+    """Whether `value` is a JSON value as a program gives one (an object's keys strings)."""
+    if value is None or isinstance(value, (str, bool, int, float, Decimal)):
+        return True
+    if isinstance(value, list):
+        return all(_json_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_value(v) for k, v in value.items())
+    return False
+
+
+def _no_table(*_args: object) -> Any:
+    raise QueryError("a value names no table")

@@ -97,7 +97,7 @@ def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> Edi
     plan = plan_for(keyspace, meta, target.schema, blob, keys, edit.where, edit.allow_filtering,
                     edit.allow_filtering and edit.confirm, mechanism,
                     sibling_columns(decoding, keyspace, meta.name, blob))
-    read = read_rows(ctx, plan, meta, keys, blob, mechanism, decoding)
+    read = read_rows(ctx, plan, meta, keys, blob, mechanism, decoding, edit.bind)
     if read is None:
         return None
     outcome = _outcome(edit, blob, keyspace, meta, read.pages(), decoding)
@@ -209,9 +209,12 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
         finally:
             with shielded():
                 journal.close()
+        # An edit that wrote nothing has nothing to undo, unless it stopped on a write whose outcome
+        # is the server's to tell (a timeout, a second Ctrl-C): its journal then holds that row.
+        undo = f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM" \
+            if done.written or done.failed else ""
         with shielded():  # the closing line and its undo statement, whatever is pressed now
-            closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
-                    f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
+            closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE, undo)
     return done, str(journal.path)
 
 

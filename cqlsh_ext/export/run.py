@@ -21,6 +21,7 @@ from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.parse import LABEL, ExportStatement
 
 if TYPE_CHECKING:
+    from cqlsh_ext.export.target import PrivateFile
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
 
@@ -40,13 +41,15 @@ class Exported:
     interrupted: bool
 
 
-def export(ctx: ReadContext, statement: ExportStatement) -> Exported | None:
+def export(ctx: ReadContext, statement: ExportStatement,
+           private: PrivateFile | None = None) -> Exported | None:
     """The export of `statement` in `ctx`: the file written, or None when none was (what went wrong
-    is one line: ctx.error). The caller says its closing line (the shell prints it)."""
+    is one line: ctx.error). The caller says its closing line (the shell prints it). `private`: a
+    file written for someone else (`cqlsh-ext mcp`): 0600, and stopped at its cap (export.target)."""
     from cqlsh_ext.cql.errors import QueryError
 
     try:
-        return _export(ctx, statement)
+        return _export(ctx, statement, private)
     except (ExportError, QueryError) as err:
         ctx.error(f"{LABEL}: {err}")
         return None
@@ -70,26 +73,29 @@ def _plan(ctx: ReadContext, statement: ExportStatement) -> tuple[Any, TableTarge
     return plan, target
 
 
-def _export(ctx: ReadContext, statement: ExportStatement) -> Exported | None:
+def _export(ctx: ReadContext, statement: ExportStatement, private: PrivateFile | None) -> Exported | None:
     from cqlsh_ext.export.target import ExportFile
     from cqlsh_ext.reading.select import blobs_on_core, read_select
 
-    if statement.fmt == "parquet":
+    if statement.typed:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             from cqlsh_ext.common.install import install_hint
 
-            raise ExportError(f"a Parquet file needs pyarrow: {install_hint('parquet')}") from None
+            needs = "a Parquet file needs" if statement.fmt == "parquet" else "SAMPLE_ROWS and SCHEMA need"
+            raise ExportError(f"{needs} pyarrow: {install_hint('parquet')}") from None
     plan, table = _plan(ctx, statement)
-    target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
+    # An unwritable place is said before reading.
+    target = ExportFile(statement.path, statement.overwrite, private)
     try:
         # On the native core the blobs come as stored: the file's renderer decodes them a page at
         # a time, as columns. Without it, the views the reading makes once are what it writes.
         # A file of text writes a text's payload from its text: no JSON tree is built for it;
         # JSON Lines writes a JSON text minified from the whitespace runs its check notes.
         answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=blobs_on_core(ctx, table),
-                             text_trees=statement.fmt == "parquet", text_gaps=statement.fmt == "json")
+                             text_trees=statement.typed,
+                             text_gaps=statement.fmt == "json" and not statement.typed)
     except BaseException:
         target.discard()
         raise
@@ -111,6 +117,15 @@ def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any
     if statement.raw is not None:
         settings = dataclasses.replace(settings, raw_blobs=statement.raw)
     places = [table.place(name) for name in answer.names]
+    try:  # the types given and the sample's size, said before anything is written
+        answer.typed_by(statement.sample_rows, statement.schema)
+    except ValueError as err:
+        raise ExportError(str(err)) from None
+    if statement.typed and statement.fmt != "parquet":
+        from cqlsh_ext.output.spellings import blob_reading
+        from cqlsh_ext.render.arrow_text import ArrowTextSink
+
+        return ArrowTextSink(statement.fmt, target.output(), answer, blob_reading(settings))
     if statement.fmt == "parquet":
         from cqlsh_ext.output.spellings import blob_reading
         from cqlsh_ext.render.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
@@ -215,10 +230,12 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
     else:
         rows = sink.rows
         how = "JSON Lines" if statement.fmt == "json" else "CSV"
+        if statement.typed:
+            how += ", the Parquet file's typed columns"
         if statement.fmt == "json" and statement.path.lower().endswith(".json"):
             how += ": one object per line, not an array"  # what a .json name does not say
     sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
-    if statement.fmt == "parquet":
+    if statement.typed:
         for name, count in summary.misfits.items():
             sections.append(f"{name}: {count:,} value{'s' if count != 1 else ''} did not fit the column's "
                             f"type (null there; {name}:note says what each was)")

@@ -238,14 +238,13 @@ class JsonSpelling(Blobs):
         from cqlsh_ext.payload.unwrap import failed
 
         stored = self.stored(value)
-        hexed = blob_text(stored)
         try:
             view = self.view(value, place)
             if view is None or (view.kind == UNKNOWN and view.quiet):
-                return _string(hexed)
-            return self._view_object(view, hexed)
+                return _string(blob_text(stored))
+            return self._view_object(view, stored)
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
-            return self._view_object(failed(stored, err), hexed)
+            return self._view_object(failed(stored, err), stored)
 
     def column(self, values: Iterable[Any], cqltype: Any, place: ValuePlace | None) -> list[str]:
         """value() of each of one column's values (one CQL type, one place): the type's spelling
@@ -287,7 +286,7 @@ class JsonSpelling(Blobs):
     #: format's; a null blob (payload.columns.JsonSpelt.texts).
     BLOB_TEXTS = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
 
-    def _view_object(self, view: BlobView, hexed: str) -> str:
+    def _view_object(self, view: BlobView, stored: bytes) -> str:
         parts: list[str] = []
         kind = view.kind
         if kind != UNKNOWN and kind != FAILED:
@@ -312,7 +311,7 @@ class JsonSpelling(Blobs):
             else:
                 parts.append(f'"payload": {_string(blob_text(view.data))}')
         else:
-            parts.append(f'"payload": {_string(hexed)}')
+            parts.append(f'"payload": {_string(blob_text(stored))}')
         truncated = view.truncated_layer
         if truncated is not None:
             parts.append(f'"cut": {_string(cut_text(view))}')
@@ -323,7 +322,7 @@ class JsonSpelling(Blobs):
         if view.reason:
             parts.append(f'"note": {_string(view.reason)}')
         if self.raw:
-            parts.append(f'"raw": {_string(hexed)}')
+            parts.append(f'"raw": {_string(blob_text(stored))}')
         return "{" + ", ".join(parts) + "}"
 
 
@@ -392,16 +391,15 @@ class JsonSpelling(Blobs):
         from cqlsh_ext.payload.unwrap import failed
 
         stored = self.stored(value)
-        hexed = blob_text(stored)
         try:
             view = self.view(value, place)
             if view is None or (view.kind == UNKNOWN and view.quiet):
-                return hexed
-            return self._view_tree(view, hexed)
+                return blob_text(stored)
+            return self._view_tree(view, stored)
         except Exception as err:  # the last-resort boundary, as _blob's
-            return self._view_tree(failed(stored, err), hexed)
+            return self._view_tree(failed(stored, err), stored)
 
-    def _view_tree(self, view: BlobView, hexed: str) -> dict[str, Any]:
+    def _view_tree(self, view: BlobView, stored: bytes) -> dict[str, Any]:
         out: dict[str, Any] = {}
         kind = view.kind
         if kind != UNKNOWN and kind != FAILED:
@@ -425,7 +423,7 @@ class JsonSpelling(Blobs):
             else:
                 out["payload"] = blob_text(view.data)
         else:
-            out["payload"] = hexed
+            out["payload"] = blob_text(stored)
         truncated = view.truncated_layer
         if truncated is not None:
             out["cut"] = cut_text(view)
@@ -436,7 +434,7 @@ class JsonSpelling(Blobs):
         if view.reason:
             out["note"] = view.reason
         if self.raw:
-            out["raw"] = hexed
+            out["raw"] = blob_text(stored)
         return out
 
     def _boolean_tree(self, value: Any, _: Any, __: Any = None) -> Any:

@@ -181,6 +181,8 @@ class _Parser(Cursor):
         self.found: list[Marker] = []
         #: The current condition's literals: None for a literal, else its marker's (index, name).
         self._slots: list[tuple[int | None, str | None] | None] = []
+        #: The payload conditions read so far without markers, by their tokens' kinds and values.
+        self._conditions: set[tuple[tuple[str, str], ...]] = set()
 
     # -- references
     def ref(self) -> Ref:
@@ -189,7 +191,8 @@ class _Parser(Cursor):
         cqltype = self.schema.type_of(column)
         if cqltype is None:
             raise QueryError(f"unknown column {column}")
-        if not (self.mark(".") or self.mark("[")):
+        follows = self.peek()
+        if follows.kind != "punct" or follows.value not in (".", "["):
             return Column(column)
         access = None
         if cqltype.is_blob or cqltype.is_text:  # a text column's JSON is read as a blob's payload
@@ -216,8 +219,9 @@ class _Parser(Cursor):
             raise QueryError(f"{column} is {self.schema.columns[column]}, neither a blob nor text: it has no "
                              "payload path")
         steps: list[Step] = []
-        while self.mark(".") or self.mark("["):
-            if self.next().value == ".":
+        while (follows := self.peek()).kind == "punct" and follows.value in (".", "["):
+            self.next()
+            if follows.value == ".":
                 tok = self.next()
                 if tok.kind not in ("word", "qname"):
                     raise QueryError(f"bad path after {column}: a key is a name or \"quoted\", "
@@ -348,7 +352,15 @@ class _Parser(Cursor):
             self.pos = end
             if end == start:
                 raise QueryError(f"expected a condition at {self.peek().describe()}")
-            self.condition(start, end, ordinary, predicates, restricted)
+            # A payload condition ANDed with itself is itself: one written again (the same tokens)
+            # is read once and evaluated once (a chain of 20,000 `data.a = 1` is one condition). An
+            # ordinary condition goes to the server as written, and a marker's value is bound later.
+            same = tuple((tok.kind, tok.value) for tok in tokens[start:end])
+            if same not in self._conditions:
+                before = len(predicates)
+                self.condition(start, end, ordinary, predicates, restricted)
+                if len(predicates) > before and all(slot is None for slot in self._slots):
+                    self._conditions.add(same)
             if not self.take("and"):
                 return
 
@@ -436,18 +448,8 @@ class _Parser(Cursor):
         """A bind marker where a literal is (`?` or `:name`), read: (its index among the
         statement's `?`, its name); None when the next token is no marker. A marker where markers
         are not taken is an error saying where they are."""
-        tok = self.peek()
-        named = self.mark(":") and self.peek(1).kind in ("word", "qname") and self.peek(1).start == tok.end
-        if not (self.mark("?") or named):
-            return None
-        if not self.markers:
-            raise QueryError(f"a bind marker ({tok.value}) stands for a program's parameter "
-                             "(db.query(statement, params)), not here")
-        self.next()
-        if not named:
-            return sum(1 for t in self.tokens[:self.pos - 1] if t.kind == "punct" and t.value == "?"), None
-        name = self.next()
-        return None, name.value.lower() if name.kind == "word" else name.value
+        return read_marker(self, self.markers)
+
 
     def group(self) -> list[Path]:
         paths: list[Path] = []
@@ -555,6 +557,27 @@ def server_select(plan: Plan, schema: Schema) -> str:
     return f"SELECT {columns} FROM {table}"
 
 
+def read_marker(cursor: Cursor, taken: bool = True) -> tuple[int | None, str | None] | None:
+    """A bind marker at the cursor where a literal is (`?` or `:name`: a program's parameter), read:
+    (its index among the statement's `?`, 0 first; its name, as CQL reads a name); None when the
+    next token is no marker. A marker where markers are not `taken` is a QueryError saying where
+    they are."""
+    tok = cursor.peek()
+    if tok.kind != "punct" or tok.value not in ("?", ":"):  # a literal, as most are: no marker
+        return None
+    named = cursor.mark(":") and cursor.peek(1).kind in ("word", "qname") and cursor.peek(1).start == tok.end
+    if not (cursor.mark("?") or named):
+        return None
+    if not taken:
+        raise QueryError(f"a bind marker ({tok.value}) stands for a program's parameter "
+                         "(db.query(statement, params)), not here")
+    cursor.next()
+    if not named:
+        return sum(1 for t in cursor.tokens[:cursor.pos - 1] if t.kind == "punct" and t.value == "?"), None
+    name = cursor.next()
+    return None, name.value.lower() if name.kind == "word" else name.value
+
+
 @dataclass(frozen=True)
 class Where:
     """A WHERE as the payload-query parser reads it: the ordinary conditions (sent to the server
@@ -565,13 +588,18 @@ class Where:
     predicates: tuple[Predicate, ...] = ()
     restricted: frozenset[str] = frozenset()
     text: str = ""
+    #: The payload conditions' literals that are bind markers (where_at(..., markers=True)):
+    #: `bind_where` gives them their values.
+    markers: tuple[Marker, ...] = ()
 
 
-def where_at(statement: Lexed, pos: int, schema: Schema, stops: Sequence[str]) -> tuple[Where, int]:
+def where_at(statement: Lexed, pos: int, schema: Schema, stops: Sequence[str],
+             markers: bool = False) -> tuple[Where, int]:
     """The conditions of a WHERE whose first condition is token `pos` of `statement`, up to the first
     word of `stops` (or `;`, or the end) outside parentheses: the Where and the position after it.
-    Statements of their own (an edit, COMPRESSION REWRITE) read their WHERE with it. QueryError."""
-    parser = _Parser(statement, schema)
+    Statements of their own (an edit, COMPRESSION REWRITE) read their WHERE with it. `markers`: a
+    payload condition's literal may be a bind marker (Where.markers), as parse() takes it. QueryError."""
+    parser = _Parser(statement, schema, markers=markers)
     parser.pos = pos
     ordinary: list[str] = []
     predicates: list[Predicate] = []
@@ -579,7 +607,7 @@ def where_at(statement: Lexed, pos: int, schema: Schema, stops: Sequence[str]) -
     parser.where(ordinary, predicates, restricted, tuple(stops))
     first, last = statement.tokens[pos], statement.tokens[max(pos, parser.pos - 1)]
     return Where(tuple(ordinary), tuple(predicates), frozenset(restricted),
-                 statement.text[first.start:last.end]), parser.pos
+                 statement.text[first.start:last.end], tuple(parser.found)), parser.pos
 
 
 def reading(keyspace: str, table: str, columns: Sequence[str], where: Where, schema: Schema,
@@ -590,7 +618,8 @@ def reading(keyspace: str, table: str, columns: Sequence[str], where: Where, sch
     items = [Item("column", name, Column(name)) for name in [*columns, *(alias for _, alias in extra)]]
     pk = list(schema.partition_key)
     plan = Plan(items, keyspace, table, " AND ".join(where.ordinary), list(where.predicates), [], [], False,
-                None, allow_filtering, confirm, bool(pk) and all(c in where.restricted for c in pk))
+                None, allow_filtering, confirm, bool(pk) and all(c in where.restricted for c in pk),
+                markers=where.markers)
     _check(plan)
     text = selection(keyspace, table, columns, extra)
     if plan.server_where:
@@ -663,8 +692,24 @@ def literal_of(value: object, op: str) -> Literal:
 def bind(plan: Plan, values: Mapping[Marker, object]) -> Plan:
     """The plan with each marker's literal given its value (`values`: each of plan.markers' value;
     literal_of types it). Raises QueryError naming the marker whose value does not fit."""
-    predicates = list(plan.predicates)
-    for marker in plan.markers:
+    from dataclasses import replace
+
+    return replace(plan, predicates=_bound(plan.predicates, plan.markers, values), markers=())
+
+
+def bind_where(where: Where, values: Mapping[Marker, object]) -> Where:
+    """A WHERE (where_at's) with each of its markers' literals given its value, as `bind` gives a
+    plan's. QueryError."""
+    from dataclasses import replace
+
+    return replace(where, predicates=tuple(_bound(where.predicates, where.markers, values)), markers=())
+
+
+def _bound(given: Sequence[Predicate], markers: Sequence[Marker],
+           values: Mapping[Marker, object]) -> list[Predicate]:
+    """The conditions with each marker's literal given its value (literal_of types it)."""
+    predicates = list(given)
+    for marker in markers:
         pred = predicates[marker.predicate]
         try:
             literal = literal_of(values[marker], pred.op)
@@ -674,7 +719,5 @@ def bind(plan: Plan, values: Mapping[Marker, object]) -> Plan:
         slots = list(pred.values)
         slots[marker.slot] = literal
         predicates[marker.predicate] = Predicate(pred.ref, pred.op, tuple(slots))
-    from dataclasses import replace
-
-    return replace(plan, predicates=predicates, markers=())
+    return predicates
 

@@ -25,10 +25,13 @@ from cqlsh_ext.payload.columns import (
     AnswerColumn,
     BlobReading,
     ColumnValues,
+    GivenTypes,
     ValueColumn,
     column_of,
     decoded_bytes,
     fix_kinds,
+    given_types,
+    with_given,
 )
 
 if TYPE_CHECKING:
@@ -276,10 +279,11 @@ class ReadNotes:
 
     @property
     def exact(self) -> bool:
-        """Whether the answer's figures (its groups, aggregates and counts) cover every row the
-        statement reads: not when the reading was stopped before its end (Ctrl-C, a cancellation
-        or a time limit, an error). An output that closed had what it wanted: what it got is whole."""
-        return self.stopped in (None, OUTPUT_CLOSED)
+        """Whether the answer covers every row the statement reads, and its figures (groups,
+        aggregates, counts) with it: not when the answer was cut (`stopped`: Ctrl-C, a
+        cancellation or a time limit, an error, its output closed before the end: close(), a
+        reader that let go of it, the pager quit, a call's limit). Its LIMIT reached is its end."""
+        return self.stopped is None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rows_read": self.rows_read, "matched": self.matched,
@@ -348,6 +352,9 @@ class TypedAnswer:
         self._parts: Iterator[AnswerBatch] | None = None
         #: Decoded bytes a row of blobs held so far (None: none read yet).
         self._per_row: float | None = None
+        #: The rows the kinds read from values are read from, and the types given (typed_by).
+        self.sample_rows = SAMPLE_ROWS
+        self._given: GivenTypes = {}
 
     @property
     def names(self) -> list[str]:
@@ -413,28 +420,41 @@ class TypedAnswer:
                 self.notes.blobs_undecodable[kind] = self.notes.blobs_undecodable.get(kind, 0) + n
             self.notes.blobs_cut += cut
 
+    def typed_by(self, sample_rows: int | None = None, schema: Any = None) -> None:
+        """Its kinds read from its first `sample_rows` rows (None: SAMPLE_ROWS), and `schema`'s
+        types given its columns and the paths inside them (payload.columns.given_types: a
+        pyarrow.Schema, or a mapping of names or paths to types or type names); before the kinds
+        are fixed. ValueError, one line, for a schema its columns do not take."""
+        if sample_rows is not None:
+            self.sample_rows = sample_rows
+        if schema is not None:
+            self._given = given_types(self.columns, schema)
+
     def fixed(self, reading: BlobReading | None = None) -> list[AnswerColumn]:
-        """The columns with their kinds fixed (see the class doc), read from the first SAMPLE_ROWS
-        rows where a kind is read from values, or fewer where their blobs decode to more than
-        BATCH_BYTES. `reading`: how the sampled blobs decode (default
+        """The columns with their kinds fixed (see the class doc): given (typed_by), else read
+        from the first `sample_rows` rows where a kind is read from values, or fewer where their
+        blobs decode to more than BATCH_BYTES. `reading`: how the sampled blobs decode (default
         the answer's own)."""
         if self._fixed is not None:
             return self._fixed
         reading = reading or self.reading or BlobReading(_default_decoding())
-        if any(c.kind is None and c.inferred for c in self.columns):
+        columns = with_given(self.columns, self._given, whole=True)
+        if any(c.kind is None and c.inferred for c in columns):
             rows = sum(len(b) for b in self._ahead)
             # (and no more than about one part's decoded blobs: a stream of megabyte values gives
             # its first batch before the whole of a small table is read, in flat memory)
-            while rows < SAMPLE_ROWS and rows * (self._per_row or 0.0) < BATCH_BYTES:
+            while rows < self.sample_rows and rows * (self._per_row or 0.0) < BATCH_BYTES:
                 batch = self._next()
                 if batch is None:
                     break
                 self._ahead.append(batch)
                 rows += len(batch)
             sample = [b.columns(len(self.columns)) for b in self._ahead]
+            if rows > self.sample_rows:  # the sample is its first rows, whatever the batches' sizes
+                sample = _first_rows(sample, self.sample_rows)
         else:
             sample = []
-        self._fixed = fix_kinds(self.columns, sample, reading, self.places)
+        self._fixed = with_given(fix_kinds(columns, sample, reading, self.places), self._given, whole=False)
         return self._fixed
 
     def fix(self, kinds: Sequence[Kind | None]) -> None:
@@ -461,6 +481,18 @@ class TypedAnswer:
         close = getattr(self._batches, "close", None)
         if close is not None:
             close()
+
+
+def _first_rows(batches: list[list[ColumnValues]], rows: int) -> list[list[ColumnValues]]:
+    """The first `rows` rows of batches of columns."""
+    out: list[list[ColumnValues]] = []
+    for columns in batches:
+        if rows <= 0:
+            break
+        size = len(columns[0]) if columns else 0
+        out.append(columns if size <= rows else [c[:rows] for c in columns])
+        rows -= size
+    return out
 
 
 def _default_decoding() -> Any:

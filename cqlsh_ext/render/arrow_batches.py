@@ -2,11 +2,12 @@
 and streams are written from.
 
 The schema is fixed before the first batch leaves (reading.typed.TypedAnswer.fixed: the CQL types,
-and the answer's leading sample for the kinds read from values; payload.columns states the rule),
-each answer batch becomes one record batch of that schema (payload.columns.arrow_arrays: laid out by
-the native core where it holds the values, else by pyarrow), and a value that does not fit its
-column's kind is null there with its note, counted in the answer's notes (`ReadNotes.misfits`).
-Nothing is retyped: every batch has the schema the first had.
+the types given, and the answer's leading sample for the kinds read from values; payload.columns
+states the rule), each answer batch becomes one record batch of that schema
+(payload.columns.arrow_arrays: laid out by the native core where it holds the values, else by
+pyarrow), and a value that does not fit its column's kind is null there, or only the places inside
+it that do not fit, with its note, counted in the answer's notes (`ReadNotes.misfits`). Nothing is
+retyped: every batch has the schema the first had.
 
 pyarrow is imported when a batch is made, never at import time.
 """

@@ -56,7 +56,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.highlight, repl.statement_end, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None; its history kept free of passwords), HISTORY, "
-              "CQL_ERRORS, parser, CONFIG_FILE, cqlruleset", "repl, cli, shell"),
+              "CQL_ERRORS, parser, CONFIG_FILE and CQL_DIR (cqlshrc_in_force), cqlruleset",
+     "repl, cli, shell, reading.connecting"),
     ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
               "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
@@ -68,7 +69,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "
               "Shell.perform_statement(text) sends a statement as written; onecmd is handed the statement "
               "read so far, reset_statement empties it; cqlruleset.commands_end_with_newline: "
-              "newline_commands", "shell, commands.statement_bounds"),
+              "newline_commands", "shell, features.statement_bounds"),
     ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
               "shell command as handle_statement does (None, or a remainder, when it does not parse): "
               "parse_command", "mcp_server.tools"),
@@ -87,6 +88,11 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cassandra-driver", "Connection.process_io_buffer re-implemented for protocol v5's segments, "
                          "linear in what the reactor read (segments.DRIVER_COPIED pins the source)",
      "upstream.segments"),
+    ("cassandra-driver", "DateType.deserialize and TimeType.deserialize replaced and the Cython "
+                         "deserializers' DesDateType and DesTimeType taken away (the row parser's generic "
+                         "reader then calls the class's), as cqlsh's insert_driver_hooks does for "
+                         "DateType (COPIED pins it; our reading goes in after it)",
+     "upstream.time_values"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
      "scanning.scan, scanning.workers"),
@@ -138,6 +144,9 @@ COPIED: dict[str, str] = {
     # output.pipeline's _page_formats: its body, with what it reads per cell read once a page.
     "cqlshlib.cqlshmain.Shell.myformat_value":
         "bced80f1b829ea079bbe0ba3a89b5fe3fb6819754f08caecd2b616c8a9180dec",
+    # upstream.time_values: its reading of timestamps put in after these hooks, in place of theirs.
+    "cqlshlib.cqlshmain.insert_driver_hooks":
+        "af37e36861b4728ed9550971712d5927988e6f96d871d2ab9e50eb78cbaf8aea",
     # output.pipeline's _page_formats' columns: the chain below myformat_value, to the value's
     # formatter (the arguments it hands that formatter, the null, EMPTY, the formatter's lookup).
     "cqlshlib.cqlshmain.format_value":
@@ -195,27 +204,34 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         sys.argv = saved
     if not cqlshmain.version.startswith(CQLSH_VERSION_PIN):
         raise RuntimeError(f"cqlsh-ext needs cqlsh {CQLSH_VERSION_PIN}.x, found {cqlshmain.version}")
-    from cqlsh_ext.upstream import segments
+    from cqlsh_ext.upstream import segments, time_values
 
     segments.install()  # the driver is loaded: its v5 segments read in one pass, before any connection
+    time_values.install()  # every timestamp and time read exactly, none leaving a connection defunct
+    # (cqlsh's main() puts its own reading of timestamps in: ours goes back in right after it)
+    setattr(cqlshmain, "insert_driver_hooks",  # noqa: B010 - a module global main() calls
+            time_values.after_cqlsh_hooks(cqlshmain.insert_driver_hooks))
     _STOCK_SHELL.append(cqlshmain.Shell)
     return cqlshmain
 
 
 @contextmanager
 def cqlshrc_in_force(cqlshmain: ModuleType, cqlshrc: str | None) -> Iterator[str]:
-    """cqlshmain.CONFIG_FILE as `--cqlshrc` would make it at import (the stock file when it is not
-    given or does not exist), in force while the block runs (read_options reads the global), for a
+    """cqlshmain.CONFIG_FILE and CQL_DIR (where the credentials file is looked for by default: the
+    cqlshrc's directory) as `--cqlshrc` would make them at import (the stock file when it is not
+    given or does not exist), in force while the block runs (read_options reads the globals), for a
     process that connects more than once (the Python API), each with its own file; yields its path."""
     path = os.path.expanduser(cqlshrc) if cqlshrc else cqlshmain.DEFAULT_CQLSHRC
     if not os.path.exists(path):
         path = cqlshmain.DEFAULT_CQLSHRC
-    saved = getattr(cqlshmain, "CONFIG_FILE")  # noqa: B009 - a module's global, set and put back
-    setattr(cqlshmain, "CONFIG_FILE", path)  # noqa: B010
+    saved = getattr(cqlshmain, "CONFIG_FILE"), getattr(cqlshmain, "CQL_DIR")  # noqa: B009 - module globals
+    setattr(cqlshmain, "CONFIG_FILE", path)  # noqa: B010 - set and put back
+    setattr(cqlshmain, "CQL_DIR", os.path.dirname(path))  # noqa: B010
     try:
         yield path
     finally:
-        setattr(cqlshmain, "CONFIG_FILE", saved)  # noqa: B010
+        setattr(cqlshmain, "CONFIG_FILE", saved[0])  # noqa: B010
+        setattr(cqlshmain, "CQL_DIR", saved[1])  # noqa: B010
 
 
 @contextmanager

@@ -43,7 +43,10 @@ def test_rows_are_dicts_with_paths_and_payloads(db, orders: Orders):
             assert got[ck]["data"] is None
             continue
         status = take(doc, ("status",))
-        assert got[ck]["data.status"] == (None if status is cqlsh_ext_missing() else status)
+        # The table's value (docs/api.md, Rows): a status its column's type (a string) does not
+        # hold, the number 7 of one document, is None there, as in to_arrow()
+        want = None if status is cqlsh_ext_missing() or not isinstance(status, str) else status
+        assert got[ck]["data.status"] == want
         assert got[ck]["data"]["order-id"] == doc["order-id"]
     assert answer.notes["rows_read"] == len(truth)
     assert answer.notes["undecodable"] == sum(doc is None for doc in truth.values())

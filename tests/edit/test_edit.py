@@ -177,6 +177,28 @@ def test_a_row_written_between_the_read_and_the_write_is_left_alone(sh, session,
     assert json.loads(READ_BACK["snappy/framed"](stored(session, 104, 2)))["status"] == "DONE"
 
 
+def test_an_edit_that_wrote_no_row_gives_no_undo(sh, session, capsys, monkeypatch) -> None:
+    put(session, 116, 1, encode("gzip>text", DOC_TEXT, CAP).value)
+    theirs = encode("zstd>text", '{"status":"THEIRS"}', CAP).value
+    original = writing_cells.CellWriter.write
+
+    def racing(self: Any, key: Any, *args: Any) -> Any:  # every row written by someone else first
+        session.execute("UPDATE t SET data = %s WHERE id = 116 AND seq = 1", (theirs,))
+        return original(self, key, *args)
+
+    monkeypatch.setattr(writing_cells.CellWriter, "write", racing)
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 116 AND seq = 1 CONFIRM;")
+    out, err = said(capsys)
+    assert "0 rows written, 1 changed since it was read: left alone." in out, (out, err)
+    assert "UNDO" not in out + err  # nothing was written: nothing to undo
+    assert stored(session, 116, 1) == theirs
+    monkeypatch.setattr(writing_cells.CellWriter, "write", original)
+    put(session, 116, 1, encode("gzip>text", DOC_TEXT, CAP).value)
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 116 AND seq = 1 CONFIRM;")
+    out, _ = said(capsys)
+    assert "1 row written." in out and "Undo: UNDO '" in out, out
+
+
 def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys) -> None:
     java = bytes.fromhex("aced0005737200") + b"\x00" * 8
     values = {

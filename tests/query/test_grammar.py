@@ -73,6 +73,20 @@ def test_where_splits_the_ordinary_part_from_payload_conditions():
     assert p.limit == 5
 
 
+def test_a_payload_condition_written_again_is_one_condition():
+    # A chain of the same condition (issue 83's 20,000 `data.a = 1`) is read and evaluated once; a
+    # condition that differs in a token is another (`true` is not `1`); ordinary conditions and
+    # markers stay as written, each.
+    chain = " AND ".join(["data.a = 1"] * 20_000)
+    p = plan(f"SELECT pk FROM t WHERE pk = 'a' AND {chain} AND data.a = true AND data.a=1 AND ck = 1 "
+             "AND ck = 1")
+    assert p.predicates == [Predicate(Path("data", None, ("a",), "data.a"), "=", (1,)),
+                            Predicate(Path("data", None, ("a",), "data.a"), "=", (True,))]
+    assert p.server_where == "pk = 'a' AND ck = 1 AND ck = 1"
+    marked = parse("SELECT pk FROM t WHERE pk = 'a' AND data.a = ? AND data.a = ?", SCHEMA, markers=True)
+    assert marked is not None and len(marked.predicates) == 2 and len(marked.markers) == 2
+
+
 @pytest.mark.parametrize(("cond", "op", "values"), [
     ("data.a = 1", "=", (1,)), ("data.a != 'x'", "!=", ("x",)), ("data.a <> 'x'", "!=", ("x",)),
     ("data.a < 1.5", "<", (Decimal("1.5"),)), ("data.a <= -2", "<=", (-2,)),
