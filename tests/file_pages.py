@@ -1,8 +1,9 @@
-"""An export's file written from rows in memory, as COPY (SELECT ...) TO reads and writes it (no
-server): the statement parsed on a (pk text, ck int, data blob) table, its rows evaluated a page
-at a time into a typed answer (on the native core the blobs as stored and the columns held by it;
-without it the evaluator's views), and the answer rendered by the file's sink. Shared by the
-engine tests (tests/native/test_file_columns.py, tests/test_one_engine.py)."""
+"""A SELECT's typed answer read from rows in memory as reading.select reads the server's pages
+(no server): the statement parsed on a (pk text, ck int, data blob) table, its rows evaluated a
+page at a time (on the native core the blobs given as it holds its reading of them; without it
+the evaluator's views), and an export's file rendered from it by the file's sink, as COPY (SELECT
+...) TO writes it. Shared by the engine tests (tests/native/test_file_columns.py,
+tests/test_one_engine.py)."""
 
 from __future__ import annotations
 
@@ -35,46 +36,64 @@ class Target:
             self.out.close()
 
 
-def write_file(select: str, rows: Sequence[tuple[Any, ...]], folder: Path, fmt: str, settings: Any,
-               on_core: bool, page: int = 97, row_group: int | None = None) -> Path:
-    """`select` over `rows` (pk, ck, data), `page` rows at a time, written as `fmt` (parquet, json,
-    csv) in `settings`: the file's path."""
-    from cqlsh_ext.export.json_csv import TextSink
-    from cqlsh_ext.output.spellings import blob_reading
+def typed_answer(select: str, rows: Sequence[tuple[Any, ...]], settings: Any, held: bool, page: int = 97,
+                 trees: bool = True, gaps: bool = False) -> Any:
+    """`select` over `rows` (pk, ck, data) read `page` rows at a time as reading.select reads a
+    SELECT's pages into a typed answer (the plain road's columns where the evaluator answers in
+    columns: Answer.add_page_columns, else its rows): the blobs given as the engine holds them
+    (`held`: payload.program.Given), `trees` and `gaps` its."""
     from cqlsh_ext.payload.columns import BlobReading
     from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.payload.program import Given
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.evaluate import Evaluator
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.reading.select import answer_columns
     from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
-    from cqlsh_ext.render.parquet import ROW_GROUP_SIZE, ParquetSink
 
     plan = parse(select, SCHEMA, plain=True)
     assert plan is not None
-    evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core,
-                          text_trees=fmt == "parquet", text_gaps=fmt == "json")
-    answer = Answer(plan, [])
-    types = [TYPES[item.name] if item.kind == "column" else None for item in plan.items]
+    evaluator = Evaluator(plan, settings.decoding(), "ks", Given(held, trees, gaps))
+    answer = Answer(plan, NAMES if any(item.kind == "star" for item in plan.items) else [])
+    types: list[Any] = []
+    for item in plan.items:
+        if item.kind == "star":
+            types += [TYPES[name] for name in answer.star_columns]
+        else:
+            types.append(TYPES[item.name] if item.kind == "column" else None)
     columns = answer_columns(plan, answer, types)
     places = [ValuePlace("ks", "t", c.name, ()) for c in columns]
 
     def batches() -> Iterator[AnswerBatch]:
         for start in range(0, len(rows), page):
             chunk = rows[start:start + page]
-            held = answer.add_page_columns(evaluator, NAMES, chunk)
-            if held is not None:
-                yield AnswerBatch(columns=held)
+            got = answer.add_page_columns(evaluator, NAMES, chunk) if evaluator.held else None
+            if got is not None:
+                yield AnswerBatch(columns=got)
             else:
                 yield AnswerBatch(answer.add_page(evaluator, NAMES, chunk))
+        final = [] if answer.streamed else answer.final()
+        for start in range(0, len(final), page):
+            yield AnswerBatch(final[start:start + page])
 
-    typed = TypedAnswer(columns, batches(), ReadNotes(answer), plan, places, BlobReading(settings.decoding()))
+    return TypedAnswer(columns, batches(), ReadNotes(answer), plan, places, BlobReading(settings.decoding()))
+
+
+def write_file(select: str, rows: Sequence[tuple[Any, ...]], folder: Path, fmt: str, settings: Any,
+               on_core: bool, page: int = 97, row_group: int | None = None) -> Path:
+    """`select` over `rows` (pk, ck, data), `page` rows at a time, written as `fmt` (parquet, json,
+    csv) in `settings`: the file's path."""
+    from cqlsh_ext.export.json_csv import TextSink
+    from cqlsh_ext.output.spellings import blob_reading
+    from cqlsh_ext.render.parquet import ROW_GROUP_SIZE, ParquetSink
+
+    typed = typed_answer(select, rows, settings, on_core, page, trees=fmt == "parquet", gaps=fmt == "json")
     target = Target(folder)
     if fmt == "parquet":
         sink: Any = ParquetSink(target, typed, blob_reading(settings),
                                 row_group_size=row_group or ROW_GROUP_SIZE)
     else:
-        sink = TextSink(fmt, target, columns, settings, places)  # type: ignore[arg-type]
+        sink = TextSink(fmt, target, typed.columns, settings, typed.places)  # type: ignore[arg-type]
     for batch in typed:
         sink.write(batch)
     sink.finish()

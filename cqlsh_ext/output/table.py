@@ -20,6 +20,7 @@ from cqlshlib.formatting import CqlType
 
 from cqlsh_ext.cql.types import from_cqlsh
 from cqlsh_ext.payload.places import ValuePlace
+from cqlsh_ext.payload.view import BlobView
 
 
 class PlacedFormatter:
@@ -35,18 +36,21 @@ class PlacedFormatter:
         return self.display(val, colormap, quote, place=self.place)
 
     def takes_column(self, values: Sequence[Any]) -> bool:
-        """`column` can format these values: bytes and nulls, and a display that formats a page's
-        blobs at once (display.BlobDisplay.cells). Not a decoded view or a DecodeError: those are
-        formatted cell by cell."""
-        return hasattr(self.display, "cells") and all(type(value) is bytes or value is None
-                                                      for value in values)
+        """`column` can format these values: bytes, views the reading made (a payload query's
+        answer: payload.view.BlobView) and nulls, and a display that formats a page's blobs at once
+        (display.BlobDisplay.cells). Not a DecodeError: that is formatted cell by cell, in cqlsh's
+        order."""
+        return hasattr(self.display, "cells") and all(
+            type(value) is bytes or value is None or isinstance(value, BlobView) for value in values)
 
     def column(self, values: Sequence[Any], cqltype: Any, formats: PageFormats) -> list[Any]:
         """The cells of a top-level blob column's values of a page (takes_column) at once, as
         calling this formatter on each gives them, a null as `formats.cell` spells it."""
         blobs = [value for value in values if type(value) is bytes]
         made = iter(self.display.cells(self.place, blobs, formats.colormap))  # type: ignore[attr-defined]
-        return [next(made) if type(value) is bytes else formats.cell(value, cqltype) for value in values]
+        colormap = formats.colormap
+        return [next(made) if type(value) is bytes else formats.cell(value, cqltype) if value is None
+                else self(value, colormap) for value in values]
 
 
 def bind_blob_formatters(cqltype: CqlType, place: ValuePlace, display: Callable[..., Any],

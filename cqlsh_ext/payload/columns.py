@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload import native
@@ -72,15 +73,14 @@ from cqlsh_ext.payload.arrow_types import (
 )
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.confidence import view_confidence
+from cqlsh_ext.payload.held_views import HeldView, quiet_reason
 from cqlsh_ext.payload.path_values import SCALARS, machine_value
 from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import (
     BINARY,
-    NOT_DETECTED,
     RECORD,
     TEXT,
-    TOO_SHORT,
     UNDECODABLE_KINDS,
     UNKNOWN,
     BlobView,
@@ -303,22 +303,56 @@ class _PathsOnCore(_OnCore):
 
 
 class _BlobsOnCore(_OnCore):
-    """A blob column's values the native core read (kind, label, payload each): `values()` are the
-    stored bytes."""
+    """A blob column's values the native core read (kind, label, payload each): `values()` are
+    their views as the core read them (payload.held_views.HeldView: nothing decoded again), a
+    null blob None, a value the core leaves to the Python engine that engine's view (`known`: the
+    views made already, by row; else made by `engine`, the place's, once, where the reading gave
+    one: BlobReading.read; else its stored bytes, which a reader of views decodes)."""
 
-    __slots__ = ()
+    __slots__ = ("_values", "engine", "known")
+
+    def __init__(self, held: Any, engine: ValueEngine | None = None,
+                 known: Mapping[int, BlobView] | None = None) -> None:
+        super().__init__(held)
+        self.engine = engine
+        self.known: Mapping[int, BlobView] = known or {}
+        self._values: list[Any] | None = None
+
+    def __getitem__(self, index: slice) -> _BlobsOnCore:
+        start, stop, _step = index.indices(len(self.held))
+        known = {i - start: view for i, view in self.known.items() if start <= i < stop}
+        return _BlobsOnCore(self.held[index], self.engine, known)
+
+    def placed(self, engine: ValueEngine) -> _BlobsOnCore:
+        """This column with its place's engine, which reads the values the core leaves."""
+        return self if self.engine is engine else _BlobsOnCore(self.held, engine, self.known)
+
+    def python_value(self, row: int, stored: Any) -> Any:
+        """A row the core leaves to the Python engine, as a reader of values takes it: its view."""
+        found = self.known.get(row)
+        if found is not None:
+            return found
+        if isinstance(stored, BlobView) or self.engine is None or type(stored) is not bytes or not stored:
+            return stored
+        return self.engine.view(stored)
 
     def values(self) -> list[Any]:
-        return list(self.held.stored())
+        if self._values is None:
+            payload = partial(native.held_payload, self.held)
+            self._values = native.contents_views(
+                self.held, lambda stored, kind, label, text, decoded, row: HeldView(
+                    stored, kind, label, text, decoded, payload, row), self.python_value)
+        return self._values
 
 
-def column_of(values: Any) -> ColumnValues:
+def column_of(values: Any, engine: ValueEngine | None = None) -> ColumnValues:
     """A reading's column as a ColumnValues: a ColumnValues as it is, a column the native core holds (a
-    path's values or a blob column's reading: Evaluator.held), or a sequence of Python values."""
+    path's values or a blob column's reading: Evaluator.held; `engine`, its place's, reads the
+    values the core leaves), or a sequence of Python values."""
     if isinstance(values, ColumnValues):
         return values
     if native.is_held_contents(values):
-        return _BlobsOnCore(values)
+        return _BlobsOnCore(values, engine)
     if native.is_held_column(values):
         return _PathsOnCore(values)
     return ValueColumn(values)
@@ -383,8 +417,10 @@ class BlobReading:
         reading (each value decoded once, no view made); without it, the Python engine's views.
         A column the core or a reading read already is taken as it is. Its undecodable and cut
         values are counted here."""
-        if isinstance(column, _BlobsOnCore) or self.off:
+        if self.off:
             return column
+        if isinstance(column, _BlobsOnCore):  # read by the query: the values it leaves, by this place
+            return column.placed(self.engines(place))
         values = column.values()
         if not values or all(v is None or isinstance(v, BlobView) for v in values):
             return column
@@ -395,8 +431,7 @@ class BlobReading:
             except Exception:  # (should not happen) the Python engine reads the column
                 held = None
             if held is not None:
-                self._count(*held.kinds(), values, place)
-                return _BlobsOnCore(held)
+                return _BlobsOnCore(held, engine, self._count(*held.kinds(), values, place))
         views: list[Any] = list(values)
         found = [i for i, v in enumerate(values) if type(v) is bytes and v]
         for i, view in zip(found, engine.views([values[i] for i in found]), strict=True):
@@ -405,15 +440,20 @@ class BlobReading:
         return ValueColumn(views)
 
     def _count(self, kinds: Sequence[str | None], python: Sequence[int], values: Sequence[Any],
-               place: ValuePlace | None) -> None:
+               place: ValuePlace | None) -> dict[int, BlobView]:
+        """The page's undecodable and cut values counted: the core's by their kinds, the others'
+        by their views, made here by the Python engine (once: given back, by row)."""
         odd = set(python)
+        views: dict[int, BlobView] = {}
         for i, kind in enumerate(kinds):
             if i in odd:
                 view = self.view(values[i], place)
                 if view is not None:
                     self._count_view(view)
+                    views[i] = view
             elif kind in UNDECODABLE_KINDS:
                 self.undecodable[kind] = self.undecodable.get(kind, 0) + 1
+        return views
 
     def _count_view(self, view: BlobView) -> None:
         if view.kind in UNDECODABLE_KINDS:
@@ -437,7 +477,8 @@ class BlobReading:
         for chunk in chunks:
             chunk = self.read(chunk, place)
             if isinstance(chunk, _BlobsOnCore):
-                filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw)
+                filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw,
+                                         [chunk.known])
                 parts = [filled.values(at) for at in range(6)]
                 # the core reads a value no reading can read with no reason: its quiet note here
                 parts[3] = [quiet_note(kind, stored) if note is None else note
@@ -492,12 +533,10 @@ def quiet_note(kind: str | None, stored: bytes | None) -> str | None:
     value (nothing stored: not undecodable). So every undecodable
     value's NAME:note says why; the display and the JSON output, which spell such a value as its
     hex exactly as cqlsh does, are not changed by it."""
-    from cqlsh_ext.codecs.registry import MIN_AUTO_LENGTH
-
     if kind == UNKNOWN:
         if not stored:  # an empty value: nothing stored, nothing undecodable
             return None
-        return TOO_SHORT if len(stored) < MIN_AUTO_LENGTH else NOT_DETECTED
+        return quiet_reason(stored)
     if kind == BINARY:
         return BINARY_NOTE
     return None
@@ -831,7 +870,8 @@ def _payload_sample(chunks: Sequence[ColumnValues], reading: BlobReading,
     for chunk in chunks:
         chunk = reading.read(chunk, place)
         if isinstance(chunk, _BlobsOnCore):
-            filled = _FilledContents([chunk.held], lambda v: reading.blob_parts(v, place), reading.raw)
+            filled = _FilledContents([chunk.held], lambda v: reading.blob_parts(v, place), reading.raw,
+                                     [chunk.known])
             out += filled.sample(len(chunk), SHAPE_BOUNDS)
         else:
             out += [(reading.blob_parts(v, place)[0], 1) for v in chunk.values()]
@@ -967,9 +1007,10 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
     """A blob column's six arrays: laid out by the core from its reading where every chunk is on
     the core, else from the values' parts. A payload that does not fit has the places inside it
     that do not null (or is null), its note saying which, its stored bytes kept."""
-    if chunks and all(isinstance(c, _BlobsOnCore) for c in chunks):
-        filled = _FilledContents([c.held for c in chunks],  # type: ignore[attr-defined]
-                                 lambda v: reading.blob_parts(v, place), reading.raw)
+    held = [c for c in chunks if isinstance(c, _BlobsOnCore)]
+    if chunks and len(held) == len(chunks):
+        filled = _FilledContents([c.held for c in held], lambda v: reading.blob_parts(v, place), reading.raw,
+                                 [c.known for c in held])
         misfits = 0
         try:
             spec = kind_spec(kind)
@@ -1148,7 +1189,8 @@ class _FilledContents(native.FilledContents):
 
     def stored(self, row: int) -> bytes:
         chunk, i = self._chunk_row(row)
-        return bytes(chunk[i])
+        value = chunk[i]  # (a row the Python engine read: its view)
+        return value.stored if isinstance(value, BlobView) else bytes(value)
 
     def label_kind(self, row: int) -> tuple[Any, Any]:
         if row in self._filled:

@@ -226,10 +226,13 @@ class ValueEngine:
         """The display's cells of a page (output.display.BlobDisplay): in one call where the
         engine reads the page whole (the native core: a clean text the cap did not cut is
         `shown_text(containers, text)`, its first `text_limit` characters, a value in no known
-        format `no_format(stored)`), every other value its view; on the Python engine, every
-        value's view. Never raises."""
+        format `no_format(stored)`), every other value its view (a record's, a text's the core
+        read: the view of its reading, payload.held_views; the values it leaves: the Python
+        engine's); on the Python engine, every value's view. Never raises."""
         if values and self.on_core():
-            cells = native.page_cells(self, values, text_limit, shown_text, no_format)
+            from cqlsh_ext.payload.held_views import HeldView
+
+            cells = native.page_cells(self, values, text_limit, shown_text, no_format, HeldView)
             if cells is not None:
                 return cells
         return list(self.views(values))

@@ -373,8 +373,9 @@ def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str 
     """One call for a page of one column's values (see the module docstring). Values that are
     not `bytes` are handed back. Raises RuntimeError when the core is not available().
     `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
-    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the texts
-    given at most that many characters (0: whole; `clean` says of the whole text). `read_json`
+    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the clean
+    texts given at most that many characters (0: whole; `clean` says of the whole text; a text
+    that is not clean comes whole). `read_json`
     False: a text's JSON is not read (its label's reading is "text", JSON or not; no paths): for
     a reader of the texts alone, the display."""
     core = module()
@@ -530,7 +531,7 @@ class CoreProgram:
                 rows=len(rows), places=places, conditions=self.conditions, outputs=list(program.outputs),
                 order=list(program.order), keys=list(program.keys), aggregates=self.aggregates,
                 grouped=program.grouped, cap=program.cap, undecodable_group=program.undecodable_group,
-                held=held, contents=list(program.contents) if held else [], text_trees=program.text_trees,
+                held=held, contents=list(program.contents), text_trees=program.text_trees,
                 text_gaps=program.text_gaps)
             found = core.query_page(request)
         except Exception:
@@ -784,19 +785,24 @@ def _units(units: core_types.Units) -> RowUnits:
 # ------------------------------------------------------------------ a page's cells
 
 def page_cells(engine: PythonRoad, values: Sequence[bytes], text_limit: int,
-               shown_text: Callable[[str, str], Shown], no_format: Callable[[bytes], Raw]
-               ) -> list[Shown | Raw | BlobView] | None:
+               shown_text: Callable[[str, str], Shown], no_format: Callable[[bytes], Raw],
+               held_view: Callable[..., BlobView]) -> list[Shown | Raw | BlobView] | None:
     """The display's cells of a page (output.display.BlobDisplay) from one core call: a clean text
     the cap did not cut is `shown_text(containers, text)` (its containers' labels joined by ">",
     "text" when none; its first `text_limit` characters, its JSON not read), a value in no known
-    format `no_format(stored)`, every other value (the ones the core hands back among them) its
-    view, made here by the Python engine. None when the core fails the call (it should not)."""
+    format `no_format(stored)`; a record, or a text with something to escape, the view of the
+    core's reading of it (`held_view`, payload.held_views.HeldView: a record's tree the core's, a
+    text whole, its JSON read from it where the display asks); every other value (the ones the
+    core hands back, cut, failed or binary) its view, made here by the Python engine. None when
+    the core fails the call (it should not)."""
     try:
-        page = decode_page(values, engine.cap, want_text=True, text_limit=text_limit, read_json=False)
+        page = decode_page(values, engine.cap, want_text=True, want_tree=True, text_limit=text_limit,
+                           read_json=False)
     except Exception:
         return None
-    texts, clean, cuts, labels = page.texts, page.clean, page.cut, page.labels
-    assert texts is not None and clean is not None
+    texts, clean, cuts, labels, trees = page.texts, page.clean, page.cut, page.labels, page.trees
+    assert texts is not None and clean is not None and trees is not None
+    tree_of = trees.__getitem__  # (a record's: a text's JSON is not read on this call)
     cells: list[Shown | Raw | BlobView | None] = []
     left: list[int] = []
     for i, code in enumerate(page.kinds):
@@ -805,6 +811,9 @@ def page_cells(engine: PythonRoad, values: Sequence[bytes], text_limit: int,
             cells.append(shown_text(labels[i].rpartition(">")[0] or "text", text))
         elif code == UNKNOWN:
             cells.append(no_format(values[i]))
+        elif (code == TEXT or code == RECORD) and not cuts[i]:
+            kind = TEXT_KIND if code == TEXT else RECORD_KIND
+            cells.append(held_view(values[i], kind, labels[i], text, page.decoded[i], tree_of, i, json=False))
         else:
             cells.append(None)
             left.append(i)
@@ -863,6 +872,39 @@ def held_values(column: core_types.HeldColumn) -> list[Any]:
     for i in column.python_rows():
         values[i] = column[i]
     return values
+
+
+#: How contents_views makes a row the core read: (stored, kind, label, text, decoded size, row).
+RowView = Callable[[Any, str, "str | None", "str | None", int, int], Any]
+
+
+def contents_views(column: core_types.HeldContents, view: RowView,
+                   python: Callable[[int, Any], Any]) -> list[Any]:
+    """A HeldContents' rows as the readers of values take them (payload.columns: ColumnValues.values):
+    a row the core read as `view(stored, kind, label, text, decoded size, row)` (a text's text;
+    its tree and a record's on demand: held_payload), a null blob None, a row the core leaves to
+    Python as `python(row, stored)` gives it (that engine's view)."""
+    kinds, labels, texts, python_rows = column.texts(False)
+    stored = column.stored()
+    decoded = column.decoded_sizes()
+    odd = set(python_rows)
+    out: list[Any] = []
+    for i, kind in enumerate(kinds):
+        if i in odd:
+            out.append(python(i, stored[i]))
+        elif kind is None:
+            out.append(None)
+        else:
+            text = texts[i] if kind == TEXT_KIND else None
+            out.append(view(stored[i], kind, labels[i], text, decoded[i], i))
+    return out
+
+
+def held_payload(column: core_types.HeldContents, row: int) -> Any:
+    """One row's payload as the core holds it, as Python objects: a JSON text's object or array
+    (the text itself where it was read without its tree), a record's tree."""
+    _kinds, _labels, payloads, _python = column[row:row + 1].parts()
+    return payloads[0]
 
 
 def is_held_column(value: Any) -> bool:
@@ -999,14 +1041,16 @@ class FilledContents:
     own rows are auto-detected: their confidence is payload.confidence's of their label and kind."""
 
     def __init__(self, chunks: Sequence[core_types.HeldContents],
-                 parts: Callable[[Any], tuple[Any, Any, Any, Any, Any, Any]], raw: bool) -> None:
+                 parts: Callable[[Any], tuple[Any, Any, Any, Any, Any, Any]], raw: bool,
+                 known: Sequence[Mapping[int, Any]] = ()) -> None:
         self.chunks = list(chunks)
         self.raw = raw
         self._filled: dict[int, tuple[Any, Any, Any, Any, Any, Any]] = {}
         base = 0
-        for chunk in self.chunks:
-            for i in chunk.python_rows():
-                self._filled[base + i] = parts(chunk[i])
+        for at, chunk in enumerate(self.chunks):
+            views = known[at] if at < len(known) else {}
+            for i in chunk.python_rows():  # (their views made already, where a reading made them)
+                self._filled[base + i] = parts(views.get(i, chunk[i]))
             base += len(chunk)
 
     def values(self, part: int, limit: int | None = None) -> list[Any]:

@@ -11,7 +11,7 @@ STATS and ADVISE, key completion's sample.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,11 @@ class Engines:
             engine = self._by_place[place] = ValueEngine(decoding.mode, decoding.cap, decoding.spec(place))
         return engine
 
+    def all_on_core(self, places: Iterable[ValuePlace | None]) -> bool:
+        """Whether every place's engine reads pages whole on the native core (auto mode, no column
+        setting, the core on): a reading then takes the blobs it gives as the engine holds them
+        (payload.program.Given.held)."""
+        return all(self(place).on_core() for place in places)
 
     def sibling(self, place: ValuePlace | None) -> str | None:
         """The column whose value picks the chain of this place's values, row by row (a `by`

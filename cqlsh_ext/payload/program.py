@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cqlsh_ext.payload.paths import Steps
 
-__all__ = ["CompiledProgram", "GroupState", "PageProgram", "PageProgramAnswer", "PathSeen",
+__all__ = ["CompiledProgram", "Given", "GroupState", "PageProgram", "PageProgramAnswer", "PathSeen",
            "ProgramAggregate", "ProgramCondition", "ProgramPlace", "PythonReading", "Result", "TextNeedles"]
 
 #: A path of a place: (the place's index, the path's index in it).
@@ -68,12 +68,32 @@ class ProgramAggregate:
 
 
 @dataclass(frozen=True)
+class Given:
+    """How a payload query's answer gives the blobs it returns whole (a bare column, `*`): as the
+    engine that read the statement's paths read them, so that no value is decoded twice.
+
+    `held`: as the engine holds its reading (where every place's engine reads pages whole: the
+    native core; ValueEngine.on_core, Engines.all_on_core): the page's kept rows as columns,
+    the paths' values and the blobs given as the engine holds them (payload.columns: a blob's
+    values are the views of that reading, payload.held_views), the rows it leaves read by the
+    Python engine as views; else each blob given as the Python engine's view (on the native
+    core, the view of the core's reading). `trees`: a text's JSON tree built with it (False: a
+    file of text, JSON Lines or CSV, writes a text from its text); `gaps`: without `trees`, a
+    JSON text's whitespace runs noted as its JSON is checked (JSON Lines writes it minified from
+    them)."""
+
+    held: bool = False
+    trees: bool = True
+    gaps: bool = False
+
+
+@dataclass(frozen=True)
 class PageProgram:
     """A plan as a page's one call answers it (the module doc). `outputs` and `order`: per
     projected item and per ORDER BY key, its path (None for an item that is no path); `keys`: the
     GROUP BY paths; `undecodable_group`: the key of an undecodable value's group; `contents`: the
-    places whose blobs the answer gives whole (a file's reading: held with their paths);
-    `text_trees`, `text_gaps`: as query.evaluate.Evaluator's."""
+    places whose blobs the answer gives whole (their kept rows' contents held with their paths);
+    `text_trees`, `text_gaps`: Given's `trees` and `gaps`."""
 
     places: tuple[ProgramPlace, ...]
     conditions: tuple[ProgramCondition, ...]
@@ -165,8 +185,9 @@ class CompiledProgram(Protocol):
         """A page's answer: `rows` the page (a list of rows, the server's page or an Arrow batch),
         `sources` per place its values (a sequence, one a row) or the index of the row's column
         that holds them (a bare blob column: the engine reads its cells from the page itself).
-        `held`: the projected paths' values and the `contents` places' blobs held by the engine
-        (a file's reading); `read_kept`: of the server's page, the kept rows are made with those
-        the engine leaves (else only the columns a reader asks for are made). None where the
-        engine fails the call (it should not) or a sum overflows: the caller reads the page."""
+        `held`: the projected paths' values held by the engine (Given.held); the `contents`
+        places' blobs always are (their kept rows', read with the paths); `read_kept`: of the
+        server's page, the kept rows are made with those the engine leaves (else only the columns
+        a reader asks for are made). None where the engine fails the call (it should not) or a sum
+        overflows: the caller reads the page."""
         ...

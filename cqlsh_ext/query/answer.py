@@ -235,13 +235,16 @@ class Answer:
         at = {name: i for i, name in enumerate(names)}
         projected = iter(page.columns)
         out: list[Sequence[Any]] = []
-        star = columns_of(rows, sorted({at[name] for name in self.star_columns if name in at}), page.kept) \
-            if any(item.kind == "star" for item in self.plan.items) else {}
+        given = page.given
+        wanted = sorted({at[name] for name in self.star_columns if name in at and name not in given})
+        has_star = any(item.kind == "star" for item in self.plan.items)
+        star = columns_of(rows, wanted, page.kept) if has_star else {}
         for item in self.plan.items:
-            if item.kind == "star":  # the columns `*` stands for, as the server returned them
-                for name in self.star_columns:
+            if item.kind == "star":  # the columns `*` stands for, as the server returned them (a blob
+                for name in self.star_columns:  # read with its paths: as the engine read it)
                     col = at.get(name)
-                    out.append([None] * len(page.kept) if col is None else star[col])
+                    out.append(given[name] if name in given else [None] * len(page.kept) if col is None
+                               else star[col])
             else:
                 out.append(next(projected))
         return out

@@ -20,6 +20,7 @@ from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING, UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace, sibling_index
 from cqlsh_ext.payload.program import (
+    Given,
     PageProgram,
     ProgramAggregate,
     ProgramCondition,
@@ -82,6 +83,9 @@ class PageColumns:
     columns: list[Sequence[Any]]
     undecodable: int
     cut: int
+    #: The blob columns `*` gives, by name, as the engine holds its reading of them (Given.held);
+    #: the others `*` gives are the page's values.
+    given: dict[str, Sequence[Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -225,16 +229,30 @@ OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
 
 class _PlaceRead:
-    """What the plan reads at one blob place: the paths (their indexes in the engine's ReadRequest), and
-    whether a condition reads the bare column's text."""
+    """What the plan reads at one blob place: the paths (their indexes in the engine's ReadRequest),
+    whether a condition reads the bare column's text, and whether the answer gives the blob whole
+    (`gives`: a bare column the statement names, or `*`)."""
 
-    __slots__ = ("engine", "paths", "place", "request")
+    __slots__ = ("engine", "gives", "paths", "place", "request")
 
     def __init__(self, place: BlobPlace, engine: ValueEngine) -> None:
         self.place = place
         self.engine = engine
         self.paths: dict[str, int] = {}  # path text -> its index in request.paths
         self.request = ReadRequest()
+        self.gives = False
+
+    def with_views(self) -> _PlaceRead:
+        """This place as the Python engine reads the rows the value engine left of a page it
+        answered: a blob the answer gives comes as its view, made once (the engine's other rows
+        come as it holds them: no value is read twice)."""
+        if not self.gives or self.request.views:
+            return self
+        read = _PlaceRead(self.place, self.engine)
+        read.paths, read.gives = self.paths, self.gives
+        request = self.request
+        read.request = ReadRequest(request.paths, text=request.text, views=True, needles=request.needles)
+        return read
 
 
 #: A row's value at a path when there is none to read: the blob is undecodable, cut or rejected.
@@ -277,27 +295,15 @@ class Evaluator:
     namedtuple or dict for a UDT)."""
 
     def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None,
-                 views: bool = True, held: bool = False, text_trees: bool = True,
-                 text_gaps: bool = False) -> None:
+                 given: Given | None = None) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
-        #: A blob the answer gives as it is (a bare column, `*`) comes as its view, decoded with
-        #: the page (the display, JSON, CSV read it); False: as its stored bytes (an export
-        #: decodes the blobs it writes a page at a time, as columns: payload.columns).
-        self.views = views
-        #: With `views` False, a file's reading: where the engine answers the plan in one call a
-        #: page (PlanProgram), answer_columns() gives the paths' values and a blob the answer gives
-        #: (whose paths the plan reads) as the engine holds them (each value decoded once, no
-        #: Python object per value; render.parquet lays them out as Arrow arrays).
-        self.held = held and not views
-        #: With `held`: a text a blob holds comes with its JSON tree (Parquet lays its struct
-        #: columns out from it); False: a file of text (JSON Lines, CSV), which writes a text from
-        #: its text, its label saying whether it is a JSON container: no tree built.
-        self.text_trees = text_trees
-        #: Without `text_trees`: a JSON text's whitespace runs are noted as its JSON is checked, and
-        #: JSON Lines writes it minified from them; False: not noted (CSV writes the text as it is).
-        self.text_gaps = text_gaps
+        #: How the answer gives the blobs it returns whole (payload.program.Given): as the engine
+        #: holds its reading (the native core's, `given.held`: the kept rows as columns, nothing
+        #: decoded again), else as views (decoded with the page: the Python engine's; on the
+        #: native core, the views of its reading).
+        self.given = given if given is not None else Given()
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
@@ -321,6 +327,17 @@ class Evaluator:
         """Picklable (Spark tasks): the engines, what they remember and the compiled program stay
         behind."""
         return {**self.__dict__, "_places": None, "_core": None}
+
+    @property
+    def views(self) -> bool:
+        """A blob the answer gives whole comes as its view in the rows (not `given.held`)."""
+        return not self.given.held
+
+    @property
+    def held(self) -> bool:
+        """The answer's kept rows come as columns, what the engine read of them as it holds it
+        (`given.held`: payload.program.Given)."""
+        return self.given.held
 
     # ------------------------------------------------------------------ what is read where
     @property
@@ -357,11 +374,13 @@ class Evaluator:
             if pred in self.needles:
                 first_needles.setdefault(pred.ref, self.needles[pred])
         texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column) and p.op == "LIKE"}
-        # A blob the answer gives as it is, and whose paths the statement reads: its views go to
-        # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
-        shown = {ref.name for ref in self.outputs if isinstance(ref, Column)} if self.views else set()
-        if self.views and any(item.kind == "star" for item in plan.items):
-            shown |= {column for column, access in paths if access is None}
+        # A blob the answer gives as it is, and whose paths the statement reads: read once, with
+        # the page, for whoever writes it (the display, JSON, CSV, Parquet, MCP, the API): its views
+        # go to the answer, or, held (`given`), the engine's reading of it (PlanProgram).
+        gives = {ref.name for ref in self.outputs if isinstance(ref, Column)}
+        if any(item.kind == "star" for item in plan.items):
+            gives |= {column for column, access in paths if access is None}
+        shown = set(gives) if self.views else set()
         # A bare blob whose chain a sibling column picks (payload.sibling) is read here, beside
         # its row, and its views go to the answer, whoever writes it (the display, JSON, CSV,
         # Parquet, the API): read later, apart from its row, it would have no sibling.
@@ -379,6 +398,7 @@ class Evaluator:
                 found = first_needles.get(ref)
                 needles.append(None if found is None else _rejects(found))
             bare = place[1] is None
+            read.gives = place[0] in gives and bare
             read.request = ReadRequest([ref.steps for ref in refs_here], text=place[0] in texts and bare,
                            views=place[0] in shown and bare, needles=needles)
         for column in texts:  # LIKE on the bare column reads its text (and a record's tree)
@@ -431,6 +451,18 @@ class Evaluator:
                                            order=tuple([get(k, row) for get in order]), views=views)))
         self._note_paths(read)
         return found, undecodable, cut
+
+    def evaluate_left(self, names: Sequence[str], rows: Sequence[Sequence[Any]]
+                      ) -> tuple[list[tuple[int, RowResult]], int, int]:
+        """evaluate_page() of the rows the value engine left of a page it answered (PlanProgram),
+        by the Python engine: a blob the answer gives comes as its view (_PlaceRead.with_views),
+        the one reading of such a value."""
+        places = self.places
+        self._places = {place: read.with_views() for place, read in places.items()}
+        try:
+            return self.evaluate_page(names, rows, core=False)
+        finally:
+            self._places = places
 
     @property
     def on_core(self) -> bool:
@@ -677,14 +709,20 @@ class PlanProgram:
                 raise Unsupported("an aggregate of a column")
             aggregates.append(ProgramAggregate(func, ref is None, None if ref is None else path_of(ref)))
         self.funcs = [(func, ref is None) for func, ref in specs]
-        #: Held columns: the paths' values held by the engine, and the places of the blobs the
-        #: answer gives as they are (a bare column whose paths are read: its contents, trees built).
+        #: Held columns: the paths' values held by the engine (Given.held).
         self.held = evaluator.held and not self.grouped
-        self.contents: dict[int, int] = {}  # output item -> place
-        if self.held:
-            for o, ref in enumerate(evaluator.outputs):
-                if isinstance(ref, Column) and (ref.name, None) in index:
-                    self.contents[o] = index[(ref.name, None)]
+        #: The blobs the answer gives as they are and whose paths are read (a bare column, `*`), by
+        #: column: their place, whose kept rows' contents the engine reads with the paths (trees
+        #: built): given as it holds them, or as the views of its reading; never read again.
+        self.given: dict[str, int] = {} if self.grouped else {
+            read.place[0]: index[read.place] for read in self.reads if read.gives}
+        self.contents: dict[int, int] = {  # output item -> place
+            o: self.given[ref.name] for o, ref in enumerate(evaluator.outputs)
+            if isinstance(ref, Column) and ref.name in self.given}
+        #: The columns `*` gives whose contents the engine holds (not among the output items).
+        self.star = [name for name in self.given
+                     if any(item.kind == "star" for item in plan.items)] if self.held else []
+        self.places_given = sorted(set(self.given.values()))
         #: Per place, the needles of the conditions on its paths: (path, the needles).
         needles: list[list[tuple[int, TextNeedles]]] = [[] for _ in self.places]
         for pred in plan.predicates:
@@ -697,8 +735,8 @@ class PlanProgram:
                          for paths, found in zip(self.paths, needles, strict=True)),
             conditions=tuple(conditions), outputs=outputs, order=order, keys=keys,
             aggregates=tuple(aggregates), grouped=self.grouped, cap=self.reads[0].engine.cap,
-            undecodable_group=UNDECODABLE_GROUP, contents=tuple(sorted(set(self.contents.values()))),
-            text_trees=evaluator.text_trees, text_gaps=evaluator.text_gaps)
+            undecodable_group=UNDECODABLE_GROUP, contents=tuple(self.places_given),
+            text_trees=evaluator.given.trees, text_gaps=evaluator.given.gaps)
         compiled = query_program(program, [read.engine for read in self.reads])
         if compiled is None:
             raise Unsupported("a place the engine does not read whole, or a literal it does not compare")
@@ -753,40 +791,32 @@ class PlanProgram:
         the engine fails the call (it should not) or a sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import Accumulator
 
-        # No blob's view given (a bare blob column, `*`): the kept rows' values are taken a column
-        # at a time, only the ordinary columns the statement names made (of the server's page).
-        by_columns = not any(read.request.views for read in self.reads)
-        answer = self._query(evaluator, names, rows, make_kept=not by_columns)
+        # The kept rows' values are taken a column at a time, only the ordinary columns the
+        # statement names made (of the server's page), a blob given from the engine's reading of
+        # it; the kept rows themselves are made only for `*` (query.answer.Answer reads them).
+        star = any(item.kind == "star" for item in evaluator.plan.items)
+        answer = self._query(evaluator, names, rows, make_kept=star)
         if answer is None:
             return None
         at = {name: i for i, name in enumerate(names)}
         found: list[tuple[int, RowResult]] = []
         kept = answer.kept
         if not self.grouped and kept:
-            outputs, order = answer.outputs, answer.order
-            ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
-                        if isinstance(ref, Column)]
-            views = {} if by_columns else self._views(names, rows, kept)
-            if by_columns:
-                made = columns_of(rows, sorted({col for _o, col in ordinary if col is not None}), kept)
-                columns: list[Sequence[Any]] = list(outputs)
-                for o, col in ordinary:
-                    columns[o] = [None] * len(kept) if col is None else made[col]
-                rows_values = zip(*columns, strict=True) if columns else repeat(())
-                orders = zip(*order, strict=True) if order else repeat(())
-                found = [(k, RowResult(True, values, order=by, views={}))
-                         for k, values, by in zip(kept, rows_values, orders, strict=False)]
-            for j, k in enumerate(() if by_columns else kept):
-                row = rows[k]
-                values = [column[j] for column in outputs]
-                shown = views.get(k, {})
-                for o, col in ordinary:
-                    ref = evaluator.outputs[o]
-                    assert isinstance(ref, Column)
-                    view = shown.get(ref.name)
-                    values[o] = view if view is not None else (None if col is None else row[col])
-                found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
-                                           views=shown)))
+            given = self._given_values(answer)
+            ordinary = [(o, at.get(ref.name)) for o, ref in enumerate(evaluator.outputs)
+                        if isinstance(ref, Column) and o not in self.contents]
+            made = columns_of(rows, sorted({col for _o, col in ordinary if col is not None}), kept)
+            columns: list[Sequence[Any]] = list(answer.outputs)
+            for o, col in ordinary:
+                columns[o] = [None] * len(kept) if col is None else made[col]
+            for o, place in self.contents.items():
+                columns[o] = given[place]
+            views = [(name, given[place]) for name, place in self.given.items()]
+            rows_values = zip(*columns, strict=True) if columns else repeat(())
+            orders = zip(*answer.order, strict=True) if answer.order else repeat(())
+            found = [(k, RowResult(True, values, order=by, views={
+                name: view for name, column in views if isinstance(view := column[j], BlobView)}))
+                for j, (k, values, by) in enumerate(zip(kept, rows_values, orders, strict=False))]
         partials: list[tuple[tuple[Any, ...], list[Any]]] = []
         for key, states in answer.groups:
             partials.append((key, [Accumulator(func, star, state.count, state.int_sum, state.frac_sum,
@@ -794,14 +824,24 @@ class PlanProgram:
                                                state.str_min, state.str_max, state.skipped)
                                    for (func, star), state in zip(self.funcs, states, strict=True)]))
         found, undecodable, cut, matched = answer.rows(
-            found, lambda handed: evaluator.evaluate_page(names, handed, core=False))
+            found, lambda handed: evaluator.evaluate_left(names, handed))
         return PageAnswer(found, partials, undecodable, cut, matched)
+
+    def _given_values(self, answer: PageProgramAnswer) -> dict[int, list[Any]]:
+        """Per place given whole, its kept rows' blobs as the readers of rows take them: the views
+        of the engine's reading (payload.held_views; the values it leaves, the Python engine's
+        views, made by the place's engine), None for a null blob."""
+        from cqlsh_ext.payload.columns import column_of
+
+        return {place: column_of(held, self.reads[place].engine).values()
+                for place, held in zip(self.places_given, answer.contents, strict=True)}
 
     def columns(self, evaluator: Evaluator, names: Sequence[str],
                 rows: Sequence[Sequence[Any]]) -> PageColumns | None:
         """The page's kept rows as columns, one per projected item (evaluator.outputs), in the
         page's order: the engine's own output columns for the paths, the page's values for the
-        columns; the rows it leaves read by the Python evaluator and put in their places by the
+        columns, a blob given (and one `*` gives: PageColumns.given) as the engine holds its
+        reading; the rows it leaves read by the Python evaluator and put in their places by the
         answer (payload.program.PageProgramAnswer.columns). None where the answer is not made of
         columns (GROUP BY, views asked for), or the engine fails the call."""
         if self.grouped or any(read.request.views for read in self.reads):
@@ -813,7 +853,7 @@ class PlanProgram:
         at = {name: i for i, name in enumerate(names)}
         kept = list(answer.kept)
         columns: list[Sequence[Any]] = []
-        contents = sorted(set(self.contents.values()))
+        contents = self.places_given
         # the ordinary columns the statement names, of the kept rows (of the server's page: one
         # pass); every row kept (the engine keeps rows in the page's order, each once: no condition,
         # none left to Python) is every row's column, with no list of indexes for the engine to read
@@ -830,34 +870,24 @@ class PlanProgram:
                 columns.append(values)
             else:  # the engine's column of the path (one per projected item, the columns' left empty)
                 columns.append(list(answer.outputs[o]))
+        star = self.star
+        columns += [answer.contents[contents.index(self.given[name])] for name in star]
 
         def python(handed: list[Sequence[Any]]) -> tuple[list[tuple[int, Sequence[Any]]], int, int]:
-            more, u, c = evaluator.evaluate_page(names, handed, core=False)
-            return [(j, result.values) for j, result in more], u, c
+            more, u, c = evaluator.evaluate_left(names, handed)
+            return [(j, (*result.values, *(result.views.get(name) or _item_of(handed[j], at, name)
+                                           for name in star))) for j, result in more], u, c
 
         kept, columns, undecodable, cut = answer.columns(columns, python)
-        return PageColumns(kept, columns, undecodable, cut)
-
-    def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               kept: Sequence[int]) -> dict[int, dict[str, BlobView]]:
-        """Per kept row, the views of the blobs the answer gives as they are (a bare column, `*`):
-        made by the place's engine for the kept rows only (the display, JSON, CSV and Parquet
-        read them)."""
-        out: dict[int, dict[str, BlobView]] = {}
-        at = {name: i for i, name in enumerate(names)}
-        for (column, access), read in zip(self.places, self.reads, strict=True):
-            if access is not None or not read.request.views or column not in at:
-                continue
-            col = at[column]
-            blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]
-            given: list[Any] = [v for _k, v in blobs]
-            if read.engine.choice is not None:  # the chain its row's sibling picks
-                given = _with_siblings(read.engine, given, at, [rows[k] for k, _v in blobs])
-            for (k, _value), view in zip(blobs, read.engine.views(given), strict=True):
-                out.setdefault(k, {})[column] = view
-        return out
+        width = len(evaluator.outputs)
+        return PageColumns(kept, columns[:width], undecodable, cut,
+                           dict(zip(star, columns[width:], strict=True)))
 
 
+def _item_of(row: Sequence[Any], at: Mapping[str, int], name: str) -> Any:
+    """A row's value of the column `name` (None: the row has no such column)."""
+    col = at.get(name)
+    return None if col is None else row[col]
 
 
 def _with_siblings(engine: ValueEngine, values: Sequence[Any], index: Mapping[str, int],

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, BlobReading
+from cqlsh_ext.payload.program import Given
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.reading.typed import (
@@ -85,34 +86,35 @@ def payload_plan(ctx: ReadContext, statement: Lexed, refresh: bool = False,
 
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
                 fetch_size: int | None = None, evaluator: Evaluator | None = None,
-                stored_blobs: bool = False, paging_state: bytes | None = None,
+                stored_blobs: bool | None = None, paging_state: bytes | None = None,
                 given: int = 0, text_trees: bool = True, text_gaps: bool = False,
                 bind: Binder | None = None,
                 ranges: Sequence[tuple[int, int]] | None = None) -> TypedAnswer | None:
-    """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
-    can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
-    are read as they are taken, or None when it is refused or declined (ctx.error said why).
-    `batch_rows`: rows a batch holds (default: the context's page size); `fetch_size`: the
-    server's page size when it returns the answer's rows one for one. `stored_blobs`: a blob the
-    answer gives as it is comes as its stored bytes, not decoded here (the caller decodes it, a
-    page at a time: an export's columns), and batches come as columns where the reading makes
-    them; `text_trees` False: a file of text, whose blobs' texts need no JSON tree
-    (Evaluator.text_trees); `text_gaps` True: JSON Lines, which writes a JSON text minified from
-    the whitespace runs its check notes (Evaluator.text_gaps). `paging_state`: go on from there (a
-    row's Position: a reading `resumable` says can), `given` rows an earlier reading gave out
-    before it (they count toward the LIMIT). `bind`: a program's parameters, bound into the
-    server's statement prepared (reading.statement.sent_statement). `ranges`: only these token
-    ranges (lo, hi] of the table are read, the plan's WHERE said after each one's restriction (a
-    partition of the answer: the Python API's; the plan must not restrict partitions). Raises
-    QueryError."""
+    """The answer of `plan` on `target`, read as the context reads (cost asked first where someone can
+    answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches are
+    read as they are taken, or None when it is refused or declined (ctx.error said why). `batch_rows`:
+    rows a batch holds (default: the context's page size); `fetch_size`: the server's page size when
+    it returns the answer's rows one for one. `stored_blobs`: the blobs the answer gives come as the
+    engine holds its reading of them (payload.program.Given.held: batches of columns where the reading
+    makes them, no value decoded twice), else as views; None: as the value engine reads them (held
+    where the native core reads every blob column of the table: blobs_on_core), for every front end
+    alike. `text_trees` False: a file of text, whose blobs' texts need no JSON tree (Given.trees);
+    `text_gaps` True: JSON Lines, which writes a JSON text minified from the whitespace runs its check
+    notes (Given.gaps). `paging_state`: go on from there (a row's Position: a reading `resumable` says
+    can), `given` rows an earlier reading gave out before it (they count toward the LIMIT). `bind`: a
+    program's parameters, bound into the server's statement prepared
+    (reading.statement.sent_statement). `ranges`: only these token ranges (lo, hi] of the table are
+    read, the plan's WHERE said after each one's restriction (a partition of the answer: the Python
+    API's; the plan must not restrict partitions). Raises QueryError."""
     if evaluator is None:
-        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs,
-                              held=stored_blobs, text_trees=text_trees, text_gaps=text_gaps)
+        held = blobs_on_core(ctx, target) if stored_blobs is None else stored_blobs
+        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, Given(held, text_trees, text_gaps))
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
     notes = ReadNotes(answer, emitted=given)
     try:
-        types = result_types(ctx.session, plan, answer)
+        prepared = ctx.session.prepare(plan.server_statement)  # its types; sent as it is (bind None)
+        types = result_types(ctx.session, plan, answer, prepared)
     except Exception as err:  # the server refuses the ordinary part: its one line
         from cqlsh_ext.scanning.scan import error_text
 
@@ -123,6 +125,8 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
         pages: Iterator[list[Row] | AnswerBatch] | None = _ranged_pages(
             ctx, plan, notes, answer, evaluator, target, batch, list(ranges), bind)
     else:
+        if bind is None:  # the statement prepared for its types is the one sent, not its text again
+            bind = _as_prepared(prepared)
         pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size, paging_state, bind)
     if pages is None:
         return None
@@ -152,9 +156,9 @@ def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
     evaluator makes once serve it better than a second decode in Python."""
     from cqlsh_ext.payload.places import Engines
 
-    engines = Engines(ctx.decoding())
-    return all(engines(target.place(name)).on_core() for name in target.columns
-               if (cqltype := target.type_of(name)) is not None and cqltype.holds())
+    return Engines(ctx.decoding()).all_on_core(
+        target.place(name) for name in target.columns
+        if (cqltype := target.type_of(name)) is not None and cqltype.holds())
 
 
 def takes_pages(evaluator: Evaluator) -> bool:
@@ -192,12 +196,14 @@ def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[Ans
     return out
 
 
-def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
+def result_types(session: Any, plan: Plan, answer: Answer, prepared: Any = None) -> list[Any]:
     """Driver types of the answer's columns (None for a path's or an aggregate's value), from the
-    server's metadata of the statement sent (prepared: nothing read)."""
+    server's metadata of the statement sent (prepared: nothing read; `prepared`, the statement
+    prepared already)."""
     from cqlsh_ext.query.grammar import Column
 
-    prepared = session.prepare(plan.server_statement)
+    if prepared is None:
+        prepared = session.prepare(plan.server_statement)
     # result_metadata: (keyspace, table, name, type) per column of the result.
     by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
     types: list[Any] = []
@@ -209,6 +215,20 @@ def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
         else:
             types.append(None)
     return types
+
+
+def _as_prepared(prepared: Any) -> Binder:
+    """How the plan's server statement is sent (scanning.scan.Binder: the plain road's pages, a
+    scan of the partitions its WHERE names): as the statement prepared for its types, bound with
+    no values, not as its text again. Nothing else is sent through it."""
+    query = prepared.query_string
+
+    def bind(text: str, args: tuple[Any, ...] | None) -> Any:
+        if text == query and args is None:
+            return prepared.bind(())
+        raise ValueError(f"a statement that is not the one prepared: {text[:80]}")
+
+    return bind
 
 
 def _ranged_pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
@@ -334,7 +354,7 @@ def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: E
     columns (no blob's view asked for: an export's reading). The context's stop ends it at once."""
     try:
         for state, rows in pages:
-            columns = (answer.add_page_columns(evaluator, names, rows) if rows and not evaluator.views
+            columns = (answer.add_page_columns(evaluator, names, rows) if rows and evaluator.held
                        else None)
             if columns is not None:
                 yield AnswerBatch(columns=columns, positions=PagePositions(state, 0, len(rows)))

@@ -115,14 +115,19 @@ def plan_for(keyspace: str, meta: Any, schema: Schema, blob: BlobTarget, keys: S
 def cells(rows: Sequence[Sequence[Any]], keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
           sent: float) -> list[CellRead]:
     """Answer rows of a reading's plan (keys, the column, [write time], TTL) as CellReads."""
+    from cqlsh_ext.payload.held_views import HeldView
     from cqlsh_ext.payload.view import BlobView
 
     n = len(keys)
     out = []
     for row in rows:
         value = row[n]
-        view = value if isinstance(value, BlobView) else None
-        stored = inside(view.stored if view is not None else value, blob)
+        read = value if isinstance(value, BlobView) else None
+        stored = inside(read.stored if read is not None else value, blob)
+        # A writer reads a value's layers and payload (edit.rewrite, rewrite.recode): the native
+        # core's held reading (payload.held_views) gives its label and text only, so the writer's
+        # own engine reads that value again.
+        view = None if isinstance(read, HeldView) else read
         writetime = row[-2] if mechanism.timestamped else None  # (just before the TTL)
         ttl = row[-1]
         out.append(CellRead(dict(zip(keys, row[:n], strict=True)), stored, view, writetime, ttl, sent))

@@ -16,7 +16,7 @@ from cqlsh_ext.payload import native
 from cqlsh_ext.payload.engine import ValueEngine, measure_rows
 from cqlsh_ext.payload.measures import MeasuredPlace, PageMeasures
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
-from cqlsh_ext.payload.view import BlobView
+from cqlsh_ext.payload.view import BINARY, BlobView
 
 from .native_diff import Counts, same
 
@@ -54,6 +54,19 @@ def shown(view: BlobView) -> tuple[Any, ...]:
             view.tree_input_size, view.payload_size, view.measured_size, view.stored,
             [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
               layer.reading) for layer in view.layers])
+
+
+def answer_shown(view: BlobView) -> tuple[Any, ...]:
+    """What a reader of an answer's blob reads of its view (the display, the JSON and CSV
+    spellings, MCP, Parquet's parts): shown() but the sizes of its layers and of what its record
+    was read from, and a record's bytes, which the view of the native core's held reading does
+    not carry (payload.held_views; a reader counts sizes only to decide how a value is cut or
+    metered, and reads a view's bytes only for a binary payload)."""
+    return (view.kind, view.label, view.short_label, view.chain, view.reading, view.cut, view.text,
+            view.clean, view.data if view.kind == BINARY else None, view.reason, view.quiet,
+            None if view.error is None else (type(view.error).__name__, str(view.error)),
+            view.payload_format, repr(view.tree), repr(view.record), view.object_class, view.stream_format,
+            view.stored, view.truncated_layer is None, view.unverified_layer is None, view.named)
 
 
 def compare_pages(values: list[bytes], got: PageRead, want: PageRead, counts: Counts, where: str,
@@ -228,18 +241,42 @@ def compare_cells(values: list[bytes], counts: Counts,
             for i, value in enumerate(values):
                 got, want = (display(value, colormap, place=place) for display in displays)
                 wanted.append(want)
-                counts.compared += 1
-                if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval,
-                                                                       want.displaywidth):
-                    where = f"cells, width {width}, colored {colored}, value {i} ({value[:12].hex()})"
-                    counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")
+                _same_cell(counts, got, want, f"cells, width {width}, colored {colored}, value {i} "
+                                              f"({value[:12].hex()})")
             for road, display in zip(("core", "python"), displays, strict=True):
                 display.prepare(place, values)
                 for i, (got, want) in enumerate(zip(display.cells(place, values, colormap), wanted,
                                                     strict=True)):
-                    counts.compared += 1
-                    if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval,
-                                                                           want.displaywidth):
-                        where = (f"a page's cells at once, {road}, width {width}, colored {colored}, "
-                                 f"value {i} ({values[i][:12].hex()})")
-                        counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")
+                    _same_cell(counts, got, want, f"a page's cells at once, {road}, width {width}, colored "
+                                                  f"{colored}, value {i} ({values[i][:12].hex()})")
+            compare_held_cells(values, counts, settings, width, colored)
+
+
+def _same_cell(counts: Counts, got: Any, want: Any, where: str) -> None:
+    """One cell compared: the same text, coloured text and width, else a difference noted."""
+    counts.compared += 1
+    if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval, want.displaywidth):
+        counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")
+
+
+def compare_held_cells(values: list[bytes], counts: Counts, settings: Any, width: int | None,
+                       colored: bool) -> None:
+    """The cells of an answer's blob column the core read (a page held: payload.columns'
+    BlobReading.read, whose values are the views of the core's reading, payload.held_views, as
+    the terminal shows a payload query's or MCP's blobs) against the Python engine's views' cells,
+    in the table and in EXPAND."""
+    from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.payload.columns import BlobReading, ValueColumn
+    from cqlsh_ext.payload.places import Decoding, ValuePlace
+    from cqlsh_ext.upstream import seams
+
+    place = ValuePlace("ks", "t", "data")
+    colormap = seams.value_colormap(colored)
+    held = BlobReading(Decoding()).read(ValueColumn(values), place).values()
+    for expanded in (False, True):
+        displays = [BlobDisplay(settings, width is not None, expanded) for _road in ("held", "python")]
+        displays[1]._engine(place).native = False  # the Python engine alone: the reference
+        for i, (value, view) in enumerate(zip(values, held, strict=True)):
+            got, want = displays[0](view, colormap, place=place), displays[1](value, colormap, place=place)
+            _same_cell(counts, got, want, f"an answer's held cells, expanded {expanded}, width {width}, "
+                                          f"colored {colored}, value {i} ({value[:12].hex()})")

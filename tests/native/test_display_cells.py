@@ -1,8 +1,10 @@
 """The display's cells from the native core (output.display.BlobDisplay.prepare: one core call a
 page, a clean text or a value in no known format shown as it comes) against the Python engine's
 views, cell by cell (tests/fuzzing/page_diff.py's compare_cells: the same text, coloured and
-plain, the same width, in scripts and in terminal cells of several widths); over the corpora,
-the order table and hostile values."""
+plain, the same width, in scripts and in terminal cells of several widths); and the cells of an
+answer's blob column the core read (the views of its held reading, payload.held_views: a payload
+query's blobs in the terminal), in the table and in EXPAND; over the corpora, the order table and
+hostile values."""
 
 from __future__ import annotations
 

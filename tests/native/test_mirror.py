@@ -156,6 +156,7 @@ def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_contain
 
     from cqlsh_ext.output.display import CoreRaw, CoreText
     from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.held_views import HeldView
     from cqlsh_ext.payload.view import BlobView
 
     doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}}).encode()
@@ -168,7 +169,7 @@ def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_contain
     assert contents is not None
     seen = contents.viewed[7]
     assert seen is not None and seen.label == "zstd/test-xor>json" and '"Ada"' in (seen.text or "")
-    cells = native.page_cells(engine, values, 0, CoreText, CoreRaw)
+    cells = native.page_cells(engine, values, 0, CoreText, CoreRaw, HeldView)
     assert cells is not None and len(cells) == len(values)
     cell = cells[7]
     assert isinstance(cell, BlobView) and cell.label == "zstd/test-xor>json"

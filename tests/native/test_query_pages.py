@@ -25,7 +25,7 @@ from cqlsh_ext.query.grammar import Schema, parse
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 from fuzzing.native_diff import Counts, same  # noqa: E402
-from fuzzing.page_diff import shown  # noqa: E402
+from fuzzing.page_diff import answer_shown  # noqa: E402
 
 from .conftest import record  # noqa: E402
 
@@ -94,7 +94,8 @@ def answers(statement: str, pages: list[list[tuple[Any, ...]]], counts: Counts) 
 
 
 def _row(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(shown(v) if hasattr(v, "kind") and hasattr(v, "layers") else v for v in row)
+    # (a view the core's reading made carries what a reader reads of one: fuzzing.page_diff.answer_shown)
+    return tuple(answer_shown(v) if hasattr(v, "kind") and hasattr(v, "layers") else v for v in row)
 
 
 def differences(got: Answer, want: Answer, rows_got: list[Any], rows_want: list[Any]) -> list[str]:

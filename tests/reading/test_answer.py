@@ -13,7 +13,9 @@ from orders import MISSING, take
 
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH
+from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
+from cqlsh_ext.payload.view import BlobView
 from cqlsh_ext.reading.context import ReadContext
 from cqlsh_ext.reading.select import payload_plan, read_select
 from cqlsh_ext.reading.statement import read_statement
@@ -140,20 +142,30 @@ def test_progress_is_an_event_stream_of_the_reading(ctx: ReadContext, orders: Or
     assert notes.ranges is not None and notes.ranges[0] == notes.ranges[1] > 1  # every token range read
 
 
+def _blob(value: Any) -> Any:
+    """A blob an answer gives, as a reader sees it: its view's stored bytes, kind and label (the
+    value engine's reading of it, made once: a view of it), or the value as it is."""
+    if isinstance(value, BlobView):
+        return value.stored, value.kind, value.label
+    return value
+
+
 def test_batches_hand_out_columns_that_are_the_rows(ctx: ReadContext, orders: Orders) -> None:
     text = f"SELECT pk, ck, data.status, data.customer.name, data FROM {orders.name}"
-    as_rows = [row for batch in _answer(ctx, text, stored_blobs=True) for row in batch.rows]
+    as_rows = [tuple(map(_blob, row)) for batch in _answer(ctx, text, stored_blobs=True)
+               for row in batch.rows]
     columns: list[list[Any]] = []
     for batch in _answer(ctx, text, stored_blobs=True):
         assert isinstance(batch, AnswerBatch)
         for i, column in enumerate(batch.columns()):  # a sequence (a list, or one the core holds)
-            columns[i:i + 1] = [(columns[i] if i < len(columns) else []) + list(column)]
+            columns[i:i + 1] = [(columns[i] if i < len(columns) else []) + list(map(_blob, column))]
     assert list(zip(*columns, strict=True)) == as_rows
     truth = {(row["pk"], row["ck"]): (row["data"], doc) for row, doc in orders.rows}
     assert len(as_rows) == COUNT
-    for pk, ck, status, name, stored in as_rows:
+    for pk, ck, status, name, blob in as_rows:
         value, doc = truth[(pk, ck)]
-        assert stored == value  # the blob as stored: the file's renderer decodes it
+        # the blob as the reading read it (its paths read with it): its stored bytes, its label
+        assert blob[0] == value and blob[2] == ValueEngine().view(value).label
         assert (status, name) == (_path(doc, "status"), _path(doc, "customer", "name"))
 
 
@@ -162,8 +174,10 @@ def test_a_statement_the_server_answers_is_typed_too(ctx: ReadContext, orders: O
     assert answer is not None
     assert [(c.name, c.role, c.type_text) for c in answer.columns] == [
         ("pk", CQL, "text"), ("ck", CQL, "int"), ("data", BLOB, "blob")]
-    got = sorted((pk, ck, data) for batch in answer for pk, ck, data in batch)
-    assert got == sorted((r["pk"], r["ck"], r["data"]) for r, _doc in orders.rows if r["pk"] == "p1")
+    got = sorted((pk, ck, _blob(data)) for batch in answer for pk, ck, data in batch)
+    # each blob read once, a page at a time (the value engine's reading, its stored bytes kept)
+    assert got == sorted((r["pk"], r["ck"], _blob(ValueEngine().view(r["data"])))
+                         for r, _doc in orders.rows if r["pk"] == "p1")
     assert answer.notes is not None and answer.notes.rows_read == len(got) and answer.notes.stopped is None
 
 

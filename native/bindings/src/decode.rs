@@ -185,9 +185,13 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         decoded.push(outcome.decoded);
         if want_text {
             let text = page::text_of(outcome, value);
-            clean.push(text.is_some_and(|t| cqlsh_ext_core::text::clean(t.as_bytes())) as u8);
+            let is_clean = text.is_some_and(|t| cqlsh_ext_core::text::clean(t.as_bytes()));
+            clean.push(is_clean as u8);
+            // a text with something to escape comes whole: its reader reads it whole (the display
+            // writes a JSON text with line breaks on one line, from its JSON)
+            let limit = if is_clean { request.text_limit } else { 0 };
             texts.push(match text {
-                Some(text) => PyString::new(py, page::first_chars(text, request.text_limit)).into_any(),
+                Some(text) => PyString::new(py, page::first_chars(text, limit)).into_any(),
                 None => none.clone(),
             });
         }
