@@ -21,7 +21,7 @@ from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 
 _TEXT, _HEX, _JSON = BUILTIN_READINGS
 #: The readings that hold the input as it is: no payload step, detection, or text.
-_AS_IS = (None, AUTO_STEP, _TEXT, _JSON)
+AS_IS = (None, AUTO_STEP, _TEXT, _JSON)
 
 
 class EncodeRefused(ValueError):
@@ -131,7 +131,7 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
         return source, None
     if spec.payload == _JSON and json_container(source) is None:
         raise EncodeRefused("a json reading takes a JSON object or array")
-    if spec.payload in _AS_IS:
+    if spec.payload in AS_IS:
         return source.encode("utf-8"), None
     if spec.payload == _HEX:
         raise EncodeRefused("a hex reading takes bytes (0x...), not text")
@@ -234,7 +234,7 @@ def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: i
         shown: Any = view.data if view.kind == BINARY else None
         want: Any = source
     elif expected is None:
-        reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
+        reading = str(spec) if spec.payload not in AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
         view = read_as(reading)
         shown, want = (view.text if view.kind == TEXT else None), source
     else:

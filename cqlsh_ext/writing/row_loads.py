@@ -1,9 +1,12 @@
 """A load's rows (COPY FROM, db.write: cqlsh_ext.load): the cells it writes read by key first, then
 the rows written at their timestamps, a partition's rows together.
 
-Read, a group of keys a request: `SELECT <clustering>, c, WRITETIME(c), TTL(c), ... FROM ks.t
-WHERE <partition key> = ? AND <clustering> IN ?` for one partition's keys; `WHERE pk IN ?` for a
-table without clustering columns and a partition key of one column; a key a request otherwise.
+Read, a group of keys a request: `SELECT pk, <clustering>, c, WRITETIME(c), TTL(c), ... FROM ks.t
+WHERE pk IN ? AND <clustering> IN ?` for a few partitions' keys (as many as keep the partitions
+times the clustering keys asked for, which the server looks up, within READ_LOOKUPS); `WHERE p1 = ?
+AND p2 = ? AND <clustering> IN ?` for one partition's of a partition key of several columns;
+`WHERE pk IN ?` for a table without clustering columns and a partition key of one column; a key a
+request otherwise.
 The read's request time is stamped (a cell's TTL counts from it: writing.ttl), and a row that is
 not there is told from one whose loaded cells are null (the row has others).
 
@@ -29,8 +32,10 @@ from typing import Any
 from cqlsh_ext.writing.blob_target import quote
 from cqlsh_ext.writing.cell_writer import WriteFailed, retry_reason, write_level
 
-#: Keys a read asks for at most.
+#: Keys a read asks for at most, and rows it makes the server look up at most (partitions times
+#: clustering keys: `pk IN ? AND ck IN ?` asks for each partition's every clustering key given).
 READ_KEYS = 100
+READ_LOOKUPS = 400
 #: Rows of one partition one batch holds at most (cqlsh's COPY FROM's MAXBATCHSIZE).
 BATCH_ROWS = 20
 #: Bytes of values one batch holds at most (well within the server's mutation size).
@@ -72,12 +77,18 @@ class RowLoads:
         name = f"{quote(keyspace)}.{quote(table)}"
         cells = ", ".join(f"{c}, WRITETIME({c}), TTL({c})" for c in map(quote, self.columns))
         if self.clustering:
-            # One partition's rows: its clustering keys IN a list (a tuple's for several columns).
+            # Rows by their clustering keys IN a list (a tuple's for several columns), in a few
+            # partitions (pk IN ?) or in one (a partition key of several columns).
             ck = [quote(c) for c in self.clustering]
             inside = ck[0] if len(ck) == 1 else "(" + ", ".join(ck) + ")"
-            where = " AND ".join(f"{quote(p)} = ?" for p in self.partition_key)
-            self._shape = "partition"
-            text = f"SELECT {', '.join(ck)}, {cells} FROM {name} WHERE {where} AND {inside} IN ?"
+            if len(self.partition_key) == 1:
+                pk = quote(self.partition_key[0])
+                self._shape = "partitions"
+                text = f"SELECT {pk}, {', '.join(ck)}, {cells} FROM {name} WHERE {pk} IN ? AND {inside} IN ?"
+            else:
+                where = " AND ".join(f"{quote(p)} = ?" for p in self.partition_key)
+                self._shape = "partition"
+                text = f"SELECT {', '.join(ck)}, {cells} FROM {name} WHERE {where} AND {inside} IN ?"
         elif len(self.partition_key) == 1:
             pk = quote(self.partition_key[0])
             self._shape = "keys"
@@ -156,6 +167,8 @@ class RowLoads:
         by_partition: dict[tuple[bytes, ...], list[int]] = {}
         for i, s in enumerate(serialized):
             by_partition.setdefault(tuple(s[:npk]), []).append(i)
+        if self._shape == "partitions":
+            return self._partitions(keys, serialized, list(by_partition.values()))
         for members in by_partition.values():
             for start in range(0, len(members), READ_KEYS):
                 chosen = members[start:start + READ_KEYS]
@@ -164,11 +177,46 @@ class RowLoads:
                 groups.append(([*first[:npk], inside], [tuple(serialized[i]) for i in chosen]))
         return groups
 
+    def _partitions(self, keys: Sequence[Sequence[Any]], serialized: Sequence[tuple[bytes, ...]],
+                    partitions: list[list[int]]) -> list[tuple[list[Any], list[tuple[bytes, ...]]]]:
+        """Reads of a few partitions each (`partitions`: each one's keys, by index), as many as keep
+        its keys within READ_KEYS and the rows the server looks up within READ_LOOKUPS."""
+        groups: list[tuple[list[Any], list[tuple[bytes, ...]]]] = []
+        chosen: list[int] = []
+        pks: dict[bytes, Any] = {}
+        cks: dict[tuple[bytes, ...], Any] = {}
+
+        def flush() -> None:
+            if chosen:
+                answered = [tuple(serialized[i]) for i in chosen]
+                groups.append(([list(pks.values()), list(cks.values())], answered))
+            chosen.clear()
+            pks.clear()
+            cks.clear()
+
+        for members in partitions:
+            for start in range(0, len(members), READ_KEYS):
+                part = members[start:start + READ_KEYS]
+                more = {tuple(serialized[i][1:]) for i in part} - cks.keys()
+                if chosen and (len(chosen) + len(part) > READ_KEYS or
+                               (len(pks) + 1) * (len(cks) + len(more)) > READ_LOOKUPS):
+                    flush()
+                pks[serialized[part[0]][0]] = keys[part[0]][0]
+                for i in part:
+                    ck = tuple(serialized[i][1:])
+                    if ck not in cks:
+                        cks[ck] = keys[i][1] if len(self.clustering) == 1 else tuple(keys[i][1:])
+                chosen.extend(part)
+        flush()
+        return groups
+
     def _key_of(self, values: list[Any], bind: list[Any]) -> tuple[bytes, ...]:
         """A row read's key, serialized: its partition key bound (one partition's read) or read."""
         npk = len(self.partition_key)
         if self._shape == "partition":
             key = [*bind[:npk], *values[:len(self.clustering)]]
+        elif self._shape == "partitions":
+            key = values[:npk + len(self.clustering)]
         else:
             key = values[:npk]
         return tuple(self.serialized(key))

@@ -20,6 +20,10 @@ line). A row goes back only where the cell still holds what was written, *as it 
 A cell that holds already what UNDO writes back (the old value: an UNDO killed on its way wrote it)
 is done: said as already restored, never as changed, and nothing is written to it.
 
+A load's journal (COPY FROM, db.write) has a line per cell it wrote, each naming its column: a
+cell of a row that was new goes back to null (a row of the load's alone is then gone), a cell the
+load wrote null shows no write time and goes back where it is still null.
+
 Each old value is written by the same mechanism (at the cell's write time + 1, or on the condition
 that the cell still holds what was written), expiring when the journal recorded the old value
 would (writing.ttl), and journaled in turn, sealed, in a journal made at the first row written (an
@@ -82,7 +86,7 @@ class UndoFigures:
 
 
 #: LAST names the newest journal of these kinds (an undo's is undone by its id).
-UNDONE_KINDS = ("edit", "rewrite")
+UNDONE_KINDS = ("edit", "rewrite", "load")
 #: The word that writes back a journal without its closing line (UNDO 'f' CUT CONFIRM).
 CUT = "CUT"
 
@@ -118,7 +122,7 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     keys = key_columns(meta, blob.column)
     skip = _superseded(parts)
     todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
-    whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
+    whose = {"rewrite": "the rewrite", "undo": "the undo", "load": "the load"}.get(first.kind, "the edit")
     unsealed = any(not part.sealed for part in parts)
     cut = [part for part in parts if part.cut]
     asking = not request.confirm and bool(todo) and ctx.ask is not None and not unsealed and \
@@ -140,20 +144,22 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
                            f"known; add {CUT} to write back the rows it holds "
                            f"(UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM)")
-    say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
+    noun, where = _cells(first, blob)
+    say(f"undo: {plural(todo, noun)} of {where} to write back"
         f"{'' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''}", out)
     if not todo:
         return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(ctx, first.keyspace, meta, blob, keys, mechanism)
+    writers = _column_writers(ctx, first, meta, keys, mechanism, writer)
     chain = UndoWrites(ctx.journal_dir, first.keyspace, first.table, blob,
                        frozenset(part.path for part in parts))
     still: int | None = None
     if not request.confirm:
         shown = _ValueText(ctx) if unsealed else None
-        still = _preview(writer, keys, parts, todo, out, skip, whose, chain, shown)
+        still = _preview(writers, keys, parts, todo, out, skip, whose, chain, shown)
         say(mechanism.promise("what was written"), out)
-        question = f"Write {plural(todo, 'row')} back? [y/N] "
+        question = f"Write {plural(todo, noun)} back? [y/N] "
         if not (asking and still and ctx.ask is not None and ctx.ask(question)):
             if unsealed:
                 print("Nothing written: an unsealed journal's rows go back only with CONFIRM UNSEALED, "
@@ -162,6 +168,8 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
                 print("Nothing written: a journal without its closing line is written back with CUT, the "
                       "rows it holds:", file=ctx.out)
                 print(f"Undo: UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM", file=ctx.out)
+            elif asking and not still:  # (already undone, or changed since: CONFIRM would write none)
+                print(f"Nothing to write back: no row holds what {whose} wrote.", file=ctx.out)
             elif asking:
                 print("Nothing written: add CONFIRM to write them back.", file=ctx.out)
             return UndoFigures(todo, still)
@@ -180,16 +188,58 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     bar = RowsBar(ctx, f"UNDO {blob}", todo, ctx.out)
     try:
         with CtrlC(on_first=stopping_under(bar)) as ctrl_c:
-            done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
+            done = _undo_rows(writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
                               ctx.say)
     finally:
         bar.close()
     written = undo_journal.path
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
-    closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
+    closing(ctx, done, f"{plural(done.written, noun)} written back", f"changed since {whose}: left alone",
             again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
             _restored_words(whose))
     return UndoFigures(todo, still, done, written)
+
+
+class _Writers(dict[str, "CellWriter"]):
+    """The cell writer of each column a journal's lines write (a load's journal writes several),
+    by column; the journal's own first (its head's blob)."""
+
+    def __init__(self, first: CellWriter) -> None:
+        super().__init__({first.blob.column: first})
+        self.first = first
+
+    def of(self, row: JournalRow) -> CellWriter:
+        return self.first if row.column is None else self[row.column]
+
+
+def _column_writers(ctx: WriteContext, read: JournalRead, meta: Any, keys: list[str], mechanism: Any,
+                    first: CellWriter) -> _Writers:
+    """The cell writers of the columns a load's journal names beside its head's blob ("columns"),
+    each a blob or text column of the table with the same key; WriteRefused for one that is not."""
+    from cqlsh_ext.writing.cell_writer import CellWriter
+
+    writers = _Writers(first)
+    named = read.head.get("columns") or []
+    if not isinstance(named, list):
+        raise WriteRefused(f"{read.path}: its first line's columns are not a list")
+    for column in named:
+        if not isinstance(column, str) or column not in meta.columns or \
+                key_columns(meta, column) != keys:
+            raise WriteRefused(f"{read.path}: its first line names a column {column!r} this table has not "
+                               "beside the journal's")
+        if column not in writers:
+            text = str(meta.columns[column].cql_type) in ("text", "varchar", "ascii")
+            target = BlobTarget(column, holds_text=text)
+            writers[column] = CellWriter.of(ctx, read.keyspace, meta, target, keys, mechanism)
+    return writers
+
+
+def _cells(read: JournalRead, blob: BlobTarget) -> tuple[str, str]:
+    """What a journal's lines are and where: rows of its blob, or a load's cells of several columns."""
+    columns = read.head.get("columns")
+    if read.kind == "load" and isinstance(columns, list) and len(columns) > 1:
+        return "cell", f"{read.keyspace}.{read.table} ({', '.join(map(str, columns))})"
+    return "row", f"{read.keyspace}.{read.table}.{blob}"
 
 
 class _OpenedOnWrite:
@@ -252,32 +302,36 @@ _FIXED_SIZES = {"int": 4, "bigint": 8, "smallint": 2, "tinyint": 1, "uuid": 16, 
                 "timestamp": 8, "double": 8, "float": 4, "boolean": 1, "date": 4, "time": 8, "counter": 8}
 
 
-def as_written(row: JournalRow, cell: Cell, blob: BlobTarget, chain: UndoWrites | None = None) -> str | None:
+def as_written(row: JournalRow, cell: Cell, blob: BlobTarget, chain: UndoWrites | None = None
+               ) -> str | None:
     """None when the cell holds what the row wrote, as it was written (see the module doc), or as an
     UNDO of this user's later journal put it back (`chain`: writing.undo_chain); else RESTORED (it
     holds the row's old value, what UNDO writes back: an UNDO killed on its way wrote it), CHANGED
     (other bytes, or the row deleted), EXPIRED (gone when its TTL ran out) or REWRITTEN (the same
     bytes, written again since by another write)."""
-    if cell.value is None and row.expires is not None and row.expires <= cell.sent + 1:
+    expires = row.written_expires
+    if cell.value is None and row.new is not None and expires is not None and expires <= cell.sent + 1:
         return EXPIRED
     if not same(cell.value, column_value(row.new, blob)):
         return RESTORED if same(cell.value, column_value(row.old, blob)) else CHANGED
+    if row.new is None:
+        return None  # a cell written null: null holds no write time to tell whose it is
     if row.at is not None and cell.writetime is not None:
         if cell.writetime == row.at:
             return None
-        if chain is not None and chain.wrote(row.key, row.new, cell.writetime):
+        if chain is not None and chain.wrote(row.key, row.new, cell.writetime, row.column):
             return None
         return REWRITTEN
     now = None if cell.ttl is None else cell.sent + cell.ttl
-    if (now is None) != (row.expires is None):
+    if (now is None) != (expires is None):
         return REWRITTEN
-    if now is not None and row.expires is not None and abs(now - row.expires) > WITHIN:
+    if now is not None and expires is not None and abs(now - expires) > WITHIN:
         return REWRITTEN
     return None
 
 
-def column_value(value: bytes, blob: BlobTarget) -> Any:
-    return value.decode("utf-8") if blob.holds_text else value
+def column_value(value: bytes | None, blob: BlobTarget) -> Any:
+    return value.decode("utf-8") if blob.holds_text and value is not None else value
 
 
 def _undoable(parts: list[JournalRead],
@@ -298,13 +352,12 @@ def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
     return {(i, row.line) for i, row, last in without_outcome(parts) if not last}
 
 
-def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
+def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], todo: int,
                undo_journal: _OpenedOnWrite, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str,
                chain: UndoWrites, bar: RowsBar, note: Callable[[str], None]) -> Done:
     """Each journaled row written back where it holds what was written (journaled in turn, in a
     journal made at the first row written); the rows left alone said on the bar's `out`, progress
     on the bar (a terminal's) or to `note`."""
-    blob = writer.blob
     out = bar.out
     words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
              EXPIRED: f"its TTL ran out since {whose}: nothing to write back",
@@ -315,18 +368,23 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
 
     def one(n: int, item: tuple[JournalRead, JournalRow]) -> Written:
         part, row = item
+        writer = writers.of(row)
+        blob = writer.blob
         key = key_values(writer, keys, row, part.path)
         text = key_text(dict(zip(keys, key, strict=True)))
         old, new = column_value(row.old, blob), column_value(row.new, blob)
         cell = writer.read(key)
         left = as_written(row, cell, blob, chain)
         if left is not None:
-            print(f"  {text}: {words[left]}", file=out)
+            print(f"  {text}{_of(row)}: {words[left]}", file=out)
             return Written(left)
-        at = writer.timestamp(cell.writetime)
+        # A cell written null shows no write time: the journal's is the null's.
+        writetime = cell.writetime if cell.writetime is not None or row.new is not None else row.at
+        at = writer.timestamp(writetime)
         journal = undo_journal.get()
-        journal.before(n, row.key, row.new, row.old, cell.ttl, row.expires, cell.writetime, at)
-        written = sent(writer, key, new, old, cell.writetime, row.expires, at, text, out)
+        journal.before(n, row.key, row.new, row.old, cell.ttl, row.written_expires, writetime, at,
+                       extra=_cell_fields(row))
+        written = sent(writer, key, new, old, writetime, row.expires, at, text, out)
         journal.after(n, written.applied)
         return written
 
@@ -335,6 +393,23 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
                         UNDO_AT_ONCE, bar)
     finally:
         undo_journal.close()
+
+
+def _of(row: JournalRow) -> str:
+    """A load's line names its cell's column after the row's key."""
+    return "" if row.column is None else f" ({row.column})"
+
+
+def _cell_fields(row: JournalRow) -> dict[str, object] | None:
+    """What an UNDO's own line keeps of a load's line: the cell's column and, where the value it
+    writes back expires otherwise than the one it overwrites, that moment (its UNDO goes back the
+    other way)."""
+    fields: dict[str, object] = {}
+    if row.column is not None:
+        fields["column"] = row.column
+    if row.own_expiry:
+        fields["new_expires"] = None if row.expires is None else round(row.expires, 6)
+    return fields or None
 
 
 class _Lazy(Sequence[Any]):
@@ -382,7 +457,7 @@ class _ValueText:
 VALUE_WIDTH = 72
 
 
-def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
+def _preview(writers: _Writers, keys: list[str], parts: list[JournalRead], todo: int,
              out: IO[str], skip: set[tuple[int, int]], whose: str, chain: UndoWrites,
              shown: _ValueText | None) -> int:
     """How many rows still hold what was written, as it was written (UNDO writes those back), read
@@ -395,17 +470,18 @@ def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo
         if looked >= UNDO_PREVIEW_ROWS and shown is None:
             break
         looked += 1
+        writer = writers.of(row)
         key = key_values(writer, keys, row, part.path)
         cell = writer.read(key)
         conditioned = conditioned or row.at is None  # rows the journal says were written on a condition
         left = as_written(row, cell, writer.blob, chain)
-        text = key_text(dict(zip(keys, key, strict=True)))
+        text = key_text(dict(zip(keys, key, strict=True))) + _of(row)
         if left is not None:
             found[left].append(text)
             continue
         if row.at is not None and cell.writetime is not None and cell.writetime != row.at:
             chained += 1
-        if shown is not None:
+        if shown is not None and row.old is not None:  # an unsealed journal's: an edit's or a rewrite's
             say(f"  {text}: back to {len(row.old):,} bytes: {shown(row.old, writer.blob)}", out)
     changed, rewritten, expired, restored = found[CHANGED], found[REWRITTEN], found[EXPIRED], found[RESTORED]
     of = "" if looked == todo else f" of the first {looked:,} rows"

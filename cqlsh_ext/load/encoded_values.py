@@ -1,0 +1,424 @@
+"""A load's values (docs/load.md): each source row's key and the values of the columns it writes,
+a blob's encoded by the one rule and verified, or the row refused with the reason.
+
+The rule: a blob value is written in the chain, the first of
+
+1. the column's ENCODE (`WITH ENCODE data = 'snappy>json'`, db.write's encode={"data": ...});
+2. the value's own label, where the source carries the exports' blob object (JSON Lines'
+   {"label": "zstd>msgpack", "kind": "record", "payload": ...}, Parquet's `data:label`);
+3. the column's DECODE setting, where it names a chain;
+
+and a document none of these names is refused. Bytes the source gives without a label (a value in
+no known format, `0x...`) are written as they are, and compressed by the codecs of an ENCODE as
+encode('chain', 0x...) compresses them. Every value written is encoded by encode()'s writers and
+decoded back by the display's own path before anything is sent (encode.chain.Encoder): one that
+does not come back equal refuses its row, and nothing of that row is written.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.load.source import Fragment, GivenValue, SourceRow
+
+if TYPE_CHECKING:
+    from cqlsh_ext.encode.chain import Encoder
+    from cqlsh_ext.payload.places import Decoding
+
+#: Columns a load writes beside the key: blobs and text (UNDO writes a cell back as its bytes).
+WRITTEN_TYPES = frozenset({"blob", "text", "varchar", "ascii"})
+TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
+#: Key columns' types a source's values are read into.
+KEY_TYPES = frozenset({"text", "varchar", "ascii", "int", "bigint", "smallint", "tinyint", "varint", "float",
+                       "double", "decimal", "boolean", "uuid", "timeuuid", "timestamp", "date", "time",
+                       "inet", "blob"})
+#: What the closing figures call a value written as the source gave its bytes.
+AS_GIVEN = "bytes as given"
+
+
+class RowRefused(ValueError):
+    """A row not written: str() names the column and why."""
+
+
+@dataclass
+class ColumnPlan:
+    """One column of the request: its name, its CQL type's text, its place in the source's row,
+    whether it is of the key, a blob or text; a blob's ENCODE and column setting."""
+
+    name: str
+    cql_type: str
+    position: int
+    key: bool
+    blob: bool
+    encode: str | None = None
+    setting: str | None = None
+
+
+@dataclass
+class PreparedRow:
+    """A source row ready to be written: its key (the driver's values and serialized), each
+    written column's value (bytes for a blob, text, or None), the chain each blob was written in
+    (AS_GIVEN for bytes as the source gave them, "" for null)."""
+
+    row: SourceRow
+    key: list[Any]
+    serialized: tuple[bytes, ...]
+    values: list[Any]
+    chains: list[str] = field(default_factory=list)
+    #: The written columns' values as stored bytes (None: null), once they are reckoned.
+    cells: list[bytes | None] = field(default_factory=list)
+
+
+class Columns:
+    """The request's columns against the table (see the module doc): the key's, in the primary
+    key's order, then those written, in the request's."""
+
+    def __init__(self, keyspace: str, meta: Any, names: Sequence[str], encode: Sequence[tuple[str, str]],
+                 decoding: Decoding, cap: int) -> None:
+        from cqlsh_ext.cql.errors import QueryError
+        from cqlsh_ext.payload.places import ValuePlace
+
+        self.cap = cap
+        keys = [c.name for c in (*meta.partition_key, *meta.clustering_key)]
+        seen: set[str] = set()
+        plans: dict[str, ColumnPlan] = {}
+        for i, name in enumerate(names):
+            if name not in meta.columns:
+                raise QueryError(f"{keyspace}.{meta.name} has no column {name}")
+            if name in seen:
+                raise QueryError(f"{name} is named twice")
+            seen.add(name)
+            column = meta.columns[name]
+            text = str(column.cql_type)
+            key = name in keys
+            if getattr(column, "is_static", False):
+                raise QueryError(f"{name} is a static column: a load writes a row's own columns")
+            if key and text not in KEY_TYPES:
+                raise QueryError(f"{name} is a {text}: a load reads keys of CQL's plain types")
+            if not key and text not in WRITTEN_TYPES:
+                raise QueryError(f"{name} is a {text}: a load writes blob and text columns beside the key "
+                                 "(leave it out of the columns, or load it with cqlsh's COPY FROM)")
+            blob = text == "blob" and not key
+            setting = decoding.spec(ValuePlace(keyspace, meta.name, name, ())) if blob else None
+            plans[name] = ColumnPlan(name, text, i, key, blob, None, setting)
+        missing = [k for k in keys if k not in plans]
+        if missing:
+            raise QueryError(f"the columns name no {missing[0]}: a load writes whole rows, named by their "
+                             "primary key")
+        for name, chain in encode:
+            plan = plans.get(name)
+            if plan is None:
+                raise QueryError(f"ENCODE {name}: not a column the load writes")
+            if not plan.blob:
+                raise QueryError(f"ENCODE {name}: {name} is a {plan.cql_type}, not a blob")
+            plan.encode = chain
+        self.keys = [plans[k] for k in keys]
+        self.written = [p for p in plans.values() if not p.key]
+        if not self.written:
+            raise QueryError("the columns are the primary key's alone: a load writes columns beside it")
+        self.partition_key = [c.name for c in meta.partition_key]
+        self.clustering = [c.name for c in meta.clustering_key]
+        self._encoders: dict[str, Encoder | str] = {}
+        for plan in self.written:
+            if plan.encode is not None:
+                found = self._encoder(plan.encode)
+                if isinstance(found, str):
+                    raise QueryError(f"ENCODE {plan.name} = '{plan.encode}': {found}")
+
+    @property
+    def blobs(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.written if p.blob)
+
+    def _encoder(self, chain: str) -> Encoder | str:
+        """The chain's encoder, made once (a chain refused: its reason)."""
+        found = self._encoders.get(chain)
+        if found is None:
+            from cqlsh_ext.encode.chain import Encoder, EncodeRefused
+
+            try:
+                found = Encoder(chain, self.cap)
+            except EncodeRefused as err:
+                found = str(err)
+            self._encoders[chain] = found
+        return found
+
+    # ------------------------------------------------------------------ a row
+    def key_of(self, row: SourceRow) -> list[Any]:
+        """The row's primary key as the driver takes it; RowRefused naming the column."""
+        out = []
+        for plan in self.keys:
+            value = row.values[plan.position]
+            if value is None:
+                raise RowRefused(f"{plan.name}: null, and a primary key column holds a value")
+            try:
+                out.append(cql_value(value, plan.cql_type))
+            except (TypeError, ValueError, ArithmeticError) as err:
+                raise RowRefused(f"{plan.name}: {_brief(value)} is no {plan.cql_type} ({err})") from None
+        return out
+
+    def values_of(self, row: SourceRow) -> tuple[list[Any], list[str]]:
+        """The written columns' values and, per column, the chain written; RowRefused naming the
+        column and why (nothing of the row is written)."""
+        values: list[Any] = []
+        chains: list[str] = []
+        for plan in self.written:
+            value = row.values[plan.position]
+            if plan.blob:
+                stored, chain = self.blob_value(plan, value)
+                values.append(stored)
+                chains.append(chain)
+            elif value is None:
+                values.append(None)
+                chains.append("")
+            elif isinstance(value, str):
+                values.append(value)
+                chains.append("")
+            else:
+                raise RowRefused(f"{plan.name}: {_brief(value)} is not text")
+        return values, chains
+
+    def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | None, str]:
+        """A blob's stored bytes by the rule (see the module doc), and the chain written."""
+        from cqlsh_ext.encode.chain import EncodeRefused
+
+        name = plan.name
+        if given is None:
+            return None, ""
+        if given.cut is not None:
+            raise RowRefused(f"{name}: the source holds it cut ({given.cut}): not its whole value")
+        label = label_chain(given.label, plan.setting) if given.label else None
+        if given.data is not None:
+            if given.stored:  # a value read, its payload not in the source: its stored bytes
+                if plan.encode is not None and plan.encode != label:
+                    raise RowRefused(f"{name}: the source holds its stored bytes ({given.label}), not its "
+                                  f"payload: ENCODE {plan.encode} cannot write it again (load it without "
+                                  "ENCODE, as it is)")
+                return given.data, AS_GIVEN
+            chain = plan.encode if plan.encode is not None else label
+            if not chain:
+                return given.data, AS_GIVEN
+            encoder = self._encoder(chain)
+            if isinstance(encoder, str):
+                raise RowRefused(f"{name}: {chain}: {encoder}")
+            try:
+                return encoder.text(given.data).value, encoder.chain
+            except EncodeRefused as err:
+                raise RowRefused(f"{name}: {chain}: {err}") from None
+        chain = plan.encode or label or _fixed(plan.setting)
+        if not chain:
+            raise RowRefused(f"{name}: no chain to write it in (a document, not an export's object "
+                             f"naming its label): ENCODE {name} = '<chain>' names one")
+        encoder = self._encoder(chain)
+        if isinstance(encoder, str):
+            raise RowRefused(f"{name}: {chain}: {encoder}")
+        try:
+            if given.text is not None:
+                return encoder.text(given.text).value, encoder.chain
+            if _records(encoder):
+                return encoder.record(record_of(given.tree)).value, encoder.chain
+            return encoder.text(json_text(given.tree)).value, encoder.chain
+        except EncodeRefused as err:
+            raise RowRefused(f"{name}: {chain}: {err}") from None
+        except (TypeError, ValueError) as err:
+            raise RowRefused(f"{name}: {chain}: its document is not JSON ({err})") from None
+
+    def prepare(self, row: SourceRow) -> PreparedRow:
+        """The row's key and values (RowRefused: why not)."""
+        key = self.key_of(row)
+        values, chains = self.values_of(row)
+        return PreparedRow(row, key, (), values, chains)
+
+
+def _records(encoder: Encoder) -> bool:
+    """Whether the chain's payload is a record format (a tree is written as a record, not as text)."""
+    from cqlsh_ext.encode.chain import AS_IS
+    from cqlsh_ext.payload.names import BUILTIN_READINGS
+
+    payload = encoder.spec.payload
+    return payload not in AS_IS and payload not in BUILTIN_READINGS
+
+
+def _fixed(setting: str | None) -> str | None:
+    """A column setting that names a chain (not auto mode, nor a chain picked row by row)."""
+    if not setting or setting == "auto":
+        return None
+    from cqlsh_ext.payload.sibling import is_choice
+
+    return None if is_choice(setting) else setting
+
+
+def label_chain(label: str, setting: str | None) -> str:
+    """The chain an export's label names (docs/load.md): a label's last step is how its payload
+    reads; `binary` is bytes under the codecs before it, `text` after a serialization stream (java)
+    is that stream's; a reading that takes an argument (avro:FILE.avsc) takes the column setting's
+    where it names the same reading."""
+    from cqlsh_ext.payload.names import ARGUMENT_NAMES, STREAM_MAGICS
+
+    steps = label.split(">")
+    last = steps[-1]
+    if last == "binary":
+        return ">".join(steps[:-1])
+    if last == "text" and len(steps) > 1 and steps[-2] in STREAM_MAGICS.values():
+        return ">".join(steps[:-1])
+    if last in ARGUMENT_NAMES and setting:
+        found = setting.split(">")[-1]
+        if found.startswith(last + ":"):
+            return ">".join([*steps[:-1], found])
+    return label
+
+
+def record_of(tree: Any) -> Any:
+    """A document's tree as a record format's writer takes it: JSON text fields read, decimals as
+    numbers."""
+    if isinstance(tree, Fragment):
+        return json.loads(tree)
+    if isinstance(tree, dict):
+        return {str(k): record_of(v) for k, v in tree.items()}
+    if isinstance(tree, list | tuple):
+        if _pairs(tree):
+            return {k: record_of(v) for k, v in tree}  # an Arrow map's pairs
+        return [record_of(v) for v in tree]
+    if isinstance(tree, decimal.Decimal):
+        return int(tree) if tree == tree.to_integral_value() else float(tree)
+    return tree
+
+
+def _pairs(value: Any) -> bool:
+    """An Arrow map as pyarrow gives it: a list of (text key, value) pairs."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value)
+
+
+def json_text(tree: Any) -> str:
+    """A document's tree as compact JSON text (JSON text fields as they are, numbers as Python
+    spells them, strings unescaped but for what JSON must escape)."""
+    parts: list[str] = []
+    _json(tree, parts)
+    return "".join(parts)
+
+
+def _json(value: Any, out: list[str]) -> None:
+    if isinstance(value, Fragment):
+        out.append(str(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        for i, (k, v) in enumerate(value.items()):
+            out.append(("," if i else "") + json.dumps(str(k), ensure_ascii=False) + ":")
+            _json(v, out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        if _pairs(value):
+            _json(dict(value), out)  # an Arrow map's pairs
+            return
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _json(v, out)
+        out.append("]")
+    elif isinstance(value, decimal.Decimal):
+        out.append(str(value))
+    elif isinstance(value, bytes | bytearray):
+        out.append(json.dumps("0x" + bytes(value).hex()))
+    elif isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        out.append(json.dumps(value.isoformat()))
+    else:
+        out.append(json.dumps(value, ensure_ascii=False, allow_nan=False))
+
+
+# ---------------------------------------------------------------------------------------- keys
+
+def cql_value(value: Any, cql_type: str) -> Any:
+    """A source's value (a JSON value, CSV text, an Arrow or pandas value) as the driver takes a
+    value of `cql_type`: text as written, numbers, ISO 8601 and cqlsh's spellings of times, UUIDs,
+    `0x...` bytes; ValueError or TypeError when it is none."""
+    if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
+        value = value.item()
+    if cql_type in TEXT_TYPES or cql_type == "inet":
+        if not isinstance(value, str):
+            raise TypeError("not text")
+        return value
+    if cql_type in ("int", "bigint", "smallint", "tinyint", "varint"):
+        if isinstance(value, bool):
+            raise TypeError("a boolean")
+        if isinstance(value, str):
+            return int(value.strip())
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError("not a whole number")
+        return int(value)
+    if cql_type in ("float", "double"):
+        if isinstance(value, bool):
+            raise TypeError("a boolean")
+        return float(value)
+    if cql_type == "decimal":
+        if isinstance(value, bool):
+            raise TypeError("a boolean")
+        return decimal.Decimal(value if isinstance(value, str | int | decimal.Decimal) else repr(value))
+    if cql_type == "boolean":
+        if isinstance(value, str):
+            if value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            raise ValueError("not true or false")
+        if not isinstance(value, bool):
+            raise TypeError("not a boolean")
+        return value
+    if cql_type in ("uuid", "timeuuid"):
+        if isinstance(value, uuid.UUID):
+            return value
+        if isinstance(value, bytes | bytearray):
+            return uuid.UUID(bytes=bytes(value))
+        return uuid.UUID(str(value))
+    if cql_type == "timestamp":
+        return _timestamp(value)
+    if cql_type == "date":
+        if isinstance(value, datetime.datetime):
+            return value.date()
+        if isinstance(value, datetime.date):
+            return value
+        from cassandra.util import Date
+
+        return Date(value if isinstance(value, int) else str(value))
+    if cql_type == "time":
+        from cassandra.util import Time
+
+        if isinstance(value, datetime.time | int):
+            return Time(value)
+        return Time(str(value))
+    if cql_type == "blob":
+        if isinstance(value, bytes | bytearray):
+            return bytes(value)
+        from cqlsh_ext.load.source import hex_bytes
+
+        data = hex_bytes(value) if isinstance(value, str) else None
+        if data is None:
+            raise ValueError("not 0x...")
+        return data
+    raise TypeError(f"a {cql_type} is not read here")
+
+
+def _timestamp(value: Any) -> datetime.datetime:
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, int) and not isinstance(value, bool):  # milliseconds since the epoch
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        return epoch + datetime.timedelta(milliseconds=value)
+    if not isinstance(value, str):
+        raise TypeError("not a time")
+    text = value.strip().replace(" ", "T", 1)
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    if len(text) > 5 and text[-5] in "+-" and text[-4:].isdigit():  # cqlsh's +0000
+        text = text[:-2] + ":" + text[-2:]
+    found = datetime.datetime.fromisoformat(text)
+    return found if found.tzinfo is not None else found.replace(tzinfo=datetime.timezone.utc)
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value, default=repr, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

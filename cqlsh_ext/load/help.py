@@ -1,0 +1,44 @@
+"""HELP LOAD: the load's statements in a screenful (the whole story: docs/load.md)."""
+
+LOAD_HELP = """
+        COPY ... FROM decoded documents [cqlsh-ext]
+
+        COPY [keyspace.]table [(column, ...)]
+             FROM 'file.jsonl' | 'file.parquet' | 'file.csv'
+             [WITH ENCODE column = 'chain' [AND ENCODE ...]
+              [AND TTL = seconds]] [PACE n] [CONFIRM]
+        COPY ks.t (pk, ck, data) FROM 'file.csv'
+             WITH ENCODE data = 'snappy>json'
+        COPY RESUME 'journal' | LAST [CONFIRM]
+        UNDO 'journal' | LAST [CUT] [CONFIRM]
+
+          The way back from COPY (SELECT ...) TO: documents loaded into a
+          table, each blob value encoded as its producers encode it (the
+          chains of encode(), HELP ENCODE), decoded again by the display's own
+          reading and compared with the document before anything is sent. A
+          value that does not come back equal refuses its row, named, and
+          nothing of that row is written.
+
+          Each blob value is written in the chain, the first of: the column's
+          ENCODE; the value's own label, where the file holds the object the
+          exports write ({"label": "zstd>msgpack", "payload": ...} in JSON
+          Lines, data:label in Parquet); the column's DECODE setting. Bytes
+          given without a label (0x...) are written as they are.
+
+          Without CONFIRM it previews: rows new, overwritten, already as
+          loaded and refused by reason, the chains written, stored bytes
+          before and after, write units; at the prompt it then asks [y/N].
+          Rows are written as UPDATE writes cells, at the moment each row was
+          read (or its cells' latest write time + 1): a write anyone makes
+          after the read wins. A partition's rows go in one request; PACE
+          holds the write units a second. Each row is journaled first (what it
+          held, what is written): UNDO puts back the old values and the rows
+          that were new are gone; COPY RESUME goes on after a kill.
+
+          A COPY FROM of a CSV file without ENCODE, PACE or CONFIRM is cqlsh's
+          own (stored bytes), unchanged.
+"""
+
+#: Said after cqlsh's own HELP COPY.
+LOAD_SEE_ALSO = ("COPY ... FROM a JSON Lines or Parquet file (or a CSV file WITH ENCODE) loads decoded "
+                 "documents, each value encoded as its producers encode it: HELP LOAD")

@@ -1,0 +1,453 @@
+"""A load's work (docs/load.md), made from its request (writing.requests.LoadRequest: the shell's
+COPY ... FROM, db.write's, or a journal's sealed head for RESUME): the table, its columns
+(load.encoded_values.Columns) and the rows (load.source); and the pass over the rows that both the preview
+and the run make, a window at a time: each row's key and values (its blobs encoded and verified,
+or the row refused), the cells it writes read by key (writing.row_loads), the row counted new,
+overwritten or already as loaded; with CONFIRM, each window's rows journaled (one fsync) before
+they are sent, a partition's rows a request, as the pace allows (writing.pace), and each row's
+outcome journaled as it comes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused
+from cqlsh_ext.writing.blob_target import BlobTarget, key_text
+
+if TYPE_CHECKING:
+    from cqlsh_ext.load.source import SourceRow
+    from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.mechanism import Mechanism
+    from cqlsh_ext.writing.pace import Pace
+    from cqlsh_ext.writing.requests import LoadRequest
+    from cqlsh_ext.writing.row_loads import OldRow, RowLoads
+    from cqlsh_ext.writing.write_context import WriteContext
+
+LABEL = "COPY FROM"
+#: Requests a load keeps in flight at most (a partition's rows a request).
+IN_FLIGHT = 32
+#: Refused rows named one by one (the rest counted by reason).
+NAMED_REFUSALS = 20
+#: Why a row whose key an earlier row of the source has is not written.
+TWICE = "its key is loaded twice (an earlier row of the source has it): the first is written"
+
+
+@dataclass
+class LoadFigures:
+    """What a load found (the preview) and did (CONFIRM): the source's rows, those refused by
+    reason (and the first named: "key: reason"), new, overwritten, already as loaded (not
+    written); the loaded columns' stored bytes of the rows overwritten before, of the rows written
+    after; write units in Amazon Keyspaces' terms (1 per started KB of a row's key and values) and
+    the read units of reading the rows first; the chain each blob value is written in, by column.
+    After CONFIRM: the rows written, those not sent when it stopped, why it stopped (''), whether a
+    failure stopped it, the journal."""
+
+    rows: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    named: list[str] = field(default_factory=list)
+    new: int = 0
+    overwritten: int = 0
+    unchanged: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    units: int = 0
+    read_units: int = 0
+    chains: dict[str, dict[str, int]] = field(default_factory=dict)
+    written: int = 0
+    not_sent: int = 0
+    stop: str = ""
+    failed: bool = False
+    journal: str | None = None
+    interrupted: bool = False
+    #: Rows RESUME found journaled before (done, or looked up: in flight at the kill).
+    done_before: int = 0
+
+    @property
+    def to_write(self) -> int:
+        return self.new + self.overwritten
+
+    def refuse(self, text: str, reason: str) -> None:
+        short = reason.split(" (", 1)[0] if len(reason) > 120 else reason
+        self.refused[short] = self.refused.get(short, 0) + 1
+        if len(self.named) < NAMED_REFUSALS:
+            self.named.append(f"{text}: {reason}")
+
+
+@dataclass(frozen=True)
+class LoadJob:
+    """A load: its request, the table's columns as the request names them, how rows are written."""
+
+    request: LoadRequest
+    columns: Columns
+    mechanism: Mechanism
+    default_ttl: int
+    meta: Any
+
+    @property
+    def name(self) -> str:
+        return f"{self.request.keyspace}.{self.meta.name}"
+
+    @property
+    def head_blob(self) -> BlobTarget:
+        """The journal's column: the first written (a load's lines name each cell's)."""
+        first = self.columns.written[0]
+        return BlobTarget(first.name, holds_text=not first.blob)
+
+
+def job_for(ctx: WriteContext, request: LoadRequest) -> LoadJob:
+    """The load `request` asks for; QueryError or WriteRefused for what is refused before anything
+    is read."""
+    from cqlsh_ext.rewrite.job import table_meta
+    from cqlsh_ext.writing.blob_target import refuse_system
+    from cqlsh_ext.writing.cell_reads import write_decoding
+    from cqlsh_ext.writing.mechanism import choose
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    refuse_system(request.keyspace)
+    meta = table_meta(ctx, request.keyspace, request.table)
+    if meta is None:
+        raise QueryError(f"unknown table {request.keyspace}.{request.table}")
+    decoding = write_decoding(ctx.settings)
+    columns = Columns(request.keyspace, meta, request.columns, request.encode, decoding, decoding.cap)
+    keys = [c.name for c in columns.keys]
+    first = columns.written[0]
+    mechanism = choose(ctx, request.keyspace, meta.name, BlobTarget(first.name), keys)
+    if not mechanism.timestamped:
+        raise WriteRefused(f"a load writes at timestamps, and {mechanism.why}")
+    default_ttl = int((getattr(meta, "options", None) or {}).get("default_time_to_live", 0) or 0)
+    return LoadJob(request, columns, mechanism, default_ttl, meta)
+
+
+def row_loads(ctx: WriteContext, job: LoadJob) -> RowLoads:
+    from cqlsh_ext.writing.row_loads import RowLoads
+
+    columns = job.columns
+    return RowLoads(ctx.session, job.request.keyspace, job.meta.name, columns.partition_key,
+                    columns.clustering, [c.name for c in columns.written], ctx.consistency, job.request.ttl)
+
+
+@dataclass
+class _Batch:
+    """A request in flight: its rows (PreparedRow), their journal lines' numbers, what it costs."""
+
+    rows: list[PreparedRow]
+    numbers: list[int]
+    units: int
+    request: Any
+    attempts: int = 0
+    retried: bool = False
+
+
+class Pass:
+    """One pass over the source's rows (see the module doc): the preview's (`journal` None) or the
+    run's. `skip`: source positions journaled before (RESUME)."""
+
+    def __init__(self, ctx: WriteContext, job: LoadJob, loads: RowLoads, journal: Journal | None = None,
+                 pace: Pace | None = None, skip: frozenset[int] = frozenset(), out: Any = None) -> None:
+        self.ctx, self.job, self.loads, self.journal, self.pace = ctx, job, loads, journal, pace
+        self.skip = skip
+        self.out = out if out is not None else ctx.out
+        self.figures = LoadFigures()
+        self._seen: set[bytes] = set()
+        self._outcomes: queue.Queue[tuple[_Batch, BaseException | None]] = queue.Queue()
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.failure = ""
+        self.stopping = False
+        self.hard_stop = False
+        #: The journal's next line number.
+        self.number = journal.rows if journal is not None else 0
+        ttl = job.request.ttl if job.request.ttl is not None else (job.default_ttl or None)
+        #: Each cell written expires this many seconds after its write, or never (None).
+        self.cell_ttl = ttl
+
+    # ------------------------------------------------------------------ the rows
+    def run(self, windows: Iterator[list[SourceRow]], stop: Callable[[], bool],
+            tick: Callable[[], None] | None = None) -> LoadFigures:
+        figures = self.figures
+        try:
+            for window in windows:
+                if stop() or self.failure:
+                    self.stopping = True
+                    break
+                figures.rows += len(window)
+                ready = self._ready(window)
+                if ready:
+                    self._window(ready, stop, tick)
+                self._drain()
+                if tick is not None:
+                    tick()
+            self._finish(tick)
+        except KeyboardInterrupt:
+            self.hard_stop = True
+            figures.failed = True
+        return figures
+
+    def _ready(self, window: list[SourceRow]) -> list[PreparedRow]:
+        """The window's rows prepared (keys, values encoded and verified); those refused counted
+        and named."""
+        columns, loads, figures = self.job.columns, self.loads, self.figures
+        ready: list[PreparedRow] = []
+        for row in window:
+            if row.position in self.skip:
+                figures.rows -= 1
+                figures.done_before += 1
+                continue
+            try:
+                key = columns.key_of(row)
+            except RowRefused as err:
+                figures.refuse(f"row {row.position + 1:,} of the source", str(err))
+                continue
+            text = key_text(dict(zip((c.name for c in columns.keys), key, strict=True)))
+            try:
+                serialized = tuple(loads.serialized(key))
+            except (TypeError, ValueError, OverflowError) as err:
+                figures.refuse(text, f"its key is no value of its column's type ({err})")
+                continue
+            digest = hashlib.blake2b(b"\0".join(len(s).to_bytes(4, "big") + s for s in serialized),
+                                     digest_size=16).digest()
+            if digest in self._seen:
+                figures.refuse(text, TWICE)
+                continue
+            try:
+                values, chains = columns.values_of(row)
+            except RowRefused as err:
+                figures.refuse(text, str(err))
+                continue
+            self._seen.add(digest)
+            ready.append(PreparedRow(row, key, serialized, values, chains))
+        return ready
+
+    def _window(self, ready: list[PreparedRow], stop: Callable[[], bool],
+                tick: Callable[[], None] | None) -> None:
+        """The window's rows read, counted, and with a journal written."""
+        from cqlsh_ext.scanning.capacity import rcu, wcu
+
+        figures, loads, columns = self.figures, self.loads, self.job.columns
+        sent_at = time.time()  # before the reads: a write made after them is later
+        olds = loads.read([p.key for p in ready], [p.serialized for p in ready])
+        todo: list[tuple[PreparedRow, OldRow | None, int]] = []
+        for prepared, old in zip(ready, olds, strict=True):
+            key_size = sum(len(s) for s in prepared.serialized)
+            prepared.cells = [loads.cell_bytes(j, v) for j, v in enumerate(prepared.values)]
+            after = sum(len(b) for b in prepared.cells if b is not None)
+            figures.read_units += rcu(key_size + (0 if old is None else _size(loads, old)))
+            before = None if old is None else [loads.cell_bytes(j, v) for j, v in enumerate(old.values)]
+            if before == prepared.cells:
+                figures.unchanged += 1
+                continue
+            if old is None:
+                figures.new += 1
+            else:
+                figures.overwritten += 1
+                figures.bytes_before += _size(loads, old)
+            figures.bytes_after += after
+            figures.units += wcu(key_size + after)
+            for plan, chain in zip(columns.written, prepared.chains, strict=True):
+                if plan.blob and chain:
+                    counts = figures.chains.setdefault(plan.name, {})
+                    counts[chain] = counts.get(chain, 0) + 1
+            todo.append((prepared, old, loads.timestamp(old, old.sent if old is not None else sent_at)))
+        if self.journal is None or not todo:
+            return
+        self._send(todo, stop, tick)
+
+    # ------------------------------------------------------------------ the writes
+    def _send(self, todo: list[tuple[PreparedRow, OldRow | None, int]], stop: Callable[[], bool],
+              tick: Callable[[], None] | None) -> None:
+        """The window's rows journaled in one append (fsync'd before any is sent), then sent a
+        partition's rows a request as the pace allows."""
+        from cqlsh_ext.scanning.capacity import wcu
+        from cqlsh_ext.writing.journal import JournalError, row_entry
+        from cqlsh_ext.writing.row_loads import BATCH_BYTES, BATCH_ROWS
+
+        journal, pace, loads, columns = self.journal, self.pace, self.loads, self.job.columns
+        assert journal is not None and pace is not None
+        keys = [c.name for c in columns.keys]
+        names = [c.name for c in columns.written]
+        entries: list[dict[str, Any]] = []
+        numbered: list[tuple[PreparedRow, list[int], int, Any]] = []
+        now = time.time()
+        for prepared, old, at in todo:
+            key_map = dict(zip(keys, prepared.serialized, strict=True))
+            numbers = []
+            for j, name in enumerate(names):
+                before = None if old is None else old.values[j]
+                ttl = None if old is None else old.ttls[j]
+                entry = row_entry(self.number, key_map, loads.cell_bytes(j, before), prepared.cells[j], ttl,
+                                  None if ttl is None or old is None else old.sent + ttl,
+                                  None if old is None else old.writetimes[j], at)
+                entry["column"] = name
+                entry["new_expires"] = None if self.cell_ttl is None else round(now + self.cell_ttl, 6)
+                entry["source_row"] = prepared.row.position
+                entries.append(entry)
+                numbers.append(self.number)
+                self.number += 1
+            size = sum(len(s) for s in prepared.serialized) + sum(len(b) for b in prepared.cells if b)
+            bound = loads.statement(prepared.key, prepared.values, at)
+            numbered.append((prepared, numbers, wcu(size), bound))
+        try:
+            journal.append(entries)
+        except JournalError as err:
+            self.failure = str(err)
+            self.figures.not_sent += len(todo)
+            return
+        journal.rows = self.number
+        npk = len(columns.partition_key)
+        groups: dict[tuple[bytes, ...], list[tuple[PreparedRow, list[int], int, Any]]] = {}
+        for item in numbered:
+            groups.setdefault(item[0].serialized[:npk], []).append(item)
+        chunks: list[list[tuple[PreparedRow, list[int], int, Any]]] = []
+        for members in groups.values():
+            chunk: list[tuple[PreparedRow, list[int], int, Any]] = []
+            size = 0
+            for item in members:
+                row_size = sum(len(v) for v in item[0].values if isinstance(v, bytes | str))
+                if chunk and (len(chunk) >= BATCH_ROWS or size + row_size > BATCH_BYTES):
+                    chunks.append(chunk)
+                    chunk, size = [], 0
+                chunk.append(item)
+                size += row_size
+            if chunk:
+                chunks.append(chunk)
+        for n, chunk in enumerate(chunks):
+            units = sum(item[2] for item in chunk)
+
+            def stopping() -> bool:
+                if stop():
+                    self.stopping = True
+                return self.stopping or bool(self.failure)
+
+            granted = pace.acquire(units, stopping, tick)
+            if granted is None:
+                self.figures.not_sent += sum(len(c) for c in chunks[n:])
+                return
+            batch = _Batch([item[0] for item in chunk], [x for item in chunk for x in item[1]], units,
+                           loads.batch([item[3] for item in chunk]))
+            with self._lock:
+                self.in_flight += 1
+            self._fire(batch)
+
+    def _fire(self, batch: _Batch) -> None:
+        future = self.loads.send(batch.request)
+        future.add_callbacks(lambda _rows: self._done(batch, None), lambda err: self._done(batch, err))
+
+    def _done(self, batch: _Batch, err: BaseException | None) -> None:
+        """A request's answer, on the driver's thread: a retry scheduled, or the outcome queued for
+        the journal (the pace's place released)."""
+        from cqlsh_ext.common import retry
+        from cqlsh_ext.writing.cell_writer import retry_reason
+
+        if err is not None and retry_reason(err) is not None and not retry.exhausted(batch.attempts) \
+                and not self.hard_stop:
+            batch.attempts += 1
+            batch.retried = True
+            # The same rows at the same timestamps: sending them again is harmless.
+            timer = threading.Timer(retry.delay(batch.attempts), self._fire, (batch,))
+            timer.daemon = True
+            timer.start()
+            return
+        assert self.pace is not None
+        self.pace.release(batch.retried)
+        self._outcomes.put((batch, err))
+
+    def _drain(self, wait: float = 0.0) -> None:
+        """The outcomes come since, journaled in one append."""
+        from cqlsh_ext.writing.journal import JournalError
+
+        done: list[tuple[_Batch, BaseException | None]] = []
+        try:
+            done.append(self._outcomes.get(timeout=wait) if wait else self._outcomes.get_nowait())
+            while True:
+                done.append(self._outcomes.get_nowait())
+        except queue.Empty:
+            pass
+        if not done:
+            return
+        entries: list[dict[str, Any]] = []
+        for batch, err in done:
+            with self._lock:
+                self.in_flight -= 1
+            if err is not None:
+                from cqlsh_ext.scanning.scan import error_text
+
+                first = batch.rows[0]
+                text = key_text(dict(zip((c.name for c in self.job.columns.keys), first.key, strict=True)))
+                self.failure = self.failure or (f"{text} (its write failed, whether it applied is unknown: "
+                                                f"{error_text(err)})")
+                self.figures.failed = True
+                continue
+            self.figures.written += len(batch.rows)
+            entries.extend({"row": n, "applied": True} for n in batch.numbers)
+        if entries and self.journal is not None:
+            try:
+                self.journal.append(entries)
+            except JournalError as err:
+                self.failure = self.failure or str(err)
+                self.figures.failed = True
+
+    def _finish(self, tick: Callable[[], None] | None) -> None:
+        """Every request in flight answered (a second Ctrl-C leaves them)."""
+        while True:
+            with self._lock:
+                if self.in_flight <= 0:
+                    break
+            self._drain(0.1)
+            if tick is not None:
+                tick()
+        self._drain()
+
+
+def _size(loads: RowLoads, old: OldRow) -> int:
+    return sum(len(b) for b in (loads.cell_bytes(j, v) for j, v in enumerate(old.values)) if b)
+
+
+# ---------------------------------------------------------------------------------------- sources
+
+def source_rows(job: LoadJob, data: Any = None,
+                skip: int = 0) -> tuple[Iterator[list[SourceRow]], int | None]:
+    """The request's rows a window at a time, and how many when known (a Parquet file's, data's)."""
+    from cqlsh_ext.load import source
+
+    request, blobs = job.request, job.columns.blobs
+    columns = request.columns
+    if request.format == "data":
+        if data is None:
+            raise QueryError("the data of a db.write is not kept: a load of data in memory is resumed by "
+                             "calling db.write again with the same data and resume=its journal")
+        _names, rows, total = source.data_rows(data, columns, blobs, skip)
+        return rows, total
+    path = str(request.source)
+    if request.format == "jsonl":
+        return source.json_lines(path, columns, blobs, skip), None
+    if request.format == "csv":
+        return source.csv_rows(path, columns, blobs, request.header, skip), None
+    schema, batches = source.parquet_batches(path)
+    import pyarrow.parquet as pq
+
+    total = pq.ParquetFile(path).metadata.num_rows
+    return source.arrow_rows(schema, batches, columns, blobs, skip), total
+
+
+def file_identity(path: str) -> dict[str, int]:
+    """What RESUME checks a file by: its size and when it was last changed (nanoseconds)."""
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+#: What the preview says of how rows are written.
+PROMISE = ("Each row is written as UPDATE writes cells, at the moment its read was sent (or its cells' "
+           "latest write time + 1): a write anyone makes after the read wins.")
+
+
+def chain_words(chain: str) -> str:
+    return "bytes as the source gives them" if chain == AS_GIVEN else chain

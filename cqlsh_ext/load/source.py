@@ -1,0 +1,490 @@
+"""What a load reads (docs/load.md): a JSON Lines, Parquet or CSV file, or data in memory (the
+Python API's Arrow table or RecordBatchReader, pandas or polars frame), a window of rows at a time,
+each row its values in the request's column order. A blob column's value is a `GivenValue`: what the
+source says of it, before the encoding rule (load.encoded_values) decides its chain.
+
+How each source spells a blob column (the exports' spellings, docs/export.md, read back):
+
+- JSON Lines: the object the exports write, {"label", "kind", "payload", ...} (its payload's text
+  kept as the line spells it: the numbers and escapes of a JSON text as stored); "0x..." (bytes);
+  null; any other JSON value is a document (an object or a list as its JSON text, a string as its
+  text).
+- Parquet and Arrow data: the six columns the exports write (`data`, `data:label`, `data:kind`,
+  `data:note`, `data:stored`, `data:confidence`): the payload (a struct a record, a string a text;
+  a field of JSON text, Arrow's `arrow.json`, as its text; a null field is JSON's null: the exports
+  write a key a record lacked as null too), or the stored bytes where the payload is null; without
+  `data:kind` the column alone: a struct, a map or a list a document, a string a document's text,
+  bytes bytes.
+- CSV: text; `0x...` (with a reason after it, a value that failed: `0x... (why)`) bytes; an empty
+  field null, as cqlsh's COPY FROM reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
+
+#: Rows read at a time: a window's values are encoded, its rows read and written together.
+WINDOW_ROWS = 500
+#: The keys of the object the exports write for a blob (output.spellings' BLOB_OBJECT_KEYS).
+BLOB_KINDS = frozenset({"text", "record", "binary", "unknown", "failed"})
+_HEX = re.compile(r"0x((?:[0-9a-fA-F]{2})*)(?: \(.*\))?", re.DOTALL)
+
+
+class SourceError(QueryError):
+    """The source cannot be read (a file missing, not JSON Lines, a column it lacks): one line,
+    nothing written."""
+
+
+@dataclass(frozen=True)
+class GivenValue:
+    """A blob column's value as the source gives it. A document's `text` (JSON text as written, or
+    text) or `tree` (JSON values: a Parquet struct's, a frame's dict); or `data`, bytes (the stored
+    bytes of a value no reading read, a binary payload under its label's codecs, bytes given);
+    with the export's `label` and `kind` where the source carries them, `cut` where the export's
+    output cap cut the value, `stored` where `data` are the stored bytes of a value whose payload
+    the source does not hold (Parquet's misfits)."""
+
+    label: str | None = None
+    kind: str | None = None
+    text: str | None = None
+    tree: Any = None
+    data: bytes | None = None
+    cut: str | None = None
+    stored: bool = False
+
+    @property
+    def has_tree(self) -> bool:
+        return self.text is None and self.data is None and self.tree is not None
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """One row of the source: its position (0 for the first row, a file's header not counted) and
+    its values in the request's column order (a blob column's a GivenValue or None)."""
+
+    position: int
+    values: list[Any]
+
+
+class Fragment(str):
+    """JSON text standing for a value (an `arrow.json` field's): written into a document's text as
+    it is, read as JSON into a record."""
+
+
+# ---------------------------------------------------------------------------------------- JSON Lines
+
+def hex_bytes(text: str) -> bytes | None:
+    """The bytes a `0x...` string spells (a failed value's `0x... (why)` too), else None."""
+    found = _HEX.fullmatch(text)
+    return bytes.fromhex(found.group(1)) if found is not None else None
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_BLANKS = frozenset(" \t\n\r")
+
+
+def _skip(line: str, i: int) -> int:
+    """Past the blanks at `i` (the exports write one space after ':' and ','; a regex for more)."""
+    if line[i:i + 1] in _BLANKS:
+        i += 1
+        if line[i:i + 1] in _BLANKS:
+            i = _SPACE.match(line, i).end()  # type: ignore[union-attr]
+    return i
+
+
+def _members(line: str, start: int, walked: frozenset[str] = frozenset()
+             ) -> tuple[dict[str, tuple[Any, int, int]], int]:
+    """A JSON object's members from `start` (its '{'): key -> (value, its first char, its end),
+    each value parsed once by the standard library's scanner, or, for a key in `walked` whose value
+    is an object, walked as this walks one (its value then its members: what a blob's object is
+    read by); ValueError when it is not an object."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]
+
+    scan = _SCANNER
+    i = _skip(line, start + 1)
+    out: dict[str, tuple[Any, int, int]] = {}
+    if line.startswith("}", i):
+        return out, i + 1
+    while True:
+        if not line.startswith('"', i):
+            raise ValueError(f"a key expected at char {i}")
+        key, i = scanstring(line, i + 1)
+        i = _skip(line, i)
+        if not line.startswith(":", i):
+            raise ValueError(f"':' expected at char {i}")
+        i = _skip(line, i + 1)
+        if key in walked and line.startswith("{", i):
+            value, end = _members(line, i)
+        else:
+            try:
+                value, end = scan(line, i)
+            except StopIteration:
+                raise ValueError(f"a value expected at char {i}") from None
+        out[key] = (value, i, end)
+        i = _skip(line, end)
+        if line.startswith(",", i):
+            i = _skip(line, i + 1)
+            continue
+        if line.startswith("}", i):
+            return out, i + 1
+        raise ValueError(f"',' or '}}' expected at char {i}")
+
+
+#: The standard library's value scanner (its C one): (text, at) -> (value, end).
+_SCANNER = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
+    """A JSON Lines blob value (see the module doc): `line[start:end]` is its text; an object's
+    `value` is its members (key -> (value, first char, end): _members)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        data = hex_bytes(value)
+        return GivenValue(data=data) if data is not None else GivenValue(text=value)
+    if isinstance(value, dict) and _is_blob_object(plain := {k: v[0] for k, v in value.items()}):
+        members, value = value, plain
+        kind = value.get("kind")
+        label = value.get("label") if isinstance(value.get("label"), str) else None
+        cut = value.get("cut") if isinstance(value.get("cut"), str) else None
+        payload, first, last = members["payload"]
+        if kind in ("unknown", "failed") or (kind == "binary" and isinstance(payload, str)):
+            data = hex_bytes(payload) if isinstance(payload, str) else None
+            if data is None:
+                return GivenValue(label=label, kind=kind, cut=cut or "its payload is not bytes (0x...)")
+            return GivenValue(label=label if kind == "binary" else None, kind=kind, data=data, cut=cut)
+        if isinstance(payload, str):
+            return GivenValue(label=label, kind=kind, text=payload, cut=cut)
+        if payload is None:
+            return GivenValue(label=label, kind=kind,
+                              cut=cut or "its payload is null (an object its stream's reader could not read)")
+        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut)
+    return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
+
+
+def _is_blob_object(value: dict[str, Any]) -> bool:
+    """The object the exports write for a blob: a kind of theirs and a payload, no other keys."""
+    return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
+
+
+def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0
+               ) -> Iterator[list[SourceRow]]:
+    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time."""
+    window: list[SourceRow] = []
+    position = 0
+    with _open(path, "r") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                members, _ = _members(line, _SPACE.match(line).end(), blobs)  # type: ignore[union-attr]
+            except (ValueError, RecursionError) as err:
+                raise SourceError(f"{path}: line {number:,} is not a JSON object ({err})") from None
+            if position >= skip:
+                values: list[Any] = []
+                for column in columns:
+                    found = members.get(column)
+                    if found is None:
+                        values.append(None)
+                    elif column in blobs:
+                        values.append(json_blob(found[0], line, found[1], found[2]))
+                    else:
+                        values.append(found[0])
+                window.append(SourceRow(position, values))
+                if len(window) >= WINDOW_ROWS:
+                    yield window
+                    window = []
+            position += 1
+    if window:
+        yield window
+
+
+def json_header(path: str) -> list[str]:
+    """The keys of a JSON Lines file's first object, in order (the columns a COPY without a list
+    of columns names)."""
+    with _open(path, "r") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    members, _ = _members(line, _SPACE.match(line).end())  # type: ignore[union-attr]
+                except (ValueError, RecursionError) as err:
+                    raise SourceError(f"{path}: its first line is not a JSON object ({err})") from None
+                return list(members)
+    return []
+
+
+def _open(path: str, mode: str) -> Any:
+    try:
+        if mode == "r":
+            return open(path, encoding="utf-8", newline="")
+        return open(path, "rb")
+    except OSError as err:
+        raise SourceError(f"cannot read {path}: {err.strerror}") from None
+
+
+# ---------------------------------------------------------------------------------------- CSV
+
+def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int = 0
+             ) -> Iterator[list[SourceRow]]:
+    """The rows of a CSV file (a header row first with `header`: its names pick the columns), a
+    window at a time."""
+    import csv
+
+    window: list[SourceRow] = []
+    with _open(path, "r") as f:
+        reader = csv.reader(f)
+        order = list(range(len(columns)))
+        if header:
+            names = next(reader, None)
+            if names is None:
+                return
+            missing = [c for c in columns if c not in names]
+            if missing:
+                raise SourceError(f"{path}: its header names no column {missing[0]} (it names "
+                                  f"{', '.join(names)})")
+            order = [names.index(c) for c in columns]
+        position = 0
+        for record in reader:
+            if not record:
+                continue
+            if position >= skip:
+                if len(record) <= max(order):
+                    raise SourceError(f"{path}: line {reader.line_num:,} has {len(record)} fields, not "
+                                      f"{len(columns)}")
+                values: list[Any] = []
+                for column, i in zip(columns, order, strict=True):
+                    text = record[i]
+                    if text == "":
+                        values.append(None)
+                    elif column in blobs:
+                        data = hex_bytes(text)
+                        values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
+                    else:
+                        values.append(text)
+                window.append(SourceRow(position, values))
+                if len(window) >= WINDOW_ROWS:
+                    yield window
+                    window = []
+            position += 1
+    if window:
+        yield window
+
+
+def csv_header(path: str) -> list[str]:
+    import csv
+
+    with _open(path, "r") as f:
+        return next(csv.reader(f), [])
+
+
+# ---------------------------------------------------------------------------------------- Arrow
+
+def parquet_batches(path: str) -> tuple[Any, Iterator[Any]]:
+    """(the schema, the record batches) of a Parquet file, read a row group at a time."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise SourceError("reading Parquet needs pyarrow (the parquet extra: bin/setup --parquet, or "
+                          "python3 -m pip install 'cqlsh-ext[parquet]')") from None
+    try:
+        source = pq.ParquetFile(path)
+    except OSError as err:
+        raise SourceError(f"cannot read {path}: {err}") from None
+    except Exception as err:  # pyarrow's ArrowInvalid: not a Parquet file
+        raise SourceError(f"{path} is not a Parquet file ({str(err).splitlines()[0]})") from None
+    return source.schema_arrow, source.iter_batches(batch_size=WINDOW_ROWS)
+
+
+def arrow_rows(schema: Any, batches: Iterator[Any], columns: Sequence[str], blobs: frozenset[str],
+               skip: int = 0) -> Iterator[list[SourceRow]]:
+    """Rows of Arrow record batches (a Parquet file's, the API's data), a window at a time (see the
+    module doc: a blob column's six parts, or the column alone)."""
+    names = list(schema.names)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
+    position = 0
+    for batch in batches:
+        count = batch.num_rows
+        if position + count <= skip:
+            position += count
+            continue
+        readers = [_column_reader(batch, schema, column, column in blobs) for column in columns]
+        window = [SourceRow(position + i, [read(i) for read in readers])
+                  for i in range(count) if position + i >= skip]
+        position += count
+        for start in range(0, len(window), WINDOW_ROWS):
+            yield window[start:start + WINDOW_ROWS]
+
+
+def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
+    """The i -> value function of one column of a batch."""
+    array = batch.column(schema.names.index(column))
+    kind = schema.field(column).type
+    values = _plain(array.to_pylist(), kind)
+    if not blob:
+        return values.__getitem__
+    part = {name: batch.column(schema.names.index(f"{column}:{name}")).to_pylist()
+            for name in ("label", "kind", "note", "stored") if f"{column}:{name}" in schema.names}
+    if "kind" not in part:
+        return lambda i: _bare_blob(values[i])
+    labels, kinds = part.get("label"), part["kind"]
+    stored = part.get("stored")
+
+    def given(i: int) -> GivenValue | None:
+        return _exported_blob(values[i], kinds[i], labels[i] if labels else None,
+                              stored[i] if stored else None)
+
+    return given
+
+
+def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue | None:
+    """A blob of the exports' six columns: its payload (typed), kind, label and stored bytes."""
+    if kind is None:
+        return None  # a null blob: its six parts null
+    if value is None:
+        if stored is None:
+            return GivenValue(label=label, kind=kind,
+                         cut="its payload is null and its stored bytes are not in the file")
+        read = kind not in ("unknown", "failed")
+        return GivenValue(label=label if read else None, kind=kind, data=bytes(stored), stored=read)
+    if isinstance(value, Fragment):
+        return GivenValue(label=label, kind=kind, text=str(value))
+    if isinstance(value, str):
+        data = hex_bytes(value) if kind == "binary" else None
+        return GivenValue(label=label, kind=kind, data=data) if data is not None else \
+            GivenValue(label=label, kind=kind, text=value)
+    if isinstance(value, bytes | bytearray):
+        return GivenValue(label=label, kind=kind, data=bytes(value))
+    return GivenValue(label=label, kind=kind, tree=value)
+
+
+def _bare_blob(value: Any) -> GivenValue | None:
+    """A blob column given alone (data in memory, a file not of the exports' shape)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes | bytearray | memoryview):
+        return GivenValue(data=bytes(value))
+    if isinstance(value, str):
+        data = hex_bytes(value)
+        return GivenValue(data=data) if data is not None else GivenValue(text=str(value))
+    return GivenValue(tree=value)
+
+
+def _plain(values: list[Any], kind: Any) -> list[Any]:
+    """An Arrow column's Python values, its JSON text (`arrow.json`) as Fragments."""
+    if not _has_json(kind):
+        return values
+    return [_tree(v, kind) for v in values]
+
+
+def _has_json(kind: Any) -> bool:
+    import pyarrow as pa
+
+    if isinstance(kind, pa.BaseExtensionType):
+        return kind.extension_name == "arrow.json"
+    if pa.types.is_struct(kind):
+        return any(_has_json(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return _has_json(kind.value_type)
+    if pa.types.is_map(kind):
+        return _has_json(kind.item_type)
+    return False
+
+
+def _tree(value: Any, kind: Any) -> Any:
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if isinstance(kind, pa.BaseExtensionType) and kind.extension_name == "arrow.json":
+        return Fragment(value)
+    if pa.types.is_struct(kind):
+        return {kind.field(i).name: _tree(value.get(kind.field(i).name), kind.field(i).type)
+                for i in range(kind.num_fields)}
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return [_tree(v, kind.value_type) for v in value]
+    if pa.types.is_map(kind):
+        return [(k, _tree(v, kind.item_type)) for k, v in value]
+    return value
+
+
+def data_rows(data: Any, columns: Sequence[str], blobs: frozenset[str], skip: int = 0
+              ) -> tuple[Any, Iterator[list[SourceRow]], int | None]:
+    """(the columns' names, the rows a window at a time, how many when known) of the Python API's
+    data: a pyarrow Table or RecordBatchReader (streamed: a batch at a time), a polars DataFrame
+    (its Arrow), a pandas DataFrame (its rows' Python objects, a dict a document as it is);
+    SourceError for anything else."""
+    module = type(data).__module__.split(".")[0]
+    if module == "pandas":
+        names = [str(n) for n in data.columns]
+        return names, _frame_rows(data, names, columns, blobs, skip), len(data)
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise SourceError("db.write needs pyarrow (the api extra: python3 -m pip install "
+                          "'cqlsh-ext[api]')") from None
+    if module == "polars":
+        data = data.to_arrow()
+    if isinstance(data, pa.RecordBatchReader):
+        return data.schema.names, arrow_rows(data.schema, iter(data), columns, blobs, skip), None
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    if isinstance(data, pa.Table):
+        batches = iter(data.to_batches(max_chunksize=WINDOW_ROWS))
+        return data.schema.names, arrow_rows(data.schema, batches, columns, blobs, skip), data.num_rows
+    raise SourceError(f"db.write takes a pyarrow Table or RecordBatchReader, a pandas or a polars "
+                      f"DataFrame, not {type(data).__name__}")
+
+
+def _missing(value: Any) -> bool:
+    """pandas' missing values: None, NaN, NaT, pandas.NA."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN and NaT are not equal to themselves
+    except (TypeError, ValueError):
+        return False
+
+
+def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: frozenset[str], skip: int
+                ) -> Iterator[list[SourceRow]]:
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
+    parts = {c: [p for p in ("label", "kind", "stored") if f"{c}:{p}" in names] for c in blobs}
+    for start in range(skip, len(frame), WINDOW_ROWS):
+        chunk = frame.iloc[start:start + WINDOW_ROWS]
+        lists = {name: chunk[name].tolist() for name in chunk.columns}
+        window = []
+        for i in range(len(chunk)):
+            values: list[Any] = []
+            for column in columns:
+                value = lists[column][i]
+                value = None if not isinstance(value, list | dict | bytes) and _missing(value) else value
+                if column in blobs and "kind" in parts[column]:
+                    got = [_part(lists, column, name, i, parts[column]) for name in _EXPORT_PARTS]
+                    values.append(_exported_blob(value, *got))
+                elif column in blobs:
+                    values.append(_bare_blob(value))
+                else:
+                    values.append(value)
+            window.append(SourceRow(start + i, values))
+        yield window
+
+
+#: The parts of an exported blob a row's value is read with, in _exported_blob's order.
+_EXPORT_PARTS = ("kind", "label", "stored")
+
+
+def _part(lists: dict[str, list[Any]], column: str, name: str, i: int, present: list[str]) -> Any:
+    """One of a blob's export parts (`data:kind`, ...) in a frame's row, None when missing."""
+    found = lists[f"{column}:{name}"][i] if name in present else None
+    return None if found is None or (not isinstance(found, bytes) and _missing(found)) else found
