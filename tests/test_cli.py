@@ -88,7 +88,7 @@ def test_no_version_warning_for_a_patch_release_difference(tmp_path: Path, cassa
 
 
 def test_version_comparison():
-    from cqlsh_ext.shell import _major_minor
+    from cqlsh_ext.output.shell_results import _major_minor
 
     assert _major_minor("5.0.6") == _major_minor("5.0.0")
     assert _major_minor("5.0.6-SNAPSHOT") == ("5", "0")

@@ -32,7 +32,7 @@ def test_command_declarations_load_no_handler_dependencies():
     # The shell reads every declaration at start-up (features.shell_commands, and the command modules
     # whose handlers they name) to learn its grammar: they must stay light.
     loaded = _imported("from cqlsh_ext.features import commands\n"
-                       "assert commands.command('compression').handler and commands.intercepts_for('copy')")
+                       "assert commands.command('undo').handler and commands.intercepts_for('copy')")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"cassandra", "prompt_toolkit", "boto3", "zstandard", "lz4", "cramjam", "snappy",
                           "hdrh"}

@@ -87,9 +87,10 @@ def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) ->
     assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
                              "COPY (SELECT ...) TO", "DESCRIBE PAYLOAD",
                              "encode() in INSERT, UPDATE and BATCH"}
-    # A COPY (SELECT ...) is the export's before a COPY's column paths are refused.
+    # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
+    # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
-        "COPY (SELECT ...) TO", "COPY with payload paths in its columns"]
+        "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
     assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
     # Each declared topic is a HELP topic of the shell, its text what HELP prints.
     topics = [t for i in commands.intercepts() for t in i.topics] + [

@@ -20,8 +20,8 @@ def test_the_page_is_what_the_texts_make_now() -> None:
 
 
 def test_the_page_lists_every_command_topic_and_option() -> None:
-    from cqlsh_ext.features import commands
     from cqlsh_ext.cli import _ext_parser
+    from cqlsh_ext.features import commands
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     page = man_page.page()

@@ -333,8 +333,8 @@ def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
     # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
     from cqlsh_ext import shell
-    from cqlsh_ext.features import commands
     from cqlsh_ext.common.text import HELP_WIDTH
+    from cqlsh_ext.features import commands
 
     shell.register_commands()
     topics = [c.word for c in commands.commands()]

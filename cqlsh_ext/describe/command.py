@@ -4,10 +4,10 @@ The statement is describe_payload's (features.reads): the shell reads it from th
 which tells it from cqlsh's own DESCRIBE (describe.parse.recognizes), before cqlsh's DESCRIBE
 grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command"). No `describe` command
 is declared: it would replace the shell's do_describe, and with it stock DESCRIBE and the
-client-side DESCRIBE of Amazon Keyspaces. `GRAMMAR` is for completion only: the shell adds it to
-cqlsh's rules (features.shell_commands), so Tab offers PAYLOAD after DESCRIBE, then tables, then
-the table's payload columns. Nothing heavy is imported here: the shell imports this module at
-start-up.
+client-side DESCRIBE of Amazon Keyspaces. Its completion is written from the declaration
+(features.completion_grammar): Tab offers PAYLOAD after DESCRIBE, then tables, then the table's
+payload columns (`complete_column`, declared with the Statement). Nothing heavy is imported here:
+the shell imports this module at start-up.
 """
 
 from __future__ import annotations
@@ -15,25 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.common.text import nearest, unknown
-
-#: The rule's name among cqlsh's special commands, and its grammar (completion only: the shell
-#: reads the statement from its feature's declaration before cqlsh would parse it).
-RULE = "<describePayloadCommand>"
-GRAMMAR = r"""
-<describePayloadCommand> ::= ( "DESCRIBE" | "DESC" ) "PAYLOAD" cf=<columnFamilyName> "." payloadcol=<cident>
-                             ( "WHERE" <describePayloadCondition> ( "AND" <describePayloadCondition> )* )?
-                             ( "SAMPLE" <wholenumber> ( "SEED" <wholenumber> )? | "ALL" "CONFIRM"? )? "JSON"?
-                           ;
-<describePayloadCondition> ::= <describePayloadPath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
-                                                   | "IN" "(" <term> ( "," <term> )* ")"
-                                                   | "LIKE" <stringLiteral>
-                                                   | "IS" "NOT"? "NULL"
-                                                   | "CONTAINS" <term> )
-                             ;
-<describePayloadPath> ::= <cident> ( "." ( <cident> | <quotedName> )
-                                   | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
-                        ;
-"""
 
 
 def complete_column(ctxt: Any, shell: Any) -> list[str]:

@@ -1,5 +1,5 @@
 """Calling a declared feature that no front end has an adapter of (a package's: features.ENTRY_POINT_GROUP)
-from its declaration alone, as the shell and the Python API do (MCP's call_adapter beside them): its
+from its declaration alone, as the shell and the Python API do (MCP's declared_adapter beside them): its
 arguments checked against the declaration (`checked`), the table it reads (`table_named`), its
 service once that table is found (`ready_service`), and, for the shell and Spark mode, its statement
 read with the shell's lexer into its request (`read_statement`, over `statement_arguments`) and its

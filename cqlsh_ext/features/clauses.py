@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
     from cqlsh_ext.reading.read_requests import SampleSpec
 
-__all__ = ["stats_sample", "trial_codecs"]
+__all__ = ["STATS_SAMPLE_GRAMMAR", "TRIAL_CODECS_GRAMMAR", "stats_sample", "trial_codecs"]
 
 _SAMPLE_FORM = "SAMPLE [n [PERCENT] | UNTIL x PERCENT] [WITHIN s SECONDS] [SEED n]"
 
@@ -83,3 +83,17 @@ def trial_codecs(feature: str, text: str, tokens: list[Token], k: int) -> tuple[
         if not (k < len(tokens) and tokens[k].kind == "punct" and tokens[k].value == ","):
             return tuple(chains), k
         k += 1
+
+
+#: What completes each reader's clause at the prompt (features.completion_grammar): its symbol, and its rules.
+STATS_SAMPLE_GRAMMAR = ("<statsSample>", r"""
+<statsSample> ::= ( "UNTIL" ( <wholenumber> | <float> ) "PERCENT" | <wholenumber> "PERCENT"? )?
+                  ( "WITHIN" <wholenumber> "SECONDS" )? ( "SEED" <wholenumber> )?
+                ;
+""")
+TRIAL_CODECS_GRAMMAR = ("<trialChain> ( \",\" <trialChain> )*", r"""
+<trialChain> ::= <quotedStringLiteral> | <trialStep> ( ">" <trialStep> )*
+               ;
+<trialStep> ::= <identifier> ( "/" <identifier> ( "-" <identifier> )* )? ( ":" "-"? <wholenumber> )?
+              ;
+""")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "StatementIntercept",
            "command", "commands", "help_topics", "intercepts", "intercepts_for", "mistyped", "phrase_help",
-           "register_command", "register_intercept", "register_mistyped"]
+           "register_command", "register_intercept", "register_mistyped", "shell_methods"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
@@ -178,6 +178,11 @@ def help_topics() -> list[tuple[str, str]]:
         [t for i in _INTERCEPTS.values() for t in i.topics]
 
 
+def help_phrases() -> list[str]:
+    """The HELP topics of several words (lower case): COMPRESSION STATS, DESCRIBE PAYLOAD, ..."""
+    return [topic for topic, _ in help_topics() if " " in topic]
+
+
 def phrase_help(words: list[str]) -> str | None:
     """The text of the HELP topic of several words that `words` (lower case) spell (HELP DESCRIBE
     PAYLOAD, HELP COMPRESSION STATS), or None."""
@@ -208,3 +213,30 @@ def mistyped(words: list[str]) -> str | None:
     _built_in()
     said = _MISTYPED.get(words[0].lower()) if words else None
     return said(words) if said is not None else None
+
+
+def shell_methods() -> dict[str, Any]:
+    """The Shell's methods of the declarations: a `do_<word>` per command (cqlsh's HELP lists it with
+    its text) and one per HELP topic of one word (a topic, no command: seams.help_topic); a topic of
+    several words is asked for as HELP <words> (features.help.help_answer)."""
+    from cqlsh_ext.upstream import seams
+
+    methods: dict[str, Any] = {f"do_{declared.word}": _command_method(declared) for declared in commands()}
+    for topic, text in help_topics():
+        if " " not in topic:
+            methods[f"do_{topic}"] = seams.help_topic(topic, text)
+    return methods
+
+
+def _command_method(declared: Command) -> Any:
+    handler = declared.handler
+
+    def do_command(self: Any, parsed: Parsed) -> None:
+        if handler is None:  # read before cqlsh's grammar, from its feature's declaration
+            raise RuntimeError(f"{declared.word.upper()} is read from its feature's declaration, "
+                               "never by cqlsh's grammar")
+        handler(self, parsed)
+
+    do_command.__name__ = f"do_{declared.word}"
+    do_command.__doc__ = declared.help  # HELP <word>
+    return do_command

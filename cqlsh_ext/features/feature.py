@@ -15,7 +15,8 @@ from importlib import import_module
 from typing import Any
 
 __all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "Clause", "ClauseReader",
-           "FeatureCall", "Feature", "Reads", "Service", "Statement", "Writes", "register", "registered"]
+           "FeatureCall", "Feature", "Method", "Reads", "Service", "Statement", "Writes", "register",
+           "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -47,9 +48,10 @@ class Reads:
 
 
 #: What a write feature writes: the rows a statement names (`statement`: an edit's UPDATE or DELETE),
-#: one column of a table's rows (`column`: keyspace.table.column), or the rows a journal names
-#: (`journal`: UNDO writes its old values back, RESUME goes on with its rewrite).
-WRITES = ("statement", "column", "journal")
+#: one column of a table's rows (`column`: keyspace.table.column), the rows a journal names
+#: (`journal`: UNDO writes its old values back, RESUME goes on with its rewrite), or rows loaded into a
+#: table (`table`: keyspace.table, a load's).
+WRITES = ("statement", "column", "journal", "table")
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,13 @@ class Argument:
     #: The argument it is given with, never alone (confirm with every_row): refused alone, and
     #: written inside that one's brackets in the usage ([ALL [CONFIRM]]).
     goes_with: str | None = None
+    #: The required argument it stands for (COMPRESSION TRIAL's FROM 'path' instead of its column):
+    #: given, that one is not required (nor may be given too), and the usage writes the two as one
+    #: or the other (`[keyspace.]table.column | FROM 'path'`).
+    instead_of: str | None = None
+    #: How its statement's usage writes its value after its keyword (`'path'`, `keyspace`); "": from
+    #: its type (n, <string>).
+    placeholder: str = ""
 
     def schema(self) -> dict[str, Any]:
         """Its JSON Schema, keys in the order type, keywords, description."""
@@ -119,6 +128,11 @@ class Clause:
     closing: bool = False
     #: The argument it is written with, never alone (SEED with SAMPLE n), as Argument.goes_with.
     goes_with: str | None = None
+    #: Where its value is a grammar of its own (a ClauseReader's): what completes it after its words,
+    #: in cqlsh's grammar language (`<statsSample>`), and the rules that define it
+    #: (features.completion_grammar).
+    grammar: str = ""
+    rules: str = ""
 
     def __post_init__(self) -> None:
         if isinstance(self.value, str) and self.value not in ("integer", "string", "flag"):
@@ -151,12 +165,33 @@ class Statement:
     clauses: tuple[Clause, ...] = ()
     runs: Service | None = None
     options_last: bool = False
+    #: What its HELP says after its form (the form is written from this declaration: features/help.py),
+    #: indented as HELP's texts are; "" for a package's (its document is its HELP).
+    help: str = ""
+    #: What HELP of the word its statement shares with others says of it after its form (HELP
+    #: COMPRESSION of TRIAL); "": its `help`.
+    summary: str = ""
+    #: What completes a name an argument takes beyond cqlsh's own completion (a table's payload
+    #: columns): (argument, `(ctxt, shell) -> names`), as cqlsh's completers are
+    #: (features.completion_grammar).
+    completers: tuple[tuple[str, Callable[..., Any]], ...] = ()
     #: Other words the statement may start with (DESC PAYLOAD for DESCRIBE PAYLOAD), as many as its own.
     aliases: tuple[tuple[str, ...], ...] = ()
     #: Whether a statement of its words is its own, from its tokens (its words and end token
     #: included), where they may start a statement of cqlsh's too (DESC payload WITH INTERNALS
     #: describes an object named payload); None: every one is.
     recognizes: Callable[[list[Any]], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    """A feature's method in the Python API (cqlsh_ext.Database: `db.<name>(...)`), made from the
+    declaration (api.report_methods): its parameters the declared arguments, in order (a required
+    one first, without a default), and `progress`; `omits` the arguments the API answers its own way
+    (how values decode is the connection's; a JSON Schema is ReportResult.json_schema())."""
+
+    name: str
+    omits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -219,6 +254,12 @@ class Feature:
     writes: Writes | None = None
     request: Callable[[FeatureCall], Any] | None = None
     statement: Statement | None = None
+    #: Its method in the Python API (None: none of its own; a package's is db.feature(name, ...)).
+    method: Method | None = None
+    #: A statement of the shell alone (COMPRESSION TRIAL: it writes scratch tables, so it is no read
+    #: feature an assistant may call, nor one of the journaled writes): never an MCP tool nor an API
+    #: method.
+    shell_only: bool = False
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -248,6 +289,16 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"{feature.name}'s statement takes a SELECT: it reads no table nor statement")
     if feature.statement is not None and set(feature.statement.omits) & set(feature.required):
         raise ValueError(f"{feature.name}'s statement spells every required argument")
+    if feature.method is not None and (feature.shell_only or feature.writes is not None):
+        raise ValueError(f"{feature.name}: a report's method is a read feature's")
+    if feature.method is not None and set(feature.method.omits) & set(feature.required):
+        raise ValueError(f"{feature.name}'s method takes every required argument")
+    if feature.shell_only and feature.statement is None:
+        raise ValueError(f"{feature.name} is the shell's alone: it declares its statement")
+    for argument in feature.arguments:
+        if argument.instead_of is not None and argument.instead_of not in feature.required:
+            raise ValueError(f"{feature.name}'s {argument.name} stands for a required argument, not "
+                             f"{argument.instead_of!r}")
     if feature.writes is None and feature.scope not in (READ, REPORT):
         raise ValueError(f"{feature.name}'s scope is {READ} or {REPORT}, not {feature.scope!r}")
     FEATURES[feature.name] = feature

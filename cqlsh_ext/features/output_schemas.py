@@ -161,3 +161,9 @@ RESUME_RESULT: dict[str, Any] = _closed({
     "rows_before": _INT}, ["request", "confirmed", "rows_read", "ranges", "ranges_finished", "rows_before"])
 UNDO_RESULT: dict[str, Any] = _closed({**_WRITTEN, "rows": _INT, "still": _COUNT_OR_NULL},
                                       ["request", "confirmed", "rows"])
+LOAD_RESULT: dict[str, Any] = _closed({
+    "request": _OBJECT, "confirmed": _BOOL, "rows": _INT, "new": _INT, "overwritten": _INT,
+    "unchanged": _INT, "refused": _OBJECT, "refused_rows": _STRINGS, "chains": _OBJECT, "bytes_before": _INT,
+    "bytes_after": _INT, "write_units": _INT, "written": _COUNT_OR_NULL, "not_sent": _COUNT_OR_NULL,
+    "journal": _NULL_STRING, "stopped": _NULL_STRING},
+    ["request", "confirmed", "rows", "new", "overwritten", "refused"])

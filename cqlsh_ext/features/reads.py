@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
+from cqlsh_ext.describe import command as describe_command
 from cqlsh_ext.describe import parse as describe_parse
 from cqlsh_ext.describe.help import PAYLOAD_ABOUT
 from cqlsh_ext.features import clauses, output_schemas, report_requests
@@ -18,6 +19,7 @@ from cqlsh_ext.features.feature import (
     Argument,
     Clause,
     Feature,
+    Method,
     Reads,
     Service,
     Statement,
@@ -140,12 +142,14 @@ register(Feature(
             "row where it costs (Amazon Keyspaces, or a table of 1 GB or more) is refused with its "
             "estimated cost unless confirm is true.",
     request=report_requests.describe_payload,
+    method=Method("describe_payload", omits=("decode", "json_schema")),
     # The shell's: DESC is its alias (describe.parse.recognizes tells it from cqlsh's DESCRIBE); how
     # values decode is the session's; JSON prints the report as JSON; SEED draws the same sample again.
     statement=Statement(("DESCRIBE", "PAYLOAD"),
                         "DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000",
                         options_last=True, omits=("decode", "json_schema"), aliases=(("DESC", "PAYLOAD"),),
                         recognizes=describe_parse.recognizes, help=PAYLOAD_ABOUT,
+                        completers=(("column", describe_command.complete_column),),
                         clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),))))
 register(Feature(
     "compression_stats", "Compression statistics",
@@ -160,12 +164,14 @@ register(Feature(
             "estimate from random slices holding that many rows. A whole-table scan that costs "
             "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost "
             "unless confirm is true.",
-    request=report_requests.stats,
+    request=report_requests.stats, method=Method("stats"),
     # The shell's: a SELECT names the column; SAMPLE says more than rows; PARALLEL sets its
     # processes; DECODE ALL decompresses every value rather than reading sizes from headers.
     statement=Statement(("COMPRESSION", "STATS"), "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;",
                         select=True, omits=("column", "sample"), help=STATS_ABOUT,
-                        clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "..."),
+                        clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "...",
+                                        grammar=clauses.STATS_SAMPLE_GRAMMAR[0],
+                                        rules=clauses.STATS_SAMPLE_GRAMMAR[1]),
                                  Clause(("PARALLEL",), "parallel", "integer", "n"),
                                  Clause(("DECODE", "ALL"), "decode_all", "flag")))))
 register(Feature(
@@ -175,7 +181,7 @@ register(Feature(
     (_table(), _sample("rows measured (default 1000)", listed=False)), Reads("table", "table"), REPORT,
     output_schemas.SETTINGS, Service("cqlsh_ext.insight.run_settings", "settings_answer"),
     details=SETTINGS_ABOUT,
-    request=report_requests.settings,
+    request=report_requests.settings, method=Method("settings"),
     statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;", help=SETTINGS_HELP_ABOUT)))
 register(Feature(
     "inspect_value", "Inspect a value",
@@ -202,7 +208,7 @@ register(Feature(
     details="Compresses the sample's decompressed values with every available codec and level (and "
             "a trained dictionary where it helps): ratio, compress and decompress speed measured "
             "here, capacity units. It never saves a dictionary (no file is written).",
-    request=report_requests.advise,
+    request=report_requests.advise, method=Method("advise"),
     # The shell's: a SELECT names the column (and the rows), SAVE DICTIONARY writes a file there.
     statement=Statement(("COMPRESSION", "ADVISE"),
                         "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",

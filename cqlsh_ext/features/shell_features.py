@@ -18,6 +18,7 @@ from cqlsh_ext.features.feature import (
     Statement,
     register,
 )
+from cqlsh_ext.insight import command as insight_command
 from cqlsh_ext.insight.help import TRIAL_ABOUT, TRIAL_SUMMARY
 from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
@@ -43,7 +44,10 @@ register(Feature(
     request=report_requests.trial,
     statement=Statement(("COMPRESSION", "TRIAL"), "COMPRESSION TRIAL ks.t.data INTO scratch;",
                         options_last=True, help=TRIAL_ABOUT, summary=TRIAL_SUMMARY,
-                        clauses=(Clause(("CODECS",), "codecs", clauses.trial_codecs, "chain, ..."),)),
+                        clauses=(Clause(("CODECS",), "codecs", clauses.trial_codecs, "chain, ...",
+                                        grammar=clauses.TRIAL_CODECS_GRAMMAR[0],
+                                        rules=clauses.TRIAL_CODECS_GRAMMAR[1]),),
+                        completers=(("column", insight_command.trial_columns),)),
     shell_only=True))
 
 #: The features declared here.

@@ -1,19 +1,22 @@
-"""The shell's door to the read features a package declares (features.ENTRY_POINT_GROUP), from their
-declarations alone: each is a statement of the shell (features.calling: the words of its name, its
-arguments), read with the shell's lexer (never cqlsh's grammar), its table looked up as the shell
-looks up any statement's, its service handed a FeatureCall in the shell's reading context, its
-report handed back for the shell to print as it prints every report; HELP lists them, HELP <its
-words> prints its document, and Tab at the prompt completes their words (repl.completer).
-cqlsh_ext/shell.py hands it a statement whose first word is none of the shell's, so a package's
-feature never takes a statement of cqlsh's, CQL's or ours: one whose first word is the shell's
-(`select_sample` -> SELECT ...) is no statement here. Tab never offers it, and HELP says so beside
-it (MCP and the Python API serve it as ever).
+"""The shell's one way in for a declared statement (`arrival`: what its first word makes of it, before
+the intercepts and cqlsh's grammar): cqlsh-ext's own features that declare their statement
+(features.feature.Statement: COMPRESSION STATS, TRIAL, INSPECT, DESCRIBE PAYLOAD, ...) and the read
+features a package declares (features.ENTRY_POINT_GROUP) come through the same door, each read from
+its declaration with the shell's lexer (features.calling; never cqlsh's grammar), its request built
+by its declared builder (a package's service handed a FeatureCall, its table looked up as the shell
+looks up any statement's), run in the shell's reading context and printed as every report is
+(`run`). A package's feature is the words of its name and its arguments; a statement whose first
+word is the shell's (`select_sample` -> SELECT ...) is none of a package's: Tab never offers it, and
+HELP says so beside it (MCP and the Python API serve it as ever). HELP lists the packages' features
+and HELP <its words> prints its document; Tab at the prompt completes their words (repl.completer).
 
 Imported when the shell starts: it imports nothing heavy at module level (the packages' features
 are loaded at the first statement, HELP or Tab that may be one of theirs)"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,23 +25,47 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["answer", "called", "feature_of", "help_of", "help_section", "next_words", "own_feature_of",
-           "own_first_words", "run"]
+__all__ = ["Arrival", "answer", "arrival", "called", "feature_of", "help_of", "help_section",
+           "nearest_first_word", "next_words", "own_feature_of", "own_first_words", "run"]
 
 
 def _taken() -> frozenset[str]:
-    """The words the shell's own statements start with (cqlsh's grammar, with ours)."""
+    """The words the shell's own statements start with: cqlsh's grammar, its commands and
+    intercepts (features.commands). Not a declared statement's own first word: cqlsh's grammar
+    learns those to complete them (features.completion_grammar), but the shell reads them from
+    their declarations (TOY REPORT, a built-in report with a first word of its own)."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.forms import statement_words
     from cqlsh_ext.upstream.seams import first_words
 
-    return first_words()
+    shells = {c.word.upper() for c in commands()} | {w.upper() for i in intercepts() for w in i.words}
+    stated = {words[0].upper() for feature in declared(plugins=False).values()
+              if feature.statement is not None
+              for words in (statement_words(feature), *feature.statement.aliases)}
+    return first_words() - (stated - shells)
 
 
-def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
-    """The packages' features by their statement's words, the longest first (TOY ROWS before TOY)."""
+def _unlisted() -> list[Feature]:
+    """The features whose statement HELP lists and Tab completes from the declaration alone: a
+    package's read features, and those of cqlsh-ext's own features whose statement's first word
+    starts none of the shell's statements (a first word the shell has, COMPRESSION, INSPECT,
+    DESCRIBE, is completed by its grammar and has its HELP topics: features.shell_commands)."""
+    from cqlsh_ext.features import declared
     from cqlsh_ext.features.calling import plugins
     from cqlsh_ext.features.forms import statement_words
 
-    found = [(statement_words(feature), feature) for feature in plugins().values()]
+    own = [feature for feature in declared(plugins=False).values()
+           if feature.statement is not None and statement_words(feature)[0] not in _taken()]
+    return [*own, *plugins().values()]
+
+
+def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
+    """The features of `_unlisted()` by their statement's words, the longest first (TOY ROWS before
+    TOY)."""
+    from cqlsh_ext.features.forms import statement_words
+
+    found = [(statement_words(feature), feature) for feature in _unlisted()]
     return sorted(found, key=lambda pair: -len(pair[0]))
 
 
@@ -223,8 +250,9 @@ def next_words(head: str, partial: str) -> list[str]:
 
 
 def help_of(asked: list[str]) -> str | None:
-    """HELP <words> (lower case) of a package's feature: its document (the words of its statement,
-    or its name), else None."""
+    """HELP <words> (lower case) of a package's feature, or one of cqlsh-ext's own whose statement's
+    first word is none of the shell's: its document (the words of its statement, or its name), else
+    None."""
     from cqlsh_ext.features.calling import document
 
     typed = " ".join(asked)
@@ -236,16 +264,19 @@ def help_of(asked: list[str]) -> str | None:
 
 
 def help_section() -> str:
-    """What HELP lists of the packages' features after cqlsh's topics ('' when none is declared):
-    each one's statement, title and description, and its arguments' one-line docs."""
+    """What HELP lists after cqlsh's topics of the statements `_unlisted()` declares ('' when there
+    is none): cqlsh-ext's own, then the packages' read features, each one's statement, title and
+    description, and its arguments' one-line docs."""
     from cqlsh_ext.features.calling import plugins
     from cqlsh_ext.features.forms import statement_words, usage
 
-    features = plugins()
-    if not features:
-        return ""
-    lines = ["Read features of installed packages (HELP <words> for one):"]
-    for feature in features.values():
+    packages = plugins()
+    lines: list[str] = []
+    for feature in _unlisted():
+        heading = "Read features of installed packages (HELP <words> for one):" if feature.name in packages \
+            else "More statements of cqlsh-ext's (HELP <words> for one):"
+        if heading not in lines:
+            lines.append(heading)
         words = statement_words(feature)
         lines.append(f"  {' '.join(words)} {usage(feature)}".rstrip()
                      + f"  -- {feature.title}: {feature.description}")
@@ -253,4 +284,54 @@ def help_section() -> str:
         if shadowed:
             lines.append(f"      ({shadowed})")
         lines += [f"      {argument.name}: {argument.doc}" for argument in feature.arguments]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What the shell's door makes of a statement by its first word, before the intercepts and
+    cqlsh's grammar: the declared feature whose statement it is and how many of its tokens the
+    statement's words are (cqlsh-ext's own, or a package's read feature: never a statement of
+    cqlsh's, CQL's or ours); the one line a first word mistyped is told (no server takes it); the
+    line a package whose features do not load is told (the statement goes on)."""
+
+    feature: tuple[Feature, int] | None = None
+    typo: str | None = None
+    plugin_error: str | None = None
+
+
+def arrival(first: str, statement: Callable[[], Lexed]) -> Arrival:
+    """The door's reading of a statement whose first word is `first` (as typed), `statement` the
+    statement itself, lexed only where a declared statement may start so."""
+    from cqlsh_ext.features import PluginError
+    from cqlsh_ext.upstream.seams import first_words
+
+    word = first.lower()
+    own = word in own_first_words()
+    feature, error = None, None
+    if own or first.upper() not in first_words():
+        try:
+            feature = own_feature_of(statement()) if own else feature_of(statement())
+        except PluginError as err:  # a package's bug, in its one line; the statement goes on
+            error = str(err)
+    if feature is None:
+        meant = nearest_first_word(first)
+        if meant is not None:
+            return Arrival(None, f"{first} is not a command or statement: did you mean {meant}? "
+                                 "(HELP lists the commands)", error)
+    return Arrival(feature, None, error)
+
+
+def nearest_first_word(word: str) -> str | None:
+    """The first word of a statement or command (cqlsh's, CQL's, ours: seams.first_words) that
+    `word`, none of them, is a typo of ('COMPRESION': COMPRESSION), or None. A word that is near
+    none goes to the server as typed (a newer server's statement cqlsh's grammar does not know)."""
+    from cqlsh_ext.common.text import nearest
+    from cqlsh_ext.upstream.seams import first_words
+
+    if not word[:1].isalpha():
+        return None
+    words = first_words()
+    if word.upper() in words:
+        return None
+    return nearest(word.upper(), words)

@@ -11,7 +11,7 @@ SELECT's text once more after it ran, for the table whose metadata formats the r
 and its lexer reads it all again: an unclosed comment of 100,000 lines took 123 s. In the order the
 shell meets a statement:
 
-1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the scripts' loop is ExtShell's cmdloop):
+1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the scripts' loop is `run_script`):
    measured a line at a time, each character once (cql.grammar_bounds.Measure): at most
    STATEMENT_BYTES, STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else
    refused in one line at the line that passes the bound; the rest of it (to its end) is dropped
@@ -38,18 +38,22 @@ keystroke: past PARSED_TOKENS it offers nothing (`completes`), as a statement th
 parsed to run either.
 
 This module decides and words it (each function answers what becomes of the statement, and the
-line to say); the shell (cqlsh_ext.shell.ExtShell: cmdloop, onecmd, handle_statement,
-get_input_line, parse_for_select_meta) keeps the reading, says the line and sends or refuses.
+line to say), and runs cqlsh's loop of scripts on it (`run_script`); the shell (cqlsh_ext.shell.ExtShell:
+onecmd, handle_statement, get_input_line, parse_for_select_meta) keeps the reading, says the line and
+sends or refuses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.cql import grammar_bounds as bounds
 
 if TYPE_CHECKING:
+    import io
+    from contextlib import AbstractContextManager
+
     from cqlsh_ext.cql.lexer import Lexed
 
 #: One statement's text at most (UTF-8): what the lexers hold of it, whatever its tokens (a string
@@ -87,7 +91,7 @@ class StatementSoFar:
     character once, at most STATEMENT_BYTES, STATEMENT_TOKENS and STATEMENT_LINES), and the rest of
     a refused one, dropped up to its end. `newline_words`: cqlsh's commands that end at their line.
 
-    The shell's loop for scripts (ExtShell._run_script) hands each line to `line`; the interactive
+    The shell's loop for scripts (`run_script`) hands each line to `line`; the interactive
     shell hands its whole input to `whole` (ExtShell.onecmd)."""
 
     def __init__(self, newline_words: frozenset[str]) -> None:
@@ -303,3 +307,139 @@ def unreadable_input(err: UnicodeDecodeError, lineno: int) -> str:
     read = lineno - 1  # cqlsh counts from 1, and a line once it is read
     return (f"not {err.encoding} text (byte 0x{err.object[err.start]:02x}: {err.reason}) after "
             f"{read:,} line{'' if read == 1 else 's'} read: nothing from there on is run")
+
+
+class ScriptLoop(Protocol):
+    """What the scripts' loop (`run_script`) uses of the shell: cqlsh's reading of a script's lines
+    (its statement so far, its prompts, onecmd, its end of input) and the statement's bounds."""
+
+    statement_reading: StatementSoFar
+    statement: io.StringIO
+    stop: bool
+    single_statement: str | None
+    prompt: str
+
+    def prepare_loop(self) -> AbstractContextManager[Any]: ...
+    def get_input_line(self, prompt: str = "") -> str: ...
+    def onecmd(self, statementtext: str) -> Any: ...
+    def reset_statement(self) -> None: ...
+    def set_continue_prompt(self) -> None: ...
+    def handle_eof(self) -> None: ...
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None: ...
+
+
+def run_script(loop: ScriptLoop, cql_errors: tuple[type[BaseException], ...]) -> None:
+    """cqlsh's cmdloop (upstream.seams.COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line
+    measured (StatementSoFar) before anything lexes it. cqlsh's loop hands onecmd all of the
+    statement read so far at every line, and its lexer reads it all again (an unclosed comment of
+    100,000 lines took 123 s): here onecmd is handed it only where it may end, a statement past a
+    bound is refused at the line that passes it, and one of nothing to run (a lone `;`) is not sent.
+    `cql_errors`: what cqlsh's loop says in one line (cqlshmain.CQL_ERRORS)."""
+    reading = loop.statement_reading
+    with loop.prepare_loop():
+        while not loop.stop:
+            try:
+                if loop.single_statement:
+                    line = loop.single_statement
+                    loop.stop = True
+                else:
+                    line = loop.get_input_line(loop.prompt)
+                if nothing_to_run(line) and not reading.dropping and not loop.statement.tell():
+                    continue  # nothing to run, nothing before it (a million lines of `;`: at once)
+                way, said = reading.line(line)
+                if said is not None:
+                    loop.printerr(said)
+                if way == LEX:
+                    loop.statement.write(line)
+                    if loop.onecmd(loop.statement.getvalue()):
+                        loop.reset_statement()
+                elif way == WAIT:
+                    loop.statement.write(line)
+                    loop.set_continue_prompt()
+                elif way == REFUSED or loop.statement.tell():
+                    loop.reset_statement()
+                else:  # nothing read before it: nothing to reset
+                    reading.forget()
+            except EOFError:
+                loop.handle_eof()
+            except cql_errors as cqlerr:
+                loop.printerr(getattr(cqlerr, "message", str(cqlerr)))
+            except KeyboardInterrupt:
+                loop.reset_statement()
+                print("")
+
+
+class BoundedStatements:
+    """The shell's side of the bounds, as a base of its class (cqlsh_ext.shell.ExtShell, before
+    cqlsh's Shell, the `super()` of these methods): the statement read so far measured before
+    cqlsh's lexer (`onecmd`: the interactive shell's whole input), input that is not text said in one
+    line, a statement past cqlsh's grammar's bound sent whole with its table found by our lexer."""
+
+    statement_reading: StatementSoFar
+    #: The statement sent whole while it runs (its table for the result's formatting).
+    sent_whole: Lexed | None = None
+    tracing_enabled: bool
+    current_keyspace: str | None
+    lineno: int
+
+    def onecmd(self, statementtext: str) -> Any:
+        way, said = self.statement_reading.whole(statementtext)
+        if said is not None:
+            self.printerr(said)
+        if way != LEX:
+            return True
+        done = super().onecmd(statementtext)  # type: ignore[misc]  # cqlsh's Shell's
+        if done:
+            self.statement_reading.forget()
+        return done
+
+    def reset_statement(self) -> None:
+        self.statement_reading.forget()
+        super().reset_statement()  # type: ignore[misc]  # cqlsh's Shell's
+
+    def get_input_line(self, prompt: str = "") -> str:
+        try:
+            return str(super().get_input_line(prompt))  # type: ignore[misc]  # cqlsh's Shell's
+        except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
+            self.printerr(unreadable_input(err, self.lineno))
+            self.reset_statement()
+            raise EOFError from None
+
+    def has_command(self, word: str) -> bool:
+        """A `do_<word>` method: a command cqlsh's grammar must read."""
+        return getattr(self, f"do_{word}", None) is not None
+
+    def send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
+        """The statement sent as written, as cqlsh sends one its grammar does not read; a SELECT of
+        system_traces without tracing it."""
+        statement = whole_statement(tokens, srcstr, statement)
+        tracing = self.tracing_enabled
+        if reads_traces(tokens, statement, self.current_keyspace):
+            self.tracing_enabled = False
+        self.sent_whole = statement
+        try:
+            return self.perform_statement(statement.text)
+        finally:
+            self.sent_whole = None
+            self.tracing_enabled = tracing
+
+    def parse_for_select_meta(self, query_string: str) -> Any:
+        # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
+        from cqlsh_ext.upstream import seams
+
+        found, named = table_of_whole(self.sent_whole, query_string, written=False)
+        if not found:
+            return super().parse_for_select_meta(query_string)  # type: ignore[misc]  # cqlsh's Shell's
+        return seams.select_meta(self, *named) if named is not None else None  # type: ignore[arg-type]
+
+    def parse_for_update_meta(self, query_string: str) -> Any:
+        from cqlsh_ext.upstream import seams
+
+        found, named = table_of_whole(self.sent_whole, query_string, written=True)
+        if not found:
+            return super().parse_for_update_meta(query_string)  # type: ignore[misc]  # cqlsh's Shell's
+        return seams.update_meta(self, *named) if named is not None else None  # type: ignore[arg-type]
+
+    if TYPE_CHECKING:  # cqlsh's Shell's, declared for the checker only (defined here, they would hide its)
+        def perform_statement(self, statement: str) -> Any: ...
+        def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None: ...

@@ -1,6 +1,7 @@
 """Every write feature, declared once (feature.Feature with `writes`): the shell's statements
-(docs/edit.md, docs/rewrite.md) and the Python API's methods of the same names (db.edit, db.rewrite,
-db.resume, db.undo, which hand their requests to the services declared here), tabulated in
+(docs/edit.md, docs/rewrite.md, docs/load.md) and the Python API's methods of the same names (db.edit,
+db.rewrite, db.resume, db.undo, db.write, which hand their requests to the services declared here),
+tabulated in
 docs/features.md. Never an MCP tool: MCP's propose_edit (features/reads.py) proposes the statement a
 person runs. Each writes on a condition, journals every row and is undone by `undo`; a preview
 unless `confirm`. Only cqlsh-ext declares write features (a package's is refused when it loads)."""
@@ -19,6 +20,8 @@ register(Feature(
     "UPDATE ks.t SET data.status = 'PAID' WHERE ... or DELETE data.note FROM ks.t WHERE ...: fields "
     "inside the stored payloads changed in each value's own form (codec, record format).",
     (Argument("statement", "string", "the UPDATE or DELETE naming paths inside payloads", required=True),
+     Argument("params", None, "the values of its ? markers (a list) or :name markers (a dict), bound as "
+              "db.query binds them; the shell's statement holds its values"),
      _CONFIRM),
     Reads("nothing"), WRITE, output_schemas.EDIT_RESULT, Service("cqlsh_ext.edit.run", "run_edit"),
     details="The shell's statement as typed (CONFIRM at its end writes); the API's db.edit. Each row "
@@ -66,6 +69,29 @@ register(Feature(
             "left alone and counted; an undo journals what it writes, so it is undone in turn. A "
             "journal a live run holds, tampered with, or cut without CUT is refused.",
     writes=Writes("journal", "journal")))
+
+register(Feature(
+    "write", "Load documents into a table",
+    "COPY ks.t (pk, ck, data) FROM 'file.jsonl' or db.write('ks.t', frame): rows loaded, each blob value "
+    "encoded as its producers encode it (its ENCODE chain, its export's label, its column's DECODE).",
+    (Argument("table", "string", "keyspace.table (or a table of the connection's keyspace)", required=True),
+     Argument("data", None, "the rows: an Arrow table or RecordBatchReader, a pandas or a polars DataFrame; "
+              "the shell's COPY ... FROM reads a JSON Lines, Parquet or CSV file", required=True),
+     Argument("encode", "object", "each blob column's chain: {'data': 'snappy>json'}"),
+     Argument("ttl", "integer", "seconds every cell written lives (default: the table's)",
+              keywords={"minimum": 0}),
+     Argument("pace", "integer", "write capacity units a second at most", keywords={"minimum": 1}),
+     _CONFIRM,
+     Argument("resume", "string", "the journal of a load stopped part-way: its rows already written are "
+              "not written again")),
+    Reads("nothing"), WRITE, output_schemas.LOAD_RESULT, Service("cqlsh_ext.load.run", "load"),
+    details="A preview (rows new, overwritten, already as loaded, refused by reason; the chains written; "
+            "bytes before and after; write units) unless confirmed; each value encoded and decoded back "
+            "by the display's reading and compared first (a row whose value does not come back equal is "
+            "refused, nothing of it written); then each row journaled (what it held) and written at its "
+            "timestamp, a partition's rows a request, at the pace asked. undo puts the old values back "
+            "and leaves no row that was new.",
+    writes=Writes("table", "table")))
 
 #: The write features declared here.
 OWN = tuple(name for name, feature in FEATURES.items() if feature.writes is not None)

@@ -1,13 +1,12 @@
 """The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), a statement intercept
-(cqlsh_ext.features.commands): `intercept` sees every COMPRESSION statement before cqlsh parses it and takes
-those whose second word is REWRITE; the others (STATS, ADVISE, SETTINGS, TRIAL) go on to cqlsh's
-grammar and insight.command's handler.
+(features/shell_commands.py declares it): `intercept` takes a COMPRESSION statement whose second word
+is REWRITE before cqlsh parses it (the others, STATS, ADVISE, SETTINGS and TRIAL, are read from
+their features' declarations before the intercepts).
 
 The statement is lexed once (cql.lexer.Lexed) and read by rewrite.parse straight into its typed
-request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE
-(insight.command's COMPRESSION_GRAMMAR) is there for Tab completion and HELP only: cqlsh never
-parses the statement. What does not parse is said in one line. Nothing heavy is imported here: the
-shell imports this module at start-up.
+request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE (`GRAMMAR`)
+is there for Tab completion only: cqlsh never parses the statement. What does not parse is said in
+one line. Nothing heavy is imported here: the shell imports this module at start-up.
 """
 
 from __future__ import annotations
@@ -17,6 +16,31 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Shell
+
+
+#: What completes COMPRESSION REWRITE and its RESUME at the prompt (cqlsh's completion reads it; the
+#: statement itself is read by rewrite.parse, never by cqlsh's grammar).
+RULE = "<compressionRewriteCommand>"
+GRAMMAR = r"""
+<compressionRewriteCommand> ::= "COMPRESSION" "REWRITE"
+      ( "RESUME" ( <stringLiteral> | "LAST" ) ( "CONFIRM" )?
+      | <rewriteColumn> "AS" <stringLiteral>
+        ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
+        ( "ALLOW" "FILTERING" | "PACE" <wholenumber> | "ALL" | "CONFIRM" )*
+      )
+    ;
+<rewriteColumn> ::= <columnFamilyName> "." colname=<cident>
+                    ( "[" <stringLiteral> "]" | "." <cident> )?
+    ;
+<rewriteCondition> ::= <rewritePath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
+                                     | "IN" "(" <term> ( "," <term> )* ")"
+                                     | "LIKE" <stringLiteral>
+                                     | "IS" "NOT"? "NULL"
+                                     | "CONTAINS" <term> )
+    ;
+<rewritePath> ::= <cident> ( "." ( <cident> | <quotedName> ) | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
+    ;
+"""
 
 
 def is_rewrite(statement: Lexed) -> bool:

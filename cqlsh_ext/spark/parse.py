@@ -1,19 +1,17 @@
 """Which statements Spark mode runs, read from their tokens (cqlsh_ext.cql.lexer.Lexed: the script
-is lexed once, each statement a part of it, and the payload-query parser reads the same tokens).
-
-    COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
-    SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
-    COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py)
-    DESCRIBE PAYLOAD ks.table.column [WHERE ...] [ALL] [JSON] (docs/describe.md: describe_job.py)
-
-COMPRESSION STATS and DESCRIBE PAYLOAD are read from their features' declarations, as the shell
-reads them (features.calling.read_statement). Spark reads whole tables: COMPRESSION STATS over
-anything but a whole-table SELECT, and the shell's SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's
-SAMPLE, are refused in one line (the shell runs those).
+is lexed once, each statement a part of it, and the payload-query parser reads the same tokens):
+COMPRESSION STATS and DESCRIBE PAYLOAD (docs/describe.md: describe_job.py), told and read by their
+features' declarations as the shell tells and reads them (features.shell_statement.own_feature_of,
+features.calling.read_statement); COMPRESSION REWRITE; a SELECT (payload paths, payload
+conditions, aggregates, GROUP BY: docs/queries.md); COPY (SELECT ...) TO 'dir' WITH FORMAT =
+'parquet' (docs/export.md: export_job.py). Spark reads whole tables: COMPRESSION STATS over anything
+but a whole-table SELECT, and the shell's SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's SAMPLE, are
+refused in one line (the shell runs those), as is any other statement a feature declares.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -93,11 +91,14 @@ def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | Q
                                                                 | ExportStatementOnSpark | DescribeOnSpark
                                                                 | RewriteOnSpark):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run; a
-    table named alone is in `keyspace` (-k)."""
+    table named alone is in `keyspace` (-k). A statement a feature declares is told by its
+    declaration (features.shell_statement.own_feature_of: its words, DESCRIBE PAYLOAD from cqlsh's
+    DESCRIBE), read as the shell reads it, then what Spark makes of it (`_RUNS`); any other
+    declared statement is the shell's."""
+    from cqlsh_ext.features.shell_statement import own_feature_of
+
     tokens = statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
-    if words[0] in ("DESCRIBE", "DESC"):
-        return _describe(statement)
     if words[0] == "COPY":
         return _export(statement)
     if words[0] == "SELECT":
@@ -108,35 +109,48 @@ def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | Q
         return QueryStatement(statement, keyspace, table)
     if words[:2] == ["COMPRESSION", "REWRITE"]:
         return RewriteOnSpark(statement)
-    if words[:2] != ["COMPRESSION", "STATS"]:
-        raise SparkError("Spark mode runs COMPRESSION STATS, COMPRESSION REWRITE, SELECT and DESCRIBE "
-                         "PAYLOAD statements; "
-                         f"{tokens[0].value or 'an empty statement'} is the shell's")
-    return _stats(statement, keyspace)
+    declared = own_feature_of(statement)
+    if declared is not None and declared[0].name in _RUNS:
+        request, asjson = _declared(declared[0].name, statement, declared[1], keyspace)
+        return _RUNS[declared[0].name](request, asjson)
+    if words[0] in ("DESCRIBE", "DESC"):
+        raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
+                         "statements are the shell's")
+    raise SparkError(f"Spark mode runs {_ran()} statements; {tokens[0].value or 'an empty statement'} is the "
+                     "shell's")
 
 
-def _declared(name: str, statement: Lexed, keyspace: str | None) -> tuple[Any, bool]:
-    """The statement (its two words, then what feature `name` declares) read as the shell reads it
-    (features.calling.read_statement; a table alone in `keyspace`): its request, and whether it asks
-    for JSON. Its refusal is a SparkError, in the statement's words."""
+def _ran() -> str:
+    """What Spark mode runs, as its refusal lists it: the declared statements of `_RUNS` among the
+    others."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.forms import statement_words
+
+    features = declared(plugins=False)
+    stats, describe = (" ".join(statement_words(features[name])) for name in _RUNS)
+    return f"{stats}, COMPRESSION REWRITE, SELECT and {describe}"
+
+
+def _declared(name: str, statement: Lexed, skip: int, keyspace: str | None) -> tuple[Any, bool]:
+    """The statement (its `skip` words, then what feature `name` declares) read as the shell reads
+    it (features.calling.read_statement; a table alone in `keyspace`): its request, and whether it
+    asks for JSON. Its refusal is a SparkError, in the statement's words."""
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import read_statement, spoken
 
     feature = declared(plugins=False)[name]
     try:
-        return read_statement(feature, statement, 2, keyspace)
+        return read_statement(feature, statement, skip, keyspace)
     except Invalid as err:
         raise SparkError(spoken(feature, str(err))) from None
 
 
-def _stats(statement: Lexed, keyspace: str | None) -> StatsOnSpark:
+def _stats(request: StatsRequest, asjson: bool) -> StatsOnSpark:
     """COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table,
-    read from compression_stats' declaration as the shell reads it (a table alone is in the keyspace
-    `keyspace`, -k's); Spark reads the whole table exactly, so the shell's SAMPLE and PARALLEL, and a
-    SELECT of anything but whole rows, are refused. A full scan is what Spark mode is for: confirmed
-    by asking for it."""
-    request, asjson = _declared("compression_stats", statement, keyspace)
+    read from compression_stats' declaration as the shell reads it; Spark reads the whole table
+    exactly, so the shell's SAMPLE and PARALLEL, and a SELECT of anything but whole rows, are refused.
+    A full scan is what Spark mode is for: confirmed by asking for it."""
     for clause, given in (("SAMPLE", request.sample), ("PARALLEL", request.parallel)):
         if given is not None:
             raise SparkError(f"COMPRESSION STATS {clause} is the shell's; Spark mode scans the whole table "
@@ -177,16 +191,17 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     return ExportStatementOnSpark(export, target[0], target[1])
 
 
-def _describe(statement: Lexed) -> DescribeOnSpark:
-    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark,
-    the statement read from describe_payload's declaration as the shell reads it; any other DESCRIBE
-    is the shell's."""
-    from cqlsh_ext.describe.parse import LABEL, recognizes
+def _describe(request: DescribeStatement, asjson: bool) -> DescribeOnSpark:
+    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark, the
+    statement read from describe_payload's declaration as the shell reads it."""
+    from cqlsh_ext.describe.parse import LABEL
 
-    if not recognizes(statement.tokens):
-        raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
-                         "statements are the shell's")
-    request, asjson = _declared("describe_payload", statement, None)
     if request.sample is not None:
         raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
     return DescribeOnSpark(request, asjson)
+
+
+#: The declared statements Spark mode runs, by their feature: what it makes of each one's request
+#: (and whether it asks for JSON).
+_RUNS: dict[str, Callable[[Any, bool], StatsOnSpark | DescribeOnSpark]] = {
+    "compression_stats": _stats, "describe_payload": _describe}

@@ -297,7 +297,8 @@ def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, ins
     trial = cqlsh_ext(cassandra, home, "COMPRESSION TRIAL", "-k", insight.ks, ok=False)
     assert trial.returncode != 0
     assert said_lines(trial.stderr) == [
-        "COMPRESSION TRIAL: column is required (keyspace.table.column whose values are measured)"], trial.stderr
+        "COMPRESSION TRIAL: column is required (keyspace.table.column whose values are measured)"
+    ], trial.stderr
     column = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE orders column = data", "-k", insight.ks, ok=False)
     assert column.returncode != 0
     assert said_lines(column.stderr) == [

@@ -355,12 +355,13 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
 # ------------------------------------------------------------------- the write features
 
 WRITE_RESULTS = {"edit": "EditResult", "rewrite": "RewriteResult", "resume": "ResumeResult",
-                 "undo": "UndoResult"}
+                 "undo": "UndoResult", "write": "LoadResult"}
 
 
 def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
     from dataclasses import fields
 
+    from cqlsh_ext.api import loads as api_loads
     from cqlsh_ext.api import writes as api_writes
     from cqlsh_ext.api.database import Database
     from cqlsh_ext.features.feature import WRITE
@@ -379,7 +380,7 @@ def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_ar
         assert taken == [argument.name for argument in feature.arguments], name
         # Its result's data (to_dict: every field but the printed text) is what the declared answer's
         # schema names.
-        result = getattr(api_writes, WRITE_RESULTS[name])
+        result = getattr(api_loads if name == "write" else api_writes, WRITE_RESULTS[name])
         assert {f.name for f in fields(result)} - {"text"} == set(feature.output_schema["properties"]), name
         assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
 
@@ -401,35 +402,33 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
                          env={**os.environ, **env}, check=True).stdout.splitlines()
     assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
                    "cqlsh-ext's own features write (journaled, undoable)",
-                   "['edit', 'resume', 'rewrite', 'undo']"]
+                   "['edit', 'resume', 'rewrite', 'undo', 'write']"]
 
 
-#: The Python API's method of each report whose request its feature's declared builder makes.
-API_REPORTS = {"compression_stats": "stats", "compression_advise": "advise",
-               "compression_settings": "settings", "describe_payload": "describe_payload",
-               "inspect_value": "inspect"}
-#: The declared arguments the Python API answers its own way rather than by a parameter.
-API_OWN_WAY = {"decode": "how values decode is the connection's (connect(decode=...), cqlshrc)",
-               "json_schema": "ReportResult.json_schema() answers the values' JSON Schema"}
-
-
-def test_a_report_with_a_declared_builder_takes_its_declared_arguments_at_every_front_end() -> None:
+def test_a_report_s_tool_and_method_are_made_from_its_declaration() -> None:
+    # MCP: the tool's input schema is the declaration's (tools.py builds it). The API: each report that
+    # declares its method is a method of the connection made from the declaration (api.report_methods):
+    # the declared arguments in order, the required ones first and without a default, those the API
+    # answers its own way left out (decode: the connection's; json_schema: ReportResult.json_schema()),
+    # then its progress callback; help() says its arguments.
     from cqlsh_ext.api.database import Database
 
-    building = {name: feature for name, feature in declared(plugins=False).items()
-                if feature.request is not None and not feature.shell_only}
-    assert sorted(building) == sorted(API_REPORTS)
-    for name, feature in building.items():
-        # MCP: the tool's input schema is the declaration's (tools.py builds it); the API: its method
-        # takes the declared arguments in order, the required ones without a default (its progress
-        # callback aside: a Python front end's own).
-        assert list(served_tools()[name].arguments) == [argument.name for argument in feature.arguments], name
-        method = inspect.signature(getattr(Database, API_REPORTS[name]))
-        parameters = {p.name: p for p in method.parameters.values() if p.name not in ("self", "progress")}
-        assert list(parameters) == [argument.name for argument in feature.arguments
-                                    if argument.name not in API_OWN_WAY], name
-        required = [p for p, parameter in parameters.items() if parameter.default is inspect.Parameter.empty]
-        assert required == list(feature.required), name
+    for name, feature in declared(plugins=False).items():
+        if feature.request is not None and not feature.shell_only:
+            assert list(served_tools()[name].arguments) == [argument.name for argument in feature.arguments]
+    db = Database.__new__(Database)  # no connection: the methods' signatures and docs alone
+    methods = {name: list(inspect.signature(getattr(db, name)).parameters)
+               for name in ("stats", "advise", "settings", "describe_payload")}
+    assert methods == {"stats": ["table", "column", "sample", "confirm", "progress"],
+                       "advise": ["table", "column", "sample", "progress"],
+                       "settings": ["table", "sample", "progress"],
+                       "describe_payload": ["column", "sample", "where", "every_row", "confirm", "progress"]}
+    assert inspect.signature(db.stats).parameters["table"].default is inspect.Parameter.empty
+    assert {"stats", "advise", "settings", "describe_payload", "inspect"} <= set(dir(db))
+    assert (db.settings.__doc__ or "").startswith("Compression settings: COMPRESSION SETTINGS: ")
+    assert "sample: rows measured (default 1000)" in (db.settings.__doc__ or "")
+    with pytest.raises(AttributeError):
+        db.compression_stats  # noqa: B018  # the feature's name is no method: its method's is
 
 
 def _requests() -> list[tuple[str, dict[str, Any], tuple[str | None, str] | None, object]]:
@@ -778,8 +777,8 @@ def test_trial_s_statement_is_the_shells_alone_and_read_from_its_declaration() -
 
     assert request("COMPRESSION TRIAL JSON ks.t.data CODECS zstd:3, 'gzip>json', snappy ROWS 50 "
                    "CONCURRENCY 4 INTO \"Scratch\" KEEP CONFIRM") == \
-        (TrialRequest("Scratch", 50, 4, ("zstd:3", "gzip>json", "snappy"), None, True, True, "ks", "t", "data"),
-         True)
+        (TrialRequest("Scratch", 50, 4, ("zstd:3", "gzip>json", "snappy"), None, True, True,
+                      "ks", "t", "data"), True)
     assert request("compression trial FROM '/tmp/values' INTO scratch json") == \
         (TrialRequest("scratch", 1000, 16, None, "/tmp/values", False, False), True)
     assert request("COMPRESSION TRIAL t.Data") == \
@@ -796,3 +795,28 @@ def test_trial_s_statement_is_the_shells_alone_and_read_from_its_declaration() -
         with pytest.raises(Invalid) as raised:
             request(text)
         assert str(raised.value).startswith(said), (text, str(raised.value))
+
+
+def test_tab_completes_each_declared_statement_from_its_declaration(shell_grammar: None) -> None:
+    # The grammar that completes a declared statement is written from its declaration
+    # (features.completion_grammar): its words, its options in any order (the shell's clauses, a clause's own
+    # grammar: STATS' SAMPLE), what it reads (a table, a SELECT of it, a column), what stands instead.
+    from cqlsh_ext.upstream.seams import import_cqlshmain
+
+    rules = import_cqlshmain(None).cqlruleset
+
+    def offered(text: str) -> set[str]:
+        found, _hints = rules.cql_complete_single(text, "", {"cassandra_conn": None},
+                                                  startsymbol="cqlshCommand")
+        return {str(word).strip().upper() for word in found}
+
+    assert offered("COMPRESSION ") == {"STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"}
+    assert offered("COMPRESSION STATS ") == {"JSON", "SAMPLE", "PARALLEL", "DECODE", "CONFIRM", "SELECT"}
+    assert {"UNTIL", "WITHIN", "SEED"} <= offered("COMPRESSION STATS SAMPLE ")
+    assert offered("COMPRESSION SETTINGS ") == {"JSON", "SAMPLE"}
+    assert "SAVE" in offered("COMPRESSION ADVISE SELECT data FROM t ")
+    assert offered("COMPRESSION TRIAL ") == {"JSON", "FROM"}
+    assert offered("COMPRESSION TRIAL ks.t.data ") == {";", "CODECS", "ROWS", "CONCURRENCY", "INTO", "KEEP",
+                                                      "CONFIRM", "JSON"}
+    assert offered("INSPECT ") == {"JSON", "SELECT"}
+    assert {"WHERE", "SAMPLE", "ALL", "JSON", "SEED", "CONFIRM"} <= offered("DESCRIBE PAYLOAD ks.t.data ")

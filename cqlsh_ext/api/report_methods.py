@@ -1,0 +1,117 @@
+"""The Python API's report methods, made from the declarations: every feature of cqlsh-ext's that
+declares its method (features.feature.Method: db.stats, db.advise, db.settings, db.describe_payload,
+...) is a method of the connection (cqlsh_ext.Database) whose parameters are the declared arguments,
+in order, the required ones without a default (`progress` after them), its docstring the
+declaration's words. A call checks its arguments against the declaration, looks up the table it
+reads (a table alone is in the connection's keyspace), builds the request with the declared builder
+(or hands the service a FeatureCall), and answers the report (api.report.ReportResult); a bad
+argument is cqlsh_ext.Error, one line naming it, as at every front end. db.feature(name, ...) calls a
+package's read feature the same way."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.api.errors import Error
+
+if TYPE_CHECKING:
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.query_answer import Progress
+    from cqlsh_ext.api.report import ReportResult
+    from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
+
+__all__ = ["call", "method_names", "method_of"]
+
+
+def _declared() -> dict[str, Feature]:
+    """cqlsh-ext's features that declare their method in the API, by the method's name."""
+    from cqlsh_ext.features import declared
+
+    return {feature.method.name: feature for feature in declared(plugins=False).values()
+            if feature.method is not None}
+
+
+def method_names() -> list[str]:
+    """The names of the methods made from the declarations."""
+    return list(_declared())
+
+
+def method_of(db: Database, name: str) -> Callable[..., ReportResult]:
+    """db.<name>: the method the feature that declares it is (AttributeError for any other name)."""
+    feature = _declared().get(name) if not name.startswith("_") else None
+    if feature is None or feature.method is None:
+        raise AttributeError(f"{type(db).__name__!r} object has no attribute {name!r}")
+    signature = _signature(feature)
+
+    def method(*args: Any, **kwargs: Any) -> ReportResult:
+        try:
+            given = signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise Error(f"db.{name}: {err}") from None
+        arguments = dict(given.arguments)
+        progress = arguments.pop("progress", None)
+        return call(db, feature, arguments, progress)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = _doc(feature)
+    method.__signature__ = signature  # type: ignore[attr-defined]  # what help() and inspect show
+    return method
+
+
+def _signature(feature: Feature) -> inspect.Signature:
+    """The declared arguments as parameters, less those the API answers its own way, then progress."""
+    omitted = feature.method.omits if feature.method is not None else ()
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    parameters = [inspect.Parameter(argument.name, kind, default=inspect.Parameter.empty if argument.required
+                                    else False if argument.type == "boolean" else None)
+                  for argument in feature.arguments if argument.name not in omitted]
+    parameters.sort(key=lambda parameter: parameter.default is not inspect.Parameter.empty)
+    return inspect.Signature([*parameters, inspect.Parameter("progress", kind, default=None)])
+
+
+def _doc(feature: Feature) -> str:
+    """The method's docstring: the declaration's title, description and details, its arguments."""
+    lines = [f"{feature.title}: {feature.description}"]
+    if feature.details:
+        lines += ["", feature.details]
+    omitted = feature.method.omits if feature.method is not None else ()
+    lines += ["", *(f"{argument.name}: {argument.doc}" for argument in feature.arguments
+                    if argument.name not in omitted),
+              "progress: the reading's events, as db.query's"]
+    return "\n".join(lines)
+
+
+def call(db: Database, feature: Feature, arguments: Mapping[str, Any],
+         progress: Progress | None) -> ReportResult:
+    """The feature called with `arguments` (None and False: not given) on `db`: its request built by
+    its declared builder and handed to its service, or (a feature that declares none, a package's)
+    the service handed a FeatureCall once the table is found; its report answered."""
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import checked, ready_service, request_of, table_named
+    from cqlsh_ext.features.feature import FeatureCall
+
+    given = {name: value for name, value in arguments.items() if value is not None and value is not False}
+    try:
+        if feature.request is not None:
+            request = request_of(feature, FeatureCall(given, table_named(feature, given, db.keyspace)))
+        else:
+            request = FeatureCall(checked(feature, given), table_named(feature, given, db.keyspace))
+    except Invalid as err:
+        raise Error(str(err)) from None
+
+    def read(ctx: ReadContext) -> ReportAnswer | None:
+        try:
+            service = ready_service(ctx, feature, request, "the API") if feature.request is None \
+                else feature.service
+        except Invalid as err:
+            raise Error(str(err)) from None
+        if service is None:
+            raise Error(f"{feature.name} declares no service: the API cannot run it")
+        answer: ReportAnswer | None = service(ctx, request)
+        return answer
+
+    return db._report(read, progress)
