@@ -289,4 +289,19 @@ def ends_at_once() -> None:
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signal.SIGINT))
 
 
-__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "shielded"]
+def wraps_ctrl_c(err: BaseException) -> bool:
+    """Whether `err` was caused by a Ctrl-C (KeyboardInterrupt) that Python wrapped: on Python 3.11
+    one that lands while a class is made (a dataclass's fields, on a module's first import right
+    after Enter) comes out as 'RuntimeError: Error calling __set_name__ ...'."""
+    seen: set[int] = set()
+    cause = err.__cause__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__
+    return False
+
+
+__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "shielded",
+           "wraps_ctrl_c"]

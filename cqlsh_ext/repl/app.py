@@ -110,7 +110,7 @@ def run(shell: Shell) -> None:
             shell.reset_prompt()
             sigint = _PromptSigint()
             try:
-                text = session.prompt(shell.prompt, handle_sigint=False)
+                text = session.prompt(shell.prompt, handle_sigint=False, pre_run=sigint.prompt_started)
                 if ctrl_c_typed_after_enter(session):
                     sigint.typed = True
             except KeyboardInterrupt:
@@ -142,13 +142,24 @@ class _PromptSigint:
     statement ran to its end. A prompt that takes the signal raises KeyboardInterrupt; one that
     returns the input after a signal has dropped it: `seen` says so. A Ctrl-C typed while the
     prompt still held the terminal in raw mode is no signal but a key: `typed` says so
-    (ctrl_c_typed_after_enter)."""
+    (ctrl_c_typed_after_enter).
+
+    A Ctrl-C before the prompt has started (as a statement's last lines are written: a COMPRESSION
+    STATS finishing) is not the next statement's: it was taken as pressed after that statement's
+    Enter and cancelled it, unasked (`Cancelled.` under a statement typed afterwards). It is the
+    empty prompt's, which shows as ever."""
 
     def __init__(self) -> None:
         self.seen = False
         self.typed = False
+        #: The prompt has started (its pre_run): a press from then on is the prompt's, or, after
+        #: Enter, the statement's.
+        self.prompting = False
         self.previous: Any = signal.signal(signal.SIGINT, self)
         self._installed = True
+
+    def prompt_started(self) -> None:
+        self.prompting = True
 
     def __call__(self, signum: int, frame: Any) -> None:
         from prompt_toolkit.application.current import get_app_or_none
@@ -156,10 +167,15 @@ class _PromptSigint:
         if not self._installed:  # restored, and put back by whoever had saved it: not the prompt's
             hand_on(self.previous, signum, frame)
             return
-        self.seen = True
+        if not self.prompting:  # the prompt to come is empty: nothing to clear, nothing to cancel
+            return
         app = get_app_or_none()
-        if app is not None and app.is_running and not app.is_done and app.loop is not None:
-            app.loop.call_soon_threadsafe(app.key_processor.send_sigint)  # as prompt_toolkit does
+        if app is not None and not app.is_done:  # before Enter: the prompt's (its input cleared)
+            if app.is_running and app.loop is not None:
+                self.seen = True  # (should Enter be taken first, the statement is the one cancelled)
+                app.loop.call_soon_threadsafe(app.key_processor.send_sigint)  # as prompt_toolkit does
+            return
+        self.seen = True  # after Enter: the statement's, cancelled before it starts
 
     def restore(self) -> bool:
         """Put the previous handler back (idempotent); whether Ctrl-C was pressed meanwhile. A

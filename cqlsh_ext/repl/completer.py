@@ -26,8 +26,8 @@ from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from cqlsh_ext.features import statement_bounds
 from cqlsh_ext.encode import help as encode_help
+from cqlsh_ext.features import statement_bounds
 from cqlsh_ext.payload_select.keys import PayloadKeys
 
 if TYPE_CHECKING:

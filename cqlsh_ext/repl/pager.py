@@ -207,12 +207,12 @@ class PagedOutput(io.TextIOBase):
 
 
 #: First words of cqlsh's own commands whose output goes through the pager (their output can be
-#: long); ours say so in their declaration (`paged`, cqlsh_ext.commands).
+#: long); ours say so in their declaration (`paged`, cqlsh_ext.features.commands).
 CQLSH_PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "history", "list", "show"})
 
 
 def is_paged(first_word: str) -> bool:
-    from cqlsh_ext.commands import command
+    from cqlsh_ext.features.commands import command
 
     word = first_word.lower()
     declared = command(word)

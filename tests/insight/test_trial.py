@@ -200,7 +200,10 @@ def test_text_report_fits_the_terminal_and_agrees_with_json(cassandra, trial, tm
     statement = f"COMPRESSION TRIAL FROM '{values}' CODECS 'zstd:1', lz4 INTO {trial.into}"
     screen = on_screen(cassandra, home, statement, cols)
     doc = trial_json(cassandra, home, statement + " JSON")
-    assert len(screen.widest()) <= cols, screen.widest()
+    # No line wider than the terminal but the values' path, whole on a line of its own where it
+    # does not fit (the one wrapping rule, common.text.fit: it copies as one).
+    wide = [row for row in screen.rows if len(row) > cols and row.strip() != str(values)]
+    assert not wide, wide
     lines = screen.rows[next(i for i, x in enumerate(screen.rows) if x.startswith("COMPRESSION TRIAL")):]
     assert f"{ROWS} values (files), 3 variants" in " ".join(" ".join(lines[:3]).split())
     verdict = next(i for i, x in enumerate(lines) if x.startswith("Verdict: "))

@@ -326,7 +326,9 @@ def test_nothing_is_imported_from_where_the_shell_starts(cassandra, ks, tmp_path
     subprocess.run([sys.executable, "-c", "import shlex"], cwd=start, check=True)  # what it would do
     assert markers(start) == ["imported-shlex"]
     (start / "imported-shlex").unlink()
-    extra = tmp_path / "extra"  # an entry of PYTHONPATH: after the worker's standard library
+    # An entry of PYTHONPATH, before the tests' own (tests/conftest.py: where the test plugins are):
+    # after the worker's standard library.
+    extra = tmp_path / "extra"
     extra.mkdir()
     rc = (f"[formats]\nkvcmd = {DECODER}\n"
           f"[cqlsh_ext.decode]\n{ks}.cmd.data = zstd>kvcmd\n{ks}.asks.data = acme_hostile\n")
@@ -334,7 +336,7 @@ def test_nothing_is_imported_from_where_the_shell_starts(cassandra, ks, tmp_path
                          f"SELECT id, data FROM {ks}.kv WHERE id = 1; "
                          f"SELECT id, data FROM {ks}.cmd WHERE id = 2; "
                          f"SELECT id, data FROM {ks}.asks WHERE id = 1", rc=rc, start=start,
-                         env={"PYTHONPATH": str(extra)})
+                         env={"PYTHONPATH": os.pathsep.join([str(extra), os.environ["PYTHONPATH"]])})
     assert code == 0, err
     assert markers(start) == []
     by_plugin, by_command, path = [json.loads(line)["data"] for line in out.splitlines()]

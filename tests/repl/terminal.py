@@ -191,14 +191,17 @@ class Term:
 
 
 def lines_read(rows: list[str], cols: int) -> list[str]:
-    """The screen's rows as the lines a person reads and copies: a row the terminal filled to its
-    last column and went on with on the next row, at that row's first column (a path or a web
-    address wider than the screen, on a line of its own), is one line with it; every other row is
-    a line of its own (a message's continuation rows are indented)."""
+    """The screen's rows as the lines a person reads and copies: a path or a web address wider than
+    the screen, alone on its line, that the terminal went on with on the next row (its row filled to
+    the last column, the next one going on at its first) is one line; every other row is a line of
+    its own, so that a word the terminal cut at its edge reads as the two it shows ('HEL' / 'P')."""
+    from cqlsh_ext.common.text import is_path
+
     lines: list[str] = []
     joined = False
     for row in rows:
-        if joined and row[:1].strip():
+        whole = (lines[-1] + row).strip() if joined and row[:1].strip() else ""
+        if whole and " " not in whole and is_path(whole):
             lines[-1] += row
         else:
             lines.append(row)

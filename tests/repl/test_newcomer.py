@@ -1,7 +1,7 @@
-"""What a new user tripped on (issue 86), read on the screen of the real shell at 80 columns: a
-missing credentials file said as such, the dictionary ADVISE saved named on its first page with the
-REWRITE that uses it, an UNDO of an edit already undone said so, and a result's closing line after
-a pager quit early."""
+"""What a new user tripped on (issue 86), read on the screen of the real shell at 80 columns: HELP's
+lines whole, a topic of two words meant by one, a missing credentials file said as such, the
+dictionary ADVISE saved named on its first page with the REWRITE that uses it, an UNDO of an edit
+already undone said so, and a result's closing line after a pager quit early."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import re
 
 import pytest
 from shell_runner import CQLSH_EXT, run
+
+from cqlsh_ext.edit.help import DELETE_SEE_ALSO, UPDATE_SEE_ALSO
 
 from .terminal import Term, lines_read
 
@@ -29,6 +31,34 @@ def _message(screen: list[str], start: str) -> list[str]:
             break
         shown.append(line)
     return shown
+
+
+def test_help_s_lines_are_whole_words_and_its_web_address_one_line(term):
+    # After HELP DELETE the hint read 'HEL' / 'P EDIT', after HELP UPDATE 'condi' / 'tioned', and
+    # cqlsh's help URL broke after 'https://'.
+    t = term(env={"PAGER": ""}, rows=40, cols=COLS)
+    t.prompt()
+    for topic, line in (("DELETE", DELETE_SEE_ALSO), ("UPDATE", UPDATE_SEE_ALSO)):
+        t.run(f"HELP {topic}", until=re.escape(line.split()[-1]) + r"\n")
+        t.prompt()
+        screen = t.display()
+        shown = _message(screen, line.split()[0])
+        assert all(len(row) <= COLS for row in screen)
+        assert _words(shown) == " ".join(line.split()), shown  # every word whole
+        lines = lines_read(screen, COLS)
+        [url] = [line.strip() for line in lines if f"#{topic.lower()}Stmt" in line]
+        assert re.fullmatch(rf"https://cassandra\.apache\.org/\S+#{topic.lower()}Stmt", url), lines
+    t.exit()
+
+
+def test_help_of_one_word_of_a_two_word_topic_names_the_topic(term):
+    t = term(env={"PAGER": ""}, rows=40, cols=COLS)
+    t.prompt()
+    for typed, meant in (("STATS", "COMPRESSION STATS"), ("ADVISE", "COMPRESSION ADVISE"),
+                         ("ADVSIE", "COMPRESSION ADVISE")):
+        t.run(f"HELP {typed}", until=re.escape(f"*** No help on {typed} (did you mean {meant}?)"))
+        t.prompt()
+    t.exit()
 
 
 def test_a_credentials_file_that_is_not_there_is_said_so(cassandra, home, tmp_path):
@@ -116,6 +146,8 @@ def test_undo_of_an_edit_already_undone_says_so_and_what_undoes_that(term, order
     first = _words([lines[at], *(line for line in lines[at + 1:at + 3] if line.startswith("    "))])
     assert first.startswith(f"undo: already undone: UNDO '{undo_id}' wrote 1 row of the edit back at "), first
     assert f"Undo the undo: UNDO '{undo_id}' CONFIRM" in lines, lines  # whole, on its own row
+    assert "Nothing to write back: no row holds what the edit wrote." in lines, lines
+    assert not any("add CONFIRM to write them back" in line for line in lines[at:]), lines
     # The undo undone: the edit's values are back, and UNDO LAST writes them back again.
     t.run(f"UNDO '{undo_id}' CONFIRM;", until=r"1 row written back\.")
     t.prompt()
@@ -169,3 +201,28 @@ def test_rewrite_s_preview_says_its_time_is_the_least_at_80_columns(term, orders
     assert re.search(r"stored, they take [\d.]+ [KM]?i?B (?:less|more) space", said), screen
     assert "each month" not in said
     t.exit()
+
+
+def test_a_ctrl_c_before_the_prompt_starts_is_never_the_next_statement_s():
+    # Pressed as a statement's last lines are written (a COMPRESSION STATS finishing), before the
+    # next prompt has started, a Ctrl-C was taken as pressed after the next statement's Enter: that
+    # statement, typed afterwards, was cancelled unasked. The prompt's own handler, on a real signal.
+    import signal
+
+    from cqlsh_ext.repl.app import _PromptSigint
+
+    before = signal.getsignal(signal.SIGINT)
+    sigint = _PromptSigint()  # installed as the loop installs it, before prompt() starts
+    try:
+        signal.raise_signal(signal.SIGINT)
+    finally:
+        pressed = sigint.restore()
+    assert not pressed  # the statement typed at that prompt runs
+    sigint = _PromptSigint()
+    sigint.prompt_started()  # the prompt ran, and took Enter: a press now is the statement's
+    try:
+        signal.raise_signal(signal.SIGINT)
+    finally:
+        pressed = sigint.restore()
+    assert pressed  # cancelled before it starts, as ever
+    assert signal.getsignal(signal.SIGINT) is before
