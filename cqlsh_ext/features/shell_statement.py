@@ -55,8 +55,9 @@ def _unlisted() -> list[Feature]:
     from cqlsh_ext.features.calling import plugins
     from cqlsh_ext.features.forms import statement_words
 
+    taken = _taken()
     own = [feature for feature in declared(plugins=False).values()
-           if feature.statement is not None and statement_words(feature)[0] not in _taken()]
+           if feature.statement is not None and statement_words(feature)[0] not in taken]
     return [*own, *plugins().values()]
 
 
@@ -71,7 +72,8 @@ def _all_words() -> list[tuple[tuple[str, ...], Feature]]:
 
 def _words_first() -> list[tuple[tuple[str, ...], Feature]]:
     """Those of _all_words() that are statements of the shell: their first word none of its own."""
-    return [(words, feature) for words, feature in _all_words() if words[0] not in _taken()]
+    taken = _taken()
+    return [(words, feature) for words, feature in _all_words() if words[0] not in taken]
 
 
 def _shadowed(words: tuple[str, ...]) -> str:

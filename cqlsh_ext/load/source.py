@@ -169,6 +169,18 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
     return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
 
 
+def _windows(rows: Iterator[SourceRow]) -> Iterator[list[SourceRow]]:
+    """`rows` WINDOW_ROWS at a time (the last window what is left)."""
+    window: list[SourceRow] = []
+    for row in rows:
+        window.append(row)
+        if len(window) >= WINDOW_ROWS:
+            yield window
+            window = []
+    if window:
+        yield window
+
+
 def _is_blob_object(value: dict[str, Any]) -> bool:
     """The object the exports write for a blob: a kind of theirs and a payload, no other keys."""
     return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
@@ -177,7 +189,10 @@ def _is_blob_object(value: dict[str, Any]) -> bool:
 def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0
                ) -> Iterator[list[SourceRow]]:
     """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time."""
-    window: list[SourceRow] = []
+    return _windows(_json_rows(path, columns, blobs, skip))
+
+
+def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int) -> Iterator[SourceRow]:
     position = 0
     with _open(path, "r") as f:
         for number, line in enumerate(f, 1):
@@ -197,13 +212,8 @@ def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: i
                         values.append(json_blob(found[0], line, found[1], found[2]))
                     else:
                         values.append(found[0])
-                window.append(SourceRow(position, values))
-                if len(window) >= WINDOW_ROWS:
-                    yield window
-                    window = []
+                yield SourceRow(position, values)
             position += 1
-    if window:
-        yield window
 
 
 def json_header(path: str) -> list[str]:
@@ -235,9 +245,13 @@ def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: b
              ) -> Iterator[list[SourceRow]]:
     """The rows of a CSV file (a header row first with `header`: its names pick the columns), a
     window at a time."""
+    return _windows(_csv_rows(path, columns, blobs, header, skip))
+
+
+def _csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int
+              ) -> Iterator[SourceRow]:
     import csv
 
-    window: list[SourceRow] = []
     with _open(path, "r") as f:
         reader = csv.reader(f)
         order = list(range(len(columns)))
@@ -268,13 +282,8 @@ def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: b
                         values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
                     else:
                         values.append(text)
-                window.append(SourceRow(position, values))
-                if len(window) >= WINDOW_ROWS:
-                    yield window
-                    window = []
+                yield SourceRow(position, values)
             position += 1
-    if window:
-        yield window
 
 
 def csv_header(path: str) -> list[str]:
