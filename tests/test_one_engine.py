@@ -7,10 +7,11 @@ finds the value is another format's counts nothing), and every JSON reading of a
 
 Counted on the Python engine alone (the native core decodes out of these counters' sight), and,
 with the core built, on the core's road: one call per page, each value handed to it once. The
-front ends' roads (the terminal, MCP, the files, the Python API; a plain SELECT and a payload
-query, its blobs given whole) read what the core read of a value and never decode it again in
-Python: the Python engine decodes only the values the core hands back (formats it does not know:
-bzip2 here), each once, counted as such (`handed_back`)."""
+front ends' roads (ROADS: the terminal's page step, MCP's answer of rows, COPY's files, the Python
+API's Arrow batches; a plain SELECT and payload queries, their blobs given whole) read what the
+core read of a value and never decode it again in Python: counted value by value, the Python
+engine decodes only the values the core hands back (formats it does not know: bzip2 here), each
+once (`_handed_back_values`), and none the core read."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import bz2
 import gzip
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -64,6 +66,8 @@ class Counts:
         self.decodes = 0
         self.parses = 0
         self._depth = 0
+        #: The stored values the Python engine decoded (each outermost decode's input, by its bytes).
+        self.decoded: Counter[bytes] = Counter()
 
 
 @contextmanager
@@ -80,6 +84,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
                 counts._depth -= 1
             if outermost and found is not None:  # a trial that finds another format decoded nothing
                 counts.decodes += 1
+                counts.decoded[bytes(args[0])] += 1
             return found
         return counting
 
@@ -111,13 +116,17 @@ def _readable() -> int:
 
 
 @cache
-def _handed_back() -> int:
+def _handed_back_values() -> tuple[bytes, ...]:
     """Values on PAGE in containers the native core hands back to the Python engine (a format it
     does not know): the only ones the Python engine decodes on the core's road, once each."""
     if not native.available():
-        return 0
+        return ()
     handed = native.decode_page(PAGE, DEFAULT_CAP).handed_back
-    return sum(registry.decode_auto(PAGE[i]) is not None for i in handed)
+    return tuple(PAGE[i] for i in handed if registry.decode_auto(PAGE[i]) is not None)
+
+
+def _handed_back() -> int:
+    return len(_handed_back_values())
 
 
 def test_the_page_has_values_in_containers() -> None:
@@ -285,39 +294,71 @@ def _statement_answer(values: list[bytes]) -> Any:
                        [ValuePlace("ks", "t", c.name) for c in columns], BlobReading(Decoding()))
 
 
-def _terminal(answer: Callable[[list[bytes]], Any]) -> Callable[[list[bytes]], None]:
-    """The terminal (render.terminal): the answer's batches as rows to the result pipeline, whose
-    page step hands each blob column's values of the page to the display (output.table's
-    pre-pass) and formats each cell."""
-    def run(values: list[bytes]) -> None:
-        from cqlsh_ext.output.display import BlobDisplay
-        from cqlsh_ext.settings import DisplaySettings
+def _terminal_page(names: list[str], types: list[Any], rows: list[tuple[Any, ...]], display: Any) -> None:
+    """One page through the terminal's page step (output.table.formatted_rows: the blob columns
+    handed to the display a page at a time, then each column's cells), as the result pipeline
+    formats a stock result's page and a typed answer's."""
+    from cqlsh_ext.output.table import PageFormats, PlacedFormatter, formatted_rows
 
-        typed = answer(values)
-        display = BlobDisplay(DisplaySettings(), interactive=False, expanded=False)
-        blobs = [i for i, column in enumerate(typed.columns) if column.role == "blob"]
-        for rows in typed.pages():
-            for i in blobs:
-                column, place = [row[i] for row in rows], typed.places[i]
-                display.prepare(place, column)
-                for value in column:
-                    if value is not None:
-                        display(value, formatting.empty_colormap, place=place)
+    colormap = formatting.empty_colormap
+
+    def cell(value: Any, cqltype: Any) -> Any:
+        formatter = cqltype.formatter
+        return formatter(value, colormap) if isinstance(formatter, PlacedFormatter) else repr(value)
+
+    formats = PageFormats(cell, lambda values, _t: [repr(v) for v in values], colormap)
+    formatted_rows(names, types, rows, "ks", "t", None, formats, display)
+
+
+def _terminal_display() -> Any:
+    from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.settings import DisplaySettings
+
+    return BlobDisplay(DisplaySettings(), interactive=False, expanded=False)
+
+
+def _terminal_select(values: list[bytes]) -> None:
+    """The terminal's plain SELECT: the driver's pages of rows, each through the page step."""
+    from cassandra import cqltypes as types
+
+    display, rows = _terminal_display(), _rows(values)
+    for start in range(0, len(rows), 97):
+        _terminal_page(["pk", "ck", "data"], [types.UTF8Type, types.Int32Type, types.BytesType],
+                       rows[start:start + 97], display)
+
+
+def _terminal(answer: Callable[[list[bytes]], Any]) -> Callable[[list[bytes]], None]:
+    """The terminal's payload query (render.terminal.print_answer): the answer's batches, each row
+    as its presenter shows it, through the result pipeline's page step."""
+    def run(values: list[bytes]) -> None:
+        from cassandra.cqltypes import UTF8Type
+
+        from cqlsh_ext.payload.budget import Budget
+        from cqlsh_ext.render.terminal import presented, presenter
+
+        typed, display = answer(values), _terminal_display()
+        present = presenter(typed.types, [c.computed for c in typed.columns], False,
+                            Budget.for_cap(display.cap), 5)
+        shown = [UTF8Type if t is None else t for t in typed.types]
+        for rows in presented(typed.pages(), present):
+            _terminal_page(typed.names, shown, rows, display)
 
     return run
 
 
 def _mcp(answer: Callable[[list[bytes]], Any]) -> Callable[[list[bytes]], None]:
-    """`cqlsh-ext mcp`'s query (mcp_server/answers.py's rows): each row spelt as JSON values."""
+    """`cqlsh-ext mcp`'s query (mcp_server.tools' rows: answers.rows spelling each row as JSON
+    values, render.json_lines), every row taken (a cap that holds them all)."""
     def run(values: list[bytes]) -> None:
+        from cqlsh_ext.mcp_server import answers
         from cqlsh_ext.render.json_lines import JsonRows
         from cqlsh_ext.settings import DisplaySettings
 
         typed = answer(values)
         spelling = JsonRows(typed.columns, DisplaySettings(), typed.places)
-        for batch in typed:
-            for row in batch.rows:
-                spelling.values(row)
+        done = answers.rows("SELECT", typed, spelling, len(values), 1 << 30, [], [], answers.Screen(),
+                            answers.Continuation(None, "SELECT"))
+        assert done.data is not None and done.data["truncated"] is False, done.error
 
     return run
 
@@ -345,10 +386,10 @@ FILTER = "SELECT ck, data FROM t WHERE data.status = 'FAILED' ALLOW FILTERING"
 STAR = "SELECT * FROM t WHERE data.n > 200 ALLOW FILTERING"
 PATHS_AND_BLOB = "SELECT pk, ck, data.status, data FROM t"
 
-#: Every front end's road, a plain SELECT and payload queries: on the core, no value it read is
-#: decoded again in Python.
+#: Every front end's road, a plain SELECT and payload queries (the terminal, MCP, COPY's files, the
+#: Python API): on the core, no value it read is decoded again in Python.
 ROADS: dict[str, Callable[[list[bytes]], None]] = {
-    "terminal, plain SELECT": _display,
+    "terminal, plain SELECT": _terminal_select,
     "terminal, payload query giving the blob": _terminal(_read(FILTER)),
     "terminal, payload query giving *": _terminal(_read(STAR)),
     "terminal, paths and the blob": _terminal(_read(PATHS_AND_BLOB)),
@@ -356,6 +397,15 @@ ROADS: dict[str, Callable[[list[bytes]], None]] = {
     "MCP, payload query giving the blob": _mcp(_read(FILTER)),
     "MCP, payload query giving *": _mcp(_read(STAR)),
     "MCP, paths and the blob": _mcp(_read(PATHS_AND_BLOB)),
+    "files, the blob, Parquet": _export("SELECT pk, data FROM t", "parquet"),
+    "files, the blob, JSON Lines": _export("SELECT pk, ck, data FROM t", "json"),
+    "files, the blob, CSV": _export("SELECT pk, ck, data FROM t", "csv"),
+    "files, payload query giving the blob, JSON Lines": _export(FILTER, "json"),
+    "files, paths and the blob, Parquet": _export("SELECT pk, ck, data.status, data.n, data FROM t",
+                                                  "parquet"),
+    "files, paths and the blob, JSON Lines": _export("SELECT ck, data.status, data FROM t", "json"),
+    "files, paths and the blob, CSV": _export("SELECT ck, data.n, data FROM t", "csv"),
+    "files, paths, Parquet": _export("SELECT ck, data.status, data.n FROM t", "parquet"),
     "API, plain SELECT": _api(_statement_answer),
     "API, payload query giving the blob": _api(_read(FILTER)),
     "API, paths and the blob": _api(_read(PATHS_AND_BLOB)),
@@ -377,12 +427,6 @@ READERS: dict[str, Callable[[list[bytes]], None]] = {
     "GROUP BY": _query("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING"),
     "DESCRIBE PAYLOAD": _describe(None),
     "DESCRIBE PAYLOAD with a WHERE on a path": _describe("data.n >= 0"),
-    "export of paths and the blob, Parquet": _export("SELECT pk, ck, data.status, data.n, data FROM t",
-                                                     "parquet"),
-    "export of paths and the blob, JSON Lines": _export("SELECT ck, data.status, data FROM t", "json"),
-    "export of paths and the blob, CSV": _export("SELECT ck, data.n, data FROM t", "csv"),
-    "export of the blob, Parquet": _export("SELECT pk, data FROM t", "parquet"),
-    "export of paths, Parquet": _export("SELECT ck, data.status, data.n FROM t", "parquet"),
     **ROADS,
 }
 #: The readers the native core takes no part in: each value read once by the Python engine (the
@@ -435,7 +479,7 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
             handed.append(len(values))
             return real.hold_page(values, cap)
 
-    readable, handed_back = _readable(), _handed_back()  # (they decode: before the counters)
+    readable, handed_back = _readable(), Counter(_handed_back_values())  # (they decode: before the counters)
     monkeypatch.setattr(native, "module", Counting)
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
@@ -444,8 +488,11 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
     assert parses <= len(PAGE), reader
     if reader in PYTHON_ALONE:  # the Python engine's views alone, each value once
         assert not handed and decodes <= readable, reader
-    else:  # the core reads the page: in Python only what it hands back, each once, nothing again
-        assert handed and decodes == handed_back, reader
+    else:  # the core reads the page: in Python only what it hands back, each once, nothing it read
+        assert handed, reader
+        again = counts.decoded - handed_back
+        assert not again, f"{reader}: {sum(again.values())} values decoded again in Python"
+        assert counts.decoded == handed_back, reader
 
 
 def test_the_counter_sees_a_second_decode(monkeypatch: pytest.MonkeyPatch) -> None:

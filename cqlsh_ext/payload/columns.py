@@ -1242,7 +1242,8 @@ def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequ
     for at, (key, column, how) in enumerate(zip(keys, columns, spelt, strict=True)):
         layout.append(("{" if at == 0 else ", ") + key + ": ")
         if isinstance(column, _BlobsOnCore) and how.head is not None and how.texts is not None:
-            layout.append(native.held_json(column.held, how.head, how.texts, how.raw, how.value))
+            layout.append(native.held_json(column.held, how.head, how.texts, how.raw,
+                                           _with_known(column, how.value)))
         elif isinstance(column, _PathsOnCore) and how.found:
             layout.append(native.HeldFound(column.held, how.value))
         else:
@@ -1262,7 +1263,7 @@ def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],
     if not isinstance(column, _BlobsOnCore):
         return [field_of(v) for v in column.values()]
     assert blob_text is not None
-    kinds, _labels, texts, stored = native.held_texts(column.held, False, field_of)
+    kinds, _labels, texts, stored = native.held_texts(column.held, False, _with_known(column, field_of))
     out: list[str] = []
     for i, kind in enumerate(kinds):
         if kind == native.SPELT:
@@ -1274,6 +1275,15 @@ def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],
         else:
             out.append(texts[i])
     return out
+
+
+def _with_known(column: _BlobsOnCore, spell: Callable[[Any], str]) -> Callable[[Any], str]:
+    """`spell` of a row the core leaves to Python, from the view the reading made of it already
+    (BlobReading.read: `known`, made once), by its stored bytes; else from the bytes."""
+    if not column.known:
+        return spell
+    views = {view.stored: view for view in column.known.values()}
+    return lambda stored: spell(views.get(stored, stored))
 
 
 def spelt_values(column: AnswerColumn, chunk: ColumnValues, reading: BlobReading) -> list[Any]:
