@@ -18,6 +18,7 @@ from cqlsh_ext.settings import SettingError, Settings, add_flags
 #: `cqlsh-ext <word> ...` runs a tool instead of the shell.
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
+    "docs": "cqlsh_ext.user_docs.cli",
     "inspect": "cqlsh_ext.insight.cli",
     "journal": "cqlsh_ext.writing.cli",
     "sample-config": "cqlsh_ext.settings.sample_config",
@@ -82,20 +83,24 @@ def help_text(cqlshmain: Any | None = None) -> str:
     width = shutil.get_terminal_size().columns - 2
     parts += [ext_parser.format_help().strip(), "", "tools:"]
     for tool, does in TOOLS:
-        parts += textwrap.wrap(does, width, initial_indent=f"  {tool:<32}", subsequent_indent=" " * 34)
+        # break_on_hyphens=False: `cqlsh-ext docs edit` is a command to copy, never cut at its hyphen
+        parts += textwrap.wrap(does, width, initial_indent=f"  {tool:<32}", subsequent_indent=" " * 34,
+                               break_on_hyphens=False, break_long_words=False)
     if epilog:  # cqlsh's source breaks it after a few words
         said = epilog % vars(cqlshmain) if "%(" in epilog else epilog
-        parts += ["", textwrap.fill(" ".join(said.split()), width)]
+        parts += ["", textwrap.fill(" ".join(said.split()), width, break_on_hyphens=False,
+                                    break_long_words=False)]
     return "\n".join(parts)
 
 
 #: The tools --help lists, each with what it does.
 TOOLS = (("cqlsh-ext demo load [--help]", "create and fill a demo keyspace"),
+         ("cqlsh-ext docs [TOPIC]", "the guides: every statement in depth"),
          ("cqlsh-ext inspect FILE|-|0x...", "describe one stored value, no server needed"),
-         ("cqlsh-ext journal new-key", "a new journal key, made on purpose (docs/edit.md)"),
-         ("cqlsh-ext mcp [--help]", "an MCP server for AI assistants, read-only (docs/mcp.md)"),
+         ("cqlsh-ext journal new-key", "a new journal key, made on purpose (cqlsh-ext docs edit)"),
+         ("cqlsh-ext mcp [--help]", "an MCP server for AI assistants, read-only (cqlsh-ext docs mcp)"),
          ("cqlsh-ext sample-config", "print a commented [cqlsh_ext] cqlshrc section"),
-         ("cqlsh-ext spark [--help]", "the same statements on Apache Spark (docs/spark.md)"),
+         ("cqlsh-ext spark [--help]", "the same statements on Apache Spark (cqlsh-ext docs spark)"),
          ("cqlsh-ext trial PATH --into KS", "COMPRESSION TRIAL on values from files (its --help)"))
 
 

@@ -164,6 +164,11 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
         found = subprocess.run(["man", "-w", "cqlsh-ext"], env=on_path, capture_output=True, text=True,
                                timeout=60)
         assert Path(found.stdout.strip()).resolve() == installed.resolve(), (found.stdout, found.stderr)
+    # So do the guides the texts point to (`cqlsh-ext docs edit`): a pip user has no docs/ directory.
+    shown = subprocess.run([str(venv / "bin" / "cqlsh-ext"), "docs", "edit"], env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (REPO / "docs" / "edit.md").read_text()
     lines = _version(venv, env).splitlines()
     assert "value engine: native" in lines
     reads = next(line for line in lines if line.startswith("native core reads: "))

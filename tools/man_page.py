@@ -90,7 +90,8 @@ def page() -> str:
         ".TP", "~/.cassandra/journal/", "the journals of edits and rewrites, each line sealed with "
         "~/.cassandra/cqlsh-ext-journal.key (UNDO, RESUME).",
         ".SH SEE ALSO",
-        "cqlsh's own documentation; cqlsh-ext's README.md and docs/ in its source.",
+        "cqlsh's own documentation; cqlsh-ext's guides (`cqlsh-ext docs` lists them, `cqlsh-ext docs TOPIC` "
+        "shows one).",
     ]
     return "\n".join(lines) + "\n"
 

@@ -38,4 +38,4 @@ PAYLOAD_ABOUT = _WHAT + """
 
 #: The line HELP DESCRIBE adds after cqlsh's own text.
 DESCRIBE_SEE_ALSO = ("What a blob column holds across its values (DESCRIBE PAYLOAD ks.table.column): "
-                     "HELP DESCRIBE PAYLOAD, docs/describe.md.")
+                     "HELP DESCRIBE PAYLOAD, cqlsh-ext docs describe.")

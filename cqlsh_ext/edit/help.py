@@ -1,9 +1,9 @@
 """HELP EDIT and the lines HELP UPDATE and HELP DELETE add (the whole story: docs/edit.md)."""
 
 UPDATE_SEE_ALSO = ("Fields inside blob or JSON text values (SET data.status = 'X'), previewed, "
-                   "conditioned and undoable: HELP EDIT, docs/edit.md.")
+                   "conditioned and undoable: HELP EDIT, cqlsh-ext docs edit.")
 DELETE_SEE_ALSO = ("Removing fields inside blob or JSON text values (DELETE data.note FROM ...): "
-                   "HELP EDIT, docs/edit.md.")
+                   "HELP EDIT, cqlsh-ext docs edit.")
 
 EDIT_HELP = """
         EDIT [cqlsh-ext]: change fields inside stored payloads
@@ -52,5 +52,6 @@ EDIT_HELP = """
           it holds. A journal written before the seal can be anyone's: UNDO
           'f' UNSEALED previews every row it would write, and only CONFIRM
           UNSEALED writes them. A missing key is never made again by a
-          write: `cqlsh-ext journal new-key` makes one. docs/edit.md.
+          write: `cqlsh-ext journal new-key` makes one. The guide:
+          cqlsh-ext docs edit.
         """

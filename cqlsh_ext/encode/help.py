@@ -41,7 +41,7 @@ ENCODE_HELP = f"""
     "Each value is decoded again as the display would and compared with the input before anything is "
     "sent; a chain that cannot be written faithfully is refused in one line and nothing of the "
     "statement is sent. One line per value says what was stored. The matrix of what is written: "
-    "docs/payloads.md.",
+    "cqlsh-ext docs payloads.",
 )) + "\n"
 
 #: The open chain argument of an encode( call before the cursor.

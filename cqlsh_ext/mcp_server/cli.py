@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 USAGE = ("cqlsh-ext mcp [HOST [PORT]] [connection options] [--time-limit SECONDS] [--max-bytes N] "
          "[--policy FILE] [--audit-log FILE] [--http [HOST:]PORT ...]")
 DESCRIPTION = """A Model Context Protocol server over stdio (or Streamable HTTP: --http): an AI
-assistant's tools that read the database through cqlsh-ext, read-only (docs/mcp.md). It connects as
+assistant's tools that read the database through cqlsh-ext, read-only (cqlsh-ext docs mcp). It connects as
 the shell does: the shell's connection options (cqlsh-ext --help: -u, --credentials, --cqlshrc, -k,
 --ssl, --keyspaces, --sigv4, ...), cqlshrc and the environment; its display settings (-d, --decode,
 --cap) decide how values decode."""
@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_BYTES, metavar="N",
                         help="an answer's size by default, in bytes as sent (a call's max_bytes may ask for "
                              "another; default %(default)s)")
-    safety = parser.add_argument_group("policy and audit (docs/mcp.md, \"Policy\")")
+    safety = parser.add_argument_group("policy and audit (cqlsh-ext docs mcp, \"Policy\")")
     safety.add_argument("--policy", metavar="FILE",
                         help="a policy file (TOML): tools allowed, tables denied, columns and payload paths "
                              "redacted, calls per minute")
@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     safety.add_argument("--schema-file", action="append", default=[], metavar="FILE",
                         help="a schema file (protobuf descriptor set, Avro schema, ...) a decode argument "
                              "may name; repeat for more (no other file is ever read for a call)")
-    http = parser.add_argument_group("Streamable HTTP (docs/mcp.md, \"Over HTTP\")")
+    http = parser.add_argument_group("Streamable HTTP (cqlsh-ext docs mcp, \"Over HTTP\")")
     http.add_argument("--http", metavar="[HOST:]PORT",
                       help="serve MCP over Streamable HTTP at http(s)://HOST:PORT/mcp instead of stdio "
                            "(HOST 127.0.0.1 by default)")

@@ -61,7 +61,8 @@ REWRITE_HELP = """
           file name ends with (RESUME '3fa9c2d1' CONFIRM); LAST is your
           newest rewrite's. One run holds a journal at a time: a RESUME or
           an UNDO beside a live run is refused, naming it.
-          cqlsh-ext spark runs it from Spark's executors. docs/rewrite.md.
+          cqlsh-ext spark runs it from Spark's executors. The guide:
+          cqlsh-ext docs rewrite.
 """
 
 RESUME_HELP = """
@@ -78,5 +79,5 @@ RESUME_HELP = """
           CONFIRM it rewrites the ranges not finished, appending to the same
           journal: no row is written twice, none is missed. UNDO 'journal'
           CONFIRM writes the old values back instead (HELP UNDO). More: HELP
-          REWRITE, docs/rewrite.md.
+          REWRITE, cqlsh-ext docs rewrite.
 """

@@ -515,7 +515,7 @@ KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None
 
 #: --help's heading for each group's flags.
 FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)",
-               "mcp": "OAuth 2.1 for --http, and the export tool's files (docs/mcp.md)"}
+               "mcp": "OAuth 2.1 for --http, and the export tool's files (cqlsh-ext docs mcp)"}
 
 
 def add_flags(parser: argparse.ArgumentParser, group: str) -> None:

@@ -153,7 +153,7 @@ def _check_partitioner(db: Any, conn: Any) -> None:
         raise SparkError(f"the Spark Cassandra Connector reads Murmur3Partitioner and RandomPartitioner "
                          f"clusters; {conn.host} uses "
                          f"{partitioner} (Amazon Keyspaces: set the account's partitioner to "
-                         "Murmur3Partitioner, docs/spark.md)")
+                         "Murmur3Partitioner, cqlsh-ext docs spark)")
 
 
 def _pricing(db: Any, conn: Any) -> Any:

@@ -18,7 +18,7 @@ from cqlsh_ext.common.text import plural
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cqlsh-ext journal",
                                      description="The journals of edits, rewrites and UNDOs "
-                                                 "(docs/edit.md).")
+                                                 "(cqlsh-ext docs edit).")
     sub = parser.add_subparsers(dest="action", required=True)
     new = sub.add_parser("new-key", help="make a new journal key where there is none",
                          description="Make a new journal key (~/.cassandra/cqlsh-ext-journal.key, 32 "

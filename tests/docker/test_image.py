@@ -62,6 +62,12 @@ def test_version_names_cqlsh_ext_and_cqlsh(image: Image) -> None:
     assert "cqlsh 6.2.2" in out, out
 
 
+def test_the_guides_the_texts_point_to_come_with_the_image(image: Image) -> None:
+    # HELP EDIT ends with `cqlsh-ext docs edit`: the image has no source tree, the wheel's guides.
+    shown = image.run("docs", "edit").stdout
+    assert shown == (Path(__file__).resolve().parents[2] / "docs" / "edit.md").read_text(encoding="utf-8")
+
+
 def test_the_native_core_runs_in_the_image(image: Image) -> None:
     # Built in the Dockerfile's native stage with Debian's Rust (1.85), installed beside cqlsh-ext.
     assert "value engine: native" in image.run("--version").stdout
