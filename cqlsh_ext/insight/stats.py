@@ -156,6 +156,19 @@ class ColumnStats:
                 out[status] = out.get(status, 0) + count
         return {kind: out[kind] for kind in (UNKNOWN, FAILED) if kind in out}
 
+    def validated(self) -> dict[str, int]:
+        """How the values under a container were checked: `decoded`, decompressed whole (the
+        library checks the container's checksum where it carries one: zstd's content checksum,
+        gzip's CRC-32 and ISIZE, zlib's Adler-32, LZ4 frame's, snappy framing's CRC-32C);
+        `headers`, sized from their headers alone (default STATS: a gzip trailer's ISIZE that fits
+        the stored size, a zstd or LZ4 frame's blocks walked to its end; the first bytes inflated
+        to see what is inside, the rest never decompressed, so a corrupt payload under a sound
+        header is not seen); `cut`, decoded up to the output cap; `failed`, a container whose check
+        or decoding failed."""
+        failed = sum(count for (status, _), (count, _, _) in self.chains.items() if status == FAILED)
+        decoded = self.compressed[0] - self.from_headers - self.inexact
+        return {"decoded": decoded, "headers": self.from_headers, "cut": self.inexact, "failed": failed}
+
     def by_codec(self) -> dict[str, int]:
         """Values per codec family (its -d name) or status ('not compressed', 'no known format',
         'failed')."""
@@ -198,6 +211,7 @@ class ColumnStats:
             },
             "inexact_values": self.inexact,
             "sized_from_headers": self.from_headers,
+            "validated": self.validated(),
             "by_codec": self.by_codec(),
             "by_confidence": self.by_confidence(),
             "by_chain": [

@@ -90,6 +90,26 @@ def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], befor
     return f"{verdict.LEAD} {text}."
 
 
+def validated_lines(validated: dict[str, int]) -> list[Line]:
+    """How the values under a container were checked (ColumnStats.validated): decompressed whole
+    (their checksums checked), sized from their headers alone (what that does not see said), cut
+    at the cap, failed."""
+    decoded, headers, cut, failed = (validated[k] for k in ("decoded", "headers", "cut", "failed"))
+    parts = []
+    if decoded:
+        parts.append(f"{report.count(decoded)} decompressed whole (the container's checksum checked where it "
+                     "carries one)")
+    if headers:
+        were = "value was sized from its header" if headers == 1 else "values were sized from their headers"
+        parts.append(f"{report.count(headers)} {were}, not decompressed (the framing checked, not the "
+                     "payload: STATS ... DECODE ALL decompresses every value)")
+    if cut:  # the line above the validated one says what was counted of them
+        parts.append(f"{report.count(cut)} decoded up to the output cap")
+    if failed:
+        parts.append(f"{report.count(failed)} failed")
+    return [f"  validated: {'; '.join(parts)}"] if parts else []
+
+
 def breakdown(kinds: dict[str, int]) -> str:
     """' (3 no known format, 1 a format that failed)': undecodable values by kind, in the view's
     words and order."""
@@ -148,13 +168,7 @@ def render_column(col: ColumnFigures) -> list[Line]:
             f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
             "is the size the header declares, or a lower bound"
         )
-    if col.from_headers:
-        were = ("value was sized from its header" if col.from_headers == 1
-                else "values were sized from their headers")
-        lines.append(
-            f"  {report.count(col.from_headers)} {were}, not "
-            "decompressed (STATS ... DECODE ALL decompresses every value)"
-        )
+    lines.extend(validated_lines(doc["validated"]))
     undecodable = col.undecodable()
     if undecodable:
         lines.append(f"  undecodable: {report.count(sum(undecodable.values()))}{breakdown(undecodable)}, "

@@ -306,3 +306,45 @@ def test_pages_in_gives_the_report_the_drivers_rows_give(cassandra, insight, hom
     ours, drivers = (_stats_docs(cassandra, home, text, pages_in) for pages_in in (True, False))
     assert ours == drivers
     assert ours["rows"] > 0
+
+
+def test_corrupt_values_by_header_and_decoded(cassandra, insight, home):
+    """What default STATS validates by a container's header and what it decodes, on real corrupt
+    values: a zstd frame with a content checksum and one flipped byte, a truncated gzip value, and
+    a large gzip value with a byte flipped inside its deflate stream, which a header check cannot
+    see (its trailer's ISIZE still fits): DECODE ALL decompresses it and counts it failed."""
+    import gzip
+    import random
+
+    import zstandard
+
+    rng = random.Random(85)
+    items = (b'{"id": %d, "name": "%s"}' % (i, rng.randbytes(12).hex().encode()) for i in range(4000))
+    doc = b"[" + b",".join(items) + b"]"
+    sound = zstandard.ZstdCompressor(write_checksum=True).compress(doc)
+    flipped = bytearray(zstandard.ZstdCompressor(write_checksum=True).compress(doc[:3000]))
+    flipped[len(flipped) // 2] ^= 0xFF
+    truncated = gzip.compress(doc, mtime=0)[:-10]
+    inside = bytearray(gzip.compress(doc, mtime=0))
+    inside[len(inside) // 2] ^= 0xFF
+    s = cassandra.session(insight.ks)
+    s.execute("CREATE TABLE IF NOT EXISTS corrupt_values (id int PRIMARY KEY, data blob)")
+    for i, value in enumerate((sound, bytes(flipped), truncated, bytes(inside))):
+        s.execute("INSERT INTO corrupt_values (id, data) VALUES (%s, %s)", (i, value))
+    s.shutdown()
+    statement = f"SELECT data FROM {insight.ks}.corrupt_values"
+
+    text = cqlsh_ext(cassandra, home, f"COMPRESSION STATS {statement}").stdout
+    assert ("validated: 1 decompressed whole (the container's checksum checked where it carries one); "
+            "1 value was sized from its header, not decompressed (the framing checked, not the payload: "
+            "STATS ... DECODE ALL decompresses every value); 2 failed") in text
+    (col,) = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {statement}").stdout)[0]["columns"]
+    assert col["validated"] == {"decoded": 1, "headers": 1, "cut": 0, "failed": 2}
+    assert col["undecodable"] == {"failed": 2}
+    assert col["decompressed_bytes"] == 2 * len(doc) + len(flipped) + len(truncated)  # failed: stored size
+    assert {reason.split(":")[0] for reason in col["reasons"]} == {"zstd", "gzip"}
+
+    decoded = cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON DECODE ALL {statement}").stdout
+    (col,) = json_docs(decoded)[0]["columns"]
+    assert col["validated"] == {"decoded": 1, "headers": 0, "cut": 0, "failed": 3}
+    assert col["undecodable"] == {"failed": 3}
