@@ -26,6 +26,7 @@ from cqlsh_ext.common.units import human_size
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.held_views import HeldView
 from cqlsh_ext.payload.places import Engines
 from cqlsh_ext.payload.unwrap import failed
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
@@ -221,13 +222,21 @@ class BlobDisplay:
     def __call__(self, val: bytes | BlobView, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
         if isinstance(val, BlobView):  # decoded already (a payload query's answer)
-            return self._shown(val, val.stored, colormap, quote)
+            return self._shown(self._held_cell(val), val.stored, colormap, quote)
         value = val if type(val) is bytes else bytes(val)
         try:
             view = self._view(val, value, place)
         except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
             return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
         return self._shown(view, value, colormap, quote)
+
+    def _held_cell(self, view: BlobView) -> Cell:
+        """A value a reading read already, as a plain SELECT's page shows it (prepare: the core's
+        page_cells): a clean text the native core read (payload.held_views.HeldView) is the same
+        CoreText, its display label and its text; any other view is its own cell."""
+        if type(view) is HeldView and view.kind == TEXT and view.clean and not self.expanded:
+            return CoreText(view.short_label, view.text or "")
+        return view
 
     def cells(self, place: Any, values: Sequence[bytes], colormap: Any) -> list[FormattedValue]:
         """The cells of a top-level blob column's values of the page (the bytes prepare() was
