@@ -116,6 +116,8 @@ def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = 
     """`value` with each string longer than `chars` characters cut to `chars` (an ellipsis after)
     and each array or object of more than `items` entries cut to its first `items` (None: none
     cut); and where each cut was made ("rows[3].data.payload.items: 20 of 1,310 elements")."""
+    if _within(value, chars, items):  # the common value: nothing to cut, no copy, no paths made
+        return value, []
     cuts: list[str] = []
 
     def walk(item: Any, where: str) -> Any:
@@ -138,6 +140,30 @@ def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = 
         return item
 
     return walk(value, path), cuts
+
+
+def _within(value: Any, chars: int, items: int | None) -> bool:
+    """Whether cut_value would cut nothing in `value` (no string longer than `chars`, no array or
+    object of more than `items` entries)."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str:
+            if len(item) > chars:
+                return False
+        elif kind is dict:
+            if items is not None and len(item) > items:
+                return False
+            push(item.values())
+        elif kind is list:
+            if items is not None and len(item) > items:
+                return False
+            push(item)
+        elif isinstance(item, (str, dict, list)):  # (a subclass: walk() reads it as its base)
+            return False
+    return True
 
 
 def prefix(statement: str, chars: int = PREFIX_CHARS) -> str:

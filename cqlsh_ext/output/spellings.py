@@ -410,7 +410,8 @@ class JsonSpelling(Blobs):
             out["confidence"] = sure
         cut: str | None = None
         if kind == TEXT:
-            out["payload"] = _as_loaded(view.tree) if view.tree is not None else (view.text or "")
+            # (a JSON text's tree is as json.loads reads it already: string keys, lists)
+            out["payload"] = view.tree if view.tree is not None else (view.text or "")
         elif kind == RECORD:
             from cqlsh_ext.payload.formats.tree import jsonable_cut
 
