@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -141,109 +141,193 @@ def _resolver_says(host: str) -> str:
     return "no address found"
 
 
+@dataclass(frozen=True)
+class _Cause:
+    """One cause of a connection failure (`err`, its text, lower case, and its type's name), with
+    what explain's lines name: `where` (host:port), whether TLS and Amazon Keyspaces were asked
+    for, and how the user gives the login and the keyspace."""
+
+    err: BaseException
+    text: str
+    lower: str
+    name: str
+    host: str
+    where: str
+    tls: bool
+    keyspaces: bool
+    asked: Asked
+
+
+def _port_hint(keyspaces: bool) -> str:
+    return ("Amazon Keyspaces: port 9142 with TLS" if keyspaces
+            else "Cassandra's CQL port is 9042 unless its native_transport_port says otherwise")
+
+
+def _unreachable(c: _Cause) -> str | None:
+    err, lower = c.err, c.lower
+    if isinstance(err, OSError) and err.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH) \
+            or "network is unreachable" in lower or "no route to host" in lower:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else "unreachable"
+        return (f"cannot reach {c.where} ({reason}): check the host and this machine's network "
+                "(VPN, proxy, routes)")
+    return None
+
+
+def _unresolved(c: _Cause) -> str | None:
+    err = c.err
+    if c.name in ("gaierror", "UnresolvableContactPoints") or any(s in c.lower for s in _UNRESOLVED):
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else _resolver_says(c.host)
+        return (f"the host name in {c.where} does not resolve ({reason}): check its spelling, or "
+                "give the server's IP address")
+    return None
+
+
+def _name_mismatch(c: _Cause) -> str | None:
+    if "hostname mismatch" in c.lower or "ip address mismatch" in c.lower:
+        named = (" (Amazon Keyspaces: cassandra.<region>.amazonaws.com or your VPC endpoint's name)"
+                 if c.keyspaces else "")
+        return (f"TLS certificate verification failed for {c.where}: the certificate is not valid for "
+                f"{c.host!r}; connect with the name the certificate carries{named}, not an IP address")
+    return None
+
+
+def _untrusted_certificate(c: _Cause) -> str | None:
+    import ssl
+
+    if isinstance(c.err, ssl.SSLCertVerificationError) or "certificate_verify_failed" in c.lower \
+            or "certificate verify failed" in c.lower:
+        detail = re.search(r"certificate verify failed: ([^(\]'\"]+)", c.text, re.I)
+        reason = getattr(c.err, "verify_message", "") or (detail.group(1).strip() if detail else "") \
+            or "certificate verify failed"
+        trusted = (" (Amazon Keyspaces: Amazon Root CA 1-4 and Starfield, in the system trust store "
+                   "of an up-to-date system)" if c.keyspaces else "")
+        return (f"TLS certificate verification failed for {c.where} ({reason}): the server's "
+                f"certificate is not signed by a CA you trust; pass --certfile with the right CA "
+                f"bundle{trusted}")
+    return None
+
+
+def _not_tls(c: _Cause) -> str | None:
+    lower = c.lower
+    if "wrong_version_number" in lower or "wrong version number" in lower \
+            or "record layer failure" in lower or "packet length too long" in lower:
+        return (f"{c.where} does not speak TLS: wrong port? Amazon Keyspaces listens with TLS on "
+                f"{9142}; a plain Cassandra port needs no --keyspaces/--certfile")
+    return None
+
+
+def _no_login_given(c: _Cause) -> str | None:
+    if "requires authentication" not in c.lower:  # the driver, when the server asks and none were given
+        return None
+    if c.keyspaces:
+        return (f"{c.where} needs credentials to log in: AWS credentials (SigV4: --keyspaces and "
+                "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile) or service-specific ones "
+                f"({c.asked.login})")
+    return (f"{c.where} needs a user name and password to log in: give them with {c.asked.login}, "
+            f"or in a credentials file ({c.asked.credentials_file}; ~/.cassandra/credentials is read "
+            "by default)")
+
+
+def _not_cql(c: _Cause) -> str | None:
+    version = _DRIVER_VERSION.search(c.text)
+    if version and int(version.group(1)) > _HIGHEST_CQL_VERSION:
+        # The first bytes of something else (HTTP, TLS, SSH...) read as a CQL frame's version.
+        return (f"{c.where} answers, but not in CQL: another kind of server listens on that port; check "
+                f"the port ({_port_hint(c.keyspaces)})")
+    return None
+
+
+def _bad_credentials(c: _Cause) -> str | None:
+    if not ("AuthenticationFailed" in c.name or "bad credentials" in c.lower or "code=0100" in c.lower):
+        return None
+    asked = c.asked
+    message = _server_message(c.text)
+    msg_lower = message.lower()
+    if "password must not be null" in msg_lower:
+        return (f"{c.where} does not accept SigV4 (it answered like a stock Cassandra "
+                f"PasswordAuthenticator): use {asked.user_password} there, or check the host")
+    if "signature expired" in msg_lower or "clock" in msg_lower:
+        return (f"the server refused the signature as too old or too new ({one_line(message)}): "
+                "the clock of this machine is off by more than 15 minutes; sync it (NTP)")
+    if "expired" in msg_lower and "token" in msg_lower:
+        return (f"the AWS session token has expired ({one_line(message)}): get fresh "
+                "credentials (aws sso login, a new assume-role, or new AWS_SESSION_TOKEN)")
+    if "token" in msg_lower and "invalid" in msg_lower:
+        return (f"the server does not know these AWS credentials ({one_line(message)}): check "
+                "the access key ID, and that AWS_SESSION_TOKEN belongs to it")
+    check = (f"the AWS secret access key (SigV4) or the {asked.user_password} service-specific "
+             "credentials" if c.keyspaces
+             else f"{asked.user_password}, or the credentials file ({asked.credentials})")
+    return f"Bad credentials: {c.where} refused the login ({one_line(message)}): check {check}"
+
+
+def _no_region(c: _Cause) -> str | None:
+    return no_region_message() if "can't authenticate without a region name" in c.lower else None
+
+
+def _no_credentials(c: _Cause) -> str | None:
+    return no_credentials_message() if isinstance(c.err, AttributeError) and "access_key" in c.lower else None
+
+
+def _refused(c: _Cause) -> str | None:
+    if isinstance(c.err, ConnectionRefusedError) or "connection refused" in c.lower:
+        return f"nothing listens on {c.where}: check the host and port ({_port_hint(c.keyspaces)})"
+    return None
+
+
+def _tls_closed(c: _Cause) -> str | None:
+    lower = c.lower
+    if c.tls and ("connection reset" in lower or "eof occurred" in lower or "unexpected eof" in lower
+                  or "closed" in lower and "ssl" in lower):
+        return (f"{c.where} closed the connection during the TLS handshake: wrong port, or the "
+                "server does not speak TLS there (Amazon Keyspaces: port 9142)")
+    return None
+
+
+def _no_keyspace(c: _Cause) -> str | None:
+    missing = _NO_KEYSPACE.search(_server_message(c.text))
+    if missing:
+        keyspace = missing.group(1) or missing.group(2)
+        return f"{c.where} could not use keyspace {keyspace!r}: check that it exists ({c.asked.keyspace})"
+    return None
+
+
+def _timed_out(c: _Cause) -> str | None:
+    if "timed out" in c.lower or "timeout" in c.name.lower():
+        seconds = re.search(r"\((\d+(?:\.\d+)?) seconds?\)", c.text)
+        after = f" after {seconds.group(1)} s (--connect-timeout)" if seconds else ""
+        network = ("VPC endpoint, security group, proxy" if c.keyspaces else "firewall, proxy")
+        port_hint = " (Amazon Keyspaces: 9142)" if c.keyspaces else ""
+        return (f"timed out connecting to {c.where}{after}: check the host name, the port{port_hint} and "
+                f"that the network ({network}) lets it through")
+    return None
+
+
+#: explain's lines, the first that speaks of a cause said: each gives its line when the cause is
+#: what it knows, else None. A timeout is looked for only after every cause was asked these.
+_EXPLAINED: tuple[Callable[[_Cause], str | None], ...] = (
+    _unreachable, _unresolved, _name_mismatch, _untrusted_certificate, _not_tls, _no_login_given, _not_cql,
+    _bad_credentials, _no_region, _no_credentials, _refused, _tls_closed, _no_keyspace)
+
+
 def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool = False,
             asked: Asked = SHELL_FLAGS) -> str:
     """One line saying what went wrong while connecting to host:port and what to check; `keyspaces`
     adds Amazon Keyspaces' own hints (its port, its names, its certificates); `asked`: how the
     user gives the login and the keyspace."""
-    import ssl
-
     where = f"{host}:{port}"
-    for err in _causes(exc):
+    causes = _causes(exc)
+    for err in causes:
         if isinstance(err, KeyspacesError):
             return str(err)
-    for err in _causes(exc):
-        text = str(err)
-        lower = text.lower()
-        name = type(err).__name__
-        if isinstance(err, OSError) and err.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH) \
-                or "network is unreachable" in lower or "no route to host" in lower:
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else "unreachable"
-            return (f"cannot reach {where} ({reason}): check the host and this machine's network "
-                    "(VPN, proxy, routes)")
-        if name in ("gaierror", "UnresolvableContactPoints") or any(s in lower for s in _UNRESOLVED):
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else _resolver_says(host)
-            return (f"the host name in {where} does not resolve ({reason}): check its spelling, or "
-                    "give the server's IP address")
-        if "hostname mismatch" in lower or "ip address mismatch" in lower:
-            named = (" (Amazon Keyspaces: cassandra.<region>.amazonaws.com or your VPC endpoint's name)"
-                     if keyspaces else "")
-            return (f"TLS certificate verification failed for {where}: the certificate is not valid for "
-                    f"{host!r}; connect with the name the certificate carries{named}, not an IP address")
-        if isinstance(err, ssl.SSLCertVerificationError) or "certificate_verify_failed" in lower \
-                or "certificate verify failed" in lower:
-            detail = re.search(r"certificate verify failed: ([^(\]'\"]+)", text, re.I)
-            reason = getattr(err, "verify_message", "") or (detail.group(1).strip() if detail else "") \
-                or "certificate verify failed"
-            trusted = (" (Amazon Keyspaces: Amazon Root CA 1-4 and Starfield, in the system trust store "
-                       "of an up-to-date system)" if keyspaces else "")
-            return (f"TLS certificate verification failed for {where} ({reason}): the server's "
-                    f"certificate is not signed by a CA you trust; pass --certfile with the right CA "
-                    f"bundle{trusted}")
-        if "wrong_version_number" in lower or "wrong version number" in lower \
-                or "record layer failure" in lower or "packet length too long" in lower:
-            return (f"{where} does not speak TLS: wrong port? Amazon Keyspaces listens with TLS on "
-                    f"{9142}; a plain Cassandra port needs no --keyspaces/--certfile")
-        if "requires authentication" in lower:  # the driver, when the server asks and none were given
-            if keyspaces:
-                return (f"{where} needs credentials to log in: AWS credentials (SigV4: --keyspaces and "
-                        "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile) or service-specific ones "
-                        f"({asked.login})")
-            return (f"{where} needs a user name and password to log in: give them with {asked.login}, "
-                    f"or in a credentials file ({asked.credentials_file}; ~/.cassandra/credentials is read "
-                    "by default)")
-        version = _DRIVER_VERSION.search(text)
-        if version and int(version.group(1)) > _HIGHEST_CQL_VERSION:
-            # The first bytes of something else (HTTP, TLS, SSH...) read as a CQL frame's version.
-            port_hint = ("Amazon Keyspaces: port 9142 with TLS" if keyspaces
-                         else "Cassandra's CQL port is 9042 unless its native_transport_port says otherwise")
-            return (f"{where} answers, but not in CQL: another kind of server listens on that port; check "
-                    f"the port ({port_hint})")
-        if "AuthenticationFailed" in name or "bad credentials" in lower or "code=0100" in lower:
-            message = _server_message(text)
-            msg_lower = message.lower()
-            if "password must not be null" in msg_lower:
-                return (f"{where} does not accept SigV4 (it answered like a stock Cassandra "
-                        f"PasswordAuthenticator): use {asked.user_password} there, or check the host")
-            if "signature expired" in msg_lower or "clock" in msg_lower:
-                return (f"the server refused the signature as too old or too new ({one_line(message)}): "
-                        "the clock of this machine is off by more than 15 minutes; sync it (NTP)")
-            if "expired" in msg_lower and "token" in msg_lower:
-                return (f"the AWS session token has expired ({one_line(message)}): get fresh "
-                        "credentials (aws sso login, a new assume-role, or new AWS_SESSION_TOKEN)")
-            if "token" in msg_lower and "invalid" in msg_lower:
-                return (f"the server does not know these AWS credentials ({one_line(message)}): check "
-                        "the access key ID, and that AWS_SESSION_TOKEN belongs to it")
-            check = (f"the AWS secret access key (SigV4) or the {asked.user_password} service-specific "
-                     "credentials" if keyspaces
-                     else f"{asked.user_password}, or the credentials file ({asked.credentials})")
-            return f"Bad credentials: {where} refused the login ({one_line(message)}): check {check}"
-        if "can't authenticate without a region name" in lower:
-            return no_region_message()
-        if isinstance(err, AttributeError) and "access_key" in lower:
-            return no_credentials_message()
-        if isinstance(err, ConnectionRefusedError) or "connection refused" in lower:
-            port_hint = ("Amazon Keyspaces: port 9142 with TLS" if keyspaces
-                         else "Cassandra's CQL port is 9042 unless its native_transport_port says otherwise")
-            return f"nothing listens on {where}: check the host and port ({port_hint})"
-        if tls and ("connection reset" in lower or "eof occurred" in lower or "unexpected eof" in lower
-                    or "closed" in lower and "ssl" in lower):
-            return (f"{where} closed the connection during the TLS handshake: wrong port, or the "
-                    "server does not speak TLS there (Amazon Keyspaces: port 9142)")
-        missing = _NO_KEYSPACE.search(_server_message(text))
-        if missing:
-            keyspace = missing.group(1) or missing.group(2)
-            return f"{where} could not use keyspace {keyspace!r}: check that it exists ({asked.keyspace})"
-    for err in _causes(exc):
-        text = str(err)
-        lower = text.lower()
-        if "timed out" in lower or "timeout" in type(err).__name__.lower():
-            seconds = re.search(r"\((\d+(?:\.\d+)?) seconds?\)", text)
-            after = f" after {seconds.group(1)} s (--connect-timeout)" if seconds else ""
-            network = ("VPC endpoint, security group, proxy" if keyspaces else "firewall, proxy")
-            port_hint = " (Amazon Keyspaces: 9142)" if keyspaces else ""
-            return (f"timed out connecting to {where}{after}: check the host name, the port{port_hint} and "
-                    f"that the network ({network}) lets it through")
+    for lines in (_EXPLAINED, (_timed_out,)):
+        for err in causes:
+            text = str(err)
+            cause = _Cause(err, text, text.lower(), type(err).__name__, host, where, tls, keyspaces, asked)
+            for line in lines:
+                said = line(cause)
+                if said is not None:
+                    return said
     return f"could not connect to {where}: {one_line(str(exc))}"
 
 
