@@ -11,6 +11,7 @@ and its last (STOP).
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from cqlsh_ext.payload import budget
@@ -184,18 +185,25 @@ class _Plain:
         return key
 
 
-def decode(data: bytes) -> Any:
-    import pickletools
+#: Opcodes that push their argument.
+_ARGUMENTS = ("INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4", "FLOAT", "BINFLOAT", "STRING",
+              "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8",
+              "BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "BYTEARRAY8")
 
-    stack: list[Any] = []
-    memo: dict[int, Any] = {}
-    limits = budget.current()
-    meter = limits.meter()
-    plain = _Plain(meter)
-    # Each value takes a few opcodes at the most (the value, MEMOIZE, MARK, APPENDS).
-    max_ops = limits.nodes * OPS_PER_NODE
 
-    def pop_mark() -> list[Any]:
+class _Machine:
+    """decode's stack machine: its stack and memo, what it builds made plain data by `plain`
+    (charged to its meter). Each of its opcode methods reads the opcodes of one kind, and says
+    whether it read `name` (_OPCODES: which reads which)."""
+
+    def __init__(self, plain: _Plain, meter: Meter) -> None:
+        self.stack: list[Any] = []
+        self.memo: dict[int, Any] = {}
+        self.plain = plain
+        self.meter = meter
+
+    def pop_mark(self) -> list[Any]:
+        stack = self.stack
         for i in range(len(stack) - 1, -1, -1):
             if stack[i] is _MARK:
                 items = stack[i + 1:]
@@ -203,6 +211,153 @@ def decode(data: bytes) -> Any:
                 return items
         raise PayloadError("pickle: MARK missing")
 
+    def value(self, name: str, op: Any, arg: Any) -> bool:
+        """A value pushed: MARK, an empty container, None, a boolean, an opcode's argument."""
+        stack = self.stack
+        if name == "MARK":
+            stack.append(_MARK)
+        elif name in ("EMPTY_DICT",):
+            stack.append({})
+        elif name == "EMPTY_LIST":
+            stack.append([])
+        elif name == "EMPTY_TUPLE":
+            stack.append(())
+        elif name == "EMPTY_SET":
+            stack.append(set())
+        elif name == "NONE":
+            stack.append(None)
+        elif name in ("NEWTRUE", "NEWFALSE"):
+            stack.append(name == "NEWTRUE")
+        elif op.arg is not None and name in _ARGUMENTS:
+            stack.append(arg)
+        else:
+            return False
+        return True
+
+    def container(self, name: str, op: Any, arg: Any) -> bool:
+        """Items added to the container on the stack, or a container made of the items on it."""
+        stack, plain = self.stack, self.plain
+        if name in ("APPEND",):
+            value = stack.pop()
+            stack[-1].append(value)
+        elif name == "APPENDS":
+            items = self.pop_mark()
+            stack[-1].extend(items)
+        elif name == "SETITEM":
+            value, key = stack.pop(), stack.pop()
+            stack[-1][plain.hashable(key)] = value
+        elif name == "SETITEMS":
+            items = self.pop_mark()
+            target = stack[-1]
+            for i in range(0, len(items) - 1, 2):
+                target[plain.hashable(items[i])] = items[i + 1]
+        elif name == "ADDITEMS":
+            items = self.pop_mark()
+            stack[-1].update(plain.hashable(i) for i in items)
+        elif name == "TUPLE":
+            stack.append(tuple(self.pop_mark()))
+        elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
+            n = int(name[-1])
+            items = stack[-n:]
+            del stack[-n:]
+            stack.append(tuple(items))
+        elif name == "LIST":
+            stack.append(self.pop_mark())
+        elif name == "DICT":
+            items = self.pop_mark()
+            stack.append({plain.hashable(items[i]): items[i + 1] for i in range(0, len(items) - 1, 2)})
+        elif name == "FROZENSET":
+            stack.append(frozenset(plain.hashable(i) for i in self.pop_mark()))
+        else:
+            return False
+        return True
+
+    def memo_or_stack(self, name: str, op: Any, arg: Any) -> bool:
+        """The memo written or read, the stack's top dropped or repeated."""
+        stack, memo = self.stack, self.memo
+        if name in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[int(arg or 0)] = stack[-1]
+        elif name == "MEMOIZE":
+            memo[len(memo)] = stack[-1]
+        elif name in ("GET", "BINGET", "LONG_BINGET"):
+            stack.append(memo[int(arg or 0)])
+        elif name == "POP":
+            stack.pop()
+        elif name == "POP_MARK":
+            self.pop_mark()
+        elif name == "DUP":
+            stack.append(stack[-1])
+        else:
+            return False
+        return True
+
+    def call(self, name: str, op: Any, arg: Any) -> bool:
+        """What would import or call something: a Symbol, or an object a call would have built."""
+        stack, plain, meter = self.stack, self.plain, self.meter
+        if name == "GLOBAL":
+            module, _, attr = str(arg).partition(" ")
+            stack.append(plain.name(module, attr))
+        elif name == "STACK_GLOBAL":
+            attr, module = stack.pop(), stack.pop()
+            stack.append(plain.name(module, attr))
+        elif name == "REDUCE":
+            args, func = stack.pop(), stack.pop()
+            stack.append(plain.known(func, args))
+        elif name == "NEWOBJ":
+            args, cls = stack.pop(), stack.pop()
+            stack.append(_Built(plain.call(cls, args)))
+        elif name == "NEWOBJ_EX":
+            kwargs, args, cls = stack.pop(), stack.pop(), stack.pop()
+            stack.append(_Built(plain.call(cls, (*args, kwargs))))
+        elif name == "BUILD":
+            state = stack.pop()
+            if not isinstance(stack[-1], _Built):
+                stack[-1] = _Built(Symbol(render_charged(plain.tree(stack[-1]), meter)))
+            stack[-1].state = state
+        elif name in ("INST", "OBJ"):
+            items = self.pop_mark()
+            if name == "INST":
+                module, _, attr = str(arg).partition(" ")
+                stack.append(_Built(plain.call(plain.name(module, attr), tuple(items))))
+            else:
+                stack.append(_Built(plain.call(items[0], tuple(items[1:]))))
+        elif name in ("PERSID", "BINPERSID"):
+            pid = arg if name == "PERSID" else stack.pop()
+            pid_text = render_charged(plain.tree(pid), meter)
+            stack.append(Symbol(charged_text(meter, "persistent_load(", pid_text, ")")))
+        elif name in ("EXT1", "EXT2", "EXT4"):
+            stack.append(Symbol(charged_text(meter, "copyreg extension ", str(int(arg or 0)))))
+        elif name == "NEXT_BUFFER" or name == "READONLY_BUFFER":
+            stack.append(Symbol("out-of-band buffer"))
+        else:
+            return False
+        return True
+
+
+#: Which of the machine's methods reads each opcode (one it reads not: "not read").
+_OPCODES: dict[str, Callable[[_Machine, str, Any, Any], bool]] = {
+    **dict.fromkeys(("MARK", "EMPTY_DICT", "EMPTY_LIST", "EMPTY_TUPLE", "EMPTY_SET", "NONE", "NEWTRUE",
+                     "NEWFALSE", *_ARGUMENTS), _Machine.value),
+    **dict.fromkeys(("APPEND", "APPENDS", "SETITEM", "SETITEMS", "ADDITEMS", "TUPLE", "TUPLE1", "TUPLE2",
+                     "TUPLE3", "LIST", "DICT", "FROZENSET"), _Machine.container),
+    **dict.fromkeys(("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE", "GET", "BINGET", "LONG_BINGET", "POP",
+                     "POP_MARK", "DUP"), _Machine.memo_or_stack),
+    **dict.fromkeys(("GLOBAL", "STACK_GLOBAL", "REDUCE", "NEWOBJ", "NEWOBJ_EX", "BUILD", "INST", "OBJ",
+                     "PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4", "NEXT_BUFFER", "READONLY_BUFFER"),
+                    _Machine.call),
+}
+
+
+def decode(data: bytes) -> Any:
+    import pickletools
+
+    limits = budget.current()
+    meter = limits.meter()
+    plain = _Plain(meter)
+    machine = _Machine(plain, meter)
+    stack = machine.stack
+    # Each value takes a few opcodes at the most (the value, MEMOIZE, MARK, APPENDS).
+    max_ops = limits.nodes * OPS_PER_NODE
     try:
         for count, (op, arg, _pos) in enumerate(pickletools.genops(io.BytesIO(data))):
             if count > max_ops:
@@ -212,105 +367,8 @@ def decode(data: bytes) -> Any:
                 continue
             if name == "STOP":
                 break
-            if name == "MARK":
-                stack.append(_MARK)
-            elif name in ("EMPTY_DICT",):
-                stack.append({})
-            elif name == "EMPTY_LIST":
-                stack.append([])
-            elif name == "EMPTY_TUPLE":
-                stack.append(())
-            elif name == "EMPTY_SET":
-                stack.append(set())
-            elif name == "NONE":
-                stack.append(None)
-            elif name in ("NEWTRUE", "NEWFALSE"):
-                stack.append(name == "NEWTRUE")
-            elif op.arg is not None and name in ("INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1",
-                                                 "LONG4", "FLOAT", "BINFLOAT", "STRING", "BINSTRING",
-                                                 "SHORT_BINSTRING", "UNICODE", "BINUNICODE",
-                                                 "SHORT_BINUNICODE", "BINUNICODE8", "BINBYTES",
-                                                 "SHORT_BINBYTES", "BINBYTES8", "BYTEARRAY8"):
-                stack.append(arg)
-            elif name in ("APPEND",):
-                value = stack.pop()
-                stack[-1].append(value)
-            elif name == "APPENDS":
-                items = pop_mark()
-                stack[-1].extend(items)
-            elif name == "SETITEM":
-                value, key = stack.pop(), stack.pop()
-                stack[-1][plain.hashable(key)] = value
-            elif name == "SETITEMS":
-                items = pop_mark()
-                target = stack[-1]
-                for i in range(0, len(items) - 1, 2):
-                    target[plain.hashable(items[i])] = items[i + 1]
-            elif name == "ADDITEMS":
-                items = pop_mark()
-                stack[-1].update(plain.hashable(i) for i in items)
-            elif name == "TUPLE":
-                stack.append(tuple(pop_mark()))
-            elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
-                n = int(name[-1])
-                items = stack[-n:]
-                del stack[-n:]
-                stack.append(tuple(items))
-            elif name == "LIST":
-                stack.append(pop_mark())
-            elif name == "DICT":
-                items = pop_mark()
-                stack.append({plain.hashable(items[i]): items[i + 1] for i in range(0, len(items) - 1, 2)})
-            elif name == "FROZENSET":
-                stack.append(frozenset(plain.hashable(i) for i in pop_mark()))
-            elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
-                memo[int(arg or 0)] = stack[-1]
-            elif name == "MEMOIZE":
-                memo[len(memo)] = stack[-1]
-            elif name in ("GET", "BINGET", "LONG_BINGET"):
-                stack.append(memo[int(arg or 0)])
-            elif name == "POP":
-                stack.pop()
-            elif name == "POP_MARK":
-                pop_mark()
-            elif name == "DUP":
-                stack.append(stack[-1])
-            elif name == "GLOBAL":
-                module, _, attr = str(arg).partition(" ")
-                stack.append(plain.name(module, attr))
-            elif name == "STACK_GLOBAL":
-                attr, module = stack.pop(), stack.pop()
-                stack.append(plain.name(module, attr))
-            elif name == "REDUCE":
-                args, func = stack.pop(), stack.pop()
-                stack.append(plain.known(func, args))
-            elif name == "NEWOBJ":
-                args, cls = stack.pop(), stack.pop()
-                stack.append(_Built(plain.call(cls, args)))
-            elif name == "NEWOBJ_EX":
-                kwargs, args, cls = stack.pop(), stack.pop(), stack.pop()
-                stack.append(_Built(plain.call(cls, (*args, kwargs))))
-            elif name == "BUILD":
-                state = stack.pop()
-                if not isinstance(stack[-1], _Built):
-                    stack[-1] = _Built(Symbol(render_charged(plain.tree(stack[-1]), meter)))
-                stack[-1].state = state
-            elif name in ("INST", "OBJ"):
-                items = pop_mark()
-                if name == "INST":
-                    module, _, attr = str(arg).partition(" ")
-                    stack.append(_Built(plain.call(plain.name(module, attr), tuple(items))))
-                else:
-                    stack.append(_Built(plain.call(items[0], tuple(items[1:]))))
-            elif name in ("PERSID", "BINPERSID"):
-                pid = arg if name == "PERSID" else stack.pop()
-                pid_text = render_charged(plain.tree(pid), meter)
-                stack.append(Symbol(charged_text(meter, "persistent_load(", pid_text, ")")))
-            elif name in ("EXT1", "EXT2", "EXT4"):
-                stack.append(Symbol(charged_text(meter, "copyreg extension ", str(int(arg or 0)))))
-            elif name == "NEXT_BUFFER" or name == "READONLY_BUFFER":
-                stack.append(Symbol("out-of-band buffer"))
-            else:
+            read = _OPCODES.get(name)
+            if read is None or not read(machine, name, op, arg):
                 raise PayloadError(f"pickle: opcode {name} not read")
         if len(stack) != 1:
             raise PayloadError("pickle: the stream does not end with one value")
