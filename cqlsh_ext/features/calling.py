@@ -22,7 +22,7 @@ from cqlsh_ext.features.forms import placeholder, statement_words, usage
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
-    from cqlsh_ext.features.feature import Clause, Feature, FeatureCall
+    from cqlsh_ext.features.feature import Argument, Clause, Feature, FeatureCall
     from cqlsh_ext.reading.context import ReadContext
 
 __all__ = ["Stated", "checked", "document", "plugins", "read_statement", "ready_service", "request_of",
@@ -172,18 +172,10 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
             if i >= len(tokens):
                 raise Invalid(f"{feature.name}: {name} = takes a value")
         elif word in keywords and (followed or keywords[word].type == "boolean"):
-            argument = keywords[word]
-            name, i = argument.name, i + 1
-            if name in given:
-                raise Invalid(f"{feature.name}: {word} is given twice")
-            if argument.instead_of in positional:  # FROM 'path': no column then
-                positional.remove(argument.instead_of)
-            if argument.type == "boolean":  # a flag: its word alone (CONFIRM)
-                given[name] = True
+            taken, i = _keyword_argument(feature, keywords[word], word, text, tokens, i, given, positional)
+            if taken is None:
                 continue
-            if argument.conditions:  # WHERE ...: up to the options that end the statement
-                given[name], i = _conditions(feature, text, tokens, i, word)
-                continue
+            name = taken
         elif word in keywords and not positional:  # its value left out, at the end
             argument = keywords[word]
             wanted = "needs a condition" if argument.conditions else f"takes {_a(argument.type or 'value')}"
@@ -208,6 +200,25 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
             raise Invalid(f"{feature.name}: {name}: {err}") from None
     _written_with(feature, given, found)
     return Stated(checked(feature, given), as_json, select, found)
+
+
+def _keyword_argument(feature: Feature, argument: Argument, word: str, text: str, tokens: list[Token], i: int,
+                      given: dict[str, Any], positional: list[str]) -> tuple[str | None, int]:
+    """`argument` after its keyword `word` at tokens[i]: its name and where its value starts, or None
+    and where the statement goes on when it was read whole here (a flag's word alone, a WHERE's
+    conditions, put into `given`); an argument it stands instead of no longer `positional`."""
+    name, i = argument.name, i + 1
+    if name in given:
+        raise Invalid(f"{feature.name}: {word} is given twice")
+    if argument.instead_of in positional:  # FROM 'path': no column then
+        positional.remove(argument.instead_of)
+    if argument.type == "boolean":  # a flag: its word alone (CONFIRM)
+        given[name] = True
+        return None, i
+    if argument.conditions:  # WHERE ...: up to the options that end the statement
+        given[name], i = _conditions(feature, text, tokens, i, word)
+        return None, i
+    return name, i
 
 
 def _written_with(feature: Feature, given: Mapping[str, Any], found: Mapping[str, Any]) -> None:
