@@ -102,8 +102,14 @@ class Accumulator:
         self.nan |= other.nan
         self.pos_inf |= other.pos_inf
         self.neg_inf |= other.neg_inf
-        for attr, pick in (("num_min", min), ("num_max", max), ("str_min", min), ("str_max", max)):
-            setattr(self, attr, _pick(getattr(self, attr), getattr(other, attr), pick))
+        for attr, pick in _EXTREMES:
+            mine, theirs = getattr(self, attr), getattr(other, attr)
+            if theirs is None and not (type(mine) is float and mine != mine):
+                continue  # nothing to pick from (a page's partial per group: most of them)
+            if type(mine) is type(theirs) and mine == mine and theirs == theirs:
+                setattr(self, attr, pick(mine, theirs))  # _pick's answer for two of one type, no NaN
+            else:
+                setattr(self, attr, _pick(mine, theirs, pick))
 
     def result(self) -> Any:
         if self.func == "count":
@@ -135,6 +141,8 @@ def _float(value: Fraction) -> float:
 
 
 _INFINITIES = (math.inf, -math.inf)
+#: An accumulator's extremes, each with the function that picks between two.
+_EXTREMES = (("num_min", min), ("num_max", max), ("str_min", min), ("str_max", max))
 
 
 def _pick(mine: Any, theirs: Any, pick: Any) -> Any:
