@@ -36,7 +36,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 HEAD_SECONDS = 10.0
 BODY_SECONDS = 20.0
@@ -165,130 +165,156 @@ def _less(counter: Counter[str], key: str) -> None:
         del counter[key]
 
 
+if TYPE_CHECKING:
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _Protocol
+else:  # uvicorn is the mcp extra's, imported when the server starts (`protocol`)
+    _Protocol = object
+
+
+class _BoundedConnection(_Protocol):
+    """uvicorn's h11 protocol with the bounds above, `protocol` its class's maker: a mixin before
+    H11Protocol (the class `protocol` makes has both), whose server's shared state is the made
+    class's: its slots, its log and its body bound."""
+
+    _slots: _Slots
+    _told: _Told
+    _body_seconds: float
+    _body_timed_out: str
+    #: h11's states (uvicorn's h11, imported when the class is made).
+    _idle: Any
+    _send_body: Any
+    #: The client's address while the connection holds a slot (None once it is closed).
+    address: str | None = None
+    _head_timer: Any = None
+    _body_timer: Any = None
+    _body_progress = 0.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        app = self.app
+
+        async def with_connection(scope: Any, receive: Any, send: Any) -> None:
+            scope.setdefault("extensions", {})[PROVE] = self._proven
+            await app(scope, receive, send)
+
+        self.app = with_connection
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        slots = self._slots
+        self.address = self.client[0] if self.client else "?"
+        slots.enter(self)
+        if slots.unproven_held[self.address] > UNPROVEN_PER_CLIENT:
+            slots.oldest_unproven(self.address, self, _waiting)._close(_REFUSED, ADDRESS_UNPROVEN)
+        if slots.held[self.address] > PER_CLIENT:
+            self._make_room(slots.oldest_unproven(self.address, self, _waiting), ADDRESS_UNPROVEN,
+                            ADDRESS_FULL)
+        elif slots.total > TOTAL:
+            self._make_room(slots.oldest_unproven(None, self, _waiting), FULL_UNPROVEN, FULL)
+        if self.address is not None:
+            self._await_head()
+
+    def _make_room(self, oldest: Any, why: str, refused: str) -> None:
+        """Close `oldest` (not authenticated) for this connection, or this one when there is none."""
+        if oldest is not None:
+            oldest._close(_REFUSED, why)
+        else:
+            self._close(_REFUSED, refused)
+
+    def _proven(self) -> None:
+        if self.address is not None:
+            self._slots.prove(self)
+
+    def _release(self) -> None:
+        self._head_arrived()
+        self._body_ended()
+        if self.address is not None:
+            self._slots.leave(self)
+            self.address = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._release()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.address is None:  # closed (a malformed request's 400)
+            return
+        state = self.conn.their_state
+        if state is not self._idle:  # the head is in: the request is answered
+            self._head_arrived()
+        if state is self._send_body:
+            self._body_progress = self.loop.time()
+            if self._body_timer is None:
+                self._body_timer = self.loop.call_later(self._body_seconds, self._body_late)
+        else:
+            self._body_ended()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.address is not None and not self.transport.is_closing() \
+                and self.conn.their_state is self._idle:
+            self._await_head()  # the next request's
+
+    def _await_head(self) -> None:
+        self._head_arrived()
+        self._head_timer = self.loop.call_later(HEAD_SECONDS, self._head_late)
+
+    def _head_arrived(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing() and self.conn.their_state is self._idle:
+            self._close(_TIMED_OUT, f"a request's head did not arrive whole within {HEAD_SECONDS:g} s")
+
+    def _body_ended(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _body_late(self) -> None:
+        self._body_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not self._send_body:
+            return
+        body_seconds = self._body_seconds
+        waited = self.loop.time() - self._body_progress
+        if waited < body_seconds or self.flow.read_paused:  # progress since, or the server's pause
+            self._body_timer = self.loop.call_later(max(body_seconds - waited, 0.1), self._body_late)
+            return
+        # The request's application sees the connection gone (transport.py reads a body whole
+        # before handing it on, and hands on none that did not end).
+        self._close(_TIMED_OUT, self._body_timed_out)
+
+    def _close(self, head: bytes, why: str) -> None:
+        """Close the connection, answered `head` saying why unless an answer is being sent (cut)."""
+        self._told(why)
+        self._release()
+        cycle = self.cycle
+        if cycle is None or not cycle.response_started or cycle.response_complete:
+            self.transport.write(_response(head, f"closed: {why}"))
+        self.transport.close()
+
+
+def _waiting(connection: Any) -> bool:
+    """Whether a connection waits for its request's head (the first to close for room)."""
+    return bool(connection.conn.their_state is connection._idle)
+
+
 def protocol(log: Callable[[str], None], body_seconds: float = BODY_SECONDS) -> type:
     """The asyncio protocol uvicorn serves each connection with (its `http` setting): its h11
-    protocol with the bounds above."""
+    protocol with the bounds above, its connections sharing the slots and the log of this call's."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    slots = _Slots()
-    told = _Told(log)
-    body_timed_out = f"a request's body made no progress for {body_seconds:g} s"
-
-    def waiting(connection: Any) -> bool:
-        return bool(connection.conn.their_state is h11.IDLE)
-
-    class Bounded(H11Protocol):
-        #: The client's address while the connection holds a slot (None once it is closed).
-        address: str | None = None
-        _head_timer: Any = None
-        _body_timer: Any = None
-        _body_progress = 0.0
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            app = self.app
-
-            async def with_connection(scope: Any, receive: Any, send: Any) -> None:
-                scope.setdefault("extensions", {})[PROVE] = self._proven
-                await app(scope, receive, send)
-
-            self.app = with_connection
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self.address = self.client[0] if self.client else "?"
-            slots.enter(self)
-            if slots.unproven_held[self.address] > UNPROVEN_PER_CLIENT:
-                slots.oldest_unproven(self.address, self, waiting)._close(_REFUSED, ADDRESS_UNPROVEN)
-            if slots.held[self.address] > PER_CLIENT:
-                self._make_room(slots.oldest_unproven(self.address, self, waiting), ADDRESS_UNPROVEN,
-                                ADDRESS_FULL)
-            elif slots.total > TOTAL:
-                self._make_room(slots.oldest_unproven(None, self, waiting), FULL_UNPROVEN, FULL)
-            if self.address is not None:
-                self._await_head()
-
-        def _make_room(self, oldest: Any, why: str, refused: str) -> None:
-            """Close `oldest` (not authenticated) for this connection, or this one when there is none."""
-            if oldest is not None:
-                oldest._close(_REFUSED, why)
-            else:
-                self._close(_REFUSED, refused)
-
-        def _proven(self) -> None:
-            if self.address is not None:
-                slots.prove(self)
-
-        def _release(self) -> None:
-            self._head_arrived()
-            self._body_ended()
-            if self.address is not None:
-                slots.leave(self)
-                self.address = None
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._release()
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.address is None:  # closed (a malformed request's 400)
-                return
-            state = self.conn.their_state
-            if state is not h11.IDLE:  # the head is in: the request is answered
-                self._head_arrived()
-            if state is h11.SEND_BODY:
-                self._body_progress = self.loop.time()
-                if self._body_timer is None:
-                    self._body_timer = self.loop.call_later(body_seconds, self._body_late)
-            else:
-                self._body_ended()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if self.address is not None and not self.transport.is_closing() \
-                    and self.conn.their_state is h11.IDLE:
-                self._await_head()  # the next request's
-
-        def _await_head(self) -> None:
-            self._head_arrived()
-            self._head_timer = self.loop.call_later(HEAD_SECONDS, self._head_late)
-
-        def _head_arrived(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_late(self) -> None:
-            self._head_timer = None
-            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-                self._close(_TIMED_OUT, f"a request's head did not arrive whole within {HEAD_SECONDS:g} s")
-
-        def _body_ended(self) -> None:
-            if self._body_timer is not None:
-                self._body_timer.cancel()
-                self._body_timer = None
-
-        def _body_late(self) -> None:
-            self._body_timer = None
-            if self.transport.is_closing() or self.conn.their_state is not h11.SEND_BODY:
-                return
-            waited = self.loop.time() - self._body_progress
-            if waited < body_seconds or self.flow.read_paused:  # progress since, or the server's pause
-                self._body_timer = self.loop.call_later(max(body_seconds - waited, 0.1), self._body_late)
-                return
-            # The request's application sees the connection gone (transport.py reads a body whole
-            # before handing it on, and hands on none that did not end).
-            self._close(_TIMED_OUT, body_timed_out)
-
-        def _close(self, head: bytes, why: str) -> None:
-            """Close the connection, answered `head` saying why unless an answer is being sent (cut)."""
-            told(why)
-            self._release()
-            cycle = self.cycle
-            if cycle is None or not cycle.response_started or cycle.response_complete:
-                self.transport.write(_response(head, f"closed: {why}"))
-            self.transport.close()
+    class Bounded(_BoundedConnection, H11Protocol):
+        _slots = _Slots()
+        _told = _Told(log)
+        _body_seconds = body_seconds
+        _body_timed_out = f"a request's body made no progress for {body_seconds:g} s"
+        _idle = h11.IDLE
+        _send_body = h11.SEND_BODY
 
     return Bounded
