@@ -21,6 +21,7 @@ from cqlsh_ext.edit.document import EditRefused, Op, apply, json_spacing, read_j
 from cqlsh_ext.writing.beside import beside
 
 if TYPE_CHECKING:
+    from cqlsh_ext.encode.chain import Encoded
     from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.view import BlobView
 
@@ -40,8 +41,7 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int,
             view: BlobView | None = None) -> EditedValue | None:
     """`stored` with `ops` applied, in its own chain (`view`: the reading's view of it, else the
     engine's); None when nothing changes; EditRefused."""
-    from cqlsh_ext.encode.chain import EncodeRefused, encode, encode_record, same
-    from cqlsh_ext.payload.view import RECORD, TEXT, spell
+    from cqlsh_ext.payload.view import RECORD, TEXT
 
     if view is None:
         view = engine.view(stored)
@@ -59,66 +59,89 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int,
         if unverified is not None:
             raise EditRefused(unverified)
     if view.kind == TEXT:
-        text = view.text or ""
-        if view.tree is None:
-            raise EditRefused(_no_tree(view, text, cap))
-        _within_depth(view.tree, view, cap)
-        # The bytes under the last layer peeled (a column setting's walk leaves payload_size alone).
-        size = next((layer.output_size for layer in reversed(view.layers) if not layer.reading), len(stored))
-        if len(text.encode("utf-8")) != size:
-            raise EditRefused("its text is not stored as UTF-8")
-        tree = read_json(text)
-        spacing = json_spacing(text, tree)
-        changes = apply(tree, ops)
-        if not changes:
-            return None
-        new_text = write_json(tree, spacing)
-        if not same(read_json(new_text), tree):
-            raise EditRefused("the new JSON text does not read back as the edited document")
-        chain = spell([*labels, "text"])
-        try:
-            encoded = encode(chain, new_text, cap)
-        except EncodeRefused as err:
-            raise EditRefused(f"not written back as {chain}: {err}") from None
+        edited = _rewrite_text(view, stored, labels, ops, cap)
     elif view.kind == RECORD and view.stream_format is None:
-        from cqlsh_ext.payload import formats
-
-        fmt = formats.get(str(view.payload_format))
-        argument = _argument(engine, str(view.payload_format))
-        write: Callable[[Any], bytes] | None = None
-        if fmt is not None and not fmt.encodes_text:
-            if argument is None:
-                write = fmt.encode
-            elif fmt.encode_with is not None:  # a schema's format, its schema named by the setting
-                write = functools.partial(_written_with, fmt.encode_with, argument)
-        if fmt is None or write is None:
-            why = fmt.unwritable if fmt is not None else "no writer for it here"
-            raise EditRefused(f"{view.payload_format}: {why}")
-        try:
-            again = write(view.record)
-        except (formats.PayloadError, TypeError, ValueError, OverflowError):
-            again = None
-        if again != view.data:
-            raise EditRefused(f"its {view.payload_format} is written in a way this shell's writer does not "
-                              "repeat (its untouched document would change)")
-        tree = copy.deepcopy(view.record)
-        changes = apply(tree, ops)
-        if not changes:
-            return None
-        reading = str(view.payload_format) if argument is None else f"{view.payload_format}:{argument}"
-        chain = spell([*labels, reading])
-        try:
-            encoded = encode_record(chain, tree, cap)
-        except EncodeRefused as err:
-            raise EditRefused(f"not written back as {chain}: {err}") from None
+        edited = _rewrite_record(view, engine, labels, ops, cap)
     else:
         raise EditRefused(_unreadable(view))
+    if edited is None:
+        return None
+    encoded, changes = edited
     value = kept.before + encoded.value + kept.after
     _same_form(view, engine, value, cap)
     notes = _header_notes(view, stored, encoded.value)
     if kept.what:
         notes.append(f"{kept.what}: kept as they were")
     return EditedValue(value, encoded.chain, changes, notes)
+
+
+def _rewrite_text(view: BlobView, stored: bytes, labels: list[str], ops: Sequence[Op],
+                  cap: int) -> tuple[Encoded, list[tuple[str, Any, Any]]] | None:
+    """A JSON text's document with `ops` applied, written in its chain with its own spacing, and
+    the changes; None when nothing changes; EditRefused."""
+    from cqlsh_ext.encode.chain import EncodeRefused, encode, same
+    from cqlsh_ext.payload.view import spell
+
+    text = view.text or ""
+    if view.tree is None:
+        raise EditRefused(_no_tree(view, text, cap))
+    _within_depth(view.tree, view, cap)
+    # The bytes under the last layer peeled (a column setting's walk leaves payload_size alone).
+    size = next((layer.output_size for layer in reversed(view.layers) if not layer.reading), len(stored))
+    if len(text.encode("utf-8")) != size:
+        raise EditRefused("its text is not stored as UTF-8")
+    tree = read_json(text)
+    spacing = json_spacing(text, tree)
+    changes = apply(tree, ops)
+    if not changes:
+        return None
+    new_text = write_json(tree, spacing)
+    if not same(read_json(new_text), tree):
+        raise EditRefused("the new JSON text does not read back as the edited document")
+    chain = spell([*labels, "text"])
+    try:
+        return encode(chain, new_text, cap), changes
+    except EncodeRefused as err:
+        raise EditRefused(f"not written back as {chain}: {err}") from None
+
+
+def _rewrite_record(view: BlobView, engine: ValueEngine, labels: list[str], ops: Sequence[Op],
+                    cap: int) -> tuple[Encoded, list[tuple[str, Any, Any]]] | None:
+    """A record format's document with `ops` applied, written by its format's writer (which must
+    first write the untouched record back byte for byte), and the changes; None when nothing
+    changes; EditRefused."""
+    from cqlsh_ext.encode.chain import EncodeRefused, encode_record
+    from cqlsh_ext.payload import formats
+    from cqlsh_ext.payload.view import spell
+
+    fmt = formats.get(str(view.payload_format))
+    argument = _argument(engine, str(view.payload_format))
+    write: Callable[[Any], bytes] | None = None
+    if fmt is not None and not fmt.encodes_text:
+        if argument is None:
+            write = fmt.encode
+        elif fmt.encode_with is not None:  # a schema's format, its schema named by the setting
+            write = functools.partial(_written_with, fmt.encode_with, argument)
+    if fmt is None or write is None:
+        why = fmt.unwritable if fmt is not None else "no writer for it here"
+        raise EditRefused(f"{view.payload_format}: {why}")
+    try:
+        again = write(view.record)
+    except (formats.PayloadError, TypeError, ValueError, OverflowError):
+        again = None
+    if again != view.data:
+        raise EditRefused(f"its {view.payload_format} is written in a way this shell's writer does not "
+                          "repeat (its untouched document would change)")
+    tree = copy.deepcopy(view.record)
+    changes = apply(tree, ops)
+    if not changes:
+        return None
+    reading = str(view.payload_format) if argument is None else f"{view.payload_format}:{argument}"
+    chain = spell([*labels, reading])
+    try:
+        return encode_record(chain, tree, cap), changes
+    except EncodeRefused as err:
+        raise EditRefused(f"not written back as {chain}: {err}") from None
 
 
 def _no_tree(view: BlobView, text: str, cap: int) -> str:
