@@ -17,6 +17,7 @@ Standard library only at import: the shell imports it at start-up (through load.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.cql.errors import QueryError
@@ -78,29 +79,70 @@ def parse(statement: Lexed, keyspace: str | None) -> LoadRequest | ResumeRequest
     are as CQL reads them (a word lower-cased, a "quoted name" as written); the file's path is made
     absolute (a journal's request names it whatever the directory a RESUME is run in)."""
     from cqlsh_ext.cql.lexer import Cursor
-    from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
+    from cqlsh_ext.writing.requests import LoadRequest
 
     cursor = Cursor(statement.tokens)
     cursor.expect("copy")
     if cursor.take("resume"):
+        return _resume(cursor)
+    ks, table = _table(cursor, keyspace)
+    columns = _columns(cursor)
+    cursor.expect("from")
+    tok = cursor.next()
+    if tok.kind != "string" or not str(tok.literal):
+        raise QueryError(f"expected the file's name in quotes after FROM, found {tok.describe()}")
+    path = os.path.abspath(os.path.expanduser(str(tok.literal)))
+    options = _with_options(cursor) if cursor.take("with") else _WithOptions()
+    pace: int | None = None
+    if cursor.take("pace"):
         tok = cursor.next()
-        if tok.kind == "word" and tok.value.upper() == "LAST":
-            path = "LAST"
-        elif tok.kind == "string":
-            path = str(tok.literal)
-        else:
-            raise QueryError(f"COPY RESUME takes a journal ('path', its id, or LAST), not {tok.describe()}")
-        confirm = cursor.take("confirm")
-        _end(cursor)
-        return ResumeRequest(path, confirm)
+        if tok.kind != "int" or int(tok.value) <= 0:
+            raise QueryError(f"PACE takes write capacity units a second, a positive whole number, not "
+                             f"{tok.describe()}")
+        pace = int(tok.value)
+    confirm = cursor.take("confirm")
+    _end(cursor)
+    fmt = options.fmt
+    if fmt is None:
+        fmt = next((f for ext, f in EXTENSIONS.items() if path.lower().endswith(ext)), None)
+        if fmt is None:
+            raise QueryError(f"cannot tell the format from the name {path!r}: end it in .jsonl, .parquet or "
+                             ".csv, or add WITH FORMAT = 'jsonl' (or 'parquet', 'csv')")
+    if not options.header and fmt != "csv":
+        raise QueryError("HEADER is a CSV file's option")
+    return LoadRequest(ks, table, tuple(columns), path, fmt, tuple(options.encode), options.ttl,
+                       options.header, pace, confirm)
+
+
+def _resume(cursor: Cursor) -> ResumeRequest:
+    """COPY RESUME's request, read after its words: the journal ('path', its id, or LAST), CONFIRM."""
+    from cqlsh_ext.writing.requests import ResumeRequest
+
+    tok = cursor.next()
+    if tok.kind == "word" and tok.value.upper() == "LAST":
+        path = "LAST"
+    elif tok.kind == "string":
+        path = str(tok.literal)
+    else:
+        raise QueryError(f"COPY RESUME takes a journal ('path', its id, or LAST), not {tok.describe()}")
+    confirm = cursor.take("confirm")
+    _end(cursor)
+    return ResumeRequest(path, confirm)
+
+
+def _table(cursor: Cursor, keyspace: str | None) -> tuple[str, str]:
+    """(keyspace, table) the load writes to: a table named alone is in `keyspace`, the one in use."""
     first = cursor.name()
     if cursor.mark("."):
         cursor.next()
-        ks, table = first, cursor.name()
-    elif keyspace is None:
+        return first, cursor.name()
+    if keyspace is None:
         raise QueryError(f"no keyspace for {first}: name it (COPY ks.{first} ...) or USE one")
-    else:
-        ks, table = keyspace, first
+    return keyspace, first
+
+
+def _columns(cursor: Cursor) -> list[str]:
+    """The columns listed after the table, `(column, ...)`; none when there is no list."""
     columns: list[str] = []
     if cursor.mark("("):
         cursor.next()
@@ -111,67 +153,56 @@ def parse(statement: Lexed, keyspace: str | None) -> LoadRequest | ResumeRequest
                 continue
             cursor.expect(")")
             break
-    cursor.expect("from")
-    tok = cursor.next()
-    if tok.kind != "string" or not str(tok.literal):
-        raise QueryError(f"expected the file's name in quotes after FROM, found {tok.describe()}")
-    path = os.path.abspath(os.path.expanduser(str(tok.literal)))
-    encode: list[tuple[str, str]] = []
+    return columns
+
+
+@dataclass
+class _WithOptions:
+    """WITH's options as given (OPTIONS): ENCODE's columns and chains, TTL, FORMAT, HEADER."""
+
+    encode: list[tuple[str, str]] = field(default_factory=list)
     ttl: int | None = None
     fmt: str | None = None
-    header = True
-    if cursor.take("with"):
-        while True:
-            option = cursor.word()
-            if option not in OPTIONS:
-                raise QueryError(f"unknown option {cursor.peek().describe()}: a load's WITH takes "
-                                 + ", ".join(o.upper() for o in OPTIONS) + " (cqlsh's own options are its "
-                                 "COPY FROM's, for CSV files of stored bytes)")
-            cursor.next()
-            if option == "encode":
-                column = cursor.name()
-                cursor.expect("=")
-                chain = _value(cursor, option)
-                if not isinstance(chain, str) or not chain.strip():
-                    raise QueryError(f"ENCODE {column} takes a chain in quotes ('snappy>json'), not "
-                                     f"{chain!r}")
-                if any(c == column for c, _ in encode):
-                    raise QueryError(f"ENCODE names {column} twice")
-                encode.append((column, chain.strip()))
+    header: bool = True
+
+
+def _with_options(cursor: Cursor) -> _WithOptions:
+    """WITH's options, read after WITH: `option = value`, AND between them."""
+    options = _WithOptions()
+    while True:
+        option = cursor.word()
+        if option not in OPTIONS:
+            raise QueryError(f"unknown option {cursor.peek().describe()}: a load's WITH takes "
+                             + ", ".join(o.upper() for o in OPTIONS) + " (cqlsh's own options are its "
+                             "COPY FROM's, for CSV files of stored bytes)")
+        cursor.next()
+        if option == "encode":
+            column = cursor.name()
+            cursor.expect("=")
+            chain = _value(cursor, option)
+            if not isinstance(chain, str) or not chain.strip():
+                raise QueryError(f"ENCODE {column} takes a chain in quotes ('snappy>json'), not "
+                                 f"{chain!r}")
+            if any(c == column for c, _ in options.encode):
+                raise QueryError(f"ENCODE names {column} twice")
+            options.encode.append((column, chain.strip()))
+        else:
+            cursor.expect("=")
+            value = _value(cursor, option)
+            if option == "ttl":
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise QueryError(f"TTL takes {OPTIONS['ttl']}, not {value!r}")
+                options.ttl = value
+            elif option == "format":
+                options.fmt = FORMATS.get(str(value).lower())
+                if options.fmt is None:
+                    raise QueryError(f"FORMAT takes {OPTIONS['format']}, not {value!r}")
             else:
-                cursor.expect("=")
-                value = _value(cursor, option)
-                if option == "ttl":
-                    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                        raise QueryError(f"TTL takes {OPTIONS['ttl']}, not {value!r}")
-                    ttl = value
-                elif option == "format":
-                    fmt = FORMATS.get(str(value).lower())
-                    if fmt is None:
-                        raise QueryError(f"FORMAT takes {OPTIONS['format']}, not {value!r}")
-                else:
-                    if not isinstance(value, bool):
-                        raise QueryError(f"HEADER takes true or false, not {value!r}")
-                    header = value
-            if not cursor.take("and"):
-                break
-    pace: int | None = None
-    if cursor.take("pace"):
-        tok = cursor.next()
-        if tok.kind != "int" or int(tok.value) <= 0:
-            raise QueryError(f"PACE takes write capacity units a second, a positive whole number, not "
-                             f"{tok.describe()}")
-        pace = int(tok.value)
-    confirm = cursor.take("confirm")
-    _end(cursor)
-    if fmt is None:
-        fmt = next((f for ext, f in EXTENSIONS.items() if path.lower().endswith(ext)), None)
-        if fmt is None:
-            raise QueryError(f"cannot tell the format from the name {path!r}: end it in .jsonl, .parquet or "
-                             ".csv, or add WITH FORMAT = 'jsonl' (or 'parquet', 'csv')")
-    if not header and fmt != "csv":
-        raise QueryError("HEADER is a CSV file's option")
-    return LoadRequest(ks, table, tuple(columns), path, fmt, tuple(encode), ttl, header, pace, confirm)
+                if not isinstance(value, bool):
+                    raise QueryError(f"HEADER takes true or false, not {value!r}")
+                options.header = value
+        if not cursor.take("and"):
+            return options
 
 
 def _value(cursor: Cursor, option: str) -> object:
