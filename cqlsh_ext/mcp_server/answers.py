@@ -106,7 +106,12 @@ class ToolAnswer:
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
-        return sizing.message_size(self.texts(), self.data) + links
+        if self.data is None:
+            return sizing.message_size(self.texts(), None) + links
+        # (the text block is the structured content's compact JSON: encoded once, measured twice)
+        body = sizing.compact(self.data)
+        texts = [body.decode("utf-8", "surrogatepass"), *self.notes]
+        return sizing.message_size(texts, None) + len(body) + links
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
