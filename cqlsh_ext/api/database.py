@@ -163,6 +163,9 @@ def connect(host: str | None = None, port: int | None = None, *, username: str |
     except ConnectionFailed as failed:
         cluster.shutdown()
         raise Error(f"Connection error: {failed}") from None
+    from cqlsh_ext.api.query_answer import warm
+
+    warm()  # a reading's imports paid here, not by its first answer's rows
     return Database(conn, cluster, session, keyspace)
 
 

@@ -11,6 +11,7 @@ raises KeyboardInterrupt), `close()` ends it before the next row, progress event
 from __future__ import annotations
 
 import hashlib
+import itertools
 import struct
 import threading
 import time
@@ -67,6 +68,25 @@ def need(module: str) -> Any:
         from cqlsh_ext.common.install import install_hint
 
         raise Error(f"{module} is not installed: {install_hint(EXTRA)}") from None
+
+
+def warm() -> None:
+    """Load what a reading and its Arrow batches take (connect() calls it): the reading's modules,
+    the value engine (the native core configured, the format plugins found) and pyarrow, with the
+    pandas pyarrow imports at its first array made from Python values where pandas is installed
+    (about a second of CPU, paid by a stream's first batch otherwise). Nothing is read."""
+    import importlib.util
+
+    from cqlsh_ext.payload import running
+    from cqlsh_ext.reading import select  # noqa: F401  (imported for its cost, here)
+
+    running.reads_pages_whole()
+    if importlib.util.find_spec("pyarrow") is not None:
+        import pyarrow as pa
+
+        from cqlsh_ext.render import arrow_batches  # noqa: F401
+
+        pa.array([0])
 
 
 class Closeable(Protocol):
@@ -425,15 +445,27 @@ class QueryAnswer:
         return schema
 
     def _record_batches(self, collect: bool = False) -> Iterator[pyarrow.RecordBatch]:
-        """The answer's batches as record batches of at least the call's page size where more
-        rows come (a payload filter's pages, each a few matches, joined: coalesced)."""
+        """The answer's batches as record batches: the first as the reading gives it (a stream's
+        first rows in hand before a page size's worth is converted), then the rest of the call's
+        page size's worth, then at least the page size each where more rows come (a payload
+        filter's pages, each a few matches, joined: coalesced)."""
         from cqlsh_ext.render.arrow_batches import coalesced
 
         arrow = self._arrow_batches()
         batches = self._batches(collect)
         try:
             converted = ((batch, arrow.convert(batch)) for batch in batches if len(batch))
-            for sources, record in coalesced(converted, self._reading.batch_rows):
+            first = next(converted, None)
+            if first is None:
+                return
+            self._gave(first[0], len(first[0]))
+            yield first[1]
+            rows = self._reading.batch_rows
+            # the first batch counts toward the first page size's worth: the batches after it keep
+            # to the pages' bounds (the rest of that worth, then a page size each)
+            joined = itertools.chain(itertools.islice(coalesced(converted, max(0, rows - len(first[0]))), 1),
+                                     coalesced(converted, rows))
+            for sources, record in joined:
                 for batch in sources:
                     self._gave(batch, len(batch))
                 yield record
