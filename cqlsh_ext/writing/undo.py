@@ -130,16 +130,7 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
     if found:
         say(f"undo: {request.path.strip()} is {path}", out)
-    # What the journal cannot vouch for, said first: a journal not sealed, one without its end.
-    for part in parts:
-        if not part.sealed:
-            say(f"undo: {part.path}: a journal of version {part.version}, not sealed: read as UNSEALED asks; "
-                "every row it would write is shown (its rows go back only where the cell holds what they "
-                "say was written)", out)
-        if part.cut:
-            say(f"undo: {part.path} {part.cut_text()}", out)
-        if part.torn is not None:
-            say(f"undo: {part.path}: {part.torn_text()}", out)
+    _say_unvouched(parts, out)
     if request.confirm and cut and not request.cut:
         raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
                            f"known; add {CUT} to write back the rows it holds "
@@ -161,17 +152,8 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         say(mechanism.promise("what was written"), out)
         question = f"Write {plural(todo, noun)} back? [y/N] "
         if not (asking and still and ctx.ask is not None and ctx.ask(question)):
-            if unsealed:
-                print("Nothing written: an unsealed journal's rows go back only with CONFIRM UNSEALED, "
-                      "once you know the journal is yours.", file=ctx.out)
-            elif cut and not request.cut:
-                print("Nothing written: a journal without its closing line is written back with CUT, the "
-                      "rows it holds:", file=ctx.out)
-                print(f"Undo: UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM", file=ctx.out)
-            elif asking and not still:  # (already undone, or changed since: CONFIRM would write none)
-                print(f"Nothing to write back: no row holds what {whose} wrote.", file=ctx.out)
-            elif asking:
-                print("Nothing written: add CONFIRM to write them back.", file=ctx.out)
+            _say_nothing_written(ctx, path, unsealed=unsealed, cut=bool(cut) and not request.cut,
+                                 asking=asking, still=still, whose=whose)
             return UndoFigures(todo, still)
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import open_journal
@@ -198,6 +180,39 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
             again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
             _restored_words(whose))
     return UndoFigures(todo, still, done, written)
+
+
+def _say_unvouched(parts: Sequence[JournalRead], out: IO[str]) -> None:
+    """What the journal cannot vouch for, said first: a journal not sealed, one without its end, one
+    torn."""
+    for part in parts:
+        if not part.sealed:
+            say(f"undo: {part.path}: a journal of version {part.version}, not sealed: read as UNSEALED asks; "
+                "every row it would write is shown (its rows go back only where the cell holds what they "
+                "say was written)", out)
+        if part.cut:
+            say(f"undo: {part.path} {part.cut_text()}", out)
+        if part.torn is not None:
+            say(f"undo: {part.path}: {part.torn_text()}", out)
+
+
+def _say_nothing_written(ctx: WriteContext, path: str, *, unsealed: bool, cut: bool, asking: bool,
+                         still: int | None, whose: str) -> None:
+    """Why a preview wrote nothing, and what writes it (`cut`: a journal without its closing line,
+    CUT not given)."""
+    from cqlsh_ext.writing.journal_names import hint_name
+
+    if unsealed:
+        print("Nothing written: an unsealed journal's rows go back only with CONFIRM UNSEALED, "
+              "once you know the journal is yours.", file=ctx.out)
+    elif cut:
+        print("Nothing written: a journal without its closing line is written back with CUT, the "
+              "rows it holds:", file=ctx.out)
+        print(f"Undo: UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM", file=ctx.out)
+    elif asking and not still:  # (already undone, or changed since: CONFIRM would write none)
+        print(f"Nothing to write back: no row holds what {whose} wrote.", file=ctx.out)
+    elif asking:
+        print("Nothing written: add CONFIRM to write them back.", file=ctx.out)
 
 
 class _Writers(dict[str, "CellWriter"]):
