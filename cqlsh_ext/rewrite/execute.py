@@ -16,6 +16,7 @@ from cqlsh_ext.writing.ranges import WriteTally
 
 if TYPE_CHECKING:
     from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.ranges import RangeRewriter
     from cqlsh_ext.writing.write_context import WriteContext
 
 #: Off a terminal, a progress line every this many seconds.
@@ -98,17 +99,7 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
     named = hint_name(journal.path, ctx.journal_dir)  # its id: a hint that fits one line
     finished = done_before + len(rewriter.state.finished)
     complete = finished == total
-    stop = ""
-    if rewriter.hard_stop:
-        flying = plural(rewriter.in_flight_left, "write")
-        stop = (f"stopped by a second Ctrl-C: {flying} in flight may or may not have applied (RESUME and "
-                "UNDO look at each row)")
-    elif rewriter.failure:
-        stop = f"stopped: {rewriter.failure}"
-    elif rewriter.read_error:
-        stop = f"stopped: the reading failed ({rewriter.read_error})"
-    elif rewriter.interrupted:
-        stop = "stopped by Ctrl-C after the writes in flight"
+    stop = _stop_reason(rewriter)
     if not complete:
         lines.append(f"  {finished:,} of {total:,} token ranges finished"
                      + (f"; {stop}" if stop else ""))
@@ -124,6 +115,21 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
     if rewriter.hard_stop:
         raise KeyboardInterrupt
     return RunFigures(counts, rewriter.tally, journal.path, complete, stop, failed)
+
+
+def _stop_reason(rewriter: RangeRewriter) -> str:
+    """Why the run stopped before its end, as its closing lines say it ('' when it was not stopped)."""
+    if rewriter.hard_stop:
+        flying = plural(rewriter.in_flight_left, "write")
+        return (f"stopped by a second Ctrl-C: {flying} in flight may or may not have applied (RESUME and "
+                "UNDO look at each row)")
+    if rewriter.failure:
+        return f"stopped: {rewriter.failure}"
+    if rewriter.read_error:
+        return f"stopped: the reading failed ({rewriter.read_error})"
+    if rewriter.interrupted:
+        return "stopped by Ctrl-C after the writes in flight"
+    return ""
 
 
 def _progress(ctx: WriteContext, label: str) -> Any:
