@@ -106,10 +106,19 @@ def _replayable(data: Any) -> bool:
     return type(data).__name__ != "RecordBatchReader"
 
 
+def _pass_under_ctrl_c(one: Pass, windows: Any, tick: Callable[[], None]) -> LoadFigures:
+    """`one` pass over the source's `windows`, Ctrl-C stopping it (its figures say whether it did)."""
+    from cqlsh_ext.common.interrupt import CtrlC
+
+    with CtrlC() as ctrl_c:
+        figures = one.run(windows, lambda: ctrl_c.pressed, tick)
+        figures.interrupted = ctrl_c.pressed
+    return figures
+
+
 def _preview(ctx: WriteContext, job: LoadJob, data: Any) -> tuple[LoadFigures, bool]:
     """Every row of the source read as the run reads it, nothing written; said, then asked at the
     interactive prompt (yes: as CONFIRM)."""
-    from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.load.load_job import row_loads, source_rows
 
     asking = ctx.ask is not None
@@ -119,9 +128,7 @@ def _preview(ctx: WriteContext, job: LoadJob, data: Any) -> tuple[LoadFigures, b
     one = Pass(ctx, job, loads, out=out)
     progress = ctx.progress(f"{LABEL} {job.name}", True, total)
     try:
-        with CtrlC() as ctrl_c:
-            figures = one.run(windows, lambda: ctrl_c.pressed, _ticker(ctx, one, progress, total, "read"))
-            figures.interrupted = ctrl_c.pressed
+        figures = _pass_under_ctrl_c(one, windows, _ticker(ctx, one, progress, total, "read"))
     finally:
         if progress is not None:
             progress.close()
@@ -204,7 +211,6 @@ def _ticker(ctx: WriteContext, one: Pass, progress: Any, total: int | None, what
 def _run(ctx: WriteContext, job: LoadJob, journal: Journal, data: Any, skip: frozenset[int] = frozenset(),
          before: list[str] | None = None) -> LoadFigures:
     """The run: every row of the source not in `skip` written, journaled; the closing lines."""
-    from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.load.load_job import IN_FLIGHT, row_loads, source_rows
     from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.pace import Pace
@@ -220,9 +226,7 @@ def _run(ctx: WriteContext, job: LoadJob, journal: Journal, data: Any, skip: fro
         windows, total = source_rows(job, data)
         if progress is not None:
             progress.estimate = total
-        with CtrlC() as ctrl_c:
-            figures = one.run(windows, lambda: ctrl_c.pressed, _ticker(ctx, one, progress, total, "written"))
-            figures.interrupted = ctrl_c.pressed
+        figures = _pass_under_ctrl_c(one, windows, _ticker(ctx, one, progress, total, "written"))
     finally:
         if progress is not None:
             progress.close()

@@ -76,25 +76,26 @@ class RowLoads:
         self.ttl = ttl
         name = f"{quote(keyspace)}.{quote(table)}"
         cells = ", ".join(f"{c}, WRITETIME({c}), TTL({c})" for c in map(quote, self.columns))
+        # A partition key of one column is read IN a list (a few partitions at once); one of several,
+        # a partition at a time.
+        one_column = len(self.partition_key) == 1
+        pk = quote(self.partition_key[0])
+        where = " AND ".join(f"{quote(p)} = ?" for p in self.partition_key)
         if self.clustering:
             # Rows by their clustering keys IN a list (a tuple's for several columns), in a few
             # partitions (pk IN ?) or in one (a partition key of several columns).
             ck = [quote(c) for c in self.clustering]
             inside = ck[0] if len(ck) == 1 else "(" + ", ".join(ck) + ")"
-            if len(self.partition_key) == 1:
-                pk = quote(self.partition_key[0])
+            if one_column:
                 self._shape = "partitions"
                 text = f"SELECT {pk}, {', '.join(ck)}, {cells} FROM {name} WHERE {pk} IN ? AND {inside} IN ?"
             else:
-                where = " AND ".join(f"{quote(p)} = ?" for p in self.partition_key)
                 self._shape = "partition"
                 text = f"SELECT {', '.join(ck)}, {cells} FROM {name} WHERE {where} AND {inside} IN ?"
-        elif len(self.partition_key) == 1:
-            pk = quote(self.partition_key[0])
+        elif one_column:
             self._shape = "keys"
             text = f"SELECT {pk}, {cells} FROM {name} WHERE {pk} IN ?"
         else:
-            where = " AND ".join(f"{quote(p)} = ?" for p in self.partition_key)
             self._shape = "one"
             pks = ", ".join(quote(p) for p in self.partition_key)
             text = f"SELECT {pks}, {cells} FROM {name} WHERE {where}"
