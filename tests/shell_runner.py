@@ -134,6 +134,25 @@ def journal_of(output: str) -> Path:
                      if line.startswith("Journal: ")))
 
 
+def killed_part_way(cassandra: Any, home: Path, keyspace: str, statement: str, applied: int,
+                    what: str) -> Path:
+    """`statement` run by cqlsh-ext (-e) until its journal holds `applied` writes applied (`what`,
+    said if they never come), then killed (SIGKILL): its journal."""
+    import signal
+
+    from waiting import wait_until
+
+    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", keyspace, "-e", statement],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=isolated_env(home))
+    assert child.stdout is not None
+    journal = Path(journal_of(child.stdout.readline()))
+    wait_until(lambda: journal.read_text().count('"applied": true') >= applied, what, process=child)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    return journal
+
+
 def entry_reporting_at_exit(expression: str) -> str:
     """A `python -c` program: cqlsh-ext's entry point, writing the value of `expression` (a str;
     atexit, gc, sys and threading are imported) to stderr once every exit handler registered after

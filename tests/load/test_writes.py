@@ -6,16 +6,13 @@ with nothing of its row written; a key loaded twice."""
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of
-from waiting import wait_until
+from shell_runner import ext, journal_of, killed_part_way
 
 from cqlsh_ext.encode.chain import encode
 from cqlsh_ext.payload.engine import ValueEngine
@@ -111,15 +108,7 @@ def test_kill_9_part_way_then_resume_and_undo_are_exact(cassandra, ks, session, 
     path = write_jsonl(tmp_path / "many.jsonl", [{"p": p, "c": c, "data": {"p": p, "c": c, "v": "new" * 20}}
                                                   for p in range(60) for c in range(10)])
     statement = f"COPY k (p, c, data) FROM '{path}' WITH ENCODE data = 'lz4>json' PACE 60 CONFIRM"
-    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=isolated_env(tmp_path))
-    assert child.stdout is not None
-    journal = Path(journal_of(child.stdout.readline()))
-    wait_until(lambda: journal.read_text().count('"applied": true') >= 100, "100 cells written (part-way)",
-               process=child)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    journal = killed_part_way(cassandra, tmp_path, ks, statement, 100, "100 cells written (part-way)")
     written_before = journal.read_text().count('"applied": true')
     assert 100 <= written_before < 600
     preview = shell(cassandra, tmp_path, ks, f"COPY RESUME '{journal}'").stdout

@@ -23,7 +23,7 @@ import pexpect
 import pytest
 import zstandard
 from dictionary_values import dcz, documents, raw_dictionary_loaded, readers_with, spec_for
-from shell_runner import CQLSH_EXT, ext, in_process_shell, isolated_env, journal_of
+from shell_runner import CQLSH_EXT, ext, in_process_shell, isolated_env, journal_of, killed_part_way
 from waiting import wait_until
 
 from cqlsh_ext.codecs import registry
@@ -343,15 +343,7 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
     original = {i: encode("snappy/framed", json.dumps({**DOC, "n": i}), CAP).value for i in range(rows)}
     table(session, "killed", original)
     statement = f"COMPRESSION REWRITE {ks}.killed.data AS 'zstd' PACE 200 CONFIRM"
-    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=isolated_env(tmp_path))
-    assert child.stdout is not None
-    journal = Path(journal_of(child.stdout.readline()))
-    wait_until(lambda: journal.read_text().count('"applied": true') >= 60, "60 rows written (part-way)",
-               process=child)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    journal = killed_part_way(cassandra, tmp_path, ks, statement, 60, "60 rows written (part-way)")
     written_before = journal.read_text().count('"applied": true')
     assert 0 < written_before < rows
     preview = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}'", keyspace=ks,

@@ -16,7 +16,6 @@ request is the rewritten cell's moment of expiry less its original's, in the ser
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import time
 from collections import Counter
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, run
+from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, killed_part_way, run
 from waiting import wait_until
 
 from cqlsh_ext.encode.chain import encode
@@ -89,15 +88,7 @@ def test_pace_6_killed_then_resumed_keeps_each_expiry_within_a_second(cassandra,
     fill(session, "killed", 24)
     time.sleep(1.1)
     statement = f"COMPRESSION REWRITE {ks}.killed.data AS 'zstd' WHERE p = 1 PACE 6 CONFIRM"
-    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=isolated_env(tmp_path))
-    assert child.stdout is not None
-    journal = Path(journal_of(child.stdout.readline()))
-    wait_until(lambda: journal.read_text().count('"applied": true') >= 8, "8 rows written (part-way)",
-               process=child)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    journal = killed_part_way(cassandra, tmp_path, ks, statement, 8, "8 rows written (part-way)")
     written = journal.read_text().count('"applied": true')
     assert 8 <= written < 24
     time.sleep(1.1)
