@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from statement_shapes import BIN, measure, outcome  # noqa: E402
+from statement_shapes import BIN, measure, outcome, server_arguments  # noqa: E402
 
 #: What the table holds: two JSON documents long enough to read as text, one of which the chain keeps.
 SETUP = ("CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {{'class': 'SimpleStrategy', "
@@ -56,11 +56,7 @@ def least(runs: list[tuple[float, str, str]], empty: bool = False) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", default="9042")
-    parser.add_argument("-u", "--username", default="cassandra")
-    parser.add_argument("-p", "--password", default="cassandra")
-    parser.add_argument("--keyspace", default="and_chain_bench")
+    server_arguments(parser, "and_chain_bench")
     parser.add_argument("--terms", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=300.0)

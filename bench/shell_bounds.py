@@ -31,6 +31,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from statement_shapes import server_arguments  # noqa: E402
+
 BIN = Path(sys.executable).parent
 #: The worst statement's size: the shell's bound on one (features.statement_bounds.STATEMENT_BYTES).
 WORST_BYTES = 1 << 20
@@ -95,11 +98,7 @@ def _at_a_limit(run: Figures, limit: int) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", default="9042")
-    parser.add_argument("-u", "--username", default="cassandra")
-    parser.add_argument("-p", "--password", default="cassandra")
-    parser.add_argument("--keyspace", default="bounds_bench")
+    server_arguments(parser, "bounds_bench")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--limit-gib", type=float, default=4.0)
     parser.add_argument("--seconds", type=float, default=300.0)

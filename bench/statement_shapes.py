@@ -62,6 +62,15 @@ sys.stderr.write("%s\\n%.2f %s\\n" % ((said or [""])[0][:300], usage.ru_utime + 
 Shape = Callable[[str, int], str]
 
 
+def server_arguments(parser: argparse.ArgumentParser, keyspace: str) -> None:
+    """The test server's address and login, and the keyspace the bench makes there."""
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", default="9042")
+    parser.add_argument("-u", "--username", default="cassandra")
+    parser.add_argument("-p", "--password", default="cassandra")
+    parser.add_argument("--keyspace", default=keyspace)
+
+
 def shapes(ks: str) -> dict[str, tuple[str, Shape]]:
     """name -> (unit, the script of that size)."""
     count = f"SELECT count(*) FROM {ks}.shapes WHERE pk = 0;\n"
@@ -110,11 +119,7 @@ def outcome(code: str, said: str, seconds: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", default="9042")
-    parser.add_argument("-u", "--username", default="cassandra")
-    parser.add_argument("-p", "--password", default="cassandra")
-    parser.add_argument("--keyspace", default="shapes_bench")
+    server_arguments(parser, "shapes_bench")
     parser.add_argument("--stdin", action="store_true", help="pipe each script to the shell (not -f)")
     parser.add_argument("--max-lines", type=int, default=1 << 20)
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
