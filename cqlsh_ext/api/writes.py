@@ -327,7 +327,8 @@ def edit(db: Database, statement: str, params: Params = None, *, confirm: bool =
         raise Error(f"{LABEL}: {err}; nothing was written") from None
     if asked is None:
         raise Error(f"{LABEL}: db.edit takes UPDATE ... SET path = value or DELETE path FROM ... naming "
-                    "paths inside payloads (cqlsh-ext docs edit); this statement is CQL's own: db.execute runs it")
+                    "paths inside payloads (cqlsh-ext docs edit); this statement is CQL's own: db.execute "
+                    "runs it")
     keyspace = lookup.keyspace or ""
     asked = _bound_edit(db, lexed, asked, keyspace, params, LABEL)
     if confirm:
