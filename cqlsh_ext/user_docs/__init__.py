@@ -26,9 +26,12 @@ class GuideNotFound(LookupError):
 def _directories() -> list[Path]:
     """Where guides may be, nearest first: the checkout this package runs from, then the prefixes
     pip installs into (the environment's, then the user's)."""
-    checkout = Path(__file__).resolve().parents[2] / "docs"
+    root = Path(__file__).resolve().parents[2]
+    # In a checkout only: an installed package's parent is site-packages, where another
+    # distribution's stray docs/ may lie.
+    checkout = [root / "docs"] if (root / "pyproject.toml").is_file() else []
     prefixes = [Path(sys.prefix), Path(sys.base_prefix), Path(site.getuserbase())]
-    return [checkout, *(prefix / INSTALLED for prefix in prefixes)]
+    return [*checkout, *(prefix / INSTALLED for prefix in prefixes)]
 
 
 def guides() -> dict[str, Path]:
