@@ -199,7 +199,7 @@ def install(timers: Timers) -> None:
     core = importlib.import_module(native.MODULE)
     for name in ("cqlsh_ext.cli", "cqlsh_ext.query.evaluate", "cqlsh_ext.query.answer",
                  "cqlsh_ext.insight.stats", "cqlsh_ext.describe.description", "cqlsh_ext.render.parquet",
-                 "cqlsh_ext.render.parquet_columns", "cqlsh_ext.export.json_csv", "cqlsh_ext.export.run",
+                 "cqlsh_ext.export.json_csv", "cqlsh_ext.export.run",
                  "cqlsh_ext.payload.engine", "cqlsh_ext.output.display", "cqlsh_ext.output.pipeline"):
         importlib.import_module(name)
     from cqlsh_ext.shell import ExtShell
