@@ -403,18 +403,9 @@ class ResultPipeline:
         order)."""
         shell = self.shell
         upstream = sys.modules[self.stock.__module__]
-        format_value, decode_error = upstream.format_value, upstream.DecodeError
         from cqlshlib import formatting
-        from cqlshlib.displaying import FormattedValue
 
-        from cqlsh_ext.output.cells import DecodedText
         from cqlsh_ext.output.table import PageFormats
-
-        def decoded(val: str, colormap: Any) -> Any:
-            """A decoded value's text (DecodedText, made only where the display is loaded): its cell."""
-            from cqlsh_ext.output.display import decoded_text_cell
-
-            return decoded_text_cell(val, colormap)
 
         formats = upstream.DateTimeFormat(timestamp_format=shell.display_timestamp_format,
                                           date_format=shell.display_date_format,
@@ -422,72 +413,12 @@ class ResultPipeline:
                                           timezone=shell.display_timezone)
         encoding, color = shell.output_codec.name, shell.color
         double, single = shell.display_double_precision, shell.display_float_precision
-        whole, top_blob = shell.myformat_value, self._top_blob
         colormap = seams.value_colormap(color)  # (read once a page)
         # What format_by_type hands the value's formatter (its colour map, the null's spelling).
         chained = formatting.empty_colormap if color is False else formatting.default_colormap
-        by_type, default, empty = formatting._formatters, formatting.format_value_default, formatting.EMPTY
-        nullval = formatting.default_null_placeholder
-        text, integer, formatted = formatting.format_value_text, formatting.format_integer_type, \
-            FormattedValue
-        text_on, int_on, reset = chained["text"], chained["int"], chained["reset"]
-
-        def cell(val: Any, cqltype: Any) -> Any:
-            if type(val) is DecodedText:
-                return decoded(val, chained)
-            if type(val) is bytes:
-                if top_blob(val, cqltype):
-                    return cqltype.formatter(val, colormap)
-                return whole(val, cqltype)
-            if isinstance(val, decode_error):
-                return whole(val, cqltype)
-            precision = double if cqltype is not None and cqltype.type_name == "double" else single
-            try:
-                return format_value(val, cqltype=cqltype, encoding=encoding, addcolor=color,
-                                    date_time_format=formats, float_precision=precision)
-            except Exception:
-                return whole(val, cqltype)  # its FormatError, recorded where cqlsh records it
-
-        def column(values: Sequence[Any], cqltype: Any) -> list[Any] | None:
-            precision = double if cqltype is not None and cqltype.type_name == "double" else single
-            if precision is None:
-                precision = formatting.default_float_precision  # format_by_type's default
-            typed = cqltype.formatter if cqltype else None
-            out: list[Any] = []
-            for val in values:
-                kind = type(val)
-                if val is None:
-                    out.append(cell(val, cqltype))  # the null, as format_by_type spells it
-                    continue
-                elif kind is bytes or isinstance(val, decode_error):
-                    return None
-                try:
-                    if kind is DecodedText:
-                        out.append(decoded(val, chained))
-                        continue
-                    leaf = typed or by_type.get(kind.__name__.lower(), default)
-                    if leaf is text and kind is str and val.isascii() and val.isprintable() \
-                            and "\\" not in val:
-                        # format_value_text's answer for printable ASCII without a backslash (nothing
-                        # escaped or turned red; its wcswidth is the length)
-                        done = formatted(val, text_on + val + reset, len(val))
-                    elif leaf is integer and kind is int:
-                        spelt = str(val)  # format_integer_type's, no thousands separator in the chain
-                        done = formatted(spelt, int_on + spelt + reset)
-                    elif val == empty:
-                        done = default("", encoding=encoding, colormap=chained, date_time_format=formats,
-                                       float_precision=precision, nullval=nullval, decimal_sep=None,
-                                       thousands_sep=None, boolean_styles=None)
-                    else:
-                        done = leaf(
-                            val, cqltype=cqltype, encoding=encoding, colormap=chained,
-                            date_time_format=formats, float_precision=precision, nullval=nullval,
-                            decimal_sep=None, thousands_sep=None, boolean_styles=None)
-                except Exception:
-                    return None  # its FormatError is recorded in cqlsh's order, by `cell`
-                out.append(done)
-            return out
-
+        cell = _cell_formats(upstream.format_value, upstream.DecodeError, shell.myformat_value,
+                             self._top_blob, formats, encoding, color, double, single, colormap, chained)
+        column = _column_formats(cell, upstream.DecodeError, formats, encoding, double, single, chained)
         return PageFormats(cell, column, colormap)
 
     def _top_blob(self, val: Any, cqltype: Any) -> bool:
@@ -636,6 +567,102 @@ class ResultPipeline:
         screen = shutil.get_terminal_size().columns if fit else None
         layout.print_vertical(shell.writeresult, formatted_names, formatted_values, row_count_offset, screen,
                               shell.color, display.cells)
+
+
+def _decoded_cell(val: str, colormap: Any) -> Any:
+    """A decoded value's text (DecodedText, made only where the display is loaded): its cell."""
+    from cqlsh_ext.output.display import decoded_text_cell
+
+    return decoded_text_cell(val, colormap)
+
+
+def _cell_formats(format_value: Any, decode_error: Any, whole: Callable[[Any, Any], Any],
+                  top_blob: Callable[[Any, Any], bool], formats: Any, encoding: str, color: Any,
+                  double: Any, single: Any, colormap: Any, chained: Any) -> Callable[[Any, Any], Any]:
+    """_page_formats' `cell` (PageFormats.cell), over what the page read once: cqlsh's
+    `format_value`, its DecodeError, shell.myformat_value (`whole`), the date and time `formats`,
+    the codec, the colour, the precisions and the colour maps."""
+    from cqlsh_ext.output.cells import DecodedText
+
+    decoded = _decoded_cell
+
+    def cell(val: Any, cqltype: Any) -> Any:
+        if type(val) is DecodedText:
+            return decoded(val, chained)
+        if type(val) is bytes:
+            if top_blob(val, cqltype):
+                return cqltype.formatter(val, colormap)
+            return whole(val, cqltype)
+        if isinstance(val, decode_error):
+            return whole(val, cqltype)
+        precision = double if cqltype is not None and cqltype.type_name == "double" else single
+        try:
+            return format_value(val, cqltype=cqltype, encoding=encoding, addcolor=color,
+                                date_time_format=formats, float_precision=precision)
+        except Exception:
+            return whole(val, cqltype)  # its FormatError, recorded where cqlsh records it
+
+    return cell
+
+
+def _column_formats(cell: Callable[[Any, Any], Any], decode_error: Any, formats: Any, encoding: str,
+                    double: Any, single: Any,
+                    chained: Any) -> Callable[[Sequence[Any], Any], list[Any] | None]:
+    """_page_formats' `column` (PageFormats.column): a column's cells formatted as cqlsh's chain
+    formats them, a null by `cell`; None for a column `cell` must format row by row."""
+    from cqlshlib import formatting
+    from cqlshlib.displaying import FormattedValue
+
+    from cqlsh_ext.output.cells import DecodedText
+
+    decoded = _decoded_cell
+    by_type, default, empty = formatting._formatters, formatting.format_value_default, formatting.EMPTY
+    nullval = formatting.default_null_placeholder
+    text, integer, formatted = formatting.format_value_text, formatting.format_integer_type, \
+        FormattedValue
+    text_on, int_on, reset = chained["text"], chained["int"], chained["reset"]
+
+    def column(values: Sequence[Any], cqltype: Any) -> list[Any] | None:
+        precision = double if cqltype is not None and cqltype.type_name == "double" else single
+        if precision is None:
+            precision = formatting.default_float_precision  # format_by_type's default
+        typed = cqltype.formatter if cqltype else None
+        out: list[Any] = []
+        for val in values:
+            kind = type(val)
+            if val is None:
+                out.append(cell(val, cqltype))  # the null, as format_by_type spells it
+                continue
+            elif kind is bytes or isinstance(val, decode_error):
+                return None
+            try:
+                if kind is DecodedText:
+                    out.append(decoded(val, chained))
+                    continue
+                leaf = typed or by_type.get(kind.__name__.lower(), default)
+                if leaf is text and kind is str and val.isascii() and val.isprintable() \
+                        and "\\" not in val:
+                    # format_value_text's answer for printable ASCII without a backslash (nothing
+                    # escaped or turned red; its wcswidth is the length)
+                    done = formatted(val, text_on + val + reset, len(val))
+                elif leaf is integer and kind is int:
+                    spelt = str(val)  # format_integer_type's, no thousands separator in the chain
+                    done = formatted(spelt, int_on + spelt + reset)
+                elif val == empty:
+                    done = default("", encoding=encoding, colormap=chained, date_time_format=formats,
+                                   float_precision=precision, nullval=nullval, decimal_sep=None,
+                                   thousands_sep=None, boolean_styles=None)
+                else:
+                    done = leaf(
+                        val, cqltype=cqltype, encoding=encoding, colormap=chained,
+                        date_time_format=formats, float_precision=precision, nullval=nullval,
+                        decimal_sep=None, thousands_sep=None, boolean_styles=None)
+            except Exception:
+                return None  # its FormatError is recorded in cqlsh's order, by `cell`
+            out.append(done)
+        return out
+
+    return column
 
 
 class _Pages:
