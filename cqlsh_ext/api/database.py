@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from cqlsh_ext.api.loads import LoadResult
     from cqlsh_ext.api.partitions import Partition
+    from cqlsh_ext.api.query_answer import Resume
     from cqlsh_ext.api.writes import EditResult, Journal, ResumeResult, RewriteResult, UndoResult
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.arrow_types import Kind
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.connecting import Connection
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.reading.typed import ReportAnswer
+    from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
     from cqlsh_ext.settings import Settings
 
 __all__ = ["Database", "Executed", "connect", "read_partition"]
@@ -298,12 +299,9 @@ class Database:
         ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
         kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it,
         `sample_rows` and `schema` its types (see query)."""
-        from cqlsh_ext.api.params import bind_statement
         from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity, need
         from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
-        from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
-        from cqlsh_ext.reading.statement import read_statement
 
         lexed = Lexed(statement)
         refuse_write(lexed, "query")
@@ -314,6 +312,9 @@ class Database:
         level = _level(call.consistency)
         owned = identity(statement, params)
         resume = decode_state(owned, paging_state) if paging_state is not None else None
+        start = resume.state if resume is not None else None
+        skip = resume.skip if resume is not None else 0
+        given = resume.given if resume is not None else 0
         errors: list[str] = []
         made: list[bool] = []  # whether the reading gives progress events of its own (a scan's)
         progress = call.progress
@@ -321,43 +322,9 @@ class Database:
                            timeout=_positive_seconds(call.timeout), consistency=level, keyspace=keyspace)
         ctrl_c = CtrlC(inner=True).__enter__()  # until the answer ends (QueryAnswer._finish)
         try:
-            try:
-                planned = self._planned(ctx, lexed, plain or ranges is not None)
-            except Error:
-                raise
-            except Exception as err:
-                raise Error(f"{LABEL}: {one_line(err, self.where)}") from None
-            start = resume.state if resume is not None else None
-            skip = resume.skip if resume is not None else 0
-            given = resume.given if resume is not None else 0
-            fetch = page_size or FETCH_SIZE
-            if planned is not None:
-                plan, target = planned
-                bound = bind_statement(self._prepared, lexed, plan.server_statement, plan, params)
-                plan = bound.plan or plan
-                why_not = resumable(plan) if ranges is None else \
-                    "a partition's token ranges are read at once, its rows answered in no fixed order"
-                if resume is not None and why_not is not None:
-                    raise Error(f"paging_state: this statement's answer cannot be gone on with ({why_not})")
-                typed = read_select(ctx, plan, target, page_size or PAGE_SIZE, fetch,
-                                    stored_blobs=blobs_on_core(ctx, target), paging_state=start, given=given,
-                                    bind=bound.binder(), ranges=ranges)
-                name = label or f"SELECT {target.qualified}"
-            else:
-                text = statement.strip().rstrip(";")
-                bound = bind_statement(self._prepared, lexed, text, None, params)
-                why_not = None
-                typed = read_statement(ctx, text, fetch, paging_state=start, bind=bound.binder())
-                name = label or " ".join(text.split()[:4])
-            if typed is None:
-                raise Error(errors[-1] if errors else "the statement answered nothing")
-            if kinds is not None:
-                typed.fix(kinds)
-            try:
-                typed.typed_by(sample_rows, schema)
-            except ValueError as err:
-                typed.close()
-                raise Error(str(err)) from None
+            typed, name, why_not = self._typed_answer(
+                ctx, lexed, statement, params, errors, resume, page_size, plain=plain, ranges=ranges,
+                kinds=kinds, label=label, sample_rows=sample_rows, schema=schema)
         except Error:
             ctrl_c.restore()
             if owner is not None:
@@ -373,6 +340,56 @@ class Database:
         reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip,
                                 given, why_not, owner, page_size or PAGE_SIZE)
         return QueryAnswer(typed, ctx.display, reading)
+
+    def _typed_answer(self, ctx: ReadContext, lexed: Lexed, statement: str, params: Params,
+                      errors: list[str], resume: Resume | None, page_size: int | None, *, plain: bool,
+                      ranges: Sequence[tuple[int, int]] | None, kinds: Sequence[Kind | None] | None,
+                      label: str | None, sample_rows: int | None,
+                      schema: Any) -> tuple[TypedAnswer, str, str | None]:
+        """_answer's reading, typed: a payload query's planned on its table, else the server's as
+        written; with the answer's name and why it cannot be gone on with (None when it can)."""
+        from cqlsh_ext.api.params import bind_statement
+        from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
+        from cqlsh_ext.reading.statement import read_statement
+
+        try:
+            planned = self._planned(ctx, lexed, plain or ranges is not None)
+        except Error:
+            raise
+        except Exception as err:
+            raise Error(f"{LABEL}: {one_line(err, self.where)}") from None
+        start = resume.state if resume is not None else None
+        given = resume.given if resume is not None else 0
+        fetch = page_size or FETCH_SIZE
+        why_not: str | None
+        if planned is not None:
+            plan, target = planned
+            bound = bind_statement(self._prepared, lexed, plan.server_statement, plan, params)
+            plan = bound.plan or plan
+            why_not = resumable(plan) if ranges is None else \
+                "a partition's token ranges are read at once, its rows answered in no fixed order"
+            if resume is not None and why_not is not None:
+                raise Error(f"paging_state: this statement's answer cannot be gone on with ({why_not})")
+            typed = read_select(ctx, plan, target, page_size or PAGE_SIZE, fetch,
+                                stored_blobs=blobs_on_core(ctx, target), paging_state=start, given=given,
+                                bind=bound.binder(), ranges=ranges)
+            name = label or f"SELECT {target.qualified}"
+        else:
+            text = statement.strip().rstrip(";")
+            bound = bind_statement(self._prepared, lexed, text, None, params)
+            why_not = None
+            typed = read_statement(ctx, text, fetch, paging_state=start, bind=bound.binder())
+            name = label or " ".join(text.split()[:4])
+        if typed is None:
+            raise Error(errors[-1] if errors else "the statement answered nothing")
+        if kinds is not None:
+            typed.fix(kinds)
+        try:
+            typed.typed_by(sample_rows, schema)
+        except ValueError as err:
+            typed.close()
+            raise Error(str(err)) from None
+        return typed, name, why_not
 
     def _plain_plan(self, statement: str, label: str) -> tuple[Lexed, Plan, TableTarget]:
         """A reading's statement lexed and planned on its table (db.partitions, cqlsh_ext.scan): a
