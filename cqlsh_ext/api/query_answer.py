@@ -75,18 +75,17 @@ def warm() -> None:
     the value engine (the native core configured, the format plugins found) and pyarrow, with the
     pandas pyarrow imports at its first array made from Python values where pandas is installed
     (about a second of CPU, paid by a stream's first batch otherwise). Nothing is read."""
-    import importlib.util
-
     from cqlsh_ext.payload import running
     from cqlsh_ext.reading import select  # noqa: F401  (imported for its cost, here)
 
     running.reads_pages_whole()
-    if importlib.util.find_spec("pyarrow") is not None:
+    try:
         import pyarrow as pa
+    except ImportError:  # the rows need none; an Arrow reading says which extra brings it (need)
+        return
+    from cqlsh_ext.render import arrow_batches  # noqa: F401
 
-        from cqlsh_ext.render import arrow_batches  # noqa: F401
-
-        pa.array([0])
+    pa.array([0])
 
 
 class Closeable(Protocol):
