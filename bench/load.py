@@ -30,10 +30,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
+from readers import Run, run_process, session_for  # noqa: E402  (one way to run and time a process)
 
 CQLSH_EXT = str(Path(sys.executable).parent / "cqlsh-ext")
 KEYSPACE = "bench_load"
@@ -99,27 +98,6 @@ cluster.shutdown()
 
 
 @dataclass
-class Run:
-    cpu: float
-    wall: float
-    out: str = ""
-
-
-def run_process(cmd: list[str], env: dict[str, str] | None = None) -> Run:
-    """A whole process: its CPU (user + sys, its reaped children included: wait4) and wall time."""
-    with tempfile.TemporaryFile("w+") as out:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        text = out.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{cmd[-1]!r} failed: {text[-2000:]}")
-    return Run(usage.ru_utime + usage.ru_stime, wall, text)
-
-
-@dataclass
 class Side:
     name: str
     full: list[Run] = field(default_factory=list)
@@ -131,15 +109,6 @@ class Side:
 
     def wall(self) -> float:
         return statistics.median(r.wall for r in self.full)
-
-
-def session_for(host: str, port: int) -> Any:
-    from cassandra.auth import PlainTextAuthProvider
-    from cassandra.cluster import Cluster
-
-    cluster = Cluster([host], port=port, auth_provider=PlainTextAuthProvider("cassandra", "cassandra"),
-                      protocol_version=5)
-    return cluster.connect()
 
 
 def count(session: Any, table: str) -> int:
