@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.insight.advise import AdviseSample, ColumnAdvice, SavedDictionary
+    from cqlsh_ext.insight.shellside import InsightTarget
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import AdviseRequest
     from cqlsh_ext.reading.typed import ReportAnswer
+    from cqlsh_ext.scanning.scan import Scanner
 
 
 #: Seconds of measuring what was read after a Ctrl-C while reading the sample: the press asked to
@@ -22,9 +25,7 @@ AFTER_INTERRUPT_S = 1.0
 def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | None:
     """The report's answer, or None when nothing is reported (ctx.error said why); with
     SAVE DICTIONARY's file, the dictionaries trained on the sample written there."""
-    from cqlsh_ext.cql.types import payload_columns, payload_extractor
-    from cqlsh_ext.insight.advise import Advice, AdviseSample
-    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.insight.advise import Advice
     from cqlsh_ext.scanning.scan import error_text
 
     read = side.target(ctx, request.target, "ADVISE")
@@ -32,7 +33,30 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | No
         return None
     started = time.perf_counter()
     scanner = read.scanner(ctx, ctx.progress("COMPRESSION ADVISE (reading the sample)", True, None))
-    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_BYTES, ADVISE_SAMPLE_VALUES
+    taken = _read_sample(ctx, read, request, scanner)
+    if taken is None:
+        return None
+    sample, rows_read = taken
+    advice = Advice(read.query, _measure(ctx, sample, scanner.interrupted), rows_read,
+                    interrupted=scanner.interrupted)
+    if request.dictionaries_to is not None:
+        advice.saved = _save_dictionaries(sample, request.dictionaries_to, read)
+    if scanner.error is not None:
+        advice.error = error_text(scanner.error)
+    advice.elapsed = time.perf_counter() - started
+    from cqlsh_ext.reading.typed import FAILED, INTERRUPTED
+
+    stopped = FAILED if advice.error else INTERRUPTED if scanner.interrupted else None
+    return side.report("COMPRESSION ADVISE", advice.to_json, advice.render, stopped)
+
+
+def _read_sample(ctx: ReadContext, read: InsightTarget, request: AdviseRequest,
+                 scanner: Scanner) -> tuple[AdviseSample, int] | None:
+    """The sample `scanner` read and the rows it took, or None when nothing is reported (ctx.error
+    said why): no payload column, or the reading failed before its first row."""
+    from cqlsh_ext.cql.types import payload_columns, payload_extractor
+    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_BYTES, ADVISE_SAMPLE_VALUES, AdviseSample
+    from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.cost import pricing
 
     sample = AdviseSample(request.sample or ADVISE_SAMPLE_VALUES, read.mode, read.cap,
@@ -66,6 +90,11 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | No
     if scanner.error is not None and not rows_read:
         side.failed(ctx, scanner.error)
         return None
+    return sample, rows_read
+
+
+def _measure(ctx: ReadContext, sample: AdviseSample, interrupted: bool) -> list[ColumnAdvice]:
+    """Each column of `sample` re-compressed with every codec, as far as the measuring got."""
     # Measuring takes seconds (every codec, several timed passes): a line says which codec runs;
     # Ctrl-C stops it and the report covers the codecs measured (advise.advise_column). The press
     # is ours while measuring, whatever handler the reading left: it stops at the next pass. After
@@ -73,10 +102,10 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | No
     from cqlsh_ext.common.interrupt import CtrlC
 
     measuring = ctx.progress("COMPRESSION ADVISE", True, None)
-    until = time.monotonic() + AFTER_INTERRUPT_S if scanner.interrupted else None
+    until = time.monotonic() + AFTER_INTERRUPT_S if interrupted else None
     try:
         with CtrlC() as ctrl_c:
-            columns = sample.advise(
+            return sample.advise(
                 step=None if measuring is None
                 else lambda what, done: measuring.step(f"measuring {what}", done),
                 stop=lambda: ctrl_c.pressed or ctx.stop.is_set()
@@ -84,21 +113,14 @@ def advise_answer(ctx: ReadContext, request: AdviseRequest) -> ReportAnswer | No
     finally:
         if measuring is not None:
             measuring.close()
-    advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
-    if request.dictionaries_to is not None:
-        from cassandra.metadata import protect_name
 
-        from cqlsh_ext.insight.advise import save_dictionaries
 
-        table = f"{protect_name(read.keyspace)}.{protect_name(read.table)}" if read.keyspace and read.table \
-            else None
-        advice.saved = save_dictionaries(sample, request.dictionaries_to, table,
-                                         read.meta.columns if read.meta is not None else ())
-    if scanner.error is not None:
-        advice.error = error_text(scanner.error)
-    advice.elapsed = time.perf_counter() - started
-    from cqlsh_ext.reading.typed import FAILED, INTERRUPTED
+def _save_dictionaries(sample: AdviseSample, to: str, read: InsightTarget) -> list[SavedDictionary]:
+    """SAVE DICTIONARY: the dictionaries trained on `sample` written to `to`."""
+    from cassandra.metadata import protect_name
 
-    stopped = FAILED if advice.error else INTERRUPTED if scanner.interrupted else None
-    return side.report("COMPRESSION ADVISE", advice.to_json, advice.render, stopped)
+    from cqlsh_ext.insight.advise import save_dictionaries
 
+    table = f"{protect_name(read.keyspace)}.{protect_name(read.table)}" if read.keyspace and read.table \
+        else None
+    return save_dictionaries(sample, to, table, read.meta.columns if read.meta is not None else ())
