@@ -363,48 +363,16 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
     def rank(r: Result) -> tuple[float, ...]:
         return (*change(r).paid(pricing), r.decompress.median)
 
-    reasons: list[str] = []
-    # The best codec without a dictionary, the one a dictionary is weighed against: a fast one, or
-    # the best of all when only a dictionary is fast here (a busy machine can make it so).
-    plain = ([r for r in pool if not r.dictionary]
-             or [r for r in advice.results if not r.dictionary and r.total])
-    best = max(plain or pool, key=rank)
-    chosen = best
-    with_dict = max((r for r in pool if r.dictionary), key=rank, default=None)
-    if with_dict is not None and with_dict is not best:
-        extra, measure = _dictionary_gain(change(with_dict), change(best), pricing)
-        if extra >= verdict.WORTH:
-            chosen = with_dict
-            reasons.append(f"The application must keep the dictionary to read the values back; without one, "
-                           f"{best.name} {verdict.saves(change(best), pricing)}.")
-        else:
-            more = f"only {report.saved(extra)} more" if extra >= verdict.NOTHING else "no more"
-            reasons.append(f"A dictionary is not worth keeping: {with_dict.name} saves {more} {measure} than "
-                           f"{best.name}, and the application would have to keep it to read the values back.")
-    ratio = payload / chosen.total
-    if ratio < 1.1:
-        median = statistics.median(advice.payload_sizes) if advice.payload_sizes else 0
-        if ratio < 1 and median <= SMALL_VALUE:
-            return None, (f"do not compress: the values are too small to gain (median {median:,.0f} B); "
-                          f"every {codec} makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
-                          "header and framing outweigh what it saves"), []
-        if ratio < 1:
-            return None, (f"do not compress: every {codec} makes the values larger (best: {chosen.name}, "
-                          f"ratio {ratio:.2f}); the payloads are already dense"), []
-        return None, (f"do not compress: the best {codec} here ({chosen.name}) saves under 10 % "
-                      f"(ratio {ratio:.2f}); the payloads are already dense"), []
+    chosen, reasons = _choose(advice, pool, change, rank)
+    dense = _dense_verdict(advice, chosen, codec)
+    if dense is not None:
+        return None, dense, []
     moved = change(chosen)
     against = ("against uncompressed" if stored == payload
                else f"against what is stored now ({main_containers(advice.current)})")
     unc = _capacity(advice.payload_sizes)
     floor = verdict.floor_reason(len(advice.payload_sizes), unc.wcu, unc.rcu, "value")
-    speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
-             f"{chosen.decompress.median:,.0f} MB/s decompress here")
-    if not fast:
-        speed += f"; no {codec} reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
-    elif chosen not in fast:
-        speed += f", under {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s (only a dictionary reached it here)"
-    reasons.insert(0, speed + ".")
+    reasons.insert(0, _speed_reason(chosen, fast, codec))
     if pricing.keyspaces and not moved.saves_units:
         why = floor or f"what is stored now already costs as few units as any {codec}"
         if moved.storage_saving < verdict.WORTH:
@@ -421,12 +389,73 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
                       f"you pay (best: {chosen.name}, {saves})"), reasons[1:]
     else:
         text = f"{chosen.name} {verdict.saves(moved, pricing)} {against}"
-    # A much smaller but slower option is worth a mention for write-once data.
+    smallest = _smallest_reason(advice, chosen)
+    if smallest is not None:
+        reasons.append(smallest)
+    return chosen.name, text, reasons
+
+
+def _choose(advice: ColumnAdvice, pool: list[Result], change: Callable[[Result], verdict.Change],
+            rank: Callable[[Result], tuple[float, ...]]) -> tuple[Result, list[str]]:
+    """The codec recommend() weighs (the best of `pool` by `rank`, with a dictionary only when it
+    saves verdict.WORTH more than without), and the reason given about the dictionary, if any."""
+    reasons: list[str] = []
+    # The best codec without a dictionary, the one a dictionary is weighed against: a fast one, or
+    # the best of all when only a dictionary is fast here (a busy machine can make it so).
+    plain = ([r for r in pool if not r.dictionary]
+             or [r for r in advice.results if not r.dictionary and r.total])
+    best = max(plain or pool, key=rank)
+    chosen = best
+    with_dict = max((r for r in pool if r.dictionary), key=rank, default=None)
+    if with_dict is not None and with_dict is not best:
+        extra, measure = _dictionary_gain(change(with_dict), change(best), advice.pricing)
+        if extra >= verdict.WORTH:
+            chosen = with_dict
+            reasons.append(f"The application must keep the dictionary to read the values back; without one, "
+                           f"{best.name} {verdict.saves(change(best), advice.pricing)}.")
+        else:
+            more = f"only {report.saved(extra)} more" if extra >= verdict.NOTHING else "no more"
+            reasons.append(f"A dictionary is not worth keeping: {with_dict.name} saves {more} {measure} than "
+                           f"{best.name}, and the application would have to keep it to read the values back.")
+    return chosen, reasons
+
+
+def _dense_verdict(advice: ColumnAdvice, chosen: Result, codec: str) -> str | None:
+    """recommend()'s "do not compress" when `chosen` saves under 10 % of the payload, else None."""
+    ratio = advice.payload_bytes / chosen.total
+    if ratio >= 1.1:
+        return None
+    median = statistics.median(advice.payload_sizes) if advice.payload_sizes else 0
+    if ratio < 1 and median <= SMALL_VALUE:
+        return (f"do not compress: the values are too small to gain (median {median:,.0f} B); "
+                f"every {codec} makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
+                "header and framing outweigh what it saves")
+    if ratio < 1:
+        return (f"do not compress: every {codec} makes the values larger (best: {chosen.name}, "
+                f"ratio {ratio:.2f}); the payloads are already dense")
+    return (f"do not compress: the best {codec} here ({chosen.name}) saves under 10 % "
+            f"(ratio {ratio:.2f}); the payloads are already dense")
+
+
+def _speed_reason(chosen: Result, fast: list[Result], codec: str) -> str:
+    """The first reason recommend() gives: how fast `chosen` ran here, and whether it is fast."""
+    speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
+             f"{chosen.decompress.median:,.0f} MB/s decompress here")
+    if not fast:
+        speed += f"; no {codec} reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
+    elif chosen not in fast:
+        speed += f", under {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s (only a dictionary reached it here)"
+    return speed + "."
+
+
+def _smallest_reason(advice: ColumnAdvice, chosen: Result) -> str | None:
+    """A much smaller but slower codec than `chosen`, worth a mention for write-once data."""
+    payload = advice.payload_bytes
     denser = max(advice.results, key=lambda r: payload / r.total if r.total else 0)
     if denser is not chosen and denser.total and chosen.total / denser.total >= 1.1:
-        reasons.append(f"Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
-                       f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely.")
-    return chosen.name, text, reasons
+        return (f"Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
+                f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely.")
+    return None
 
 
 def main_containers(current: dict[str, int], counts: bool = False) -> str:
