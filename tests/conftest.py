@@ -31,6 +31,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,22 @@ def server_config(**overrides: Any) -> devcassandra.Config:
         values[key] = [*values[key], *overrides.pop(key, [])]
     values.update(overrides)
     return devcassandra.Config(**values)
+
+
+@contextmanager
+def own_server(directory: Path, cluster_name: str, timeout: float) -> Iterator[devcassandra.Instance]:
+    """A Cassandra of a test module's own in `directory` (server_config's, the fault handler loaded,
+    on free ports), started, and stopped at the end: one a test may kill, stop or restart without
+    disturbing the shared one."""
+    native, storage, jmx = devcassandra.free_ports(3)
+    config = server_config(directory=directory, cluster_name=cluster_name, heap="512M",
+                           native_port=native, storage_port=storage, jmx_port=jmx)
+    instance = devcassandra.Instance(config)
+    instance.start(timeout=timeout, die_with_parent=True)
+    try:
+        yield instance
+    finally:
+        instance.stop()
 
 
 def fault_plan_file(directory: Path) -> Path:

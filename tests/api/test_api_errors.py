@@ -126,15 +126,11 @@ def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcass
     test. Yields it, a faults_* keyspace holding table t, and its rows' keys."""
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster
-    from conftest import server_config
+    from conftest import own_server
 
-    native, storage, jmx = devcassandra.free_ports(3)
-    config = server_config(directory=tmp_path_factory.mktemp("api-killed-cassandra") / "node",
-                           cluster_name="cqlsh-ext api fault test", heap="512M",
-                           native_port=native, storage_port=storage, jmx_port=jmx)
-    instance = devcassandra.Instance(config)
-    instance.start(timeout=180, die_with_parent=True)
-    try:
+    directory = tmp_path_factory.mktemp("api-killed-cassandra") / "node"
+    with own_server(directory, "cqlsh-ext api fault test", timeout=180) as instance:
+        config = instance.config
         cluster = Cluster([config.host], port=config.native_port, protocol_version=5, connect_timeout=30,
                           control_connection_timeout=30,
                           auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
@@ -145,8 +141,6 @@ def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcass
         keys = _fill(session, ks)
         cluster.shutdown()
         yield instance, ks, keys
-    finally:
-        instance.stop()
 
 
 def _own_plan(instance: devcassandra.Instance) -> Any:

@@ -152,19 +152,11 @@ def test_undo_leaves_a_cell_written_again_with_the_same_bytes_alone(cassandra, k
 @pytest.fixture(scope="module")
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A Cassandra of this module's own, to be stopped and started: the shared one must stay up."""
-    import devcassandra
-    from conftest import server_config
+    import conftest
 
-    native, storage, jmx = devcassandra.free_ports(3)
-    config = server_config(directory=tmp_path_factory.mktemp("restarted-cassandra") / "node",
-                           cluster_name="cqlsh-ext restart test", heap="512M",
-                           native_port=native, storage_port=storage, jmx_port=jmx)
-    instance = devcassandra.Instance(config)
-    instance.start(timeout=300, die_with_parent=True)
-    try:
+    directory = tmp_path_factory.mktemp("restarted-cassandra") / "node"
+    with conftest.own_server(directory, "cqlsh-ext restart test", timeout=300) as instance:
         yield instance
-    finally:
-        instance.stop()
 
 
 @pytest.mark.server
