@@ -158,29 +158,22 @@ def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, s
 def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcassandra.Instance, str]]:
     """A Cassandra of this module's own (with the fault handler): killing it must not disturb the
     shared one. Yields it and a faults_* keyspace holding table t."""
-    from conftest import server_config
-
-    native, storage, jmx = devcassandra.free_ports(3)
-    config = server_config(directory=tmp_path_factory.mktemp("mcp-killed-cassandra") / "node",
-                           cluster_name="cqlsh-ext mcp fault test", heap="512M",
-                           native_port=native, storage_port=storage, jmx_port=jmx)
-    instance = devcassandra.Instance(config)
-    instance.start(timeout=180, die_with_parent=True)
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster
+    from conftest import own_server
 
-    cluster = Cluster([config.host], port=config.native_port, protocol_version=5,
-                      auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
-    session = cluster.connect()
-    ks = "faults_mcp_killed"
-    session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
-                    "'replication_factor': 1}")
-    _fill(session, ks)
-    cluster.shutdown()
-    try:
+    directory = tmp_path_factory.mktemp("mcp-killed-cassandra") / "node"
+    with own_server(directory, "cqlsh-ext mcp fault test", timeout=180) as instance:
+        config = instance.config
+        cluster = Cluster([config.host], port=config.native_port, protocol_version=5,
+                          auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
+        session = cluster.connect()
+        ks = "faults_mcp_killed"
+        session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
+                        "'replication_factor': 1}")
+        _fill(session, ks)
+        cluster.shutdown()
         yield instance, ks
-    finally:
-        instance.stop()
 
 
 def _plan(instance: devcassandra.Instance):  # type: ignore[no-untyped-def]
