@@ -30,11 +30,11 @@ import shutil
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -140,6 +140,27 @@ def own_server(directory: Path, cluster_name: str, timeout: float) -> Iterator[d
         yield instance
     finally:
         instance.stop()
+
+
+T = TypeVar("T")
+
+
+def keyspace_filled(instance: devcassandra.Instance, ks: str, fill: Callable[[Any, str], T]) -> T:
+    """Keyspace `ks` made on `instance` (one replica) and filled by `fill(session, ks)`: what it gives."""
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+
+    config = instance.config
+    cluster = Cluster([config.host], port=config.native_port, protocol_version=5, connect_timeout=30,
+                      control_connection_timeout=30,
+                      auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
+    try:
+        session = cluster.connect()
+        session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
+                        "'replication_factor': 1}")
+        return fill(session, ks)
+    finally:
+        cluster.shutdown()
 
 
 def fault_plan_file(directory: Path) -> Path:

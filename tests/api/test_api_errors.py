@@ -124,23 +124,12 @@ def test_a_reading_that_fails_part_way_gives_its_rows_then_raises(db, faulty, pl
 def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcassandra.Instance, str, set]]:
     """A Cassandra of this module's own (with the fault handler): killing it disturbs no other
     test. Yields it, a faults_* keyspace holding table t, and its rows' keys."""
-    from cassandra.auth import PlainTextAuthProvider
-    from cassandra.cluster import Cluster
-    from conftest import own_server
+    from conftest import keyspace_filled, own_server
 
     directory = tmp_path_factory.mktemp("api-killed-cassandra") / "node"
     with own_server(directory, "cqlsh-ext api fault test", timeout=180) as instance:
-        config = instance.config
-        cluster = Cluster([config.host], port=config.native_port, protocol_version=5, connect_timeout=30,
-                          control_connection_timeout=30,
-                          auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
-        session = cluster.connect()
         ks = "faults_api_killed"
-        session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
-                        "'replication_factor': 1}")
-        keys = _fill(session, ks)
-        cluster.shutdown()
-        yield instance, ks, keys
+        yield instance, ks, keyspace_filled(instance, ks, _fill)
 
 
 def _own_plan(instance: devcassandra.Instance) -> Any:

@@ -158,21 +158,12 @@ def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, s
 def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcassandra.Instance, str]]:
     """A Cassandra of this module's own (with the fault handler): killing it must not disturb the
     shared one. Yields it and a faults_* keyspace holding table t."""
-    from cassandra.auth import PlainTextAuthProvider
-    from cassandra.cluster import Cluster
-    from conftest import own_server
+    from conftest import keyspace_filled, own_server
 
     directory = tmp_path_factory.mktemp("mcp-killed-cassandra") / "node"
     with own_server(directory, "cqlsh-ext mcp fault test", timeout=180) as instance:
-        config = instance.config
-        cluster = Cluster([config.host], port=config.native_port, protocol_version=5,
-                          auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
-        session = cluster.connect()
         ks = "faults_mcp_killed"
-        session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
-                        "'replication_factor': 1}")
-        _fill(session, ks)
-        cluster.shutdown()
+        keyspace_filled(instance, ks, _fill)
         yield instance, ks
 
 
