@@ -13,7 +13,7 @@ import site
 import sys
 from pathlib import Path
 
-__all__ = ["GuideNotFound", "guide", "guides", "reference"]
+__all__ = ["GuideNotFound", "guide", "guides", "title"]
 
 #: Where an installed package's guides are, under its prefix (pyproject.toml's data-files).
 INSTALLED = Path("share", "doc", "cqlsh-ext")
@@ -42,11 +42,6 @@ def guides() -> dict[str, Path]:
         if found:
             return {path.stem: path for path in found}
     return {}
-
-
-def reference(topic: str) -> str:
-    """How HELP and --help name a guide to the user: the command that shows it."""
-    return f"cqlsh-ext docs {topic}"
 
 
 def title(path: Path) -> str:
