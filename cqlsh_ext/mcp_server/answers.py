@@ -99,19 +99,20 @@ class ToolAnswer:
 
     def texts(self) -> list[str]:
         """The answer as text blocks: the JSON (or the error), then each note apart."""
-        if self.data is None:
+        return self._texts(None if self.data is None else sizing.compact(self.data))
+
+    def _texts(self, body: bytes | None) -> list[str]:
+        """texts(), the structured content's compact JSON (`body`) encoded already."""
+        if body is None:
             return [self.error or "no answer", *self.notes]
-        return [sizing.compact(self.data).decode("utf-8", "surrogatepass"), *self.notes]
+        return [body.decode("utf-8", "surrogatepass"), *self.notes]
 
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
-        if self.data is None:
-            return sizing.message_size(self.texts(), None) + links
         # (the text block is the structured content's compact JSON: encoded once, measured twice)
-        body = sizing.compact(self.data)
-        texts = [body.decode("utf-8", "surrogatepass"), *self.notes]
-        return sizing.message_size(texts, None) + len(body) + links
+        body = None if self.data is None else sizing.compact(self.data)
+        return sizing.message_size(self._texts(body), None) + (0 if body is None else len(body)) + links
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
