@@ -103,13 +103,7 @@ class Accumulator:
         self.pos_inf |= other.pos_inf
         self.neg_inf |= other.neg_inf
         for attr, pick in _EXTREMES:
-            mine, theirs = getattr(self, attr), getattr(other, attr)
-            if theirs is None and not (type(mine) is float and mine != mine):
-                continue  # nothing to pick from (a page's partial per group: most of them)
-            if type(mine) is type(theirs) and mine == mine and theirs == theirs:
-                setattr(self, attr, pick(mine, theirs))  # _pick's answer for two of one type, no NaN
-            else:
-                setattr(self, attr, _pick(mine, theirs, pick))
+            setattr(self, attr, _pick(getattr(self, attr), getattr(other, attr), pick))
 
     def result(self) -> Any:
         if self.func == "count":
@@ -149,6 +143,12 @@ def _pick(mine: Any, theirs: Any, pick: Any) -> Any:
     """min or max of two values (None: none yet); equal numbers of different types (1, 1.0)
     resolve by type name, so the answer does not depend on the order values came in. NaN is
     above every number (payload.numbers): max's answer once read, min's only alone."""
+    # The common cases first, as the rule below answers them: GROUP BY merges a page's partial
+    # per group and aggregate, most of them holding no extreme, the rest two of one type.
+    if theirs is None and not (type(mine) is float and mine != mine):
+        return mine
+    if type(mine) is type(theirs) and mine == mine and theirs == theirs:
+        return pick(mine, theirs)  # equal values: the first, as the type-name order keeps them
     both = [v for v in (mine, theirs) if v is not None]
     if not both:
         return None
