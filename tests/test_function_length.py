@@ -17,8 +17,6 @@ GENERATED = {"cqlsh_ext/features/reference.py"}
 NOT_SPLIT_YET = {
     "cqlsh_ext/describe/structure.py:Structure.add",  # describe/: another engineer's
     "cqlsh_ext/describe/structure.py:Structure.add.walk",  # describe/
-    "cqlsh_ext/scanning/scan.py:Scanner.pages",  # scanning/
-    "cqlsh_ext/scanning/workers.py:WorkerScan.__iter__",  # scanning/
 }
 
 

@@ -368,6 +368,26 @@ def table_size(session: Any, keyspace: str, table: str, ring_span: int | None = 
     return TableSize(round(partitions / coverage), round(size / partitions), coverage)
 
 
+@dataclass
+class _Run:
+    """One pages() call's ranges in flight, by the index of their range in the order given."""
+
+    work: Iterator[tuple[Any, Any]]
+    #: How many ranges there are, when known (the progress bar's fraction).
+    total: int | None
+    launched: int = 0
+    exhausted: bool = False
+    #: per running range: its request in flight
+    active: dict[int, Any] = field(default_factory=dict)
+    #: per running range: (statement, parameters, paging state of its next page, attempts)
+    state: dict[int, list[Any]] = field(default_factory=dict)
+    #: per range whose page failed: when it is asked for again (time.monotonic())
+    retry_at: dict[int, float] = field(default_factory=dict)
+    #: per running range: when its page in flight was asked for (time.time())
+    sent: dict[int, float] = field(default_factory=dict)
+    arrived: queue.Queue[int] = field(default_factory=queue.Queue)
+
+
 class Scanner:
     """Runs a ScanSpec on a driver session; see the module docstring.
 
@@ -463,105 +483,116 @@ class Scanner:
         return fut
 
     def pages(self) -> Generator[tuple[Sequence[str], Sequence[Any], list[Any]], None, None]:
-        work = iter(self._work())
+        run = _Run(iter(self._work()),
+                   len(self.spec.ranges) if isinstance(self.spec.ranges, (list, tuple)) else None)
         self.streams = max(1, self.spec.streams) if self.spec.ranged else 1
-        total = len(self.spec.ranges) if isinstance(self.spec.ranges, (list, tuple)) else None
-        launched = 0
-        exhausted = False
-        active: dict[int, Any] = {}
-        #: per running range: (statement, parameters, paging state of its next page, attempts)
-        state: dict[int, list[Any]] = {}
-        retry_at: dict[int, float] = {}
-        #: per running range: when its page in flight was asked for (time.time())
-        sent: dict[int, float] = {}
-        arrived: queue.Queue[int] = queue.Queue()
         ctrl_c = CtrlC(self._stop, on_first=self._interrupted)
-
-        def fraction() -> float | None:
-            return self.ranges_done / total if total and total > 1 else None
-
         try:
             ctrl_c.__enter__()  # inside the try: a press right after it still restores
             while True:
-                while not exhausted and len(state) < self.streams and not self._stop.is_set():
-                    if self.spec.sized_first and launched and not self._paged:
-                        break  # the others wait for the first page's row size
-                    try:
-                        stmt, params = next(work)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    i = launched
-                    launched += 1
-                    first = self.spec.paging_state if not self.spec.ranged else None
-                    state[i] = [stmt, params, first, 0]
-                    active[i] = self._launch(stmt, params, first, arrived, i, sent)
-                now = time.monotonic()
-                for i in [k for k, at in retry_at.items() if at <= now]:
-                    del retry_at[i]
-                    stmt, params, paging, _ = state[i]
-                    active[i] = self._launch(stmt, params, paging, arrived, i, sent)
-                if not state:
+                self._start_ranges(run)
+                self._retry_due(run)
+                if not run.state:
                     return
                 if self._stop.is_set():
                     self.interrupted = True
                     return
                 try:
-                    i = arrived.get(timeout=0.1)
+                    i = run.arrived.get(timeout=0.1)
                 except queue.Empty:
-                    if self.progress:
-                        self.progress.update(self.rows, fraction())
+                    self._show(run)
                     continue
-                fut = active.pop(i)
+                fut = run.active.pop(i)
                 try:
                     result = fut.result()
                 except Exception as err:
-                    entry = state[i]
-                    reason = retry_reason(err)
-                    if reason is None or retry.exhausted(entry[3]):
-                        self.error = err
-                        return
-                    entry[3] += 1
-                    self.retried[reason] = self.retried.get(reason, 0) + 1
-                    retry_at[i] = time.monotonic() + retry.delay(entry[3])
-                    continue
+                    if self._retry_later(run, i, err):
+                        continue
+                    return
                 rows = result.current_rows
                 names, types = result.column_names, result.column_types
-                if self.spec.sized_first and self._learned is None:
-                    # The ranges waiting start now; at the size these rows call for, or at
-                    # FIRST_PAGE until a page with rows has come (a sample's first slice may be empty).
-                    self._paged = True
-                    self._learned = _page_rows(rows, self.spec.limit)
-                entry = state[i]
-                entry[3] = 0
-                self.page_range = i
-                self.page_state = entry[2]
-                self.page_sent = sent[i]
-                if fut.has_more_pages:
-                    entry[2] = result.paging_state
-                    _adapt_page_size(fut, rows, self.spec.limit)
-                    size = getattr(getattr(fut, "message", None), "fetch_size", None)
-                    if size:
-                        entry[0].fetch_size = size  # a retried page asks for the same size
-                    sent[i] = time.time()
-                    fut.start_fetching_next_page()  # in flight while the consumer works on this page
-                    active[i] = fut
-                    self.range_finished = False
-                    self.next_state = entry[2]
-                else:
-                    self.next_state = None
-                    del state[i]
-                    self.ranges_done += 1
-                    self.range_finished = True
+                self._took(run, i, fut, result)
                 self.rows += len(rows)
-                if self.progress:
-                    self.progress.update(self.rows, fraction())
+                self._show(run)
                 if rows or self.range_finished:
                     yield names, types, rows
         finally:
             ctrl_c.restore()
             if self.progress:
                 self.progress.close()
+
+    def _start_ranges(self, run: _Run) -> None:
+        """Ranges started until `streams` run at once, the work is done or the scan stops."""
+        while not run.exhausted and len(run.state) < self.streams and not self._stop.is_set():
+            if self.spec.sized_first and run.launched and not self._paged:
+                break  # the others wait for the first page's row size
+            try:
+                stmt, params = next(run.work)
+            except StopIteration:
+                run.exhausted = True
+                break
+            i = run.launched
+            run.launched += 1
+            first = self.spec.paging_state if not self.spec.ranged else None
+            run.state[i] = [stmt, params, first, 0]
+            run.active[i] = self._launch(stmt, params, first, run.arrived, i, run.sent)
+
+    def _retry_due(self, run: _Run) -> None:
+        """The failed pages whose wait is over asked for again."""
+        now = time.monotonic()
+        for i in [k for k, at in run.retry_at.items() if at <= now]:
+            del run.retry_at[i]
+            stmt, params, paging, _ = run.state[i]
+            run.active[i] = self._launch(stmt, params, paging, run.arrived, i, run.sent)
+
+    def _retry_later(self, run: _Run, i: int, err: Exception) -> bool:
+        """Whether range `i`'s failed page is asked for again after a wait; when not, `error` is set
+        and the scan ends."""
+        entry = run.state[i]
+        reason = retry_reason(err)
+        if reason is None or retry.exhausted(entry[3]):
+            self.error = err
+            return False
+        entry[3] += 1
+        self.retried[reason] = self.retried.get(reason, 0) + 1
+        run.retry_at[i] = time.monotonic() + retry.delay(entry[3])
+        return True
+
+    def _took(self, run: _Run, i: int, fut: Any, result: Any) -> None:
+        """Range `i`'s page arrived: its range's next page is asked for at once (in flight while the
+        consumer works on this one), or the range is done; the page_* attributes describe it."""
+        rows = result.current_rows
+        if self.spec.sized_first and self._learned is None:
+            # The ranges waiting start now; at the size these rows call for, or at
+            # FIRST_PAGE until a page with rows has come (a sample's first slice may be empty).
+            self._paged = True
+            self._learned = _page_rows(rows, self.spec.limit)
+        entry = run.state[i]
+        entry[3] = 0
+        self.page_range = i
+        self.page_state = entry[2]
+        self.page_sent = run.sent[i]
+        if fut.has_more_pages:
+            entry[2] = result.paging_state
+            _adapt_page_size(fut, rows, self.spec.limit)
+            size = getattr(getattr(fut, "message", None), "fetch_size", None)
+            if size:
+                entry[0].fetch_size = size  # a retried page asks for the same size
+            run.sent[i] = time.time()
+            fut.start_fetching_next_page()
+            run.active[i] = fut
+            self.range_finished = False
+            self.next_state = entry[2]
+        else:
+            self.next_state = None
+            del run.state[i]
+            self.ranges_done += 1
+            self.range_finished = True
+
+    def _show(self, run: _Run) -> None:
+        if self.progress:
+            total = run.total
+            self.progress.update(self.rows, self.ranges_done / total if total and total > 1 else None)
 
     def _interrupted(self) -> None:
         # Said at the first Ctrl-C, not when the loop next looks at the flag: a consumer that stops

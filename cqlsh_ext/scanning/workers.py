@@ -176,29 +176,9 @@ class WorkerScan(Generic[A]):
         return tuple(sum(c) for c in columns)
 
     def __iter__(self) -> Iterator[Any]:
-        reading, plan, progress = self._args
-        template, workers = self.merged, plan.workers
-        assert plan.ring is not None
-        ctx = multiprocessing.get_context("fork")
-        tasks = ctx.Queue()
-        results = ctx.Queue(maxsize=4 * workers)
-        stop = self._stop = ctx.Event()
-        for rng in plan.ring.split(workers * RANGES_PER_WORKER):
-            tasks.put(rng)
-        for _ in range(workers):
-            tasks.put(None)
-        job = {
-            "template": template,  # inherited through fork, never pickled
-            "query": plan.query,
-            "keyspace": plan.keyspace,
-            "partition_key": plan.partition_key,
-            "conn": reading.cluster,
-            "timeout": reading.timeout,
-            "consistency": reading.consistency,
-        }
-        procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop, i), daemon=True)
-                 for i in range(workers)]
-        merged = template
+        progress, workers = self._args[2], self._args[1].workers
+        merged = self.merged
+        results, stop, procs = self._spawn()
         retried: dict[str, int] = {}
         errors: list[str] = []
         interrupted = False
@@ -235,14 +215,8 @@ class WorkerScan(Generic[A]):
                 if msg[0] == "out":
                     yield msg[1]
                     continue
-                _, stats, error, worker_retried = msg
                 finished += 1
-                merged.merge(stats)
-                for k, n in worker_retried.items():
-                    retried[k] = retried.get(k, 0) + n
-                if error:
-                    errors.append(error)
-                    stop.set()  # one range failed for good: the result cannot be complete, stop the rest
+                _merge_report(merged, msg, retried, errors, stop)
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -256,6 +230,44 @@ class WorkerScan(Generic[A]):
             merged.error = errors[0]
         merged.scan = f"{workers} worker processes"
         self.retried = retried
+
+    def _spawn(self) -> tuple[Any, Any, list[Any]]:
+        """(results queue, stop event, worker processes not yet started), the ranges queued for them."""
+        reading, plan, _ = self._args
+        workers = plan.workers
+        assert plan.ring is not None
+        ctx = multiprocessing.get_context("fork")
+        tasks = ctx.Queue()
+        results = ctx.Queue(maxsize=4 * workers)
+        stop = self._stop = ctx.Event()
+        for rng in plan.ring.split(workers * RANGES_PER_WORKER):
+            tasks.put(rng)
+        for _ in range(workers):
+            tasks.put(None)
+        job = {
+            "template": self.merged,  # inherited through fork, never pickled
+            "query": plan.query,
+            "keyspace": plan.keyspace,
+            "partition_key": plan.partition_key,
+            "conn": reading.cluster,
+            "timeout": reading.timeout,
+            "consistency": reading.consistency,
+        }
+        procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop, i), daemon=True)
+                 for i in range(workers)]
+        return results, stop, procs
+
+
+def _merge_report(merged: Any, msg: tuple[Any, ...], retried: dict[str, int], errors: list[str],
+                  stop: Any) -> None:
+    """A worker's last message ("done", its Aggregate, its error or None, its retries) merged in."""
+    _, stats, error, worker_retried = msg
+    merged.merge(stats)
+    for k, n in worker_retried.items():
+        retried[k] = retried.get(k, 0) + n
+    if error:
+        errors.append(error)
+        stop.set()  # one range failed for good: the result cannot be complete, stop the rest
 
 
 def _reap(procs: list[Any]) -> None:
