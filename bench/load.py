@@ -39,9 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
-from readers import Run, run_process, session_for  # noqa: E402  (one way to run and time a process)
+from readers import CQLSH_EXT, Run, run_process, session_for  # noqa: E402  (one way to run and time a process)
 
-CQLSH_EXT = str(Path(sys.executable).parent / "cqlsh-ext")
 KEYSPACE = "bench_load"
 #: Requests in flight at most: the load's (cqlsh_ext.load.load_job.IN_FLIGHT), the hand script's too.
 IN_FLIGHT = 32
