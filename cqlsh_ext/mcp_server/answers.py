@@ -13,8 +13,10 @@ nothing the shell prints is read back.
 
 Every answer keeps to its cap (`max_bytes`, 32 KiB by default), measured on the message the client
 receives (sizing.message_size: the text block and the structured content both count): rows are
-taken while they fit, then `ToolAnswer.fit` measures the answer exactly as sent and gives back
-rows (or cuts a report's lists) until it fits. The statement is echoed as a short prefix only.
+taken while they fit, each spelt once as compact JSON when taken (the text block joins those
+bytes, measured as they are: ToolAnswer.body), then `ToolAnswer.fit` measures the answer exactly
+as sent and gives back rows (or cuts a report's lists) until it fits. The statement is echoed as
+a short prefix only.
 
 A call stopped (cancelled, the time limit) keeps what was read: the rows or groups, the report's
 figures so far, marked `stopped` with how far it got (`ToolAnswer.stopped`).
@@ -92,14 +94,31 @@ class ToolAnswer:
     #: Resource links sent after the text blocks ({uri, name, mimeType, size, description}: an
     #: export's file).
     links: list[dict[str, Any]] = field(default_factory=list)
+    #: An answer of rows' rows as spelt when taken (_RowsFitting.settle): the key, the list that
+    #: data holds under it, each row's compact JSON. The body joins those bytes rather than encode
+    #: the rows again; a list no longer the one data holds is encoded as any value.
+    spelt: tuple[str, list[Any], list[bytes]] | None = None
 
     @property
     def is_error(self) -> bool:
         return self.data is None
 
+    def body(self) -> bytes | None:
+        """The structured content's compact JSON (the first text block's UTF-8), its rows' bytes
+        as spelt; None for an error."""
+        data = self.data
+        if data is None:
+            return None
+        spelt = self.spelt
+        if spelt is not None:
+            key, items, texts = spelt
+            if data.get(key) is items and len(items) == len(texts):
+                return sizing.joined(data, key, texts)
+        return sizing.compact(data)
+
     def texts(self) -> list[str]:
         """The answer as text blocks: the JSON (or the error), then each note apart."""
-        return self._texts(None if self.data is None else sizing.compact(self.data))
+        return self._texts(self.body())
 
     def _texts(self, body: bytes | None) -> list[str]:
         """texts(), the structured content's compact JSON (`body`) encoded already."""
@@ -110,9 +129,13 @@ class ToolAnswer:
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
-        # (the text block is the structured content's compact JSON: encoded once, measured twice)
-        body = None if self.data is None else sizing.compact(self.data)
-        return sizing.message_size(self._texts(body), None) + (0 if body is None else len(body)) + links
+        body = self.body()
+        if body is None:
+            return sizing.message_size(self._texts(None), None) + links
+        # The text block is the structured content's compact JSON: joined once, measured twice as
+        # it is (sizing.text_wire_size), neither decoded nor encoded again.
+        return (sizing.message_size(self.notes, None) + sizing.BLOCK_BYTES + sizing.text_wire_size(body)
+                + len(body) + links)
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
@@ -230,11 +253,13 @@ class Continuation:
 
 @dataclass
 class _Taken:
-    """The rows taken into an answer: each one's JSON, what it costs as sent, its Position (None:
-    the reading gives none), the cuts made inside it; and the first row not taken."""
+    """The rows taken into an answer: each one's JSON value and its compact JSON as spelt once,
+    what it costs as sent, its Position (None: the reading gives none), the cuts made inside it;
+    and the first row not taken."""
 
     key: str
     rows: list[Any] = field(default_factory=list)
+    texts: list[bytes] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)
     at: list[Any] = field(default_factory=list)
     cuts: list[list[str]] = field(default_factory=list)
@@ -258,15 +283,17 @@ def _cut(item: Any, chars: int, items: int | None, where: str) -> tuple[Any, lis
     return out, cuts
 
 
-def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int] | None:
-    """`item` with its long values cut, its cuts and its cost, when it fits `room`; a first row
-    that does not fit is cut harder (CUT_LEVELS) until it does. None: it does not fit."""
+def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int, bytes] | None:
+    """`item` with its long values cut, its cuts, its cost and its compact JSON (spelt here once:
+    the answer joins it), when it fits `room`; a first row that does not fit is cut harder
+    (CUT_LEVELS) until it does. None: it does not fit."""
     levels = CUT_LEVELS if first else CUT_LEVELS[:1]
     for chars, items in levels:
         cut, cuts = _cut(item, chars, items, where)
-        cost = sizing.row_cost(sizing.compact(cut).decode("utf-8", "surrogatepass"))
+        text = sizing.compact(cut)
+        cost = sizing.spelt_row_cost(text)
         if cost <= room:
-            return cut, cuts, cost
+            return cut, cuts, cost, text
     return None
 
 
@@ -303,8 +330,9 @@ class Taker:
             return False
         if not taken.rows:
             taken.first = (item, where, made[2])
-        item, cuts, cost = made
+        item, cuts, cost, text = made
         taken.rows.append(item)
+        taken.texts.append(text)
         taken.costs.append(cost)
         taken.at.append(at)
         taken.cuts.append(cuts)
@@ -398,6 +426,7 @@ class _RowsFitting:
         assert data is not None
         key = taken.key
         data[key] = taken.rows[:kept]
+        answer.spelt = (key, data[key], taken.texts[:kept])
         data["count"] = kept
         cut, at = taken.cut, taken.next_at
         if kept < len(taken.rows):
@@ -432,10 +461,11 @@ class _RowsFitting:
             item, where, _ = taken.first
             for chars, items in CUT_LEVELS:
                 cut, cuts = _cut(item, chars, items, where)
-                size = sizing.row_cost(sizing.compact(cut).decode("utf-8", "surrogatepass"))
+                text = sizing.compact(cut)
+                size = sizing.spelt_row_cost(text)
                 if size >= taken.costs[0]:
                     continue
-                taken.rows[0], taken.cuts[0], taken.costs[0] = cut, cuts, size
+                taken.rows[0], taken.texts[0], taken.cuts[0], taken.costs[0] = cut, text, cuts, size
                 self.settle(answer, 1)
                 if answer.size() <= answer.cap:
                     return

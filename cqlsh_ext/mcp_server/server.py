@@ -461,11 +461,17 @@ def _declaration(tool: Any) -> Any:
                       annotations=annotations)
 
 
-def _result(answer: ToolAnswer) -> Any:
-    from mcp import types
-
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text) for text in answer.texts()]
-    content += [types.ResourceLink(type="resource_link", uri=link["uri"], name=link["name"],
-                                   mime_type=link["mimeType"], size=link["size"],
-                                   description=link["description"]) for link in answer.links]
-    return types.CallToolResult(content=content, structured_content=answer.data, is_error=answer.is_error)
+def _result(answer: ToolAnswer) -> dict[str, Any]:
+    """The CallToolResult as its wire dict, which the SDK takes as a handler's result: it validates
+    and writes it as it would the model, without first dumping a model's copy of the structured
+    content (a walk of every row's tree)."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text} for text in answer.texts()]
+    content += [{"type": "resource_link", "uri": link["uri"], "name": link["name"],
+                 "mimeType": link["mimeType"], "size": link["size"], "description": link["description"]}
+                for link in answer.links]
+    # (resultType: what the model's default adds; the 2026-07-28 revision requires it, and the
+    # SDK's sieve leaves it out for the earlier ones)
+    out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
+    if answer.data is not None:
+        out["structuredContent"] = answer.data
+    return out

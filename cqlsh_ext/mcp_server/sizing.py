@@ -10,7 +10,9 @@ inside the text block:
     sent = sum(wire_size(text) for text in texts) + len(compact(structured))
     message = sent + MESSAGE_BYTES + BLOCK_BYTES * len(texts)      (the line the client reads)
 
-`message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it;
+`message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it
+(`spelt_row_cost` the same from the row's bytes as spelt once: an answer of rows is the join of
+its rows' bytes, `joined`, never encoded again);
 `RowBudget` adds rows one at a time so; `cut_value` cuts long values inside an answer (saying
 where and how much); `prefix` is the short prefix of a statement an answer echoes.
 """
@@ -47,6 +49,26 @@ def compact(data: Any) -> bytes:
 def wire_size(text: str) -> int:
     """The bytes `text` takes as a JSON string on the wire, its quotes included."""
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+def text_wire_size(body: bytes) -> int:
+    """wire_size of a JSON text as compact() spells it, from its UTF-8 bytes, without encoding it
+    again: JSON has escaped its control characters already, so only its quotes and backslashes are
+    escaped inside the string, a backslash each."""
+    return len(body) + 2 + body.count(b'"') + body.count(b"\\")
+
+
+def spelt_row_cost(body: bytes) -> int:
+    """row_cost() of a row's compact() bytes, measured on them as written."""
+    return len(body) + text_wire_size(body)
+
+
+def joined(data: dict[str, Any], key: str, items: list[bytes]) -> bytes:
+    """compact(data) with data[key]'s items given as their compact() bytes, spelt once already:
+    the other keys' values encoded here (an object's compact JSON is its pairs joined)."""
+    parts = [compact(name) + b":" + (b"[" + b",".join(items) + b"]" if name == key else compact(value))
+             for name, value in data.items()]
+    return b"{" + b",".join(parts) + b"}"
 
 
 def answer_size(texts: list[str], structured: Any) -> int:

@@ -128,6 +128,37 @@ def test_an_answer_keeps_to_its_cap_as_sent() -> None:
     assert answer.data["cut"].startswith("the first of the rows alone is more than 1,024 bytes")
 
 
+def test_an_answer_of_rows_is_sent_as_its_rows_were_spelt() -> None:
+    # Each row's JSON is spelt once as it is taken; the text block joins those bytes. It must be
+    # the structured content's own compact JSON, byte for byte, and measured as the SDK sends it,
+    # whatever the values hold (quotes, backslashes, control characters, non-ASCII, a long value
+    # cut, a note) and after rows are given back to fit.
+    import json
+
+    from mcp import types
+
+    from cqlsh_ext.mcp_server import sizing
+    from cqlsh_ext.mcp_server.server import _result
+
+    odd = 'quote " backslash \\ tab \t nul \x00 del \x7f é 漢 \u2028'
+    taker = Taker("rows", None, 6000, {"statement": 'SELECT "n", v FROM ks.t'})
+    taken = 0
+    while taker.take({"n": taken, "v": {"note": odd * (taken % 4), "list": [1.5, None, True]},
+                      "long": "y" * (2500 if taken == 2 else 1)}):
+        taken += 1
+    answer = taker.finish({"notes": ['a note "quoted"']}, notes=["said"]).fit()
+    assert answer.data is not None and 2 < answer.data["count"] <= taken
+    assert answer.data["values_cut"] == ["rows[2].long: 2,000 of 2,500 characters"]
+    text = answer.texts()[0]
+    assert text == json.dumps(answer.data, ensure_ascii=False, separators=(",", ":"))
+    assert answer.size() == sizing.message_size(answer.texts(), answer.data)
+    assert _sent(answer) <= answer.size() <= 6000
+    # The wire dict the server hands the SDK is the result the model would have made.
+    model = types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in answer.texts()],
+                                 structured_content=answer.data, is_error=False)
+    assert types.CallToolResult.model_validate(_result(answer), by_name=False) == model
+
+
 @pytest.mark.parametrize("attempt", WRITES)
 def test_a_write_attempt_to_query_is_refused_on_the_shells_tokens_alone(attempt: str) -> None:
     # `query`'s statement is run by the reading, never by cqlsh: its tokens are the shell's lexer's.
