@@ -118,10 +118,19 @@ _COMMANDS: dict[str, FormatCommand] = {}
 # ------------------------------------------------------------------ names, without importing
 
 
-def _entry_points() -> list[Any]:
-    from importlib.metadata import entry_points
+_ENTRY_POINTS: list[Any] | None = None
 
-    return list(entry_points(group=ENTRY_POINT_GROUP))
+
+def _entry_points() -> list[Any]:
+    """The installed plugins' entry points, read once a process as plugin_names() reads their names:
+    a scan of every installed distribution's metadata, which an MCP answer's notes (origins())
+    would otherwise pay each call."""
+    global _ENTRY_POINTS
+    if _ENTRY_POINTS is None:
+        from importlib.metadata import entry_points
+
+        _ENTRY_POINTS = list(entry_points(group=ENTRY_POINT_GROUP))
+    return _ENTRY_POINTS
 
 
 _PLUGIN_NAMES: tuple[str, ...] | None = None
