@@ -311,10 +311,7 @@ class Database:
             need("pyarrow")
         level = _level(call.consistency)
         owned = identity(statement, params)
-        resume = decode_state(owned, paging_state) if paging_state is not None else None
-        start = resume.state if resume is not None else None
-        skip = resume.skip if resume is not None else 0
-        given = resume.given if resume is not None else 0
+        resume = decode_state(owned, paging_state)
         errors: list[str] = []
         made: list[bool] = []  # whether the reading gives progress events of its own (a scan's)
         progress = call.progress
@@ -337,18 +334,19 @@ class Database:
             if not isinstance(err, Exception):
                 raise
             raise Error(one_line(err, self.where)) from None
-        reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip,
-                                given, why_not, owner, page_size or PAGE_SIZE)
+        reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, resume.state,
+                                resume.skip, resume.given, why_not, owner, page_size or PAGE_SIZE)
         return QueryAnswer(typed, ctx.display, reading)
 
     def _typed_answer(self, ctx: ReadContext, lexed: Lexed, statement: str, params: Params,
-                      errors: list[str], resume: Resume | None, page_size: int | None, *, plain: bool,
+                      errors: list[str], resume: Resume, page_size: int | None, *, plain: bool,
                       ranges: Sequence[tuple[int, int]] | None, kinds: Sequence[Kind | None] | None,
                       label: str | None, sample_rows: int | None,
                       schema: Any) -> tuple[TypedAnswer, str, str | None]:
         """_answer's reading, typed: a payload query's planned on its table, else the server's as
         written; with the answer's name and why it cannot be gone on with (None when it can)."""
         from cqlsh_ext.api.params import bind_statement
+        from cqlsh_ext.api.query_answer import FROM_START
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
         from cqlsh_ext.reading.statement import read_statement
 
@@ -358,8 +356,6 @@ class Database:
             raise
         except Exception as err:
             raise Error(f"{LABEL}: {one_line(err, self.where)}") from None
-        start = resume.state if resume is not None else None
-        given = resume.given if resume is not None else 0
         fetch = page_size or FETCH_SIZE
         why_not: str | None
         if planned is not None:
@@ -368,17 +364,17 @@ class Database:
             plan = bound.plan or plan
             why_not = resumable(plan) if ranges is None else \
                 "a partition's token ranges are read at once, its rows answered in no fixed order"
-            if resume is not None and why_not is not None:
+            if resume is not FROM_START and why_not is not None:
                 raise Error(f"paging_state: this statement's answer cannot be gone on with ({why_not})")
             typed = read_select(ctx, plan, target, page_size or PAGE_SIZE, fetch,
-                                stored_blobs=blobs_on_core(ctx, target), paging_state=start, given=given,
-                                bind=bound.binder(), ranges=ranges)
+                                stored_blobs=blobs_on_core(ctx, target), paging_state=resume.state,
+                                given=resume.given, bind=bound.binder(), ranges=ranges)
             name = label or f"SELECT {target.qualified}"
         else:
             text = statement.strip().rstrip(";")
             bound = bind_statement(self._prepared, lexed, text, None, params)
             why_not = None
-            typed = read_statement(ctx, text, fetch, paging_state=start, bind=bound.binder())
+            typed = read_statement(ctx, text, fetch, paging_state=resume.state, bind=bound.binder())
             name = label or " ".join(text.split()[:4])
         if typed is None:
             raise Error(errors[-1] if errors else "the statement answered nothing")

@@ -633,8 +633,15 @@ class Resume:
     given: int
 
 
-def decode_state(owner: bytes, token: bytes) -> Resume:
-    """A paging state of this statement and these parameters, read; Error for any other."""
+#: Where an answer not gone on with (no paging state given) starts: decode_state's answer to None.
+FROM_START = Resume(None, 0, 0)
+
+
+def decode_state(owner: bytes, token: bytes | None) -> Resume:
+    """A paging state of this statement and these parameters, read (None: FROM_START); Error for
+    any other."""
+    if token is None:
+        return FROM_START
     if not isinstance(token, (bytes, bytearray)) or not bytes(token).startswith(STATE_MAGIC) \
             or len(token) < len(STATE_MAGIC) + _STATE_HEAD.size:
         raise Error("paging_state: not a paging state of cqlsh_ext (answer.paging_state gives one)")
