@@ -258,6 +258,9 @@ class JsonSpelling(Blobs):
             exact, spell = str, _encode_string
         else:
             return [self.value(v, cqltype, place) for v in values]
+        values = values if isinstance(values, list) else list(values)
+        if set(map(type, values)) == {exact}:  # all common (no null): spelt in C, no Python step a value
+            return list(map(spell, values))
         value = self.value
         return [spell(v) if type(v) is exact else value(v, cqltype, place) for v in values]
 

@@ -36,6 +36,7 @@ output layer's, handed in as functions.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -443,16 +444,16 @@ class BlobReading:
                place: ValuePlace | None) -> dict[int, BlobView]:
         """The page's undecodable and cut values counted: the core's by their kinds, the others'
         by their views, made here by the Python engine (once: given back, by row)."""
-        odd = set(python)
         views: dict[int, BlobView] = {}
-        for i, kind in enumerate(kinds):
-            if i in odd:
-                view = self.view(values[i], place)
-                if view is not None:
-                    self._count_view(view)
-                    views[i] = view
-            elif kind in UNDECODABLE_KINDS:
-                self.undecodable[kind] = self.undecodable.get(kind, 0) + 1
+        for i in python:
+            view = self.view(values[i], place)
+            if view is not None:
+                self._count_view(view)
+                views[i] = view
+        # the core's kinds counted in C, not a Python step a row (a row the core leaves has None)
+        for kind, count in Counter(kinds).items():
+            if kind in UNDECODABLE_KINDS:
+                self.undecodable[kind] = self.undecodable.get(kind, 0) + count
         return views
 
     def _count_view(self, view: BlobView) -> None:
@@ -552,10 +553,11 @@ def _with_quiet_notes(arrays: list[Any]) -> list[Any]:
     quiet = pc.and_(pc.is_null(notes), pc.is_in(kinds, value_set=pa.array([UNKNOWN, BINARY])))
     if not pc.any(quiet).as_py():
         return arrays
-    stored = as_pyarrow(arrays[4]).to_pylist()
-    filled = [quiet_note(kind, value) if mark else note for kind, note, value, mark in
-              zip(kinds.to_pylist(), notes.to_pylist(), stored, quiet.to_pylist(), strict=True)]
-    return [*arrays[:3], pa.array(filled, pa.string()), *arrays[4:]]
+    # Only the quiet rows become Python values: the others' notes stay the core's array as it is.
+    rows = pc.indices_nonzero(quiet)
+    filled = [quiet_note(kind, value) for kind, value in
+              zip(kinds.take(rows).to_pylist(), as_pyarrow(arrays[4]).take(rows).to_pylist(), strict=True)]
+    return [*arrays[:3], pc.replace_with_mask(notes, quiet, pa.array(filled, notes.type)), *arrays[4:]]
 
 
 def cut_text(view: BlobView) -> str:

@@ -101,6 +101,11 @@ def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
         # The columns the core lays out from the cells (int, text, ...: no tuple a row) ...
         out = rows.laid_out(wanted, kept)
         rest = [i for i in wanted if i not in out]
+        # ... a bare blob column's values are its cells: the core's split of the page, no row tuple ...
+        blobs = [i for i in rest if rows.holds_blobs(i)] if native.available() else []
+        if blobs:
+            out.update(zip(blobs, rows.cells(blobs, kept), strict=True))
+            rest = [i for i in rest if i not in out]
         parsed = rows.parsed(rest, kept) if rest else None
         if parsed is not None:
             # ... the others by the driver's parser, a column at a time (map over the rows: half

@@ -15,6 +15,7 @@ pyarrow is imported when a batch is made, never at import time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import add
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.payload.columns import BLOB, arrow_arrays, arrow_schema, as_pyarrow, stored_sizes
@@ -62,11 +63,12 @@ class ArrowBatches:
 
     def stored_bytes(self, batch: AnswerBatch) -> list[int]:
         """The stored size of each row's blobs (a Parquet row group ends at a byte bound)."""
-        sizes = [0] * len(batch)
+        sizes: list[int] | None = None
         for i, role in enumerate(self.roles):
-            if role == BLOB:
-                sizes = [a + b for a, b in zip(sizes, stored_sizes(batch.column(i)), strict=True)]
-        return sizes
+            if role == BLOB:  # (summed in C: no Python step a row)
+                column = stored_sizes(batch.column(i))
+                sizes = column if sizes is None else list(map(add, sizes, column))
+        return [0] * len(batch) if sizes is None else sizes
 
     def __iter__(self) -> Iterator[Any]:
         """Every batch of the answer, converted (an empty answer gives none: `schema` stands)."""
