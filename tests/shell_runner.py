@@ -123,6 +123,22 @@ def ext(cassandra: Any, home: Path, *args: str, keyspace: str | None = None, std
     return run(CQLSH_EXT, [*conn, *where, *args], home, stdin=stdin, timeout=timeout, env=env)
 
 
+def api(cassandra: Any, home: Path, body: str, *args: str, env: dict[str, str] | None = None,
+        timeout: float = 120) -> Run:
+    """A user's program on the API against the test server `cassandra`: `body` (Python, indented
+    as a block) runs with `db` connected as cqlsh_ext.connect connects with the server's login,
+    `args` in `argv`; in HOME `home` (isolated_env, plus `env`) and started there, so that the
+    checkout is not what `import cqlsh_ext` finds first (a copy of the tree on PYTHONPATH is)."""
+    program = ("import sys, cqlsh_ext\n"
+               "host, port, user, password, *argv = sys.argv[1:]\n"
+               "with cqlsh_ext.connect(host, int(port), username=user, password=password) as db:\n"
+               + "".join(f"    {line}\n" for line in body.splitlines()))
+    login = [cassandra.host, str(cassandra.port), cassandra.username, cassandra.password]
+    proc = subprocess.run([sys.executable, "-c", program, *login, *args], capture_output=True, text=True,
+                          timeout=timeout, env={**isolated_env(home), **(env or {})}, cwd=home)
+    return Run(proc.returncode, proc.stdout, proc.stderr, None)
+
+
 def script(*statements: str) -> str:
     """Statements one after the other, for one -e."""
     return " ".join(statement.rstrip(";") + ";" for statement in statements)

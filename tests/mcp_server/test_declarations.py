@@ -280,10 +280,8 @@ def test_a_feature_whose_first_word_is_the_shells_is_no_statement_and_help_says_
 def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-untyped-def]
         serve, demo, cassandra, tmp_path: Path) -> None:
     import json
-    import subprocess
-    import sys
 
-    from tests.shell_runner import ext, isolated_env
+    from tests.shell_runner import api, ext
 
     plugin = tmp_path / "plugin"
     plugin.mkdir()
@@ -315,17 +313,12 @@ def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-u
 
     server = serve(env=env)
     called = server.call("toy_rows", table=table).data
-    program = ("import json, sys, cqlsh_ext\n"
-               "host, port, user, password, table = sys.argv[1:]\n"
-               "with cqlsh_ext.connect(host, int(port), username=user, password=password) as db:\n"
-               "    print(json.dumps(db.feature('toy_rows', table=table).to_dict()))\n"
-               "    try:\n"
-               "        db.feature('toy_rows', table=42)\n"
-               "    except cqlsh_ext.Error as err:\n"
-               "        print(err)\n")
-    login = [cassandra.host, str(cassandra.port), cassandra.username, cassandra.password]
-    proc = subprocess.run([sys.executable, "-c", program, *login, table], capture_output=True, text=True,
-                          timeout=120, env={**isolated_env(home), **env})
+    proc = api(cassandra, home, "import json\n"
+               "print(json.dumps(db.feature('toy_rows', table=argv[0]).to_dict()))\n"
+               "try:\n"
+               "    db.feature('toy_rows', table=42)\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env)
     assert proc.returncode == 0, proc.stderr
     answered, refused = proc.stdout.splitlines()
     assert called.pop("truncated") is False  # MCP's word on its cap, beside the feature's answer

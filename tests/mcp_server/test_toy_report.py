@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.repl.terminal import Term
-from tests.shell_runner import ext, isolated_env
+from tests.shell_runner import api, ext, isolated_env
 
 from .harness import write_credentials
 
@@ -169,18 +169,13 @@ def test_the_toy_in_the_shell_mcp_and_the_api(  # type: ignore[no-untyped-def]
     assert set(tool.input_schema["properties"]) == {"table", "max_bytes"}
     called = server.call("toy_report", table=table).data
     assert (called["table"], called["rows"]) == (table, counted)
-    program = ("import inspect, json, sys, cqlsh_ext\n"
-               "host, port, user, password, table = sys.argv[1:]\n"
-               "with cqlsh_ext.connect(host, int(port), username=user, password=password) as db:\n"
-               "    print(list(inspect.signature(db.toy_report).parameters))\n"
-               "    print(json.dumps(db.toy_report(table).to_dict()))\n"
-               "    try:\n"
-               "        db.toy_report(42)\n"
-               "    except cqlsh_ext.Error as err:\n"
-               "        print(err)\n")
-    login = [cassandra.host, str(cassandra.port), cassandra.username, cassandra.password]
-    proc = subprocess.run([sys.executable, "-c", program, *login, table], capture_output=True, text=True,
-                          timeout=300, env={**isolated_env(home), **env}, cwd=home)  # not the checkout's
+    proc = api(cassandra, home, "import inspect, json\n"
+               "print(list(inspect.signature(db.toy_report).parameters))\n"
+               "print(json.dumps(db.toy_report(argv[0]).to_dict()))\n"
+               "try:\n"
+               "    db.toy_report(42)\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     parameters, answered, refused_line = proc.stdout.splitlines()
     assert parameters == "['table', 'progress']"
