@@ -259,6 +259,8 @@ class Structure:
         self.too_deep = 0
         #: Nodes with leaves not counted yet (flush()).
         self._dirty: list[Node] = []
+        #: What the walk of the value being added met: a Cut, MAX_DEPTH (add()).
+        self._cut = self._deep = False
 
     @classmethod
     def from_partial(cls, partial: Any) -> Structure:
@@ -301,113 +303,18 @@ class Structure:
 
         The walk only sorts what it meets: a record or a list is counted and walked into, a leaf
         (a string, a number, ...) is put on its node's `pending` list, and flush() counts a node's
-        leaves together with builtins (types, lengths, ranges, values) at the end of a page. One
-        recursive function is made per value: its state is in the closure, which Python reads
-        faster than attributes (this runs for every node of every value)."""
+        leaves together with builtins (types, lengths, ranges, values) at the end of a page. The
+        walk is module functions (_walk, _walk_list) whose state is in their arguments, which
+        Python reads fastest (this runs for every node of every value): the visits left go down
+        and come back as the return value; the rare flags (a Cut met, MAX_DEPTH reached) are
+        noted on the structure."""
         self.values += 1
-        serial = self.values
-        visits = MAX_VISITS
-        deep = cut = False
-        new_node, child_of, dirty = self.new_node, self._child, self._dirty
-
-        def walk(node: Node, value: Any, depth: int) -> None:
-            nonlocal visits, deep, cut
-            visits -= 1
-            if visits < 0:
-                return
-            if node.last != serial:
-                node.last = serial
-                node.present += 1
-            kind = type(value)
-            while kind is Tagged:
-                value = value.value
-                kind = type(value)
-            if kind in _LEAVES or not (kind is dict or kind is list or kind is tuple
-                                       or isinstance(value, Mapping)):
-                if kind is Cut:
-                    cut = True
-                if not node.pending:
-                    dirty.append(node)
-                node.pending.append(value)
-                return
-            node.seen += 1
-            types = node.types
-            if kind is list or kind is tuple:
-                types["list"] = types.get("list", 0) + 1
-                n = len(value)
-                if node.lists:
-                    if n < node.list_min:
-                        node.list_min = n
-                    elif n > node.list_max:
-                        node.list_max = n
-                else:
-                    node.list_min = node.list_max = n
-                node.lists += 1
-                node.list_total += n
-                if not n:
-                    return
-                if depth >= MAX_DEPTH:
-                    deep = True
-                    return
-                items = node.items
-                if items is None:
-                    items = node.items = new_node()
-                    if items is None:
-                        self.untracked += n
-                        return
-                if n <= visits and _LEAVES.issuperset(map(type, value)):
-                    # A list of leaves (tags, numbers): its elements in one step.
-                    visits -= n
-                    if items.last != serial:
-                        items.last = serial
-                        items.present += 1
-                    if not items.pending:
-                        dirty.append(items)
-                    items.pending.extend(value)
-                    return
-                depth += 1
-                for child in value:
-                    walk(items, child, depth)
-                    if visits < 0:
-                        return
-                return
-            types["record"] = types.get("record", 0) + 1
-            if depth >= MAX_DEPTH:
-                deep = True
-                return
-            depth += 1
-            children = node.children
-            for k, child in value.items():
-                target = children.get(k) if type(k) is str else None
-                if target is None:
-                    target = child_of(node, k)
-                    if target is None:  # past MAX_PATHS: counted, and a visit all the same
-                        self.untracked += 1
-                        visits -= 1
-                        if visits < 0:
-                            return
-                        continue
-                if type(child) in _LEAVES:  # the common child, without a call
-                    visits -= 1
-                    if visits < 0:
-                        return
-                    if target.last != serial:
-                        target.last = serial
-                        target.present += 1
-                    if not target.pending:
-                        dirty.append(target)
-                    target.pending.append(child)
-                else:
-                    walk(target, child, depth)
-                    if visits < 0:
-                        return
-
-        walk(self.root, tree, 0)
-        if visits < 0:
+        self._cut = self._deep = False
+        if _walk(self, self.root, tree, 0, self.values, MAX_VISITS) < 0:
             self.unfinished += 1
-        if deep:
+        if self._deep:
             self.too_deep += 1
-        return cut
+        return self._cut
 
     def flush(self) -> None:
         """Count the leaves the walks put on their nodes since the last flush (see add())."""
@@ -466,3 +373,91 @@ class Structure:
 
         yield name, 0, name, self.root
         yield from below(name, 0, self.root)
+
+
+def _walk(structure: Structure, node: Node, value: Any, depth: int, serial: int, visits: int) -> int:
+    """One node of value number `serial`'s walk (Structure.add) and all below it: the visits left
+    after it (below 0: the walk stops there)."""
+    visits -= 1
+    if visits < 0:
+        return visits
+    if node.last != serial:
+        node.last = serial
+        node.present += 1
+    kind = type(value)
+    while kind is Tagged:
+        value = value.value
+        kind = type(value)
+    if kind in _LEAVES or not (kind is dict or kind is list or kind is tuple or isinstance(value, Mapping)):
+        if kind is Cut:
+            structure._cut = True
+        if not node.pending:
+            structure._dirty.append(node)
+        node.pending.append(value)
+        return visits
+    node.seen += 1
+    if kind is list or kind is tuple:
+        return _walk_list(structure, node, value, depth, serial, visits)
+    types = node.types
+    types["record"] = types.get("record", 0) + 1
+    if depth >= MAX_DEPTH:
+        structure._deep = True
+        return visits
+    depth += 1
+    children = node.children
+    for k, child in value.items():
+        target = children.get(k) if type(k) is str else None
+        if target is None:
+            target = structure._child(node, k)
+            if target is None:  # past MAX_PATHS: counted, and a visit all the same
+                structure.untracked += 1
+                visits -= 1
+                if visits < 0:
+                    return visits
+                continue
+        visits = _walk(structure, target, child, depth, serial, visits)
+        if visits < 0:
+            return visits
+    return visits
+
+
+def _walk_list(structure: Structure, node: Node, value: list[Any] | tuple[Any, ...], depth: int, serial: int,
+               visits: int) -> int:
+    """_walk's step for a list (counted on `node` already): its length, then its elements."""
+    node.types["list"] = node.types.get("list", 0) + 1
+    n = len(value)
+    if node.lists:
+        if n < node.list_min:
+            node.list_min = n
+        elif n > node.list_max:
+            node.list_max = n
+    else:
+        node.list_min = node.list_max = n
+    node.lists += 1
+    node.list_total += n
+    if not n:
+        return visits
+    if depth >= MAX_DEPTH:
+        structure._deep = True
+        return visits
+    items = node.items
+    if items is None:
+        items = node.items = structure.new_node()
+        if items is None:
+            structure.untracked += n
+            return visits
+    if n <= visits and _LEAVES.issuperset(map(type, value)):
+        # A list of leaves (tags, numbers): its elements in one step.
+        if items.last != serial:
+            items.last = serial
+            items.present += 1
+        if not items.pending:
+            structure._dirty.append(items)
+        items.pending.extend(value)
+        return visits - n
+    depth += 1
+    for child in value:
+        visits = _walk(structure, items, child, depth, serial, visits)
+        if visits < 0:
+            return visits
+    return visits
