@@ -39,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -292,13 +293,27 @@ class Run:
     out: str = ""
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel kills it if the bench is killed (a killed callgrind
+    run left its readers reading the server for half an hour)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
 def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     """A whole process: its CPU (user + sys, its reaped children included) and peak memory from
     wait4, its wall time."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
-        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, preexec_fn=_die_with_parent)
+        try:
+            _pid, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:  # Ctrl-C: a measured process (minutes under callgrind) stops with us
+            proc.kill()
+            proc.wait()
+            raise
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
