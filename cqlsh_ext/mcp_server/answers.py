@@ -283,17 +283,23 @@ def _cut(item: Any, chars: int, items: int | None, where: str) -> tuple[Any, lis
     return out, cuts
 
 
+def _spelt_cut(item: Any, chars: int, items: int | None, where: str) -> tuple[Any, list[str], int, bytes]:
+    """`item` cut at one level (_cut), with its cost as a row and its compact JSON, spelt here once:
+    the answer joins it."""
+    cut, cuts = _cut(item, chars, items, where)
+    text = sizing.compact(cut)
+    return cut, cuts, sizing.row_cost(text), text
+
+
 def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int, bytes] | None:
-    """`item` with its long values cut, its cuts, its cost and its compact JSON (spelt here once:
-    the answer joins it), when it fits `room`; a first row that does not fit is cut harder
-    (CUT_LEVELS) until it does. None: it does not fit."""
+    """`item` with its long values cut, its cuts, its cost and its compact JSON (_spelt_cut), when
+    it fits `room`; a first row that does not fit is cut harder (CUT_LEVELS) until it does. None:
+    it does not fit."""
     levels = CUT_LEVELS if first else CUT_LEVELS[:1]
     for chars, items in levels:
-        cut, cuts = _cut(item, chars, items, where)
-        text = sizing.compact(cut)
-        cost = sizing.spelt_row_cost(text)
-        if cost <= room:
-            return cut, cuts, cost, text
+        made = _spelt_cut(item, chars, items, where)
+        if made[2] <= room:
+            return made
     return None
 
 
@@ -460,9 +466,7 @@ class _RowsFitting:
             # The first row alone: cut its values harder rather than answer none.
             item, where, _ = taken.first
             for chars, items in CUT_LEVELS:
-                cut, cuts = _cut(item, chars, items, where)
-                text = sizing.compact(cut)
-                size = sizing.spelt_row_cost(text)
+                cut, cuts, size, text = _spelt_cut(item, chars, items, where)
                 if size >= taken.costs[0]:
                     continue
                 taken.rows[0], taken.texts[0], taken.cuts[0], taken.costs[0] = cut, text, cuts, size

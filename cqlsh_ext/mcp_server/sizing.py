@@ -10,9 +10,9 @@ inside the text block:
     sent = sum(wire_size(text) for text in texts) + len(compact(structured))
     message = sent + MESSAGE_BYTES + BLOCK_BYTES * len(texts)      (the line the client reads)
 
-`message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it
-(`spelt_row_cost` the same from the row's bytes as spelt once: an answer of rows is the join of
-its rows' bytes, `joined`, never encoded again);
+`message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it,
+measured on the row's bytes as spelt once (an answer of rows is the join of its rows' bytes,
+`joined`, never encoded again);
 `RowBudget` adds rows one at a time so; `cut_value` cuts long values inside an answer (saying
 where and how much); `prefix` is the short prefix of a statement an answer echoes.
 """
@@ -58,11 +58,6 @@ def text_wire_size(body: bytes) -> int:
     return len(body) + 2 + body.count(b'"') + body.count(b"\\")
 
 
-def spelt_row_cost(body: bytes) -> int:
-    """row_cost() of a row's compact() bytes, measured on them as written."""
-    return len(body) + text_wire_size(body)
-
-
 def joined(data: dict[str, Any], key: str, items: list[bytes]) -> bytes:
     """compact(data) with data[key]'s items given as their compact() bytes, spelt once already:
     the other keys' values encoded here (an object's compact JSON is its pairs joined)."""
@@ -83,11 +78,11 @@ def message_size(texts: list[str], structured: Any) -> int:
     return answer_size(texts, structured) + MESSAGE_BYTES + BLOCK_BYTES * len(texts)
 
 
-def row_cost(text: str) -> int:
-    """What one more row (its compact JSON `text`) adds to an answer whose text block is the
-    answer's compact JSON and whose structured content is the same: the row twice, once escaped,
-    and a comma each."""
-    return len(text.encode("utf-8", "surrogatepass")) + wire_size(text) - 2 + 2
+def row_cost(body: bytes) -> int:
+    """What one more row (its compact() bytes, `body`) adds to an answer whose text block is the
+    answer's compact JSON and whose structured content is the same: the row twice, once escaped
+    inside the text block's string (without that string's two quotes), and a comma each."""
+    return len(body) + text_wire_size(body) - 2 + 2
 
 
 @dataclass
@@ -108,11 +103,8 @@ class RowBudget:
 
     def add(self, row: Any) -> bool:
         """Take `row` when the answer still fits the cap with it; False (not taken) otherwise."""
-        text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
-        # The structured content grows by the row and a comma; the text block by the same text
-        # escaped inside its string (without the string's own two quotes).
-        separator = 1 if self.rows else 0
-        grows = len(text.encode("utf-8", "surrogatepass")) + separator + wire_size(text) - 2 + separator
+        # row_cost counts a comma in each of the two places; the first row follows none.
+        grows = row_cost(compact(row)) - (0 if self.rows else 2)
         if self.size + grows > self.cap:
             return False
         self.rows.append(row)

@@ -219,7 +219,8 @@ def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, she
     assert 0 < data["count"] < 200 and data["rows"] == rows[:data["count"]]
     # Kept to as received, and filled: the next row would not have fitted beside what is kept free
     # for the answer's closing figures.
-    following = sizing.row_cost(json.dumps(rows[data["count"]], ensure_ascii=False, separators=(",", ":")))
+    spelt = json.dumps(rows[data["count"]], ensure_ascii=False, separators=(",", ":"))
+    following = sizing.row_cost(spelt.encode())
     assert len(received) <= sizing.DEFAULT_ANSWER_BYTES < len(received) + following + answers.TAIL_BYTES
     assert data["cut"].startswith(f"at {sizing.DEFAULT_ANSWER_BYTES:,} bytes, the answer's cap")
     assert data["cursor"]
