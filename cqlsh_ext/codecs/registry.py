@@ -283,6 +283,26 @@ def decode_known(fmt: Container, data: bytes, cap: int = DEFAULT_CAP) -> tuple[C
     return None
 
 
+def may_come_first(fmt: Container | None, data: bytes) -> bool:
+    """Whether decode_auto may take `fmt` first on `data` (None: no container at all), told from
+    signatures and headers alone, nothing decoded: False only where it certainly does not (another
+    grade A signature before it matches, `fmt`'s own signature is absent and it has no trial, or
+    its header rules its trial out). For a reader that wants the values of one chain alone
+    (COMPRESSION REWRITE's values in its target already: rewrite.job.Examiner.settle)."""
+    if len(data) < MIN_AUTO_LENGTH:
+        return fmt is None
+    for found in _BY_BYTE[data[0]]:
+        if found is fmt:
+            if fmt.matches(data):
+                return True
+            break
+        if found.grade == "A" and found.matches(data):
+            return False  # decode_auto takes it, or says it fails
+    if fmt is None:
+        return True
+    return fmt in _SIGNATURE_LESS and not fmt.ruled_out(data)
+
+
 def signature_matches(prefix: bytes) -> bool:
     """Whether a format with a signature (grade A or B) matches these first bytes of a payload:
     the cheap test for "something recognisable may be inside" when only a prefix is at hand."""

@@ -386,21 +386,26 @@ def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str 
 
 
 def decoded_chains(values: Sequence[bytes], cap: int) -> list[str | None]:
-    """Per value, the chain of containers the core peeled to reach its text or its bytes, spelt
-    as a view's chain is (`zstd`, `gzip>zstd`; '' for none), where the core read it whole: not
-    handed back, not cut at the cap, text or bytes under containers alone (a serialization
-    stream's object, a record format's, an undecodable value: None, for the Python engine to
-    read). One call for a page (COMPRESSION REWRITE: which values are in its target already).
-    Raises RuntimeError when the core is not available()."""
-    from cqlsh_ext.payload.view import BINARY, BINARY_READING, SEPARATOR, TEXT, TEXT_READING
+    """Per value, the chain of containers the core peeled to reach its text, its bytes or its
+    record, spelt as a view's chain is (`zstd`, `gzip>zstd`; '' for none), where the core read it
+    whole: not handed back, not cut at the cap (a serialization stream's object, an undecodable
+    value: None, for the Python engine to read; a record's chain is its label's steps before its
+    reading, a stream's among them). One call for a page (COMPRESSION REWRITE: which values are
+    in its target already). Raises RuntimeError when the core is not available()."""
+    from cqlsh_ext.payload.view import BINARY, BINARY_READING, RECORD, SEPARATOR, TEXT, TEXT_READING
 
     page = decode_page(values, cap, read_json=False)
     handed = set(page.handed_back)
     readings = {TEXT: TEXT_READING, BINARY: BINARY_READING}
     out: list[str | None] = []
     for i, (code, label, cut) in enumerate(zip(page.kinds, page.labels, page.cut, strict=True)):
-        reading = readings.get(KINDS[code] or "")
-        if i in handed or cut or reading is None:
+        kind = KINDS[code] or ""
+        reading = readings.get(kind)
+        if i in handed or cut:
+            out.append(None)
+        elif kind == RECORD:
+            out.append(label.rpartition(SEPARATOR)[0])
+        elif reading is None:
             out.append(None)
         elif label == reading:
             out.append("")

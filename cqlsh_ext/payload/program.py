@@ -80,11 +80,14 @@ class Given:
     core, the view of the core's reading). `trees`: a text's JSON tree built with it (False: a
     file of text, JSON Lines or CSV, writes a text from its text); `gaps`: without `trees`, a
     JSON text's whitespace runs noted as its JSON is checked (JSON Lines writes it minified from
-    them)."""
+    them). `full`: each blob given as the Python engine's whole view, its layers and payload bytes
+    (a writer re-encodes from them, edit.rewrite and rewrite.recode, and a held reading has
+    neither): every place then read by the Python engine, each value once."""
 
     held: bool = False
     trees: bool = True
     gaps: bool = False
+    full: bool = False
 
 
 @dataclass(frozen=True)

@@ -302,7 +302,7 @@ class Evaluator:
         #: How the answer gives the blobs it returns whole (payload.program.Given): as the engine
         #: holds its reading (the native core's, `given.held`: the kept rows as columns, nothing
         #: decoded again), else as views (decoded with the page: the Python engine's; on the
-        #: native core, the views of its reading).
+        #: native core, the views of its reading; `given.full`: the Python engine's alone, a writer's).
         self.given = given if given is not None else Given()
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
@@ -469,9 +469,15 @@ class Evaluator:
         """The value engine answers the plan in one call a page (PlanProgram: the native core): a
         scan may hand it the server's pages (scanning.pages_in), only the rows it keeps or leaves
         to the Python evaluator made by the driver."""
-        if self._core is None:
-            self._core = PlanProgram.of(self) or False
-        return bool(self._core)
+        return bool(self._program())
+
+    def _program(self) -> Any:
+        """The plan as the value engine answers it in one call a page (PlanProgram), or False where
+        it does not, or where the answer gives the Python engine's whole views (Given.full)."""
+        core = self._core
+        if core is None:
+            core = self._core = False if self.given.full else PlanProgram.of(self) or False
+        return core
 
     def answer_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageAnswer:
         """A page's part of the answer (PageAnswer): in one call where the engine answers the plan
@@ -479,14 +485,12 @@ class Evaluator:
         aggregates it evaluates), the rows it leaves read by evaluate_page(); else
         evaluate_page() alone.
         The same answer and counts either way (tests/native compares them page by page)."""
-        core = self._core
-        if core is None:
-            core = self._core = PlanProgram.of(self) or False
+        core = self._program()
         if core and rows:
             answer: PageAnswer | None = core.answer(self, names, rows)
             if answer is not None:
                 return answer
-        found, undecodable, cut = self.evaluate_page(names, rows)
+        found, undecodable, cut = self.evaluate_page(names, rows, core=not self.given.full)
         return PageAnswer(found, [], undecodable, cut, len(found))
 
     def answer_columns(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageColumns | None:
@@ -503,14 +507,12 @@ class Evaluator:
             return PageColumns(list(range(len(rows))), [
                 made[at[ref.name]] if isinstance(ref, Column) and ref.name in at else [None] * len(rows)
                 for ref in self.outputs], 0, 0)
-        core = self._core
-        if core is None:
-            core = self._core = PlanProgram.of(self) or False
+        core = self._program()
         if core and rows:
             found: PageColumns | None = core.columns(self, names, rows)
             if found is not None:
                 return found
-        kept, undecodable, cut = self.evaluate_page(names, rows)
+        kept, undecodable, cut = self.evaluate_page(names, rows, core=not self.given.full)
         width = len(self.outputs)
         values = (result.values for _k, result in kept)
         columns: list[Sequence[Any]] = [list(column) for column in zip(*values, strict=True)] \

@@ -216,9 +216,12 @@ class Examiner:
 
     def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None:
         """Which of a page's values (a bare blob column's cells) are left as they are, decided
-        without their rows: null, or read by the engine in one call as text or bytes under the
-        target's chain exactly, with its dictionary (what recode() answers ALREADY for: the
-        others are examined). None where the engine does not read this column's chains so
+        without their rows: null, or read by the engine in one call as text, bytes or a record
+        under the target's chain exactly, with its dictionary (what recode() answers ALREADY for:
+        the others are examined). Only the values whose outer container may be the target's are
+        read here (codecs.registry.may_come_first): the others are examined, so read once, by the
+        Python engine (recode() needs their layers and payload, which the engine's chains do not
+        give). None where the engine does not read this column's chains so
         (ValueEngine.decoded_chains): every row is examined."""
         from cqlsh_ext.codecs import registry
         from cqlsh_ext.payload.view import spell
@@ -227,12 +230,15 @@ class Examiner:
         if not self.settles:
             return None
         target = self.job.target
-        found = self.engine.decoded_chains([v for v in stored if v is not None])
+        first = registry.by_label(target.labels[0]) if target.labels else None
+        maybe = [value is not None and registry.may_come_first(first, value) for value in stored]
+        picked = [value for value, may in zip(stored, maybe, strict=True) if may and value is not None]
+        found = self.engine.decoded_chains(picked) if picked else []
         if found is None:
             return None
         chains = iter(found)
         chain = spell(target.labels)
-        outer = [registry.by_label(target.labels[0])] if target.labels else []
+        outer = [first] if first is not None else []
         dictionary = target.dictionaries[0] if target.dictionaries else None
 
         def named(value: bytes) -> bool:
@@ -241,7 +247,8 @@ class Examiner:
             except Exception:  # examined, where recode() says why
                 return False
 
-        return [value is None or (next(chains) == chain and named(value)) for value in stored]
+        return [value is None or (may and next(chains) == chain and named(value))
+                for value, may in zip(stored, maybe, strict=True)]
 
     def leave(self, stored: Sequence[bytes | None], key_sizes: Sequence[int]) -> None:
         """Rows settle() left as they are (nulls and values already in the target), counted as

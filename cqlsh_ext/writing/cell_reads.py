@@ -115,19 +115,14 @@ def plan_for(keyspace: str, meta: Any, schema: Schema, blob: BlobTarget, keys: S
 def cells(rows: Sequence[Sequence[Any]], keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
           sent: float) -> list[CellRead]:
     """Answer rows of a reading's plan (keys, the column, [write time], TTL) as CellReads."""
-    from cqlsh_ext.payload.held_views import HeldView
     from cqlsh_ext.payload.view import BlobView
 
     n = len(keys)
     out = []
     for row in rows:
         value = row[n]
-        read = value if isinstance(value, BlobView) else None
-        stored = inside(read.stored if read is not None else value, blob)
-        # A writer reads a value's layers and payload (edit.rewrite, rewrite.recode): the native
-        # core's held reading (payload.held_views) gives its label and text only, so the writer's
-        # own engine reads that value again.
-        view = None if isinstance(read, HeldView) else read
+        view = value if isinstance(value, BlobView) else None  # (the Python engine's whole view: PageCells)
+        stored = inside(view.stored if view is not None else value, blob)
         writetime = row[-2] if mechanism.timestamped else None  # (just before the TTL)
         ttl = row[-1]
         out.append(CellRead(dict(zip(keys, row[:n], strict=True)), stored, view, writetime, ttl, sent))
@@ -138,16 +133,22 @@ class PageCells:
     """The reading's plan evaluated a page of the scanner's rows at a time: the rows that meet the
     WHERE's payload conditions as CellReads (a static column's partition once: its rows share it).
     `decoding`: how the values read (payload.places.Decoding, plain data). It is the Aggregate an
-    edit's reading fills (scanning.aggregate: each page's cells drained as they are found)."""
+    edit's reading fills (scanning.aggregate: each page's cells drained as they are found).
+
+    The values it reads (a payload condition's, a sibling's chain) are read by the Python engine,
+    the blob given as its whole view (payload.program.Given.full): the writer re-encodes a value
+    from its layers and payload bytes, which the native core's held reading does not give, so the
+    one reading of a value is the one the writer needs."""
 
     def __init__(self, plan: Plan, keyspace: str, keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
                  decoding: Any, static: bool = False) -> None:
+        from cqlsh_ext.payload.program import Given
         from cqlsh_ext.query.answer import Answer
         from cqlsh_ext.query.evaluate import Evaluator
 
         self.plan, self.keyspace, self.decoding = plan, keyspace, decoding
         self.answer = Answer(plan)
-        self.evaluator = Evaluator(plan, decoding, keyspace)
+        self.evaluator = Evaluator(plan, decoding, keyspace, Given(full=True))
         self.keys, self.blob, self.mechanism, self.static = list(keys), blob, mechanism, static
         self._seen: set[tuple[Any, ...]] = set()
         # The Aggregate's side (scanning.aggregate).
