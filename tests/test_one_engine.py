@@ -475,9 +475,9 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
             handed.append(request.rows * len(request.places))
             return real.query_page(request)
 
-        def hold_page(self, values: Any, cap: int) -> Any:
+        def hold_page(self, values: Any, cap: int, text_trees: bool = True, text_gaps: bool = False) -> Any:
             handed.append(len(values))
-            return real.hold_page(values, cap)
+            return real.hold_page(values, cap, text_trees, text_gaps)
 
     readable, handed_back = _readable(), Counter(_handed_back_values())  # (they decode: before the counters)
     monkeypatch.setattr(native, "module", Counting)

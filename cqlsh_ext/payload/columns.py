@@ -374,7 +374,10 @@ def concat(chunks: Sequence[ColumnValues]) -> list[Any]:
 class BlobReading:
     """How an answer's blobs are read for writing them out: the session's decoding (-d's mode, the
     output cap, the column settings), `raw`: the stored bytes kept for every value too. Counts the
-    values it read that were undecodable, by kind (`undecodable`), and cut (`cut`), once each."""
+    values it read that were undecodable, by kind (`undecodable`), and cut (`cut`), once each.
+    `trees`, `gaps`: as payload.program.Given's, for the core's page (False: a file of text, whose
+    texts need no JSON tree; `gaps`: JSON Lines, which writes a JSON text minified from the
+    whitespace runs its check notes)."""
 
     decoding: Decoding
     raw: bool = False
@@ -382,6 +385,8 @@ class BlobReading:
     #: is spelt: the JSON writer's text (output.spellings.JsonSpelling.value: the value, and its
     #: CQL type where known), handed in.
     cql_json: Callable[..., str] | None = None
+    trees: bool = True
+    gaps: bool = False
     engines: Engines = field(init=False)
     budget: Budget = field(init=False)
     undecodable: dict[str, int] = field(default_factory=dict)
@@ -428,7 +433,7 @@ class BlobReading:
         engine = self.engines(place)
         if engine.on_core():
             try:
-                held = native.hold_page(values, engine.cap)
+                held = native.hold_page(values, engine.cap, self.trees, self.gaps)
             except Exception:  # (should not happen) the Python engine reads the column
                 held = None
             if held is not None:

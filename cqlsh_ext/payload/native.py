@@ -339,7 +339,8 @@ class Core(Protocol):
                         filled: dict[int, tuple[Any, ...]] | None = None
                         ) -> tuple[list[core_types.HeldArray] | None, list[Any]]: ...
 
-    def hold_page(self, values: Sequence[Any], cap: int) -> core_types.HeldContents: ...
+    def hold_page(self, values: Sequence[Any], cap: int, text_trees: bool = True,
+                  text_gaps: bool = False) -> core_types.HeldContents: ...
 
     def json_lines(self, layout: list[Any], rows: int) -> bytes: ...
 
@@ -1104,10 +1105,13 @@ class FilledContents:
                                         self._filled or None)
 
 
-def hold_page(values: Sequence[Any], cap: int) -> core_types.HeldContents:
+def hold_page(values: Sequence[Any], cap: int, text_trees: bool = True,
+              text_gaps: bool = False) -> core_types.HeldContents:
     """A page of a blob column's stored values read by the core, held (an export's blob column
-    the query did not read: render.parquet_columns). Raises when the core fails the call."""
-    return module().hold_page(values, cap)
+    the query did not read: render.parquet_columns). `text_trees` False: a file of text, no JSON
+    tree built for a text; `text_gaps`: then its whitespace runs noted (JSON Lines), as
+    query_page's. Raises when the core fails the call."""
+    return module().hold_page(values, cap, text_trees, text_gaps)
 
 
 # ------------------------------------------------------------------ a page's columns

@@ -132,7 +132,9 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
         return None
     columns = answer_columns(plan, answer, types)
     places = [target.place(c.name) if c.role == BLOB else None for c in columns]
-    return TypedAnswer(columns, pages, notes, plan, places, BlobReading(ctx.decoding()))
+    # (a file of text's blobs read with no JSON tree, as the evaluator's own: Given)
+    reading = BlobReading(ctx.decoding(), trees=evaluator.given.trees, gaps=evaluator.given.gaps)
+    return TypedAnswer(columns, pages, notes, plan, places, reading)
 
 
 def resumable(plan: Plan) -> str | None:

@@ -324,7 +324,15 @@ pub fn page_columns<'py>(
     }
     let (steps, _) = paths_of(&path_items)?;
     let values = slices(&items);
-    let want = PageWant { paths: &steps, text: request.text(), tree: false, measure: false, json: true };
+    let want = PageWant {
+        paths: &steps,
+        text: request.text(),
+        tree: false,
+        text_tree: true,
+        gaps: false,
+        measure: false,
+        json: true,
+    };
     let config = &configured.config;
     let cap = request.cap();
     let answer = py.detach(|| page::decode_page(config, &values, cap, &want));

@@ -128,6 +128,8 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         paths: &steps,
         text: request.text,
         tree: request.trees,
+        text_tree: true,
+        gaps: false,
         measure: request.measure,
         json: request.json,
     };

@@ -767,14 +767,32 @@ impl Utf8 {
 
 /// A page of one blob column's values decoded for a file (as decode_page decodes them, their
 /// trees built, the GIL released): HeldContents. A value that is no bytes, or empty, is the
-/// Python side's unless None (a null blob).
+/// Python side's unless None (a null blob). `text_trees` false: a file of text, which writes a
+/// text's payload from its text, so a JSON text's tree is not built (its label's reading says it
+/// is JSON); `text_gaps`: then its whitespace runs are noted, for JSON Lines to write it minified
+/// (query_page's own switches: PageRequest).
 #[pyfunction]
-pub fn hold_page<'py>(py: Python<'py>, values: &Bound<'py, PyAny>, cap: usize) -> PyResult<HeldContents> {
+#[pyo3(signature = (values, cap, text_trees = true, text_gaps = false))]
+pub fn hold_page<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    cap: usize,
+    text_trees: bool,
+    text_gaps: bool,
+) -> PyResult<HeldContents> {
     let configured = configured_now()?;
     let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
     let raw = slices(&items);
     let config = &configured.config;
-    let want = PageWant { paths: &[], text: true, tree: true, measure: false, json: true };
+    let want = PageWant {
+        paths: &[],
+        text: true,
+        tree: true,
+        text_tree: text_trees,
+        gaps: text_gaps && !text_trees,
+        measure: false,
+        json: true,
+    };
     let answer = py.detach(|| page::decode_page(config, &raw, cap, &want));
     let nodes = config.nodes_for(cap);
     let mut labels = Labels::default();

@@ -24,6 +24,12 @@ pub struct PageWant<'a> {
     pub text: bool,
     /// A text's JSON container or a record's tree.
     pub tree: bool,
+    /// With `tree`, a text's JSON container built too (engine::Want.text_tree); false: a file of
+    /// text, which writes a text's payload from its text (its record's tree still built).
+    pub text_tree: bool,
+    /// Without `text_tree`: a JSON text's whitespace runs noted as it is checked (engine::Want.gaps,
+    /// JSON Lines writes it minified from them); false: not noted.
+    pub gaps: bool,
     /// COMPRESSION STATS' measure: the containers only (engine::Want.measure).
     pub measure: bool,
     /// A text's JSON read (engine::Want.json); false for a reader of texts alone.
@@ -97,8 +103,8 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
     let engine_want = Want {
         paths: want.paths,
         tree: want.tree && !want.measure,
-        text_tree: true,
-        gaps: false,
+        text_tree: want.text_tree,
+        gaps: want.gaps,
         measure: want.measure,
         json: want.json,
         needles: &[],
