@@ -16,7 +16,10 @@
                  process of its own (getrusage, children included, around each call), the calls
                  alternating, in one run: the whole blob (a plain SELECT) and a payload query's
                  paths with the blob, as many rows as one answer of --per-row-bytes holds; with
-                 --before, another checkout's tree's two readers in the same rounds
+                 --before, another checkout's tree's two readers in the same rounds; with --after,
+                 the "after" side's readers are a tree's too (`git archive` of a commit, or of the
+                 commit with one's own diff applied), not this checkout's, whose other files may
+                 hold others' uncommitted work
 
 Medians of --repeat rounds. Figures only: nothing is asserted. `--show` prints one real call and its
 answer (abridged) for each of: a call stopped by its time limit (plain rows, GROUP BY, COMPRESSION
@@ -24,7 +27,7 @@ STATS, DESCRIBE PAYLOAD), the cap and max_bytes, a value cut inside the answer, 
 refused cursors, the output schemas' spellings and describe_payload's JSON Schema.
 
     .venv/bin/python bench/mcp.py [--repeat 5] [--calls 1000] [--show] [--host H --port P]
-        [--per-row [--per-row-only] [--per-row-bytes N] [--before CHECKOUT]]
+        [--per-row [--per-row-only] [--per-row-bytes N] [--before TREE] [--after TREE]]
 
 Without --host it starts (and afterwards stops) its own Cassandra from tools/devcassandra.py on
 free ports, its data kept in .cache/bench-cassandra-mcp, and loads the demo keyspace there once.
@@ -478,9 +481,11 @@ class RowsSide:
         self.api.wait(timeout=60)
 
 
-def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | None = None) -> None:
+def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | None = None,
+            after: str | None = None) -> None:
     """`query`'s CPU a row against the Python API's, the calls alternating (the module doc); with
-    `before` (a checkout's tree), that tree's two readers too, in the same rounds."""
+    `before` (a checkout's tree), that tree's two readers too, in the same rounds; `after`: the
+    after side's tree (None: this checkout's)."""
     from contextlib import AsyncExitStack
 
     import anyio
@@ -491,7 +496,7 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
 
     home = tempfile.mkdtemp(prefix="bench-mcp-rows-")
     _credentials(home)
-    sides = [RowsSide("after", None, host, port, home)]
+    sides = [RowsSide("after", None if after is None else str(Path(after).resolve()), host, port, home)]
     if before is not None:
         sides.append(RowsSide("before", str(Path(before).resolve()), host, port, home))
     figures: dict[tuple[str, str, str], list[float]] = {}
@@ -561,6 +566,7 @@ def main() -> int:
     p.add_argument("--per-row-only", action="store_true", help="only --per-row's figures")
     p.add_argument("--per-row-bytes", type=int, default=1 << 20, help="the answers' max_bytes (--per-row)")
     p.add_argument("--before", help="with --per-row: another checkout's tree, its readers measured too")
+    p.add_argument("--after", help="with --per-row: the after side's tree (default: this checkout's)")
     args = p.parse_args()
     instance = None
     host, port = args.host or "127.0.0.1", args.port
@@ -572,7 +578,7 @@ def main() -> int:
             subprocess.run([CQLSH_EXT, "demo", "load", "--if-missing", host, str(port)], env=_env(home),
                            check=True, timeout=600)
         if args.per_row or args.per_row_only:
-            per_row(host, port, args.repeat, args.per_row_bytes, args.before)
+            per_row(host, port, args.repeat, args.per_row_bytes, args.before, args.after)
             if args.per_row_only:
                 return 0
         fill_big(host, port)

@@ -118,10 +118,10 @@ class ToolAnswer:
 
     def texts(self) -> list[str]:
         """The answer as text blocks: the JSON (or the error), then each note apart."""
-        return self._texts(self.body())
+        return self.texts_of(self.body())
 
-    def _texts(self, body: bytes | None) -> list[str]:
-        """texts(), the structured content's compact JSON (`body`) encoded already."""
+    def texts_of(self, body: bytes | None) -> list[str]:
+        """texts(), the structured content's compact JSON (`body`, as body() made it) joined already."""
         if body is None:
             return [self.error or "no answer", *self.notes]
         return [body.decode("utf-8", "surrogatepass"), *self.notes]
@@ -131,7 +131,7 @@ class ToolAnswer:
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
         body = self.body()
         if body is None:
-            return sizing.message_size(self._texts(None), None) + links
+            return sizing.message_size(self.texts_of(None), None) + links
         # The text block is the structured content's compact JSON: joined once, measured twice as
         # it is (sizing.text_wire_size), neither decoded nor encoded again.
         return (sizing.message_size(self.notes, None) + sizing.BLOCK_BYTES + sizing.text_wire_size(body)

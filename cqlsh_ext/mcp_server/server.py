@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.guard import Guard
     from cqlsh_ext.mcp_server.oauth import Requirement
     from cqlsh_ext.mcp_server.ratelimit import RateLimit
-    from cqlsh_ext.mcp_server.transport import HttpOptions
+    from cqlsh_ext.mcp_server.transport import HttpOptions, SpeltWriter
 
 #: How long past its time limit a call's answer is waited for: the scan stops at its next page.
 GRACE_SECONDS = 10.0
@@ -91,6 +92,8 @@ class Protocol:
         self.scopes = tuple(sorted({tool.scope for tool in TOOLS.values() if tool.scope is not None}))
         self.failed: str | None = None
         self.thread: threading.Thread | None = None
+        #: stdio's writer, which writes an answer's structured content from its spelt JSON (None: HTTP).
+        self.writer: SpeltWriter | None = None
 
     def start(self) -> threading.Thread:
         """Serve in a daemon thread; calls.close() when the client closes its end (stdio) or the
@@ -139,10 +142,6 @@ class Protocol:
                       on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
 
     async def _serve(self) -> None:
-        import io
-        import os
-
-        import anyio
         from mcp.server.stdio import stdio_server
 
         server = self.server()
@@ -151,10 +150,11 @@ class Protocol:
 
             await serve_http(server, self.setup.http, log, self)
             return
-        from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines
+        from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines, SpeltWriter
 
         stdin: Any = BoundedLines(self.setup.read_fd, log=log)
-        stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(self.setup.write_fd, "wb"), encoding="utf-8"))
+        self.writer = SpeltWriter(self.setup.write_fd, log)
+        stdout: Any = self.writer
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(AnsweringUnreadable(read_stream, write_stream, log), write_stream,
                              server.create_initialization_options())
@@ -206,7 +206,11 @@ class Protocol:
         if tool is None:
             return _result(failed(f"no tool {params.name!r} (tools: {', '.join(self.tools)})"))
         answer, stopped = await self.run(ctx, tool, arguments)
-        return _result(answer)
+        writer = self.writer
+        if writer is None:
+            return _result(answer)
+        version = str(getattr(ctx, "protocol_version", ""))
+        return _result(answer, lambda body, text: writer.stand_in(version, body, text))
 
     async def run(self, ctx: Any, tool: Tool, arguments: dict[str, Any]) -> tuple[ToolAnswer, bool]:
         """Call `tool` on the shell's thread: its answer, and whether it was stopped; audited."""
@@ -461,17 +465,23 @@ def _declaration(tool: Any) -> Any:
                       annotations=annotations)
 
 
-def _result(answer: ToolAnswer) -> dict[str, Any]:
+def _result(answer: ToolAnswer,
+            stand_in: Callable[[bytes, str], dict[str, Any] | None] | None = None) -> dict[str, Any]:
     """The CallToolResult as its wire dict, which the SDK takes as a handler's result: it validates
     and writes it as it would the model, without first dumping a model's copy of the structured
-    content (a walk of every row's tree)."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": text} for text in answer.texts()]
+    content (a walk of every row's tree). `stand_in` (stdio's SpeltWriter): what the SDK is given in
+    place of the structured content, which the writer writes from the answer's JSON as spelt (its
+    text block), when it gives one; the SDK then walks no row at all."""
+    body = answer.body()
+    texts = answer.texts_of(body)
+    content: list[dict[str, Any]] = [{"type": "text", "text": text} for text in texts]
     content += [{"type": "resource_link", "uri": link["uri"], "name": link["name"],
                  "mimeType": link["mimeType"], "size": link["size"], "description": link["description"]}
                 for link in answer.links]
     # (resultType: what the model's default adds; the 2026-07-28 revision requires it, and the
     # SDK's sieve leaves it out for the earlier ones)
     out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
-    if answer.data is not None:
-        out["structuredContent"] = answer.data
+    if body is not None:
+        given = stand_in(body, texts[0]) if stand_in is not None else None
+        out["structuredContent"] = answer.data if given is None else given
     return out

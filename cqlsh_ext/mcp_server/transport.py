@@ -461,3 +461,114 @@ async def serve_http(server: Any, options: HttpOptions, log: Any,
     if not runner.started:
         raise TransportError(f"could not listen on {options.host}:{options.port} "
                              "(in use, or not this host's)")
+
+
+class SpeltWriter:
+    """stdio's writer (the `stdout` the SDK's stdio_server writes each message's line to), which
+    writes a tools/call answer's structured content from the JSON the answer spelt once (its text
+    block: ToolAnswer.body) rather than from a tree of Python objects.
+
+    The SDK takes structured content only as a dict, which it validates and dumps (a walk of every
+    row's tree) and writes as JSON (another): `stand_in` gives the result a small dict in its place,
+    {"<this process's secret>": n}, and registers the answer's JSON under n; `write` finds that dict
+    in the line the SDK made and writes the JSON there instead. The secret is random, never sent and
+    never in an answer's data, which a dict's first key would have to be to be taken for it.
+
+    Only where the SDK would spell the same bytes (`same_spelling`): Python's json.dumps and the
+    SDK's serializer (pydantic-core) differ on a float of exponent -5 to -9 (1e-05 against 0.00001),
+    NaN and Infinity (null), and a lone surrogate (the SDK cannot write it): an answer holding any
+    of them, or what looks like one, goes the SDK's way, as every answer over HTTP does."""
+
+    #: Answers registered and not yet written, at most (a result the SDK never sends, its call
+    #: cancelled after it was made, would otherwise stay).
+    PENDING = 16
+
+    def __init__(self, fd: int, log: Any = None) -> None:
+        import io
+        import secrets
+
+        self._out = io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8")
+        self._log = log
+        self._secret = secrets.token_hex(16)
+        self._marker = f'{{"{self._secret}":'
+        self._pending: dict[int, str] = {}
+        self._next = 0
+        #: Whether each protocol revision's tools/call result keeps structured content as given.
+        self._kept: dict[str, bool] = {}
+
+    def stand_in(self, version: str, body: bytes, text: str) -> dict[str, int] | None:
+        """The dict the SDK is given as the structured content of an answer whose compact JSON is
+        `body` (`text` decoded), registered to be written as `text`; None: give the SDK the data."""
+        if not self._keeps(version) or not same_spelling(body):
+            return None
+        serial, self._next = self._next, self._next + 1
+        self._pending[serial] = text
+        while len(self._pending) > self.PENDING:
+            dropped = next(iter(self._pending))
+            del self._pending[dropped]
+            if self._log is not None:
+                self._log(f"an answer's structured content was never written (answer {dropped}): let go")
+        return {self._secret: serial}
+
+    def _keeps(self, version: str) -> bool:
+        """Whether `version`'s tools/call result carries a structured content through the SDK's sieve
+        as it was given (a revision without it would drop the stand-in, never to be written)."""
+        kept = self._kept.get(version)
+        if kept is None:
+            from mcp_types import methods
+
+            probe = {"content": [], "isError": False, "resultType": "complete", "structuredContent": {"k": 0}}
+            try:
+                kept = methods.serialize_server_result("tools/call", version, probe).get(
+                    "structuredContent") == {"k": 0}
+            except Exception:  # noqa: BLE001 - a revision the SDK does not know: its own road
+                kept = False
+            self._kept[version] = kept
+        return kept
+
+    async def write(self, line: str) -> None:
+        import anyio
+
+        parts: tuple[str, ...] = (line,)
+        at = line.find(self._marker) if self._pending else -1
+        if at >= 0:
+            start = at + len(self._marker)
+            end = line.index("}", start)
+            text = self._pending.pop(int(line[start:end]), None)
+            if text is None:  # never so: let go only past PENDING answers ago
+                raise RuntimeError("an answer's structured content is no longer held: not sent")
+            parts = (line[:at], text, line[end + 1:])
+        await anyio.to_thread.run_sync(self._write, parts)
+
+    def _write(self, parts: tuple[str, ...]) -> None:
+        for part in parts:
+            self._out.write(part)
+
+    async def flush(self) -> None:
+        import anyio
+
+        await anyio.to_thread.run_sync(self._out.flush)
+
+
+#: What Python's json.dumps spells otherwise than the SDK's serializer, found where a value starts
+#: and ends (after `:`, `,` or `[`; before `,`, `]` or `}`): a float of exponent -5 to -9 ("1e-05",
+#: "1.5e-07"), NaN and Infinity (null). Each needle is looked for first (a fast scan), then its
+#: surroundings: "e-0" is found in many a UUID ("808e-0de3"), which is no float. A string holding
+#: the same characters is taken for one, and left to the SDK.
+_OTHERWISE = ((b"e-0", re.compile(rb"[0-9]e-0[1-9][,\]}]")),
+              (b"NaN", re.compile(rb"[:,\[]NaN[,\]}]")),
+              (b"Infinity", re.compile(rb"[:,\[-]Infinity[,\]}]")))
+#: A lone surrogate (UTF-8 "surrogatepass": ED A0 to ED BF), which the SDK cannot write at all.
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def same_spelling(body: bytes) -> bool:
+    """Whether the SDK would write the JSON value `body` (compact, as json.dumps spells it with
+    ensure_ascii off) byte for byte as it is."""
+    for needle, spelt in _OTHERWISE:
+        at = body.find(needle)
+        while at >= 0:
+            if spelt.match(body, at - 1):
+                return False
+            at = body.find(needle, at + 1)
+    return b"\xed" not in body or _SURROGATE.search(body) is None

@@ -173,3 +173,55 @@ def test_a_select_is_sent_as_the_text_of_its_tokens() -> None:
     assert sent["SELECT * FROM {t} -- a comment at the end"] == "SELECT * FROM ks.orders"
     assert sent["/* a comment first */ SELECT id FROM {t}"] == "SELECT id FROM ks.orders"
     assert sent["select data FROM {t} WHERE id = 1;"] == "select data FROM ks.orders WHERE id = 1"
+
+
+def _sdk_line(result: dict[str, object], version: str) -> str:
+    """The line the SDK's stdio writer makes of a tools/call result (its sieve, then the message's JSON)."""
+    from mcp.types import JSONRPCResponse
+    from mcp_types import methods
+
+    dumped = methods.serialize_server_result("tools/call", version, result)
+    return JSONRPCResponse(jsonrpc="2.0", id=7, result=dumped).model_dump_json(by_alias=True,
+                                                                               exclude_unset=True)
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2026-07-28"])
+def test_stdio_writes_the_spelt_json_as_the_sdk_would_write_the_tree(version: str) -> None:
+    # On stdio the SDK is handed a stand-in for the structured content and the writer puts the
+    # answer's spelt JSON in its place: the line must be the one the SDK writes from the tree, byte
+    # for byte, whatever the values hold; an answer the SDK would spell otherwise (a float of a
+    # small exponent, NaN) or could not write is left to the SDK, its line unchanged too.
+    import os
+
+    import anyio
+
+    from cqlsh_ext.mcp_server.server import _result
+    from cqlsh_ext.mcp_server.transport import SpeltWriter
+
+    odd = 'quote " backslash \\ tab \t nul \x00 del \x7f é 漢 \u2028 😀 {"x":1}'
+    # (value, spliced): a UUID's "808e-0de3" or a string's "NaN" is no float the SDK spells otherwise
+    values = [({"v": odd, "n": [1.5, 12, -0.0, 1e16, 1e-10, 0.0001, 2**70, None, True], "o": {}}, True),
+              ({"id": "b4e22ae0-a838-11ee-808e-0de30de30de3", "v": "NaN or Infinity, 1e-05 or so"}, True),
+              ({"v": "small", "f": 1.5e-07}, False), ({"v": "small", "f": [-1e-05]}, False),
+              ({"v": "not a number", "f": float("nan")}, False), ({"f": {"i": float("-inf")}}, False)]
+    read, write = os.pipe()
+    writer = SpeltWriter(write)
+    for value, spliced_here in values:
+        taker = Taker("rows", None, 6000, {"statement": "SELECT v FROM ks.t"})
+        assert taker.take(value)
+        answer = taker.finish({"notes": []}, notes=["said"]).fit()
+        expected = _sdk_line(_result(answer), version) + "\n"
+        body = answer.body()
+        assert body is not None
+        spliced = _result(answer, lambda body, text: writer.stand_in(version, body, text))
+        # a stand-in (no tree for the SDK to walk), or the data: the SDK's own road
+        assert (spliced["structuredContent"] != answer.data) == spliced_here, value
+
+        async def send(line: str) -> None:
+            await writer.write(line)
+            await writer.flush()
+
+        anyio.run(send, _sdk_line(spliced, version) + "\n")
+        sent = os.read(read, 1 << 16).decode()
+        assert sent == expected
+    os.close(read)

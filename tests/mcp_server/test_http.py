@@ -92,6 +92,35 @@ def test_without_a_token_on_loopback_it_serves(demo: Demo, assistant_home: Path)
         assert response.status_code in (400, 403, 421)
 
 
+def test_stdio_and_http_send_the_same_answer(demo: Demo, assistant_home: Path, serve) -> None:
+    # stdio writes an answer's structured content from its spelt JSON (transport.SpeltWriter), HTTP
+    # lets the SDK write it from the tree: the same answer either way, and on stdio the structured
+    # content is the text block's bytes as they are.
+    import json
+
+    table = f"{demo.keyspace}.table_with_compressed_json"
+    calls = [("query", {"statement": f"SELECT id, data FROM {table} LIMIT 12", "max_bytes": 9000}),
+             ("query", {"statement": f"SELECT id, data.status, data.items FROM {table} LIMIT 5"}),
+             ("query", {"statement": f"SELECT * FROM {demo.keyspace}.blob_formats"}),
+             ("describe_table", {"table": table})]
+    stdio_server = serve()
+    stdio = [stdio_server.call(tool, **arguments) for tool, arguments in calls]
+    with _start(demo, assistant_home) as server, server.client() as client:
+        http = [client.call(tool, **arguments) for tool, arguments in calls]
+    def uncursored(texts: list[str]) -> list[str]:  # (each server draws its cursors' own secret)
+        cursor = json.loads(texts[0]).get("cursor")
+        return [t.replace(cursor, "<cursor>") for t in texts] if cursor else texts
+
+    for by_stdio, by_http in zip(stdio, http, strict=True):
+        assert uncursored(by_stdio.texts) == uncursored(by_http.texts)
+        assert json.loads(by_stdio.texts[0]) == by_stdio.structured and by_http.data == by_http.structured
+    wire = stdio_server.wire.read_bytes().decode()
+    for answer in stdio:
+        assert '"structuredContent":' + answer.texts[0] + "}" in wire or \
+            '"structuredContent":' + answer.texts[0] + "," in wire
+    assert json.loads(stdio[0].texts[0])["cut"] and json.loads(stdio[0].texts[0])["cursor"]
+
+
 def test_another_loopback_address_is_served_by_its_own_name(demo: Demo, assistant_home: Path) -> None:
     # --http 127.0.0.2:PORT: a client reaches it as 127.0.0.2:PORT, the Host header it sends (once 421).
     with _start(demo, assistant_home, host="127.0.0.2") as server, server.client() as client:
