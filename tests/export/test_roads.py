@@ -5,6 +5,7 @@ count the same undecodable values."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -51,3 +52,25 @@ def test_the_blob_alone_and_beside_a_path_write_the_same_blob(cassandra, orders:
         assert [schema_a.field(n).type for n in blob] == [schema_b.field(n).type for n in blob]
         assert [{n: r[n] for n in ["pk", "ck", *blob]} for r in rows_a] == \
             [{n: r[n] for n in ["pk", "ck", *blob]} for r in rows_b]
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_every_value_no_reading_can_read_says_why(cassandra, home, engine):
+    """A value in no known format says why in data:note (too short to look at, or nothing found),
+    a binary payload that it is one, an empty or null value nothing: on the native core's columns
+    as on the Python engine's."""
+    ks = cassandra.create_keyspace("exquiet")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (k int PRIMARY KEY, data blob)")
+    values = {1: b"abc", 2: b"\xfe\xed" + bytes(range(1, 40)), 3: b"",
+              4: gzip.compress(bytes(range(256)) * 4), 5: None}
+    for k, value in values.items():
+        session.execute("INSERT INTO t (k, data) VALUES (%s, %s)", (k, value))
+    session.shutdown()
+    target = home / "quiet.parquet"
+    out = shell(cassandra, home, f"COPY (SELECT k, data FROM {ks}.t) TO '{target}'",
+                env={"CQLSH_EXT_NATIVE": "0"} if engine == "python" else None)
+    assert out.returncode == 0, out.stderr
+    notes = {row["k"]: row["data:note"] for row in parquet_rows(target)[1]}
+    assert notes == {1: "too short to detect", 2: "no compression detected", 3: None,
+                     4: "a binary payload: neither text nor a record format", 5: None}
