@@ -131,3 +131,31 @@ def test_short_headers_explain_themselves() -> None:
     ]:
         with pytest.raises(DecodeError, match="truncated"):
             registry.decode_named(codec, value)
+
+
+def test_may_come_first_never_rules_out_the_container_detection_takes() -> None:
+    # COMPRESSION REWRITE hands its settle only the values whose outer container may be its
+    # target's (rewrite.job.Examiner.settle): a value ruled out there is examined, read by the
+    # Python engine; one wrongly ruled out would be rewritten though already in the target.
+    import random
+
+    from tests.native import corpora
+
+    rng = random.Random(3)
+    values = corpora.produced() + corpora.seeds() + corpora.orders(300) + corpora.demo()
+    values += corpora.edges(values[:200], rng, 4) + [corpora.mutate(v, rng) for v in values[:400]]
+    read = 0
+    for value in values:
+        try:
+            found = registry.decode_auto(value)
+        except DecodeError:
+            continue  # it does not decode: never left as it is
+        read += 1
+        first = found[0] if found is not None else None
+        assert registry.may_come_first(first, value), (first, value[:16])
+    assert read > 1000
+    gz, zs = registry.by_label("gzip"), registry.by_label("zstd")
+    zstd_value = zstandard.ZstdCompressor().compress(b'{"a": 1}' * 10)
+    assert registry.may_come_first(zs, zstd_value)
+    assert not registry.may_come_first(gz, zstd_value) and not registry.may_come_first(None, zstd_value)
+    assert registry.may_come_first(None, b"abc") and not registry.may_come_first(zs, b"abc")
