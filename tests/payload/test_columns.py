@@ -216,3 +216,26 @@ def test_the_leading_sample_of_large_blobs_holds_about_one_part(monkeypatch: pyt
     assert fixed[1].kind is not None  # the payload's kind, from the sample
     assert 3 <= len(given) <= 6, given  # about 40,000 bytes of 10 KB documents read ahead
     assert [k for batch in answer for k in batch.column(0).values()] == list(range(30))
+
+
+def test_the_quiet_notes_of_a_column_are_each_value_s_quiet_note() -> None:
+    # Parquet's blob column fills its quiet notes a column at once (Arrow's compute), the Python
+    # engine's views one value at a time (quiet_note): the two must say the same of every value.
+    from cqlsh_ext.codecs.registry import MIN_AUTO_LENGTH
+    from cqlsh_ext.payload.columns import _with_quiet_notes, quiet_note
+    from cqlsh_ext.payload.view import BINARY, TEXT, UNKNOWN
+
+    sizes = [None, 0, 1, MIN_AUTO_LENGTH - 1, MIN_AUTO_LENGTH, MIN_AUTO_LENGTH + 1, 4096]
+    grid = [(kind, note, size) for kind in (UNKNOWN, BINARY, TEXT, "undecodable", None)
+            for note in (None, "its own reason") for size in sizes]
+    kinds = pa.array([kind for kind, _note, _size in grid], pa.string())
+    notes = pa.array([note for _kind, note, _size in grid], pa.string())
+    stored = pa.array([None if size is None else b"x" * size for _kind, _note, size in grid], pa.binary())
+    untouched = [pa.array([0] * len(grid)), pa.array([1] * len(grid))]
+    out = _with_quiet_notes([*untouched, kinds, notes, stored, pa.array([2] * len(grid))])
+    expected = [note if note is not None else quiet_note(kind, None if size is None else b"x" * size)
+                for kind, note, size in grid]
+    assert out[3].to_pylist() == expected
+    assert expected.count(None) < len(expected) - 4  # the grid holds quiet values of each sort
+    assert [a.to_pylist() for a in (*out[:3], *out[4:])] == \
+        [a.to_pylist() for a in (*untouched, kinds, stored, pa.array([2] * len(grid)))]
