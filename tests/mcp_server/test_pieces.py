@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.mcp_server import audit, bounds, hints, sizing, transport
@@ -230,3 +232,33 @@ def test_an_answer_is_measured_as_the_sdk_sends_it() -> None:
     assert sizing.prefix("SELECT 1") == "SELECT 1"
     long = "SELECT * FROM t /* " + "x" * 300_000 + " */"
     assert len(sizing.prefix(long)) < 200 and "300,022 bytes" in sizing.prefix(long)
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                    st.text(max_size=12))
+_VALUES = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=6), st.dictionaries(st.text(max_size=4), inner, max_size=6)), max_leaves=30)
+
+
+def _largest(value: object) -> tuple[int, int]:
+    """The longest string and the most entries of any array or object in `value` (the oracle)."""
+    if isinstance(value, str):
+        return len(value), 0
+    parts = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    found = [_largest(part) for part in parts]
+    return max([0, *(c for c, _ in found)]), max([len(parts), *(n for _, n in found)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.integers(min_value=0, max_value=12), st.one_of(st.none(), st.integers(0, 6)))
+def test_a_value_is_cut_exactly_where_a_string_or_an_entry_is_over_its_limit(
+        value: object, chars: int, items: int | None) -> None:
+    # cut_value's fast path (a walk that copies nothing) must agree with the cut it spares.
+    longest, most = _largest(value)
+    over = longest > chars or (items is not None and most > items)
+    cut, said = sizing.cut_value(value, chars, items)
+    assert bool(said) == over
+    if not over:
+        assert cut is value
+    else:
+        assert _largest(cut)[0] <= chars + 1 and (items is None or _largest(cut)[1] <= items)
