@@ -30,6 +30,8 @@ body timeout closed the connection) reaches nothing and is said in one line, not
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -555,9 +557,10 @@ class SpeltWriter:
 #: "1.5e-07"), NaN and Infinity (null). Each needle is looked for first (a fast scan), then its
 #: surroundings: "e-0" is found in many a UUID ("808e-0de3"), which is no float. A string holding
 #: the same characters is taken for one, and left to the SDK.
+_NAN, _INFINITY = (json.dumps(x).encode() for x in (math.nan, math.inf))  # (bare, as json.dumps writes them)
 _OTHERWISE = ((b"e-0", re.compile(rb"[0-9]e-0[1-9][,\]}]")),
-              (b"NaN", re.compile(rb"[:,\[]NaN[,\]}]")),
-              (b"Infinity", re.compile(rb"[:,\[-]Infinity[,\]}]")))
+              (_NAN, re.compile(rb"[:,\[]" + _NAN + rb"[,\]}]")),
+              (_INFINITY, re.compile(rb"[:,\[-]" + _INFINITY + rb"[,\]}]")))
 #: A lone surrogate (UTF-8 "surrogatepass": ED A0 to ED BF), which the SDK cannot write at all.
 _SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
 
