@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import warnings
@@ -88,6 +89,11 @@ GROUPS_FILE = "CQLSH_EXT_TEST_GROUPS"
 
 def pytest_configure(config: pytest.Config) -> None:
     global WORKER
+    # A suite started as a background job (`bin/test &` from a script: the shell ignores SIGINT for
+    # it) would hand that on to every shell it starts, which then never sees a Ctrl-C: the Ctrl-C
+    # tests would fail for how the suite was started. Ctrl-C is the tests' to send, so it is taken back.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     WORKER = getattr(config, "workerinput", {}).get("workerid", "")
     if os.environ.get(engine_use.RECORD) and not _controller(config):
         engine_use.start_recording()
