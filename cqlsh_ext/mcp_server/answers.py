@@ -287,7 +287,11 @@ def _spelt_cut(item: Any, chars: int, items: int | None, where: str) -> tuple[An
     """`item` cut at one level (_cut), with its cost as a row and its compact JSON, spelt here once:
     the answer joins it."""
     cut, cuts = _cut(item, chars, items, where)
-    text = sizing.compact(cut)
+    text, replaced = sizing.spelt(cut)
+    if replaced:
+        many = "s" if replaced > 1 else ""
+        cuts.append(f"{where}: {replaced:,} lone surrogate{many} (no Unicode character, which the "
+                    "protocol's JSON cannot carry) sent as U+FFFD")
     return cut, cuts, sizing.row_cost(text), text
 
 

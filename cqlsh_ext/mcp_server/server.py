@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.features.reads import PAYLOADS
-from cqlsh_ext.mcp_server import bounds
+from cqlsh_ext.mcp_server import bounds, sizing
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import TOOLS, Tool
@@ -483,5 +483,5 @@ def _result(answer: ToolAnswer,
     out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
     if body is not None:
         given = stand_in(body, texts[0]) if stand_in is not None else None
-        out["structuredContent"] = answer.data if given is None else given
+        out["structuredContent"] = sizing.for_the_sdk(answer.data, body) if given is None else given
     return out

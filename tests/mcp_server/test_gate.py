@@ -190,7 +190,8 @@ def test_stdio_writes_the_spelt_json_as_the_sdk_would_write_the_tree(version: st
     # On stdio the SDK is handed a stand-in for the structured content and the writer puts the
     # answer's spelt JSON in its place: the line must be the one the SDK writes from the tree, byte
     # for byte, whatever the values hold; an answer the SDK would spell otherwise (a float of a
-    # small exponent, NaN) or could not write is left to the SDK, its line unchanged too.
+    # small exponent) is left to the SDK, its line unchanged too. A float JSON cannot hold (NaN, the
+    # infinities) is spelt by its name on both roads.
     import os
 
     import anyio
@@ -203,7 +204,7 @@ def test_stdio_writes_the_spelt_json_as_the_sdk_would_write_the_tree(version: st
     values = [({"v": odd, "n": [1.5, 12, -0.0, 1e16, 1e-10, 0.0001, 2**70, None, True], "o": {}}, True),
               ({"id": "b4e22ae0-a838-11ee-808e-0de30de30de3", "v": "NaN or Infinity, 1e-05 or so"}, True),
               ({"v": "small", "f": 1.5e-07}, False), ({"v": "small", "f": [-1e-05]}, False),
-              ({"v": "not a number", "f": float("nan")}, False), ({"f": {"i": float("-inf")}}, False)]
+              ({"v": "not a number", "f": float("nan")}, True), ({"f": {"i": float("-inf")}}, True)]
     read, write = os.pipe()
     writer = SpeltWriter(write)
     for value, spliced_here in values:
@@ -225,3 +226,48 @@ def test_stdio_writes_the_spelt_json_as_the_sdk_would_write_the_tree(version: st
         sent = os.read(read, 1 << 16).decode()
         assert sent == expected
     os.close(read)
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2026-07-28"])
+def test_a_lone_surrogate_is_sent_as_u_fffd_said_and_never_ends_the_server(version: str) -> None:
+    # A stored JSON document may hold "\\ud800" (valid JSON, no Unicode): its string reaches the
+    # answer with a lone surrogate, which the SDK's serializer cannot write (it ended the server)
+    # and whose JSON escape the SDK's client cannot read. It is sent as U+FFFD on both roads, the
+    # text block and the structured content alike, and said in values_cut; a float JSON cannot hold
+    # by its name.
+    import json
+    import os
+
+    import anyio
+
+    from cqlsh_ext.mcp_server.server import _result
+    from cqlsh_ext.mcp_server.transport import SpeltWriter
+
+    value = {"v": "lone \ud800 here", "pair": "\U0001f600", "n": float("inf")}
+    taker = Taker("rows", None, 6000, {"statement": "SELECT v FROM ks.t"})
+    assert taker.take(value)
+    answer = taker.finish({"notes": []}, notes=["said"]).fit()
+    text = answer.texts()[0]
+    sent_as = {"v": "lone \ufffd here", "pair": "\U0001f600", "n": "Infinity"}
+    data = json.loads(text)
+    assert data["rows"][0] == sent_as
+    assert data["values_cut"] == ["rows[0]: 1 lone surrogate (no Unicode character, which the protocol's "
+                                  "JSON cannot carry) sent as U+FFFD"]
+
+    sdk_line = json.loads(_sdk_line(_result(answer), version))  # the SDK's own road: written
+    assert sdk_line["result"]["content"][0]["text"] == text
+    assert sdk_line["result"]["structuredContent"] == data
+
+    read, write = os.pipe()
+    writer = SpeltWriter(write)
+    spliced = _result(answer, lambda body, text: writer.stand_in(version, body, text))
+    assert spliced["structuredContent"] != answer.data  # a stand-in: written from the text block
+
+    async def send(line: str) -> None:
+        await writer.write(line)
+        await writer.flush()
+
+    anyio.run(send, _sdk_line(spliced, version) + "\n")
+    sent = os.read(read, 1 << 16)
+    os.close(read)
+    assert sent.decode() == json.dumps(sdk_line, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -121,6 +121,48 @@ def test_stdio_and_http_send_the_same_answer(demo: Demo, assistant_home: Path, s
     assert json.loads(stdio[0].texts[0])["cut"] and json.loads(stdio[0].texts[0])["cursor"]
 
 
+def test_what_no_json_number_or_utf8_string_holds_is_answered_on_both_roads(cassandra, demo: Demo,
+                                                                            assistant_home: Path,
+                                                                            serve) -> None:
+    # A stored document's number past the double's range (1e400) and its lone surrogate's escape
+    # ("\ud800": valid JSON, no Unicode). The lone surrogate ended the server on either road (the
+    # SDK cannot write it, and its client cannot read its escape). Now: the number by its name,
+    # "Infinity", as every JSON of ours spells a double JSON cannot hold (not json.dumps' bare
+    # Infinity, which a strict client cannot read); the lone surrogate as U+FFFD, said in
+    # values_cut; the same answer on both roads; and the server answers the next call.
+    import json
+
+    def strict(text: str) -> object:
+        def refused(name: str) -> object:
+            raise AssertionError(f"{name} is no JSON")
+        return json.loads(text, parse_constant=refused)
+
+    table = f"{demo.keyspace}.beyond_json"
+    documents = {1: '{"big": 1e400, "small": -1e400, "s": "lone \\ud800 here", "ok": 1.5}',
+                 2: '{"s": "\\udc00"}'}
+    session = cassandra.session()
+    session.execute(f"CREATE TABLE IF NOT EXISTS {table} (id int PRIMARY KEY, data blob)")
+    for key, document in documents.items():
+        session.execute(f"INSERT INTO {table} (id, data) VALUES (%s, %s)", (key, document.encode()))
+    session.shutdown()
+    call = ("query", {"statement": f"SELECT id, data FROM {table}"})
+    stdio_server = serve()
+    by_stdio = stdio_server.call(call[0], **call[1])
+    again = stdio_server.call("query", statement=f"SELECT id FROM {table}")
+    with _start(demo, assistant_home) as server, server.client() as client:
+        by_http = client.call(call[0], **call[1])
+        http_again = client.call("query", statement=f"SELECT id FROM {table}")
+    assert again.data["count"] == http_again.data["count"] == 2
+    assert by_stdio.texts == by_http.texts
+    answer = strict(by_stdio.texts[0])
+    assert isinstance(answer, dict)
+    rows = {row["id"]: row["data"]["payload"] for row in answer["rows"]}
+    assert rows == {1: {"big": "Infinity", "small": "-Infinity", "s": "lone \ufffd here", "ok": 1.5},
+                    2: {"s": "\ufffd"}}
+    assert len(answer["values_cut"]) == 2 and all("sent as U+FFFD" in said for said in answer["values_cut"])
+    assert by_stdio.data == answer and by_http.data == answer
+
+
 def test_another_loopback_address_is_served_by_its_own_name(demo: Demo, assistant_home: Path) -> None:
     # --http 127.0.0.2:PORT: a client reaches it as 127.0.0.2:PORT, the Host header it sends (once 421).
     with _start(demo, assistant_home, host="127.0.0.2") as server, server.client() as client:
