@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 import struct
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
@@ -118,6 +119,39 @@ def finite(value: Any) -> Any:
     if isinstance(value, list):
         return [finite(v) for v in value]
     return value
+
+
+#: What a lone surrogate is read as where UTF-8 must hold the text.
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> tuple[str, int]:
+    """`text` with each lone surrogate as U+FFFD, and how many. A stored JSON document may hold
+    "\\ud800" (valid JSON, but no Unicode character): its string reaches Python so, and UTF-8 (an
+    Arrow string, an MCP message) cannot hold it."""
+    return _SURROGATE.subn(REPLACEMENT, text)
+
+
+def unicode_only(value: Any) -> tuple[Any, int]:
+    """A JSON value with without_surrogates' U+FFFD in its strings and keys, and how many; `value`
+    itself when it holds none."""
+    found = 0
+
+    def walk(item: Any) -> Any:
+        nonlocal found
+        if isinstance(item, str):
+            text, count = without_surrogates(item)
+            found += count
+            return text
+        if isinstance(item, dict):
+            return {walk(k): walk(v) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [walk(v) for v in item]
+        return item
+
+    out = walk(value)
+    return (out, found) if found else (value, 0)
 
 
 def loaded(document: Any) -> Any:

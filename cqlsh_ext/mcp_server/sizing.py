@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cqlsh_ext.common.jsonenc import float_name
+from cqlsh_ext.common import jsonenc
 
 #: tools/list's message at most, in bytes as sent (every tool's declaration, its schemas among them):
 #: what a client reads at connect, before a question is asked.
@@ -55,49 +54,31 @@ def spelt(data: Any) -> tuple[bytes, int]:
     """compact(data), and how many lone surrogates it sent as U+FFFD. Two things a stored document
     may hold that no JSON number or UTF-8 string can are spelt otherwise (both rare, so looked for
     only when the plain spelling fails): a float past the double's range (a document's 1e400) by its
-    name (jsonenc.float_name, as every JSON we write spells it; json.dumps' bare Infinity is no
-    JSON); and a lone surrogate (a document's "\\ud800", valid JSON but no Unicode)
-    as U+FFFD: the SDK cannot write it (it ended the server) and its client cannot read its JSON
-    escape (pydantic's parser refuses the whole message)."""
+    name (jsonenc.finite, as every JSON we write spells it; json.dumps' bare Infinity is no JSON);
+    and a lone surrogate (jsonenc.without_surrogates) as U+FFFD: the SDK cannot write it (it ended
+    the server) and its client cannot read its JSON escape (pydantic's parser refuses the message)."""
     try:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # a float JSON cannot hold
-        text = json.dumps(_named_floats(data), ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(jsonenc.finite(data), ensure_ascii=False, separators=(",", ":"))
     try:
         return text.encode("utf-8"), 0
     except UnicodeEncodeError:  # a lone surrogate
-        text, replaced = _SURROGATE.subn(REPLACEMENT, text)
+        text, replaced = jsonenc.without_surrogates(text)
         return text.encode("utf-8"), replaced
 
 
 def for_the_sdk(data: Any, body: bytes) -> Any:
     """The structured content the SDK is given to write itself, `data` as `body` (its compact() bytes)
     spells it: with compact()'s names for the floats JSON cannot hold and its U+FFFD for a lone
-    surrogate. The walk is made only when `body` shows that it may be needed."""
-    if REPLACEMENT.encode() not in body and not any(name in body for name in _NAMES_END):
+    surrogate. The walks are made only when `body` shows that they may be needed."""
+    if jsonenc.REPLACEMENT.encode() not in body and not any(name in body for name in _NAMES_END):
         return data
-    return _named_floats(data, writable=True)
+    return jsonenc.unicode_only(jsonenc.finite(data))[0]
 
 
-#: What a lone surrogate is sent as.
-REPLACEMENT = "\ufffd"
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: How the names of the floats JSON cannot hold end in compact()'s JSON ("-Infinity" too).
-_NAMES_END = tuple(f"{float_name(x)}\"".encode() for x in (math.nan, math.inf))
-
-
-def _named_floats(data: Any, writable: bool = False) -> Any:
-    """`data` with each float JSON cannot hold as its name; `writable`: each lone surrogate in a
-    string (or a key) as U+FFFD too."""
-    if isinstance(data, float):
-        return float_name(data) or data
-    if isinstance(data, str):
-        return _SURROGATE.sub(REPLACEMENT, data) if writable else data
-    if isinstance(data, dict):
-        return {_named_floats(key, writable): _named_floats(value, writable) for key, value in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_named_floats(item, writable) for item in data]
-    return data
+_NAMES_END = tuple(f"{jsonenc.float_name(x)}\"".encode() for x in (math.nan, math.inf))
 
 
 def wire_size(text: str) -> int:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_types import (
     SHAPE_BOUNDS,
@@ -1060,8 +1061,27 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
             if stored[i] is None:
                 stored[i] = _stored_of(chunks, i)
             misfits += 1
-    return Fitted([_array(out, kind), _array(labels, Str()), _array(kinds, Str()), _array(notes, Str()),
+    try:
+        payload_array = _array(out, kind)
+    except UnicodeEncodeError:  # (rare: looked for only when Arrow refuses the column)
+        payload_array = _array(_unicode_payloads(out, notes), kind)
+    return Fitted([payload_array, _array(labels, Str()), _array(kinds, Str()), _array(notes, Str()),
                    _array(stored, Leaf("binary")), _array(sure, Str())], misfits)
+
+
+def _unicode_payloads(payloads: list[Any], notes: list[str | None]) -> list[Any]:
+    """Payloads whose strings hold a lone surrogate (a document's "\\ud800" escape: valid JSON, no
+    Unicode character), which Arrow's UTF-8 strings cannot, with U+FFFD in its place, each said in
+    the value's note."""
+    out = []
+    for i, payload in enumerate(payloads):
+        payload, replaced = jsonenc.unicode_only(payload)
+        if replaced:
+            many = "s" if replaced > 1 else ""
+            said = f"{replaced:,} lone surrogate{many} (no Unicode character) read as U+FFFD"
+            notes[i] = f"{notes[i]}; {said}" if notes[i] else said
+        out.append(payload)
+    return out
 
 
 def _stored_of(chunks: Sequence[ColumnValues], i: int) -> bytes:

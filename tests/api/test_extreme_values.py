@@ -244,3 +244,45 @@ def test_the_parquet_export_writes_every_value_exactly(cassandra, table: str, or
     assert dict(zip(keys, written.column("ts").cast(pa.int64()).to_pylist(), strict=True)) == TIMESTAMPS
     assert dict(zip(keys, written.column("d").cast(pa.int32()).to_pylist(), strict=True)) == \
         {k: oracle[k]["days"] for k in KEYS}
+
+
+#: A stored JSON document with what no double or UTF-8 string holds: numbers past the double's range
+#: and a lone surrogate's escape (valid JSON, no Unicode character).
+BEYOND = r'{"n": 1e400, "m": -1e400, "s": "lone \ud800 here"}'
+
+
+def test_a_document_past_the_double_and_unicode_reads_through_every_door(cassandra, db,
+                                                                         tmp_path: Path) -> None:
+    # Arrow's strings are UTF-8: the lone surrogate failed the whole read (the API's rows and
+    # Arrow, the Parquet export). It is read as U+FFFD, said in the value's note; the numbers are
+    # the double's infinities Arrow holds; the shell's JSON output keeps the stored text as it is.
+    import pyarrow.parquet as pq
+
+    ks = cassandra.create_keyspace("beyond")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (k int PRIMARY KEY, data blob)")
+    session.execute("INSERT INTO t (k, data) VALUES (1, %s)", (BEYOND.encode(),))
+    session.execute("INSERT INTO t (k, data) VALUES (2, %s)", (gzip.compress(BEYOND.encode()),))
+    session.shutdown()
+    read = {"n": float("inf"), "m": float("-inf"), "s": "lone \ufffd here"}
+    said = "1 lone surrogate (no Unicode character) read as U+FFFD"
+
+    assert {row["k"]: row["data"] for row in db.query(f"SELECT k, data FROM {ks}.t").records()} == \
+        {1: read, 2: read}
+    for table in (db.query(f"SELECT k, data FROM {ks}.t").to_arrow(),
+                  _exported(cassandra, tmp_path, f"SELECT k, data FROM {ks}.t", pq)):
+        assert table.column("data").to_pylist() == [read, read]
+        assert table.column("data:note").to_pylist() == [said, said]
+    assert db.query(f"SELECT k FROM {ks}.t").to_arrow().num_rows == 2  # the connection reads on
+
+    shown = ext(cassandra, tmp_path, "--output-format", "json", "-e", f"SELECT k, data FROM {ks}.t")
+    lines = [json.loads(line) for line in shown.checked_stdout().splitlines() if line.startswith("{")]
+    assert [line["data"]["payload"] for line in lines] == [json.loads(BEYOND)] * 2
+    assert shown.stdout.count(r'"s":"lone \ud800 here"') + shown.stdout.count(r'"s": "lone \ud800 here"') == 2
+
+
+def _exported(cassandra, home: Path, select: str, pq) -> object:  # type: ignore[no-untyped-def]
+    target = home / "beyond.parquet"
+    done = ext(cassandra, home, "-e", f"COPY ({select}) TO '{target}'")
+    assert done.returncode == 0, done.stderr
+    return pq.read_table(target)
