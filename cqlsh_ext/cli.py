@@ -7,6 +7,7 @@ Our own flags are taken off the command line first; everything else goes to cqls
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import Any
 
@@ -195,6 +196,13 @@ def run() -> None:
 
 def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A decoded document's string may hold a lone surrogate (its "\\ud800" escape: valid JSON,
+        # no Unicode character), which UTF-8 cannot write: printed as that escape, exactly what
+        # the document holds, where strict encoding failed the whole answer. (A CQL text value
+        # never holds one: what stock cqlsh prints is unchanged.)
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module
 

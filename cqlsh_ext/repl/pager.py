@@ -166,7 +166,7 @@ class PagedOutput(io.TextIOBase):
         self.out.flush()
         self.proc = subprocess.Popen(self.command, shell=True, stdin=subprocess.PIPE)
         assert self.proc.stdin is not None
-        self.pipe = io.TextIOWrapper(self.proc.stdin, encoding=self.encoding, errors="replace")
+        self.pipe = io.TextIOWrapper(self.proc.stdin, encoding=self.encoding, errors="backslashreplace")
         held, self.held = "".join(self.held), []
         self._to_pager(held)
 

@@ -256,6 +256,7 @@ def test_a_document_past_the_double_and_unicode_reads_through_every_door(cassand
     # Arrow's strings are UTF-8: the lone surrogate failed the whole read (the API's rows and
     # Arrow, the Parquet export). It is read as U+FFFD, said in the value's note; the numbers are
     # the double's infinities Arrow holds; the shell's JSON output keeps the stored text as it is.
+    # (MCP's answers: tests/mcp_server/test_http.py.)
     import pyarrow.parquet as pq
 
     ks = cassandra.create_keyspace("beyond")
@@ -279,6 +280,14 @@ def test_a_document_past_the_double_and_unicode_reads_through_every_door(cassand
     lines = [json.loads(line) for line in shown.checked_stdout().splitlines() if line.startswith("{")]
     assert [line["data"]["payload"] for line in lines] == [json.loads(BEYOND)] * 2
     assert shown.stdout.count(r'"s":"lone \ud800 here"') + shown.stdout.count(r'"s": "lone \ud800 here"') == 2
+    # A path's string is printed with the document's escape, where UTF-8's strict encoding failed
+    # the whole answer (the table and the JSON output alike).
+    for output in ([], ["--output-format", "json"]):
+        found = ext(cassandra, tmp_path, *output, "-e", f"SELECT k, data.s, data.n FROM {ks}.t")
+        assert found.checked_stdout().count(r"lone \ud800 here") == 2, found.stdout
+    lines = [json.loads(line) for line in found.stdout.splitlines() if line.startswith("{")]
+    assert sorted(lines, key=lambda line: line["k"]) == \
+        [{"k": k, "data.s": "lone \ud800 here", "data.n": "Infinity"} for k in (1, 2)]
 
 
 def _exported(cassandra, home: Path, select: str, pq) -> object:  # type: ignore[no-untyped-def]
