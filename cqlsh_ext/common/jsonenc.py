@@ -133,6 +133,12 @@ def without_surrogates(text: str) -> tuple[str, int]:
     return _SURROGATE.subn(REPLACEMENT, text)
 
 
+def escaped_surrogates(text: str) -> str:
+    """A JSON text with each lone surrogate as its JSON escape ("\\ud800"): the same JSON value,
+    which UTF-8 can write (in JSON text a lone surrogate can only sit inside a string)."""
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def unicode_only(value: Any) -> tuple[Any, int]:
     """A JSON value with without_surrogates' U+FFFD in its strings and keys, and how many; `value`
     itself when it holds none."""

@@ -26,8 +26,11 @@ class TextSink:
             self.json: Any = JsonRows(columns, settings, places)
             self.csv: Any = None
         else:
-            # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
-            self.out = io.TextIOWrapper(target.output(), encoding="utf-8", newline="")
+            # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says; a lone
+            # surrogate in a decoded string (which UTF-8 cannot write) as its escape, as the shell
+            # prints it (cli._main).
+            self.out = io.TextIOWrapper(target.output(), encoding="utf-8", newline="",
+                                        errors="backslashreplace")
             from cqlsh_ext.render.csv_rows import CsvRows
 
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)

@@ -997,12 +997,16 @@ def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: Blo
             out.append(value_fitted)
             if column.exact:
                 exact[i] = exact_text(reading, column, value)
-    arrays = [_array(out, kind)]
+    misfits = sum(1 for note in notes.values() if note is not UNDECODABLE_KEY)
+    try:
+        arrays = [_array(out, kind)]
+    except UnicodeEncodeError:  # (rare: looked for only when Arrow refuses the column)
+        arrays = [_array(_unicode_values(out, notes), kind)]
     if column.noted:
         arrays.append(_notes_array(len(values), notes))
     if column.exact:
         arrays.append(_notes_array(len(values), exact))
-    return Fitted(arrays, sum(1 for note in notes.values() if note is not UNDECODABLE_KEY))
+    return Fitted(arrays, misfits)
 
 
 def exact_text(reading: BlobReading, column: AnswerColumn, value: Any) -> str:
@@ -1064,23 +1068,24 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
     try:
         payload_array = _array(out, kind)
     except UnicodeEncodeError:  # (rare: looked for only when Arrow refuses the column)
-        payload_array = _array(_unicode_payloads(out, notes), kind)
+        payload_array = _array(_unicode_values(out, notes), kind)
     return Fitted([payload_array, _array(labels, Str()), _array(kinds, Str()), _array(notes, Str()),
                    _array(stored, Leaf("binary")), _array(sure, Str())], misfits)
 
 
-def _unicode_payloads(payloads: list[Any], notes: list[str | None]) -> list[Any]:
-    """Payloads whose strings hold a lone surrogate (a document's "\\ud800" escape: valid JSON, no
+def _unicode_values(values: list[Any], notes: list[str | None] | dict[int, str]) -> list[Any]:
+    """Values whose strings hold a lone surrogate (a document's "\\ud800" escape: valid JSON, no
     Unicode character), which Arrow's UTF-8 strings cannot, with U+FFFD in its place, each said in
     the value's note."""
     out = []
-    for i, payload in enumerate(payloads):
-        payload, replaced = jsonenc.unicode_only(payload)
+    for i, value in enumerate(values):
+        value, replaced = jsonenc.unicode_only(value)
         if replaced:
             many = "s" if replaced > 1 else ""
             said = f"{replaced:,} lone surrogate{many} (no Unicode character) read as U+FFFD"
-            notes[i] = f"{notes[i]}; {said}" if notes[i] else said
-        out.append(payload)
+            before = notes[i] if isinstance(notes, list) else notes.get(i)
+            notes[i] = f"{before}; {said}" if before else said
+        out.append(value)
     return out
 
 
@@ -1275,16 +1280,31 @@ def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequ
     rows = len(columns[0]) if columns else 0
     if rows == 0:
         return b""
+    try:
+        return _json_lines(keys, columns, spelt, rows, None)
+    except UnicodeEncodeError:  # (rare: looked for only when UTF-8 refuses a line)
+        return _json_lines(keys, columns, spelt, rows, jsonenc.escaped_surrogates)
+
+
+def _json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt], rows: int,
+                escaped: Callable[[str], str] | None) -> bytes:
+    """json_lines' lines; `escaped`: what each text spelt in Python goes through (a lone surrogate
+    in a decoded string, which UTF-8 cannot write, as its JSON escape: exactly what the document
+    holds)."""
+    def through(spell: Callable[[Any], str]) -> Callable[[Any], str]:
+        return spell if escaped is None else (lambda value: escaped(spell(value)))
+
     layout: list[Any] = []
     for at, (key, column, how) in enumerate(zip(keys, columns, spelt, strict=True)):
         layout.append(("{" if at == 0 else ", ") + key + ": ")
         if isinstance(column, _BlobsOnCore) and how.head is not None and how.texts is not None:
             layout.append(native.held_json(column.held, how.head, how.texts, how.raw,
-                                           _with_known(column, how.value)))
+                                           through(_with_known(column, how.value))))
         elif isinstance(column, _PathsOnCore) and how.found:
-            layout.append(native.HeldFound(column.held, how.value))
+            layout.append(native.HeldFound(column.held, through(how.value)))
         else:
-            layout.append(how.many(column.values()))
+            texts = how.many(column.values())
+            layout.append(texts if escaped is None else [escaped(text) for text in texts])
     layout.append("}\n")
     if not native.available():  # the Python engine: no column is on the core, every piece is text
         return "".join("".join(piece if isinstance(piece, str) else piece[row] for piece in layout)

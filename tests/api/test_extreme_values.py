@@ -288,10 +288,22 @@ def test_a_document_past_the_double_and_unicode_reads_through_every_door(cassand
     lines = [json.loads(line) for line in found.stdout.splitlines() if line.startswith("{")]
     assert sorted(lines, key=lambda line: line["k"]) == \
         [{"k": k, "data.s": "lone \ud800 here", "data.n": "Infinity"} for k in (1, 2)]
+    # The paths' exports: the text files with the escape, as the shell prints it; Parquet U+FFFD, said.
+    paths = f"SELECT k, data.s FROM {ks}.t"
+    for suffix in ("jsonl", "csv"):
+        target = tmp_path / f"paths.{suffix}"
+        done = ext(cassandra, tmp_path, "-e", f"COPY ({paths}) TO '{target}'")
+        assert done.returncode == 0, done.stderr
+        assert target.read_text().count(r"lone \ud800 here") == 2
+    assert [json.loads(line)["data.s"] for line in (tmp_path / "paths.jsonl").read_text().splitlines()] == \
+        ["lone \ud800 here"] * 2
+    written = _exported(cassandra, tmp_path, paths, pq)
+    assert written.column("data.s").to_pylist() == ["lone \ufffd here"] * 2
+    assert written.column("data.s:note").to_pylist() == [said, said]
 
 
 def _exported(cassandra, home: Path, select: str, pq) -> object:  # type: ignore[no-untyped-def]
-    target = home / "beyond.parquet"
+    target = home / f"beyond{len(list(home.glob('beyond*.parquet')))}.parquet"
     done = ext(cassandra, home, "-e", f"COPY ({select}) TO '{target}'")
     assert done.returncode == 0, done.stderr
     return pq.read_table(target)
