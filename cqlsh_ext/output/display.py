@@ -41,9 +41,10 @@ color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
 _BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
 #: What a decoded value's cell escapes: cqlsh's control characters (C0, DEL, C1 and NBSP: its
-#: unicode_controlchars_re, a character class) and the bidirectional controls, each spelt as cqlsh
-#: spells one (`\x1b`, `\u202e`: _show_control_chars, in red on a terminal).
-_ESCAPED_RE = re.compile(_controlchars_re.pattern[:-1] + _BIDI_CONTROLS + "]")
+#: unicode_controlchars_re, a character class), the bidirectional controls and the lone surrogates
+#: (a decoded document's "\ud800": no character a terminal can show, nor UTF-8 write), each spelt as
+#: cqlsh spells one (`\x1b`, `\u202e`, `\ud800`: _show_control_chars, in red on a terminal).
+_ESCAPED_RE = re.compile(_controlchars_re.pattern[:-1] + _BIDI_CONTROLS + "\ud800-\udfff]")
 LABEL_COLOR = CYAN
 REASON_COLOR = RED
 
