@@ -30,8 +30,6 @@ body timeout closed the connection) reaches nothing and is said in one line, not
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -477,9 +475,10 @@ class SpeltWriter:
     never in an answer's data, which a dict's first key would have to be to be taken for it.
 
     Only where the SDK would spell the same bytes (`same_spelling`): Python's json.dumps and the
-    SDK's serializer (pydantic-core) differ on a float of exponent -5 to -9 (1e-05 against 0.00001),
-    NaN and Infinity (null), and a lone surrogate (the SDK cannot write it): an answer holding any
-    of them, or what looks like one, goes the SDK's way, as every answer over HTTP does."""
+    SDK's serializer (pydantic-core) differ on a float of exponent -5 to -9 (1e-05 against 0.00001):
+    an answer holding one, or what looks like one, goes the SDK's way, as every answer over HTTP
+    does. (NaN, the infinities and a lone surrogate, where they differ too, never reach an answer's
+    JSON: sizing.spelt names the floats and sends the surrogate as U+FFFD.)"""
 
     #: Answers registered and not yet written, at most (a result the SDK never sends, its call
     #: cancelled after it was made, would otherwise stay).
@@ -552,26 +551,20 @@ class SpeltWriter:
         await anyio.to_thread.run_sync(self._out.flush)
 
 
-#: What Python's json.dumps spells otherwise than the SDK's serializer, found where a value starts
-#: and ends (after `:`, `,` or `[`; before `,`, `]` or `}`): a float of exponent -5 to -9 ("1e-05",
-#: "1.5e-07"), NaN and Infinity (null). Each needle is looked for first (a fast scan), then its
-#: surroundings: "e-0" is found in many a UUID ("808e-0de3"), which is no float. A string holding
-#: the same characters is taken for one, and left to the SDK.
-_NAN, _INFINITY = (json.dumps(x).encode() for x in (math.nan, math.inf))  # (bare, as json.dumps writes them)
-_OTHERWISE = ((b"e-0", re.compile(rb"[0-9]e-0[1-9][,\]}]")),
-              (_NAN, re.compile(rb"[:,\[]" + _NAN + rb"[,\]}]")),
-              (_INFINITY, re.compile(rb"[:,\[-]" + _INFINITY + rb"[,\]}]")))
-#: A lone surrogate (UTF-8 "surrogatepass": ED A0 to ED BF), which the SDK cannot write at all.
-_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+#: What Python's json.dumps spells otherwise than the SDK's serializer in an answer's JSON, found
+#: where a value ends (before `,`, `]` or `}`): a float of exponent -5 to -9 ("1e-05", "1.5e-07").
+#: The needle is looked for first (a fast scan), then its surroundings: "e-0" is found in many a
+#: UUID ("808e-0de3"), which is no float. A string holding the same characters is taken for one,
+#: and left to the SDK.
+_SMALL_EXPONENT = re.compile(rb"[0-9]e-0[1-9][,\]}]")
 
 
 def same_spelling(body: bytes) -> bool:
-    """Whether the SDK would write the JSON value `body` (compact, as json.dumps spells it with
-    ensure_ascii off) byte for byte as it is."""
-    for needle, spelt in _OTHERWISE:
-        at = body.find(needle)
-        while at >= 0:
-            if spelt.match(body, at - 1):
-                return False
-            at = body.find(needle, at + 1)
-    return b"\xed" not in body or _SURROGATE.search(body) is None
+    """Whether the SDK would write the JSON value `body` (an answer's, as sizing.spelt spells it)
+    byte for byte as it is."""
+    at = body.find(b"e-0")
+    while at >= 0:
+        if _SMALL_EXPONENT.match(body, at - 1):
+            return False
+        at = body.find(b"e-0", at + 1)
+    return True
