@@ -424,8 +424,13 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
     yaml.write_text("")
     (instance / "instance.json").write_text(
         f'{{"host": "127.0.0.1", "native_port": {native}, "storage_port": {storage}, "jmx_port": {jmx}}}\n')
+    # The holder's interpreter at a long path, as a clone's .venv/bin/python is in /home/alice/src/...:
+    # the line names the program, not its directory, so what it runs still shows (issue 96).
+    deep = tmp_path.joinpath(*(["a-directory-of-a-clone"] * 6), ".venv", "bin")
+    deep.mkdir(parents=True)
+    (deep / "python").symlink_to(sys.executable)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import socket, sys; s = socket.socket(); "
+        [str(deep / "python"), "-c", "import socket, sys; s = socket.socket(); "
          f"s.bind(('127.0.0.1', {jmx})); s.listen(); print('held', flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", str(yaml)],
@@ -445,7 +450,8 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
     said = proc.stderr.strip()
     assert said.startswith(f"dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} (held by pid {holder.pid} "
                            "("), said
-    assert "import socket" in said and "\n" not in said
+    assert f"(held by pid {holder.pid} (python -c import socket" in said and "\n" not in said
+    assert "a-directory-of-a-clone" not in said
 
 
 # ------------------------------------------------------------------ flags do what they say (issue 86)

@@ -503,10 +503,13 @@ def port_holders(port: int) -> list[str]:
 
 
 def _command_line(pid: int, most: int = 60) -> str:
+    """The program's name and its arguments, cut to `most`: the program's directory left out, so a
+    long one (a clone's .venv/bin/python, a JDK's bin/java) does not push what it runs off the line."""
     try:
-        text = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").rstrip("\0").split("\0")
     except OSError:
         return "?"
+    text = " ".join([os.path.basename(argv[0]), *argv[1:]]).strip()
     return text if len(text) <= most else text[:most - 3] + "..."
 
 
