@@ -522,6 +522,16 @@ def test_bin_demo_help_prints_its_help_and_does_nothing_else(tmp_path: Path):
         for said in ("bin/demo --help", "bin/cqlsh-ext --help", "bin/dev-cassandra stop"):
             assert said in proc.stdout, said
     assert not done.exists()  # nothing installed, no server, no shell
+    # On an 80-column terminal (its lines were 94 wide, broken mid-word there).
+    from repl.terminal import Term
+
+    shown = Term(["--help"], tmp_path, rows=40, cols=80, program=str(root / "bin" / "demo"), cwd=root)
+    assert shown.finish() == 0, shown.tail()
+    rows = [row for row in shown.display() if row]
+    assert rows[0].startswith("One command from a fresh clone") and all(len(row) < 80 for row in rows), rows
+    # The README says what it does: its own help, not the shell's (issue 96, 8).
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "`bin/demo --help` prints its own help" in readme
 
 
 def test_bin_demo_refuses_an_option_the_shell_does_not_take_before_a_server_starts(tmp_path: Path):
