@@ -381,8 +381,8 @@ def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
         rows = [row for row in start.display() if row]
     finally:
         server.communicate(b"")
-    said = (f"Cassandra 5.0 is already running in .cache/dev-cassandra (pid {server.pid}, CQL on "
-            "127.0.0.1:9042): using it as it is; bin/dev-cassandra stop stops it. "
+    said = ("bin/dev-cassandra: Cassandra 5.0 is already running in .cache/dev-cassandra "
+            f"(pid {server.pid}, CQL on 127.0.0.1:9042): using it as it is; bin/dev-cassandra stop stops it. "
             "Log: .cache/dev-cassandra/cassandra.log")
     assert _screen_words(rows) == said.split(), rows
     assert all(row.startswith("  ") for row in rows[1:]), rows
@@ -446,10 +446,10 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
         server.kill()
         holder.communicate("")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stdout == f"stopping Cassandra (pid {server.pid}) ...\n"
+    assert proc.stdout == f"bin/dev-cassandra: stopping Cassandra (pid {server.pid}) ...\n"
     said = proc.stderr.strip()
-    assert said.startswith(f"dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} (held by pid {holder.pid} "
-                           "("), said
+    assert said.startswith(f"bin/dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} "
+                           f"(held by pid {holder.pid} ("), said
     assert f"(held by pid {holder.pid} (python -c import socket" in said and "\n" not in said
     assert "a-directory-of-a-clone" not in said
 
