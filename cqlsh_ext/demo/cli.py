@@ -234,8 +234,8 @@ def main(argv: list[str]) -> int:
             print(f"{args.keyspace}: demo data already loaded")
             return 0
         # Status on stderr (the counts below are the result): loading takes seconds.
-        say(f"cqlsh-ext demo: loading the demo data into {args.keyspace} ({plural(args.rows, 'document')} per "
-            "JSON table) ...")
+        per_table = plural(args.rows, "document")
+        say(f"cqlsh-ext demo: loading the demo data into {args.keyspace} ({per_table} per JSON table) ...")
         written = load(session, args.keyspace, args.rows)
     finally:
         cluster.shutdown()
