@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from cqlsh_ext import __version__
-from cqlsh_ext.common.text import say
+from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.keyspaces import options as keyspaces_options
 from cqlsh_ext.settings import SettingError, Settings, add_flags
 
@@ -232,7 +232,9 @@ def _main(argv: list[str] | None) -> int:
         print(help_text(cqlshmain))
         return 0
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
-        print(_versions(cqlshmain))
+        # Wrapped at words on a terminal (the core's list of formats is one long line); a pipe gets
+        # each line whole, as scripts read it.
+        print(message(_versions(cqlshmain), screen_width(sys.stdout)))
         return 0
     mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _missing_credentials(cqlshmain,
                                                                                                 cqlsh_args)

@@ -94,7 +94,8 @@ class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, Keyspac
         # (repl.shellhooks.Preload): it would take the stand-in for the terminal.
         banner = FittedLines(sys.stdout)
         fitting = bool(banner.width) and not self.repl_mode
-        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)), \
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,),
+                               keyspaces=self._keyspaces_read), \
                 contextlib.redirect_stdout(banner) if fitting else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
         banner.flush()
@@ -117,6 +118,12 @@ class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, Keyspac
             repl.shorten_reconnection(self)
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
+
+    def _keyspaces_read(self) -> list[str]:
+        """The keyspaces the connection has read (the driver's metadata), while it is being made:
+        none before cqlsh's __init__ made it."""
+        conn = getattr(self, "conn", None)
+        return list(getattr(getattr(conn, "metadata", None), "keyspaces", None) or {})
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
         try:

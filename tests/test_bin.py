@@ -381,8 +381,8 @@ def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
         rows = [row for row in start.display() if row]
     finally:
         server.communicate(b"")
-    said = (f"Cassandra 5.0 is already running in .cache/dev-cassandra (pid {server.pid}, CQL on "
-            "127.0.0.1:9042): using it as it is; bin/dev-cassandra stop stops it. "
+    said = ("bin/dev-cassandra: Cassandra 5.0 is already running in .cache/dev-cassandra "
+            f"(pid {server.pid}, CQL on 127.0.0.1:9042): using it as it is; bin/dev-cassandra stop stops it. "
             "Log: .cache/dev-cassandra/cassandra.log")
     assert _screen_words(rows) == said.split(), rows
     assert all(row.startswith("  ") for row in rows[1:]), rows
@@ -424,8 +424,13 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
     yaml.write_text("")
     (instance / "instance.json").write_text(
         f'{{"host": "127.0.0.1", "native_port": {native}, "storage_port": {storage}, "jmx_port": {jmx}}}\n')
+    # The holder's interpreter at a long path, as a clone's .venv/bin/python is in /home/alice/src/...:
+    # the line names the program, not its directory, so what it runs still shows (issue 96).
+    deep = tmp_path.joinpath(*(["a-directory-of-a-clone"] * 6), ".venv", "bin")
+    deep.mkdir(parents=True)
+    (deep / "python").symlink_to(sys.executable)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import socket, sys; s = socket.socket(); "
+        [str(deep / "python"), "-c", "import socket, sys; s = socket.socket(); "
          f"s.bind(('127.0.0.1', {jmx})); s.listen(); print('held', flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", str(yaml)],
@@ -441,11 +446,12 @@ def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path
         server.kill()
         holder.communicate("")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stdout == f"stopping Cassandra (pid {server.pid}) ...\n"
+    assert proc.stdout == f"bin/dev-cassandra: stopping Cassandra (pid {server.pid}) ...\n"
     said = proc.stderr.strip()
-    assert said.startswith(f"dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} (held by pid {holder.pid} "
-                           "("), said
-    assert "import socket" in said and "\n" not in said
+    assert said.startswith(f"bin/dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} "
+                           f"(held by pid {holder.pid} ("), said
+    assert f"(held by pid {holder.pid} (python -c import socket" in said and "\n" not in said
+    assert "a-directory-of-a-clone" not in said
 
 
 # ------------------------------------------------------------------ flags do what they say (issue 86)
@@ -516,6 +522,16 @@ def test_bin_demo_help_prints_its_help_and_does_nothing_else(tmp_path: Path):
         for said in ("bin/demo --help", "bin/cqlsh-ext --help", "bin/dev-cassandra stop"):
             assert said in proc.stdout, said
     assert not done.exists()  # nothing installed, no server, no shell
+    # On an 80-column terminal (its lines were 94 wide, broken mid-word there).
+    from repl.terminal import Term
+
+    shown = Term(["--help"], tmp_path, rows=40, cols=80, program=str(root / "bin" / "demo"), cwd=root)
+    assert shown.finish() == 0, shown.tail()
+    rows = [row for row in shown.display() if row]
+    assert rows[0].startswith("One command from a fresh clone") and all(len(row) < 80 for row in rows), rows
+    # The README says what it does: its own help, not the shell's (issue 96, 8).
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "`bin/demo --help` prints its own help" in readme
 
 
 def test_bin_demo_refuses_an_option_the_shell_does_not_take_before_a_server_starts(tmp_path: Path):

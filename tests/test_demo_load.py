@@ -40,7 +40,8 @@ def loaded(cassandra, tmp_path_factory) -> str:
     out = run(CQLSH_EXT, ["demo", "load", "-k", keyspace, "--rows", "10", "--credentials", str(creds),
                           cassandra.host, str(cassandra.port)], home)
     assert out.returncode == 0, out.stderr
-    assert f"{keyspace}: loading the demo data (10 documents per JSON table) ..." in out.stderr
+    assert f"cqlsh-ext demo: loading the demo data into {keyspace} (10 documents per JSON table) ..." \
+        in out.stderr
     assert "password" not in out.stderr.lower()  # no warning: nothing was given on the command line
     assert out.stdout.splitlines() == [f"{keyspace}.table_with_compressed_json: 10 rows",
                                        f"{keyspace}.table_with_uncompressed_json: 10 rows",
@@ -91,3 +92,22 @@ def test_the_demo_s_dictionaries_written_alone_read_its_dictionary_rows(cassandr
     assert shell.returncode == 0, shell.stderr
     assert 'zstd dictionary | [zstd] {"orderId":"ORD-' in shell.stdout, shell.stdout
     assert 'zlib preset dictionary | [zlib] {"orderId":"ORD-' in shell.stdout, shell.stdout
+
+
+def test_a_long_load_shows_its_progress_on_the_terminal(cassandra, tmp_path: Path):
+    # `demo load --rows 30000` said nothing for 2 min 53 s (issue 96, 8). At 80 columns, a status line
+    # of the rows written so far, redrawn in place as each part is written, then cleared for the counts.
+    from repl.terminal import Term, clean
+
+    keyspace = f"demo_progress_{os.getpid()}"
+    rows = 1500  # three parts of LOAD_CHUNK documents per table
+    t = Term(["demo", "load", "-k", keyspace, "--rows", str(rows), cassandra.host, str(cassandra.port),
+              "-u", cassandra.username, "-p", cassandra.password], tmp_path, rows=24, cols=80)
+    assert t.finish(timeout=300) == 0, t.tail()
+    drawn = [clean(line) for line in t.raw.split("\r") if "rows/s" in line]
+    counts = [int(re.search(r": ([\d,]+) rows", line).group(1).replace(",", "")) for line in drawn]
+    assert counts == [1000, 2000, 3000], drawn  # both tables, part by part
+    assert all(line.startswith("demo load: ") and len(line) < 80 for line in drawn), drawn
+    screen = [row for row in t.display() if row]
+    assert not any("rows/s" in row for row in screen), screen  # cleared
+    assert f"{keyspace}.table_with_compressed_json: 1,500 rows" in screen, screen

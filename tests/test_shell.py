@@ -491,6 +491,19 @@ def test_help_and_version_name_both(tmp_path):
     assert re.match(r"cqlsh-ext \S+ \(cqlsh 6\.2\.\d+, cassandra-driver \S+\)", out)
 
 
+def test_version_reads_at_80_columns_with_every_word_whole(tmp_path):
+    # The engine's line (the formats the core reads, ~290 characters) was cut by the terminal mid-word.
+    from repl.terminal import Term
+
+    piped = run(CQLSH_EXT, ["--version"], tmp_path).stdout  # a script's: each line whole
+    shown = Term(["--version"], tmp_path, rows=40, cols=80)
+    assert shown.finish() == 0, shown.tail()
+    rows = [row for row in shown.display() if row]
+    # The same words, each whole: a word the terminal cut at its edge reads as two pieces.
+    assert " ".join(" ".join(rows).split()) == " ".join(piped.split())
+    assert max(len(line) for line in piped.splitlines()) > 80  # (the engine's line is a long one)
+
+
 def test_cqlsh_flags_still_work(cassandra, ks, tmp_path):
     out = ext(cassandra, tmp_path, "-k", ks, "--request-timeout", "20", "--connect-timeout", "20",
               "--no-color", "-e", "SELECT data FROM formats WHERE name = 'gzip'").checked_stdout()

@@ -9,27 +9,147 @@ import subprocess
 from pathlib import Path
 
 import man_page
+import pytest
 from conftest import REPO_ROOT
+from repl.terminal import Term
 from shell_runner import CQLSH_EXT, isolated_env, run
 
 #: How the texts name a guide: the command that shows it.
 GUIDE = re.compile(r"cqlsh-ext docs ([a-z][a-z-]*)")
 
 
-def test_docs_lists_every_guide_with_its_title(tmp_path: Path) -> None:
-    result = run(CQLSH_EXT, ["docs"], tmp_path)
-    assert result.returncode == 0, result.stderr
-    listed = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
-    on_disk = {path.stem for path in (REPO_ROOT / "docs").glob("*.md")}
-    assert set(listed) == on_disk
+#: docs/ files that are no user's guide: the contributors' map and the measurements' notebook.
+FOR_CONTRIBUTORS = {"architecture", "performance"}
+#: The user's guides, as docs/ holds them.
+USER_GUIDES = {path.stem for path in (REPO_ROOT / "docs").glob("*.md")} - FOR_CONTRIBUTORS
+
+
+def _term(args: list[str], home: Path, rows: int, pager: str | None = None) -> Term:
+    """`cqlsh-ext ARGS` on an 80-column terminal, read to its end; `pager` as PAGER (None: the
+    system's, less)."""
+    term = Term(args, home, rows=rows, cols=80, env={"PAGER": pager} if pager else None)
+    assert term.finish() == 0, term.tail()
+    return term
+
+
+def test_docs_lists_the_user_guides_with_their_titles_within_80_columns(tmp_path: Path) -> None:
+    # The list had lines of 81 and 92 characters (broken mid-word at 80), and listed the lab
+    # notebook (performance) and the contributors' map (architecture) beside the user's guides.
+    rows = [row for row in _term(["docs"], tmp_path, rows=60).display() if row]
+    assert rows[0] == "Guides (cqlsh-ext docs TOPIC shows one):"
+    assert all(len(row) < 80 for row in rows), rows  # no row filled to the edge: none went on
+    entries = [row for row in rows[1:] if not row.startswith("   ")]
+    listed = {row.split()[0]: row for row in entries}
+    assert set(listed) == USER_GUIDES, set(listed) ^ USER_GUIDES
     assert "Editing fields inside stored payloads" in listed["edit"]
+    titles = " ".join(" ".join(row.split()[1:]) if not row.startswith("   ") else row.strip()
+                      for row in rows[1:])
+    for topic in USER_GUIDES:  # every title whole, continued under itself
+        assert _title(topic) in titles, topic
+    for topic in FOR_CONTRIBUTORS:
+        shown = run(CQLSH_EXT, ["docs", topic], tmp_path)
+        assert shown.returncode == 2 and f"no guide on {topic!r}" in shown.stderr
+
+
+def _title(topic: str) -> str:
+    text = (REPO_ROOT / "docs" / f"{topic}.md").read_text(encoding="utf-8")
+    return next(line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#"))
+
+
+#: Marks of Markdown left out of a word before it is compared (a code span, emphasis), and a link's.
+_MARKS = re.compile(r"[`*]")
+_LINK_MARKS = re.compile(r"\]\(|[\[\]]")
+#: The words the rendering adds: a link to another guide as its command, to a section by its
+#: heading, a path of the source tree said in words.
+_RENDERING_WORDS = {"cqlsh-ext", "docs", "see", "in", "cqlsh-ext's", "source", "a", "test", "benchmark",
+                    "tool", *USER_GUIDES}
+
+
+def _words(text: str) -> set[str]:
+    """The words of `text`, not a heading's or a table's rule."""
+    plain = _LINK_MARKS.sub(" ", _MARKS.sub("", text))
+    return {word.strip("()\"',.:;!?") for word in plain.split() if set(word) - set("-=|")}
+
+
+def _read_as_shown(topic: str, home: Path) -> list[str]:
+    """`cqlsh-ext docs TOPIC` through the pager (cat) on an 80-column terminal: its lines as read."""
+    lines = 3000
+    term = _term(["docs", topic], home, rows=lines, pager="cat")
+    shown: list[str] = []
+    went_on = False
+    for row in term.display():
+        # One word wider than the screen (a path, a value) alone on its line, which the terminal
+        # went on with on the next row, reads as one; any other row is a line of its own.
+        whole = (shown[-1] + row).strip() if went_on and row[:1].strip() else ""
+        if whole and " " not in whole:
+            shown[-1] += row
+        else:
+            shown.append(row)
+        went_on = len(row) == 80
+    while shown and not shown[-1]:
+        shown.pop()
+    assert len(shown) < lines - 1, "the screen is too short to hold the guide"
+    return shown
+
+
+@pytest.mark.parametrize("topic", ["load", "mcp"])
+def test_a_guide_reads_whole_at_80_columns(topic: str, tmp_path: Path) -> None:
+    # Raw Markdown written for ~100 columns broke about half its lines mid-word at 80 (load.md 140 of
+    # 271, mcp.md 673 of 1,131), linked .md files and tests/ and bench/ paths a pip user lacks.
+    source = (REPO_ROOT / "docs" / f"{topic}.md").read_text(encoding="utf-8")
+    shown = _read_as_shown(topic, tmp_path)
+    # Words whole: every word on the screen is a word of the guide (a word the terminal cut at its
+    # edge reads as two pieces, which are not), or one the rendering adds to a link.
+    headings = "\n".join(line for guide in USER_GUIDES for line in
+                         (REPO_ROOT / "docs" / f"{guide}.md").read_text(encoding="utf-8").splitlines()
+                         if line.startswith("#"))  # a link to a section names it
+    contributors = {f"docs/{name}.md" for name in FOR_CONTRIBUTORS}  # a link to one: in the source
+    known = _words(source) | _words(headings) | _RENDERING_WORDS | contributors
+    pieces = sorted({word for line in shown for word in _words(line)} - known - {""})
+    assert pieces == [], pieces[:20]
+    # What fits is within the screen; a longer line is one path or value, whole, on a line of its own.
+    for line in shown:
+        assert len(line) <= 80 or " " not in line.strip(), line
+    # Code blocks kept line for line (the first one of the guide, each line on its own).
+    first_block = re.search(r"^```\w*\n(.*?)^```", source, re.DOTALL | re.MULTILINE)
+    assert first_block is not None
+    stripped = [line.strip() for line in shown]
+    for line in first_block.group(1).splitlines():
+        if line.strip() and len(line) <= 76:
+            assert line.strip() in stripped, line
+    # Links as text a pip user can follow, and no path of the source tree.
+    text = "\n".join(shown)
+    assert "](" not in text
+    # A guide by the command that shows it; a file only the source tree has, said so.
+    assert re.findall(r"\S*\.md\b", text) == re.findall(r"(?<=source:\s)docs/\S*\.md\b", text)
+    assert "tests/" not in text and "bench/" not in text
+    assert re.search(r"cqlsh-ext docs (export|edit|payloads)\b", text)
+    assert shown[0] == _title(topic) and set(shown[1]) == {"="}
+
+
+def test_mcp_s_user_part_comes_first_and_its_example_early(tmp_path: Path) -> None:
+    # The example conversation was at line 1,047 of 1,131, after the protocol's bounds and revisions.
+    source = (REPO_ROOT / "docs" / "mcp.md").read_text(encoding="utf-8").splitlines()
+    sections = [line[3:] for line in source if line.startswith("## ")]
+    assert sections.index("An example conversation (the demo data)") <= 3, sections
+    user, maintainers = sections[:sections.index("Options") + 1], sections[sections.index("Options") + 1:]
+    assert {"Install", "Registering it with an assistant", "The tools", "Policy", "Over HTTP"} <= set(user)
+    assert {"Output schemas", "Protocol revisions", "Bounded and safe", "Figures"} <= set(maintainers)
+    shown = run(CQLSH_EXT, ["docs", "mcp"], tmp_path).stdout.splitlines()
+    assert shown.index("An example conversation (the demo data)") < 200, len(shown)
 
 
 def test_docs_topic_prints_the_guide_whole_into_a_pipe(tmp_path: Path) -> None:
+    headings = [re.sub(r"[`*]", "", line.lstrip("#").strip())
+                for line in (REPO_ROOT / "docs" / "edit.md").read_text(encoding="utf-8").splitlines()
+                if re.match(r"#+ ", line)]
     for typed in ("edit", "EDIT", "docs/edit.md"):  # as the topic, or as an old pointer spelled it
         result = run(CQLSH_EXT, ["docs", typed], tmp_path)
         assert result.returncode == 0, result.stderr
-        assert result.stdout == (REPO_ROOT / "docs" / "edit.md").read_text(encoding="utf-8")
+        lines = result.stdout.splitlines()
+        at = [lines.index(heading) for heading in headings]  # every section, in order
+        assert at == sorted(at), headings
+        assert all(len(line) <= 80 or " " not in line.strip() for line in lines)  # 80 columns into a pipe
 
 
 def test_a_mistyped_topic_is_one_line_with_the_one_meant(tmp_path: Path) -> None:

@@ -165,10 +165,10 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
                                timeout=60)
         assert Path(found.stdout.strip()).resolve() == installed.resolve(), (found.stdout, found.stderr)
     # So do the guides the texts point to (`cqlsh-ext docs edit`): a pip user has no docs/ directory.
-    shown = subprocess.run([str(venv / "bin" / "cqlsh-ext"), "docs", "edit"], env=env, capture_output=True,
-                           text=True, timeout=120)
+    shown = subprocess.run([str(venv / "bin" / "cqlsh-ext"), "docs", "edit"], env={**env, "COLUMNS": "80"},
+                           capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == (REPO / "docs" / "edit.md").read_text()
+    assert shown.stdout == _checkout_s_guide("edit"), shown.stdout[:2000]
     lines = _version(venv, env).splitlines()
     assert "value engine: native" in lines
     reads = next(line for line in lines if line.startswith("native core reads: "))
@@ -191,3 +191,11 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "--yes", "cqlsh-ext-native"],
                    env=env, capture_output=True, check=True, timeout=300)
     assert f"value engine: python ({GET_THE_CORE})" in _version(venv, env).splitlines()
+
+
+def _checkout_s_guide(topic: str) -> str:
+    """`cqlsh-ext docs TOPIC` of this checkout at 80 columns: the guide an installed copy shows the same."""
+    from shell_runner import CQLSH_EXT
+
+    return subprocess.run([CQLSH_EXT, "docs", topic], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "80"}, check=True).stdout

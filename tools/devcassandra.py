@@ -49,6 +49,8 @@ POM = REPO_ROOT / "tools" / "cassandra" / "pom.xml"
 DEFAULT_LIB_DIR = Path(os.environ.get("CQLSH_EXT_CASSANDRA_LIB") or REPO_ROOT / ".cache/cassandra/lib")
 DEFAULT_DEV_DIR = REPO_ROOT / ".cache" / "dev-cassandra"
 LIB_MARKER = ".complete"  # written last: a lib dir without it is a broken download
+#: How every step this tool says starts, as bin/setup's and bin/demo's do: the command a user ran.
+SAYS = "bin/dev-cassandra:"
 DAEMON_CLASS = "org.apache.cassandra.service.CassandraDaemon"
 
 # The module flags of Cassandra 5.0's conf/jvm17-server.options (the jars need them on JDK 17).
@@ -204,6 +206,12 @@ def _refuse_in_fast_layer(what: str) -> None:
                                 f"needs {what}: mark it (server or java)")
 
 
+def jars_ready(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM) -> bool:
+    """Whether lib_dir holds the pom's jars, downloaded whole (ensure_jars downloads nothing)."""
+    marker = Path(lib_dir).absolute() / LIB_MARKER
+    return marker.is_file() and marker.read_text().strip() == hashlib.sha256(pom.read_bytes()).hexdigest()
+
+
 def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM,
                 expect: str = "cassandra-all-*.jar") -> Path:
     """Return lib_dir, downloading Cassandra's jars into it first if needed (or another pom's
@@ -217,7 +225,7 @@ def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM,
     lib_dir = Path(lib_dir).absolute()
     want = hashlib.sha256(pom.read_bytes()).hexdigest()
     marker = lib_dir / LIB_MARKER
-    if marker.is_file() and marker.read_text().strip() == want:
+    if jars_ready(lib_dir, pom):
         return lib_dir
     lib_dir.parent.mkdir(parents=True, exist_ok=True)
     with open(lib_dir.parent / ".lock", "w") as lock:
@@ -230,7 +238,7 @@ def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM,
         tmp = lib_dir.with_name(lib_dir.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         what = "Cassandra 5.0" if pom == POM else f"the Java libraries listed in {pom.name}"
-        say(f"devcassandra: downloading {what} from Maven Central into {lib_dir} (Maven; once, a minute or "
+        say(f"{SAYS} downloading {what} from Maven Central into {_shown(lib_dir)} (Maven; once, a minute or "
             "more) ...")
         cmd = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
                f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"]
@@ -503,10 +511,13 @@ def port_holders(port: int) -> list[str]:
 
 
 def _command_line(pid: int, most: int = 60) -> str:
+    """The program's name and its arguments, cut to `most`: the program's directory left out, so a
+    long one (a clone's .venv/bin/python, a JDK's bin/java) does not push what it runs off the line."""
     try:
-        text = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").rstrip("\0").split("\0")
     except OSError:
         return "?"
+    text = " ".join([os.path.basename(argv[0]), *argv[1:]]).strip()
     return text if len(text) <= most else text[:most - 3] + "..."
 
 
@@ -759,7 +770,8 @@ def _shown(path: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="dev-cassandra", description="A local Cassandra 5.0 for development.")
+    p = argparse.ArgumentParser(prog="bin/dev-cassandra",
+                                description="A local Cassandra 5.0 for development.")
     p.add_argument("command", choices=["start", "stop", "status", "restart", "log"])
     p.add_argument("--dir", type=Path, default=Path(os.environ.get("DEV_CASSANDRA_DIR", DEFAULT_DEV_DIR)),
                    help="instance directory (env DEV_CASSANDRA_DIR; default .cache/dev-cassandra)")
@@ -787,8 +799,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in ("stop", "restart"):
             pid = inst.pid()
-            say(f"stopping Cassandra (pid {pid}) ..." if pid
-                else f"Cassandra is not running in {_shown(inst.directory)}", sys.stdout)
+            say(f"{SAYS} stopping Cassandra (pid {pid}) ..." if pid
+                else f"{SAYS} Cassandra is not running in {_shown(inst.directory)}", sys.stdout)
             running = inst.running_config()
             if inst.stop() and args.command == "restart":
                 # Its ports, as it was started with them, free before it starts again on them.
@@ -796,18 +808,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("start", "restart"):
             if pid := inst.pid():
                 running = inst.running_config() or cfg
-                say(f"Cassandra 5.0 is already running in {_shown(inst.directory)} (pid {pid}, CQL on "
+                say(f"{SAYS} Cassandra 5.0 is already running in {_shown(inst.directory)} (pid {pid}, CQL on "
                     f"{running.host}:{running.native_port}): using it as it is; bin/dev-cassandra stop "
                     f"stops it. Log: {_shown(inst.log_path)}", sys.stdout)
                 return 0
-            # Starting takes seconds (and a download the first time): say so before waiting.
-            say(f"starting Cassandra 5.0 in {_shown(inst.directory)} (CQL on {cfg.host}:{cfg.native_port}) "
-                "...", sys.stdout)
+            # The jars first (a download the first time, said and timed on its own), then the
+            # server, which takes seconds: each said before it is waited for.
+            fetched = None
+            if not jars_ready(cfg.lib_dir):
+                t0 = time.monotonic()
+                ensure_jars(cfg.lib_dir)
+                fetched = time.monotonic() - t0
+            say(f"{SAYS} starting Cassandra 5.0 in {_shown(inst.directory)} (CQL on {cfg.host}:"
+                f"{cfg.native_port}) ...", sys.stdout)
             t0 = time.monotonic()
             inst.start(args.timeout, clean=args.clean)
-            say(f"Cassandra listening for CQL on {cfg.host}:{cfg.native_port} "
+            first = "" if fetched is None else f", after {fetched:.1f} s downloading its jars"
+            say(f"{SAYS} Cassandra listening for CQL on {cfg.host}:{cfg.native_port} "
                 f"(user {cfg.username}/{cfg.password}), pid {inst.pid()}, "
-                f"up in {time.monotonic() - t0:.1f} s\nlog: {_shown(inst.log_path)}", sys.stdout)
+                f"up in {time.monotonic() - t0:.1f} s{first}\nlog: {_shown(inst.log_path)}", sys.stdout)
         elif args.command == "status":
             pid = inst.pid()
             if pid is None:
@@ -822,12 +841,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "log":
             print(tail(inst.log_path, 100))
     except PortsInUse as e:
-        say(f"dev-cassandra: {e}: another Cassandra? (bin/dev-cassandra status). Pick other ports "
+        say(f"{SAYS} {e}: another Cassandra? (bin/dev-cassandra status). Pick other ports "
             "with --port/--storage-port/--jmx-port or DEV_CASSANDRA_PORT, DEV_CASSANDRA_STORAGE_PORT, "
             "DEV_CASSANDRA_JMX_PORT")
         return 1
     except DevCassandraError as e:
-        say(f"dev-cassandra: {e}")
+        say(f"{SAYS} {e}")
         return 1
     return 0
 

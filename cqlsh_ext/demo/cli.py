@@ -117,9 +117,17 @@ def login(args: argparse.Namespace) -> tuple[str, str]:
     return username, password
 
 
+#: Documents generated and written at a time (each table's), between two updates of the status line.
+LOAD_CHUNK = 500
+
+
 def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
     """Create and fill the demo tables through a cassandra-driver session; returns rows written."""
+    import itertools
+
     from cassandra.concurrent import execute_concurrent_with_args
+
+    from cqlsh_ext.scanning.scan import progress_for
 
     for statement in SCHEMA.format(ks=keyspace).split(";"):
         if statement.strip():
@@ -130,15 +138,27 @@ def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
     plain = session.prepare(
         f"INSERT INTO {keyspace}.table_with_uncompressed_json (id, data) VALUES (?, ?)"
     )
-    docs = list(documents(rows))
-    ids = [_timeuuid(number) for number in range(len(docs))]
-    execute_concurrent_with_args(
-        session,
-        compressed,
-        [(i, bytes(cramjam.snappy.compress_raw(d.encode()))) for i, d in zip(ids, docs, strict=True)],
-        concurrency=64,
-    )
-    execute_concurrent_with_args(session, plain, list(zip(ids, docs, strict=True)), concurrency=64)
+    # A status line on a terminal while the two JSON tables fill (30,000 documents take minutes).
+    progress = progress_for("demo load", True, 2 * rows)  # its keyspace said on the line before
+    if progress is not None:
+        progress.ctrl_c = ("(Ctrl-C stops; demo load again fills it)", "(Ctrl-C: stop)")
+    written = 0
+    try:
+        generated = documents(rows)  # one sequence (one seed): the same documents as ever
+        for start in range(0, rows, LOAD_CHUNK):
+            docs = list(itertools.islice(generated, LOAD_CHUNK))
+            ids = [_timeuuid(number) for number in range(start, start + len(docs))]
+            execute_concurrent_with_args(
+                session, compressed,
+                [(i, bytes(cramjam.snappy.compress_raw(d.encode()))) for i, d in zip(ids, docs, strict=True)],
+                concurrency=64)
+            execute_concurrent_with_args(session, plain, list(zip(ids, docs, strict=True)), concurrency=64)
+            written += 2 * len(docs)
+            if progress is not None:
+                progress.update(written, force=True)
+    finally:
+        if progress is not None:
+            progress.close()
 
     sample_doc = next(documents(1))  # docs[0]: the one the dictionaries are made of
     formats = samples(sample_doc)
@@ -214,7 +234,8 @@ def main(argv: list[str]) -> int:
             print(f"{args.keyspace}: demo data already loaded")
             return 0
         # Status on stderr (the counts below are the result): loading takes seconds.
-        say(f"{args.keyspace}: loading the demo data ({plural(args.rows, 'document')} per JSON table) ...")
+        per_table = plural(args.rows, "document")
+        say(f"cqlsh-ext demo: loading the demo data into {args.keyspace} ({per_table} per JSON table) ...")
         written = load(session, args.keyspace, args.rows)
     finally:
         cluster.shutdown()

@@ -10,7 +10,7 @@ a failed connection into one line (errors.connection_failures; SystemExit, exit 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -50,9 +50,11 @@ def prepare(setup: Settings, hostname: str, kwargs: dict[str, Any]) -> None:
 
 @contextmanager
 def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any],
-               keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+               keep: tuple[type[BaseException], ...] = (),
+               keyspaces: Callable[[], Iterable[str]] = tuple) -> Iterator[None]:
     """Prepare Shell(hostname, port, **kwargs)'s kwargs in place, then report any failure of the
-    `with` body (connecting) but `keep` as one line and exit 1."""
+    `with` body (connecting) but `keep` as one line and exit 1; a keyspace that is not there with
+    the one of `keyspaces()` (the server's, as far as the connection read them) meant."""
     hostname = str(args[0] if args else kwargs.get("hostname"))
     port = int(args[1] if len(args) > 1 else kwargs.get("port", 0))
     opts = setup.keyspaces
@@ -67,8 +69,25 @@ def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any],
 
         from cqlsh_ext.common.text import message, screen_width
 
+        said = _keyspace_meant(str(err), keyspaces)
         # Python writes it to standard error: wrapped at words there when it is a terminal.
-        raise SystemExit(message(f"Connection error: {err}", screen_width(sys.stderr))) from None
+        raise SystemExit(message(f"Connection error: {said}", screen_width(sys.stderr))) from None
+
+
+def _keyspace_meant(said: str, keyspaces: Callable[[], Iterable[str]]) -> str:
+    """`said` with the keyspace meant when it says -k's keyspace is not there and one is near."""
+    import re
+
+    from cqlsh_ext.common.text import nearest
+
+    missing = re.search(r"could not use keyspace '([^']+)'", said)
+    if missing is None:
+        return said
+    try:
+        near = nearest(missing.group(1), keyspaces())
+    except Exception:  # the half-made connection's metadata: a hint, never a second error
+        near = None
+    return said if near is None else f"{said[:missing.end()]} (did you mean {near}?){said[missing.end():]}"
 
 
 def consistency(setup: Settings) -> int | None:

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.calls import Calls
     from cqlsh_ext.mcp_server.server import Protocol
 
-USAGE = ("cqlsh-ext mcp [HOST [PORT]] [connection options] [--time-limit SECONDS] [--max-bytes N] "
-         "[--policy FILE] [--audit-log FILE] [--http [HOST:]PORT ...]")
+#: Within 80 columns after argparse's "usage: ".
+USAGE = ("cqlsh-ext mcp [HOST [PORT]] [connection options] [--time-limit SECONDS]\n"
+         "                     [--max-bytes N] [--policy FILE] [--audit-log FILE]\n"
+         "                     [--export-dir DIR] [--http [HOST:]PORT ...]")
 DESCRIPTION = """A Model Context Protocol server over stdio (or Streamable HTTP: --http): an AI
 assistant's tools that read the database through cqlsh-ext, read-only (cqlsh-ext docs mcp). It connects as
 the shell does: the shell's connection options (cqlsh-ext --help: -u, --credentials, --cqlshrc, -k,

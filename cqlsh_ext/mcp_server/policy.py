@@ -77,7 +77,7 @@ SYSTEM_READABLE = (
 _SECTIONS = {"tools": {"allow", "deny"}, "tables": {"deny"}, "redact": {"columns"}, "system": {"allow"},
              "limits": {"calls_per_minute"}}
 #: Where a refusal of a system table points for how to allow it.
-SYSTEM_HOW = ('a policy\'s [system] allow names further ones, each as keyspace.table (docs/mcp.md, '
+SYSTEM_HOW = ('a policy\'s [system] allow names further ones, each as keyspace.table (cqlsh-ext docs mcp, '
               '"System tables")')
 
 

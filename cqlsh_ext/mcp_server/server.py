@@ -189,6 +189,19 @@ class Protocol:
 
     # ------------------------------------------------------------------------------ tools
 
+    def no_tool(self, name: str) -> str:
+        """Why this server offers no tool `name`: the flag that would offer one of ours, or the policy
+        that leaves it out; the tools it offers."""
+        offered = f"(tools: {', '.join(self.tools)})"
+        tool = TOOLS.get(name)
+        if tool is None:
+            return f"no tool {name!r} {offered}"
+        policy = self.setup.guard.policy
+        if not policy.permits_tool(name):
+            return f"no tool {name!r} on this server: the policy ({policy.source}) leaves it out {offered}"
+        return (f"no tool {name!r} on this server: it writes files, and only a server started with "
+                f"--export-dir DIR offers it {offered}")
+
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         from mcp import types
 
@@ -204,7 +217,7 @@ class Protocol:
             return _result(answer)
         tool = self.tools.get(params.name)
         if tool is None:
-            return _result(failed(f"no tool {params.name!r} (tools: {', '.join(self.tools)})"))
+            return _result(failed(self.no_tool(params.name)))
         answer, stopped = await self.run(ctx, tool, arguments)
         writer = self.writer
         if writer is None:
@@ -346,8 +359,7 @@ class Protocol:
         described = resources.described_tool(uri)
         if described is not None:  # a tool's description: it reads nothing, and nothing is queued
             if described not in self.tools:
-                raise MCPError(types.INVALID_PARAMS, f"{uri}: no tool {described[:100]!r} (tools: "
-                                                     f"{', '.join(self.tools)})")
+                raise MCPError(types.INVALID_PARAMS, f"{uri}: {self.no_tool(described[:100])}")
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=uri, mime_type=resources.TOOL_MIME, text=self.tools[described].document())])
         try:

@@ -183,8 +183,13 @@ class ResultPipeline:
         # cqlsh pauses on a terminal unless CAPTURE is on; the interactive shell's pager takes the
         # whole result instead when it has one.
         pause = bool(shell.tty) and not capturing and not (self.interactive and self._pager_takes_it())
+        # Laid out in cqlsh's pages: the shell's page size (PAGING n), or one table with PAGING OFF.
+        # An answer's batches are as the reading finds its rows (a scan's streams: a few rows each),
+        # and a table a batch gave a header and widths every few rows (issue 96, 3).
+        pages = _Pages(batches, one_table=True) if not shell.use_paging else \
+            _Pages(_in_pages(batches, shell.page_size))
         with self._printing(Printing(in_result=True, capturing=capturing)):
-            self._print_pages(names, types, _Pages(batches), table_meta, pause)
+            self._print_pages(names, types, pages, table_meta, pause)
 
     def _print_pages(self, names: list[str], types: list[Any], pages: _Pages, table_meta: Any,
                      pause: bool) -> None:
@@ -701,6 +706,19 @@ class _Pages:
     def turn(self) -> None:
         if self.fetch():
             self.rows, self._ahead = self._ahead or [], None
+
+
+def _in_pages(batches: Iterator[Rows], size: int) -> Iterator[Rows]:
+    """`batches` of any sizes as pages of `size` rows (the last one fewer), each given once it is
+    full or the batches end."""
+    page: list[Sequence[Any]] = []
+    for rows in batches:
+        page.extend(rows)
+        while len(page) >= size:
+            yield page[:size]
+            page = page[size:]
+    if page:
+        yield page
 
 
 def _values(rows: Iterable[Any], names: list[str]) -> list[list[Any]]:

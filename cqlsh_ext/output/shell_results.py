@@ -74,5 +74,17 @@ class ShellResults:
 
     def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
         # Every message the shell writes wraps at words on a terminal (common.text.message), where
-        # the terminal would break it inside a word; a pipe or a file gets its one line.
-        super().printerr(message(str(text), screen_width(sys.stderr)), *args, **kwargs)  # type: ignore[misc]
+        # the terminal would break it inside a word; a pipe or a file gets its one line. A name the
+        # server has not, or a word the grammar has not, gets the one meant (output.meant).
+        said = self._meant(str(text))
+        super().printerr(message(said, screen_width(sys.stderr)), *args, **kwargs)  # type: ignore[misc]
+
+    def _meant(self, text: str) -> str:
+        from cqlsh_ext.output.meant import schema_of, with_meant
+        from cqlsh_ext.upstream.seams import grammar_words
+
+        conn = getattr(self, "conn", None)
+        if conn is None:
+            return text
+        keyspaces, tables = schema_of(getattr(conn, "metadata", None))
+        return with_meant(text, tables, keyspaces, getattr(self, "current_keyspace", None), grammar_words)

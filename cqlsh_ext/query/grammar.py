@@ -298,7 +298,7 @@ class _Parser(Cursor):
             elif start.kind == "word" and self.mark("(", 1):
                 func = self.next().value.lower()
                 if func not in FUNCTIONS:
-                    raise QueryError(f"unknown function {func}: here only count, min, max, sum, avg")
+                    raise QueryError(_not_ours(func))
                 self.expect("(")
                 ref: Ref | None = None
                 if self.mark("*"):
@@ -721,3 +721,22 @@ def _bound(given: Sequence[Predicate], markers: Sequence[Marker],
         predicates[marker.predicate] = Predicate(pred.ref, pred.op, tuple(slots))
     return predicates
 
+
+#: CQL's functions of a row's cells and keys, which the server computes (a payload query computes
+#: only FUNCTIONS): asked in a statement of their own, without payload paths, they are the server's.
+SERVER_FUNCTIONS = frozenset({"writetime", "maxwritetime", "ttl", "token", "tojson", "cast", "todate",
+                              "totimestamp", "tounixtimestamp", "dateof", "unixtimestampof"})
+
+
+def _not_ours(func: str) -> str:
+    """The one line for a function a payload query does not compute, with the way to what was meant."""
+    from cqlsh_ext.common.text import nearest
+
+    ours = ", ".join(FUNCTIONS)
+    if func in SERVER_FUNCTIONS:
+        return (f"{func}() is the server's, and a payload query computes only {ours}: ask it in a "
+                f"statement of its own without payload paths (SELECT id, {func}(data) FROM ... WHERE "
+                "...), which the server answers")
+    near = nearest(func, FUNCTIONS)
+    meant = f" (did you mean {near}?)" if near else ""
+    return f"unknown function {func}{meant}: here only {ours}"

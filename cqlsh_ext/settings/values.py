@@ -88,7 +88,9 @@ def parse_output_format(text: str) -> OutputFormat:
     for fmt in DECLARED:
         if fmt.name == name:
             return fmt
-    raise SettingError(f"unknown output format {text!r}; valid: {', '.join(OUTPUT_FORMATS)}")
+    from cqlsh_ext.common.text import unknown
+
+    raise SettingError(unknown("output format", text, list(OUTPUT_FORMATS)))
 
 
 def parse_cells(text: str) -> str:

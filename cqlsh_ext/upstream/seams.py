@@ -60,6 +60,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "repl, cli, shell, reading.connecting"),
     ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
               "statement or command, ours included: first_words", "shell"),
+    ("cqlsh", "cqlruleset.ruleset's values are pylexotron Matchers whose arg is a TextMatch's word or "
+              "the matchers inside: grammar_words", "output.shell_results"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text",
@@ -398,6 +400,35 @@ def first_words() -> frozenset[str]:
                                                               startsymbol="cqlshCommand")
         _FIRST_WORDS.append(frozenset(str(word).upper() for word in found if str(word)[:1].isalpha()))
     return _FIRST_WORDS[0]
+
+
+_GRAMMAR_WORDS: list[frozenset[str]] = []
+
+
+def grammar_words() -> frozenset[str]:
+    """Every word cqlsh's grammar spells out (its rules' literal words, ours registered with them),
+    in upper case: what a word a statement's syntax error names may be a typo of (CONFRIM). Read
+    once, after the shell has registered its commands."""
+    if not _GRAMMAR_WORDS:
+        from cqlshlib import pylexotron
+
+        words: set[str] = set()
+        pending: list[Any] = list(import_cqlshmain(None).cqlruleset.ruleset.values())
+        seen: set[int] = set()
+        while pending:
+            item = pending.pop()
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, pylexotron.TextMatch):
+                if isinstance(item.arg, str) and item.arg.isalpha():
+                    words.add(item.arg.upper())
+            elif isinstance(item, pylexotron.Matcher):
+                pending.append(item.arg)
+            elif isinstance(item, (list, tuple)):
+                pending.extend(item)
+        _GRAMMAR_WORDS.append(frozenset(words))
+    return _GRAMMAR_WORDS[0]
 
 
 def split_statements(text: str) -> list[Any]:

@@ -13,10 +13,13 @@ import site
 import sys
 from pathlib import Path
 
-__all__ = ["GuideNotFound", "guide", "guides", "title"]
+__all__ = ["FOR_CONTRIBUTORS", "GuideNotFound", "guide", "guides", "shown", "title"]
 
 #: Where an installed package's guides are, under its prefix (pyproject.toml's data-files).
 INSTALLED = Path("share", "doc", "cqlsh-ext")
+#: docs/ files that are no user's guide: the contributors' map and the measurements' notebook
+#: (read in the source tree); `cqlsh-ext docs` neither lists nor shows them.
+FOR_CONTRIBUTORS = frozenset({"architecture", "performance"})
 
 
 class GuideNotFound(LookupError):
@@ -40,7 +43,7 @@ def guides() -> dict[str, Path]:
     for directory in _directories():
         found = sorted(directory.glob("*.md")) if directory.is_dir() else []
         if found:
-            return {path.stem: path for path in found}
+            return {path.stem: path for path in found if path.stem not in FOR_CONTRIBUTORS}
     return {}
 
 
@@ -68,3 +71,13 @@ def guide(topic: str) -> Path:
     near = nearest(wanted, known)
     raise GuideNotFound(f"no guide on {topic!r}" + (f" (did you mean {near}?)" if near else "")
                         + "; `cqlsh-ext docs` lists them")
+
+
+def shown(topic: str, width: int) -> str:
+    """The guide of `topic` (guide()) laid out for a screen `width` columns wide (render)."""
+    from cqlsh_ext.user_docs.render import Guides, anchors, render
+
+    path = guide(topic)
+    texts = {name: other.read_text(encoding="utf-8") for name, other in guides().items()}
+    headings = Guides({name: anchors(text) for name, text in texts.items()})
+    return render(texts[path.stem], path.stem, headings, width)

@@ -1,11 +1,13 @@
-"""`cqlsh-ext docs [TOPIC]`: the list of guides, or one guide, paged on a terminal as `man` is."""
+"""`cqlsh-ext docs [TOPIC]`: the list of guides, or one guide laid out for the terminal's width and
+paged as `man` is (into a pipe, at COLUMNS or 80 columns)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from cqlsh_ext.user_docs import GuideNotFound, guide, guides, title
+from cqlsh_ext.common.text import fit, screen_width
+from cqlsh_ext.user_docs import GuideNotFound, guides, shown, title
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -17,26 +19,36 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    width = _width()
     if args.topic is None:
         known = guides()
         if not known:
             print("cqlsh-ext docs: no guides are installed with this cqlsh-ext", file=sys.stderr)
             return 1
-        width = max(len(topic) for topic in known)
-        print("Guides (cqlsh-ext docs TOPIC shows one):")
-        for topic, path in known.items():
-            print(f"  {topic:<{width}}  {title(path)}")
+        room = max(len(topic) for topic in known)
+        lines = [f"  {topic:<{room}}  {title(path)}" for topic, path in known.items()]
+        print("\n".join(fit(["Guides (cqlsh-ext docs TOPIC shows one):", *lines], width, cut=False)))
         return 0
     try:
-        path = guide(args.topic)
+        text = shown(args.topic, width)
     except GuideNotFound as err:
         print(f"cqlsh-ext docs: {err}", file=sys.stderr)
         return 2
-    text = path.read_text(encoding="utf-8")
     if sys.stdout.isatty():
         import pydoc
 
-        pydoc.pager(text)  # $PAGER or less, as man pages; the plain text into a pipe
+        pydoc.pager(text)  # $PAGER or less, as man pages
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _width() -> int:
+    """The terminal's width; into a pipe or a file COLUMNS, else 80, as man lays out a page."""
+    import os
+
+    width = screen_width(sys.stdout)
+    if width:
+        return width
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) >= 20 else 80

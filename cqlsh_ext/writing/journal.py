@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal_lock import JournalLock
-from cqlsh_ext.writing.journal_names import sealed_journals, short_id
+from cqlsh_ext.writing.journal_names import sealed_journals, short_id, written_here
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.seal import KeyMissing, Sealer, key_path, new_run, run_key, user_key
 
@@ -192,6 +192,7 @@ class Journal:
             except OSError as err:
                 raise JournalError(f"the journal cannot be created in {directory}: {err.strerror}") from None
         self.path = path
+        written_here(path)  # UNDO LAST, RESUME LAST: this session's own first
         self.fd: int | None = fd
         what = RUN_NAMES.get(str(head["kind"]), str(head["kind"]))
         #: The journal's lock, this run's until close() (writing.journal_lock).

@@ -6,8 +6,10 @@ A journal's file is `KIND-KS.TABLE-STAMP-ID.jsonl` (a Spark run's directory of p
 `rewrite-KS.TABLE-STAMP-ID`), ID the first 8 hex digits of its run's random id: a hint naming it
 fits on one line of an 80-column terminal and pastes as one statement. A name is found as given
 when it is a path (it holds a '/', or a file of that name is here); otherwise in the journal
-directory, by its id or its file name; LAST is the journal of that kind written last (the most
-recently changed). Whatever is found is read as any journal is (sealed, the user's).
+directory, by its id or its file name; LAST is the journal of that kind this session (this
+process: the interactive shell, a script, a program) wrote last, else the user's changed last in
+the directory, which other sessions of the user may share: `whose` says which it is. Whatever is
+found is read as any journal is (sealed, the user's).
 """
 
 from __future__ import annotations
@@ -81,9 +83,42 @@ def find_journal(given: str, directory: str, kinds: tuple[str, ...]) -> tuple[st
                        f"ends with, or {LAST}")
 
 
+#: The journals this session has written, oldest first (writing.journal.Journal adds each).
+WRITTEN_HERE: list[str] = []
+
+
+def written_here(path: str) -> None:
+    """Note that this session wrote the journal at `path` (LAST takes its own first)."""
+    WRITTEN_HERE.append(os.path.realpath(path))
+
+
+def whose(path: str) -> str:
+    """How a journal LAST found is said: this session's, or another's with the time it was
+    written (UTC, from its name)."""
+    if os.path.realpath(path) in WRITTEN_HERE:
+        return "this session's newest"
+    stamp = re.search(r"-(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)-", os.path.basename(path))
+    when = f", written {'-'.join(stamp.groups()[:3])} {':'.join(stamp.groups()[3:])} UTC" if stamp else ""
+    return f"not this session's: this session wrote none; your newest in the directory{when}"
+
+
+def _own_newest(directory: str, kinds: tuple[str, ...]) -> str | None:
+    here = os.path.realpath(directory)
+    for path in reversed(WRITTEN_HERE):
+        name = os.path.basename(path)
+        if os.path.dirname(path) == here and name.startswith(tuple(f"{kind}-" for kind in kinds)) \
+                and os.path.isfile(path):
+            return path
+    return None
+
+
 def newest(directory: str, kinds: tuple[str, ...]) -> str:
-    """The journal of one of `kinds` (file or Spark run directory) in `directory` changed last,
-    the user's own; WriteRefused when there is none."""
+    """The journal of one of `kinds` this session wrote last in `directory`; else (a session that
+    wrote none) the one (file or Spark run directory) changed last there, the user's own;
+    WriteRefused when there is none."""
+    own = _own_newest(directory, kinds)
+    if own is not None:
+        return own
     best: tuple[float, str] | None = None
     for name in _names(directory):
         if not name.startswith(tuple(f"{kind}-" for kind in kinds)) or name.startswith("."):

@@ -129,7 +129,11 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         (not cut or request.cut)
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
     if found:
-        say(f"undo: {request.path.strip()} is {path}", out)
+        from cqlsh_ext.writing.journal_names import LAST
+        from cqlsh_ext.writing.journal_names import whose as written_by
+
+        named = request.path.strip()
+        say(f"undo: {named} is {path}" + (f" ({written_by(path)})" if named.upper() == LAST else ""), out)
     _say_unvouched(parts, out)
     if request.confirm and cut and not request.cut:
         raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "

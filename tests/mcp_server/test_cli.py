@@ -44,3 +44,13 @@ def test_help_names_its_options_and_the_shells(tmp_path: Path) -> None:
     for needle in ("--time-limit", "--max-bytes", "cqlsh-ext docs mcp", "connection options"):
         assert needle in proc.stdout, needle
     assert "cqlsh-ext mcp" in _run(["--help"], tmp_path).stdout
+
+
+def test_the_usage_names_the_export_directory_within_80_columns(tmp_path: Path) -> None:
+    # An assistant's `export` is offered only with --export-dir: the synopsis a user reads first names
+    # it, and reads at 80 columns (it was one line of 150 without it).
+    env = {**isolated_env(tmp_path), "COLUMNS": "80"}
+    usage = subprocess.run([CQLSH_EXT, "mcp", "--help"], capture_output=True, text=True, timeout=60,
+                           env=env).stdout.split("\n\n")[0]
+    assert "[--export-dir DIR]" in usage, usage
+    assert max(len(line) for line in usage.splitlines()) <= 80, usage

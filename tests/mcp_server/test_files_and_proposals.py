@@ -113,6 +113,10 @@ def test_an_export_is_refused_where_the_policy_redacts_and_without_a_directory(
         assert os.listdir(exports) == []
     with McpServer([*demo.conn], assistant_home) as server:
         assert "export" not in [tool.name for tool in server.tools()]
+        # Called all the same (the README lists it): the answer names the flag that offers it.
+        error = server.call("export", statement=f"SELECT name FROM {demo.keyspace}.blob_formats").error
+        assert error.startswith("no tool 'export' on this server: it writes files, and only a server "
+                                "started with --export-dir DIR offers it"), error
 
 
 def test_every_answer_says_whether_a_cap_cut_it(demo: Demo, assistant_home: Path) -> None:

@@ -168,3 +168,54 @@ def test_an_edit_s_preview_and_journal_lines_wrap_at_words_and_paths_stay_whole(
     t.prompt()
     assert "cannot read" not in t.tail(2000)
     t.exit()
+
+
+def test_a_mistyped_name_gets_the_one_meant_from_the_schema_the_shell_holds(term, cassandra, demo_ks, home):
+    # A table, a keyspace, a word of the statement mistyped: the server's words alone, no suggestion;
+    # writetime() in a payload query refused with no way offered (issue 96, 7). Read on the screen at 80
+    # columns, each message a line the screen wraps at words.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=50, cols=80)
+    t.prompt()
+    said = {}
+    for name, statement in (
+            ("table", "SELECT data.status FROM table_with_compresed_json LIMIT 1;"),
+            ("plain table", f"SELECT * FROM {demo_ks}.blob_formts;"),
+            ("keyspace", f"USE {demo_ks[:-1]};"),
+            ("word", "UPDATE table_with_compressed_json SET data.status = 'X' "
+                     "WHERE id = b4cc8000-a838-11ee-8000-0de30de30de3 CONFRIM;"),
+            ("function", "SELECT writetime(data), data.status FROM table_with_compressed_json LIMIT 1;")):
+        t.ctrl("l")  # a clear screen: the statement's rows, what it printed, the next prompt
+        t.prompt()
+        t.type(statement)
+        t.enter()
+        # Its message (wrapped at words: any space a line end), or, before, its answer.
+        t.expect(r"did\s+you\s+mean|is\s+the\s+server's|rows\)|Error", timeout=120)
+        t.prompt()
+        screen = t.display()
+        prompts = [k for k, row in enumerate(screen) if re.match(r"\S*cqlsh:\w+>( |$)", row)]
+        typed_rows = -(-(len(screen[prompts[0]].split("> ")[0]) + 2 + len(statement)) // 80)
+        shown = [row for row in screen[prompts[0] + typed_rows:prompts[-1]] if row.strip()]
+        assert shown and all(len(row) < 80 for row in shown), screen  # none went on past the edge
+        said[name] = " ".join(" ".join(shown).split())
+    assert "(did you mean table_with_compressed_json?)" in said["table"], said["table"]
+    assert "(did you mean blob_formats?)" in said["plain table"], said["plain table"]
+    assert f"(did you mean {demo_ks}?)" in said["keyspace"], said["keyspace"]
+    assert "'CONFRIM' (did you mean CONFIRM?)" in said["word"], said["word"]
+    assert "writetime() is the server's" in said["function"], said["function"]
+    assert "SELECT id, writetime(data) FROM ... WHERE ..." in said["function"], said["function"]
+    # The way offered runs: the server answers writetime beside the key.
+    assert "writetime(data)" in t.run("SELECT id, writetime(data) FROM table_with_compressed_json LIMIT 1;")
+    t.exit()
+
+
+def test_a_mistyped_keyspace_or_output_format_on_the_command_line_names_the_one_meant(cassandra, demo_ks,
+                                                                                      home):
+    wrong_keyspace = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "-k", demo_ks[:-1], "-e",
+                                     "SELECT 1 FROM system.local"], home)
+    assert wrong_keyspace.returncode == 1
+    assert f"could not use keyspace '{demo_ks[:-1]}' (did you mean {demo_ks}?)" in wrong_keyspace.stderr
+    wrong_format = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "--output-format", "jsn", "-e",
+                                   "SELECT 1 FROM system.local"], home)
+    assert wrong_format.returncode == 2
+    assert "unknown output format 'jsn' (did you mean json?); valid: table, vertical, json, csv" in \
+        wrong_format.stderr

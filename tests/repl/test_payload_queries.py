@@ -209,3 +209,33 @@ def test_a_payload_query_pauses_per_page_without_a_pager_and_goes_whole_through_
 
 def clean_text(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_a_filtered_payload_query_is_one_table_on_the_terminal(term, demo_ks, cassandra):
+    # A scan's rows come in batches of a few rows each, one per stream and step: each batch was
+    # printed as a table of its own, a header and widths every few rows (7 headers for 8 rows), where
+    # -e printed one. Now the answer is laid out in cqlsh's pages: one table up to the page size.
+    import json
+
+    import snappy
+
+    session = cassandra.session(demo_ks)
+    try:
+        stored = list(session.execute("SELECT id, data FROM table_with_compressed_json"))
+    finally:
+        session.shutdown()
+    paid = {str(row.id) for row in stored if json.loads(snappy.uncompress(row.data))["status"] == "PAID"}
+    assert 10 <= len(paid) <= 100, len(paid)  # several batches, one cqlsh page
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=60, cols=80)
+    t.prompt()
+    shown = t.run("SELECT id, data.status FROM table_with_compressed_json WHERE data.status = 'PAID' "
+                  "ALLOW FILTERING;", timeout=120)
+    lines = shown.splitlines()
+    headers = [line for line in lines if re.match(r"^\s*id\s+\|\s+data\.status\s*$", line)]
+    assert len(headers) == 1, shown
+    rows_shown = [line.split("|") for line in lines if re.match(r"^\s*[0-9a-f]{8}-", line)]
+    assert {cells[0].strip() for cells in rows_shown} == paid
+    assert {cells[1].strip() for cells in rows_shown} == {"PAID"}
+    assert len({line.index("|") for line in lines if "|" in line}) == 1  # one width for the column
+    assert f"({len(paid)} rows)" in shown
+    t.exit()

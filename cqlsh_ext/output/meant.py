@@ -1,0 +1,64 @@
+"""The name meant, added to an error that names one that is not there: a table or a keyspace the
+server says does not exist (from the schema the shell already holds: the driver's metadata, no
+query), a word a syntax error stops at that is a typo of one of the grammar's (CONFRIM). One
+`(did you mean X?)` at the name, as common.text.nearest finds it; the error is otherwise as said."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from cqlsh_ext.common.text import nearest
+
+__all__ = ["with_meant"]
+
+#: The server's words for a table or a keyspace it has not (Cassandra 4 and 5, Amazon Keyspaces).
+_NO_TABLE = re.compile(r"(?:unconfigured table |table )(?:(?P<ks>\w+)\.)?(?P<table>\w+)\b")
+_NO_KEYSPACE = re.compile(r"Keyspace '?(?P<ks>\w+)'? does not exist")
+#: cqlsh's and the server's syntax errors, at the word they stop at.
+_SYNTAX_AT = re.compile(r"(?:no viable alternative at input|mismatched input|extraneous input) "
+                        r"'(?P<word>\w+)'")
+_EXPECTING = re.compile(r"expecting K_([A-Z]+)\b")
+
+
+def with_meant(text: str, tables: Callable[[str], Iterable[str]], keyspaces: Iterable[str],
+               current: str | None, words: Callable[[], Iterable[str]]) -> str:
+    """`text` with the name it names meant added, when one is near: `tables(ks)` the tables of a
+    keyspace, `keyspaces` every keyspace, `current` the keyspace in use, `words()` the grammar's
+    words."""
+    if "did you mean" in text:
+        return text
+    missing_ks = _NO_KEYSPACE.search(text)
+    if missing_ks:
+        return _added(text, missing_ks.end(), nearest(missing_ks["ks"], keyspaces))
+    if "does not exist" in text or "unconfigured table" in text:
+        missing = _NO_TABLE.search(text)
+        keyspace = (missing["ks"] if missing and missing["ks"] else current) if missing else None
+        if missing and keyspace:
+            return _added(text, missing.end(), nearest(missing["table"], tables(keyspace)))
+    syntax = _SYNTAX_AT.search(text)
+    if syntax and syntax["word"].upper() not in (known := set(words())):
+        expected = _EXPECTING.search(text)  # the server's parser names the one word it expected
+        near = nearest(syntax["word"].upper(), [expected[1]] if expected else known)
+        return _added(text, syntax.end(), near)
+    return text
+
+
+def _added(text: str, at: int, meant: str | None) -> str:
+    if meant is None:
+        return text
+    # After the server's quoted message when the name is inside it, so its quotes stay whole.
+    close = text.find('"', at)
+    at = close + 1 if close >= 0 and text.count('"', 0, at) % 2 == 1 else at
+    return f"{text[:at]} (did you mean {meant}?){text[at:]}"
+
+
+def schema_of(metadata: object) -> tuple[Mapping[str, object], Callable[[str], list[str]]]:
+    """The keyspaces the driver's `metadata` holds, and the tables (and views) of one of them."""
+    keyspaces: Mapping[str, object] = getattr(metadata, "keyspaces", None) or {}
+
+    def tables(keyspace: str) -> list[str]:
+        meta = keyspaces.get(keyspace)
+        return [*getattr(meta, "tables", {}), *getattr(meta, "views", {})]
+
+    return keyspaces, tables
