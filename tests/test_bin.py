@@ -143,7 +143,8 @@ def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
         return [line for line in log.read_text().splitlines() if "pip install" in line or "spark" in line]
 
     # uv (its pin: tools/build-requirements.txt) installs at locks/main.txt's versions
-    uv = "python -m pip install --quiet --disable-pip-version-check --constraint tools/build-requirements.txt uv"
+    uv = ("python -m pip install --quiet --disable-pip-version-check --constraint "
+          "tools/build-requirements.txt uv")
     locked = "python -m uv pip install --quiet --python .venv/bin/python --constraint locks/main.txt -e"
     assert calls("--test") == [uv, f"{locked} .[test]"]
     assert calls("--test", "--spark") == [
@@ -279,7 +280,8 @@ def _fake_test_tools(root: Path, failing: str) -> None:
             'if [ "$2" = uv ]; then [ "$3" != venv ] || { eval "dir=\\${$#}"; mkdir -p "$dir/bin"; '
             'ln -s "$(cd "$(dirname "$0")" && pwd)/python" "$dir/bin/python"; }; exit 0; fi\n'
             'case "$0" in *other-end*) pass=other; counts="31 passed in 95.00s (0:01:35)" ;;\n'
-            '*) if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
+            '*) if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then\n'
+            'pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
             'else pass=native; counts="2017 passed, 21 skipped in 840.12s (0:14:00)"; fi ;; esac\n'
             f'if [ "$pass" = "{failing}" ]; then counts="1 failed, $counts"; fi\n'
             'echo "...................F...."\n'
