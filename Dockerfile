@@ -23,9 +23,9 @@
 #   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones and spark: parquet
 #               and mcp), none, or a comma list.
 #   VERSION     recorded in the image's labels.
-# The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies,
-# Debian's archive for Rust (rustc-web, cargo-web: 1.85 in bookworm) and crates.io for the native
-# core's crates.
+# The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies
+# (locks/main.txt's versions), Debian's archive for Rust (rustc-web, cargo-web: 1.85 in bookworm)
+# and crates.io for the native core's crates.
 
 ARG BASE_IMAGE=python:3.11-slim-bookworm
 
@@ -69,10 +69,16 @@ ENV PIP_NO_CACHE_DIR=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
 RUN python3 -m venv /opt/cqlsh-ext
-# The pinned dependencies first: this layer stays cached while only the source changes.
-COPY pyproject.toml tools/docker/requirements.py ./
+# The dependencies first, at the versions of locks/main.txt (what CI tests), each file checked against
+# the lock's hashes: pyproject.toml's ranges for the extras asked (requirements.py), the lock as
+# constraints, installed by uv (its pin: tools/build-requirements.txt; in the build stage only). This
+# layer stays cached while only the source changes.
+COPY pyproject.toml tools/docker/requirements.py tools/build-requirements.txt locks/main.txt ./
 RUN python3 requirements.py "${EXTRAS}" > requirements.txt \
- && /opt/cqlsh-ext/bin/pip install --requirement requirements.txt
+ && python3 -m venv /opt/uv \
+ && /opt/uv/bin/pip install --constraint build-requirements.txt uv \
+ && UV_NO_CACHE=1 /opt/uv/bin/uv pip install --python /opt/cqlsh-ext/bin/python --constraint main.txt \
+      --requirement requirements.txt
 COPY . .
 COPY --from=native /wheels /native-wheels
 # pyarrow ships its own test suite (about 10 MB, with conftest.py files), its C++ headers and sources,

@@ -111,7 +111,7 @@ def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
         log.write_text("")
         proc = _run(root, "setup", *args)
         assert proc.returncode == 0, proc.stderr
-        return log.read_text().count("-m pip install")
+        return log.read_text().count("-m uv pip install")
 
     assert installs("--test") == 1
     assert installs("--test") == 0  # nothing changed
@@ -142,10 +142,13 @@ def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
         assert proc.returncode == 0, proc.stderr
         return [line for line in log.read_text().splitlines() if "pip install" in line or "spark" in line]
 
-    assert calls("--test") == ["python -m pip install --quiet --disable-pip-version-check -e .[test]"]
+    # uv (its pin: tools/build-requirements.txt) installs at locks/main.txt's versions
+    uv = ("python -m pip install --quiet --disable-pip-version-check --constraint "
+          "tools/build-requirements.txt uv")
+    locked = "python -m uv pip install --quiet --python .venv/bin/python --constraint locks/main.txt -e"
+    assert calls("--test") == [uv, f"{locked} .[test]"]
     assert calls("--test", "--spark") == [
-        "python -m pip install --quiet --disable-pip-version-check -e .[test,spark]",
-        f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}"]
+        uv, f"{locked} .[test,spark]", f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}"]
     assert calls("--test") == []  # a spark install has all a test install needs
     assert calls("--spark", "--test") == []  # installed, and the jars are in the cache
 
@@ -164,7 +167,7 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
         log.write_text("")
         proc = _run(root, "setup", *args)
         assert proc.returncode == 0, proc.stderr
-        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "pip install" in line]
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "uv pip install" in line]
 
     assert installs("--parquet") == [".[parquet]"]
     assert installs("--parquet") == []
@@ -194,7 +197,7 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
         log.write_text("")
         proc = _run(root, "setup", *args)
         assert proc.returncode == 0, proc.stderr
-        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "pip install" in line]
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "uv pip install" in line]
 
     assert installs("--mcp") == [".[mcp]"]
     assert installs("--mcp") == []
@@ -266,11 +269,20 @@ def _fake_test_tools(root: Path, failing: str) -> None:
     _script(root / "bin" / "setup", "exit 0\n")
     for tool in ("ruff", "mypy", "lint-imports"):
         _script(root / ".venv" / "bin" / tool, "exit 0\n")
+    (root / "locks").mkdir(exist_ok=True)
+    (root / "locks" / "other-end.in").write_text("# the other end\npandas==3.1.1\npyarrow==19.0.1\n")
+    (root / "locks" / "other-end.txt").write_text("")
+    (root / "pyproject.toml").write_text("")
     _script(root / ".venv" / "bin" / "python",
             'if [ "$1" = -c ]; then exit 0; fi\n'  # the native core is found
             f'case "$1" in *say.py) exec "{sys.executable}" "$@" ;; esac\n'  # bin/test's messages
-            'if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
-            'else pass=native; counts="2017 passed, 21 skipped in 840.12s (0:14:00)"; fi\n'
+            # uv makes the other end's virtualenv (its python: this one), and installs into it
+            'if [ "$2" = uv ]; then [ "$3" != venv ] || { eval "dir=\\${$#}"; mkdir -p "$dir/bin"; '
+            'ln -s "$(cd "$(dirname "$0")" && pwd)/python" "$dir/bin/python"; }; exit 0; fi\n'
+            'case "$0" in *other-end*) pass=other; counts="31 passed in 95.00s (0:01:35)" ;;\n'
+            '*) if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then\n'
+            'pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
+            'else pass=native; counts="2017 passed, 21 skipped in 840.12s (0:14:00)"; fi ;; esac\n'
             f'if [ "$pass" = "{failing}" ]; then counts="1 failed, $counts"; fi\n'
             'echo "...................F...."\n'
             'echo "$counts"\n'
@@ -302,11 +314,13 @@ def test_bin_test_runs_both_passes_and_closes_with_both_counts(tmp_path: Path):
         proc = subprocess.run([str(root / "bin" / "test"), *args], cwd=root, capture_output=True, text=True,
                               env=env, timeout=60)
         assert proc.returncode == 1, proc.stderr
-        assert proc.stdout.count("...................F....") == 2, proc.stdout
         every = "every fast test" if args else "every test"
+        # the whole run ends with the other end's pass (locks/other-end.in's versions), --fast never
+        other = "" if args else "; other end (pandas==3.1.1, pyarrow==19.0.1): 31 passed in 95.00s (0:01:35)"
+        assert proc.stdout.count("...................F....") == (2 if args else 3), proc.stdout
         assert proc.stderr.splitlines()[-1] == (
             f"bin/test: native core, {every}: 1 failed, 2017 passed, 21 skipped in 840.12s (0:14:00); "
-            "Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01)"), proc.stderr
+            f"Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01){other}"), proc.stderr
     # Both green: bin/test is green; the second failing fails it too.
     _fake_test_tools(root, failing="")
     proc = subprocess.run([str(root / "bin" / "test"), "--fast"], cwd=root, capture_output=True, text=True,
@@ -321,6 +335,14 @@ def test_bin_test_runs_both_passes_and_closes_with_both_counts(tmp_path: Path):
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.splitlines()[-1].endswith(
         "Python engine, engine-sensitive tests: 1 failed, 640 passed in 61.20s (0:01:01)"), proc.stderr
+    # --other-end: that pass alone, its virtualenv made once, no lint run
+    _script(root / ".venv" / "bin" / "ruff", f'touch "{root / "linted"}"\n')
+    proc = subprocess.run([str(root / "bin" / "test"), "--other-end"], cwd=root, capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "bin/test: other end (pandas==3.1.1, pyarrow==19.0.1): 31 passed in 95.00s (0:01:35)"), proc.stderr
+    assert not (root / "linted").exists() and "virtualenv" not in proc.stderr  # made by the run above
 
 
 def test_under_load_runs_the_command_beside_busy_processes_and_gives_its_status(tmp_path: Path):
@@ -360,8 +382,8 @@ def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
     setup = Term([], tmp_path, rows=24, cols=80, program=str(root / "bin" / "setup"))
     assert setup.finish() == 0, setup.tail()
     rows = [row for row in setup.display() if row]
-    message = ("bin/setup: installing cqlsh-ext and its dependencies into .venv (pip; about a minute the "
-               "first time) ...")
+    message = ("bin/setup: installing cqlsh-ext and its dependencies into .venv (locks/main.txt; about a "
+               "minute the first time) ...")
     assert _screen_words(rows) == message.split(), rows
     assert len(rows) == 2 and rows[1].startswith("  ") and all(len(row) <= 80 for row in rows), rows
 

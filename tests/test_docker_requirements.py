@@ -1,5 +1,7 @@
 """The Dockerfile's dependency layer (tools/docker/requirements.py): the shell's extras, not the
-test tools and not Spark mode's (the image has no JVM; Spark hosts get their own environment)."""
+test tools and not Spark mode's (the image has no JVM; Spark hosts get their own environment), as
+pyproject.toml's ranges, which the Dockerfile installs at locks/main.txt's versions (uv's --constraint;
+tests/test_lock.py holds the lock to the ranges)."""
 
 from __future__ import annotations
 
@@ -7,17 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _requirements(extras: str) -> list[str]:
+def _requirements(extras: str) -> list[Requirement]:
     out = subprocess.run([sys.executable, str(REPO / "tools/docker/requirements.py"), extras,
                           str(REPO / "pyproject.toml")], capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    return [Requirement(line) for line in out.stdout.splitlines()]
 
 
 def test_all_leaves_out_test_tools_and_spark():
-    chosen = {req.split("==")[0] for req in _requirements("all")}
+    chosen = {req.name for req in _requirements("all")}
     assert "cqlsh" in chosen and "boto3" in chosen
     assert "pyarrow" in chosen  # COPY (SELECT ...) TO 'x.parquet' works in the image
     assert "mcp" in chosen  # so does `docker run -i ... mcp` (docs/mcp.md)
@@ -25,7 +29,7 @@ def test_all_leaves_out_test_tools_and_spark():
 
 
 def test_spark_can_still_be_asked_for():
-    chosen = _requirements("spark")
-    assert any(req.startswith("pyspark==") for req in chosen)
-    # the spark extra names the parquet extra for pyarrow: its pin, never cqlsh-ext from PyPI
-    assert "pyarrow==26.0.1" in chosen and not any(req.startswith("cqlsh-ext") for req in chosen)
+    chosen = {str(req) for req in _requirements("spark")}
+    assert any(req.startswith("pyspark") for req in chosen)
+    # the spark extra names the parquet extra for pyarrow: its range, never cqlsh-ext from PyPI
+    assert "pyarrow>=19.0.1" in chosen and not any(req.startswith("cqlsh-ext") for req in chosen)

@@ -17,7 +17,7 @@ import re
 import sys
 
 #: bin/test's own flags (its --help says them): what a mistyped one is most likely to be.
-OWN_FLAGS = ("--fast", "--help")
+OWN_FLAGS = ("--fast", "--other-end", "--help")
 
 
 def refusal(args: list[str]) -> str | None:
@@ -56,6 +56,10 @@ def _pytest_flags(config: object) -> list[str]:
 
 if __name__ == "__main__":
     from say import say  # tools/say.py: the scripts' one rule for what they say
+
+    # The checkout on the path as `python -m pytest` puts it there: a conftest.py importing `tests.`
+    # (tests/api's) is read as the run will read it.
+    sys.path.insert(1, ".")
 
     said = refusal(sys.argv[1:])
     if said is not None:

@@ -534,14 +534,18 @@ class QueryAnswer:
         default) takes the table as to_arrow() gives it."""
         pd = need("pandas")
         table = self.to_arrow()
-        if "types_mapper" not in options:
-            import pyarrow as pa
+        if "types_mapper" in options:
+            given: pandas.DataFrame = table.to_pandas(**options)
+            return given
+        import pyarrow as pa
 
-            table = table.cast(pa.schema([_for_pandas(f) for f in table.schema],
-                                         metadata=table.schema.metadata))
-            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) \
-                else pd.ArrowDtype(t)
+        table = table.cast(pa.schema([_for_pandas(f) for f in table.schema], metadata=table.schema.metadata))
+        options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) else pd.ArrowDtype(t)
         frame: pandas.DataFrame = table.to_pandas(**options)
+        for at, field in enumerate(table.schema):
+            if isinstance(field.type, pa.BaseExtensionType):
+                # a uuid column: its uuid.UUID objects (pyarrow before 26 gives their 16 bytes here)
+                frame.isetitem(at, pd.Series(table.column(at).to_pylist(), index=frame.index, dtype=object))
         return frame
 
     def to_polars(self, **options: Any) -> polars.DataFrame:

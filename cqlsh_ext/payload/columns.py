@@ -1134,7 +1134,7 @@ def _array(values: list[Any], kind: Kind) -> Any:
         storage = arrow_type(kind, storage=True)
         array = pa.array(values, type=storage)
         return array if storage == arrow else array.cast(arrow)
-    array = pa.Array._import_from_c_capsule(*laid.__arrow_c_array__())
+    array = pa.array(laid)  # its __arrow_c_array__: the core's buffers, not copied
     if array.type != arrow:  # (the core lays out the kind's own type: should not happen)
         raise TypeError(f"the core laid out {array.type} for a column of {arrow}")
     return array
@@ -1147,7 +1147,7 @@ def as_pyarrow(array: Any) -> Any:
 
     if isinstance(array, pa.Array):
         return array
-    return pa.Array._import_from_c_capsule(*array.__arrow_c_array__())
+    return pa.array(array)  # its __arrow_c_array__
 
 
 def _spelt(value: Any, nodes: int, budget: Budget) -> Any:

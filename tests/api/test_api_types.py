@@ -62,6 +62,8 @@ def rows_written(cassandra, typed: str) -> str:
     names = list(COLUMNS)
     session = cassandra.session()
     try:
+        # (the type was made through the API's connection: this cluster's metadata may not have it yet)
+        session.cluster.refresh_user_type_metadata(typed.split(".")[0], "address")
         session.cluster.register_user_type(typed.split(".")[0], "address", Address)
         markers = ", ".join("?" * len(names))
         insert = session.prepare(f"INSERT INTO {typed} ({', '.join(names)}) VALUES ({markers})")

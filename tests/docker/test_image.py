@@ -83,6 +83,25 @@ def test_the_native_core_runs_in_the_image(image: Image) -> None:
     assert out == ["True", "json", "PAID", "True", "True", "True", "True"], out
 
 
+def test_every_dependency_in_the_image_is_at_the_lock_s_version(image: Image) -> None:
+    # What CI tests is what ships: the image's distributions are locks/main.txt's (cqlsh-ext and its
+    # native core aside), and the extras' packages are there (pyarrow, the MCP SDK).
+    from packaging.utils import canonicalize_name
+    from test_lock import _lock, _pinned
+
+    code = ("import importlib.metadata as m, platform\n"
+            "print(platform.python_version())\n"
+            "for d in m.distributions(): print(d.metadata['Name'], d.version)")
+    python, *lines = image.run("-c", code, docker_args=("--entrypoint", "python")).stdout.splitlines()
+    installed = {canonicalize_name(line.split()[0]): line.split()[1] for line in lines}
+    lock = _lock("main.txt")
+    python = ".".join(python.split(".")[:2])
+    off = {name: (version, str(_pinned(lock, name, python))) for name, version in installed.items()
+           if name not in ("cqlsh-ext", "cqlsh-ext-native") and str(_pinned(lock, name, python)) != version}
+    assert off == {}, off  # (name: (in the image, in the lock))
+    assert {"cqlsh", "pyarrow", "mcp", "boto3"} <= set(installed)
+
+
 def test_runs_as_non_root_with_a_writable_home(image: Image) -> None:
     uid = image.run("-u", docker_args=("--entrypoint", "id")).stdout.strip()
     assert uid.isdigit() and uid != "0", uid

@@ -1,4 +1,5 @@
-"""Print the pinned requirements of pyproject.toml, one a line, for the Dockerfile's dependency layer.
+"""Print the requirements of pyproject.toml (its ranges), one a line, for the Dockerfile's dependency
+layer, which installs them at locks/main.txt's versions (uv pip install --constraint).
 
     python3 requirements.py [EXTRAS] [PYPROJECT]
 

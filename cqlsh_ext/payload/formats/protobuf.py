@@ -169,7 +169,7 @@ def _tree(message: Any, depth: int) -> Any:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]
             out[field.name] = {k: _value(value_field, v, depth) for k, v in value.items()}
-        elif field.is_repeated:
+        elif _repeated(field):
             out[field.name] = [_value(field, v, depth) for v in value]
         else:
             out[field.name] = _value(field, value, depth)
@@ -177,6 +177,17 @@ def _tree(message: Any, depth: int) -> Any:
     if unknown:
         out["$unknown fields"] = unknown
     return out
+
+
+def _repeated(field: Any) -> bool:
+    """Whether a field is repeated: protobuf 7 says is_repeated (and took the field's label away),
+    protobuf 5 says it by the label; pyproject.toml's range takes both (tests/test_environment.py)."""
+    repeated = getattr(field, "is_repeated", None)
+    if repeated is None:
+        from google.protobuf.descriptor import FieldDescriptor
+
+        return bool(field.label == FieldDescriptor.LABEL_REPEATED)
+    return bool(repeated)
 
 
 def _value(field: Any, value: Any, depth: int) -> Any:
