@@ -31,10 +31,7 @@ def test_every_file_the_architecture_doc_names_exists():
 
 
 def test_the_strict_mypy_packages_the_doc_lists_are_the_configured_ones():
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10: pytest's own dependency
-        import tomli as tomllib
+    import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     strict = config["tool"]["mypy"]["overrides"][0]

@@ -17,10 +17,7 @@ PACKAGE = ROOT / "cqlsh_ext"
 def features() -> list[str]:
     """The feature packages: the layer of the contract that holds `insight`, and `mcp_server` and
     `spark` (front ends beside the API, built on them as the shell is)."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib
+    import tomllib
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers")
     layer = next(layer for layer in contract["layers"] if "insight" in layer.replace(":", " ").split())

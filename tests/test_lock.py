@@ -135,7 +135,7 @@ def test_every_lowest_bound_is_a_version_tested() -> None:
     for requirement in _requirements(["test", "spark"]):  # (test brings parquet, api and mcp)
         if requirement.marker is not None and not any(requirement.marker.evaluate(_environment(python))
                                                       for python in PYTHONS):
-            continue  # (Python 3.10's: the locks serve 3.11 and later)
+            continue  # (a marker no Python the locks serve meets)
         lowest = [s.version for s in requirement.specifier if s.operator in (">=", "==")]
         assert lowest, f"{requirement}: a range starts at the oldest version tested"
         name = canonicalize_name(requirement.name)

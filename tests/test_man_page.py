@@ -42,10 +42,7 @@ def test_the_page_lists_every_command_topic_and_option() -> None:
 
 
 def test_the_package_installs_it_where_man_looks() -> None:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10: pytest's own dependency
-        import tomli as tomllib
+    import tomllib
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert pyproject["tool"]["setuptools"]["data-files"]["share/man/man1"] == ["man/cqlsh-ext.1"]
 

@@ -30,10 +30,7 @@ MANYLINUX_LIBS = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "li
 
 
 def _toml(path: Path) -> dict:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10: pytest's own dependency
-        import tomli as tomllib
+    import tomllib
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 

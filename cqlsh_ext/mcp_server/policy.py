@@ -33,7 +33,6 @@ for any number of names.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -332,10 +331,7 @@ def _system_table(text: str, path: str | None) -> tuple[str, str]:
 
 
 def _read(path: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10: the mcp extra brings tomli
-        import tomli as tomllib
+    import tomllib
     try:
         with Path(path).open("rb") as f:
             return tomllib.load(f)
