@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.json_text import json_container, unique_pairs
 from cqlsh_ext.payload.names import BUILTIN_READINGS
 from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 
@@ -166,11 +166,11 @@ def _float(text: str) -> float:
 
 
 def _json(spec: Spec, text: str) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
+    """JSON text as a record format's writer takes it: NaN and the infinities as Python's json
+    writes and reads them (`NaN`, `Infinity`, `-Infinity`: the floats a record format holds), a
+    number past a double refused, a key given twice in one object refused."""
     try:
-        return json.loads(text, parse_constant=refuse, parse_float=_float)
+        return json.loads(text, parse_float=_float, object_pairs_hook=unique_pairs)
     except ValueError as err:
         raise EncodeRefused(f"the value is not JSON ({str(err).splitlines()[0]})") from None
 
@@ -254,8 +254,8 @@ def same(shown: Any, want: Any) -> bool:
     """Equal as records: same types (True is not 1, 1.0 is not 1), same keys, items in order."""
     if isinstance(want, bool) or isinstance(shown, bool):
         return type(shown) is type(want) and shown == want
-    if isinstance(want, float):  # never NaN: the input is JSON, which has none
-        return isinstance(shown, float) and shown == want
+    if isinstance(want, float):  # NaN read back as NaN is the same value
+        return isinstance(shown, float) and (shown == want or (shown != shown and want != want))
     if isinstance(want, dict):
         return (isinstance(shown, dict) and shown.keys() == want.keys()
                 and all(same(shown[k], want[k]) for k in want))
