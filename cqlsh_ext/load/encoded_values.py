@@ -20,12 +20,13 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.load.source import Fragment, GivenValue, SourceRow
+from cqlsh_ext.load.source import Fragment, GivenValue, SourceRow, Spelt
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
@@ -80,11 +81,13 @@ class Columns:
     key's order, then those written, in the request's."""
 
     def __init__(self, keyspace: str, meta: Any, names: Sequence[str], encode: Sequence[tuple[str, str]],
-                 decoding: Decoding, cap: int) -> None:
+                 decoding: Decoding, cap: int, python: bool = False) -> None:
         from cqlsh_ext.cql.errors import QueryError
         from cqlsh_ext.payload.places import ValuePlace
 
         self.cap = cap
+        #: The door is Python's (db.write): a hint names its keyword, not the shell's ENCODE.
+        self.python = python
         keys = [c.name for c in (*meta.partition_key, *meta.clustering_key)]
         seen: set[str] = set()
         plans: dict[str, ColumnPlan] = {}
@@ -212,8 +215,13 @@ class Columns:
                 raise RowRefused(f"{name}: {chain}: {err}") from None
         chain = plan.encode or label or _fixed(plan.setting)
         if not chain:
+            hint = f"encode={{{name!r}: '<chain>'}}" if self.python else f"ENCODE {name} = '<chain>'"
+            if given.label_alone:
+                raise RowRefused(f"{name}: no chain to write it in: the source has {name}:label but no "
+                                 f"{name}:kind, which says how the label reads (the exports write both); "
+                                 f"or {hint} names one")
             raise RowRefused(f"{name}: no chain to write it in (a document, not an export's object "
-                             f"naming its label): ENCODE {name} = '<chain>' names one")
+                             f"naming its label): {hint} names one")
         encoder = self._encoder(chain)
         if isinstance(encoder, str):
             raise RowRefused(f"{name}: {chain}: {encoder}")
@@ -233,6 +241,26 @@ class Columns:
         key = self.key_of(row)
         values, chains = self.values_of(row)
         return PreparedRow(row, key, (), values, chains)
+
+
+def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:
+    """QueryError for the first of a source's columns (a file's, a frame's) that is neither a
+    column of the table nor an export's companion of one (`data:label`, `total:note`: what the
+    exports write beside a column), naming the nearest column: a misspelt column is never left out
+    without a word."""
+    import difflib
+
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.payload.columns import COMPANIONS
+
+    columns = list(meta.columns)
+    for name in names:
+        companion = any(name.endswith(c) and name[:-len(c)] in meta.columns for c in COMPANIONS)
+        if name in meta.columns or companion:
+            continue
+        near = difflib.get_close_matches(name, columns, n=1)
+        hint = f"did you mean {near[0]}?" if near else f"its columns: {', '.join(columns)}"
+        raise QueryError(f"{name} is no column of {keyspace}.{meta.name} ({hint})")
 
 
 def _records(encoder: Encoder) -> bool:
@@ -334,46 +362,91 @@ def _json(value: Any, out: list[str]) -> None:
 
 # ---------------------------------------------------------------------------------------- keys
 
+INTEGER_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "varint"})
+#: CQL's spellings of a key's value in text (a CSV field): ASCII digits (no "1_000", "+5", " 12",
+#: "1e3" for an integer), a decimal number, NaN and the infinities by CQL's names, a UUID's 36
+#: characters.
+_INTEGER = re.compile(r"-?[0-9]+")
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_FLOAT_NAMES = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def cql_value(value: Any, cql_type: str) -> Any:
-    """A source's value (a JSON value, CSV text, an Arrow or pandas value) as the driver takes a
-    value of `cql_type`: text as written, numbers, ISO 8601 and cqlsh's spellings of times, UUIDs,
-    `0x...` bytes; ValueError or TypeError when it is none."""
+    """A source's key value as the driver takes a value of `cql_type`, exactly as the source's
+    kind of value spells it: a JSON, Arrow or pandas value of the type (an integer for an int,
+    never a float or a string; a number for a float; a boolean; text, ISO 8601 or cqlsh's time,
+    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`Spelt`) in CQL's
+    spelling of the type; ValueError or TypeError (saying what it is) when it is none."""
     if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
         value = value.item()
+    if isinstance(value, Spelt):
+        return _spelt_value(str(value), cql_type)
     if cql_type in TEXT_TYPES or cql_type == "inet":
         if not isinstance(value, str):
-            raise TypeError("not text")
+            raise TypeError(f"{_sort(value)}, not text")
         return value
-    if cql_type in ("int", "bigint", "smallint", "tinyint", "varint"):
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        if isinstance(value, str):
-            return int(value.strip())
-        if isinstance(value, float) and not value.is_integer():
-            raise ValueError("not a whole number")
-        return int(value)
-    if cql_type in ("float", "double"):
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        return float(value)
-    if cql_type == "decimal":
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        return decimal.Decimal(value if isinstance(value, str | int | decimal.Decimal) else repr(value))
+    if cql_type in INTEGER_TYPES:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
+        raise TypeError(f"{_sort(value)}, not an integer")
+    if cql_type in ("float", "double", "decimal"):
+        if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
+            raise TypeError(f"{_sort(value)}, not a number")
+        if cql_type != "decimal":
+            return float(value)
+        return decimal.Decimal(value if isinstance(value, int | decimal.Decimal) else repr(value))
     if cql_type == "boolean":
-        if isinstance(value, str):
-            if value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
-            raise ValueError("not true or false")
         if not isinstance(value, bool):
-            raise TypeError("not a boolean")
+            raise TypeError(f"{_sort(value)}, not a boolean")
         return value
+    return _typed_value(value, cql_type)
+
+
+def _sort(value: Any) -> str:
+    """What a value is, in a refusal's words."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _spelt_value(text: str, cql_type: str) -> Any:
+    """A CSV field's key value, in CQL's spelling of its type (see cql_value)."""
+    if cql_type in TEXT_TYPES or cql_type == "inet":
+        return text
+    if cql_type in INTEGER_TYPES:
+        if not _INTEGER.fullmatch(text):
+            raise ValueError("not an integer as CQL spells it: ASCII digits, a minus sign before")
+        return int(text)
+    if cql_type in ("float", "double", "decimal"):
+        if cql_type != "decimal" and text in _FLOAT_NAMES:
+            return _FLOAT_NAMES[text]
+        if not _NUMBER.fullmatch(text):
+            raise ValueError("not a number as CQL spells it")
+        return float(text) if cql_type != "decimal" else decimal.Decimal(text)
+    if cql_type == "boolean":
+        if text.lower() not in ("true", "false"):
+            raise ValueError("not true or false")
+        return text.lower() == "true"
+    return _typed_value(text, cql_type)
+
+
+def _typed_value(value: Any, cql_type: str) -> Any:
+    """A UUID, a time, a date, a time of day or bytes: its own value, or its text."""
     if cql_type in ("uuid", "timeuuid"):
         if isinstance(value, uuid.UUID):
             return value
-        if isinstance(value, bytes | bytearray):
+        if isinstance(value, bytes | bytearray) and len(value) == 16:
             return uuid.UUID(bytes=bytes(value))
-        return uuid.UUID(str(value))
+        if isinstance(value, str) and _UUID.fullmatch(value):
+            return uuid.UUID(value)
+        raise ValueError("not a UUID as CQL spells it (8-4-4-4-12 hex digits)")
     if cql_type == "timestamp":
         return _timestamp(value)
     if cql_type == "date":
@@ -383,23 +456,23 @@ def cql_value(value: Any, cql_type: str) -> Any:
             return value
         from cassandra.util import Date
 
-        return Date(value if isinstance(value, int) else str(value))
+        return Date(value if isinstance(value, int) and not isinstance(value, bool) else str(value))
     if cql_type == "time":
         from cassandra.util import Time
 
-        if isinstance(value, datetime.time | int):
+        if isinstance(value, datetime.time) or (isinstance(value, int) and not isinstance(value, bool)):
             return Time(value)
         return Time(str(value))
     if cql_type == "blob":
         if isinstance(value, bytes | bytearray):
             return bytes(value)
-        from cqlsh_ext.load.source import hex_bytes
-
-        data = hex_bytes(value) if isinstance(value, str) else None
-        if data is None:
-            raise ValueError("not 0x...")
-        return data
+        if isinstance(value, str) and _HEX_KEY.fullmatch(value):
+            return bytes.fromhex(value[2:])
+        raise ValueError("not 0x and hex digits")
     raise TypeError(f"a {cql_type} is not read here")
+
+
+_HEX_KEY = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
 
 def _timestamp(value: Any) -> datetime.datetime:
@@ -409,8 +482,8 @@ def _timestamp(value: Any) -> datetime.datetime:
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return epoch + datetime.timedelta(milliseconds=value)
     if not isinstance(value, str):
-        raise TypeError("not a time")
-    text = value.strip().replace(" ", "T", 1)
+        raise TypeError(f"{_sort(value)}, not a time")
+    text = value.replace(" ", "T", 1)
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     if len(text) > 5 and text[-5] in "+-" and text[-4:].isdigit():  # cqlsh's +0000

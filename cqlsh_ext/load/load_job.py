@@ -117,7 +117,8 @@ def job_for(ctx: WriteContext, request: LoadRequest) -> LoadJob:
     if meta is None:
         raise QueryError(f"unknown table {request.keyspace}.{request.table}")
     decoding = write_decoding(ctx.settings)
-    columns = Columns(request.keyspace, meta, request.columns, request.encode, decoding, decoding.cap)
+    columns = Columns(request.keyspace, meta, request.columns, request.encode, decoding, decoding.cap,
+                      python=request.format == "data")
     keys = [c.name for c in columns.keys]
     first = columns.written[0]
     mechanism = choose(ctx, request.keyspace, meta.name, BlobTarget(first.name), keys)

@@ -29,6 +29,7 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
+from cqlsh_ext.payload.json_text import unique_pairs
 
 #: Rows read at a time: a window's values are encoded, its rows read and written together.
 WINDOW_ROWS = 500
@@ -58,6 +59,9 @@ class GivenValue:
     data: bytes | None = None
     cut: str | None = None
     stored: bool = False
+    #: The source has the column's `:label` beside it but not its `:kind` (which says how the label
+    #: reads): the label is not taken alone.
+    label_alone: bool = False
 
     @property
     def has_tree(self) -> bool:
@@ -76,6 +80,10 @@ class SourceRow:
 class Fragment(str):
     """JSON text standing for a value (an `arrow.json` field's): written into a document's text as
     it is, read as JSON into a record."""
+
+
+class Spelt(str):
+    """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
 
 
 # ---------------------------------------------------------------------------------------- JSON Lines
@@ -120,6 +128,8 @@ def _members(line: str, start: int, walked: frozenset[str] = frozenset()
         if not line.startswith(":", i):
             raise ValueError(f"':' expected at char {i}")
         i = _skip(line, i + 1)
+        if key in out:  # json.loads would keep the last without a word
+            raise ValueError(f"{json.dumps(key, ensure_ascii=False)} given twice in one object")
         if key in walked and line.startswith("{", i):
             value, end = _members(line, i)
         else:
@@ -137,8 +147,9 @@ def _members(line: str, start: int, walked: frozenset[str] = frozenset()
         raise ValueError(f"',' or '}}' expected at char {i}")
 
 
-#: The standard library's value scanner (its C one): (text, at) -> (value, end).
-_SCANNER = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: The standard library's value scanner (its C one): (text, at) -> (value, end); a key given twice
+#: in an object refused.
+_SCANNER = json.JSONDecoder(object_pairs_hook=unique_pairs).scan_once  # type: ignore[attr-defined]
 
 
 def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
@@ -281,7 +292,7 @@ def _csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: 
                         data = hex_bytes(text)
                         values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
                     else:
-                        values.append(text)
+                        values.append(Spelt(text))
                 yield SourceRow(position, values)
             position += 1
 
@@ -343,7 +354,8 @@ def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
     part = {name: batch.column(schema.names.index(f"{column}:{name}")).to_pylist()
             for name in ("label", "kind", "note", "stored") if f"{column}:{name}" in schema.names}
     if "kind" not in part:
-        return lambda i: _bare_blob(values[i])
+        alone = "label" in part
+        return lambda i: _bare_blob(values[i], alone)
     labels, kinds = part.get("label"), part["kind"]
     stored = part.get("stored")
 
@@ -375,16 +387,19 @@ def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue
     return GivenValue(label=label, kind=kind, tree=value)
 
 
-def _bare_blob(value: Any) -> GivenValue | None:
-    """A blob column given alone (data in memory, a file not of the exports' shape)."""
+def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
+    """A blob column given alone (data in memory, a file not of the exports' shape; `label_alone`:
+    its `:label` column is there, its `:kind` not)."""
     if value is None:
         return None
     if isinstance(value, bytes | bytearray | memoryview):
         return GivenValue(data=bytes(value))
     if isinstance(value, str):
         data = hex_bytes(value)
-        return GivenValue(data=data) if data is not None else GivenValue(text=str(value))
-    return GivenValue(tree=value)
+        if data is not None:
+            return GivenValue(data=data)
+        return GivenValue(text=str(value), label_alone=label_alone)
+    return GivenValue(tree=value, label_alone=label_alone)
 
 
 def _plain(values: list[Any], kind: Any) -> list[Any]:
@@ -476,19 +491,39 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
         for i in range(len(chunk)):
             values: list[Any] = []
             for column in columns:
-                value = lists[column][i]
+                value = _python_value(lists[column][i])
                 value = None if not isinstance(value, list | dict | bytes) and _missing(value) else value
                 if column in blobs and "kind" in parts[column]:
                     got = [_part(lists, column, name, i, parts[column]) for name in _EXPORT_PARTS]
                     values.append(_exported_blob(value, *got))
                 elif column in blobs:
-                    values.append(_bare_blob(value))
+                    values.append(_bare_blob(value, "label" in parts[column]))
                 else:
                     values.append(value)
             window.append(SourceRow(start + i, values))
         yield window
 
 
+def _python_value(value: Any) -> Any:
+    """A pandas cell as plain Python, inside dicts and lists too: NumPy's arrays lists (pyarrow's
+    to_pandas gives a list so), its scalars their Python values (a list is a list, a number a
+    number, however the frame was made)."""
+    if value is None or type(value) in _PLAIN:
+        return value
+    if isinstance(value, dict):
+        return {k: _python_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_python_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_python_value(v) for v in value)
+    if type(value).__module__ == "numpy":
+        if getattr(value, "ndim", 0):
+            return [_python_value(v) for v in value.tolist()]
+        return value.item()
+    return value
+
+
+_PLAIN = frozenset({str, int, float, bool, bytes})
 #: The parts of an exported blob a row's value is read with, in _exported_blob's order.
 _EXPORT_PARTS = ("kind", "label", "stored")
 
