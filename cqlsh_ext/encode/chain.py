@@ -146,7 +146,7 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
         write = fmt.encode
     else:
         raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
-    record: Any = source if fmt.encodes_text else _json(spec, source)
+    record: Any = source if fmt.encodes_text else json_record(source)
     try:
         data = write(record)
     except formats.PayloadError as err:
@@ -165,10 +165,10 @@ def _float(text: str) -> float:
     return value
 
 
-def _json(spec: Spec, text: str) -> Any:
+def json_record(text: str) -> Any:
     """JSON text as a record format's writer takes it: NaN and the infinities as Python's json
     writes and reads them (`NaN`, `Infinity`, `-Infinity`: the floats a record format holds), a
-    number past a double refused, a key given twice in one object refused."""
+    number past a double refused, a key given twice in one object refused (EncodeRefused)."""
     try:
         return json.loads(text, parse_float=_float, object_pairs_hook=unique_pairs)
     except ValueError as err:

@@ -26,11 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.load.source import Fragment, GivenValue, SourceRow, Spelt
+from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, SourceRow
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
-    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.payload.columns import BlobReading
+    from cqlsh_ext.payload.places import Decoding, ValuePlace
 
 #: Columns a load writes beside the key: blobs and text (UNDO writes a cell back as its bytes).
 WRITTEN_TYPES = frozenset({"blob", "text", "varchar", "ascii"})
@@ -59,6 +60,17 @@ class ColumnPlan:
     blob: bool
     encode: str | None = None
     setting: str | None = None
+    #: A blob column's place (its column settings: how its stored values read).
+    place: ValuePlace | None = None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A blob's document that the stored one settles (load.documents): encoded in `encoder`'s
+    chain once the row's cells are read (Columns.settle)."""
+
+    given: GivenValue
+    encoder: Encoder
 
 
 @dataclass
@@ -108,8 +120,9 @@ class Columns:
                 raise QueryError(f"{name} is a {text}: a load writes blob and text columns beside the key "
                                  "(leave it out of the columns, or load it with cqlsh's COPY FROM)")
             blob = text == "blob" and not key
-            setting = decoding.spec(ValuePlace(keyspace, meta.name, name, ())) if blob else None
-            plans[name] = ColumnPlan(name, text, i, key, blob, None, setting)
+            place = ValuePlace(keyspace, meta.name, name, ()) if blob else None
+            setting = decoding.spec(place) if place is not None else None
+            plans[name] = ColumnPlan(name, text, i, key, blob, None, setting, place)
         missing = [k for k in keys if k not in plans]
         if missing:
             raise QueryError(f"the columns name no {missing[0]}: a load writes whole rows, named by their "
@@ -128,6 +141,8 @@ class Columns:
         self.partition_key = [c.name for c in meta.partition_key]
         self.clustering = [c.name for c in meta.clustering_key]
         self._encoders: dict[str, Encoder | str] = {}
+        self._decoding = decoding
+        self._reading: BlobReading | None = None
         for plan in self.written:
             if plan.encode is not None:
                 found = self._encoder(plan.encode)
@@ -186,8 +201,9 @@ class Columns:
                 raise RowRefused(f"{plan.name}: {_brief(value)} is not text")
         return values, chains
 
-    def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | None, str]:
-        """A blob's stored bytes by the rule (see the module doc), and the chain written."""
+    def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | Pending | None, str]:
+        """A blob's stored bytes by the rule (see the module doc), and the chain written; a
+        document the stored one settles (a frame's, an export's record: load.documents) Pending."""
         from cqlsh_ext.encode.chain import EncodeRefused
 
         name = plan.name
@@ -225,16 +241,98 @@ class Columns:
         encoder = self._encoder(chain)
         if isinstance(encoder, str):
             raise RowRefused(f"{name}: {chain}: {encoder}")
+        if given.tree is not None or given.kind == "record":
+            return Pending(given, encoder), encoder.chain
         try:
-            if given.text is not None:
-                return encoder.text(given.text).value, encoder.chain
-            if _records(encoder):
-                return encoder.record(record_of(given.tree)).value, encoder.chain
-            return encoder.text(json_text(given.tree)).value, encoder.chain
+            return encoder.text(given.text or "").value, encoder.chain
         except EncodeRefused as err:
             raise RowRefused(f"{name}: {chain}: {err}") from None
+
+    # ------------------------------------------------------------------ against the stored values
+    def settle(self, prepared: PreparedRow, old: Sequence[Any] | None) -> None:
+        """The row's values against its stored ones (`old`, the written columns' as read; None: no
+        row): each Pending document settled by the stored one and encoded (load.documents); a
+        value that holds the stored document in the stored chain becomes the stored bytes, so the
+        row counts as already as loaded and is not written. RowRefused: why not."""
+        for j, plan in enumerate(self.written):
+            if not plan.blob:
+                continue
+            stored = None if old is None or old[j] is None else bytes(old[j])
+            value = prepared.values[j]
+            if isinstance(value, Pending):
+                value = prepared.values[j] = self._settled(plan, value, stored)
+            chain = prepared.chains[j]
+            if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN \
+                    and self._same_document(plan, chain, stored, value):
+                prepared.values[j] = stored
+
+    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None) -> bytes:
+        """A Pending document settled by the stored one (the source's own stored bytes where it
+        carries them, else the row's) and encoded; the stored bytes themselves where the document
+        is the stored one in the stored chain."""
+        from cqlsh_ext.encode.chain import EncodeRefused, json_record
+        from cqlsh_ext.load.documents import fresh, settled
+
+        given, encoder = pending.given, pending.encoder
+        reference = given.reference if given.reference is not None else stored
+        try:
+            document = given.tree if given.tree is not None else json_record(given.text or "")
+            found = self._stored_document(plan, reference) if reference is not None else None
+            if found is None:
+                document = fresh(document, given.frame)
+            else:
+                tree, spelt, chain = found
+                document = settled(tree, spelt, document, given.frame, given.misfit)
+                if document is tree and chain == encoder.chain:
+                    assert reference is not None
+                    return reference
+            if _records(encoder):
+                return encoder.record(record_of(document)).value
+            return encoder.text(json_text(document)).value
+        except EncodeRefused as err:
+            raise RowRefused(f"{plan.name}: {encoder.chain}: {err}") from None
         except (TypeError, ValueError) as err:
-            raise RowRefused(f"{name}: {chain}: its document is not JSON ({err})") from None
+            raise RowRefused(f"{plan.name}: {encoder.chain}: its document is not JSON ({err})") from None
+
+    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str] | None:
+        """A stored value's document as the display reads it (its record, or its JSON text's
+        tree), as the exports spell it (BlobReading.blob_parts' payload), and the chain its label
+        names; None for a value that holds no document (text, bytes, a value cut or unread)."""
+        from cqlsh_ext.payload.columns import BlobReading
+        from cqlsh_ext.payload.view import RECORD, TEXT
+
+        if self._reading is None:
+            self._reading = BlobReading(self._decoding)
+        view = self._reading.view(data, plan.place)
+        if view is None or view.kind not in (TEXT, RECORD) or view.cut or not view.label:
+            return None
+        tree = view.record if view.kind == RECORD else view.tree
+        spelt = self._reading.blob_parts(view, plan.place)[0]
+        encoder = self._encoder(label_chain(view.label, plan.setting))
+        if tree is None or spelt is None or isinstance(encoder, str):
+            return None
+        return tree, spelt, encoder.chain
+
+    def _same_document(self, plan: ColumnPlan, chain: str, stored: bytes, value: bytes) -> bool:
+        """Whether the stored bytes hold the same document in `chain` as `value` (read back by the
+        display's reading of that chain): the same JSON value (types, NaN), record or text."""
+        from cqlsh_ext.encode.chain import same
+        from cqlsh_ext.payload.budget import Budget
+        from cqlsh_ext.payload.unwrap import unwrap_spec
+        from cqlsh_ext.payload.view import RECORD, TEXT
+
+        encoder = self._encoder(chain)
+        if isinstance(encoder, str):
+            return False
+        as_json = encoder.spec.payload == "json"
+        documents = []
+        for data in (stored, value):
+            view = unwrap_spec(data, chain, self.cap)
+            view.budget = Budget.for_cap(self.cap)
+            if view.truncated_layer is not None or view.kind not in (TEXT, RECORD):
+                return False
+            documents.append(view.record if view.kind == RECORD else view.tree if as_json else view.text)
+        return documents[0] is not None and same(documents[0], documents[1])
 
     def prepare(self, row: SourceRow) -> PreparedRow:
         """The row's key and values (RowRefused: why not)."""
@@ -357,7 +455,8 @@ def _json(value: Any, out: list[str]) -> None:
     elif isinstance(value, datetime.datetime | datetime.date | datetime.time):
         out.append(json.dumps(value.isoformat()))
     else:
-        out.append(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        # NaN and the infinities as Python's json writes them (bare): the float the document holds
+        out.append(json.dumps(value, ensure_ascii=False))
 
 
 # ---------------------------------------------------------------------------------------- keys
@@ -376,12 +475,12 @@ def cql_value(value: Any, cql_type: str) -> Any:
     """A source's key value as the driver takes a value of `cql_type`, exactly as the source's
     kind of value spells it: a JSON, Arrow or pandas value of the type (an integer for an int,
     never a float or a string; a number for a float; a boolean; text, ISO 8601 or cqlsh's time,
-    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`Spelt`) in CQL's
+    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`CsvField`) in CQL's
     spelling of the type; ValueError or TypeError (saying what it is) when it is none."""
     if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
         value = value.item()
-    if isinstance(value, Spelt):
-        return _spelt_value(str(value), cql_type)
+    if isinstance(value, CsvField):
+        return _csv_value(str(value), cql_type)
     if cql_type in TEXT_TYPES or cql_type == "inet":
         if not isinstance(value, str):
             raise TypeError(f"{_sort(value)}, not text")
@@ -416,7 +515,7 @@ def _sort(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _spelt_value(text: str, cql_type: str) -> Any:
+def _csv_value(text: str, cql_type: str) -> Any:
     """A CSV field's key value, in CQL's spelling of its type (see cql_value)."""
     if cql_type in TEXT_TYPES or cql_type == "inet":
         return text

@@ -238,6 +238,12 @@ class Pass:
         olds = loads.read([p.key for p in ready], [p.serialized for p in ready])
         todo: list[tuple[PreparedRow, OldRow | None, int]] = []
         for prepared, old in zip(ready, olds, strict=True):
+            try:  # its documents against the stored ones (load.documents)
+                columns.settle(prepared, None if old is None else old.values)
+            except RowRefused as err:
+                figures.refuse(key_text(dict(zip((c.name for c in columns.keys), prepared.key, strict=True))),
+                               str(err))
+                continue
             key_size = sum(len(s) for s in prepared.serialized)
             prepared.cells = [loads.cell_bytes(j, v) for j, v in enumerate(prepared.values)]
             after = sum(len(b) for b in prepared.cells if b is not None)

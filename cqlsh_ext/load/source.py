@@ -29,6 +29,7 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
+from cqlsh_ext.payload.arrow_types import UNFIT
 from cqlsh_ext.payload.json_text import unique_pairs
 
 #: Rows read at a time: a window's values are encoded, its rows read and written together.
@@ -62,6 +63,13 @@ class GivenValue:
     #: The source has the column's `:label` beside it but not its `:kind` (which says how the label
     #: reads): the label is not taken alone.
     label_alone: bool = False
+    #: A frame's document (Arrow, pandas, polars, Parquet): a null field may be a key absent.
+    frame: bool = False
+    #: The stored bytes the source carries beside the payload (a RAW export's `data:stored`, JSON
+    #: Lines' "raw"): the stored document what the source cannot say is read from (load.documents).
+    reference: bytes | None = None
+    #: The source's row says a place of the document did not fit its type (null there).
+    misfit: bool = False
 
     @property
     def has_tree(self) -> bool:
@@ -82,7 +90,7 @@ class Fragment(str):
     it is, read as JSON into a record."""
 
 
-class Spelt(str):
+class CsvField(str):
     """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
 
 
@@ -176,7 +184,9 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
         if payload is None:
             return GivenValue(label=label, kind=kind,
                               cut=cut or "its payload is null (an object its stream's reader could not read)")
-        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut)
+        raw = value.get("raw")
+        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut,
+                          reference=hex_bytes(raw) if isinstance(raw, str) else None)
     return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
 
 
@@ -292,7 +302,7 @@ def _csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: 
                         data = hex_bytes(text)
                         values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
                     else:
-                        values.append(Spelt(text))
+                        values.append(CsvField(text))
                 yield SourceRow(position, values)
             position += 1
 
@@ -357,17 +367,18 @@ def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
         alone = "label" in part
         return lambda i: _bare_blob(values[i], alone)
     labels, kinds = part.get("label"), part["kind"]
-    stored = part.get("stored")
+    stored, notes = part.get("stored"), part.get("note")
 
     def given(i: int) -> GivenValue | None:
         return _exported_blob(values[i], kinds[i], labels[i] if labels else None,
-                              stored[i] if stored else None)
+                              stored[i] if stored else None, notes[i] if notes else None)
 
     return given
 
 
-def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue | None:
-    """A blob of the exports' six columns: its payload (typed), kind, label and stored bytes."""
+def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = None) -> GivenValue | None:
+    """A blob of the exports' six columns: its payload (typed), kind, label, stored bytes (beside
+    a payload: the document's, read where the payload cannot say: load.documents) and note."""
     if kind is None:
         return None  # a null blob: its six parts null
     if value is None:
@@ -384,7 +395,9 @@ def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue
             GivenValue(label=label, kind=kind, text=value)
     if isinstance(value, bytes | bytearray):
         return GivenValue(label=label, kind=kind, data=bytes(value))
-    return GivenValue(label=label, kind=kind, tree=value)
+    return GivenValue(label=label, kind=kind, tree=value, frame=True,
+                      reference=bytes(stored) if stored is not None else None,
+                      misfit=isinstance(note, str) and note.startswith(UNFIT))
 
 
 def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
@@ -399,7 +412,7 @@ def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
         if data is not None:
             return GivenValue(data=data)
         return GivenValue(text=str(value), label_alone=label_alone)
-    return GivenValue(tree=value, label_alone=label_alone)
+    return GivenValue(tree=value, label_alone=label_alone, frame=True)
 
 
 def _plain(values: list[Any], kind: Any) -> list[Any]:
@@ -470,7 +483,7 @@ def data_rows(data: Any, columns: Sequence[str], blobs: frozenset[str], skip: in
 
 def _missing(value: Any) -> bool:
     """pandas' missing values: None, NaN, NaT, pandas.NA."""
-    if value is None:
+    if value is None or type(value).__name__ == "NAType":  # (pandas.NA's truth is no boolean)
         return True
     try:
         return bool(value != value)  # NaN and NaT are not equal to themselves
@@ -483,7 +496,7 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
     missing = [c for c in columns if c not in names]
     if missing:
         raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
-    parts = {c: [p for p in ("label", "kind", "stored") if f"{c}:{p}" in names] for c in blobs}
+    parts = {c: [p for p in _EXPORT_PARTS if f"{c}:{p}" in names] for c in blobs}
     for start in range(skip, len(frame), WINDOW_ROWS):
         chunk = frame.iloc[start:start + WINDOW_ROWS]
         lists = {name: chunk[name].tolist() for name in chunk.columns}
@@ -525,7 +538,7 @@ def _python_value(value: Any) -> Any:
 
 _PLAIN = frozenset({str, int, float, bool, bytes})
 #: The parts of an exported blob a row's value is read with, in _exported_blob's order.
-_EXPORT_PARTS = ("kind", "label", "stored")
+_EXPORT_PARTS = ("kind", "label", "stored", "note")
 
 
 def _part(lists: dict[str, list[Any]], column: str, name: str, i: int, present: list[str]) -> Any:
