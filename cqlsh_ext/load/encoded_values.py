@@ -100,6 +100,7 @@ class Columns:
         self.cap = cap
         #: The door is Python's (db.write): a hint names its keyword, not the shell's ENCODE.
         self.python = python
+        self.keyspace, self.meta = keyspace, meta
         keys = [c.name for c in (*meta.partition_key, *meta.clustering_key)]
         seen: set[str] = set()
         plans: dict[str, ColumnPlan] = {}
@@ -169,6 +170,8 @@ class Columns:
     # ------------------------------------------------------------------ a row
     def key_of(self, row: SourceRow) -> list[Any]:
         """The row's primary key as the driver takes it; RowRefused naming the column."""
+        if row.stray is not None:
+            raise RowRefused(stray_text(row.stray, self.meta, self.keyspace))
         out = []
         for plan in self.keys:
             value = row.values[plan.position]
@@ -341,24 +344,34 @@ class Columns:
         return PreparedRow(row, key, (), values, chains)
 
 
-def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:
-    """QueryError for the first of a source's columns (a file's, a frame's) that is neither a
-    column of the table nor an export's companion of one (`data:label`, `total:note`: what the
-    exports write beside a column), naming the nearest column: a misspelt column is never left out
-    without a word."""
-    import difflib
-
-    from cqlsh_ext.cql.errors import QueryError
+def known_columns(meta: Any) -> frozenset[str]:
+    """The names a source's column may have: the table's columns and the exports' companions of
+    each (`data:label`, `total:note`: what the exports write beside a column)."""
     from cqlsh_ext.payload.columns import COMPANIONS
 
+    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS)])
+
+
+def stray_text(name: str, meta: Any, keyspace: str) -> str:
+    """Why a source's column `name` (not a known_columns one) is refused: the nearest column named."""
+    import difflib
+
     columns = list(meta.columns)
+    near = difflib.get_close_matches(name, columns, n=1)
+    hint = f"did you mean {near[0]}?" if near else f"its columns: {', '.join(columns)}"
+    return f"{name} is no column of {keyspace}.{meta.name} ({hint})"
+
+
+def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:
+    """QueryError for the first of a source's columns (a file's, a frame's) that is neither a
+    column of the table nor an export's companion of one, naming the nearest column: a misspelt
+    column is never left out without a word."""
+    from cqlsh_ext.cql.errors import QueryError
+
+    known = known_columns(meta)
     for name in names:
-        companion = any(name.endswith(c) and name[:-len(c)] in meta.columns for c in COMPANIONS)
-        if name in meta.columns or companion:
-            continue
-        near = difflib.get_close_matches(name, columns, n=1)
-        hint = f"did you mean {near[0]}?" if near else f"its columns: {', '.join(columns)}"
-        raise QueryError(f"{name} is no column of {keyspace}.{meta.name} ({hint})")
+        if name not in known:
+            raise QueryError(stray_text(name, meta, keyspace))
 
 
 def _records(encoder: Encoder) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused
+from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused, known_columns
 from cqlsh_ext.writing.blob_target import BlobTarget, key_text
 
 if TYPE_CHECKING:
@@ -435,7 +435,7 @@ def source_rows(job: LoadJob, data: Any = None,
         return rows, total
     path = str(request.source)
     if request.format == "jsonl":
-        return source.json_lines(path, columns, blobs, skip), None
+        return source.json_lines(path, columns, blobs, skip, known_columns(job.meta)), None
     if request.format == "csv":
         return source.csv_rows(path, columns, blobs, request.header, skip), None
     schema, batches = source.parquet_batches(path)

@@ -83,6 +83,8 @@ class SourceRow:
 
     position: int
     values: list[Any]
+    #: A key of the row's JSON object that is no column of the table: the row is refused, naming it.
+    stray: str | None = None
 
 
 class Fragment(str):
@@ -207,13 +209,16 @@ def _is_blob_object(value: dict[str, Any]) -> bool:
     return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
 
 
-def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0
-               ) -> Iterator[list[SourceRow]]:
-    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time."""
-    return _windows(_json_rows(path, columns, blobs, skip))
+def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0,
+               known: frozenset[str] | None = None) -> Iterator[list[SourceRow]]:
+    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time;
+    `known`: the keys a line may have (the table's columns and their companions: another is the
+    row's `stray`)."""
+    return _windows(_json_rows(path, columns, blobs, skip, known))
 
 
-def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int) -> Iterator[SourceRow]:
+def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int,
+               known: frozenset[str] | None) -> Iterator[SourceRow]:
     position = 0
     with _open(path, "r") as f:
         for number, line in enumerate(f, 1):
@@ -233,7 +238,9 @@ def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: i
                         values.append(json_blob(found[0], line, found[1], found[2]))
                     else:
                         values.append(found[0])
-                yield SourceRow(position, values)
+                stray = None if known is None or members.keys() <= known else \
+                    next(k for k in members if k not in known)
+                yield SourceRow(position, values, stray)
             position += 1
 
 

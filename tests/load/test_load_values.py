@@ -379,6 +379,19 @@ def test_a_file_column_not_the_tables_is_refused_naming_the_nearest(cassandra, k
     assert list(session.execute(f"SELECT * FROM {regions}")) == []
 
 
+def test_a_later_json_lines_key_not_the_tables_refuses_its_row(cassandra, ks, session, regions,
+                                                             tmp_path) -> None:
+    path = tmp_path / "later.jsonl"
+    path.write_text('{"id": 1, "ck": 1, "region": "eu", "data": {"a": 1}}\n'
+                    '{"id": 2, "ck": 1, "regin": "us", "data": {"a": 2}}\n'
+                    '{"id": 3, "ck": 1, "region": "ap", "data": {"a": 3}}\n')
+    out = shell(cassandra, tmp_path, ks,
+                f"COPY {regions} FROM '{path}' WITH ENCODE data = 'zstd>json' CONFIRM")
+    assert "2 rows written (2 new, 0 overwritten), 0 already as loaded, 1 refused" in out, out
+    assert "regin is no column of" in out and "(did you mean region?)" in out, out
+    assert sorted(r.id for r in session.execute(f"SELECT id FROM {regions}")) == [1, 3]
+
+
 #: Key values that are not their CQL type's spelling: (the column's value in the file, what is said).
 LOOSE_KEYS_CSV = ["1_000", "1e3", " 12", "+5", "1.0", "0x10", "١٢"]
 
