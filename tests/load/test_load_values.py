@@ -267,6 +267,52 @@ def test_a_one_field_fix_changes_that_field_only(cassandra, ks, session, db, tmp
     assert all(after[i] == before[i] for i in untouched)  # their stored bytes as they were
 
 
+def test_the_demo_orders_untouched_then_fixed_in_polars(session, db) -> None:
+    """tools/orders.py's documents (six encodings, random bytes among them, integers past 64 bits
+    beside floats, a status that is sometimes 7, keys absent and null), 1,200 rows exported with
+    types given (n an int64, status a string: the floats, the big integers and the 7s do not fit,
+    null in the frame, their stored bytes beside it): untouched, nothing is written;
+    `customer.tier` "silver" fixed to "SILVER" in polars, each stored document is the original but
+    that field."""
+    import orders as demo
+
+    data = demo.rows(1200)
+    demo.write_table(session, data, "demo_orders")
+    before = stored(session, "demo_orders")
+    given = {"data.n": "int64", "data.status": "string"}
+    arrow = db.query("SELECT * FROM demo_orders", schema=given).to_arrow()
+    notes = arrow.column("data:note").to_pylist()
+    assert sum(1 for n in notes if n and n.startswith("did not fit")) > 500  # the misfits are there
+    untouched = db.write("demo_orders", arrow)
+    assert (untouched.unchanged, untouched.overwritten, untouched.refused) == (1200, 0, {}), untouched.text
+    customer = pl.col("data").struct.field("customer")
+    tier = customer.struct.field("tier")
+    tier_fixed = pl.when(tier == "silver").then(pl.lit("SILVER")).otherwise(tier).alias("tier")
+    fixed = pl.from_arrow(arrow).with_columns(pl.col("data").struct.with_fields(
+        pl.when(customer.is_null()).then(None).otherwise(customer.struct.with_fields(tier_fixed))
+        .alias("customer")))
+    expected: dict[int, Any] = {}
+    for row, doc in data:
+        if doc is not None and (doc.get("customer") or {}).get("tier") == "silver":
+            doc = {**doc, "customer": {**doc["customer"], "tier": "SILVER"}}
+        expected[row["ck"]] = doc
+    to_fix = sum(1 for ck, doc in expected.items() if doc is not None and doc is not data[ck][1])
+    done = db.write("demo_orders", fixed, confirm=True)
+    assert (done.written, done.unchanged, done.refused) == (to_fix, 1200 - to_fix, {}), done.text
+    after = stored(session, "demo_orders")
+    wrong = []
+    for ck, doc in expected.items():
+        how = demo.ENCODINGS[ck % 6]
+        if doc is None:  # random bytes: no document, as they were
+            ok = after[ck] == before[ck]
+        else:
+            ok = same(decoded(after[ck], how), doc)
+            ok = ok and (after[ck] == before[ck] or doc is not data[ck][1])  # untouched rows: not written
+        if not ok:
+            wrong.append(ck)
+    assert wrong == [], wrong[:10]
+
+
 # ------------------------------------------------------------------ NaN, infinities, absent, null: every door
 
 @pytest.mark.parametrize("door", ["jsonl", "parquet", "arrow", "pandas", "polars"])
