@@ -244,7 +244,7 @@ class Columns:
         encoder = self._encoder(chain)
         if isinstance(encoder, str):
             raise RowRefused(f"{name}: {chain}: {encoder}")
-        if given.tree is not None or given.kind == "record":
+        if given.tree is not None or _records(encoder):  # (a record's JSON: as the exports spell it)
             return Pending(given, encoder), encoder.chain
         try:
             return encoder.text(given.text or "").value, encoder.chain

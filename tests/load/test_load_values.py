@@ -336,6 +336,23 @@ def test_nan_infinities_absent_and_null_survive_a_copy_to_another_table(cassandr
     assert differing(stored(session, twin), {i: document(i) for i in range(ROWS)}) == []
 
 
+def test_a_csv_export_of_records_loaded_back_writes_nothing(cassandra, ks, session, tmp_path) -> None:
+    """CSV holds a record as its JSON text, NaN and the infinities by name: loaded back with ENCODE
+    naming the records' chain, each is the stored document (its float NaN), nothing written."""
+    session.execute("CREATE TABLE csv_records (pk text, ck int, data blob, PRIMARY KEY (pk, ck))")
+    insert = session.prepare("INSERT INTO csv_records (pk, ck, data) VALUES (?, ?, ?)")
+    docs = {i: document(i) for i in range(ROWS) if ENCODINGS[i % 6] == "zstd-msgpack"}
+    for i, doc in docs.items():
+        session.execute(insert, ("p", i, encoded(doc, "zstd-msgpack")))
+    before = stored(session, "csv_records")
+    path = tmp_path / "records.csv"
+    out = shell(cassandra, tmp_path, ks, f"COPY (SELECT * FROM csv_records) TO '{path}'",
+                f"COPY csv_records FROM '{path}' WITH ENCODE data = 'zstd>msgpack' CONFIRM")
+    assert '"NaN"' in path.read_text()  # (the export's spelling)
+    assert f"0 rows written (0 new, 0 overwritten), {len(docs)} already as loaded, 0 refused" in out, out
+    assert stored(session, "csv_records") == before
+
+
 def _frame_raw(cassandra: Any, home: Path, ks: str, table: str, door: str) -> Any:
     """The answer's Arrow with each row's stored bytes (cqlshrc's raw_blobs, as --raw-blobs)."""
     import cqlsh_ext
