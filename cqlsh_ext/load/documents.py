@@ -27,9 +27,15 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
+from cqlsh_ext.common import jsonenc
+from cqlsh_ext.load.source import Fragment
+from cqlsh_ext.payload.arrow_types import json_text
+
 #: A key a document does not have (not null: absent).
 MISSING: Any = object()
 _NUMBERS = (int, float, decimal.Decimal)
+#: Leaves whose equality is their value's (a float's: but NaN, below).
+_EXACT = frozenset({str, int, bool, bytes})
 
 
 def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> Any:
@@ -37,26 +43,30 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
     document, as its format's reader gives it) and `spelt` (the exports' spelling of it: what an
     untouched source holds); `frame`: an Arrow or pandas document (a null field may be a key
     absent), `misfit`: the source's row says a place of it did not fit (see the module doc).
-    A place equivalent to the stored one is that stored object itself (`is`)."""
-    if equivalent(given, spelt, frame):
-        return stored
+    Where every place is the stored one, the stored object itself (`is`): one walk of the tree."""
     if isinstance(given, dict) and isinstance(stored, dict) and isinstance(spelt, dict) \
             and all(type(k) is str for k in stored):
         out: dict[str, Any] = {}
+        kept = True
         for key, value in stored.items():
             if key in given:
                 found = settled(value, spelt.get(key, MISSING), given[key], frame, misfit)
             else:  # a frame with no field for it: as stored; a JSON object without it: removed
                 found = value if frame else MISSING
+            kept = kept and found is value
             if found is not MISSING:
                 out[key] = found
         for key, value in given.items():
             if key not in stored and not (frame and value is None):
                 out[str(key)] = fresh(value, frame)
-        return out
+                kept = False
+        return stored if kept else out
     if isinstance(given, list) and isinstance(stored, list) and isinstance(spelt, list) \
             and len(given) == len(stored) == len(spelt):
-        return [settled(s, e, g, frame, misfit) for s, e, g in zip(stored, spelt, given, strict=True)]
+        items = [settled(s, e, g, frame, misfit) for s, e, g in zip(stored, spelt, given, strict=True)]
+        return stored if all(a is b for a, b in zip(items, stored, strict=True)) else items
+    if equivalent(given, spelt, frame):
+        return stored
     if given is None and misfit and stored is not MISSING and stored is not None:
         return stored  # the export could not fit it: null in the frame, the value in data:stored
     return fresh(given, frame)
@@ -78,10 +88,12 @@ def equivalent(given: Any, spelt: Any, frame: bool) -> bool:
     number of the same value (2.0 in a float place for 2; NaN for NaN), a JSON text place's text
     (an `arrow.json` field, or its text where pandas or polars lost the type), a frame's null where
     the key is absent, a frame's struct without a field the stored record has."""
-    from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.load.source import Fragment
-    from cqlsh_ext.payload.arrow_types import json_text
-
+    kind = type(given)
+    if kind is type(spelt) and kind in _EXACT:  # (the common case, first)
+        if given == spelt:
+            return True
+        if kind is not str:  # (a string may be a JSON text place's, below)
+            return False
     if spelt is MISSING:
         return given is None and frame
     if given is None or spelt is None:

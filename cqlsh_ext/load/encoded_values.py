@@ -262,8 +262,9 @@ class Columns:
                 continue
             stored = None if old is None or old[j] is None else bytes(old[j])
             value = prepared.values[j]
-            if isinstance(value, Pending):
-                value = prepared.values[j] = self._settled(plan, value, stored)
+            if isinstance(value, Pending):  # (the stored document settled it: the same one is its bytes)
+                prepared.values[j] = self._settled(plan, value, stored)
+                continue
             chain = prepared.chains[j]
             if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN \
                     and self._same_document(plan, chain, stored, value):
