@@ -266,9 +266,12 @@ class Columns:
                 prepared.values[j] = self._settled(plan, value, stored)
                 continue
             chain = prepared.chains[j]
-            if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN \
-                    and self._same_document(plan, chain, stored, value):
-                prepared.values[j] = stored
+            if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN:
+                given = prepared.row.values[plan.position]  # its text or bytes, as the source gave them
+                encoder = self._encoder(chain)
+                source = given.data if given.data is not None else given.text
+                if source is not None and not isinstance(encoder, str) and encoder.holds(stored, source):
+                    prepared.values[j] = stored
 
     def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None) -> bytes:
         """A Pending document settled by the stored one (the source's own stored bytes where it
@@ -280,8 +283,10 @@ class Columns:
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
         try:
-            document = given.tree if given.tree is not None else json_record(given.text or "")
             found = self._stored_document(plan, reference) if reference is not None else None
+            if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
+                return encoder.text(given.text or "").value
+            document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
                 document = fresh(document, given.frame)
             else:
@@ -316,27 +321,6 @@ class Columns:
         if tree is None or spelt is None or isinstance(encoder, str):
             return None
         return tree, spelt, encoder.chain
-
-    def _same_document(self, plan: ColumnPlan, chain: str, stored: bytes, value: bytes) -> bool:
-        """Whether the stored bytes hold the same document in `chain` as `value` (read back by the
-        display's reading of that chain): the same JSON value (types, NaN), record or text."""
-        from cqlsh_ext.encode.chain import same
-        from cqlsh_ext.payload.budget import Budget
-        from cqlsh_ext.payload.unwrap import unwrap_spec
-        from cqlsh_ext.payload.view import RECORD, TEXT
-
-        encoder = self._encoder(chain)
-        if isinstance(encoder, str):
-            return False
-        as_json = encoder.spec.payload == "json"
-        documents = []
-        for data in (stored, value):
-            view = unwrap_spec(data, chain, self.cap)
-            view.budget = Budget.for_cap(self.cap)
-            if view.truncated_layer is not None or view.kind not in (TEXT, RECORD):
-                return False
-            documents.append(view.record if view.kind == RECORD else view.tree if as_json else view.text)
-        return documents[0] is not None and same(documents[0], documents[1])
 
     def prepare(self, row: SourceRow) -> PreparedRow:
         """The row's key and values (RowRefused: why not)."""
