@@ -13,6 +13,11 @@ no known format, `0x...`) are written as they are, and compressed by the codecs 
 encode('chain', 0x...) compresses them. Every value written is encoded by encode()'s writers and
 decoded back by the display's own path before anything is sent (encode.chain.Encoder): one that
 does not come back equal refuses its row, and nothing of that row is written.
+
+Once a row's cells are read (Columns.settle), what a source's document cannot say is read from the
+stored document (load.documents: a frame's null for a key absent, a float place's 2.0 for 2, JSON
+Lines' "NaN" for a record's NaN), and a value that holds the stored document in the stored chain
+is the stored bytes: not written.
 """
 
 from __future__ import annotations

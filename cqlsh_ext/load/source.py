@@ -11,10 +11,10 @@ How each source spells a blob column (the exports' spellings, docs/export.md, re
   text).
 - Parquet and Arrow data: the six columns the exports write (`data`, `data:label`, `data:kind`,
   `data:note`, `data:stored`, `data:confidence`): the payload (a struct a record, a string a text;
-  a field of JSON text, Arrow's `arrow.json`, as its text; a null field is JSON's null: the exports
-  write a key a record lacked as null too), or the stored bytes where the payload is null; without
-  `data:kind` the column alone: a struct, a map or a list a document, a string a document's text,
-  bytes bytes.
+  a field of JSON text, Arrow's `arrow.json`, as its text; a null field may be a key a record
+  lacked, which load.documents reads against the stored document, the stored bytes beside the
+  payload among them), or the stored bytes where the payload is null; without `data:kind` the
+  column alone: a struct, a map or a list a document, a string a document's text, bytes bytes.
 - CSV: text; `0x...` (with a reason after it, a value that failed: `0x... (why)`) bytes; an empty
   field null, as cqlsh's COPY FROM reads it.
 """
