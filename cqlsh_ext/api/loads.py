@@ -74,8 +74,10 @@ def write(db: Database, table: str, data: Any, *, encode: Mapping[str, str] | No
     from cqlsh_ext.api.writes import _journal_path, _written
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features import service_of
+    from cqlsh_ext.load.encoded_values import refuse_strays
     from cqlsh_ext.load.load_job import LABEL
     from cqlsh_ext.load.source import SourceError, data_rows
+    from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
 
@@ -98,8 +100,13 @@ def write(db: Database, table: str, data: Any, *, encode: Mapping[str, str] | No
         names, _rows, _total = data_rows(data, (), frozenset())
     except SourceError as err:
         raise Error(f"{LABEL}: {err}; nothing was written") from None
-    meta = db.cluster.metadata.keyspaces.get(keyspace)
-    found = meta.tables.get(name) if meta is not None else None
+    table_found = find_table(db.cluster, db.keyspace, keyspace, name, refresh=True)
+    found = table_found.meta if table_found is not None else None
+    if found is not None:  # (none: the load says the table is unknown)
+        try:
+            refuse_strays(names, found, keyspace)
+        except QueryError as err:
+            raise Error(f"{LABEL}: {err}; nothing was written") from None
     columns = tuple(n for n in names if found is None or n in found.columns)
     request = LoadRequest(keyspace, name, columns, None, "data", tuple((encode or {}).items()), ttl, True,
                           pace, confirm)

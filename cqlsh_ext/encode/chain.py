@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.json_text import json_container, unique_pairs
 from cqlsh_ext.payload.names import BUILTIN_READINGS
 from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 
@@ -93,6 +93,31 @@ class Encoder:
         _verify(spec, value, source, expected, self.cap, self._codecs)
         return Encoded(self.chain, value, len(source.encode("utf-8") if isinstance(source, str) else source))
 
+    def holds(self, value: bytes, source: str | bytes) -> bool:
+        """Whether a stored `value` (written by any producer: another level, a gzip header's time)
+        reads in this chain as what `source` would be written as: the same bytes under its codecs,
+        the same text, or for a JSON payload the same JSON value (types and NaN included, whatever
+        its spacing). A record format's payload is not compared here (False)."""
+        from cqlsh_ext.payload.view import BINARY, TEXT
+
+        spec, steps = self.spec, self._codecs
+        if isinstance(source, bytes):
+            if not steps:
+                return value == source
+            view = _read_as(value, f"{steps}>{_HEX}", self.cap)
+            return view.kind == BINARY and view.truncated_layer is None and view.data == source
+        if spec.payload not in AS_IS:
+            return False
+        view = _read_as(value, f"{steps}>{_TEXT}" if steps else _TEXT, self.cap)
+        if view.kind != TEXT or view.truncated_layer is not None:
+            return False
+        if view.text == source:
+            return True
+        if spec.payload != _JSON:
+            return False
+        stored, given = view.tree, json_container(source)
+        return stored is not None and given is not None and same(stored, given)
+
     def record(self, record: Any) -> Encoded:
         """encode_record(chain, record, cap)."""
         spec = self.spec
@@ -146,7 +171,7 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
         write = fmt.encode
     else:
         raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
-    record: Any = source if fmt.encodes_text else _json(spec, source)
+    record: Any = source if fmt.encodes_text else json_record(source)
     try:
         data = write(record)
     except formats.PayloadError as err:
@@ -165,12 +190,12 @@ def _float(text: str) -> float:
     return value
 
 
-def _json(spec: Spec, text: str) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
+def json_record(text: str) -> Any:
+    """JSON text as a record format's writer takes it: NaN and the infinities as Python's json
+    writes and reads them (`NaN`, `Infinity`, `-Infinity`: the floats a record format holds), a
+    number past a double refused, a key given twice in one object refused (EncodeRefused)."""
     try:
-        return json.loads(text, parse_constant=refuse, parse_float=_float)
+        return json.loads(text, parse_float=_float, object_pairs_hook=unique_pairs)
     except ValueError as err:
         raise EncodeRefused(f"the value is not JSON ({str(err).splitlines()[0]})") from None
 
@@ -214,18 +239,24 @@ def _codec_steps(spec: Spec) -> str:
     return ">".join(str(spec).split(">")[: len(spec.codecs)])
 
 
-def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int, steps: str) -> None:
-    """`value` read back as the display reads a column whose setting names the chain (the value
-    engine's reading of a setting: payload.unwrap.unwrap_spec) and compared with what was given;
-    `steps`: the spec's codec steps (_codec_steps)."""
+def _read_as(value: bytes, setting: str, cap: int) -> Any:
+    """`value` as the display reads a column whose setting is `setting` (the value engine's reading
+    of a setting: payload.unwrap.unwrap_spec), within `cap`."""
     from cqlsh_ext.payload.budget import Budget
     from cqlsh_ext.payload.unwrap import unwrap_spec
+
+    view = unwrap_spec(value, setting, cap)
+    view.budget = Budget.for_cap(cap)  # what is read of it later is read within it, as the engine's
+    return view
+
+
+def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int, steps: str) -> None:
+    """`value` read back as the display reads a column whose setting names the chain and compared
+    with what was given; `steps`: the spec's codec steps (_codec_steps)."""
     from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
 
     def read_as(setting: str) -> Any:
-        view = unwrap_spec(value, setting, cap)
-        view.budget = Budget.for_cap(cap)  # what is read of it later is read within it, as the engine's
-        return view
+        return _read_as(value, setting, cap)
 
     if isinstance(source, bytes):
         if not steps:
@@ -254,8 +285,8 @@ def same(shown: Any, want: Any) -> bool:
     """Equal as records: same types (True is not 1, 1.0 is not 1), same keys, items in order."""
     if isinstance(want, bool) or isinstance(shown, bool):
         return type(shown) is type(want) and shown == want
-    if isinstance(want, float):  # never NaN: the input is JSON, which has none
-        return isinstance(shown, float) and shown == want
+    if isinstance(want, float):  # NaN read back as NaN is the same value
+        return isinstance(shown, float) and (shown == want or (shown != shown and want != want))
     if isinstance(want, dict):
         return (isinstance(shown, dict) and shown.keys() == want.keys()
                 and all(same(shown[k], want[k]) for k in want))

@@ -13,6 +13,11 @@ no known format, `0x...`) are written as they are, and compressed by the codecs 
 encode('chain', 0x...) compresses them. Every value written is encoded by encode()'s writers and
 decoded back by the display's own path before anything is sent (encode.chain.Encoder): one that
 does not come back equal refuses its row, and nothing of that row is written.
+
+Once a row's cells are read (Columns.settle), what a source's document cannot say is read from the
+stored document (load.documents: a frame's null for a key absent, a float place's 2.0 for 2, JSON
+Lines' "NaN" for a record's NaN), and a value that holds the stored document in the stored chain
+is the stored bytes: not written.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.load.source import Fragment, GivenValue, SourceRow
+from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, SourceRow
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
-    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.payload.columns import BlobReading
+    from cqlsh_ext.payload.places import Decoding, ValuePlace
 
 #: Columns a load writes beside the key: blobs and text (UNDO writes a cell back as its bytes).
 WRITTEN_TYPES = frozenset({"blob", "text", "varchar", "ascii"})
@@ -58,6 +65,17 @@ class ColumnPlan:
     blob: bool
     encode: str | None = None
     setting: str | None = None
+    #: A blob column's place (its column settings: how its stored values read).
+    place: ValuePlace | None = None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A blob's document that the stored one settles (load.documents): encoded in `encoder`'s
+    chain once the row's cells are read (Columns.settle)."""
+
+    given: GivenValue
+    encoder: Encoder
 
 
 @dataclass
@@ -80,11 +98,14 @@ class Columns:
     key's order, then those written, in the request's."""
 
     def __init__(self, keyspace: str, meta: Any, names: Sequence[str], encode: Sequence[tuple[str, str]],
-                 decoding: Decoding, cap: int) -> None:
+                 decoding: Decoding, cap: int, python: bool = False) -> None:
         from cqlsh_ext.cql.errors import QueryError
         from cqlsh_ext.payload.places import ValuePlace
 
         self.cap = cap
+        #: The door is Python's (db.write): a hint names its keyword, not the shell's ENCODE.
+        self.python = python
+        self.keyspace, self.meta = keyspace, meta
         keys = [c.name for c in (*meta.partition_key, *meta.clustering_key)]
         seen: set[str] = set()
         plans: dict[str, ColumnPlan] = {}
@@ -105,8 +126,9 @@ class Columns:
                 raise QueryError(f"{name} is a {text}: a load writes blob and text columns beside the key "
                                  "(leave it out of the columns, or load it with cqlsh's COPY FROM)")
             blob = text == "blob" and not key
-            setting = decoding.spec(ValuePlace(keyspace, meta.name, name, ())) if blob else None
-            plans[name] = ColumnPlan(name, text, i, key, blob, None, setting)
+            place = ValuePlace(keyspace, meta.name, name, ()) if blob else None
+            setting = decoding.spec(place) if place is not None else None
+            plans[name] = ColumnPlan(name, text, i, key, blob, None, setting, place)
         missing = [k for k in keys if k not in plans]
         if missing:
             raise QueryError(f"the columns name no {missing[0]}: a load writes whole rows, named by their "
@@ -125,6 +147,8 @@ class Columns:
         self.partition_key = [c.name for c in meta.partition_key]
         self.clustering = [c.name for c in meta.clustering_key]
         self._encoders: dict[str, Encoder | str] = {}
+        self._decoding = decoding
+        self._reading: BlobReading | None = None
         for plan in self.written:
             if plan.encode is not None:
                 found = self._encoder(plan.encode)
@@ -151,6 +175,8 @@ class Columns:
     # ------------------------------------------------------------------ a row
     def key_of(self, row: SourceRow) -> list[Any]:
         """The row's primary key as the driver takes it; RowRefused naming the column."""
+        if row.stray is not None:
+            raise RowRefused(stray_text(row.stray, self.meta, self.keyspace))
         out = []
         for plan in self.keys:
             value = row.values[plan.position]
@@ -183,8 +209,9 @@ class Columns:
                 raise RowRefused(f"{plan.name}: {_brief(value)} is not text")
         return values, chains
 
-    def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | None, str]:
-        """A blob's stored bytes by the rule (see the module doc), and the chain written."""
+    def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | Pending | None, str]:
+        """A blob's stored bytes by the rule (see the module doc), and the chain written; a
+        document the stored one settles (a frame's, an export's record: load.documents) Pending."""
         from cqlsh_ext.encode.chain import EncodeRefused
 
         name = plan.name
@@ -212,27 +239,129 @@ class Columns:
                 raise RowRefused(f"{name}: {chain}: {err}") from None
         chain = plan.encode or label or _fixed(plan.setting)
         if not chain:
+            hint = f"encode={{{name!r}: '<chain>'}}" if self.python else f"ENCODE {name} = '<chain>'"
+            if given.label_alone:
+                raise RowRefused(f"{name}: no chain to write it in: the source has {name}:label but no "
+                                 f"{name}:kind, which says how the label reads (the exports write both); "
+                                 f"or {hint} names one")
             raise RowRefused(f"{name}: no chain to write it in (a document, not an export's object "
-                             f"naming its label): ENCODE {name} = '<chain>' names one")
+                             f"naming its label): {hint} names one")
         encoder = self._encoder(chain)
         if isinstance(encoder, str):
             raise RowRefused(f"{name}: {chain}: {encoder}")
+        if given.tree is not None or _records(encoder):  # (a record's JSON: as the exports spell it)
+            return Pending(given, encoder), encoder.chain
         try:
-            if given.text is not None:
-                return encoder.text(given.text).value, encoder.chain
-            if _records(encoder):
-                return encoder.record(record_of(given.tree)).value, encoder.chain
-            return encoder.text(json_text(given.tree)).value, encoder.chain
+            return encoder.text(given.text or "").value, encoder.chain
         except EncodeRefused as err:
             raise RowRefused(f"{name}: {chain}: {err}") from None
+
+    # ------------------------------------------------------------------ against the stored values
+    def settle(self, prepared: PreparedRow, old: Sequence[Any] | None) -> None:
+        """The row's values against its stored ones (`old`, the written columns' as read; None: no
+        row): each Pending document settled by the stored one and encoded (load.documents); a
+        value that holds the stored document in the stored chain becomes the stored bytes, so the
+        row counts as already as loaded and is not written. RowRefused: why not."""
+        for j, plan in enumerate(self.written):
+            if not plan.blob:
+                continue
+            stored = None if old is None or old[j] is None else bytes(old[j])
+            value = prepared.values[j]
+            if isinstance(value, Pending):  # (the stored document settled it: the same one is its bytes)
+                prepared.values[j] = self._settled(plan, value, stored)
+                continue
+            chain = prepared.chains[j]
+            if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN:
+                given = prepared.row.values[plan.position]  # its text or bytes, as the source gave them
+                encoder = self._encoder(chain)
+                source = given.data if given.data is not None else given.text
+                if source is not None and not isinstance(encoder, str) and encoder.holds(stored, source):
+                    prepared.values[j] = stored
+
+    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None) -> bytes:
+        """A Pending document settled by the stored one (the source's own stored bytes where it
+        carries them, else the row's) and encoded; the stored bytes themselves where the document
+        is the stored one in the stored chain."""
+        from cqlsh_ext.encode.chain import EncodeRefused, json_record
+        from cqlsh_ext.load.documents import fresh, settled
+
+        given, encoder = pending.given, pending.encoder
+        reference = given.reference if given.reference is not None else stored
+        try:
+            found = self._stored_document(plan, reference) if reference is not None else None
+            if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
+                return encoder.text(given.text or "").value
+            document = given.tree if given.tree is not None else json_record(given.text or "")
+            if found is None:
+                document = fresh(document, given.frame)
+            else:
+                tree, spelt, chain = found
+                document = settled(tree, spelt, document, given.frame, given.misfit)
+                if document is tree and chain == encoder.chain:
+                    assert reference is not None
+                    return reference
+            if _records(encoder):
+                return encoder.record(record_of(document)).value
+            return encoder.text(json_text(document)).value
+        except EncodeRefused as err:
+            raise RowRefused(f"{plan.name}: {encoder.chain}: {err}") from None
         except (TypeError, ValueError) as err:
-            raise RowRefused(f"{name}: {chain}: its document is not JSON ({err})") from None
+            raise RowRefused(f"{plan.name}: {encoder.chain}: its document is not JSON ({err})") from None
+
+    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str] | None:
+        """A stored value's document as the display reads it (its record, or its JSON text's
+        tree), as the exports spell it (BlobReading.blob_parts' payload), and the chain its label
+        names; None for a value that holds no document (text, bytes, a value cut or unread)."""
+        from cqlsh_ext.payload.columns import BlobReading
+        from cqlsh_ext.payload.view import RECORD, TEXT
+
+        if self._reading is None:
+            self._reading = BlobReading(self._decoding)
+        view = self._reading.view(data, plan.place)
+        if view is None or view.kind not in (TEXT, RECORD) or view.cut or not view.label:
+            return None
+        tree = view.record if view.kind == RECORD else view.tree
+        spelt = self._reading.blob_parts(view, plan.place)[0]
+        encoder = self._encoder(label_chain(view.label, plan.setting))
+        if tree is None or spelt is None or isinstance(encoder, str):
+            return None
+        return tree, spelt, encoder.chain
 
     def prepare(self, row: SourceRow) -> PreparedRow:
         """The row's key and values (RowRefused: why not)."""
         key = self.key_of(row)
         values, chains = self.values_of(row)
         return PreparedRow(row, key, (), values, chains)
+
+
+def known_columns(meta: Any) -> frozenset[str]:
+    """The names a source's column may have: the table's columns and the exports' companions of
+    each (`data:label`, `total:note`: what the exports write beside a column)."""
+    from cqlsh_ext.payload.columns import COMPANIONS
+
+    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS)])
+
+
+def stray_text(name: str, meta: Any, keyspace: str) -> str:
+    """Why a source's column `name` (not a known_columns one) is refused: the nearest column named."""
+    import difflib
+
+    columns = list(meta.columns)
+    near = difflib.get_close_matches(name, columns, n=1)
+    hint = f"did you mean {near[0]}?" if near else f"its columns: {', '.join(columns)}"
+    return f"{name} is no column of {keyspace}.{meta.name} ({hint})"
+
+
+def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:
+    """QueryError for the first of a source's columns (a file's, a frame's) that is neither a
+    column of the table nor an export's companion of one, naming the nearest column: a misspelt
+    column is never left out without a word."""
+    from cqlsh_ext.cql.errors import QueryError
+
+    known = known_columns(meta)
+    for name in names:
+        if name not in known:
+            raise QueryError(stray_text(name, meta, keyspace))
 
 
 def _records(encoder: Encoder) -> bool:
@@ -329,51 +458,97 @@ def _json(value: Any, out: list[str]) -> None:
     elif isinstance(value, datetime.datetime | datetime.date | datetime.time):
         out.append(json.dumps(value.isoformat()))
     else:
-        out.append(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        # NaN and the infinities as Python's json writes them (bare): the float the document holds
+        out.append(json.dumps(value, ensure_ascii=False))
 
 
 # ---------------------------------------------------------------------------------------- keys
 
+INTEGER_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "varint"})
+#: CQL's spellings of a key's value in text (a CSV field): ASCII digits (no "1_000", "+5", " 12",
+#: "1e3" for an integer), a decimal number, NaN and the infinities by CQL's names, a UUID's 36
+#: characters.
+_INTEGER = re.compile(r"-?[0-9]+")
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_FLOAT_NAMES = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def cql_value(value: Any, cql_type: str) -> Any:
-    """A source's value (a JSON value, CSV text, an Arrow or pandas value) as the driver takes a
-    value of `cql_type`: text as written, numbers, ISO 8601 and cqlsh's spellings of times, UUIDs,
-    `0x...` bytes; ValueError or TypeError when it is none."""
+    """A source's key value as the driver takes a value of `cql_type`, exactly as the source's
+    kind of value spells it: a JSON, Arrow or pandas value of the type (an integer for an int,
+    never a float or a string; a number for a float; a boolean; text, ISO 8601 or cqlsh's time,
+    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`CsvField`) in CQL's
+    spelling of the type; ValueError or TypeError (saying what it is) when it is none."""
     if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
         value = value.item()
+    if isinstance(value, CsvField):
+        return _csv_value(str(value), cql_type)
     if cql_type in TEXT_TYPES or cql_type == "inet":
         if not isinstance(value, str):
-            raise TypeError("not text")
+            raise TypeError(f"{_sort(value)}, not text")
         return value
-    if cql_type in ("int", "bigint", "smallint", "tinyint", "varint"):
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        if isinstance(value, str):
-            return int(value.strip())
-        if isinstance(value, float) and not value.is_integer():
-            raise ValueError("not a whole number")
-        return int(value)
-    if cql_type in ("float", "double"):
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        return float(value)
-    if cql_type == "decimal":
-        if isinstance(value, bool):
-            raise TypeError("a boolean")
-        return decimal.Decimal(value if isinstance(value, str | int | decimal.Decimal) else repr(value))
+    if cql_type in INTEGER_TYPES:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
+        raise TypeError(f"{_sort(value)}, not an integer")
+    if cql_type in ("float", "double", "decimal"):
+        if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
+            raise TypeError(f"{_sort(value)}, not a number")
+        if cql_type != "decimal":
+            return float(value)
+        return decimal.Decimal(value if isinstance(value, int | decimal.Decimal) else repr(value))
     if cql_type == "boolean":
-        if isinstance(value, str):
-            if value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
-            raise ValueError("not true or false")
         if not isinstance(value, bool):
-            raise TypeError("not a boolean")
+            raise TypeError(f"{_sort(value)}, not a boolean")
         return value
+    return _typed_value(value, cql_type)
+
+
+def _sort(value: Any) -> str:
+    """What a value is, in a refusal's words."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _csv_value(text: str, cql_type: str) -> Any:
+    """A CSV field's key value, in CQL's spelling of its type (see cql_value)."""
+    if cql_type in TEXT_TYPES or cql_type == "inet":
+        return text
+    if cql_type in INTEGER_TYPES:
+        if not _INTEGER.fullmatch(text):
+            raise ValueError("not an integer as CQL spells it: ASCII digits, a minus sign before")
+        return int(text)
+    if cql_type in ("float", "double", "decimal"):
+        if cql_type != "decimal" and text in _FLOAT_NAMES:
+            return _FLOAT_NAMES[text]
+        if not _NUMBER.fullmatch(text):
+            raise ValueError("not a number as CQL spells it")
+        return float(text) if cql_type != "decimal" else decimal.Decimal(text)
+    if cql_type == "boolean":
+        if text.lower() not in ("true", "false"):
+            raise ValueError("not true or false")
+        return text.lower() == "true"
+    return _typed_value(text, cql_type)
+
+
+def _typed_value(value: Any, cql_type: str) -> Any:
+    """A UUID, a time, a date, a time of day or bytes: its own value, or its text."""
     if cql_type in ("uuid", "timeuuid"):
         if isinstance(value, uuid.UUID):
             return value
-        if isinstance(value, bytes | bytearray):
+        if isinstance(value, bytes | bytearray) and len(value) == 16:
             return uuid.UUID(bytes=bytes(value))
-        return uuid.UUID(str(value))
+        if isinstance(value, str) and _UUID.fullmatch(value):
+            return uuid.UUID(value)
+        raise ValueError("not a UUID as CQL spells it (8-4-4-4-12 hex digits)")
     if cql_type == "timestamp":
         return _timestamp(value)
     if cql_type == "date":
@@ -383,23 +558,23 @@ def cql_value(value: Any, cql_type: str) -> Any:
             return value
         from cassandra.util import Date
 
-        return Date(value if isinstance(value, int) else str(value))
+        return Date(value if isinstance(value, int) and not isinstance(value, bool) else str(value))
     if cql_type == "time":
         from cassandra.util import Time
 
-        if isinstance(value, datetime.time | int):
+        if isinstance(value, datetime.time) or (isinstance(value, int) and not isinstance(value, bool)):
             return Time(value)
         return Time(str(value))
     if cql_type == "blob":
         if isinstance(value, bytes | bytearray):
             return bytes(value)
-        from cqlsh_ext.load.source import hex_bytes
-
-        data = hex_bytes(value) if isinstance(value, str) else None
-        if data is None:
-            raise ValueError("not 0x...")
-        return data
+        if isinstance(value, str) and _HEX_KEY.fullmatch(value):
+            return bytes.fromhex(value[2:])
+        raise ValueError("not 0x and hex digits")
     raise TypeError(f"a {cql_type} is not read here")
+
+
+_HEX_KEY = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
 
 def _timestamp(value: Any) -> datetime.datetime:
@@ -409,8 +584,8 @@ def _timestamp(value: Any) -> datetime.datetime:
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return epoch + datetime.timedelta(milliseconds=value)
     if not isinstance(value, str):
-        raise TypeError("not a time")
-    text = value.strip().replace(" ", "T", 1)
+        raise TypeError(f"{_sort(value)}, not a time")
+    text = value.replace(" ", "T", 1)
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     if len(text) > 5 and text[-5] in "+-" and text[-4:].isdigit():  # cqlsh's +0000

@@ -25,6 +25,13 @@ LOAD_HELP = """
           Lines, data:label in Parquet); the column's DECODE setting. Bytes
           given without a label (0x...) are written as they are.
 
+          What a file spells otherwise than the stored document (a null field
+          for a key absent, 2.0 for 2, a record's "NaN") is read against it:
+          an export loaded back untouched writes nothing, a fix of one field
+          changes that field only. A column that is not the table's, a key
+          not exactly its type (1_000, 1e3 for an int) or a key given twice
+          in a JSON object is refused, in one line.
+
           Without CONFIRM it previews: rows new, overwritten, already as
           loaded and refused by reason, the chains written, stored bytes
           before and after, write units; at the prompt it then asks [y/N].

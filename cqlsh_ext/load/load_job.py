@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused
+from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused, known_columns
 from cqlsh_ext.writing.blob_target import BlobTarget, key_text
 
 if TYPE_CHECKING:
@@ -117,7 +117,8 @@ def job_for(ctx: WriteContext, request: LoadRequest) -> LoadJob:
     if meta is None:
         raise QueryError(f"unknown table {request.keyspace}.{request.table}")
     decoding = write_decoding(ctx.settings)
-    columns = Columns(request.keyspace, meta, request.columns, request.encode, decoding, decoding.cap)
+    columns = Columns(request.keyspace, meta, request.columns, request.encode, decoding, decoding.cap,
+                      python=request.format == "data")
     keys = [c.name for c in columns.keys]
     first = columns.written[0]
     mechanism = choose(ctx, request.keyspace, meta.name, BlobTarget(first.name), keys)
@@ -237,6 +238,12 @@ class Pass:
         olds = loads.read([p.key for p in ready], [p.serialized for p in ready])
         todo: list[tuple[PreparedRow, OldRow | None, int]] = []
         for prepared, old in zip(ready, olds, strict=True):
+            try:  # its documents against the stored ones (load.documents)
+                columns.settle(prepared, None if old is None else old.values)
+            except RowRefused as err:
+                figures.refuse(key_text(dict(zip((c.name for c in columns.keys), prepared.key, strict=True))),
+                               str(err))
+                continue
             key_size = sum(len(s) for s in prepared.serialized)
             prepared.cells = [loads.cell_bytes(j, v) for j, v in enumerate(prepared.values)]
             after = sum(len(b) for b in prepared.cells if b is not None)
@@ -428,7 +435,7 @@ def source_rows(job: LoadJob, data: Any = None,
         return rows, total
     path = str(request.source)
     if request.format == "jsonl":
-        return source.json_lines(path, columns, blobs, skip), None
+        return source.json_lines(path, columns, blobs, skip, known_columns(job.meta)), None
     if request.format == "csv":
         return source.csv_rows(path, columns, blobs, request.header, skip), None
     schema, batches = source.parquet_batches(path)

@@ -76,11 +76,14 @@ def load(ctx: WriteContext, request: LoadRequest, data: Any = None) -> LoadFigur
 def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
     """The request with its columns named: without a list, the table's columns the file holds, in
     the file's order (a JSON Lines file's first object's keys, a Parquet file's columns, a CSV
-    file's header), or every column of the table in its order (a CSV file without a header)."""
-    if request.columns:
-        return request
+    file's header), or every column of the table in its order (a CSV file without a header). A
+    file's column that is not the table's (nor an export's companion of one) is refused, list or
+    not (load.encoded_values.refuse_strays)."""
+    if request.format == "data":
+        return request  # (db.write names the data's columns: api.loads)
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.load import source
+    from cqlsh_ext.load.encoded_values import refuse_strays
     from cqlsh_ext.rewrite.job import table_meta
 
     meta = table_meta(ctx, request.keyspace, request.table)
@@ -95,6 +98,9 @@ def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
         names = source.csv_header(path)
     else:
         names = list(meta.columns)
+    refuse_strays(names, meta, request.keyspace)
+    if request.columns:
+        return request
     columns = tuple(n for n in names if n in meta.columns)
     if not columns:
         raise QueryError(f"{path} names no column of {request.keyspace}.{meta.name}")

@@ -11,10 +11,10 @@ How each source spells a blob column (the exports' spellings, docs/export.md, re
   text).
 - Parquet and Arrow data: the six columns the exports write (`data`, `data:label`, `data:kind`,
   `data:note`, `data:stored`, `data:confidence`): the payload (a struct a record, a string a text;
-  a field of JSON text, Arrow's `arrow.json`, as its text; a null field is JSON's null: the exports
-  write a key a record lacked as null too), or the stored bytes where the payload is null; without
-  `data:kind` the column alone: a struct, a map or a list a document, a string a document's text,
-  bytes bytes.
+  a field of JSON text, Arrow's `arrow.json`, as its text; a null field may be a key a record
+  lacked, which load.documents reads against the stored document, the stored bytes beside the
+  payload among them), or the stored bytes where the payload is null; without `data:kind` the
+  column alone: a struct, a map or a list a document, a string a document's text, bytes bytes.
 - CSV: text; `0x...` (with a reason after it, a value that failed: `0x... (why)`) bytes; an empty
   field null, as cqlsh's COPY FROM reads it.
 """
@@ -29,6 +29,8 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
+from cqlsh_ext.payload.arrow_types import UNFIT
+from cqlsh_ext.payload.json_text import unique_pairs
 
 #: Rows read at a time: a window's values are encoded, its rows read and written together.
 WINDOW_ROWS = 500
@@ -58,6 +60,16 @@ class GivenValue:
     data: bytes | None = None
     cut: str | None = None
     stored: bool = False
+    #: The source has the column's `:label` beside it but not its `:kind` (which says how the label
+    #: reads): the label is not taken alone.
+    label_alone: bool = False
+    #: A frame's document (Arrow, pandas, polars, Parquet): a null field may be a key absent.
+    frame: bool = False
+    #: The stored bytes the source carries beside the payload (a RAW export's `data:stored`, JSON
+    #: Lines' "raw"): the stored document what the source cannot say is read from (load.documents).
+    reference: bytes | None = None
+    #: The source's row says a place of the document did not fit its type (null there).
+    misfit: bool = False
 
     @property
     def has_tree(self) -> bool:
@@ -71,11 +83,17 @@ class SourceRow:
 
     position: int
     values: list[Any]
+    #: A key of the row's JSON object that is no column of the table: the row is refused, naming it.
+    stray: str | None = None
 
 
 class Fragment(str):
     """JSON text standing for a value (an `arrow.json` field's): written into a document's text as
     it is, read as JSON into a record."""
+
+
+class CsvField(str):
+    """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
 
 
 # ---------------------------------------------------------------------------------------- JSON Lines
@@ -120,6 +138,8 @@ def _members(line: str, start: int, walked: frozenset[str] = frozenset()
         if not line.startswith(":", i):
             raise ValueError(f"':' expected at char {i}")
         i = _skip(line, i + 1)
+        if key in out:  # json.loads would keep the last without a word
+            raise ValueError(f"{json.dumps(key, ensure_ascii=False)} given twice in one object")
         if key in walked and line.startswith("{", i):
             value, end = _members(line, i)
         else:
@@ -137,8 +157,9 @@ def _members(line: str, start: int, walked: frozenset[str] = frozenset()
         raise ValueError(f"',' or '}}' expected at char {i}")
 
 
-#: The standard library's value scanner (its C one): (text, at) -> (value, end).
-_SCANNER = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: The standard library's value scanner (its C one): (text, at) -> (value, end); a key given twice
+#: in an object refused.
+_SCANNER = json.JSONDecoder(object_pairs_hook=unique_pairs).scan_once  # type: ignore[attr-defined]
 
 
 def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
@@ -165,7 +186,9 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
         if payload is None:
             return GivenValue(label=label, kind=kind,
                               cut=cut or "its payload is null (an object its stream's reader could not read)")
-        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut)
+        raw = value.get("raw")
+        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut,
+                          reference=hex_bytes(raw) if isinstance(raw, str) else None)
     return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
 
 
@@ -186,13 +209,16 @@ def _is_blob_object(value: dict[str, Any]) -> bool:
     return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
 
 
-def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0
-               ) -> Iterator[list[SourceRow]]:
-    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time."""
-    return _windows(_json_rows(path, columns, blobs, skip))
+def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0,
+               known: frozenset[str] | None = None) -> Iterator[list[SourceRow]]:
+    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time;
+    `known`: the keys a line may have (the table's columns and their companions: another is the
+    row's `stray`)."""
+    return _windows(_json_rows(path, columns, blobs, skip, known))
 
 
-def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int) -> Iterator[SourceRow]:
+def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int,
+               known: frozenset[str] | None) -> Iterator[SourceRow]:
     position = 0
     with _open(path, "r") as f:
         for number, line in enumerate(f, 1):
@@ -212,7 +238,9 @@ def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: i
                         values.append(json_blob(found[0], line, found[1], found[2]))
                     else:
                         values.append(found[0])
-                yield SourceRow(position, values)
+                stray = None if known is None or members.keys() <= known else \
+                    next(k for k in members if k not in known)
+                yield SourceRow(position, values, stray)
             position += 1
 
 
@@ -281,7 +309,7 @@ def _csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: 
                         data = hex_bytes(text)
                         values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
                     else:
-                        values.append(text)
+                        values.append(CsvField(text))
                 yield SourceRow(position, values)
             position += 1
 
@@ -343,19 +371,21 @@ def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
     part = {name: batch.column(schema.names.index(f"{column}:{name}")).to_pylist()
             for name in ("label", "kind", "note", "stored") if f"{column}:{name}" in schema.names}
     if "kind" not in part:
-        return lambda i: _bare_blob(values[i])
+        alone = "label" in part
+        return lambda i: _bare_blob(values[i], alone)
     labels, kinds = part.get("label"), part["kind"]
-    stored = part.get("stored")
+    stored, notes = part.get("stored"), part.get("note")
 
     def given(i: int) -> GivenValue | None:
         return _exported_blob(values[i], kinds[i], labels[i] if labels else None,
-                              stored[i] if stored else None)
+                              stored[i] if stored else None, notes[i] if notes else None)
 
     return given
 
 
-def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue | None:
-    """A blob of the exports' six columns: its payload (typed), kind, label and stored bytes."""
+def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = None) -> GivenValue | None:
+    """A blob of the exports' six columns: its payload (typed), kind, label, stored bytes (beside
+    a payload: the document's, read where the payload cannot say: load.documents) and note."""
     if kind is None:
         return None  # a null blob: its six parts null
     if value is None:
@@ -372,19 +402,24 @@ def _exported_blob(value: Any, kind: Any, label: Any, stored: Any) -> GivenValue
             GivenValue(label=label, kind=kind, text=value)
     if isinstance(value, bytes | bytearray):
         return GivenValue(label=label, kind=kind, data=bytes(value))
-    return GivenValue(label=label, kind=kind, tree=value)
+    return GivenValue(label=label, kind=kind, tree=value, frame=True,
+                      reference=bytes(stored) if stored is not None else None,
+                      misfit=isinstance(note, str) and note.startswith(UNFIT))
 
 
-def _bare_blob(value: Any) -> GivenValue | None:
-    """A blob column given alone (data in memory, a file not of the exports' shape)."""
+def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
+    """A blob column given alone (data in memory, a file not of the exports' shape; `label_alone`:
+    its `:label` column is there, its `:kind` not)."""
     if value is None:
         return None
     if isinstance(value, bytes | bytearray | memoryview):
         return GivenValue(data=bytes(value))
     if isinstance(value, str):
         data = hex_bytes(value)
-        return GivenValue(data=data) if data is not None else GivenValue(text=str(value))
-    return GivenValue(tree=value)
+        if data is not None:
+            return GivenValue(data=data)
+        return GivenValue(text=str(value), label_alone=label_alone)
+    return GivenValue(tree=value, label_alone=label_alone, frame=True)
 
 
 def _plain(values: list[Any], kind: Any) -> list[Any]:
@@ -455,7 +490,7 @@ def data_rows(data: Any, columns: Sequence[str], blobs: frozenset[str], skip: in
 
 def _missing(value: Any) -> bool:
     """pandas' missing values: None, NaN, NaT, pandas.NA."""
-    if value is None:
+    if value is None or type(value).__name__ == "NAType":  # (pandas.NA's truth is no boolean)
         return True
     try:
         return bool(value != value)  # NaN and NaT are not equal to themselves
@@ -468,7 +503,7 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
     missing = [c for c in columns if c not in names]
     if missing:
         raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
-    parts = {c: [p for p in ("label", "kind", "stored") if f"{c}:{p}" in names] for c in blobs}
+    parts = {c: [p for p in _EXPORT_PARTS if f"{c}:{p}" in names] for c in blobs}
     for start in range(skip, len(frame), WINDOW_ROWS):
         chunk = frame.iloc[start:start + WINDOW_ROWS]
         lists = {name: chunk[name].tolist() for name in chunk.columns}
@@ -476,21 +511,41 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
         for i in range(len(chunk)):
             values: list[Any] = []
             for column in columns:
-                value = lists[column][i]
+                value = _python_value(lists[column][i])
                 value = None if not isinstance(value, list | dict | bytes) and _missing(value) else value
                 if column in blobs and "kind" in parts[column]:
                     got = [_part(lists, column, name, i, parts[column]) for name in _EXPORT_PARTS]
                     values.append(_exported_blob(value, *got))
                 elif column in blobs:
-                    values.append(_bare_blob(value))
+                    values.append(_bare_blob(value, "label" in parts[column]))
                 else:
                     values.append(value)
             window.append(SourceRow(start + i, values))
         yield window
 
 
+def _python_value(value: Any) -> Any:
+    """A pandas cell as plain Python, inside dicts and lists too: NumPy's arrays lists (pyarrow's
+    to_pandas gives a list so), its scalars their Python values (a list is a list, a number a
+    number, however the frame was made)."""
+    if value is None or type(value) in _PLAIN:
+        return value
+    if isinstance(value, dict):
+        return {k: _python_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_python_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_python_value(v) for v in value)
+    if type(value).__module__ == "numpy":
+        if getattr(value, "ndim", 0):
+            return [_python_value(v) for v in value.tolist()]
+        return value.item()
+    return value
+
+
+_PLAIN = frozenset({str, int, float, bool, bytes})
 #: The parts of an exported blob a row's value is read with, in _exported_blob's order.
-_EXPORT_PARTS = ("kind", "label", "stored")
+_EXPORT_PARTS = ("kind", "label", "stored", "note")
 
 
 def _part(lists: dict[str, list[Any]], column: str, name: str, i: int, present: list[str]) -> Any:

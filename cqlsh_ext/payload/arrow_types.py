@@ -754,11 +754,15 @@ def _fit(kind: Kind, value: Any, where: str, unfit: list[Unfit], cql_json: Conve
     return compile_kind(kind, cql_json, blob_parts)(value)
 
 
+#: How a misfit's note begins (a load reads it: the value's places that are null for it).
+UNFIT = "did not fit"
+
+
 def unfit_head(kind: Kind, unfit: list[Unfit]) -> str:
     """A misfit note's head: "did not fit int64" for a value that does not fit as a whole, "did
     not fit struct (3 fields) at status (string), extra (no such field)" for the places inside
     one that did not (the first UNFIT_NAMED of them)."""
-    head = f"did not fit {type_text(kind)}"
+    head = f"{UNFIT} {type_text(kind)}"
     if not unfit:
         return head
     named = [f"{where or 'the value'} ({'no such field' if place is None else type_text(place)})"

@@ -502,7 +502,8 @@ class BlobReading:
 
     def blob_parts(self, value: Any, place: ValuePlace | None) -> tuple[Any, Any, Any, Any, Any, Any]:
         """(payload, label, kind, note, stored bytes, confidence) of one blob value (bytes, or its
-        view)."""
+        view): a text's JSON tree, or a record JSON-able, its NaN and infinities floats (a number
+        place holds them, as a JSON text's do)."""
         if value is None:
             return None, None, None, None, None, None
         stored = value.stored if isinstance(value, BlobView) else bytes(value)
@@ -522,7 +523,8 @@ class BlobReading:
         else:
             from cqlsh_ext.payload.formats.tree import jsonable_cut
 
-            payload, cut = jsonable_cut(view.record, self.budget)
+            # NaN and the infinities stay floats: a typed column holds them as a JSON text does
+            payload, cut = jsonable_cut(view.record, self.budget, floats=True)
             if cut:
                 return None, view.label, kind, f"cut: {cut}", stored, sure
         return payload, view.label, kind, view.reason, stored if self.raw else None, sure

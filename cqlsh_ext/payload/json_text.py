@@ -13,6 +13,20 @@ from typing import Any
 from cqlsh_ext.payload import budget
 
 
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members (json's object_pairs_hook) for a reading whose text becomes what is
+    written (a load, encode()): ValueError naming a key given twice, which json.loads would read
+    as its last value without a word."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"{json.dumps(key, ensure_ascii=False)} given twice in one object")
+            seen.add(key)
+    return found
+
+
 def json_container(text: str) -> dict[str, object] | list[object] | None:
     """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
 

@@ -141,11 +141,12 @@ def test_a_value_that_does_not_come_back_equal_refuses_its_row(cassandra, ks, se
                 f"COPY r FROM '{path}' WITH ENCODE data = 'zstd>msgpack' CONFIRM").stdout
     assert "1 row written (1 new, 0 overwritten), 0 already as loaded, 4 refused." in out, out
     refused = [line.strip() for line in out.splitlines() if line.startswith("  refused: ")]
-    assert refused[:2] == [
+    # (a record's document is encoded once the row's stored value is read: after the window's keys)
+    assert {*refused} >= {
         "refused: id = 2: data: zstd>msgpack: not verified: the display reads it back as failed (as "
         "zstd>msgpack: msgpack: not a map or an array)",
         "refused: id = 3: data: zstd>msgpack: msgpack cannot hold this value (Integer value out of "
-        "range)"], out
+        "range)"}, out
     assert "id = 4: data: zstd>msgpack: the value is not JSON" in out, out
     assert "id = 1: its key is loaded twice" in out, out
     assert rows_of(session, "r") == {1: (encode("zstd>msgpack", '{"ok": true}', CAP).value, "kept")}

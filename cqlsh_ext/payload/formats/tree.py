@@ -355,9 +355,10 @@ def jsonable(tree: Any, budget: Budget | None = None) -> Any:
     return jsonable_cut(tree, budget)[0]
 
 
-def jsonable_cut(tree: Any, budget: Budget | None = None) -> tuple[Any, str | None]:
-    """jsonable, and the reason it was cut (None when whole)."""
-    builder = _JsonBuilder((budget or current()).meter())
+def jsonable_cut(tree: Any, budget: Budget | None = None, floats: bool = False) -> tuple[Any, str | None]:
+    """jsonable, and the reason it was cut (None when whole). `floats`: NaN and the infinities
+    kept as the floats they are (for a typed reader: Arrow holds them, as JSON text does not)."""
+    builder = _JsonBuilder((budget or current()).meter(), floats)
     try:
         return builder.build(tree, 0), builder.cut
     except _Marked as err:
@@ -367,12 +368,13 @@ def jsonable_cut(tree: Any, budget: Budget | None = None) -> tuple[Any, str | No
 
 
 class _JsonBuilder:
-    __slots__ = ("meter", "on_path", "cut")
+    __slots__ = ("meter", "on_path", "cut", "floats")
 
-    def __init__(self, meter: Meter) -> None:
+    def __init__(self, meter: Meter, floats: bool = False) -> None:
         self.meter = meter
         self.on_path: set[int] = set()
         self.cut: str | None = None
+        self.floats = floats
 
     def stop(self, err: BudgetExceeded, container: Any, place: Callable[[Any], None]) -> _Marked:
         """A budget stop under `container`: the child being built (when it got that far) or the
@@ -437,7 +439,7 @@ class _JsonBuilder:
             self.meter.text(len(tree))
             return tree
         if isinstance(tree, float):
-            return jsonenc.float_name(tree) or tree
+            return tree if self.floats else jsonenc.float_name(tree) or tree
         if isinstance(tree, datetime.datetime):
             return jsonenc.time_text(tree)
         if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > DECIMAL_BITS:
