@@ -202,6 +202,8 @@ class Pass:
         self.out = out if out is not None else ctx.out
         self.figures = LoadFigures()
         self._seen: set[bytes] = set()
+        #: The stored bytes of each row to write (by id of its PreparedRow): before, after.
+        self._sizes: dict[int, tuple[int, int]] = {}
         self._outcomes: queue.Queue[tuple[_Batch, BaseException | None]] = queue.Queue()
         self._lock = threading.Lock()
         self.in_flight = 0
@@ -290,6 +292,19 @@ class Pass:
             ready.append(PreparedRow(row, key, serialized, values, chains, cells))
         return ready
 
+    def _count(self, rows: list[PreparedRow]) -> None:
+        """The stored bytes and chains of `rows` counted (the preview's rows to write, the run's
+        written)."""
+        figures, columns = self.figures, self.job.columns
+        for prepared in rows:
+            before, after = self._sizes.pop(id(prepared))
+            figures.bytes_before += before
+            figures.bytes_after += after
+            for plan, chain in zip(columns.written, prepared.chains, strict=True):
+                if plan.blob and chain:
+                    counts = figures.chains.setdefault(plan.name, {})
+                    counts[chain] = counts.get(chain, 0) + 1
+
     def _serialized(self, key: list[Any]) -> list[bytes]:
         """The key's values as the driver serializes them; RowRefused naming the column whose value
         its type does not take (an int past 32 bits, a text that UTF-8 cannot hold)."""
@@ -317,7 +332,7 @@ class Pass:
         """The window's rows read, counted, and with a journal written."""
         from cqlsh_ext.scanning.capacity import rcu, wcu
 
-        figures, loads, columns = self.figures, self.loads, self.job.columns
+        figures, loads = self.figures, self.loads
         sent_at = time.time()  # before the reads: a write made after them is later
         olds = loads.read([p.key for p in ready], [p.serialized for p in ready])
         todo: list[tuple[PreparedRow, OldRow | None, int]] = []
@@ -333,13 +348,11 @@ class Pass:
                 figures.new += 1
             else:
                 figures.overwritten += 1
-                figures.bytes_before += _size(loads, old)
-            figures.bytes_after += after
+            prepared_sizes = (0 if before is None else sum(len(b) for b in before if b), after)
+            self._sizes[id(prepared)] = prepared_sizes
+            if self.journal is None:  # the preview's figures; the run's are the rows written
+                self._count([prepared])
             figures.units += wcu(key_size + after)
-            for plan, chain in zip(columns.written, prepared.chains, strict=True):
-                if plan.blob and chain:
-                    counts = figures.chains.setdefault(plan.name, {})
-                    counts[chain] = counts.get(chain, 0) + 1
             todo.append((prepared, old, loads.timestamp(old, old.sent if old is not None else sent_at)))
         if self.journal is None or not todo:
             return
@@ -481,6 +494,7 @@ class Pass:
             self.figures.written += len(batch.rows)
             self.figures.written_new += batch.new
             self.figures.written_overwritten += len(batch.rows) - batch.new
+            self._count(batch.rows)
             entries.extend({"row": n, "applied": True} for n in batch.numbers)
         if entries and self.journal is not None:
             try:

@@ -67,6 +67,9 @@ UNDO_AT_ONCE = 8
 UNDO_PREVIEW_ROWS = 10_000
 #: Rows whose `key: changed since ...` lines a preview shows.
 PREVIEW_ROWS = 3
+#: Rows left alone an UNDO names one a line as it goes (the closing line counts them all); a row
+#: already restored (an UNDO stopped on its way wrote it back) is counted only.
+NAMED_LEFT = 20
 #: Seconds a cell written on a condition may expire from the moment the journal recorded and still
 #: be the one written (each moment is known to its second; a write may cross one).
 WITHIN = 2.0
@@ -176,6 +179,12 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         bar.close()
     written = undo_journal.path
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
+    if done.stop:
+        # Stopped on its way: the same UNDO finishes it (the rows written back are counted as
+        # already restored, and nothing is written to them again).
+        cut_word = f" {CUT}" if request.cut else ""
+        finish = f"Finish it: UNDO '{hint_name(path, ctx.journal_dir)}'{cut_word} CONFIRM"
+        again = f"{finish}\n{again}" if again else finish
     closing(ctx, done, f"{plural(done.written, noun)} written back", f"changed since {whose}: left alone",
             again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
             _restored_words(whose))
@@ -375,8 +384,8 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
     on the bar (a terminal's) or to `note`."""
     out = bar.out
     words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
-             EXPIRED: f"its TTL ran out since {whose}: nothing to write back",
-             RESTORED: f"already restored (it holds the value from before {whose}): nothing to write"}
+             EXPIRED: f"its TTL ran out since {whose}: nothing to write back"}
+    named = _Named(out, NAMED_LEFT)
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
         return _undoable(parts, skip)
@@ -391,7 +400,8 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
         cell = writer.read(key)
         left = as_written(row, cell, blob, chain)
         if left is not None:
-            print(f"  {text}{_of(row)}: {words[left]}", file=out)
+            if left != RESTORED:
+                named.say(f"  {text}{_of(row)}: {words[left]}")
             return Written(left)
         # A cell written null shows no write time: the journal's is the null's.
         writetime = cell.writetime if cell.writetime is not None or row.new is not None else row.at
@@ -408,6 +418,33 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
                         UNDO_AT_ONCE, bar)
     finally:
         undo_journal.close()
+        named.close()
+
+
+class _Named:
+    """The rows left alone said one a line, the first `most` of them (from the writing threads);
+    then how many more (the closing line counts each kind)."""
+
+    def __init__(self, out: IO[str], most: int) -> None:
+        import threading
+
+        self.out = out
+        self.most = most
+        self.said = 0
+        self.more = 0
+        self._lock = threading.Lock()
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            if self.said < self.most:
+                self.said += 1
+                print(line, file=self.out)
+            else:
+                self.more += 1
+
+    def close(self) -> None:
+        if self.more:
+            print(f"  and {plural(self.more, 'more row')} left alone (counted below)", file=self.out)
 
 
 def _of(row: JournalRow) -> str:
