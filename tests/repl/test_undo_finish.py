@@ -45,7 +45,8 @@ def test_an_interrupted_undo_names_its_finish_and_finishing_it_is_a_summary(term
     t.type(f"COPY orders_slow (id, data, note) FROM '{path}' WITH ENCODE data = 'zstd>json' PACE 300 "
            "CONFIRM;")
     t.enter()
-    wait_until(lambda: t.display() and applied(home, "load") >= 600, "600 cells of the load written")
+    wait_until(lambda: t.display() and applied(home, "load") >= 600,
+               "600 cells of the load written; the screen:\n" + "\n".join(t.display()))
     t.ctrl("c")
     loaded = t.expect(r"([\d,]+)\s+rows?\s+written\s+\(([\d,]+)\s+new,\s+([\d,]+)\s+overwritten\)")
     written, new, overwritten = (int(g.replace(",", "")) for g in loaded.groups())
