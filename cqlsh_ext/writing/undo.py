@@ -173,8 +173,12 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     bar = RowsBar(ctx, f"UNDO {blob}", todo, ctx.out)
     try:
         with CtrlC(on_first=stopping_under(bar)) as ctrl_c:
-            done = _undo_rows(writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
-                              ctx.say)
+            if first.kind == "load" and mechanism.timestamped and not unsealed:
+                done = _undo_load(ctx, meta, writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose,
+                                  chain, bar)
+            else:
+                done = _undo_rows(writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
+                                  ctx.say)
     finally:
         bar.close()
     written = undo_journal.path
@@ -416,6 +420,32 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
     try:
         return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), note, ctrl_c, LABEL,
                         UNDO_AT_ONCE, bar)
+    finally:
+        undo_journal.close()
+        named.close()
+
+
+def _undo_load(ctx: WriteContext, meta: Any, writers: _Writers, keys: list[str], parts: list[JournalRead],
+               todo: int, undo_journal: _OpenedOnWrite, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str,
+               chain: UndoWrites, bar: RowsBar) -> Done:
+    """A load's journal written back a window of cells at a time, as the load wrote them
+    (writing.undo_windows): its rows read by key, a partition's cells a request."""
+    from cqlsh_ext.writing.loop import Done
+    from cqlsh_ext.writing.row_loads import RowLoads
+    from cqlsh_ext.writing.undo_windows import WindowsUndo, undo_in_windows
+
+    partition_key = [c.name for c in meta.partition_key]
+    clustering = [c.name for c in meta.clustering_key]
+    loads = RowLoads(ctx.session, parts[0].keyspace, meta.name, partition_key, clustering, list(writers),
+                     ctx.consistency)
+    named = _Named(bar.out, NAMED_LEFT)
+    plan = WindowsUndo(writers, keys, len(partition_key), loads,
+                       lambda row, cell, blob: as_written(row, cell, blob, chain), undo_journal,
+                       lambda writer, row, path: key_values(writer, keys, row, path), _cell_fields, named,
+                       whose, Done())
+    note = ctx.say if not bar.shown else (lambda _line: None)
+    try:
+        return undo_in_windows(plan, _undoable(parts, skip), todo, ctrl_c, bar.advanced, note)
     finally:
         undo_journal.close()
         named.close()
