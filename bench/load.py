@@ -3,7 +3,13 @@ doors, against a hand-written script that writes the same documents, in one run:
 whole processes.
 
     .venv/bin/python bench/load.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
-        [--engines native python]
+        [--engines native python] [--before DIR]
+
+--callgrind: each side counted in instructions (valgrind's callgrind, every process it starts:
+the machine's load does not move them) instead of CPU time; use few rows (--rows 1000 --repeat 1).
+--before DIR: the load and UNDO sides also run on another checkout's package, DIR holding its
+`cqlsh_ext` (`git archive main cqlsh_ext | tar -x -C DIR`), put first on PYTHONPATH: before and
+after in one run, on the same documents.
 
 The documents: tools/orders.py's order table (bench/readers.py's `orders`, ten rows a partition, in
 six encodings: snappy JSON, zstd MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR, random bytes),
@@ -158,6 +164,21 @@ def journal_of(out: str) -> str:
     return found.group(1)
 
 
+def measured(args: Any, cmd: list[str], env: dict[str, str]) -> Run:
+    """`cmd` run: its CPU (seconds), or with --callgrind its instructions (every process it starts)."""
+    if not args.callgrind:
+        return run_process(cmd, env)
+    from goals_instructions import COLLECTED
+
+    with tempfile.TemporaryDirectory() as out_dir:
+        run = run_process(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                           f"--callgrind-out-file={out_dir}/callgrind.%p.out", *cmd], env)
+    counts = [int(n) for _pid, n in COLLECTED.findall(run.out)]
+    if not counts:
+        raise RuntimeError(f"no callgrind total in the output of {cmd[-1]!r}")
+    return Run(float(sum(counts)), run.wall, run.rss_kb, run.out)
+
+
 def one_round(args: Any, sides: dict[str, Side], session: Any, files: dict[str, Path], rows: int,
               env: dict[str, str]) -> None:
     """Each side once on the whole file and once on its first row; each load then undone."""
@@ -172,6 +193,8 @@ def one_round(args: Any, sides: dict[str, Side], session: Any, files: dict[str, 
             engine_env = dict(env)
             if "python" in name:
                 engine_env["CQLSH_EXT_NATIVE"] = "0"
+            if "before" in name:
+                engine_env["PYTHONPATH"] = args.before
             if name == "hand":
                 cmd = [sys.executable, "-c", HAND, args.host, str(args.port), str(files[f"jsonl-{size}"]),
                        f"{KEYSPACE}.{table}", str(IN_FLIGHT)]
@@ -180,7 +203,7 @@ def one_round(args: Any, sides: dict[str, Side], session: Any, files: dict[str, 
                        str(files[f"parquet-{size}"]), f"{KEYSPACE}.{table}"]
             else:
                 cmd = [*shell, "-e", f"COPY {KEYSPACE}.{table} FROM '{files[f'jsonl-{size}']}' CONFIRM"]
-            runs.append(run_process(cmd, engine_env))
+            runs.append(measured(args, cmd, engine_env))
             expected = rows if size == "full" else 1
             if count(session, table) != expected:
                 raise RuntimeError(f"{name}: {count(session, table)} rows written, not {expected}")
@@ -192,25 +215,26 @@ def one_round(args: Any, sides: dict[str, Side], session: Any, files: dict[str, 
                 cmd = [sys.executable, "-c", API_UNDO, args.host, str(args.port), journal]
             else:
                 cmd = [*shell, "-e", f"UNDO '{journal}' CONFIRM"]
-            (undo.full if size == "full" else undo.one).append(run_process(cmd, engine_env))
+            (undo.full if size == "full" else undo.one).append(measured(args, cmd, engine_env))
             if count(session, table):
                 raise RuntimeError(f"{undo.name}: {count(session, table)} rows left after the UNDO")
 
 
-def report(sides: dict[str, Side], rows: int, repeat: int) -> None:
+def report(sides: dict[str, Side], rows: int, repeat: int, callgrind: bool) -> None:
     hand_cpu = sides["hand"].cpu_a_row(rows)
+    scale, unit = (1.0, "instr/row") if callgrind else (1e6, "CPU us/row")
     print()
     print(f"{rows:,} documents (tools/orders.py's six encodings), medians of {repeat} rounds "
           "(spread: the rounds' lowest to highest)")
-    print(f"{'side':<22} {'CPU us/row':>10} {'spread':>15} {'x hand':>7} {'x load':>7} {'wall s':>7} "
+    print(f"{'side':<22} {unit:>10} {'spread':>15} {'x hand':>7} {'x load':>7} {'wall s':>7} "
           f"{'rows/s':>8}")
     for name, side in sides.items():
         per_row = side.cpu_rows(rows)
         cpu = statistics.median(per_row)
-        spread = f"{min(per_row) * 1e6:.0f}-{max(per_row) * 1e6:.0f}"
+        spread = f"{min(per_row) * scale:.0f}-{max(per_row) * scale:.0f}"
         load = name.replace("UNDO", "COPY FROM").replace("db.undo", "db.write")
         against = f"{cpu / sides[load].cpu_a_row(rows):>7.2f}" if load != name else f"{'':>7}"
-        print(f"{name:<22} {cpu * 1e6:>10.1f} {spread:>15} {cpu / hand_cpu:>7.2f} {against} "
+        print(f"{name:<22} {cpu * scale:>10.1f} {spread:>15} {cpu / hand_cpu:>7.2f} {against} "
               f"{side.wall():>7.1f} {rows / side.wall():>8,.0f}")
     print("asked: a load at most 1.00 x hand; an UNDO at most 1.50 x its load")
 
@@ -222,7 +246,11 @@ def main() -> int:
     p.add_argument("--rows", type=int, default=44_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--engines", nargs="*", default=["native"], choices=["native", "python"])
+    p.add_argument("--before", help="a directory holding another checkout's cqlsh_ext package")
+    p.add_argument("--callgrind", action="store_true", help="instructions a row (valgrind) instead of CPU")
     args = p.parse_args()
+    if args.before:
+        args.engines = [*args.engines, "before"]
 
     import readers
 
@@ -256,7 +284,7 @@ def main() -> int:
             one_round(args, sides, session, files, rows, env)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
     session.cluster.shutdown()
-    report(sides, rows, args.repeat)
+    report(sides, rows, args.repeat, args.callgrind)
     return 0
 
 

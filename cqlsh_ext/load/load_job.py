@@ -202,8 +202,9 @@ class Pass:
         self.out = out if out is not None else ctx.out
         self.figures = LoadFigures()
         self._seen: set[bytes] = set()
-        #: The stored bytes of each row to write (by id of its PreparedRow): before, after.
-        self._sizes: dict[int, tuple[int, int]] = {}
+        #: Each row to write (by id of its PreparedRow): its stored bytes before and after, and its
+        #: cells before (None: a new row).
+        self._sizes: dict[int, tuple[int, int, list[bytes | None] | None]] = {}
         self._outcomes: queue.Queue[tuple[_Batch, BaseException | None]] = queue.Queue()
         self._lock = threading.Lock()
         self.in_flight = 0
@@ -297,7 +298,7 @@ class Pass:
         written)."""
         figures, columns = self.figures, self.job.columns
         for prepared in rows:
-            before, after = self._sizes.pop(id(prepared))
+            before, after, _cells = self._sizes.pop(id(prepared))
             figures.bytes_before += before
             figures.bytes_after += after
             for plan, chain in zip(columns.written, prepared.chains, strict=True):
@@ -339,8 +340,9 @@ class Pass:
         for prepared, old in zip(ready, olds, strict=True):
             key_size = sum(len(s) for s in prepared.serialized)
             after = sum(len(b) for b in prepared.cells if b is not None)
-            figures.read_units += rcu(key_size + (0 if old is None else _size(loads, old)))
             before = None if old is None else [loads.cell_bytes(j, v) for j, v in enumerate(old.values)]
+            size = 0 if before is None else sum(len(b) for b in before if b)
+            figures.read_units += rcu(key_size + size)
             if before == prepared.cells:
                 figures.unchanged += 1
                 continue
@@ -348,8 +350,7 @@ class Pass:
                 figures.new += 1
             else:
                 figures.overwritten += 1
-            prepared_sizes = (0 if before is None else sum(len(b) for b in before if b), after)
-            self._sizes[id(prepared)] = prepared_sizes
+            self._sizes[id(prepared)] = (size, after, before)
             if self.journal is None:  # the preview's figures; the run's are the rows written
                 self._count([prepared])
             figures.units += wcu(key_size + after)
@@ -412,10 +413,10 @@ class Pass:
         for prepared, old, at in todo:
             key_map = dict(zip(keys, prepared.serialized, strict=True))
             numbers = []
+            befores = self._sizes[id(prepared)][2] or [None] * len(names)
             for j, name in enumerate(names):
-                before = None if old is None else old.values[j]
                 ttl = None if old is None else old.ttls[j]
-                entry = row_entry(self.number, key_map, loads.cell_bytes(j, before), prepared.cells[j], ttl,
+                entry = row_entry(self.number, key_map, befores[j], prepared.cells[j], ttl,
                                   None if ttl is None or old is None else old.sent + ttl,
                                   None if old is None else old.writetimes[j], at)
                 entry["column"] = name
@@ -534,10 +535,6 @@ def _unencodable(err: UnicodeEncodeError) -> str:
 def _brief(value: Any) -> str:
     text = repr(value) if not isinstance(value, int) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _size(loads: RowLoads, old: OldRow) -> int:
-    return sum(len(b) for b in (loads.cell_bytes(j, v) for j, v in enumerate(old.values)) if b)
 
 
 # ---------------------------------------------------------------------------------------- sources
