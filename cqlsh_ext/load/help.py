@@ -17,7 +17,10 @@ LOAD_HELP = """
           chains of encode(), HELP ENCODE), decoded again by the display's own
           reading and compared with the document before anything is sent. A
           value that does not come back equal refuses its row, named, and
-          nothing of that row is written.
+          nothing of that row is written; so does a row that cannot be read
+          (a line not UTF-8 or not JSON, a key out of its type's range, a
+          line past twice the per-value budget), named by its line: the
+          others go on. Only regular files are read (not a FIFO, a device).
 
           Each blob value is written in the chain, the first of: the column's
           ENCODE; the value's own label, where the file holds the object the

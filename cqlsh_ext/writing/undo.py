@@ -182,17 +182,25 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     finally:
         bar.close()
     written = undo_journal.path
+    _closing(ctx, done, request, path, written, noun, whose)
+    return UndoFigures(todo, still, done, written)
+
+
+def _closing(ctx: WriteContext, done: Done, request: UndoRequest, path: str, written: str | None, noun: str,
+             whose: str) -> None:
+    """The closing line, then the statement that finishes an UNDO stopped on its way (the same
+    UNDO: the rows written back are counted as already restored, nothing is written to them
+    again) and the one that undoes it."""
+    from cqlsh_ext.writing.journal_names import hint_name
+
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
     if done.stop:
-        # Stopped on its way: the same UNDO finishes it (the rows written back are counted as
-        # already restored, and nothing is written to them again).
         cut_word = f" {CUT}" if request.cut else ""
         finish = f"Finish it: UNDO '{hint_name(path, ctx.journal_dir)}'{cut_word} CONFIRM"
         again = f"{finish}\n{again}" if again else finish
     closing(ctx, done, f"{plural(done.written, noun)} written back", f"changed since {whose}: left alone",
             again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
             _restored_words(whose))
-    return UndoFigures(todo, still, done, written)
 
 
 def _say_unvouched(parts: Sequence[JournalRead], out: IO[str]) -> None:
