@@ -62,6 +62,8 @@ class WindowsUndo:
     done: Done
     number: int = 0
     failure: str = ""
+    #: Cells journaled and not sent (a stop before their turn).
+    unsent: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -84,11 +86,11 @@ def undo_in_windows(plan: WindowsUndo, rows: Iterable[tuple[JournalRead, Journal
                 note(f"undo: {seen:,} of {todo:,} cells done")
     except KeyboardInterrupt as err:
         done.interrupt, done.failed = err, True
-        done.left = max(todo - seen, 0)
+        done.left = max(todo - seen, 0) + plan.unsent
         done.stop = (f"stopped by a second Ctrl-C with writes in flight (whether they applied is unknown: "
                      f"UNDO checks them), {plural(done.left, 'more row')} not written")
         return done
-    done.left = max(todo - seen, 0) if ctrl_c.pressed or plan.failure else 0
+    done.left = max(todo - seen, 0) + plan.unsent if ctrl_c.pressed or plan.failure else 0
     if plan.failure:
         done.failed = True
         done.stop = f"stopped: {plan.failure}" + (f", {plural(done.left, 'more row')} not written"
@@ -186,6 +188,7 @@ def _send(plan: WindowsUndo, entries: list[dict[str, Any]], sends: list[tuple[tu
             requests.append(_Send([n for n, _ in chunk], plan.loads.batch([s for _, s in chunk])))
     outcomes: list[dict[str, Any]] = []
     not_sent = _fire_all(plan, requests, ctrl_c, outcomes)
+    plan.unsent += len(not_sent)
     outcomes.extend({"row": n, "applied": False} for n in not_sent)
     if outcomes:
         try:

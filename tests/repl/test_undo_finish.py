@@ -14,8 +14,9 @@ from pathlib import Path
 import zstandard
 from waiting import wait_until
 
-#: How late each read and write of the table is (ms) while the first UNDO runs.
-DELAY_MS = 30
+#: How late each read and write of the table is (ms) while the first UNDO runs: its second window
+#: of cells (the first one's outcomes are what the test waits for) lasts long enough to be pressed in.
+DELAY_MS = 100
 
 
 def applied(home: Path, kind: str) -> int:
