@@ -267,7 +267,9 @@ def main() -> int:
         names += [f"COPY FROM ({engine})", f"db.write ({engine})", f"UNDO ({engine})", f"db.undo ({engine})"]
     sides = {name: Side(name) for name in names}
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "HOME": home, "PAGER": ""}
+        # PYTHONSAFEPATH: `python -c` puts no working directory first on sys.path (a checkout's
+        # cqlsh_ext there would be imported instead of the one installed or --before's).
+        env = {**os.environ, "HOME": home, "PAGER": "", "PYTHONSAFEPATH": "1"}
         shell = [CQLSH_EXT, args.host, str(args.port), "-u", "cassandra", "-p", "cassandra",
                  "--request-timeout", "120"]
         files = {f"{kind}-full": Path(home) / f"orders.{kind}" for kind in ("jsonl", "parquet")}
