@@ -1,34 +1,50 @@
-"""A load (COPY ... FROM decoded documents, docs/load.md) against a hand-written script that does the
-same, in one run: client CPU a row, both whole processes.
+"""A load (COPY ... FROM decoded documents and db.write, docs/load.md) and its UNDO, through both
+doors, against a hand-written script that writes the same documents, in one run: client CPU a row,
+whole processes.
 
     .venv/bin/python bench/load.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
-        [--engines native python]
+        [--engines native python] [--before DIR]
+
+--callgrind: each side counted in instructions (valgrind's callgrind, every process it starts:
+the machine's load does not move them) instead of CPU time; use few rows (--rows 1000 --repeat 1).
+--before DIR: the load and UNDO sides also run on another checkout's package, DIR holding its
+`cqlsh_ext` (`git archive main cqlsh_ext | tar -x -C DIR`), put first on PYTHONPATH: before and
+after in one run, on the same documents.
 
 The documents: tools/orders.py's order table (bench/readers.py's `orders`, ten rows a partition, in
 six encodings: snappy JSON, zstd MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR, random bytes),
-exported once with `COPY (SELECT * FROM bench_readers.orders) TO 'orders.jsonl'` (each value its
-label and its document), then loaded into an empty twin table, truncated before every run, by:
+exported once to JSON Lines and to Parquet with `COPY (SELECT * FROM bench_readers.orders) TO ...`
+(each value its label and its document), then loaded into an empty twin table, truncated before
+every run, by:
 
 - hand: the script a person writes for it: each line read with orjson, each document written as its
   label says with the producers' libraries (orjson, python-snappy, zstandard with msgpack, gzip,
   lz4 with cbor2; random bytes as they are), each row a prepared INSERT sent with execute_async, at
   most 32 in flight (the load's own); nothing read first, nothing verified, nothing journaled;
-- load: the real binary, `cqlsh-ext -e "COPY twin FROM 'orders.jsonl' CONFIRM"`: each value encoded
-  by encode()'s writers and decoded back by the display's reading before it is sent, the rows read
-  first (their old cells: what UNDO writes back), every row journaled (sealed, fsync'd), a
-  partition's rows a request, at most 32 in flight.
+- COPY FROM: the real binary, `cqlsh-ext -e "COPY twin FROM 'orders.jsonl' CONFIRM"`: each value
+  encoded by encode()'s writers and decoded back by the display's reading before it is sent, the
+  rows read first (their old cells: what UNDO writes back), every row journaled (sealed, fsync'd), a
+  partition's rows a request, at most 32 in flight;
+- db.write: a program on the API, the Parquet export read by pyarrow and handed to
+  `db.write(twin, table, confirm=True)` (the same work as COPY FROM);
+- UNDO and db.undo: each load above undone, `cqlsh-ext -e "UNDO 'journal' CONFIRM"` and
+  `db.undo(journal, confirm=True)`: every cell read, compared, written back, journaled.
 
 Each side's CPU is user + sys of its whole process, its reaped children included (os.wait4's
 getrusage), less the same side's run on the file's first row (start-up: imports, the connection);
-a row's CPU is that over the rows less one. Medians of --repeat interleaved rounds. Prints CPU a
-row for each side, load / hand (asked: at most 1.0), wall time and rows/s. Figures only: nothing is
-asserted but that every run succeeds and writes every row.
+a row's CPU is that over the rows less one. Medians of --repeat interleaved rounds, with the spread
+(lowest to highest of the rounds' figures). Prints CPU a row for each side, against the hand script
+(asked: the loads at most 1.0) and an UNDO's against its load's (asked: at most 1.5), wall time and
+rows/s. Figures only: nothing is asserted but that every run succeeds, every load writes every row
+and every UNDO leaves the table empty.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -96,15 +112,38 @@ cluster.shutdown()
 '''
 
 
+API_WRITE = r"""
+import json, sys
+import cqlsh_ext, pyarrow.parquet as pq
+host, port, path, table = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+data = pq.read_table(path)
+with cqlsh_ext.connect(host, port, username="cassandra", password="cassandra") as db:
+    result = db.write(table, data, confirm=True)
+print(json.dumps({"journal": result.journal, "written": result.written}))
+"""
+
+API_UNDO = r"""
+import json, sys
+import cqlsh_ext
+host, port, journal = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with cqlsh_ext.connect(host, port, username="cassandra", password="cassandra") as db:
+    result = db.undo(journal, confirm=True)
+print(json.dumps({"written": result.written}))
+"""
+
+
 @dataclass
 class Side:
     name: str
     full: list[Run] = field(default_factory=list)
     one: list[Run] = field(default_factory=list)
 
+    def cpu_rows(self, rows: int) -> list[float]:
+        """Each round's CPU a row (its full run less its one-row run)."""
+        return [(f.cpu - o.cpu) / (rows - 1) for f, o in zip(self.full, self.one, strict=True)]
+
     def cpu_a_row(self, rows: int) -> float:
-        return (statistics.median(r.cpu for r in self.full) - statistics.median(r.cpu for r in self.one)) / \
-            (rows - 1)
+        return statistics.median(self.cpu_rows(rows))
 
     def wall(self) -> float:
         return statistics.median(r.wall for r in self.full)
@@ -114,6 +153,92 @@ def count(session: Any, table: str) -> int:
     return int(session.execute(f"SELECT count(*) FROM {KEYSPACE}.{table}", timeout=120).one()[0])
 
 
+def journal_of(out: str) -> str:
+    """The journal an answer names: the shell's Undo line, or the API program's JSON."""
+    found = re.search(r'"journal": ("[^"]+")', out)
+    if found is not None:
+        return str(json.loads(found.group(1)))
+    found = re.search(r"Undo: UNDO '([^']+)' CONFIRM", out)
+    if found is None:
+        raise RuntimeError(f"no Undo line in:\n{out[-2000:]}")
+    return found.group(1)
+
+
+def measured(args: Any, cmd: list[str], env: dict[str, str]) -> Run:
+    """`cmd` run: its CPU (seconds), or with --callgrind its instructions (every process it starts)."""
+    if not args.callgrind:
+        return run_process(cmd, env)
+    from goals_instructions import COLLECTED
+
+    with tempfile.TemporaryDirectory() as out_dir:
+        run = run_process(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                           f"--callgrind-out-file={out_dir}/callgrind.%p.out", *cmd], env)
+    counts = [int(n) for _pid, n in COLLECTED.findall(run.out)]
+    if not counts:
+        raise RuntimeError(f"no callgrind total in the output of {cmd[-1]!r}")
+    return Run(float(sum(counts)), run.wall, run.rss_kb, run.out)
+
+
+def one_round(args: Any, sides: dict[str, Side], session: Any, files: dict[str, Path], rows: int,
+              env: dict[str, str]) -> None:
+    """Each side once on the whole file and once on its first row; each load then undone."""
+    shell = [CQLSH_EXT, args.host, str(args.port), "-u", "cassandra", "-p", "cassandra",
+             "--request-timeout", "120"]
+    for name, side in sides.items():
+        if name.startswith(("UNDO", "db.undo")):
+            continue
+        table = {"hand": "hand"}.get(name, "loaded")
+        for size, runs in (("full", side.full), ("one", side.one)):
+            session.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+            engine_env = dict(env)
+            if "python" in name:
+                engine_env["CQLSH_EXT_NATIVE"] = "0"
+            if "before" in name:
+                engine_env["PYTHONPATH"] = args.before
+            if name == "hand":
+                cmd = [sys.executable, "-c", HAND, args.host, str(args.port), str(files[f"jsonl-{size}"]),
+                       f"{KEYSPACE}.{table}", str(IN_FLIGHT)]
+            elif name.startswith("db.write"):
+                cmd = [sys.executable, "-c", API_WRITE, args.host, str(args.port),
+                       str(files[f"parquet-{size}"]), f"{KEYSPACE}.{table}"]
+            else:
+                cmd = [*shell, "-e", f"COPY {KEYSPACE}.{table} FROM '{files[f'jsonl-{size}']}' CONFIRM"]
+            runs.append(measured(args, cmd, engine_env))
+            expected = rows if size == "full" else 1
+            if count(session, table) != expected:
+                raise RuntimeError(f"{name}: {count(session, table)} rows written, not {expected}")
+            if name == "hand":
+                continue
+            journal = journal_of(runs[-1].out)
+            undo = sides[name.replace("COPY FROM", "UNDO").replace("db.write", "db.undo")]
+            if name.startswith("db.write"):
+                cmd = [sys.executable, "-c", API_UNDO, args.host, str(args.port), journal]
+            else:
+                cmd = [*shell, "-e", f"UNDO '{journal}' CONFIRM"]
+            (undo.full if size == "full" else undo.one).append(measured(args, cmd, engine_env))
+            if count(session, table):
+                raise RuntimeError(f"{undo.name}: {count(session, table)} rows left after the UNDO")
+
+
+def report(sides: dict[str, Side], rows: int, repeat: int, callgrind: bool) -> None:
+    hand_cpu = sides["hand"].cpu_a_row(rows)
+    scale, unit = (1.0, "instr/row") if callgrind else (1e6, "CPU us/row")
+    print()
+    print(f"{rows:,} documents (tools/orders.py's six encodings), medians of {repeat} rounds "
+          "(spread: the rounds' lowest to highest)")
+    print(f"{'side':<22} {unit:>10} {'spread':>15} {'x hand':>7} {'x load':>7} {'wall s':>7} "
+          f"{'rows/s':>8}")
+    for name, side in sides.items():
+        per_row = side.cpu_rows(rows)
+        cpu = statistics.median(per_row)
+        spread = f"{min(per_row) * scale:.0f}-{max(per_row) * scale:.0f}"
+        load = name.replace("UNDO", "COPY FROM").replace("db.undo", "db.write")
+        against = f"{cpu / sides[load].cpu_a_row(rows):>7.2f}" if load != name else f"{'':>7}"
+        print(f"{name:<22} {cpu * scale:>10.1f} {spread:>15} {cpu / hand_cpu:>7.2f} {against} "
+              f"{side.wall():>7.1f} {rows / side.wall():>8,.0f}")
+    print("asked: a load at most 1.00 x hand; an UNDO at most 1.50 x its load")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1")
@@ -121,7 +246,11 @@ def main() -> int:
     p.add_argument("--rows", type=int, default=44_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--engines", nargs="*", default=["native"], choices=["native", "python"])
+    p.add_argument("--before", help="a directory holding another checkout's cqlsh_ext package")
+    p.add_argument("--callgrind", action="store_true", help="instructions a row (valgrind) instead of CPU")
     args = p.parse_args()
+    if args.before:
+        args.engines = [*args.engines, "before"]
 
     import readers
 
@@ -133,46 +262,31 @@ def main() -> int:
 
     for table in ("hand", "loaded"):
         session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{table} {SCHEMA_CQL}")
-    sides = [Side("hand"), *(Side(f"load ({engine})") for engine in args.engines)]
+    names = ["hand"]
+    for engine in args.engines:
+        names += [f"COPY FROM ({engine})", f"db.write ({engine})", f"UNDO ({engine})", f"db.undo ({engine})"]
+    sides = {name: Side(name) for name in names}
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "HOME": home, "PAGER": ""}
+        # PYTHONSAFEPATH: `python -c` puts no working directory first on sys.path (a checkout's
+        # cqlsh_ext there would be imported instead of the one installed or --before's).
+        env = {**os.environ, "HOME": home, "PAGER": "", "PYTHONSAFEPATH": "1"}
         shell = [CQLSH_EXT, args.host, str(args.port), "-u", "cassandra", "-p", "cassandra",
                  "--request-timeout", "120"]
-        full = Path(home) / "orders.jsonl"
-        run_process([*shell, "-e", f"COPY (SELECT * FROM {readers.KEYSPACE}.orders) TO '{full}'"], env)
-        rows = sum(1 for _ in full.open())
-        one = Path(home) / "one.jsonl"
-        one.write_text(full.open().readline())
+        files = {f"{kind}-full": Path(home) / f"orders.{kind}" for kind in ("jsonl", "parquet")}
+        for path in files.values():
+            run_process([*shell, "-e", f"COPY (SELECT * FROM {readers.KEYSPACE}.orders) TO '{path}'"], env)
+        rows = sum(1 for _ in files["jsonl-full"].open())
+        files["jsonl-one"] = Path(home) / "one.jsonl"
+        files["jsonl-one"].write_text(files["jsonl-full"].open().readline())
+        import pyarrow.parquet as pq
+
+        files["parquet-one"] = Path(home) / "one.parquet"
+        pq.write_table(pq.read_table(files["parquet-full"]).slice(0, 1), files["parquet-one"])
         for round_ in range(args.repeat):
-            for side in sides:
-                table = "hand" if side.name == "hand" else "loaded"
-                for path, runs in ((full, side.full), (one, side.one)):
-                    session.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
-                    if side.name == "hand":
-                        cmd = [sys.executable, "-c", HAND, args.host, str(args.port), str(path),
-                               f"{KEYSPACE}.{table}", str(IN_FLIGHT)]
-                        runs.append(run_process(cmd, env))
-                    else:
-                        engine_env = dict(env)
-                        if "python" in side.name:
-                            engine_env["CQLSH_EXT_NATIVE"] = "0"
-                        statement = f"COPY {KEYSPACE}.{table} FROM '{path}' CONFIRM"
-                        runs.append(run_process([*shell, "-e", statement], engine_env))
-                    expected = rows if path == full else 1
-                    found = count(session, table)
-                    if found != expected:
-                        raise RuntimeError(f"{side.name}: {found} rows written, not {expected}")
+            one_round(args, sides, session, files, rows, env)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
     session.cluster.shutdown()
-    hand = sides[0]
-    hand_cpu = hand.cpu_a_row(rows)
-    print()
-    print(f"{rows:,} documents (tools/orders.py's six encodings), medians of {args.repeat} rounds")
-    print(f"{'side':<16} {'CPU us/row':>10} {'x hand':>7} {'wall s':>7} {'rows/s':>9}")
-    for side in sides:
-        cpu = side.cpu_a_row(rows)
-        print(f"{side.name:<16} {cpu * 1e6:>10.1f} {cpu / hand_cpu:>7.2f} {side.wall():>7.1f} "
-              f"{rows / side.wall():>9,.0f}")
+    report(sides, rows, args.repeat, args.callgrind)
     return 0
 
 

@@ -13,7 +13,7 @@ from typing import IO, Protocol, runtime_checkable
 
 __all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Holding", "Line", "OneRow",
            "Table", "draws_blocks", "fill", "fit", "message", "nearest", "plural", "say", "screen_width",
-           "shorten", "unheld", "unknown", "wrap"]
+           "shorten", "unheld", "unknown", "visible", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -77,6 +77,20 @@ def shorten(text: str, width: int) -> str:
     if quote and width >= 3:
         return text[: width - 2].rstrip() + ELLIPSIS + quote
     return text[: max(width - 1, 0)] + ELLIPSIS
+
+
+#: What a message never prints as it is: control characters (C0, DEL, C1), the line and paragraph
+#: separators, bidirectional controls and lone surrogates.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def visible(text: str, width: int) -> str:
+    """`text` (a file's, a path's: text nobody typed into the statement) as a message shows it: on
+    one line, what _UNSHOWN names as its escape (\\x1b, \\n, \\ud800: nothing reaches the terminal
+    as a control), cut to `width` (shorten)."""
+    if not text.isprintable() or _UNSHOWN.search(text):
+        text = _UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return shorten(text, width)
 
 
 def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:

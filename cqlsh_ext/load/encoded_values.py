@@ -16,7 +16,7 @@ does not come back equal refuses its row, and nothing of that row is written.
 
 Once a row's cells are read (Columns.settle), what a source's document cannot say is read from the
 stored document (load.documents: a frame's null for a key absent, a float place's 2.0 for 2, JSON
-Lines' "NaN" for a record's NaN), and a value that holds the stored document in the stored chain
+Lines' name of a record's NaN), and a value that holds the stored document in the stored chain
 is the stored bytes: not written.
 """
 
@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, SourceRow
 
 if TYPE_CHECKING:
@@ -470,7 +471,8 @@ INTEGER_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "varint"})
 #: characters.
 _INTEGER = re.compile(r"-?[0-9]+")
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_FLOAT_NAMES = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+#: (CQL names them as JSON does: common.jsonenc)
+_FLOAT_NAMES = {jsonenc.float_name(v): v for v in (float("nan"), float("inf"), float("-inf"))}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 

@@ -17,7 +17,10 @@ LOAD_HELP = """
           chains of encode(), HELP ENCODE), decoded again by the display's own
           reading and compared with the document before anything is sent. A
           value that does not come back equal refuses its row, named, and
-          nothing of that row is written.
+          nothing of that row is written; so does a row that cannot be read
+          (a line not UTF-8 or not JSON, a key out of its type's range, a
+          line past twice the per-value budget), named by its line: the
+          others go on. Only regular files are read (not a FIFO, a device).
 
           Each blob value is written in the chain, the first of: the column's
           ENCODE; the value's own label, where the file holds the object the
@@ -26,11 +29,11 @@ LOAD_HELP = """
           given without a label (0x...) are written as they are.
 
           What a file spells otherwise than the stored document (a null field
-          for a key absent, 2.0 for 2, a record's "NaN") is read against it:
-          an export loaded back untouched writes nothing, a fix of one field
-          changes that field only. A column that is not the table's, a key
-          not exactly its type (1_000, 1e3 for an int) or a key given twice
-          in a JSON object is refused, in one line.
+          for a key absent, 2.0 for 2, a record's NaN by name) is read
+          against it: an export loaded back untouched writes nothing, a fix
+          of one field changes that field only. A column that is not the
+          table's, a key not exactly its type (1_000, 1e3 for an int) or a
+          key given twice in a JSON object is refused, in one line.
 
           Without CONFIRM it previews: rows new, overwritten, already as
           loaded and refused by reason, the chains written, stored bytes

@@ -13,14 +13,16 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.text import visible
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, PreparedRow, RowRefused, known_columns
+from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, Pending, PreparedRow, RowRefused, known_columns
 from cqlsh_ext.writing.blob_target import BlobTarget, key_text
 
 if TYPE_CHECKING:
@@ -63,7 +65,12 @@ class LoadFigures:
     read_units: int = 0
     chains: dict[str, dict[str, int]] = field(default_factory=dict)
     written: int = 0
+    #: Of the rows written, those that were new and those overwritten.
+    written_new: int = 0
+    written_overwritten: int = 0
     not_sent: int = 0
+    #: Rows whose write failed (whether it applied is unknown: UNDO and RESUME look at them).
+    unknown: int = 0
     stop: str = ""
     failed: bool = False
     journal: str | None = None
@@ -138,7 +145,8 @@ def row_loads(ctx: WriteContext, job: LoadJob) -> RowLoads:
 
 @dataclass
 class _Batch:
-    """A request in flight: its rows (PreparedRow), their journal lines' numbers, what it costs."""
+    """A request in flight: its rows (PreparedRow), their journal lines' numbers, what it costs,
+    how many of its rows are new."""
 
     rows: list[PreparedRow]
     numbers: list[int]
@@ -146,6 +154,42 @@ class _Batch:
     request: Any
     attempts: int = 0
     retried: bool = False
+    new: int = 0
+
+
+@dataclass
+class _Item:
+    """A row to send: its journal lines' numbers, its write units, its bound statement, whether
+    it is new."""
+
+    prepared: PreparedRow
+    numbers: list[int]
+    units: int
+    bound: Any
+    new: bool
+
+
+def _chunks(items: list[_Item], partition_columns: int) -> list[list[_Item]]:
+    """The rows a request each: a partition's rows together, at most BATCH_ROWS and BATCH_BYTES."""
+    from cqlsh_ext.writing.row_loads import BATCH_BYTES, BATCH_ROWS
+
+    groups: dict[tuple[bytes, ...], list[_Item]] = {}
+    for item in items:
+        groups.setdefault(item.prepared.serialized[:partition_columns], []).append(item)
+    chunks: list[list[_Item]] = []
+    for members in groups.values():
+        chunk: list[_Item] = []
+        size = 0
+        for item in members:
+            row_size = sum(len(v) for v in item.prepared.values if isinstance(v, bytes | str))
+            if chunk and (len(chunk) >= BATCH_ROWS or size + row_size > BATCH_BYTES):
+                chunks.append(chunk)
+                chunk, size = [], 0
+            chunk.append(item)
+            size += row_size
+        if chunk:
+            chunks.append(chunk)
+    return chunks
 
 
 class Pass:
@@ -159,6 +203,9 @@ class Pass:
         self.out = out if out is not None else ctx.out
         self.figures = LoadFigures()
         self._seen: set[bytes] = set()
+        #: Each row to write (by id of its PreparedRow): its stored bytes before and after, and its
+        #: cells before (None: a new row).
+        self._sizes: dict[int, tuple[int, int, list[bytes | None] | None]] = {}
         self._outcomes: queue.Queue[tuple[_Batch, BaseException | None]] = queue.Queue()
         self._lock = threading.Lock()
         self.in_flight = 0
@@ -170,23 +217,37 @@ class Pass:
         ttl = job.request.ttl if job.request.ttl is not None else (job.default_ttl or None)
         #: Each cell written expires this many seconds after its write, or never (None).
         self.cell_ttl = ttl
+        #: Where the source's file stood after the window being written (journaled with its rows).
+        self.read: tuple[int, str] | None = None
+        source = job.request.source
+        #: How a refusal names the source's row: the file's name before its line.
+        self.file = "" if source is None else visible(os.path.basename(source), 60) + " "
 
     # ------------------------------------------------------------------ the rows
     def run(self, windows: Iterator[list[SourceRow]], stop: Callable[[], bool],
             tick: Callable[[], None] | None = None) -> LoadFigures:
+        from cqlsh_ext.load.files import SourceError
+
         figures = self.figures
         try:
-            for window in windows:
-                if stop() or self.failure:
-                    self.stopping = True
-                    break
-                figures.rows += len(window)
-                ready = self._ready(window)
-                if ready:
-                    self._window(ready, stop, tick)
-                self._drain()
-                if tick is not None:
-                    tick()
+            try:
+                for window in windows:
+                    if stop() or self.failure:
+                        self.stopping = True
+                        break
+                    figures.rows += len(window)
+                    self.read = getattr(window, "read", None)
+                    ready = self._ready(window)
+                    if ready:
+                        self._window(ready, stop, tick)
+                    self._drain()
+                    if tick is not None:
+                        tick()
+            except SourceError as err:
+                if not figures.rows and not figures.done_before:
+                    raise  # before the first row: nothing read, nothing written
+                self.failure = self.failure or f"the source cannot be read on: {err}"
+                figures.failed = True
             self._finish(tick)
         except KeyboardInterrupt:
             self.hard_stop = True
@@ -194,25 +255,29 @@ class Pass:
         return figures
 
     def _ready(self, window: list[SourceRow]) -> list[PreparedRow]:
-        """The window's rows prepared (keys, values encoded and verified); those refused counted
-        and named."""
-        columns, loads, figures = self.job.columns, self.loads, self.figures
+        """The window's rows prepared (keys, values encoded and verified, cells as stored bytes);
+        those refused counted and named (the file's line or the row, the key, the column, why)."""
+        columns, figures = self.job.columns, self.figures
         ready: list[PreparedRow] = []
         for row in window:
             if row.position in self.skip:
                 figures.rows -= 1
                 figures.done_before += 1
                 continue
+            where = self.file + row.where
+            if row.refused is not None:
+                figures.refuse(where, row.refused)
+                continue
             try:
                 key = columns.key_of(row)
             except RowRefused as err:
-                figures.refuse(f"row {row.position + 1:,} of the source", str(err))
+                figures.refuse(where, str(err))
                 continue
-            text = key_text(dict(zip((c.name for c in columns.keys), key, strict=True)))
+            text = f"{where}, {key_text(dict(zip((c.name for c in columns.keys), key, strict=True)))}"
             try:
-                serialized = tuple(loads.serialized(key))
-            except (TypeError, ValueError, OverflowError) as err:
-                figures.refuse(text, f"its key is no value of its column's type ({err})")
+                serialized = tuple(self._serialized(key))
+            except RowRefused as err:
+                figures.refuse(text, str(err))
                 continue
             digest = hashlib.blake2b(b"\0".join(len(s).to_bytes(4, "big") + s for s in serialized),
                                      digest_size=16).digest()
@@ -221,12 +286,49 @@ class Pass:
                 continue
             try:
                 values, chains = columns.values_of(row)
+                # (a document the stored one settles has its cell once settled: _window)
+                cells = [None if isinstance(v, Pending) else self._cell(j, v) for j, v in enumerate(values)]
             except RowRefused as err:
                 figures.refuse(text, str(err))
                 continue
             self._seen.add(digest)
-            ready.append(PreparedRow(row, key, serialized, values, chains))
+            ready.append(PreparedRow(row, key, serialized, values, chains, cells))
         return ready
+
+    def _count(self, rows: list[PreparedRow]) -> None:
+        """The stored bytes and chains of `rows` counted (the preview's rows to write, the run's
+        written)."""
+        figures, columns = self.figures, self.job.columns
+        for prepared in rows:
+            before, after, _cells = self._sizes.pop(id(prepared))
+            figures.bytes_before += before
+            figures.bytes_after += after
+            for plan, chain in zip(columns.written, prepared.chains, strict=True):
+                if plan.blob and chain:
+                    counts = figures.chains.setdefault(plan.name, {})
+                    counts[chain] = counts.get(chain, 0) + 1
+
+    def _serialized(self, key: list[Any]) -> list[bytes]:
+        """The key's values as the driver serializes them; RowRefused naming the column whose value
+        its type does not take (an int past 32 bits, a text that UTF-8 cannot hold)."""
+        loads = self.loads
+        out = []
+        for plan, kind, value in zip(self.job.columns.keys, loads.key_types, key, strict=True):
+            try:
+                out.append(loads.serialized_one(kind, value))
+            except UnicodeEncodeError as err:
+                raise RowRefused(f"{plan.name}: {_unencodable(err)}") from None
+            except (TypeError, ValueError, OverflowError, struct.error):
+                raise RowRefused(f"{plan.name}: {_brief(value)} is out of range for {_article(plan.cql_type)}"
+                                 f"{_RANGES.get(plan.cql_type, '')}") from None
+        return out
+
+    def _cell(self, index: int, value: Any) -> bytes | None:
+        """A written column's value as stored bytes; RowRefused for a text UTF-8 cannot hold."""
+        try:
+            return self.loads.cell_bytes(index, value)
+        except UnicodeEncodeError as err:
+            raise RowRefused(f"{self.job.columns.written[index].name}: {_unencodable(err)}") from None
 
     def _window(self, ready: list[PreparedRow], stop: Callable[[], bool],
                 tick: Callable[[], None] | None) -> None:
@@ -241,14 +343,17 @@ class Pass:
             try:  # its documents against the stored ones (load.documents)
                 columns.settle(prepared, None if old is None else old.values)
             except RowRefused as err:
-                figures.refuse(key_text(dict(zip((c.name for c in columns.keys), prepared.key, strict=True))),
-                               str(err))
+                key = key_text(dict(zip((c.name for c in columns.keys), prepared.key, strict=True)))
+                figures.refuse(f"{self.file}{prepared.row.where}, {key}", str(err))
                 continue
+            for j, plan in enumerate(columns.written):  # (settle changes the blob values only)
+                if plan.blob:
+                    prepared.cells[j] = loads.cell_bytes(j, prepared.values[j])
             key_size = sum(len(s) for s in prepared.serialized)
-            prepared.cells = [loads.cell_bytes(j, v) for j, v in enumerate(prepared.values)]
             after = sum(len(b) for b in prepared.cells if b is not None)
-            figures.read_units += rcu(key_size + (0 if old is None else _size(loads, old)))
             before = None if old is None else [loads.cell_bytes(j, v) for j, v in enumerate(old.values)]
+            size = 0 if before is None else sum(len(b) for b in before if b)
+            figures.read_units += rcu(key_size + size)
             if before == prepared.cells:
                 figures.unchanged += 1
                 continue
@@ -256,13 +361,10 @@ class Pass:
                 figures.new += 1
             else:
                 figures.overwritten += 1
-                figures.bytes_before += _size(loads, old)
-            figures.bytes_after += after
+            self._sizes[id(prepared)] = (size, after, before)
+            if self.journal is None:  # the preview's figures; the run's are the rows written
+                self._count([prepared])
             figures.units += wcu(key_size + after)
-            for plan, chain in zip(columns.written, prepared.chains, strict=True):
-                if plan.blob and chain:
-                    counts = figures.chains.setdefault(plan.name, {})
-                    counts[chain] = counts.get(chain, 0) + 1
             todo.append((prepared, old, loads.timestamp(old, old.sent if old is not None else sent_at)))
         if self.journal is None or not todo:
             return
@@ -273,35 +375,13 @@ class Pass:
               tick: Callable[[], None] | None) -> None:
         """The window's rows journaled in one append (fsync'd before any is sent), then sent a
         partition's rows a request as the pace allows."""
-        from cqlsh_ext.scanning.capacity import wcu
-        from cqlsh_ext.writing.journal import JournalError, row_entry
-        from cqlsh_ext.writing.row_loads import BATCH_BYTES, BATCH_ROWS
+        from cqlsh_ext.writing.journal import JournalError
 
-        journal, pace, loads, columns = self.journal, self.pace, self.loads, self.job.columns
+        journal, pace, loads = self.journal, self.pace, self.loads
         assert journal is not None and pace is not None
-        keys = [c.name for c in columns.keys]
-        names = [c.name for c in columns.written]
-        entries: list[dict[str, Any]] = []
-        numbered: list[tuple[PreparedRow, list[int], int, Any]] = []
-        now = time.time()
-        for prepared, old, at in todo:
-            key_map = dict(zip(keys, prepared.serialized, strict=True))
-            numbers = []
-            for j, name in enumerate(names):
-                before = None if old is None else old.values[j]
-                ttl = None if old is None else old.ttls[j]
-                entry = row_entry(self.number, key_map, loads.cell_bytes(j, before), prepared.cells[j], ttl,
-                                  None if ttl is None or old is None else old.sent + ttl,
-                                  None if old is None else old.writetimes[j], at)
-                entry["column"] = name
-                entry["new_expires"] = None if self.cell_ttl is None else round(now + self.cell_ttl, 6)
-                entry["source_row"] = prepared.row.position
-                entries.append(entry)
-                numbers.append(self.number)
-                self.number += 1
-            size = sum(len(s) for s in prepared.serialized) + sum(len(b) for b in prepared.cells if b)
-            bound = loads.statement(prepared.key, prepared.values, at)
-            numbered.append((prepared, numbers, wcu(size), bound))
+        entries, items = self._journaled(todo)
+        if entries and self.read is not None:
+            entries[0]["source_read"] = list(self.read)  # RESUME checks the file by it
         try:
             journal.append(entries)
         except JournalError as err:
@@ -309,40 +389,69 @@ class Pass:
             self.figures.not_sent += len(todo)
             return
         journal.rows = self.number
-        npk = len(columns.partition_key)
-        groups: dict[tuple[bytes, ...], list[tuple[PreparedRow, list[int], int, Any]]] = {}
-        for item in numbered:
-            groups.setdefault(item[0].serialized[:npk], []).append(item)
-        chunks: list[list[tuple[PreparedRow, list[int], int, Any]]] = []
-        for members in groups.values():
-            chunk: list[tuple[PreparedRow, list[int], int, Any]] = []
-            size = 0
-            for item in members:
-                row_size = sum(len(v) for v in item[0].values if isinstance(v, bytes | str))
-                if chunk and (len(chunk) >= BATCH_ROWS or size + row_size > BATCH_BYTES):
-                    chunks.append(chunk)
-                    chunk, size = [], 0
-                chunk.append(item)
-                size += row_size
-            if chunk:
-                chunks.append(chunk)
+        chunks = _chunks(items, len(self.job.columns.partition_key))
+
+        def stopping() -> bool:
+            if stop():
+                self.stopping = True
+            return self.stopping or bool(self.failure)
+
         for n, chunk in enumerate(chunks):
-            units = sum(item[2] for item in chunk)
-
-            def stopping() -> bool:
-                if stop():
-                    self.stopping = True
-                return self.stopping or bool(self.failure)
-
-            granted = pace.acquire(units, stopping, tick)
-            if granted is None:
-                self.figures.not_sent += sum(len(c) for c in chunks[n:])
+            units = sum(item.units for item in chunk)
+            if pace.acquire(units, stopping, tick) is None:
+                rest = [item for later in chunks[n:] for item in later]
+                self._not_sent([x for item in rest for x in item.numbers], len(rest))
                 return
-            batch = _Batch([item[0] for item in chunk], [x for item in chunk for x in item[1]], units,
-                           loads.batch([item[3] for item in chunk]))
+            batch = _Batch([item.prepared for item in chunk], [x for item in chunk for x in item.numbers],
+                           units, loads.batch([item.bound for item in chunk]),
+                           new=sum(1 for item in chunk if item.new))
             with self._lock:
                 self.in_flight += 1
             self._fire(batch)
+
+    def _journaled(self, todo: list[tuple[PreparedRow, OldRow | None, int]]
+                   ) -> tuple[list[dict[str, Any]], list[_Item]]:
+        """The journal's lines of the window's rows (a line a cell), and each row's request."""
+        from cqlsh_ext.scanning.capacity import wcu
+        from cqlsh_ext.writing.journal import row_entry
+
+        loads, columns = self.loads, self.job.columns
+        keys = [c.name for c in columns.keys]
+        names = [c.name for c in columns.written]
+        entries: list[dict[str, Any]] = []
+        items: list[_Item] = []
+        new_expires = None if self.cell_ttl is None else round(time.time() + self.cell_ttl, 6)
+        for prepared, old, at in todo:
+            key_map = dict(zip(keys, prepared.serialized, strict=True))
+            numbers = []
+            befores = self._sizes[id(prepared)][2] or [None] * len(names)
+            for j, name in enumerate(names):
+                ttl = None if old is None else old.ttls[j]
+                entry = row_entry(self.number, key_map, befores[j], prepared.cells[j], ttl,
+                                  None if ttl is None or old is None else old.sent + ttl,
+                                  None if old is None else old.writetimes[j], at)
+                entry["column"] = name
+                entry["new_expires"] = new_expires
+                entry["source_row"] = prepared.row.position
+                entries.append(entry)
+                numbers.append(self.number)
+                self.number += 1
+            size = sum(len(s) for s in prepared.serialized) + sum(len(b) for b in prepared.cells if b)
+            bound = loads.statement(prepared.key, prepared.values, at)
+            items.append(_Item(prepared, numbers, wcu(size), bound, old is None))
+        return entries, items
+
+    def _not_sent(self, numbers: list[int], rows: int) -> None:
+        """Rows journaled and never sent (a stop before their turn): journaled so (UNDO leaves them,
+        RESUME loads them), counted."""
+        from cqlsh_ext.writing.journal import JournalError
+
+        self.figures.not_sent += rows
+        assert self.journal is not None
+        try:
+            self.journal.append([{"row": n, "applied": False, "again": True} for n in numbers])
+        except JournalError as err:
+            self.failure = self.failure or str(err)
 
     def _fire(self, batch: _Batch) -> None:
         future = self.loads.send(batch.request)
@@ -392,8 +501,12 @@ class Pass:
                 self.failure = self.failure or (f"{text} (its write failed, whether it applied is unknown: "
                                                 f"{error_text(err)})")
                 self.figures.failed = True
+                self.figures.unknown += len(batch.rows)
                 continue
             self.figures.written += len(batch.rows)
+            self.figures.written_new += batch.new
+            self.figures.written_overwritten += len(batch.rows) - batch.new
+            self._count(batch.rows)
             entries.extend({"row": n, "applied": True} for n in batch.numbers)
         if entries and self.journal is not None:
             try:
@@ -414,8 +527,25 @@ class Pass:
         self._drain()
 
 
-def _size(loads: RowLoads, old: OldRow) -> int:
-    return sum(len(b) for b in (loads.cell_bytes(j, v) for j, v in enumerate(old.values)) if b)
+#: The values a key column of these types takes, said when one is out of range.
+_RANGES = {"int": " (-2147483648 to 2147483647)", "bigint": " (-9223372036854775808 to 9223372036854775807)",
+           "smallint": " (-32768 to 32767)", "tinyint": " (-128 to 127)"}
+
+
+def _article(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def _unencodable(err: UnicodeEncodeError) -> str:
+    """Why a text cannot be written, in a user's words: the lone surrogate UTF-8 cannot hold."""
+    char = err.object[err.start:err.start + 1]
+    return (f"its text holds a lone surrogate ({char.encode('unicode_escape').decode('ascii')} at character "
+            f"{err.start + 1:,}), which UTF-8 cannot hold: not written")
+
+
+def _brief(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 # ---------------------------------------------------------------------------------------- sources
@@ -424,6 +554,7 @@ def source_rows(job: LoadJob, data: Any = None,
                 skip: int = 0) -> tuple[Iterator[list[SourceRow]], int | None]:
     """The request's rows a window at a time, and how many when known (a Parquet file's, data's)."""
     from cqlsh_ext.load import source
+    from cqlsh_ext.load.files import line_budget
 
     request, blobs = job.request, job.columns.blobs
     columns = request.columns
@@ -434,21 +565,13 @@ def source_rows(job: LoadJob, data: Any = None,
         _names, rows, total = source.data_rows(data, columns, blobs, skip)
         return rows, total
     path = str(request.source)
+    budget = line_budget(job.columns.cap)
     if request.format == "jsonl":
-        return source.json_lines(path, columns, blobs, skip, known_columns(job.meta)), None
+        return source.json_lines(path, columns, blobs, budget, skip, known_columns(job.meta)), None
     if request.format == "csv":
-        return source.csv_rows(path, columns, blobs, request.header, skip), None
-    schema, batches = source.parquet_batches(path)
-    import pyarrow.parquet as pq
-
-    total = pq.ParquetFile(path).metadata.num_rows
-    return source.arrow_rows(schema, batches, columns, blobs, skip), total
-
-
-def file_identity(path: str) -> dict[str, int]:
-    """What RESUME checks a file by: its size and when it was last changed (nanoseconds)."""
-    st = os.stat(path)
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        return source.csv_rows(path, columns, blobs, request.header, budget, skip), None
+    windows, total = source.parquet_rows(path, columns, blobs, job.columns.cap, skip)
+    return windows, total
 
 
 #: What the preview says of how rows are written.

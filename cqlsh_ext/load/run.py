@@ -20,6 +20,9 @@ from cqlsh_ext.load.load_job import LABEL, PROMISE, LoadFigures, LoadJob, Pass, 
 from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from cqlsh_ext.load.source import SourceRow
     from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.journal_lock import JournalLock
     from cqlsh_ext.writing.journal_read import JournalRead
@@ -53,7 +56,7 @@ def statement(request: LoadRequest) -> str:
 def load(ctx: WriteContext, request: LoadRequest, data: Any = None) -> LoadFigures:
     """The preview, or with CONFIRM (or a yes at the prompt) the run, of the load `request` asks
     for (`data`: db.write's rows in memory); QueryError or WriteRefused before anything is read."""
-    from cqlsh_ext.load.load_job import file_identity, job_for
+    from cqlsh_ext.load.load_job import job_for, source_rows
     from cqlsh_ext.writing.journal import open_journal
 
     job = job_for(ctx, with_columns(ctx, request))
@@ -66,11 +69,10 @@ def load(ctx: WriteContext, request: LoadRequest, data: Any = None) -> LoadFigur
             return figures  # a RecordBatchReader is read once: confirm=True loads it
         job = replace(job, request=replace(request, confirm=True))
     extra: dict[str, Any] = {"columns": [c.name for c in job.columns.written]}
-    if request.source is not None:
-        extra["source"] = file_identity(request.source)
+    rows = source_rows(job, data)  # the source opened (and refused) before a journal is made
     journal = open_journal(ctx, "load", request.keyspace, job.meta.name, job.head_blob, job.mechanism,
                            job.request, extra, LABEL)
-    return _run(ctx, job, journal, data)
+    return _run(ctx, job, journal, rows)
 
 
 def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
@@ -84,18 +86,21 @@ def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.load import source
     from cqlsh_ext.load.encoded_values import refuse_strays
+    from cqlsh_ext.load.files import line_budget
     from cqlsh_ext.rewrite.job import table_meta
+    from cqlsh_ext.writing.cell_reads import write_decoding
 
     meta = table_meta(ctx, request.keyspace, request.table)
     if meta is None:
         raise QueryError(f"unknown table {request.keyspace}.{request.table}")
     path = str(request.source)
+    budget = line_budget(write_decoding(ctx.settings).cap)
     if request.format == "jsonl":
-        names = source.json_header(path)
+        names = source.json_header(path, budget)
     elif request.format == "parquet":
-        names = list(source.parquet_batches(path)[0].names)
+        names = list(source.parquet_file(path)[0].schema_arrow.names)
     elif request.header:
-        names = source.csv_header(path)
+        names = source.csv_header(path, budget)
     else:
         names = list(meta.columns)
     refuse_strays(names, meta, request.keyspace)
@@ -214,10 +219,12 @@ def _ticker(ctx: WriteContext, one: Pass, progress: Any, total: int | None, what
     return tick
 
 
-def _run(ctx: WriteContext, job: LoadJob, journal: Journal, data: Any, skip: frozenset[int] = frozenset(),
-         before: list[str] | None = None) -> LoadFigures:
-    """The run: every row of the source not in `skip` written, journaled; the closing lines."""
-    from cqlsh_ext.load.load_job import IN_FLIGHT, row_loads, source_rows
+def _run(ctx: WriteContext, job: LoadJob, journal: Journal,
+         rows: tuple[Iterator[list[SourceRow]], int | None],
+         skip: frozenset[int] = frozenset(), before: list[str] | None = None) -> LoadFigures:
+    """The run: every row of the source's `rows` (its windows, how many when known) not in `skip`
+    written, journaled; the closing lines."""
+    from cqlsh_ext.load.load_job import IN_FLIGHT, row_loads
     from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.pace import Pace
 
@@ -229,7 +236,7 @@ def _run(ctx: WriteContext, job: LoadJob, journal: Journal, data: Any, skip: fro
     if progress is not None:
         progress.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C stops)")
     try:
-        windows, total = source_rows(job, data)
+        windows, total = rows
         if progress is not None:
             progress.estimate = total
         figures = _pass_under_ctrl_c(one, windows, _ticker(ctx, one, progress, total, "written"))
@@ -252,11 +259,13 @@ def _run(ctx: WriteContext, job: LoadJob, journal: Journal, data: Any, skip: fro
     figures.stop = stop
     figures.failed = figures.failed or one.hard_stop or bool(one.failure)
     refused = sum(figures.refused.values())
-    head = (f"{statement(job.request)}: {plural(figures.written, 'row')} written ({figures.new:,} new, "
-            f"{figures.overwritten:,} overwritten), {figures.unchanged:,} already as loaded, "
+    head = (f"{statement(job.request)}: {plural(figures.written, 'row')} written ({figures.written_new:,} "
+            f"new, {figures.written_overwritten:,} overwritten), {figures.unchanged:,} already as loaded, "
             f"{refused:,} refused")
     if figures.not_sent:
         head += f"; {plural(figures.not_sent, 'row')} not sent"
+    if figures.unknown:
+        head += f"; {plural(figures.unknown, 'row')} whose write failed (UNDO and RESUME look at them)"
     if stop:
         head += f"; {stop}"
     lines = [*(before or []), head + ".", *_chains(figures)]
@@ -307,7 +316,7 @@ def resume(ctx: WriteContext, request: ResumeRequest, data: Any = None) -> LoadF
 
 def _resume(ctx: WriteContext, request: ResumeRequest, path: str, lock: JournalLock, data: Any
             ) -> LoadFigures | None:
-    from cqlsh_ext.load.load_job import file_identity, job_for
+    from cqlsh_ext.load.load_job import job_for, source_rows
     from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.journal_read import Unsealed, read_journals
     from cqlsh_ext.writing.requests import LoadRequest
@@ -321,13 +330,7 @@ def _resume(ctx: WriteContext, request: ResumeRequest, path: str, lock: JournalL
     if first.kind != "load" or not isinstance(asked, LoadRequest) or len(parts) != 1:
         raise WriteRefused(f"{path} is not a load's journal (RESUME goes on with one; UNDO reads any)")
     if asked.source is not None:
-        try:
-            now = file_identity(asked.source)
-        except OSError as err:
-            raise WriteRefused(f"{asked.source}: {err.strerror}: the file the load read is gone") from None
-        if now != first.head.get("source"):
-            raise WriteRefused(f"{asked.source} changed since the load read it (its size or its time): "
-                               "RESUME goes on only with the same file")
+        _same_file(asked.source, first)
     job = job_for(ctx, replace(asked, confirm=request.confirm))
     done, lines, outcomes = _looked_up(ctx, job, first)
     heading = [f"{LABEL} RESUME {path}: {statement(asked)}",
@@ -342,11 +345,39 @@ def _resume(ctx: WriteContext, request: ResumeRequest, path: str, lock: JournalL
         _say(ctx.out, heading)
         job_preview = replace(job, request=replace(job.request, confirm=False))
         return _preview_rest(ctx, job_preview, data, frozenset(done))
+    rows = source_rows(job, data)
     journal = Journal.reopen(first, lock)
     if outcomes:
         journal.append(outcomes)
     _say(ctx.out, [*heading, f"Journal: {journal.path} (appended to)"])
-    return _run(ctx, job, journal, data, frozenset(done))
+    return _run(ctx, job, journal, rows, frozenset(done))
+
+
+def _same_file(path: str, read: JournalRead) -> None:
+    """WriteRefused unless the file holds what the load read: the bytes the journal's last window
+    says were read, by their digest (a journal written before digests: the file's size and time)."""
+    import os
+
+    from cqlsh_ext.load.files import SourceError, digest_of, shown
+
+    marks = [row.source_read for row in read.rows() if row.source_read is not None]
+    try:
+        if marks:
+            size, digest = max(marks)
+            if digest_of(path, size) != digest:
+                raise WriteRefused(f"{shown(path)} changed since the load read it (its first {size:,} bytes, "
+                                   "the rows the load read, are not those it read): RESUME goes on only with "
+                                   "the same file")
+            return
+        before = read.head.get("source")
+        if isinstance(before, dict) and "mtime_ns" in before:
+            st = os.stat(path)
+            if {"size": st.st_size, "mtime_ns": st.st_mtime_ns} != before:
+                raise WriteRefused(f"{shown(path)} changed since the load read it (its size or its time): "
+                                   "RESUME goes on only with the same file")
+    except (SourceError, OSError) as err:
+        why = err if isinstance(err, SourceError) else err.strerror
+        raise WriteRefused(f"{why}: the file the load read cannot be read") from None
 
 
 def _preview_rest(ctx: WriteContext, job: LoadJob, data: Any, done: frozenset[int]) -> LoadFigures:
@@ -378,7 +409,9 @@ def _looked_up(ctx: WriteContext, job: LoadJob, read: JournalRead
     for row in read.rows():
         if row.source is not None:
             by_source.setdefault(row.source, []).append(row)
-    done = {position for position, rows in by_source.items() if all(r.applied is not None for r in rows)}
+    # Done: every line's outcome said, one not to be loaded again (a row not sent is loaded now).
+    done = {position for position, rows in by_source.items()
+            if all(r.applied is not None for r in rows) and not all(r.again for r in rows)}
     flying = {position: rows for position, rows in by_source.items() if position not in done}
     if not flying:
         return done, [], []
@@ -397,17 +430,18 @@ def _looked_up(ctx: WriteContext, job: LoadJob, read: JournalRead
         now = {names.index(r.column or names[0]): r for r in rows}
         cells = [loads.cell_bytes(j, None if old is None else old.values[j]) for j in range(len(names))]
         times = [None if old is None else old.writetimes[j] for j in range(len(names))]
+        unsaid = [r for r in rows if r.applied is None]
         if all(cells[j] == r.new and (r.new is None or times[j] == r.at) for j, r in now.items()):
             applied += 1
             done.add(position)
-            outcomes.extend({"row": r.number, "applied": True} for r in rows)
+            outcomes.extend({"row": r.number, "applied": True} for r in unsaid)
         elif all(cells[j] == r.old and (r.old is None or times[j] == r.writetime) for j, r in now.items()):
             again += 1  # never applied: loaded again, journaled anew
-            outcomes.extend({"row": r.number, "applied": False} for r in rows)
+            outcomes.extend({"row": r.number, "applied": False, "again": True} for r in unsaid)
         else:
             other += 1
             done.add(position)
-            outcomes.extend({"row": r.number, "applied": False} for r in rows)
+            outcomes.extend({"row": r.number, "applied": False} for r in unsaid)
         if len(named) < 8:
             named.append(key_text(dict(zip(keys, key, strict=True))))
     found = [f"{applied:,} hold what the load sent (applied)" if applied else "",

@@ -27,21 +27,20 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.load.files import Line, SourceError, SourceFile, line_error, open_regular, shown
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
 from cqlsh_ext.payload.arrow_types import UNFIT
 from cqlsh_ext.payload.json_text import unique_pairs
 
+__all__ = ["SourceError"]
+
 #: Rows read at a time: a window's values are encoded, its rows read and written together.
 WINDOW_ROWS = 500
+#: A window holds at most this many bytes of the source's lines (fewer rows where lines are long).
+WINDOW_BYTES = 64 << 20
 #: The keys of the object the exports write for a blob (output.spellings' BLOB_OBJECT_KEYS).
 BLOB_KINDS = frozenset({"text", "record", "binary", "unknown", "failed"})
 _HEX = re.compile(r"0x((?:[0-9a-fA-F]{2})*)(?: \(.*\))?", re.DOTALL)
-
-
-class SourceError(QueryError):
-    """The source cannot be read (a file missing, not JSON Lines, a column it lacks): one line,
-    nothing written."""
 
 
 @dataclass(frozen=True)
@@ -79,12 +78,29 @@ class GivenValue:
 @dataclass(frozen=True)
 class SourceRow:
     """One row of the source: its position (0 for the first row, a file's header not counted) and
-    its values in the request's column order (a blob column's a GivenValue or None)."""
+    its values in the request's column order (a blob column's a GivenValue or None); the line it
+    starts at in a file of lines; `refused`, why the source's row cannot be read (its values then
+    empty); `size`, the bytes it took in the file."""
 
     position: int
     values: list[Any]
+    line: int | None = None
+    refused: str | None = None
+    size: int = 0
     #: A key of the row's JSON object that is no column of the table: the row is refused, naming it.
     stray: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The row as a refusal names it: its line (from 1), or its row (from 1)."""
+        return f"line {self.line:,}" if self.line is not None else f"row {self.position + 1:,}"
+
+
+class Window(list[SourceRow]):
+    """Rows read together; `read`, where the source's file stood after them (bytes read and their
+    digest: what RESUME checks the file by), None for data in memory."""
+
+    read: tuple[int, str] | None = None
 
 
 class Fragment(str):
@@ -192,15 +208,27 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
     return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
 
 
-def _windows(rows: Iterator[SourceRow]) -> Iterator[list[SourceRow]]:
-    """`rows` WINDOW_ROWS at a time (the last window what is left)."""
-    window: list[SourceRow] = []
-    for row in rows:
-        window.append(row)
-        if len(window) >= WINDOW_ROWS:
+def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Iterator[Window]:
+    """`rows` WINDOW_ROWS (or WINDOW_BYTES) at a time, the last window what is left; each window
+    marked with where `source` stood after it. A SourceError (the source cannot be read on) comes
+    after the window of the rows read before it."""
+    window = Window()
+    size = 0
+    try:
+        for row in rows:
+            window.append(row)
+            size += row.size
+            if len(window) >= WINDOW_ROWS or size >= WINDOW_BYTES:
+                window.read = source.mark() if source is not None else None
+                yield window
+                window, size = Window(), 0
+    except SourceError:
+        if window:
+            window.read = None  # the rows before the failure: RESUME reads them again if unwritten
             yield window
-            window = []
+        raise
     if window:
+        window.read = source.mark() if source is not None else None
         yield window
 
 
@@ -209,145 +237,312 @@ def _is_blob_object(value: dict[str, Any]) -> bool:
     return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
 
 
-def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int = 0,
-               known: frozenset[str] | None = None) -> Iterator[list[SourceRow]]:
-    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time;
-    `known`: the keys a line may have (the table's columns and their companions: another is the
-    row's `stray`)."""
-    return _windows(_json_rows(path, columns, blobs, skip, known))
+def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0,
+               known: frozenset[str] | None = None) -> Iterator[Window]:
+    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time; a
+    line that cannot be read (not UTF-8, not a JSON object, cut short, past the budget) is a refused
+    row, and the others go on; `known`: the keys a line may have (the table's columns and their
+    companions: another is the row's `stray`)."""
+    source = SourceFile(path, budget)
+    return _windows(_json_rows(source, columns, blobs, skip, known), source)
 
 
-def _json_rows(path: str, columns: Sequence[str], blobs: frozenset[str], skip: int,
+def _json_rows(source: SourceFile, columns: Sequence[str], blobs: frozenset[str], skip: int,
                known: frozenset[str] | None) -> Iterator[SourceRow]:
     position = 0
-    with _open(path, "r") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
+    with source:
+        for line in source.lines():
+            if line.data is not None and not line.data.strip():
                 continue
-            try:
-                members, _ = _members(line, _SPACE.match(line).end(), blobs)  # type: ignore[union-attr]
-            except (ValueError, RecursionError) as err:
-                raise SourceError(f"{path}: line {number:,} is not a JSON object ({err})") from None
             if position >= skip:
-                values: list[Any] = []
-                for column in columns:
-                    found = members.get(column)
-                    if found is None:
-                        values.append(None)
-                    elif column in blobs:
-                        values.append(json_blob(found[0], line, found[1], found[2]))
-                    else:
-                        values.append(found[0])
-                stray = None if known is None or members.keys() <= known else \
-                    next(k for k in members if k not in known)
-                yield SourceRow(position, values, stray)
+                yield _json_row(line, position, columns, blobs, source.budget, known)
             position += 1
 
 
-def json_header(path: str) -> list[str]:
+def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozenset[str], budget: int,
+              known: frozenset[str] | None) -> SourceRow:
+    """One line's row, or the row refused saying why it cannot be read."""
+    from cqlsh_ext.load.files import budget_words
+
+    number = line.number
+    if line.data is None:
+        return SourceRow(position, [], number, f"a line of {line.size:,} bytes, longer than the budget of "
+                         f"{budget_words(budget)}: not read", line.size)
+    try:
+        text = line.data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return SourceRow(position, [], number, f"not UTF-8 (byte 0x{line.data[err.start]:02x} at byte "
+                         f"{err.start + 1:,} of the line)", line.size)
+    at = _SPACE.match(text).end()  # type: ignore[union-attr]
+    try:
+        members, _ = _members(text, at, blobs)
+    except (ValueError, RecursionError) as err:
+        cut = " (the file's last line, without its newline: cut short?)" if line.last else ""
+        return SourceRow(position, [], number, line_error(err, text, at) + cut, line.size)
+    values: list[Any] = []
+    for column in columns:
+        found = members.get(column)
+        if found is None:
+            values.append(None)
+        elif column in blobs:
+            values.append(json_blob(found[0], text, found[1], found[2]))
+        else:
+            values.append(found[0])
+    stray = None if known is None or members.keys() <= known else next(k for k in members if k not in known)
+    return SourceRow(position, values, number, None, line.size, stray=stray)
+
+
+def json_header(path: str, budget: int) -> list[str]:
     """The keys of a JSON Lines file's first object, in order (the columns a COPY without a list
     of columns names)."""
-    with _open(path, "r") as f:
-        for line in f:
-            if line.strip():
-                try:
-                    members, _ = _members(line, _SPACE.match(line).end())  # type: ignore[union-attr]
-                except (ValueError, RecursionError) as err:
-                    raise SourceError(f"{path}: its first line is not a JSON object ({err})") from None
-                return list(members)
+    with SourceFile(path, budget) as source:
+        for line in source.lines():
+            if line.data is None:
+                raise SourceError(f"{shown(path)}: its first line is longer than the budget: name the "
+                                  "columns")
+            if not line.data.strip():
+                continue
+            try:
+                text = line.data.decode("utf-8")
+                at = _SPACE.match(text).end()  # type: ignore[union-attr]
+                members, _ = _members(text, at)
+            except UnicodeDecodeError:
+                raise SourceError(f"{shown(path)}: its first line is not UTF-8") from None
+            except (ValueError, RecursionError) as err:
+                raise SourceError(f"{shown(path)}: its first line is {line_error(err, text, at)}") from None
+            return list(members)
     return []
-
-
-def _open(path: str, mode: str) -> Any:
-    try:
-        if mode == "r":
-            return open(path, encoding="utf-8", newline="")
-        return open(path, "rb")
-    except OSError as err:
-        raise SourceError(f"cannot read {path}: {err.strerror}") from None
 
 
 # ---------------------------------------------------------------------------------------- CSV
 
-def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int = 0
-             ) -> Iterator[list[SourceRow]]:
+def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, budget: int,
+             skip: int = 0) -> Iterator[Window]:
     """The rows of a CSV file (a header row first with `header`: its names pick the columns), a
-    window at a time."""
-    return _windows(_csv_rows(path, columns, blobs, header, skip))
+    window at a time; a record that cannot be read (not UTF-8, not CSV, past the budget, with too
+    few fields) is a refused row, and the others go on; a quoted field that never ends stops the
+    load (the rest of the file is in it)."""
+    source = SourceFile(path, budget)
+    return _windows(_csv_rows(source, columns, blobs, header, skip), source)
 
 
-def _csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int
-              ) -> Iterator[SourceRow]:
+class _LineRefused(Exception):
+    def __init__(self, number: int, reason: str) -> None:
+        super().__init__(reason)
+        self.number = number
+        self.reason = reason
+
+
+class _CsvLines:
+    """A CSV file's lines as text for csv.reader: each within the budget and UTF-8 (else
+    _LineRefused), a record's lines together within the budget too (`record`: its bytes so far)."""
+
+    def __init__(self, source: SourceFile) -> None:
+        self._lines = source.lines()
+        self.budget = source.budget
+        self.number = 0
+        self.record = 0
+        self.ended = False
+
+    def __iter__(self) -> _CsvLines:
+        return self
+
+    def __next__(self) -> str:
+        from cqlsh_ext.load.files import budget_words
+
+        try:
+            line = next(self._lines)
+        except StopIteration:
+            self.ended = True
+            raise
+        self.number = line.number
+        self.record += line.size
+        if line.data is None or self.record > self.budget:
+            what = "a line" if line.data is None else "a record"
+            raise _LineRefused(line.number, f"{what} longer than the budget of {budget_words(self.budget)}: "
+                               "not read")
+        try:
+            return line.data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise _LineRefused(line.number, f"not UTF-8 (byte 0x{line.data[err.start]:02x} at byte "
+                               f"{err.start + 1:,} of the line)") from None
+
+
+def _records(source: SourceFile) -> Iterator[tuple[int, list[str] | None, str | None]]:
+    """(the line a record starts at, its fields or None, why it is not read) for each record."""
     import csv
 
-    with _open(path, "r") as f:
-        reader = csv.reader(f)
+    from cqlsh_ext.common.text import visible
+    from cqlsh_ext.load.files import budget_words
+
+    if csv.field_size_limit() < source.budget:
+        csv.field_size_limit(source.budget)  # a blob's 0x... past 64 KiB (the module's default: 128 KiB)
+    lines = _CsvLines(source)
+    reader = csv.reader(lines, strict=True)
+    while True:
+        lines.record = 0
+        first = lines.number + 1
+        try:
+            yield first, next(reader), None
+        except StopIteration:
+            return
+        except _LineRefused as err:
+            yield err.number, None, err.reason
+        except csv.Error as err:
+            text = str(err)
+            if lines.ended and "end of data" in text:
+                raise SourceError(f"{shown(source.path)} line {first:,}: a quoted field opened there never "
+                                  "ends (the rest of the file is in it): not read past it") from None
+            reason = f"a field longer than the budget of {budget_words(source.budget)}" \
+                if "field limit" in text else f"not CSV ({visible(text, 80)})"
+            yield first, None, reason
+
+
+def _csv_rows(source: SourceFile, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int
+              ) -> Iterator[SourceRow]:
+    with source:
+        records = _records(source)
         order = list(range(len(columns)))
         if header:
-            names = next(reader, None)
+            names = _csv_names(source, records)
             if names is None:
                 return
             missing = [c for c in columns if c not in names]
             if missing:
-                raise SourceError(f"{path}: its header names no column {missing[0]} (it names "
-                                  f"{', '.join(names)})")
+                from cqlsh_ext.common.text import visible
+
+                raise SourceError(f"{shown(source.path)}: its header names no column {missing[0]} (it names "
+                                  f"{visible(', '.join(names), 120)})")
             order = [names.index(c) for c in columns]
         position = 0
-        for record in reader:
-            if not record:
+        for line, record, refused in records:
+            if record is not None and not record:
                 continue
             if position >= skip:
-                if len(record) <= max(order):
-                    raise SourceError(f"{path}: line {reader.line_num:,} has {len(record)} fields, not "
-                                      f"{len(columns)}")
-                values: list[Any] = []
-                for column, i in zip(columns, order, strict=True):
-                    text = record[i]
-                    if text == "":
-                        values.append(None)
-                    elif column in blobs:
-                        data = hex_bytes(text)
-                        values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
-                    else:
-                        values.append(CsvField(text))
-                yield SourceRow(position, values)
+                yield _csv_row(position, line, record, refused, columns, order, blobs)
             position += 1
 
 
-def csv_header(path: str) -> list[str]:
-    import csv
+def _csv_row(position: int, line: int, record: list[str] | None, refused: str | None, columns: Sequence[str],
+             order: list[int], blobs: frozenset[str]) -> SourceRow:
+    if record is None:
+        return SourceRow(position, [], line, refused)
+    size = sum(len(field) for field in record)
+    if len(record) <= max(order):
+        return SourceRow(position, [], line, f"{len(record)} fields, not {len(columns)}", size)
+    values: list[Any] = []
+    for column, i in zip(columns, order, strict=True):
+        text = record[i]
+        if text == "":
+            values.append(None)
+        elif column in blobs:
+            data = hex_bytes(text)
+            values.append(GivenValue(data=data) if data is not None else GivenValue(text=text))
+        else:
+            values.append(CsvField(text))
+    return SourceRow(position, values, line, None, size)
 
-    with _open(path, "r") as f:
-        return next(csv.reader(f), [])
+
+def _csv_names(source: SourceFile, records: Iterator[tuple[int, list[str] | None, str | None]]
+               ) -> list[str] | None:
+    """The header's names (None: an empty file); SourceError when the header cannot be read."""
+    found = next(records, None)
+    if found is None:
+        return None
+    _line, names, refused = found
+    if names is None:
+        raise SourceError(f"{shown(source.path)}: its header cannot be read: {refused}")
+    return names
+
+
+def csv_header(path: str, budget: int) -> list[str]:
+    with SourceFile(path, budget) as source:
+        return _csv_names(source, _records(source)) or []
 
 
 # ---------------------------------------------------------------------------------------- Arrow
 
-def parquet_batches(path: str) -> tuple[Any, Iterator[Any]]:
-    """(the schema, the record batches) of a Parquet file, read a row group at a time."""
+def parquet_file(path: str) -> tuple[Any, int]:
+    """A Parquet file opened (a regular file: files.open_regular) by pyarrow's reader, and the
+    descriptor it reads (its pages' headers are read beside it); SourceError when it is not one."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise SourceError("reading Parquet needs pyarrow (the parquet extra: bin/setup --parquet, or "
                           "python3 -m pip install 'cqlsh-ext[parquet]')") from None
+    f = open_regular(path)
     try:
-        source = pq.ParquetFile(path)
+        return pq.ParquetFile(f), f.fileno()
     except OSError as err:
-        raise SourceError(f"cannot read {path}: {err}") from None
+        f.close()
+        raise SourceError(f"cannot read {shown(path)}: {err}") from None
     except Exception as err:  # pyarrow's ArrowInvalid: not a Parquet file
-        raise SourceError(f"{path} is not a Parquet file ({str(err).splitlines()[0]})") from None
-    return source.schema_arrow, source.iter_batches(batch_size=WINDOW_ROWS)
+        f.close()
+        raise SourceError(f"{shown(path)} is not a Parquet file ({str(err).splitlines()[0]})") from None
+
+
+def parquet_rows(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0
+                 ) -> tuple[Iterator[Window], int]:
+    """The rows of a Parquet file a window at a time, and how many: a row group at a time, each
+    first looked at (files.oversized_group: a page past the budget refuses its group's rows, never
+    decompressed), a window at most WINDOW_BYTES of the group's columns read (fewer rows where
+    values are large); the file's digest (read whole: its rows are reached from its footer) marks
+    every window."""
+    source, fd = parquet_file(path)
+    names = list(source.schema_arrow.names)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise SourceError(f"{shown(path)} has no column {missing[0]} (it has {', '.join(names)})")
+    return _parquet_windows(source, fd, path, columns, blobs, budget, skip), source.metadata.num_rows
+
+
+def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], blobs: frozenset[str],
+                     budget: int, skip: int) -> Iterator[Window]:
+    from cqlsh_ext.load.files import oversized_group, whole_digest
+
+    schema = source.schema_arrow
+    wanted = [n for n in schema.names if n.split(":", 1)[0] in columns]
+    metadata = source.metadata
+    read = whole_digest(fd)
+    position = 0
+    for group in range(metadata.num_row_groups):
+        chunks = metadata.row_group(group)
+        count = chunks.num_rows
+        try:
+            reason = oversized_group(fd, metadata, group, columns, budget)
+            if reason is None:
+                size = sum(chunks.column(j).total_uncompressed_size for j in range(chunks.num_columns)
+                           if chunks.column(j).path_in_schema.split(".", 1)[0] in wanted)
+                rows = max(1, min(WINDOW_ROWS, WINDOW_BYTES * count // max(size, 1)))
+                batches = source.iter_batches(batch_size=rows, row_groups=[group], columns=wanted)
+                for window in arrow_rows(schema, batches, columns, blobs, skip, position, rows):
+                    window.read = read
+                    yield window
+        except SourceError:
+            raise
+        except Exception as err:  # pyarrow's: a row group that does not read (a file cut, changed)
+            why = str(err).splitlines()[0][:200]
+            raise SourceError(f"{shown(path)}: its row group {group + 1:,} (rows {position + 1:,} to "
+                              f"{position + count:,}) cannot be read ({why})") from None
+        if reason is not None:
+            refused = [SourceRow(p, [], None, f"row group {group + 1:,}: {reason}")
+                       for p in range(max(position, skip), position + count)]
+            for start in range(0, len(refused), WINDOW_ROWS):
+                window = Window(refused[start:start + WINDOW_ROWS])
+                window.read = read
+                yield window
+        position += count
 
 
 def arrow_rows(schema: Any, batches: Iterator[Any], columns: Sequence[str], blobs: frozenset[str],
-               skip: int = 0) -> Iterator[list[SourceRow]]:
+               skip: int = 0, position: int = 0, window_rows: int = WINDOW_ROWS) -> Iterator[Window]:
     """Rows of Arrow record batches (a Parquet file's, the API's data), a window at a time (see the
-    module doc: a blob column's six parts, or the column alone)."""
+    module doc: a blob column's six parts, or the column alone); `position`, the first batch's
+    first row's."""
     names = list(schema.names)
     missing = [c for c in columns if c not in names]
     if missing:
         raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
-    position = 0
     for batch in batches:
         count = batch.num_rows
         if position + count <= skip:
@@ -357,8 +552,8 @@ def arrow_rows(schema: Any, batches: Iterator[Any], columns: Sequence[str], blob
         window = [SourceRow(position + i, [read(i) for read in readers])
                   for i in range(count) if position + i >= skip]
         position += count
-        for start in range(0, len(window), WINDOW_ROWS):
-            yield window[start:start + WINDOW_ROWS]
+        for start in range(0, len(window), window_rows):
+            yield Window(window[start:start + window_rows])
 
 
 def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:

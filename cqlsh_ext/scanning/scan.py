@@ -255,7 +255,8 @@ class Progress:
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
         rate = rows / elapsed if elapsed > 0 else 0
-        self._draw(f": {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s", fraction)
+        counted = f"{rows:,} row" if rows == 1 else f"{rows:,} rows"
+        self._draw(f": {counted}, {rate:,.0f} rows/s, {elapsed:.0f} s", fraction)
 
     def step(self, what: str, fraction: float | None = None) -> None:
         """A stage that is no count of rows (ADVISE measuring one codec after another), drawn at once."""

@@ -202,19 +202,28 @@ class CellWriter:
             at = max(at, int(time.time() * 1_000_000) - KEYSPACES_PAST_US + WINDOW_MARGIN_US)
         return at
 
-    def _send(self, key: Sequence[Any], expected: Any, new: Any, at: int | None, ttl: int | None) -> bool:
+    def statement(self, key: Sequence[Any], new: Any, at: int | None, ttl: int | None,
+                  expected: Any = None) -> Any:
+        """The bound UPDATE that writes `new` into the row of `key`, at the timestamp `at`
+        (TIMESTAMP) or where it holds `expected` (CONDITION), expiring in `ttl` seconds (None:
+        never)."""
         from cassandra.query import BoundStatement
 
         with_ttl = ttl is not None or self.ttl_zero
-        prepared = self._writes[with_ttl]
-        bound = BoundStatement(prepared, consistency_level=self.consistency,
+        bound = BoundStatement(self._writes[with_ttl], consistency_level=self.consistency,
                                serial_consistency_level=self.serial)
         ttl_value = [ttl or 0] if with_ttl else []
         if self.mechanism.timestamped:
             bound.bind([at, *ttl_value, *self.element, new, *key])
+        else:
+            bound.bind([*ttl_value, *self.element, new, *key, *self.element, expected])
+        return bound
+
+    def _send(self, key: Sequence[Any], expected: Any, new: Any, at: int | None, ttl: int | None) -> bool:
+        bound = self.statement(key, new, at, ttl, expected)
+        if self.mechanism.timestamped:
             self.session.execute(bound)
             return True
-        bound.bind([*ttl_value, *self.element, new, *key, *self.element, expected])
         row = self.session.execute(bound).one()
         # The shell's sessions make rows dicts: the driver's was_applied cannot read those.
         return bool(row["[applied]"] if isinstance(row, Mapping) else row[0])

@@ -84,6 +84,12 @@ class JournalRow:
     source: int | None = None
     #: The row's number in the journal (its outcome's line names it).
     number: int = -1
+    #: A load's window's first line: the bytes of the file read by then and their digest (RESUME
+    #: checks the file by them).
+    source_read: tuple[int, str] | None = None
+    #: Its outcome says it was not written and is to be loaded again (not sent when the load stopped,
+    #: or looked up by RESUME and found never applied).
+    again: bool = False
 
     @property
     def written_expires(self) -> float | None:
@@ -158,6 +164,8 @@ class JournalRead:
     request: WriteRequest | None = None
     #: Rows by number: each row's outcome (None: not said), counted in one pass.
     outcomes: dict[int, bool | None] = field(default_factory=dict)
+    #: Rows whose outcome says they are to be loaded again (JournalRow.again).
+    again: set[int] = field(default_factory=set)
     rows_seen: int = 0
     next_row: int = 0
     #: Token ranges (their indexes in the head's "ranges") a rewrite finished.
@@ -194,7 +202,8 @@ class JournalRead:
                 return
             if "key" in entry and number > 1:
                 row = _row(entry, self.path, number)
-                row.applied = self.outcomes.get(int(entry["row"]))
+                row.applied = self.outcomes.get(row.number)
+                row.again = row.number in self.again
                 yield row
 
     @property
@@ -252,6 +261,8 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
                 n = int(entry["row"])
                 if n in read.outcomes:
                     read.outcomes[n] = bool(entry["applied"])
+                    if entry.get("again") is True and not entry["applied"]:
+                        read.again.add(n)
             elif "range" in entry:
                 read.ranges_done.add(int(entry["range"]))
             elif entry.get("closed") is True:
@@ -342,9 +353,12 @@ def _row(entry: dict[str, Any], path: str, number: int) -> JournalRow:
         column = entry.get("column")
         if column is not None and not isinstance(column, str):
             raise TypeError("column")
+        read = entry.get("source_read")
+        if read is not None:
+            read = (int(read[0]), str(read[1]))
         return JournalRow(key, hexed("old"), hexed("new"), None, optional("ttl"), moment("expires"),
                           optional("writetime"), optional("at"), number, column, moment("new_expires"),
-                          "new_expires" in entry, optional("source_row"), int(entry["row"]))
+                          "new_expires" in entry, optional("source_row"), int(entry["row"]), read)
     except (KeyError, TypeError, ValueError, AttributeError):
         raise WriteRefused(f"{path}: line {number:,} is not a journal's line") from None
 

@@ -296,10 +296,10 @@ class _Entered:
 
 def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
             rewritten_words: str = "", expired_words: str = EXPIRED_SINCE, restored_words: str = "") -> None:
-    """The closing line: what was written, what was left alone, why it stopped; then the statement
-    that undoes it (`undo`, '' for none) on a line of its own, so that it pastes whole. A run that
-    failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes on to
-    the shell once it is said."""
+    """The closing line: what was written, what was left alone, why it stopped; then the statements
+    that finish or undo it (`undo`, '' for none), each on a line of its own, so that it pastes
+    whole. A run that failed says it on stderr (a script's exit status is then 2), and a second
+    Ctrl-C goes on to the shell once it is said."""
     line = head
     if done.restored:
         line += f", {done.restored:,} {restored_words}"
@@ -310,12 +310,13 @@ def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: 
     if done.expired:
         line += f", {done.expired:,} {expired_words}"
     line += (f"; {done.stop}" if done.stop else "") + "."
+    after = undo.splitlines()
     if done.failed:
         width = screen_width(sys.stderr)
-        ctx.error("\n".join(message(text, width) for text in (line, undo) if text))
+        ctx.error("\n".join(message(text, width) for text in (line, *after) if text))
     else:
         say(line, ctx.out)
-        if undo:
-            say(undo, ctx.out)
+        for text in after:
+            say(text, ctx.out)
     if done.interrupt is not None:
         raise done.interrupt

@@ -119,6 +119,11 @@ class RowLoads:
         TypeError for a value its column's type does not take."""
         return [t.to_binary(v, self._protocol) for t, v in zip(self.key_types, key, strict=True)]
 
+    def serialized_one(self, kind: Any, value: Any) -> bytes:
+        """One key value as the driver serializes it (`kind`: one of key_types); the driver's error
+        for a value its type does not take (struct.error: out of range)."""
+        return bytes(kind.to_binary(value, self._protocol))
+
     def cell_bytes(self, index: int, value: Any) -> bytes | None:
         """The `index`-th loaded column's value as stored bytes (a journal's old and new)."""
         if value is None:

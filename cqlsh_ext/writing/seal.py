@@ -143,7 +143,7 @@ def new_run() -> str:
 def _mac(key: bytes, chain: str, number: int, previous: bytes, body: bytes) -> bytes:
     message = b"".join((_DOMAIN, chain.encode("ascii"), b"\x00", str(number).encode("ascii"), b"\x00",
                         previous, body))
-    return hmac.new(key, message, hashlib.sha256).digest()
+    return hmac.digest(key, message, hashlib.sha256)  # the one-shot form: no HMAC object a line
 
 
 class Sealer:

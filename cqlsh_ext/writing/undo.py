@@ -67,6 +67,9 @@ UNDO_AT_ONCE = 8
 UNDO_PREVIEW_ROWS = 10_000
 #: Rows whose `key: changed since ...` lines a preview shows.
 PREVIEW_ROWS = 3
+#: Rows left alone an UNDO names one a line as it goes (the closing line counts them all); a row
+#: already restored (an UNDO stopped on its way wrote it back) is counted only.
+NAMED_LEFT = 20
 #: Seconds a cell written on a condition may expire from the moment the journal recorded and still
 #: be the one written (each moment is known to its second; a write may cross one).
 WITHIN = 2.0
@@ -174,16 +177,34 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     bar = RowsBar(ctx, f"UNDO {blob}", todo, ctx.out)
     try:
         with CtrlC(on_first=stopping_under(bar)) as ctrl_c:
-            done = _undo_rows(writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
-                              ctx.say)
+            if first.kind == "load" and mechanism.timestamped and not unsealed:
+                done = _undo_load(ctx, meta, writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose,
+                                  chain, bar)
+            else:
+                done = _undo_rows(writers, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
+                                  ctx.say)
     finally:
         bar.close()
     written = undo_journal.path
+    _closing(ctx, done, request, path, written, noun, whose)
+    return UndoFigures(todo, still, done, written)
+
+
+def _closing(ctx: WriteContext, done: Done, request: UndoRequest, path: str, written: str | None, noun: str,
+             whose: str) -> None:
+    """The closing line, then the statement that finishes an UNDO stopped on its way (the same
+    UNDO: the rows written back are counted as already restored, nothing is written to them
+    again) and the one that undoes it."""
+    from cqlsh_ext.writing.journal_names import hint_name
+
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
+    if done.stop:
+        cut_word = f" {CUT}" if request.cut else ""
+        finish = f"Finish it: UNDO '{hint_name(path, ctx.journal_dir)}'{cut_word} CONFIRM"
+        again = f"{finish}\n{again}" if again else finish
     closing(ctx, done, f"{plural(done.written, noun)} written back", f"changed since {whose}: left alone",
             again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
             _restored_words(whose))
-    return UndoFigures(todo, still, done, written)
 
 
 def _say_unvouched(parts: Sequence[JournalRead], out: IO[str]) -> None:
@@ -379,8 +400,8 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
     on the bar (a terminal's) or to `note`."""
     out = bar.out
     words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
-             EXPIRED: f"its TTL ran out since {whose}: nothing to write back",
-             RESTORED: f"already restored (it holds the value from before {whose}): nothing to write"}
+             EXPIRED: f"its TTL ran out since {whose}: nothing to write back"}
+    named = _Named(out, NAMED_LEFT)
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
         return _undoable(parts, skip)
@@ -395,7 +416,8 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
         cell = writer.read(key)
         left = as_written(row, cell, blob, chain)
         if left is not None:
-            print(f"  {text}{_of(row)}: {words[left]}", file=out)
+            if left != RESTORED:
+                named.say(f"  {text}{_of(row)}: {words[left]}")
             return Written(left)
         # A cell written null shows no write time: the journal's is the null's.
         writetime = cell.writetime if cell.writetime is not None or row.new is not None else row.at
@@ -412,6 +434,59 @@ def _undo_rows(writers: _Writers, keys: list[str], parts: list[JournalRead], tod
                         UNDO_AT_ONCE, bar)
     finally:
         undo_journal.close()
+        named.close()
+
+
+def _undo_load(ctx: WriteContext, meta: Any, writers: _Writers, keys: list[str], parts: list[JournalRead],
+               todo: int, undo_journal: _OpenedOnWrite, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str,
+               chain: UndoWrites, bar: RowsBar) -> Done:
+    """A load's journal written back a window of cells at a time, as the load wrote them
+    (writing.undo_windows): its rows read by key, a partition's cells a request."""
+    from cqlsh_ext.writing.loop import Done
+    from cqlsh_ext.writing.row_loads import RowLoads
+    from cqlsh_ext.writing.undo_windows import WindowsUndo, undo_in_windows
+
+    partition_key = [c.name for c in meta.partition_key]
+    clustering = [c.name for c in meta.clustering_key]
+    loads = RowLoads(ctx.session, parts[0].keyspace, meta.name, partition_key, clustering, list(writers),
+                     ctx.consistency)
+    named = _Named(bar.out, NAMED_LEFT)
+    plan = WindowsUndo(writers, keys, len(partition_key), loads,
+                       lambda row, cell, blob: as_written(row, cell, blob, chain), undo_journal,
+                       lambda writer, row, path: key_values(writer, keys, row, path), _cell_fields, named,
+                       whose, Done())
+    note = ctx.say if not bar.shown else (lambda _line: None)
+    try:
+        return undo_in_windows(plan, _undoable(parts, skip), todo, ctrl_c, bar.advanced, note)
+    finally:
+        undo_journal.close()
+        named.close()
+
+
+class _Named:
+    """The rows left alone said one a line, the first `most` of them (from the writing threads);
+    then how many more (the closing line counts each kind)."""
+
+    def __init__(self, out: IO[str], most: int) -> None:
+        import threading
+
+        self.out = out
+        self.most = most
+        self.said = 0
+        self.more = 0
+        self._lock = threading.Lock()
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            if self.said < self.most:
+                self.said += 1
+                print(line, file=self.out)
+            else:
+                self.more += 1
+
+    def close(self) -> None:
+        if self.more:
+            print(f"  and {plural(self.more, 'more row')} left alone (counted below)", file=self.out)
 
 
 def _of(row: JournalRow) -> str:

@@ -143,10 +143,10 @@ def test_a_value_that_does_not_come_back_equal_refuses_its_row(cassandra, ks, se
     refused = [line.strip() for line in out.splitlines() if line.startswith("  refused: ")]
     # (a record's document is encoded once the row's stored value is read: after the window's keys)
     assert {*refused} >= {
-        "refused: id = 2: data: zstd>msgpack: not verified: the display reads it back as failed (as "
-        "zstd>msgpack: msgpack: not a map or an array)",
-        "refused: id = 3: data: zstd>msgpack: msgpack cannot hold this value (Integer value out of "
-        "range)"}, out
+        "refused: mixed.jsonl line 2, id = 2: data: zstd>msgpack: not verified: the display reads it back as "
+        "failed (as zstd>msgpack: msgpack: not a map or an array)",
+        "refused: mixed.jsonl line 3, id = 3: data: zstd>msgpack: msgpack cannot hold this value (Integer "
+        "value out of range)"}, out
     assert "id = 4: data: zstd>msgpack: the value is not JSON" in out, out
     assert "id = 1: its key is loaded twice" in out, out
     assert rows_of(session, "r") == {1: (encode("zstd>msgpack", '{"ok": true}', CAP).value, "kept")}
