@@ -132,11 +132,7 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         (not cut or request.cut)
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
     if found:
-        from cqlsh_ext.writing.journal_names import LAST
-        from cqlsh_ext.writing.journal_names import whose as written_by
-
-        named = request.path.strip()
-        say(f"undo: {named} is {path}" + (f" ({written_by(path)})" if named.upper() == LAST else ""), out)
+        _say_found(request, path, out)
     _say_unvouched(parts, out)
     if request.confirm and cut and not request.cut:
         raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
@@ -188,6 +184,15 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     written = undo_journal.path
     _closing(ctx, done, request, path, written, noun, whose)
     return UndoFigures(todo, still, done, written)
+
+
+def _say_found(request: UndoRequest, path: str, out: IO[str]) -> None:
+    """The journal a name (LAST, an id) was found as, and, for LAST, whose it is."""
+    from cqlsh_ext.writing.journal_names import LAST
+    from cqlsh_ext.writing.journal_names import whose as written_by
+
+    named = request.path.strip()
+    say(f"undo: {named} is {path}" + (f" ({written_by(path)})" if named.upper() == LAST else ""), out)
 
 
 def _closing(ctx: WriteContext, done: Done, request: UndoRequest, path: str, written: str | None, noun: str,
