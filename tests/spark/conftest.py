@@ -78,19 +78,33 @@ def make_table(cassandra, rows: int) -> Table:
     return Table(ks, "orders", values)
 
 
-def spark_env(home: Path) -> dict[str, str]:
+#: Where bin/setup --spark installs pyspark 4 (pip --target), beside .venv's pyspark 3.5.
+SPARK4_SITE = REPO_ROOT / ".cache" / "spark4-site"
+#: The Sparks `runs` runs on: pyspark 3.5 (.venv's, the connector) and pyspark 4 (SPARK4_SITE).
+SPARKS = ("3.5", "4")
+
+
+def spark4_site() -> Path:
+    if not (SPARK4_SITE / "pyspark").is_dir():
+        pytest.fail(f"pyspark 4 is not in {SPARK4_SITE}: bin/setup --spark installs it", pytrace=False)
+    return SPARK4_SITE
+
+
+def spark_env(home: Path, spark: str = "3.5") -> dict[str, str]:
     env = isolated_env(home)
     # The jars bin/setup --spark fetched (isolated_env drops CQLSH_* variables).
     env["CQLSH_EXT_SPARK_CACHE"] = str(REPO_ROOT / ".cache" / "spark")
+    if spark == "4":  # pyspark 4 found before .venv's 3.5, by the program and its Python workers
+        env["PYTHONPATH"] = os.pathsep.join([str(spark4_site()), *filter(None, [env.get("PYTHONPATH")])])
     return env
 
 
 def run_spark(cassandra, home: Path, args: list[str], timeout: float = 600,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+              env: dict[str, str] | None = None, spark: str = "3.5") -> subprocess.CompletedProcess:
     # cqlsh's own warning about -p on the command line is not what the tests look at.
     return subprocess.run([CQLSH_EXT, "spark", *args, *cassandra.cqlsh_args,
                            "--insecure-password-without-warning"], cwd=home,
-                          env={**spark_env(home), **(env or {})}, capture_output=True, text=True,
+                          env={**spark_env(home, spark), **(env or {})}, capture_output=True, text=True,
                           timeout=timeout)
 
 

@@ -1,0 +1,72 @@
+"""A user's Spark 4 job: a table read through cqlsh-ext's data source (cqlsh_ext.spark.datasource) in
+local mode. tests/spark/test_datasource.py runs it with pyspark 4 and checks what it writes into OUT
+(result.json, frame.arrow, stored.arrow) against the server, the producers and the Python API.
+
+    python datasource_job.py HOST PORT USER PASSWORD KEYSPACE.TABLE OUT
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def explained(frame) -> str:
+    """The frame's plan as explain("formatted") prints it (the pushed filters among it)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        frame.explain("formatted")
+    return out.getvalue()
+
+
+def write_arrow(table, path: Path) -> None:
+    import pyarrow as pa
+
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def main(host: str, port: str, user: str, password: str, table: str, out: Path) -> None:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors: this interpreter
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    from cqlsh_ext.spark.datasource import register
+
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", str(out / "events"))
+             .config("spark.eventLog.rolling.enabled", "false").config("spark.eventLog.compress", "false")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
+    def read(**options: str):  # (a DataFrameReader keeps each option set on it: one a read)
+        return spark.read.format("cqlsh_ext").options(table=table, host=host, port=port, username=user,
+                                                      password=password, **options).load()
+
+    frame = read(columns="id, data.status, data.amount, data")
+    paid = frame.filter(F.col("`data.status`") == "PAID")
+    gold = frame.filter((F.col("data.customer.tier") == "gold") & (F.col("`data.amount`") > 200))
+    few = frame.filter(F.col("id") < 50)  # an ordinary column's filter: Spark's own
+    seven = read(partitions="7")
+    result = {
+        "partitions": frame.rdd.getNumPartitions(),
+        "count": frame.count(),
+        "paid_ids": sorted(row.id for row in paid.select("id").collect()),
+        "gold_ids": sorted(row.id for row in gold.select("id").collect()),
+        "few": few.count(),
+        "plans": {"paid": explained(paid), "gold": explained(gold), "few": explained(few)},
+        "seven": [seven.rdd.getNumPartitions(), seven.count()],
+    }
+    write_arrow(frame.toArrow(), out / "frame.arrow")
+    write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
+    (out / "result.json").write_text(json.dumps(result))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    host, port, user, password, table, out = sys.argv[1:]
+    main(host, port, user, password, table, Path(out))

@@ -1,0 +1,116 @@
+"""Spark 4's Python data source `cqlsh_ext` (cqlsh_ext.spark.datasource) in a user's job, pyspark 4
+in local mode against the test Cassandra (tests/spark/datasource_job.py): the table in several
+partitions (the connector's floor, 1 + 2 x 2 cores), every row once (counts exact against the server),
+payload predicates pushed and shown in the plan, the rows the API's for the same statement, the
+stored bytes the producers', and the password nowhere in what Spark shows or logs."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import cqlsh_ext
+
+from .conftest import Table, make_table, order, spark_env
+
+pytestmark = pytest.mark.spark
+
+JOB = Path(__file__).with_name("datasource_job.py")
+COLUMNS = "id, data.status, data.amount, data"
+
+
+@dataclass
+class Job:
+    table: Table
+    result: dict
+    frame: pa.Table
+    stored: pa.Table
+    said: str  # the job's stdout and stderr, and Spark's event log
+    password: str
+
+
+def _read(path: Path) -> pa.Table:
+    with pa.OSFile(str(path)) as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+@pytest.fixture(scope="module")
+def job(cassandra, tmp_path_factory) -> Job:
+    home = tmp_path_factory.mktemp("spark4-source")
+    table = make_table(cassandra, 400)
+    # A role of its own, with a password no other text has: where Spark shows it, the test sees it.
+    user, password = f"reader_{secrets.token_hex(4)}", f"pw-{secrets.token_hex(12)}"
+    session = cassandra.session()
+    session.execute(f"CREATE ROLE {user} WITH PASSWORD = '{password}' AND LOGIN = true")
+    session.shutdown()
+    out = home / "out"
+    (out / "events").mkdir(parents=True)
+    proc = subprocess.run([sys.executable, str(JOB), cassandra.host, str(cassandra.port), user, password,
+                           table.qualified, str(out)], cwd=home, env=spark_env(home, "4"),
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    events = "".join(p.read_text() for p in (out / "events").iterdir())
+    return Job(table, json.loads((out / "result.json").read_text()), _read(out / "frame.arrow"),
+               _read(out / "stored.arrow"), proc.stdout + proc.stderr + events, password)
+
+
+def _decodable(table: Table) -> dict[int, dict]:
+    """The generator's records of the rows whose blob is a JSON order (not null, not random bytes)."""
+    return {i: order(i) for i, v in table.values.items() if v is not None and i % 23}
+
+
+def test_several_partitions_every_row_once(job, cassandra):
+    session = cassandra.session()
+    server = session.execute(f"SELECT count(*) FROM {job.table.qualified}").one()[0]
+    session.shutdown()
+    assert job.result["partitions"] == 5  # local[2]: 1 + 2 x 2, the connector's floor
+    assert job.result["count"] == server == len(job.table.values)
+    assert sorted(job.frame.column("id").to_pylist()) == sorted(job.table.values)
+    assert job.result["seven"] == [7, len(job.table.values)]  # `partitions` asked: exactly that many
+
+
+def test_pushed_payload_predicates_are_in_the_plan_and_exact(job):
+    records = _decodable(job.table)
+    assert job.result["paid_ids"] == sorted(i for i, r in records.items() if r["status"] == "PAID")
+    assert job.result["gold_ids"] == sorted(i for i, r in records.items()
+                                            if r["customer"]["tier"] == "gold" and r["amount"] > 200)
+    plans = job.result["plans"]
+    assert "PushedFilters: [EqualTo(`data.status`,PAID)]" in plans["paid"]
+    gold = "PushedFilters: [EqualTo(data.customer.tier,gold), GreaterThan(`data.amount`,200)]"
+    assert gold in plans["gold"]
+    # An ordinary column's filter stays Spark's (the source pushes payload conditions).
+    assert "PushedFilters" not in plans["few"] and re.search(r"Condition : .*\bid#\d+ < 50", plans["few"])
+    assert job.result["few"] == 50
+
+
+def test_the_rows_are_the_apis(job, cassandra):
+    with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
+                           password=cassandra.password) as db:
+        api = db.query(f"SELECT {COLUMNS} FROM {job.table.qualified}").to_arrow()
+    assert job.frame.column_names == api.column_names
+    by_id = {row["id"]: row for row in api.to_pylist()}
+    spark = {row["id"]: row for row in job.frame.to_pylist()}
+    assert spark == by_id
+    # The decoded documents are the producers' (a blob's struct; null for null and random bytes).
+    records = _decodable(job.table)
+    assert {i: row["data"] and row["data"]["status"] for i, row in spark.items()} == \
+        {i: records[i]["status"] if i in records else None for i in job.table.values}
+
+
+def test_stored_blobs_are_the_producers_bytes(job):
+    assert job.stored.schema.field("data").type == pa.binary()
+    assert dict(zip(job.stored.column("id").to_pylist(), job.stored.column("data").to_pylist(),
+                    strict=True)) == job.table.values
+
+
+def test_the_password_is_nowhere(job):
+    assert job.password not in job.said
+    assert "PushedFilters" in job.said  # (the event log holds the plans the password is not in)
