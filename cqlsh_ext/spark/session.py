@@ -1,4 +1,5 @@
-"""A SparkSession with the Cassandra connector: jars from Maven Central into a cache, the JVM's
+"""A SparkSession: on Spark 3.5 with the Cassandra connector (jars from Maven Central into a
+cache), on Spark 4 with cqlsh-ext's own Python data source (spark/datasource.py) and no jar; the JVM's
 output in a log file, and one line for each way starting can fail.
 
 The connector and (for SigV4) the Keyspaces plugin for the Java driver are resolved by Spark itself
@@ -25,6 +26,8 @@ CONNECTOR = "com.datastax.spark:spark-cassandra-connector_2.12:3.5.1"
 SIGV4_PLUGIN = "software.aws.mcs:aws-sigv4-auth-cassandra-java-driver-plugin:4.0.9"
 #: Where the connector's jars are kept between runs (overridden by CQLSH_EXT_SPARK_CACHE).
 CACHE_ENV = "CQLSH_EXT_SPARK_CACHE"
+#: The oldest pyspark 4 whose Python data sources take pushed filters (DataSourceReader.pushFilters).
+SPARK4_OLDEST = (4, 1)
 
 
 class SparkError(Exception):
@@ -39,6 +42,21 @@ def cache_dir() -> Path:
     return Path(base) / "cqlsh-ext" / "spark"
 
 
+def pyspark_version() -> tuple[int, int]:
+    """The installed pyspark's (major, minor)."""
+    import re
+
+    import pyspark
+
+    found = re.match(r"(\d+)\.(\d+)", pyspark.__version__)
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+def on_spark4(spark: Any) -> bool:
+    """Whether the session is Spark 4's (its reads go through cqlsh-ext's data source)."""
+    return int(str(spark.version).split(".")[0]) >= 4
+
+
 def check_environment() -> None:
     """What pyspark needs before it starts a JVM, said in one line each."""
     try:
@@ -46,7 +64,17 @@ def check_environment() -> None:
     except ImportError:
         from cqlsh_ext.common.install import install_hint
 
-        raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')}") from None
+        raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')} (Spark 3.5, the Cassandra "
+                         f"connector) or {install_hint('spark4')} (Spark 4)") from None
+    version = pyspark_version()
+    if version >= (4, 0):
+        if version < SPARK4_OLDEST:
+            from cqlsh_ext.common.install import install_hint
+
+            raise SparkError(f"pyspark {pyspark.__version__}: Spark 4's Python data sources take pushed "
+                             f"filters from pyspark 4.1: {install_hint('spark4')}")
+        _check_java()
+        return
     try:
         # pyspark 3.5's pandas UDFs and its version checks import distutils, which Python 3.12+
         # lacks; setuptools provides it (the [spark] extra installs it there).
@@ -56,6 +84,10 @@ def check_environment() -> None:
 
         raise SparkError("pyspark 3.5 needs distutils, which this Python lacks (setuptools has it): "
                          f"{install_hint('spark')}") from None
+    _check_java()
+
+
+def _check_java() -> None:
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
     if not java or not os.access(java, os.X_OK):
@@ -113,10 +145,11 @@ def start(master: str, conf: dict[str, str], packages: list[str], app_name: str 
 
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    builder = (SparkSession.builder.master(master).appName(app_name)
-               .config("spark.jars.packages", ",".join(packages))
-               .config("spark.jars.ivy", str(cache / "ivy"))
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.showConsoleProgress",
+                                                                            "false")
+    if packages:  # (Spark 4 reads through cqlsh-ext's data source: no jar)
+        builder = (builder.config("spark.jars.packages", ",".join(packages))
+                   .config("spark.jars.ivy", str(cache / "ivy")))
     for key, value in conf.items():
         builder = builder.config(key, value)
     log = log_path()

@@ -73,10 +73,21 @@ def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], 
 
 
 def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
-    """The table through the connector, its columns in the result's order."""
+    """The table's columns `names`, in that order, blobs as their stored bytes: through the
+    connector (Spark 3.5), or cqlsh-ext's data source (Spark 4: spark/datasource.py, `blobs` =
+    `stored`, connected with the command's arguments: cli.py registered it)."""
     from pyspark.sql import functions
 
-    frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
+    from cqlsh_ext.spark.session import on_spark4
+
+    if on_spark4(spark):
+        from cqlsh_ext.query.grammar import quote
+        from cqlsh_ext.spark.datasource import NAME
+
+        frame = spark.read.format(NAME).options(table=f"{quote(ks)}.{quote(table)}", blobs="stored",
+                                                columns=", ".join(quote(n) for n in names)).load()
+    else:
+        frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
     return frame.select(*[functions.col(f"`{n}`") for n in names])
 
 

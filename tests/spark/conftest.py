@@ -1,7 +1,10 @@
 """A table written by real producers, and `cqlsh-ext spark` and the shell run on it.
 
 Spark starts cost 10-40 s on a 2-core machine: a module runs `cqlsh-ext spark` once with all its
-statements (-f FILE) and its tests read that one run's output.
+statements (-f FILE) and its tests read that one run's output. `runs` does it on both Sparks:
+pyspark 3.5 with the Cassandra connector (.venv's) and pyspark 4 through cqlsh-ext's own data
+source (spark/datasource.py), pyspark 4 from .cache/spark4-site, which bin/setup --spark fills and
+the run puts first on its PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -130,22 +133,48 @@ QUERIES = {
 
 
 @dataclass
+class ShellRuns:
+    """The table, the statements file and the shell's runs of them."""
+
+    table: Table
+    home: Path
+    statements: Path
+    shell_stats: subprocess.CompletedProcess
+    shell_queries: dict[str, subprocess.CompletedProcess]
+
+
+@dataclass
 class Runs:
     table: Table
     spark: subprocess.CompletedProcess
     shell_stats: subprocess.CompletedProcess
     shell_queries: dict[str, subprocess.CompletedProcess]
     events: Path
+    #: Which Spark ran (SPARKS).
+    version: str = "3.5"
+
+
+@pytest.fixture(scope="session", params=SPARKS, ids=[f"spark{v}" for v in SPARKS])
+def runs(request, cassandra, shell_runs) -> Runs:
+    """One `cqlsh-ext spark` run of every statement the tests look at (-f, local[2], Spark's event
+    log on), on each Spark, and the shell's runs of the same statements."""
+    version = request.param
+    events = shell_runs.home / f"events-{version}"
+    events.mkdir()
+    # The event log one plain file, as Spark 3.5 writes it (Spark 4's default: rolled, zstd).
+    logged = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
+              "--conf", "spark.eventLog.rolling.enabled=false", "--conf", "spark.eventLog.compress=false"]
+    spark = run_spark(cassandra, shell_runs.home, ["--master", "local[2]", "--output-format", "json", *logged,
+                                                   "-f", str(shell_runs.statements)], spark=version)
+    assert spark.returncode == 0, spark.stderr
+    return Runs(shell_runs.table, spark, shell_runs.shell_stats, shell_runs.shell_queries, events, version)
 
 
 @pytest.fixture(scope="session")
-def runs(cassandra, tmp_path_factory) -> Runs:
-    """One table, one `cqlsh-ext spark` run of every statement the tests look at (-f, local[2],
-    Spark's event log on), and the shell's runs of the same statements."""
+def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
+    """One table, the statements `runs` runs, and the shell's runs of the same statements."""
     home = tmp_path_factory.mktemp("spark")
     table = make_table(cassandra, 400)
-    events = home / "events"
-    events.mkdir()
     statements = home / "statements.cql"
     select = f"SELECT data, extra FROM {table.qualified}"
     # Blobs in a UDT, a tuple, a map and a list: the demo's nested_blobs.
@@ -160,10 +189,6 @@ def runs(cassandra, tmp_path_factory) -> Runs:
              nested]
     queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
     statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
-    spark = run_spark(cassandra, home, ["--master", "local[2]", "--output-format", "json",
-                                        "--conf", "spark.eventLog.enabled=true",
-                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
-    assert spark.returncode == 0, spark.stderr
     # At the level the connector reads at (LOCAL_ONE): read units are priced at the reads' level, so
     # the shell's reports and Spark's are the same to the last figure.
     shell_stats = run_shell(cassandra, home, f"CONSISTENCY LOCAL_ONE; {stats[0]}; "
@@ -173,4 +198,4 @@ def runs(cassandra, tmp_path_factory) -> Runs:
                      for name, text in queries.items()}
     for proc in shell_queries.values():
         assert proc.returncode == 0, proc.stderr
-    return Runs(table, spark, shell_stats, shell_queries, events)
+    return ShellRuns(table, home, statements, shell_stats, shell_queries)
