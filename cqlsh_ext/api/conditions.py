@@ -1,5 +1,5 @@
 """Conditions a source pushes into the statement it reads (the polars source, api.polars_source;
-Spark's data source, spark.source): a comparison of an answer's path column with literals made a
+Spark's data source, spark.datasource): a comparison of an answer's path column with literals made a
 payload condition, evaluated where the rows are read, so that fewer rows come back.
 
 A pushed condition only narrows what is read: each source still applies its frame's own predicate

@@ -135,7 +135,7 @@ def connect(host: str | None = None, port: int | None = None, *, username: str |
 def connect_with(args: Sequence[str]) -> Database:
     """A connection made from cqlsh-ext's own command-line arguments (host, port, -u, -p, --ssl,
     --cqlshrc, --keyspaces, -d, ...), read as the shell reads them: how `cqlsh-ext spark` hands its
-    connection to the data source its Spark 4 reads go through (spark/source.py). As connect."""
+    connection to the data source its Spark 4 reads go through (spark/datasource.py). As connect."""
     return _connected(list(args), None)
 
 
