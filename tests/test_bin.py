@@ -145,9 +145,12 @@ def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
     assert calls("--test") == ["python -m pip install --quiet --disable-pip-version-check -e .[test]"]
     assert calls("--test", "--spark") == [
         "python -m pip install --quiet --disable-pip-version-check -e .[test,spark]",
-        f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}"]
+        f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}",
+        # pyspark 4 beside .venv's 3.5, for the Spark 4 tests (tests/spark)
+        "python -m pip install --quiet --disable-pip-version-check --target .cache/spark4-site "
+        "pyspark==4.3.0"]
     assert calls("--test") == []  # a spark install has all a test install needs
-    assert calls("--spark", "--test") == []  # installed, and the jars are in the cache
+    assert calls("--spark", "--test") == []  # installed, the jars in the cache, pyspark 4 in its site
 
 
 def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
@@ -172,7 +175,7 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
     assert installs("--test") == [".[test]"]
     assert installs("--parquet") == []  # the test extra brings pyarrow
     (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
-    assert installs("--spark", "--parquet") == [".[spark,parquet]"]
+    assert installs("--spark", "--parquet") == [".[spark,parquet]", "pyspark==4.3.0"]  # (and Spark 4's)
     assert installs("--parquet") == []  # so does the spark extra
     assert installs("--test", "--parquet") == [".[test,parquet]"]
     proc = _run(root, "setup", "--pyarrow")
@@ -200,7 +203,7 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
     assert installs("--mcp") == []
     assert installs() == []
     (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
-    assert installs("--spark") == [".[spark]"]
+    assert installs("--spark") == [".[spark]", "pyspark==4.3.0"]  # (and Spark 4's)
     assert installs("--mcp") == [".[mcp]"]  # the spark extra does not bring it
     assert installs("--test") == [".[test]"]
     assert installs("--mcp") == []  # the test extra does
