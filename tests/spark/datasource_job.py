@@ -2,7 +2,7 @@
 local mode. tests/spark/test_datasource.py runs it with pyspark 4 and checks what it writes into OUT
 (result.json, frame.arrow, stored.arrow) against the server, the producers and the Python API.
 
-    python datasource_job.py HOST PORT USER PASSWORD KEYSPACE.TABLE OUT
+    python datasource_job.py HOST PORT USER PASSWORD KEYSPACE.TABLE SPLIT_SIZE_MB OUT
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def write_arrow(table, path: Path) -> None:
         writer.write_table(table)
 
 
-def main(host: str, port: str, user: str, password: str, table: str, out: Path) -> None:
+def main(host: str, port: str, user: str, password: str, table: str, split_mb: str, out: Path) -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors: this interpreter
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -52,6 +52,7 @@ def main(host: str, port: str, user: str, password: str, table: str, out: Path) 
     gold = frame.filter((F.col("data.customer.tier") == "gold") & (F.col("`data.amount`") > 200))
     few = frame.filter(F.col("id") < 50)  # an ordinary column's filter: Spark's own
     seven = read(partitions="7")
+    sized = read(split_size_mb=split_mb)
     result = {
         "partitions": frame.rdd.getNumPartitions(),
         "count": frame.count(),
@@ -60,6 +61,7 @@ def main(host: str, port: str, user: str, password: str, table: str, out: Path) 
         "few": few.count(),
         "plans": {"paid": explained(paid), "gold": explained(gold), "few": explained(few)},
         "seven": [seven.rdd.getNumPartitions(), seven.count()],
+        "sized": [sized.rdd.getNumPartitions(), sized.count()],
     }
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
@@ -68,5 +70,5 @@ def main(host: str, port: str, user: str, password: str, table: str, out: Path) 
 
 
 if __name__ == "__main__":
-    host, port, user, password, table, out = sys.argv[1:]
-    main(host, port, user, password, table, Path(out))
+    host, port, user, password, table, split_mb, out = sys.argv[1:]
+    main(host, port, user, password, table, split_mb, Path(out))

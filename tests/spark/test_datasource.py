@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from size_estimates import record_estimates
 
 import cqlsh_ext
 
@@ -31,6 +32,8 @@ COLUMNS = "id, data.status, data.amount, data"
 class Job:
     table: Table
     result: dict
+    #: The table's size by the server's estimate (bytes, the whole ring).
+    estimated: float
     frame: pa.Table
     stored: pa.Table
     said: str  # the job's stdout and stderr, and Spark's event log
@@ -51,15 +54,33 @@ def job(cassandra, tmp_path_factory) -> Job:
     session = cassandra.session()
     session.execute(f"CREATE ROLE {user} WITH PASSWORD = '{password}' AND LOGIN = true")
     session.shutdown()
+    record_estimates(cassandra, table.keyspace, home)
+    estimated = _estimated_bytes(cassandra, table)
     out = home / "out"
     (out / "events").mkdir(parents=True)
+    # A split size that makes the estimate 9.5 splits: 10 partitions, more than the floor's 5.
+    split_mb = str(estimated / 9.5 / 2 ** 20)
     proc = subprocess.run([sys.executable, str(JOB), cassandra.host, str(cassandra.port), user, password,
-                           table.qualified, str(out)], cwd=home, env=spark_env(home, "4"),
+                           table.qualified, split_mb, str(out)], cwd=home, env=spark_env(home, "4"),
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     events = "".join(p.read_text() for p in (out / "events").iterdir())
-    return Job(table, json.loads((out / "result.json").read_text()), _read(out / "frame.arrow"),
+    return Job(table, json.loads((out / "result.json").read_text()), estimated, _read(out / "frame.arrow"),
                _read(out / "stored.arrow"), proc.stdout + proc.stderr + events, password)
+
+
+def _estimated_bytes(cassandra, table: Table) -> float:
+    """The table's size as the node estimates it (system.size_estimates: its ranges' partitions
+    times their mean size), scaled to the whole Murmur3 ring from the share its ranges cover."""
+    session = cassandra.session()
+    rows = list(session.execute(
+        "SELECT range_start, range_end, partitions_count, mean_partition_size FROM system.size_estimates "
+        "WHERE keyspace_name = %s AND table_name = %s", (table.keyspace, table.name)))
+    session.shutdown()
+    size = sum(r.partitions_count * r.mean_partition_size for r in rows)
+    covered = sum((int(r.range_end) - int(r.range_start)) % 2 ** 64 or 2 ** 64 for r in rows)
+    assert size > 0 and covered > 0, rows
+    return size * 2 ** 64 / covered
 
 
 def _decodable(table: Table) -> dict[int, dict]:
@@ -75,6 +96,13 @@ def test_several_partitions_every_row_once(job, cassandra):
     assert job.result["count"] == server == len(job.table.values)
     assert sorted(job.frame.column("id").to_pylist()) == sorted(job.table.values)
     assert job.result["seven"] == [7, len(job.table.values)]  # `partitions` asked: exactly that many
+
+
+def test_partitions_by_the_size_estimate(job):
+    """The connector's rule: the server's estimate of the table over split_size_mb, when that is
+    more than the floor (the job's split size: the estimate over 9.5)."""
+    assert job.estimated > 0
+    assert job.result["sized"] == [10, len(job.table.values)]
 
 
 def test_pushed_payload_predicates_are_in_the_plan_and_exact(job):
