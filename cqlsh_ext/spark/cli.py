@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="a Spark setting, as spark-submit --conf (repeatable)")
     parser.add_argument("--fetch-jars", action="store_true",
-                        help="download the connector's jars into the cache and exit (bin/setup --spark)")
+                        help="download the connector's jars into the cache and exit (bin/setup --spark; "
+                             "Spark 3.5's: Spark 4 needs none)")
     return parser
 
 
@@ -79,6 +80,10 @@ def _statements(options: Any) -> list[Lexed]:
 def fetch_jars(spark_args: Any) -> int:
     from cqlsh_ext.spark import session
 
+    session.check_environment()
+    if session.pyspark_version() >= (4, 0):
+        print("cqlsh-ext spark: Spark 4 reads through cqlsh-ext's own data source: no jar to fetch")
+        return 0
     spark = session.start("local[1]", dict(spark_args.conf),
                           [session.CONNECTOR, session.SIGV4_PLUGIN], "cqlsh-ext fetch-jars")
     spark.stop()

@@ -64,15 +64,15 @@ def check_environment() -> None:
     except ImportError:
         from cqlsh_ext.common.install import install_hint
 
-        raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')} (Spark 3.5, the Cassandra "
-                         f"connector) or {install_hint('spark4')} (Spark 4)") from None
+        raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')}") from None
     version = pyspark_version()
     if version >= (4, 0):
         if version < SPARK4_OLDEST:
             from cqlsh_ext.common.install import install_hint
 
             raise SparkError(f"pyspark {pyspark.__version__}: Spark 4's Python data sources take pushed "
-                             f"filters from pyspark 4.1: {install_hint('spark4')}")
+                             f"filters from pyspark 4.1: install pyspark 4.1 or later, or 3.5 "
+                             f"({install_hint('spark')})")
         _check_java()
         return
     try:
@@ -163,12 +163,23 @@ def start(master: str, conf: dict[str, str], packages: list[str], app_name: str 
     return spark
 
 
+def read_failed(spark: Any, table: str, err: BaseException) -> SparkError:
+    """The one line for a table's read that failed: what read it (the connector, or on Spark 4
+    cqlsh-ext's data source) and why."""
+    reader = "cqlsh-ext's data source" if on_spark4(spark) else "the Spark connector"
+    return SparkError(f"reading {table} through {reader} failed: {java_error(err)}")
+
+
 def java_error(err: BaseException) -> str:
     """One line from a Py4JJavaError or a pyspark AnalysisException: the Java exception's own
     message, and its root cause where that says more (the connector wraps a driver error)."""
+    text = str(getattr(err, "desc", None) or err)
+    if "PYTHON_DATA_SOURCE" in text:  # Spark 4's data source failed in a Python worker: its error's line
+        worker = _python_error(text)
+        if worker:
+            return worker
     java = getattr(err, "java_exception", None)
     if java is None:
-        text = str(getattr(err, "desc", None) or err)
         return " ".join(text.splitlines()[0].split()) if text else type(err).__name__
     parts = []
     seen = 0
@@ -190,6 +201,21 @@ def java_error(err: BaseException) -> str:
     first = first.split(" (showing first")[0]
     said = root.split(": ", 1)[-1][:60] in first
     return first if said or root == first else f"{first} (cause: {root.split(' (showing first')[0]})"
+
+
+def _python_error(text: str) -> str | None:
+    """The last error line of a Python traceback in `text`: cqlsh-ext's own one line as it is (the
+    data source's refusals), another error named."""
+    import re
+
+    lines = [found for found in re.findall(r"^\s*((?:\w+\.)*)([A-Z]\w*): (.+)$", text, re.M)
+             if found[1].endswith(("Error", "Exception"))]
+    if not lines:
+        return None
+    module, name, message = lines[-1]
+    if f"{module}{name}" == "cqlsh_ext.api.errors.Error":
+        return message.strip()
+    return f"a Python error in Spark's data source: {name}: {message.strip()}"
 
 
 class TaskProgress:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsOnSpark
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
@@ -112,8 +112,7 @@ def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, prici
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
             partials = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
-        raise SparkError(f"reading {ks}.{stmt.table} through the Spark connector failed: "
-                         f"{java_error(err)}") from None
+        raise read_failed(spark, f"{ks}.{stmt.table}", err) from None
     for part in partials:
         stats.merge(part)
     stats.scan = (f"Spark {context.applicationId}, master {context.master}, {len(partials)} tasks"

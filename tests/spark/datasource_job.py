@@ -63,6 +63,12 @@ def main(host: str, port: str, user: str, password: str, table: str, split_mb: s
         "seven": [seven.rdd.getNumPartitions(), seven.count()],
         "sized": [sized.rdd.getNumPartitions(), sized.count()],
     }
+    try:  # a mistyped option: what the user reads of it (cqlsh-ext spark's one line from Spark's error)
+        read(tabel="x")
+    except Exception as err:
+        from cqlsh_ext.spark.session import java_error
+
+        result["mistyped"] = java_error(err)
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
     (out / "result.json").write_text(json.dumps(result))

@@ -139,6 +139,11 @@ def test_stored_blobs_are_the_producers_bytes(job):
                     strict=True)) == job.table.values
 
 
+def test_a_mistyped_option_is_one_line(job):
+    # (Spark's own error is a Java stack around the Python one: cqlsh-ext spark says its line alone)
+    assert job.result["mistyped"].startswith("cqlsh_ext: unknown option 'tabel' (options: table, ")
+
+
 def test_the_password_is_nowhere(job):
     assert job.password not in job.said
     assert "PushedFilters" in job.said  # (the event log holds the plans the password is not in)
