@@ -132,6 +132,10 @@ QUERIES = {
 }
 
 
+#: The DESCRIBE PAYLOAD both run (the shell: every row, ALL), its WHERE's payload conditions the evaluator's.
+DESCRIBE = "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID'"
+
+
 @dataclass
 class ShellRuns:
     """The table, the statements file and the shell's runs of them."""
@@ -141,6 +145,7 @@ class ShellRuns:
     statements: Path
     shell_stats: subprocess.CompletedProcess
     shell_queries: dict[str, subprocess.CompletedProcess]
+    shell_describe: subprocess.CompletedProcess
 
 
 @dataclass
@@ -149,6 +154,7 @@ class Runs:
     spark: subprocess.CompletedProcess
     shell_stats: subprocess.CompletedProcess
     shell_queries: dict[str, subprocess.CompletedProcess]
+    shell_describe: subprocess.CompletedProcess
     events: Path
     #: Which Spark ran (SPARKS).
     version: str = "3.5"
@@ -167,7 +173,8 @@ def runs(request, cassandra, shell_runs) -> Runs:
     spark = run_spark(cassandra, shell_runs.home, ["--master", "local[2]", "--output-format", "json", *logged,
                                                    "-f", str(shell_runs.statements)], spark=version)
     assert spark.returncode == 0, spark.stderr
-    return Runs(shell_runs.table, spark, shell_runs.shell_stats, shell_runs.shell_queries, events, version)
+    return Runs(shell_runs.table, spark, shell_runs.shell_stats, shell_runs.shell_queries,
+                shell_runs.shell_describe, events, version)
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +195,8 @@ def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
     stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
              nested]
     queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
-    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
+    describe = f"{DESCRIBE.format(t=table.qualified)} JSON"
+    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values(), describe]))
     # At the level the connector reads at (LOCAL_ONE): read units are priced at the reads' level, so
     # the shell's reports and Spark's are the same to the last figure.
     shell_stats = run_shell(cassandra, home, f"CONSISTENCY LOCAL_ONE; {stats[0]}; "
@@ -198,4 +206,6 @@ def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
                      for name, text in queries.items()}
     for proc in shell_queries.values():
         assert proc.returncode == 0, proc.stderr
-    return ShellRuns(table, home, statements, shell_stats, shell_queries)
+    shell_describe = run_shell(cassandra, home, f"{DESCRIBE.format(t=table.qualified)} ALL JSON")
+    assert shell_describe.returncode == 0, shell_describe.stderr
+    return ShellRuns(table, home, statements, shell_stats, shell_queries, shell_describe)
