@@ -335,8 +335,8 @@ def pushed(spark_filter: Any, plan: Planned) -> Pushed | None:
     else:
         return None
     found = _path_at(tuple(attribute), plan)
-    if found is None or not values:
-        return None
+    if found is None or not values or any(v is None for v in values):
+        return None  # (a null compares to nothing, and Spark's IN (1, NULL) is null for any other value)
     path, kind = found
     if isinstance(kind, Float) or not comparable(arrow_type(kind, storage=True), values):
         return None
