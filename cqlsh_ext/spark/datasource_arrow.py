@@ -22,7 +22,7 @@ def plain_type(arrow: Any, top: bool = True) -> Any:
     a uuid inside a value as binary, a JSON text as a string."""
     import pyarrow as pa
 
-    if isinstance(arrow, pa.ExtensionType):
+    if isinstance(arrow, pa.BaseExtensionType):
         if arrow.extension_name == "arrow.uuid":
             return pa.string() if top else pa.binary()
         return plain_type(arrow.storage_type, top)
@@ -54,7 +54,7 @@ def spark_batch(batch: Any, target: Any) -> Any:
 
     columns = []
     for column, field in zip(batch.columns, target, strict=True):
-        if isinstance(column.type, pa.ExtensionType) and column.type.extension_name == "arrow.uuid" \
+        if isinstance(column.type, pa.BaseExtensionType) and column.type.extension_name == "arrow.uuid" \
                 and pa.types.is_string(field.type):
             import uuid
 

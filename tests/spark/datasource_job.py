@@ -1,8 +1,9 @@
 """A user's Spark 4 job: a table read through cqlsh-ext's data source (cqlsh_ext.spark.datasource) in
 local mode. tests/spark/test_datasource.py runs it with pyspark 4 and checks what it writes into OUT
-(result.json, frame.arrow, stored.arrow) against the server, the producers and the Python API.
+(result.json, frame.arrow, stored.arrow, types.arrow) against the server, the producers and the
+Python API.
 
-    python datasource_job.py HOST PORT USER PASSWORD KEYSPACE.TABLE SPLIT_SIZE_MB OUT
+    python datasource_job.py HOST PORT USER PASSWORD KEYSPACE.TABLE KEYSPACE.TYPES SPLIT_SIZE_MB OUT
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def write_arrow(table, path: Path) -> None:
         writer.write_table(table)
 
 
-def main(host: str, port: str, user: str, password: str, table: str, split_mb: str, out: Path) -> None:
+def main(host: str, port: str, user: str, password: str, table: str, types: str, split_mb: str,
+         out: Path) -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors: this interpreter
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -44,7 +46,8 @@ def main(host: str, port: str, user: str, password: str, table: str, split_mb: s
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)
     def read(**options: str):  # (a DataFrameReader keeps each option set on it: one a read)
-        return spark.read.format("cqlsh_ext").options(table=table, host=host, port=port, username=user,
+        options.setdefault("table", table)
+        return spark.read.format("cqlsh_ext").options(host=host, port=port, username=user,
                                                       password=password, **options).load()
 
     frame = read(columns="id, data.status, data.amount, data")
@@ -71,10 +74,11 @@ def main(host: str, port: str, user: str, password: str, table: str, split_mb: s
         result["mistyped"] = java_error(err)
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
+    write_arrow(read(table=types).toArrow(), out / "types.arrow")
     (out / "result.json").write_text(json.dumps(result))
     spark.stop()
 
 
 if __name__ == "__main__":
-    host, port, user, password, table, split_mb, out = sys.argv[1:]
-    main(host, port, user, password, table, split_mb, Path(out))
+    host, port, user, password, table, types, split_mb, out = sys.argv[1:]
+    main(host, port, user, password, table, types, split_mb, Path(out))
