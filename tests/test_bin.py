@@ -148,9 +148,12 @@ def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
     locked = "python -m uv pip install --quiet --python .venv/bin/python --constraint locks/main.txt -e"
     assert calls("--test") == [uv, f"{locked} .[test]"]
     assert calls("--test", "--spark") == [
-        uv, f"{locked} .[test,spark]", f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}"]
+        uv, f"{locked} .[test,spark]", f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}",
+        # pyspark 4 beside .venv's 3.5, for the Spark 4 tests (tests/spark)
+        "python -m pip install --quiet --disable-pip-version-check --target .cache/spark4-site "
+        "pyspark==4.3.0"]
     assert calls("--test") == []  # a spark install has all a test install needs
-    assert calls("--spark", "--test") == []  # installed, and the jars are in the cache
+    assert calls("--spark", "--test") == []  # installed, the jars in the cache, pyspark 4 in its site
 
 
 def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
@@ -167,7 +170,8 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
         log.write_text("")
         proc = _run(root, "setup", *args)
         assert proc.returncode == 0, proc.stderr
-        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "uv pip install" in line]
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines()
+                if "uv pip install" in line or "--target" in line]  # (--target: Spark 4's site)
 
     assert installs("--parquet") == [".[parquet]"]
     assert installs("--parquet") == []
@@ -175,7 +179,7 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
     assert installs("--test") == [".[test]"]
     assert installs("--parquet") == []  # the test extra brings pyarrow
     (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
-    assert installs("--spark", "--parquet") == [".[spark,parquet]"]
+    assert installs("--spark", "--parquet") == [".[spark,parquet]", "pyspark==4.3.0"]  # (and Spark 4's)
     assert installs("--parquet") == []  # so does the spark extra
     assert installs("--test", "--parquet") == [".[test,parquet]"]
     proc = _run(root, "setup", "--pyarrow")
@@ -197,13 +201,14 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
         log.write_text("")
         proc = _run(root, "setup", *args)
         assert proc.returncode == 0, proc.stderr
-        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "uv pip install" in line]
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines()
+                if "uv pip install" in line or "--target" in line]  # (--target: Spark 4's site)
 
     assert installs("--mcp") == [".[mcp]"]
     assert installs("--mcp") == []
     assert installs() == []
     (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
-    assert installs("--spark") == [".[spark]"]
+    assert installs("--spark") == [".[spark]", "pyspark==4.3.0"]  # (and Spark 4's)
     assert installs("--mcp") == [".[mcp]"]  # the spark extra does not bring it
     assert installs("--test") == [".[test]"]
     assert installs("--mcp") == []  # the test extra does

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
     from cqlsh_ext.settings import Settings
 
-__all__ = ["Database", "Executed", "connect", "read_partition"]
+__all__ = ["Database", "Executed", "connect", "connect_with", "read_partition"]
 
 #: Rows a batch of the answer holds, and the server's page size when it pages the answer's rows:
 #: an export's (export.run), so to_arrow() reads as COPY TO does.
@@ -129,6 +129,18 @@ def connect(host: str | None = None, port: int | None = None, *, username: str |
         args += ["--dictionary", path]
     if cqlshrc is not None:
         args += ["--cqlshrc", _cqlshrc_file(cqlshrc)]
+    return _connected(args, port if host is None else None)
+
+
+def connect_with(args: Sequence[str]) -> Database:
+    """A connection made from cqlsh-ext's own command-line arguments (host, port, -u, -p, --ssl,
+    --cqlshrc, --keyspaces, -d, ...), read as the shell reads them: how `cqlsh-ext spark` hands its
+    connection to the data source its Spark 4 reads go through (spark/datasource.py). As connect."""
+    return _connected(list(args), None)
+
+
+def _connected(args: list[str], port: int | None) -> Database:
+    """connect's connection made from its arguments; `port`: a port given without a host."""
     import contextlib
     import io
 
@@ -147,7 +159,7 @@ def connect(host: str | None = None, port: int | None = None, *, username: str |
         raise Error(" ".join(why.split())) from None
     except Exception as err:
         raise Error(one_line(err)) from None
-    if port is not None and host is None:
+    if port is not None:
         conn.port = port
     from cqlsh_ext.keyspaces.errors import Asked, ConnectionFailed, connection_failures
 

@@ -63,9 +63,12 @@ def _refusal(plan: Plan) -> str | None:
     return None
 
 
-def partitions(db: Database, statement: str, n: int, params: Params = None) -> list[Partition]:
+def partitions(db: Database, statement: str, n: int, params: Params = None,
+               kinds: tuple[Kind | None, ...] | None = None) -> list[Partition]:
     """See the module doc. Error (one line) for a statement that cannot be split, or that the
-    reading refuses (a costly whole-table read without CONFIRM, as db.query refuses it)."""
+    reading refuses (a costly whole-table read without CONFIRM, as db.query refuses it). `kinds`:
+    the answer's Arrow kinds where the caller fixed them already (Spark's source, from the
+    statement its schema was read for): no sample is read again."""
     from cqlsh_ext.api.call import Call
     from cqlsh_ext.api.params import bind_statement
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
@@ -77,10 +80,11 @@ def partitions(db: Database, statement: str, n: int, params: Params = None) -> l
     if why is not None:
         raise Error(f"{LABEL}: {why}")
     bind_statement(db._prepared, lexed, plan.server_statement, plan, params)  # refused now, not in each part
-    # The answer's leading sample fixes its kinds once: read as a part is read (its plan plain),
-    # over the whole table, then stopped.
-    with db._answer(statement, params, Call(), plain=True) as sample:
-        kinds = sample._kinds()
+    if kinds is None:
+        # The answer's leading sample fixes its kinds once: read as a part is read (its plan
+        # plain), over the whole table, then stopped.
+        with db._answer(statement, params, Call(), plain=True) as sample:
+            kinds = sample._kinds()
     spans: list[tuple[tuple[int, int], ...] | None]
     if plan.restricts_partitions:
         spans = [None]

@@ -13,7 +13,8 @@ contract for each: the frame is what the same lazy query gives over `db.query(st
     `==`, `!=`, `<`, `<=`, `>`, `>=` with a literal and `is_in([...])` become payload conditions
     (`data.status = ?`, `data.n IN (?, ?)`), evaluated where the rows are read; a boolean column
     alone or negated is `= true` / `= false`. A float is pushed when it is finite and below 2**53
-    in magnitude (where the number rule and polars' doubles agree on every value the column holds);
+    in magnitude (where the number rule and polars' doubles agree on every value the column holds),
+    a string none that Arrow's spelling of a lone surrogate could meet otherwise (api.conditions);
   - on a CQL column of a scalar type (text, ascii, integers, float, double, boolean): `==`, `<`,
     `<=`, `>`, `>=` become server conditions (`ck > ?`; a partition key column `==` only, when it is
     the whole key), with ALLOW FILTERING: one `=`, or one lower and one upper bound, on a column the
@@ -44,6 +45,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.api.conditions import NEVER, Condition, path_condition
 from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
@@ -76,22 +78,6 @@ _SERVER_TYPES: dict[str, tuple[type, ...]] = {
     "varint": (int,), "float": (float, int), "double": (float, int), "boolean": (bool,)}
 #: The CQL integer types' ranges (bits of a signed integer).
 _INT_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
-#: Below this magnitude a float literal compares with a path's numbers as polars compares them
-#: (the number rule compares an integer with the literal's decimal exactly; under 2**53 every
-#: integer and every double agree on which side of the literal they are).
-_EXACT_FLOATS = 2.0 ** 53
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A condition pushed into the statement: its text with one marker per value, the values, and
-    for a server condition its CQL column."""
-
-    text: str
-    values: tuple[object, ...]
-    column: str | None = None
-
-
 @dataclass(frozen=True)
 class Comparison:
     """A conjunct of the simple forms the source reads: frame column `name`, a CQL comparison (or
@@ -100,10 +86,6 @@ class Comparison:
     name: str
     op: str
     values: tuple[object, ...]
-
-
-#: A conjunct no row can meet (`a == "é"` on an ascii column): the whole predicate is false.
-NEVER = Condition("", ())
 
 
 def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFrame:
@@ -422,7 +404,7 @@ def _pushed(source: _Source, comparison: Comparison) -> Condition | None:
     if any(v is None for v in comparison.values):
         return None  # a comparison with null is null: polars keeps no row (and binds no null)
     if column.role == PATH:
-        return _on_path(source.kinds[at], column.source, op, comparison.values)
+        return path_condition(source.kinds[at], column.source, op, comparison.values)
     if column.role != CQL:
         return None
     cqltype = source.target.type_of(name)
@@ -462,34 +444,3 @@ def _held(cqltype: str, op: str, values: tuple[object, ...]) -> tuple[object, ..
     if op in ("=", "IN"):
         return held if held and op == "IN" else NEVER
     return None  # an order comparison with a value the column cannot hold: polars' own
-
-
-def _on_path(kind: Kind, path: str | None, op: str, values: tuple[object, ...]) -> Condition | None:
-    """A payload condition on a path of `kind`, compared as polars compares: a string with a
-    string, a number with a number (a float finite and below 2**53), a boolean with = or !=."""
-    from decimal import Decimal
-
-    from cqlsh_ext.payload.arrow_types import Bool, Dec, Float, Int, Str
-    from cqlsh_ext.query.grammar import literal_of
-
-    if path is None:
-        return None
-    if isinstance(kind, Str):
-        fits = all(isinstance(v, str) for v in values)
-    elif isinstance(kind, Bool):
-        fits = op in ("=", "!=", "IN") and all(isinstance(v, bool) for v in values)
-    elif isinstance(kind, (Int, Dec)):
-        fits = all(isinstance(v, (int, Decimal)) and not isinstance(v, bool) for v in values)
-    elif isinstance(kind, Float):
-        fits = all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < _EXACT_FLOATS
-                   for v in values)
-    else:
-        return None
-    if not fits:
-        return None
-    try:
-        typed = tuple(literal_of(v, op) for v in values)
-    except Exception:  # a value no payload condition takes: polars' own
-        return None
-    markers = "(" + ", ".join("?" for _ in values) + ")" if op == "IN" else "?"
-    return Condition(f"{path} {op} {markers}", typed)

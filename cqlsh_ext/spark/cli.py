@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
 DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table), SELECT statements with payload
 paths, conditions, aggregates and GROUP BY, DESCRIBE PAYLOAD (every row) and COMPRESSION REWRITE
-(its writes from the executors) on Apache Spark,
-reading the table through the Spark Cassandra Connector; values are decoded in the executors by
-cqlsh-ext itself. The connection options are the shell's (cqlsh-ext --help)."""
+(its writes from the executors) on Apache Spark, reading the table through the Spark Cassandra
+Connector (pyspark 3.5) or cqlsh-ext's own Python data source (pyspark 4.1 and later); values are
+decoded in the executors by cqlsh-ext itself. The connection options are the shell's (cqlsh-ext
+--help)."""
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -42,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="a Spark setting, as spark-submit --conf (repeatable)")
     parser.add_argument("--fetch-jars", action="store_true",
-                        help="download the connector's jars into the cache and exit (bin/setup --spark)")
+                        help="download the connector's jars into the cache and exit (bin/setup --spark; "
+                             "Spark 3.5's: Spark 4 needs none)")
     return parser
 
 
@@ -78,6 +80,10 @@ def _statements(options: Any) -> list[Lexed]:
 def fetch_jars(spark_args: Any) -> int:
     from cqlsh_ext.spark import session
 
+    session.check_environment()
+    if session.pyspark_version() >= (4, 0):
+        print("cqlsh-ext spark: Spark 4 reads through cqlsh-ext's own data source: no jar to fetch")
+        return 0
     spark = session.start("local[1]", dict(spark_args.conf),
                           [session.CONNECTOR, session.SIGV4_PLUGIN], "cqlsh-ext fetch-jars")
     spark.stop()
@@ -126,12 +132,20 @@ def _run(spark_args: Any, rest: list[str]) -> int:
         raise SparkError(str(err)) from None
     try:
         db.default_timeout = conn.options.request_timeout
-        _check_partitioner(db, conn)
+        spark4 = session.pyspark_version() >= (4, 0)
+        if not spark4:
+            _check_partitioner(db, conn)
         datacenter = next((h.datacenter for h in cluster.metadata.all_hosts() if h.datacenter), None)
         with tempfile.TemporaryDirectory(prefix="cqlsh-ext-spark-") as workdir:
-            conf = conn.spark_conf(datacenter, Path(workdir))
+            # Spark 4: no connector to configure; its reads go through cqlsh-ext's data source,
+            # which connects with this command's own arguments (spark/datasource.py).
+            conf = {} if spark4 else conn.spark_conf(datacenter, Path(workdir))
             conf.update(dict(spark_args.conf))
-            spark = session.start(spark_args.master, conf, conn.packages())
+            spark = session.start(spark_args.master, conf, [] if spark4 else conn.packages())
+            if spark4:
+                from cqlsh_ext.spark.datasource import register
+
+                register(spark, connection_arguments(rest))
             try:
                 for stmt in parsed:
                     _one(spark, db, conn, stmt)
@@ -141,6 +155,21 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     finally:
         cluster.shutdown()
     return 0
+
+
+def connection_arguments(rest: list[str]) -> list[str]:
+    """The command line's arguments but its statements (-e, -f): the connection, as the data
+    source's Python workers make it again."""
+    kept: list[str] = []
+    skip = False
+    for arg in rest:
+        if skip:
+            skip = False
+        elif arg in ("-e", "--execute", "-f", "--file"):
+            skip = True
+        elif not arg.startswith(("--execute=", "--file=")):
+            kept.append(arg)
+    return kept
 
 
 def _check_partitioner(db: Any, conn: Any) -> None:

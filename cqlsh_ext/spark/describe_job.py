@@ -19,7 +19,7 @@ from typing import Any
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 
 def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],
@@ -73,8 +73,7 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
         with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
             parts = parts_rdd.collect()
     except Exception as err:
-        raise SparkError(f"reading {target.keyspace}.{target.meta.name} through the Spark connector failed: "
-                         f"{java_error(err)}") from None
+        raise read_failed(spark, f"{target.keyspace}.{target.meta.name}", err) from None
     for part in parts:
         description.merge(part)
     description.scan = (f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"

@@ -24,7 +24,7 @@ from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, arrow_pages, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 Row = tuple[Any, ...]
 
@@ -159,8 +159,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
         with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
             parts = tasks.collect()
     except Exception as err:
-        raise SparkError(f"reading {ks}.{meta.name} through the Spark connector failed: "
-                         f"{java_error(err)}") from None
+        raise read_failed(spark, f"{ks}.{meta.name}", err) from None
     rows: list[Row] = []
     for part, found in parts:
         answer.merge(part)

@@ -1,4 +1,5 @@
-"""A SparkSession with the Cassandra connector: jars from Maven Central into a cache, the JVM's
+"""A SparkSession: on Spark 3.5 with the Cassandra connector (jars from Maven Central into a
+cache), on Spark 4 with cqlsh-ext's own Python data source (spark/datasource.py) and no jar; the JVM's
 output in a log file, and one line for each way starting can fail.
 
 The connector and (for SigV4) the Keyspaces plugin for the Java driver are resolved by Spark itself
@@ -25,6 +26,8 @@ CONNECTOR = "com.datastax.spark:spark-cassandra-connector_2.12:3.5.1"
 SIGV4_PLUGIN = "software.aws.mcs:aws-sigv4-auth-cassandra-java-driver-plugin:4.0.9"
 #: Where the connector's jars are kept between runs (overridden by CQLSH_EXT_SPARK_CACHE).
 CACHE_ENV = "CQLSH_EXT_SPARK_CACHE"
+#: The oldest pyspark 4 whose Python data sources take pushed filters (DataSourceReader.pushFilters).
+SPARK4_OLDEST = (4, 1)
 
 
 class SparkError(Exception):
@@ -39,6 +42,21 @@ def cache_dir() -> Path:
     return Path(base) / "cqlsh-ext" / "spark"
 
 
+def pyspark_version() -> tuple[int, int]:
+    """The installed pyspark's (major, minor)."""
+    import re
+
+    import pyspark
+
+    found = re.match(r"(\d+)\.(\d+)", pyspark.__version__)
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+def on_spark4(spark: Any) -> bool:
+    """Whether the session is Spark 4's (its reads go through cqlsh-ext's data source)."""
+    return int(str(spark.version).split(".")[0]) >= 4
+
+
 def check_environment() -> None:
     """What pyspark needs before it starts a JVM, said in one line each."""
     try:
@@ -47,6 +65,16 @@ def check_environment() -> None:
         from cqlsh_ext.common.install import install_hint
 
         raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')}") from None
+    version = pyspark_version()
+    if version >= (4, 0):
+        if version < SPARK4_OLDEST:
+            from cqlsh_ext.common.install import install_hint
+
+            raise SparkError(f"pyspark {pyspark.__version__}: Spark 4's Python data sources take pushed "
+                             f"filters from pyspark 4.1: install pyspark 4.1 or later, or 3.5 "
+                             f"({install_hint('spark')})")
+        _check_java()
+        return
     try:
         # pyspark 3.5's pandas UDFs and its version checks import distutils, which Python 3.12+
         # lacks; setuptools provides it (the [spark] extra installs it there).
@@ -56,6 +84,10 @@ def check_environment() -> None:
 
         raise SparkError("pyspark 3.5 needs distutils, which this Python lacks (setuptools has it): "
                          f"{install_hint('spark')}") from None
+    _check_java()
+
+
+def _check_java() -> None:
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
     if not java or not os.access(java, os.X_OK):
@@ -113,10 +145,11 @@ def start(master: str, conf: dict[str, str], packages: list[str], app_name: str 
 
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    builder = (SparkSession.builder.master(master).appName(app_name)
-               .config("spark.jars.packages", ",".join(packages))
-               .config("spark.jars.ivy", str(cache / "ivy"))
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.showConsoleProgress",
+                                                                            "false")
+    if packages:  # (Spark 4 reads through cqlsh-ext's data source: no jar)
+        builder = (builder.config("spark.jars.packages", ",".join(packages))
+                   .config("spark.jars.ivy", str(cache / "ivy")))
     for key, value in conf.items():
         builder = builder.config(key, value)
     log = log_path()
@@ -130,12 +163,23 @@ def start(master: str, conf: dict[str, str], packages: list[str], app_name: str 
     return spark
 
 
+def read_failed(spark: Any, table: str, err: BaseException) -> SparkError:
+    """The one line for a table's read that failed: what read it (the connector, or on Spark 4
+    cqlsh-ext's data source) and why."""
+    reader = "cqlsh-ext's data source" if on_spark4(spark) else "the Spark connector"
+    return SparkError(f"reading {table} through {reader} failed: {java_error(err)}")
+
+
 def java_error(err: BaseException) -> str:
     """One line from a Py4JJavaError or a pyspark AnalysisException: the Java exception's own
     message, and its root cause where that says more (the connector wraps a driver error)."""
+    text = str(getattr(err, "desc", None) or err)
+    if "PYTHON_DATA_SOURCE" in text:  # Spark 4's data source failed in a Python worker: its error's line
+        worker = _python_error(text)
+        if worker:
+            return worker
     java = getattr(err, "java_exception", None)
     if java is None:
-        text = str(getattr(err, "desc", None) or err)
         return " ".join(text.splitlines()[0].split()) if text else type(err).__name__
     parts = []
     seen = 0
@@ -157,6 +201,21 @@ def java_error(err: BaseException) -> str:
     first = first.split(" (showing first")[0]
     said = root.split(": ", 1)[-1][:60] in first
     return first if said or root == first else f"{first} (cause: {root.split(' (showing first')[0]})"
+
+
+def _python_error(text: str) -> str | None:
+    """The last error line of a Python traceback in `text`: cqlsh-ext's own one line as it is (the
+    data source's refusals), another error named."""
+    import re
+
+    lines = [found for found in re.findall(r"^\s*((?:\w+\.)*)([A-Z]\w*): (.+)$", text, re.M)
+             if found[1].endswith(("Error", "Exception"))]
+    if not lines:
+        return None
+    module, name, message = lines[-1]
+    if f"{module}{name}" == "cqlsh_ext.api.errors.Error":
+        return message.strip()
+    return f"a Python error in Spark's data source: {name}: {message.strip()}"
 
 
 class TaskProgress:

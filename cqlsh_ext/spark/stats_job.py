@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsOnSpark
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
@@ -73,10 +73,21 @@ def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], 
 
 
 def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
-    """The table through the connector, its columns in the result's order."""
+    """The table's columns `names`, in that order, blobs as their stored bytes: through the
+    connector (Spark 3.5), or cqlsh-ext's data source (Spark 4: spark/datasource.py, `blobs` =
+    `stored`, connected with the command's arguments: cli.py registered it)."""
     from pyspark.sql import functions
 
-    frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
+    from cqlsh_ext.spark.session import on_spark4
+
+    if on_spark4(spark):
+        from cqlsh_ext.query.grammar import quote
+        from cqlsh_ext.spark.datasource import NAME
+
+        frame = spark.read.format(NAME).options(table=f"{quote(ks)}.{quote(table)}", blobs="stored",
+                                                columns=", ".join(quote(n) for n in names)).load()
+    else:
+        frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
     return frame.select(*[functions.col(f"`{n}`") for n in names])
 
 
@@ -101,8 +112,7 @@ def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, prici
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
             partials = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
-        raise SparkError(f"reading {ks}.{stmt.table} through the Spark connector failed: "
-                         f"{java_error(err)}") from None
+        raise read_failed(spark, f"{ks}.{stmt.table}", err) from None
     for part in partials:
         stats.merge(part)
     stats.scan = (f"Spark {context.applicationId}, master {context.master}, {len(partials)} tasks"

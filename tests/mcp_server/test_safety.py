@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from size_estimates import record_estimates
 
 from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
 from .harness import write_credentials
@@ -398,44 +399,6 @@ def test_a_denied_table_is_absent_from_every_system_table_the_allow_list_serves(
 
 
 
-#: Flushes a keyspace and has the node record its size estimates now (nodetool flush and
-#: refreshsizeestimates, through the node's JMX: the test server's jars ship no nodetool), so that
-#: system.size_estimates and system.table_estimates hold its tables' figures.
-_ESTIMATES_JAVA = """
-import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
-
-public class Estimates {
-    public static void main(String[] args) throws Exception {
-        String address = "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + args[0] + "/jmxrmi";
-        try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
-            MBeanServerConnection node = connector.getMBeanServerConnection();
-            ObjectName storage = new ObjectName("org.apache.cassandra.db:type=StorageService");
-            node.invoke(storage, "forceKeyspaceFlush", new Object[] {args[1], new String[0]},
-                        new String[] {"java.lang.String", "[Ljava.lang.String;"});
-            node.invoke(storage, "refreshSizeEstimates", null, null);
-        }
-    }
-}
-"""
-
-
-def _record_estimates(cassandra, keyspace: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import subprocess
-
-    import devcassandra
-
-    source = tmp_path / "Estimates.java"
-    source.write_text(_ESTIMATES_JAVA)
-    jmx = str(cassandra.instance.config.jmx_port)
-    run = subprocess.run([devcassandra.find_java(), str(source), jmx, keyspace], capture_output=True,
-                         text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
-
-
 #: The characters of unquoted CQL names, in the order the server compares text (its UTF-8 bytes).
 _NAME_CHARS = "".join(sorted("0123456789_abcdefghijklmnopqrstuvwxyz"))
 #: The types a column's type is guessed among (a table the attacker sees has a column of each).
@@ -589,7 +552,7 @@ def test_a_hidden_table_is_found_by_no_search_under_limit(cassandra, serve, demo
     hiding, twin = f"hiding_a_{os.getpid()}", f"hiding_b_{os.getpid()}"  # names of one length
     hidden = "delta_salaries"  # between two tables the attacker sees: alpha and kilo
     _hiding_keyspaces(cassandra, hiding, twin, hidden)
-    _record_estimates(cassandra, hiding, tmp_path)
+    record_estimates(cassandra, hiding, tmp_path)
     session = cassandra.session()
     try:
         # What the superuser reads: the hidden table in every system table probed, its size too.

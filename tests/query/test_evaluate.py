@@ -157,6 +157,24 @@ def test_decoding_off_refuses_paths():
         Evaluator(plan, Decoding(mode="none"))
 
 
+def test_decoding_off_reads_a_plan_of_columns():
+    """A plan that reads no payload (its columns alone: a partition's, Spark's stored blobs) runs
+    with decoding off, each row kept; one with a path, a condition or a group is refused."""
+    stored = zstandard.ZstdCompressor().compress(b'{"a": 1}')
+    for text in ("SELECT pk, data FROM t", "SELECT * FROM t"):
+        plan = parse(text, SCHEMA, plain=True)
+        assert plan is not None
+        result = Evaluator(plan, Decoding(mode="none")).evaluate({"pk": "p", "ck": 1, "data": stored})
+        assert result.matched and not result.undecodable
+    for text in ("SELECT pk FROM t WHERE data.a = 1 ALLOW FILTERING",
+                 "SELECT count(*) FROM t ALLOW FILTERING",
+                 "SELECT data.a, count(*) FROM t GROUP BY data.a ALLOW FILTERING"):
+        plan = parse(text, SCHEMA, plain=True)
+        assert plan is not None
+        with pytest.raises(QueryError, match="decoding is off"):
+            Evaluator(plan, Decoding(mode="none"))
+
+
 def test_random_bytes_are_undecodable():
     plan = parse("SELECT data.a FROM t WHERE data.a IS NULL ALLOW FILTERING", SCHEMA)
     assert plan is not None

@@ -1,7 +1,10 @@
 """A table written by real producers, and `cqlsh-ext spark` and the shell run on it.
 
 Spark starts cost 10-40 s on a 2-core machine: a module runs `cqlsh-ext spark` once with all its
-statements (-f FILE) and its tests read that one run's output.
+statements (-f FILE) and its tests read that one run's output. `runs` does it on both Sparks:
+pyspark 3.5 with the Cassandra connector (.venv's) and pyspark 4 through cqlsh-ext's own data
+source (spark/datasource.py), pyspark 4 from .cache/spark4-site, which bin/setup --spark fills and
+the run puts first on its PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -78,19 +81,33 @@ def make_table(cassandra, rows: int) -> Table:
     return Table(ks, "orders", values)
 
 
-def spark_env(home: Path) -> dict[str, str]:
+#: Where bin/setup --spark installs pyspark 4 (pip --target), beside .venv's pyspark 3.5.
+SPARK4_SITE = REPO_ROOT / ".cache" / "spark4-site"
+#: The Sparks `runs` runs on: pyspark 3.5 (.venv's, the connector) and pyspark 4 (SPARK4_SITE).
+SPARKS = ("3.5", "4")
+
+
+def spark4_site() -> Path:
+    if not (SPARK4_SITE / "pyspark").is_dir():
+        pytest.fail(f"pyspark 4 is not in {SPARK4_SITE}: bin/setup --spark installs it", pytrace=False)
+    return SPARK4_SITE
+
+
+def spark_env(home: Path, spark: str = "3.5") -> dict[str, str]:
     env = isolated_env(home)
     # The jars bin/setup --spark fetched (isolated_env drops CQLSH_* variables).
     env["CQLSH_EXT_SPARK_CACHE"] = str(REPO_ROOT / ".cache" / "spark")
+    if spark == "4":  # pyspark 4 found before .venv's 3.5, by the program and its Python workers
+        env["PYTHONPATH"] = os.pathsep.join([str(spark4_site()), *filter(None, [env.get("PYTHONPATH")])])
     return env
 
 
 def run_spark(cassandra, home: Path, args: list[str], timeout: float = 600,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+              env: dict[str, str] | None = None, spark: str = "3.5") -> subprocess.CompletedProcess:
     # cqlsh's own warning about -p on the command line is not what the tests look at.
     return subprocess.run([CQLSH_EXT, "spark", *args, *cassandra.cqlsh_args,
                            "--insecure-password-without-warning"], cwd=home,
-                          env={**spark_env(home), **(env or {})}, capture_output=True, text=True,
+                          env={**spark_env(home, spark), **(env or {})}, capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -115,23 +132,56 @@ QUERIES = {
 }
 
 
+#: The DESCRIBE PAYLOAD both run (the shell: every row, ALL), its WHERE's payload conditions the evaluator's.
+DESCRIBE = "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID'"
+
+
+@dataclass
+class ShellRuns:
+    """The table, the statements file and the shell's runs of them."""
+
+    table: Table
+    home: Path
+    statements: Path
+    shell_stats: subprocess.CompletedProcess
+    shell_queries: dict[str, subprocess.CompletedProcess]
+    shell_describe: subprocess.CompletedProcess
+
+
 @dataclass
 class Runs:
     table: Table
     spark: subprocess.CompletedProcess
     shell_stats: subprocess.CompletedProcess
     shell_queries: dict[str, subprocess.CompletedProcess]
+    shell_describe: subprocess.CompletedProcess
     events: Path
+    #: Which Spark ran (SPARKS).
+    version: str = "3.5"
+
+
+@pytest.fixture(scope="session", params=SPARKS, ids=[f"spark{v}" for v in SPARKS])
+def runs(request, cassandra, shell_runs) -> Runs:
+    """One `cqlsh-ext spark` run of every statement the tests look at (-f, local[2], Spark's event
+    log on), on each Spark, and the shell's runs of the same statements."""
+    version = request.param
+    events = shell_runs.home / f"events-{version}"
+    events.mkdir()
+    # The event log one plain file, as Spark 3.5 writes it (Spark 4's default: rolled, zstd).
+    logged = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
+              "--conf", "spark.eventLog.rolling.enabled=false", "--conf", "spark.eventLog.compress=false"]
+    spark = run_spark(cassandra, shell_runs.home, ["--master", "local[2]", "--output-format", "json", *logged,
+                                                   "-f", str(shell_runs.statements)], spark=version)
+    assert spark.returncode == 0, spark.stderr
+    return Runs(shell_runs.table, spark, shell_runs.shell_stats, shell_runs.shell_queries,
+                shell_runs.shell_describe, events, version)
 
 
 @pytest.fixture(scope="session")
-def runs(cassandra, tmp_path_factory) -> Runs:
-    """One table, one `cqlsh-ext spark` run of every statement the tests look at (-f, local[2],
-    Spark's event log on), and the shell's runs of the same statements."""
+def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
+    """One table, the statements `runs` runs, and the shell's runs of the same statements."""
     home = tmp_path_factory.mktemp("spark")
     table = make_table(cassandra, 400)
-    events = home / "events"
-    events.mkdir()
     statements = home / "statements.cql"
     select = f"SELECT data, extra FROM {table.qualified}"
     # Blobs in a UDT, a tuple, a map and a list: the demo's nested_blobs.
@@ -145,11 +195,8 @@ def runs(cassandra, tmp_path_factory) -> Runs:
     stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
              nested]
     queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
-    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
-    spark = run_spark(cassandra, home, ["--master", "local[2]", "--output-format", "json",
-                                        "--conf", "spark.eventLog.enabled=true",
-                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
-    assert spark.returncode == 0, spark.stderr
+    describe = f"{DESCRIBE.format(t=table.qualified)} JSON"
+    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values(), describe]))
     # At the level the connector reads at (LOCAL_ONE): read units are priced at the reads' level, so
     # the shell's reports and Spark's are the same to the last figure.
     shell_stats = run_shell(cassandra, home, f"CONSISTENCY LOCAL_ONE; {stats[0]}; "
@@ -159,4 +206,6 @@ def runs(cassandra, tmp_path_factory) -> Runs:
                      for name, text in queries.items()}
     for proc in shell_queries.values():
         assert proc.returncode == 0, proc.stderr
-    return Runs(table, spark, shell_stats, shell_queries, events)
+    shell_describe = run_shell(cassandra, home, f"{DESCRIBE.format(t=table.qualified)} ALL JSON")
+    assert shell_describe.returncode == 0, shell_describe.stderr
+    return ShellRuns(table, home, statements, shell_stats, shell_queries, shell_describe)

@@ -13,7 +13,7 @@ from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.payload import native
 
-from .conftest import make_table, run_spark
+from .conftest import json_lines, make_table, run_spark
 
 pytestmark = pytest.mark.spark
 
@@ -76,3 +76,13 @@ def test_spark_mode_refuses_what_is_the_shell_s(cassandra, tmp_path):
                                ("DESCRIBE TABLE ks.t", "other DESCRIBE statements are the shell's")):
         proc = run_spark(cassandra, tmp_path, ["-e", statement])
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_on_either_spark_the_report_is_the_shell_s(runs):
+    """The `runs` fixture's DESCRIBE PAYLOAD, on Spark 3.5 (the connector) and Spark 4 (cqlsh-ext's
+    data source): the shell's ALL, figure for figure."""
+    (spark,) = [doc for doc in json_lines(runs.spark.stdout) if "describe" in doc]
+    shell = json.loads(runs.shell_describe.stdout)
+    assert spark["reading"]["scan"].startswith("Spark local-") and shell["reading"]["mode"] == "all"
+    assert figures(spark) == figures(shell)
+    assert 0 < spark["where"]["rows_matched"] < len(runs.table.values)

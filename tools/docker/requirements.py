@@ -16,12 +16,13 @@ import sys
 
 import tomllib
 
-#: Test and development tools, and Spark mode (pyspark, pandas: about 400 MB, and a JVM the image
-#: does not have; Spark jobs ship cqlsh-ext in their own packed environment, docs/spark.md):
-#: `EXTRAS=spark` still installs it on purpose. The Python API's extra (pandas, polars: for programs
-#: and notebooks, not the image's shell) is left out too. The parquet extra (pyarrow) is in the image. The
-#: native extra is the core's prebuilt wheel, which no index has: the image builds the core itself.
-NOT_FOR_THE_IMAGE = {"test", "tests", "dev", "lint", "docs", "spark", "native", "api"}
+#: Test and development tools, and Spark mode on Spark 3.5 and 4 (pyspark, pandas: about 400 MB, and
+#: a JVM the image does not have; Spark jobs ship cqlsh-ext in their own packed environment,
+#: docs/spark.md): `EXTRAS=spark` (or spark4) still installs it on purpose. The Python API's extra
+#: (pandas, polars: for programs and notebooks, not the image's shell) is left out too. The parquet
+#: extra (pyarrow) is in the image. The native extra is the core's prebuilt wheel, which no index
+#: has: the image builds the core itself.
+NOT_FOR_THE_IMAGE = {"test", "tests", "dev", "lint", "docs", "spark", "spark4", "native", "api"}
 
 
 def requirements(project: dict, extras: str) -> list[str]:

@@ -1,0 +1,216 @@
+"""The Arrow side of Spark's data source (spark/datasource.py): the API's answer (db.query's Arrow
+types, docs/api.md) in the types Spark's Python data sources take, the blob columns as their stored
+bytes where cqlsh-ext spark's statements read them, and the pushed filters applied to each batch.
+
+Spark takes Arrow batches whose schema is exactly the Spark schema's (to_arrow_schema, UTC): what
+Spark has no type for is given its nearest: a uuid column is its text (as the Cassandra connector
+gives it), a uuid inside a collection, tuple or UDT its 16 bytes, a JSON text (arrow.json) its
+string; timestamps are Spark's microseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.payload.arrow_types import Blob, Kind, List, Map, Struct
+
+
+def plain_type(arrow: Any, top: bool = True) -> Any:
+    """`arrow` with its extension types as Spark reads them: a uuid column as a string (`top`),
+    a uuid inside a value as binary, a JSON text as a string."""
+    import pyarrow as pa
+
+    if isinstance(arrow, pa.BaseExtensionType):
+        if arrow.extension_name == "arrow.uuid":
+            return pa.string() if top else pa.binary()
+        return plain_type(arrow.storage_type, top)
+    if pa.types.is_struct(arrow):
+        return pa.struct([f.with_type(plain_type(f.type, False)) for f in arrow])
+    if pa.types.is_map(arrow):
+        return pa.map_(arrow.key_field.with_type(plain_type(arrow.key_type, False)),
+                       arrow.item_field.with_type(plain_type(arrow.item_type, False)))
+    if pa.types.is_list(arrow) or pa.types.is_fixed_size_list(arrow) or pa.types.is_large_list(arrow):
+        return pa.list_(arrow.value_field.with_type(plain_type(arrow.value_type, False)))
+    if pa.types.is_fixed_size_binary(arrow):
+        return pa.binary()
+    return arrow
+
+
+def spark_schema(schema: Any) -> Any:
+    """The Spark StructType of an Arrow schema of the API's (timestamps with their zone:
+    TimestampType)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    plain = pa.schema([f.with_type(plain_type(f.type)) for f in schema])
+    return from_arrow_schema(plain, prefer_timestamp_ntz=False)
+
+
+def spark_batch(batch: Any, target: Any) -> Any:
+    """`batch` (the API's) in the Arrow schema `target` (to_arrow_schema of spark_schema's)."""
+    import pyarrow as pa
+
+    columns = []
+    for column, field in zip(batch.columns, target, strict=True):
+        if isinstance(column.type, pa.BaseExtensionType) and column.type.extension_name == "arrow.uuid" \
+                and pa.types.is_string(field.type):
+            import uuid
+
+            column = pa.array([None if b is None else str(uuid.UUID(bytes=b))
+                               for b in column.storage.to_pylist()], pa.string())
+        columns.append(column.cast(field.type))
+    return pa.RecordBatch.from_arrays(columns, schema=target)
+
+
+# ------------------------------------------------------------------ the stored bytes
+
+
+def stored_array(kind: Kind, array: Any) -> Any:
+    """A column's values with each blob inside (Blob: the struct of its six parts) as its stored
+    bytes: what the Cassandra connector gives for the same column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(kind, Blob):
+        return pc.struct_field(array, "stored")
+    if not _holds_blobs(kind):
+        return array
+    if isinstance(array, pa.ChunkedArray):
+        return pa.chunked_array([stored_array(kind, chunk) for chunk in array.chunks])
+    mask = array.is_null() if array.null_count else None
+    if isinstance(kind, List):
+        values = stored_array(kind.item, array.values)
+        if kind.size is not None:
+            return pa.FixedSizeListArray.from_arrays(values, kind.size, mask=mask)
+        return pa.ListArray.from_arrays(array.offsets, values, mask=mask)
+    if isinstance(kind, Map):
+        return pa.MapArray.from_arrays(array.offsets, stored_array(kind.key, array.keys),
+                                       stored_array(kind.value, array.items), mask=mask)
+    assert isinstance(kind, Struct)
+    children = [stored_array(k, array.field(i)) for i, (_name, k) in enumerate(kind.fields)]
+    return pa.StructArray.from_arrays(children, names=[name for name, _ in kind.fields], mask=mask)
+
+
+def stored_type(kind: Kind, arrow: Any) -> Any:
+    """The Arrow type stored_array gives a column of `kind` (its Arrow type `arrow`)."""
+    import pyarrow as pa
+
+    if isinstance(kind, Blob):
+        return pa.binary()
+    if not _holds_blobs(kind):
+        return arrow
+    if isinstance(kind, List):
+        item = stored_type(kind.item, arrow.value_type)
+        return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
+    if isinstance(kind, Map):
+        return pa.map_(stored_type(kind.key, arrow.key_type), stored_type(kind.value, arrow.item_type))
+    assert isinstance(kind, Struct)
+    return pa.struct([(name, stored_type(k, arrow.field(i).type)) for i, (name, k) in enumerate(kind.fields)])
+
+
+def _holds_blobs(kind: Kind) -> bool:
+    if isinstance(kind, Blob):
+        return True
+    if isinstance(kind, List):
+        return _holds_blobs(kind.item)
+    if isinstance(kind, Map):
+        return _holds_blobs(kind.key) or _holds_blobs(kind.value)
+    if isinstance(kind, Struct):
+        return any(_holds_blobs(k) for _, k in kind.fields)
+    return False
+
+
+@dataclass(frozen=True)
+class StoredColumns:
+    """Which of the API's Arrow columns make the stored columns: each answer column's name, its
+    index among the API's fields (a blob's: its NAME:stored) and its kind."""
+
+    names: tuple[str, ...]
+    fields: tuple[int, ...]
+    kinds: tuple[Kind, ...]
+
+    def batch(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        arrays = [stored_array(kind, batch.column(at))
+                  for at, kind in zip(self.fields, self.kinds, strict=True)]
+        return pa.RecordBatch.from_arrays(arrays, names=list(self.names))
+
+    def schema(self, schema: Any) -> Any:
+        """The stored columns' Arrow schema, from the API's."""
+        import pyarrow as pa
+
+        return pa.schema([(name, stored_type(kind, schema.field(at).type))
+                          for name, at, kind in zip(self.names, self.fields, self.kinds, strict=True)])
+
+
+def stored_columns(columns: Sequence[Any], schema: Any) -> StoredColumns:
+    """StoredColumns of an answer's fixed columns (payload.columns.AnswerColumn) and its schema:
+    a blob column's NAME:stored, any other column's own field (its companions left out)."""
+    from cqlsh_ext.payload.columns import BLOB, STORED
+
+    names = schema.names
+    fields = [names.index(c.name + STORED if c.role == BLOB else c.name) for c in columns]
+    kinds = [c.fixed for c in columns]
+    return StoredColumns(tuple(c.name for c in columns), tuple(fields), tuple(kinds))
+
+
+# ------------------------------------------------------------------ the filters Spark pushed
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """A filter Spark handed over and the reader took: where it looks (the answer column's name,
+    then the fields inside its struct), how it compares (=, !=, <, <=, >, >=, IN) and with what;
+    the payload condition it became (its text with markers, its values)."""
+
+    attribute: tuple[str, ...]
+    op: str
+    values: tuple[Any, ...]
+    condition: str
+    bound: tuple[Any, ...]
+
+
+_COMPARE = {"=": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal", ">": "greater",
+            ">=": "greater_equal"}
+
+
+def kept(batch: Any, pushed: Sequence[Pushed]) -> Any:
+    """The rows of `batch` (the API's) every pushed filter keeps, as Spark compares: a null
+    compares to nothing. The statement's payload conditions have read less already; this keeps
+    Spark's answer exactly Spark's whatever they let through."""
+    import pyarrow.compute as pc
+
+    if not pushed or not batch.num_rows:
+        return batch
+    mask = None
+    for one in pushed:
+        values = batch.column(one.attribute[0])
+        for name in one.attribute[1:]:
+            values = pc.struct_field(values, name)
+        found = _compared(values, one.op, one.values)
+        mask = found if mask is None else pc.and_kleene(mask, found)
+    return batch.filter(mask, null_selection_behavior="drop")
+
+
+def _compared(values: Any, op: str, literals: tuple[Any, ...]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if op == "IN":  # (a null is in no list: dropped, as Spark drops it)
+        return pc.is_in(values, value_set=pa.array(literals, values.type))
+    return getattr(pc, _COMPARE[op])(values, pa.scalar(literals[0], values.type))
+
+
+def comparable(arrow: Any, literals: tuple[Any, ...]) -> bool:
+    """Whether each literal is a value of the Arrow type (pushed filters are compared in it)."""
+    import pyarrow as pa
+
+    try:
+        for literal in literals:
+            pa.scalar(literal, arrow)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return False
+    return True
