@@ -487,7 +487,8 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     name = exports.new_name(fmt)
     statement = ExportStatement(allowed.text, allowed.lexed, str(exports.file(name)),
                                 "parquet" if fmt == "parquet" else "json")
-    written = service_of("export")(work.context(), statement, PrivateFile(exports.max_bytes, CAP_NAME))
+    private = PrivateFile(exports.max_bytes, CAP_NAME, exports.descriptor)
+    written = service_of("export")(work.context(), statement, private)
     notes = [exports.without_directory(line) for line in work.said]
     if written is None:
         return failed(exports.without_directory(" ".join(work.errors)) or "nothing was exported", notes)
