@@ -195,6 +195,9 @@ def run() -> None:
 
 
 def _main(argv: list[str] | None) -> int:
+    from cqlsh_ext.common.private_process import make_private
+
+    make_private()  # before anything runs an outside piece: none reads this process's environment
     args = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):
         # A decoded document's string may hold a lone surrogate (its "\\ud800" escape: valid JSON,
