@@ -74,10 +74,11 @@ def timestamp_value(byts: bytes, protocol_version: int = 5) -> datetime.datetime
 
 
 def time_value(byts: bytes, protocol_version: int = 5) -> Time | int:
-    """A time's 8 bytes: the driver's Time, or its nanoseconds (int) where Time refuses them (a day
-    or more)."""
+    """A time's 8 bytes: the driver's Time, or its nanoseconds (int) where Time does not hold them:
+    a day or more, which it refuses, and fewer than none, which it takes and shows as a time that
+    is not (-2 ns as -1:59:59.999999998; stock cqlsh's, read_as_stock)."""
     nanos = int.from_bytes(byts, "big", signed=True)
-    return Time(nanos) if nanos < DAY_NANOS else nanos
+    return Time(nanos) if nanos < DAY_NANOS and (nanos >= 0 or _as_stock[0]) else nanos
 
 
 def install() -> None:
