@@ -167,6 +167,15 @@ def outside_lines() -> list[str]:
     return [f"format {origin}" for origin in origins()]
 
 
+def _stock_timestamps(settings: Settings) -> None:
+    """With decompression off (-d none) the shell prints what stock cqlsh prints: its timestamps
+    read as cqlsh reads them (upstream.time_values.read_as_stock)."""
+    from cqlsh_ext.settings import NONE
+    from cqlsh_ext.upstream.time_values import read_as_stock
+
+    read_as_stock(settings.display.mode == NONE)
+
+
 def main(argv: list[str] | None = None) -> int:
     from cqlsh_ext.output import OutputClosed
 
@@ -195,6 +204,9 @@ def run() -> None:
 
 
 def _main(argv: list[str] | None) -> int:
+    from cqlsh_ext.common.private_process import make_private
+
+    make_private()  # before anything runs an outside piece: none reads this process's environment
     args = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):
         # A decoded document's string may hold a lone surrogate (its "\\ud800" escape: valid JSON,
@@ -248,6 +260,7 @@ def _main(argv: list[str] | None) -> int:
         ext.debug = "--debug" in cqlsh_args
         settings = load(ext, cqlshmain.CONFIG_FILE)
         load_dictionaries(settings)
+        _stock_timestamps(settings)
         cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
     except (SettingError, KeyspacesError) as err:
         say(f"cqlsh-ext: error: {err}")  # wrapped at words on a terminal, one line in a pipe

@@ -88,6 +88,14 @@ _RSS_WRAPPER = (
 )
 
 
+def as_the_user() -> list[str]:
+    """The command prefix that starts a program as any other process of a user is: without
+    capabilities. These tests may run as root, whose CAP_SYS_PTRACE reads any process's /proc
+    entries; under `setpriv` with every capability dropped, root's processes are held to what a
+    user's are held to (the kernel's ptrace access check), and what they start too."""
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"] if os.geteuid() == 0 else []
+
+
 def run(
     binary: str,
     args: list[str],

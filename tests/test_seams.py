@@ -302,6 +302,16 @@ def test_boto3_session_wraps_a_botocore_session():
     assert isinstance(session._session, botocore.session.Session)
 
 
+def test_the_libev_event_loop_is_one_a_process_and_ends_by_its_cleanup():
+    from cassandra.io import libevreactor
+
+    assert hasattr(libevreactor, "_global_loop")
+    for name in ("_cleanup", "_conn_set_lock", "_live_conns", "_new_conns"):
+        assert name in inspect.getsource(libevreactor.LibevLoop), name
+    source = inspect.getsource(libevreactor.LibevConnection.initialize_reactor)
+    assert "if not _global_loop:" in source and "_global_loop = LibevLoop()" in source
+
+
 def test_driver_resets_its_reactor_after_a_fork():
     # scanning.workers forks the shell and opens new connections in the child: the driver must
     # notice the fork and start a fresh event loop instead of using the parent's dead thread.

@@ -120,6 +120,33 @@ def test_none_is_byte_for_byte_stock_cqlsh(cassandra, ks, tmp_path):
         assert re.sub(r"this server is \S+", "this server is 5.0.6", left_out) in readme
 
 
+def test_none_is_stock_for_timestamps_stock_reads_through_a_float(cassandra, tmp_path):
+    """Past about year 2100 stock cqlsh's float reading shows a timestamp off by microseconds
+    (9999-12-31 23:59:59.999 as 23:59:59.998993), and a negative time as a time (-2 ns as
+    -1:59:59.999999998): `-d none` and DECOMPRESS NONE print those, byte for byte as stock;
+    decompression on prints the exact value, and the negative time's nanoseconds (docs/api.md)."""
+    name = cassandra.create_keyspace("stock_times")
+    session = cassandra.session(name)
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, ts timestamp, tm time)")
+    for key, text in enumerate(["2024-02-03 04:05:06.789+0000", "2262-04-11 23:47:16.854+0000",
+                                "9999-12-31 23:59:59.999+0000", "0001-01-01 00:00:00.000+0000"]):
+        session.execute(f"INSERT INTO t (id, ts, tm) VALUES ({key}, '{text}', "
+                        f"blobAsTime(bigintAsBlob({key - 2})))")
+    session.shutdown()
+    statement = f"SELECT * FROM {name}.t"
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert "9999-12-31 23:59:59.998993+0000" in stock.stdout
+    ours = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-d", "none", "-e", statement], tmp_path)
+    assert ours.returncode == stock.returncode == 0 and ours.stdout == without_patch_warning(stock.stdout)
+    script = tmp_path / "none.cql"
+    script.write_text(f"{statement};\nDECOMPRESS NONE;\n{statement};\n")
+    switched = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path).stdout
+    exact, _, after = switched.partition("Decompression mode set to NONE.\n")
+    assert "9999-12-31 23:59:59.999000+0000" in exact and re.search(r"\|\s+-2 \|", exact)
+    assert "-1:59:59.999999998" in stock.stdout
+    assert after.strip() == without_patch_warning(stock.stdout).strip()
+
+
 def test_expand_none_is_stock_too(cassandra, ks, tmp_path):
     script = tmp_path / "expand.cql"
     script.write_text(f"EXPAND ON;\nSELECT * FROM {ks}.mixed;\n")

@@ -257,7 +257,12 @@ class Database:
         self.close()
 
     def close(self) -> None:
+        """The connections ended, and the driver's event loop thread with them when no other
+        connection of this process uses it (upstream.seams.end_idle_event_loop)."""
+        from cqlsh_ext.upstream.seams import end_idle_event_loop
+
         self.cluster.shutdown()
+        end_idle_event_loop(self.cluster.connection_class)
 
     @property
     def where(self) -> str:

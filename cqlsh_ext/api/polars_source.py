@@ -95,6 +95,7 @@ def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFram
     from cqlsh_ext.api.query_answer import need
 
     pl = need("polars")
+    import pyarrow as pa
     from polars.io.plugins import register_io_source
 
     lexed, plan, target = db._plain_plan(statement, LABEL)
@@ -105,7 +106,8 @@ def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFram
         schema = sample.schema
         kinds = sample._kinds()
         columns = list(sample._typed.fixed())
-    frame_schema = pl.from_arrow(schema.empty_table()).schema
+    # (Table.from_batches: pyarrow's empty_table() builds no extension type inside a list or struct)
+    frame_schema = pl.from_arrow(pa.Table.from_batches([], schema)).schema
     source = _Source(db, lexed, params, plan, target, columns, kinds, frame_schema)
     frame: polars.LazyFrame = register_io_source(source, schema=frame_schema, explain_name="cqlsh_ext",
                                                  explain_detail=" ".join(statement.split()))

@@ -531,16 +531,16 @@ class QueryAnswer:
         uuid.UUID objects (pandas has no dtype for Arrow's uuid type: inside a list or a struct
         a UUID is its 16 bytes), and JSON text, a string (docs/api.md's table). `options` go to
         pyarrow's Table.to_pandas; a `types_mapper` of its own (None: NumPy's dtypes, pyarrow's
-        default) takes the table as to_arrow() gives it."""
-        pd = need("pandas")
-        table = self.to_arrow()
-        if "types_mapper" in options:
-            given: pandas.DataFrame = table.to_pandas(**options)
-            return given
+        default) takes the table with the extension types as pandas can take them too (pyarrow's
+        to_pandas converts no extension type inside a list, a map or a struct)."""
         import pyarrow as pa
 
+        pd = need("pandas")
+        table = self.to_arrow()
         table = table.cast(pa.schema([_for_pandas(f) for f in table.schema], metadata=table.schema.metadata))
-        options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) else pd.ArrowDtype(t)
+        if "types_mapper" not in options:
+            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) \
+                else pd.ArrowDtype(t)
         frame: pandas.DataFrame = table.to_pandas(**options)
         for at, field in enumerate(table.schema):
             if isinstance(field.type, pa.BaseExtensionType):

@@ -96,10 +96,8 @@ def call(db: Database, feature: Feature, arguments: Mapping[str, Any],
 
     given = {name: value for name, value in arguments.items() if value is not None and value is not False}
     try:
-        if feature.request is not None:
-            request = request_of(feature, FeatureCall(given, table_named(feature, given, db.keyspace)))
-        else:
-            request = FeatureCall(checked(feature, given), table_named(feature, given, db.keyspace))
+        given = checked(feature, given)  # before the table it names is read from it
+        request = request_of(feature, FeatureCall(given, table_named(feature, given, db.keyspace)))
     except Invalid as err:
         raise Error(str(err)) from None
 

@@ -10,7 +10,10 @@ and the JSON text of collections in CSV), the records decoded from blobs embedde
   infinities, which JSON numbers cannot hold, as the strings "NaN", "Infinity", "-Infinity"
   (`float_name`, the one place that names them, also for the table's rendering of records);
 - UUIDs, inet addresses, dates, times of day, decimals in reports: their text; durations as cqlsh
-  prints them; sets and tuples: arrays.
+  prints them; sets and tuples: arrays;
+- integers past 4,300 digits (a document's: long_int.LongInt) are JSON numbers in files; where
+  the reader is a program whose parser refuses them as Python's json and pydantic's do by default
+  (an MCP client), strings of their digits (`long_integers_as_text`).
 
 cqlsh_ext.output.spellings writes CQL values typed by their column with these functions (and keeps
 decimals and varints digit for digit); `dumps` writes report documents, and `loaded` gives the
@@ -28,6 +31,8 @@ import re
 import struct
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
+
+from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS, PYTHON_DIGITS, LongInt
 
 _UTC = datetime.timezone.utc
 
@@ -121,6 +126,34 @@ def finite(value: Any) -> Any:
     return value
 
 
+#: ASCII digits to "0", every other byte to a space: a run of digits is then a run of "0".
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+#: A run of more digits than Python's json and pydantic's parser read in an integer by default.
+_PAST_READ_DIGITS = b"0" * (PYTHON_DIGITS + 1)
+
+
+def has_long_digits(body: bytes) -> bool:
+    """Whether JSON text `body` may hold an integer of more than PYTHON_DIGITS digits (a run of
+    that many digits anywhere, a string's too)."""
+    return _PAST_READ_DIGITS in body.translate(_DIGITS_ONLY)
+
+
+def long_integers_as_text(value: Any) -> Any:
+    """A JSON value with each integer of more than PYTHON_DIGITS digits as a string: a document's
+    (LongInt) its digits, another its hex (as the display shows it); each container new."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        if isinstance(value, LongInt):
+            return value.text
+        if abs(value) < PAST_PYTHON_DIGITS:
+            return value
+        return f"{'-' if value < 0 else ''}0x{abs(value):x}"  # as the display shows another's
+    if isinstance(value, dict):
+        return {k: long_integers_as_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [long_integers_as_text(v) for v in value]
+    return value
+
+
 #: What a lone surrogate is read as where UTF-8 must hold the text.
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -169,7 +202,7 @@ def loaded(document: Any) -> Any:
     if document is None or isinstance(document, (str, bool)):
         return document
     if isinstance(document, int):
-        return int(document)
+        return document if isinstance(document, LongInt) else int(document)
     if isinstance(document, float):
         return float_name(document) or float(document)
     if isinstance(document, dict):

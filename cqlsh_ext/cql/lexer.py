@@ -1,5 +1,6 @@
 """The tokens of a CQL statement, with CQL's literals: 'strings' ('' escapes), $$strings$$, integers
-of any size (exact), decimals and floats (as Decimal, exact), "quoted names"; comments (--, //,
+(exact; past Python's int-string limit left unread, None), decimals and floats (as Decimal, exact),
+"quoted names"; comments (--, //,
 /* */) are space. `Lexed` is a statement lexed once and read by everyone: recognition
 (query.recognize), the payload-query parser (query.grammar) and its error path, COPY (SELECT ...)'s,
 encode()'s and Spark's readers. The Cursor is how the parsers walk the tokens."""
@@ -74,11 +75,20 @@ def tokenize(text: str) -> list[Token]:
         elif kind == "qname":
             append(Token(kind, raw[1:-1].replace('""', '"'), start, pos))
         elif kind == "int":
-            append(Token(kind, raw, start, pos, int(raw)))
+            append(Token(kind, raw, start, pos, _integer(raw)))
         else:  # decimal
             append(Token(kind, raw, start, pos, Decimal(raw)))
     append(Token("end", "", size, size))
     return tokens
+
+
+def _integer(raw: str) -> int | None:
+    """An integer literal's value; None past Python's int-string limit (a reader that takes such a
+    number says how long it may be: query.grammar)."""
+    try:
+        return int(raw)
+    except ValueError:
+        return None
 
 
 class Lexed:

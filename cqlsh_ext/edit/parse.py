@@ -375,6 +375,13 @@ def _number(tok: Token, negative: bool = False) -> int | float:
         if abs(number) == float("inf"):
             raise QueryError(f"{tok.value} is beyond a double")
         return Spelt(text if _JSON_NUMBER.fullmatch(text) else repr(-number if negative else number))
+    if value is None:  # past Python's int-string limit, which the lexer leaves unread
+        from cqlsh_ext.payload.numbers import integer_of
+
+        try:
+            value = integer_of(tok.value, "an edit writes")
+        except ValueError as err:
+            raise QueryError(str(err)) from None
     assert isinstance(value, int)
     return SpeltInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
 

@@ -364,13 +364,14 @@ def _select(feature: Feature, text: str, tokens: list[Token]) -> tuple[Lexed, st
 
 
 def request_of(feature: Feature, call: FeatureCall) -> Any:
-    """The typed request of `call` that the feature's service takes, built by the feature's declared
-    builder (Feature.request) from its arguments checked against the declaration (an argument given
-    as None is one not given). Raises Invalid, one line naming the argument."""
-    if feature.request is None:
-        raise LookupError(f"{feature.name} declares no request builder")
+    """What the feature's service takes of `call`, its arguments checked against the declaration (an
+    argument given as None is one not given): the typed request its declared builder
+    (Feature.request) makes, or, for a feature that declares none (a package's), the call itself
+    with its checked arguments. Every front end calls a feature through here. Raises Invalid, one
+    line naming the argument."""
     given = checked(feature, {name: value for name, value in call.arguments.items() if value is not None})
-    return feature.request(replace(call, arguments=given))
+    checked_call = replace(call, arguments=given)
+    return checked_call if feature.request is None else feature.request(checked_call)
 
 
 def ready_service(ctx: ReadContext, feature: Feature, call: FeatureCall,

@@ -192,8 +192,8 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
     if rules.system_allowed:
         from cqlsh_ext.mcp_server.log import log
 
-        log(f"the policy ({rules.source}) allows system tables besides the schema and topology ones: "
-            + ", ".join(f"{keyspace}.{table}" for keyspace, table in rules.system_allowed))
+        log(f"the policy ({rules.path or rules.source}) allows system tables besides the schema and "
+            "topology ones: " + ", ".join(f"{keyspace}.{table}" for keyspace, table in rules.system_allowed))
     for path in options.schema_file:
         if not os.path.isfile(path):
             return f"--schema-file {path}: no such file"

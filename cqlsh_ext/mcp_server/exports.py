@@ -12,7 +12,9 @@ PrivateFile: the writing stops there and leaves nothing), and is read only by th
 it (the call's owner: server.py's _owner) while this server runs: another client, knowing the URI,
 is answered as for a name never given. A file is read through the directory's descriptor, opened at
 start, and opened without following a link, then checked (fstat) before a byte is served: a
-regular file of this user's with no other name. No answer names the directory.
+regular file of this user's with no other name. A file is written through that descriptor too
+(export.target: made, checked and named in it, no path resolved again). No answer names the
+directory.
 
 A chunk is at most the server's answer cap as sent: JSON Lines as text ending at a line's end (a
 line longer than a chunk is cut at a character's end, and the chunk says so), Parquet as base64 of
@@ -99,10 +101,18 @@ class ExportDir:
         return f"export-{secrets.token_hex(16)}{FORMATS[fmt][0]}"
 
     def file(self, name: str) -> Path:
-        """The path of one of its files' names, for the writer (refused: a name the server gave none of)."""
+        """The path of one of its files' names, as the writer's lines name it (refused: a name the
+        server gave none of); the writer makes it through `descriptor`, never through this path."""
         if not _NAME.fullmatch(name):
             raise ExportRefused(f"no export {name[:80]!r}")
         return self.path / name
+
+    @property
+    def descriptor(self) -> int:
+        """The directory's descriptor, held since start: every file is made, checked, read and
+        removed through it (export.target.PrivateFile.directory), so a directory moved and replaced
+        by a link later is still the one written into."""
+        return self._fd
 
     def made(self, name: str, owner: bytes) -> None:
         """`name` was written for the client `owner` (server.py's _owner): that client alone reads it."""

@@ -32,6 +32,7 @@ for any number of names.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -128,11 +129,13 @@ class Policy:
     tools_allowed: frozenset[str] | None = None
     tools_denied: frozenset[str] = frozenset()
     calls_per_minute: int | None = None
-    #: Where it was read from, for messages ('built in' without a file).
+    #: Where it was read from, as an answer names it: its file's name ('built in' without a file).
     source: str = "built in"
     #: The system tables the policy file allows beyond SYSTEM_READABLE, each (keyspace, table).
     system_allowed: tuple[tuple[str, str], ...] = ()
     credentials: tuple[Pattern, ...] = field(default_factory=lambda: built_in())
+    #: The file as given on the command line, for the server's own log (None: built in).
+    path: str | None = None
     system_readable: tuple[Pattern, ...] = field(default_factory=lambda: system_readable())
 
     def permits_tool(self, name: str) -> bool:
@@ -285,7 +288,7 @@ def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = 
     data: dict[str, Any] = {}
     source = "built in"
     if path is not None:
-        source = path
+        source = os.path.basename(path)  # as refusals name it: no answer names the server's directories
         data = _read(path)
     known = set(tools)
     for section, value in data.items():
@@ -311,7 +314,7 @@ def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = 
     if calls_per_minute is not None:
         limit = calls_per_minute
     return Policy(denied, redacted, frozenset(allowed) if allowed is not None else None,
-                  frozenset(denied_tools), limit, source, system_allowed)
+                  frozenset(denied_tools), limit, source, system_allowed, path=path)
 
 
 def _system_table(text: str, path: str | None) -> tuple[str, str]:

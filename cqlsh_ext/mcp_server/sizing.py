@@ -56,7 +56,16 @@ def spelt(data: Any) -> tuple[bytes, int]:
     only when the plain spelling fails): a float past the double's range (a document's 1e400) by its
     name (jsonenc.finite, as every JSON we write spells it; json.dumps' bare Infinity is no JSON);
     and a lone surrogate (jsonenc.without_surrogates) as U+FFFD: the SDK cannot write it (it ended
-    the server) and its client cannot read its JSON escape (pydantic's parser refuses the message)."""
+    the server) and its client cannot read its JSON escape (pydantic's parser refuses the message).
+    An integer past 4,300 digits, which the client's parser refuses, is the string of its digits
+    (jsonenc.long_integers_as_text; looked for when the text has such a run of digits)."""
+    body, replaced = _spelt(data)
+    if jsonenc.has_long_digits(body):
+        return _spelt(jsonenc.long_integers_as_text(data))
+    return body, replaced
+
+
+def _spelt(data: Any) -> tuple[bytes, int]:
     try:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # a float JSON cannot hold
@@ -71,7 +80,10 @@ def spelt(data: Any) -> tuple[bytes, int]:
 def for_the_sdk(data: Any, body: bytes) -> Any:
     """The structured content the SDK is given to write itself, `data` as `body` (its compact() bytes)
     spells it: with compact()'s names for the floats JSON cannot hold and its U+FFFD for a lone
-    surrogate. The walks are made only when `body` shows that they may be needed."""
+    surrogate, its integers past 4,300 digits as strings. The walks are made only when `body` shows
+    that they may be needed."""
+    if jsonenc.has_long_digits(body):
+        data = jsonenc.long_integers_as_text(data)
     if jsonenc.REPLACEMENT.encode() not in body and not any(name in body for name in _NAMES_END):
         return data
     return jsonenc.unicode_only(jsonenc.finite(data))[0]

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.cql.spelling import spell
 from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names
-from cqlsh_ext.features.calling import request_of
+from cqlsh_ext.features.calling import checked, request_of
 from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
 from cqlsh_ext.features.reads import (
     DEFAULT_ROWS,
@@ -447,18 +447,19 @@ def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswe
 
 def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     """The answer of a feature MCP adds nothing of its own to (cqlsh-ext's reports, a package's read
-    features): the arguments the guard admitted into the request its declared builder makes (else a
+    features): the arguments the guard admitted, checked against the declaration as the shell's and
+    the API's are (features.calling.request_of), into the request its declared builder makes (else a
     features.feature.FeatureCall, a package's service's), with the table it reads as the guard read
     it (not resolved again), handed to its service in the call's context; its report answered as
     every report is. Never ADVISE's SAVE DICTIONARY: that writes a file on the server's host (no
     request built from arguments asks for it)."""
+    arguments = checked(feature, {name: value for name, value in arguments.items() if value is not None})
     table = found = None
     if feature.reads.what == "table" and feature.reads.argument is not None:
         table = table_of(work, arguments.get(feature.reads.argument))
         _known(work, *table)
         found = work.found if work.named == table else None
-    call = FeatureCall(dict(arguments), table, found)
-    request = request_of(feature, call) if feature.request is not None else call
+    request = request_of(feature, FeatureCall(arguments, table, found))
     return work.report_of(lambda ctx: service_of(feature.name)(ctx, request))
 
 
@@ -486,7 +487,8 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     name = exports.new_name(fmt)
     statement = ExportStatement(allowed.text, allowed.lexed, str(exports.file(name)),
                                 "parquet" if fmt == "parquet" else "json")
-    written = service_of("export")(work.context(), statement, PrivateFile(exports.max_bytes, CAP_NAME))
+    private = PrivateFile(exports.max_bytes, CAP_NAME, exports.descriptor)
+    written = service_of("export")(work.context(), statement, private)
     notes = [exports.without_directory(line) for line in work.said]
     if written is None:
         return failed(exports.without_directory(" ".join(work.errors)) or "nothing was exported", notes)

@@ -37,6 +37,7 @@ from cqlsh_ext.common.jsonenc import (
     time_text,
 )
 from cqlsh_ext.common.jsonenc import string as _string
+from cqlsh_ext.common.long_int import LongInt
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.columns import cut_text
 from cqlsh_ext.payload.confidence import confidence_of, view_confidence
@@ -348,7 +349,7 @@ class JsonSpelling(Blobs):
         if isinstance(value, bool):
             return value
         if isinstance(value, int):
-            return int(value)
+            return value if isinstance(value, LongInt) else int(value)  # a LongInt keeps its digits
         if isinstance(value, float):
             return _float_tree(value, False)
         if isinstance(value, decimal.Decimal):

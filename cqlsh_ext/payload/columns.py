@@ -39,10 +39,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
+from cqlsh_ext.common.long_int import LongInt
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_types import (
     SHAPE_BOUNDS,
@@ -600,8 +602,10 @@ def sample_kind(seed: Kind, values: Sequence[tuple[Any, int]]) -> Kind:
     - of those, the narrowest kind holding every one: integers and floats a double while the
       integers are exact in one, integers and decimals a decimal, records the union of their keys;
       inside a record or a list, a place where values of different sorts meet is JSON text;
-    - a value no typed place holds on its own (an integer past 38 digits, a decimal that is not
-      finite, a record keyed by other than strings) is left out: it will not fit;
+    - a value no typed place holds on its own (a decimal that is not finite, a record keyed by
+      other than strings) is left out: it will not fit; but a column of numbers one of which no
+      number type holds (an integer or a decimal past 38 digits) is JSON text, each number as
+      written;
     - a column, or a place inside one, where no value was seen (only nulls) is JSON text, which
       holds whatever comes.
 
@@ -609,11 +613,13 @@ def sample_kind(seed: Kind, values: Sequence[tuple[Any, int]]) -> Kind:
     each shape)."""
     kinds: dict[str, list[Kind]] = {}
     votes: dict[str, int] = {}
+    unheld = False  # a number no number type holds: past 38 digits
     for value, weight in values:
         if value is None or value is UNDECODABLE_GROUP:
             continue
         found = value_kind(value, seed)
         if isinstance(found, Json) and not isinstance(seed, Json):
+            unheld = unheld or (_long_number(value) and not isinstance(seed, (Int, Float, Dec)))
             continue
         sort = _sort_of(found)
         kinds.setdefault(sort, []).append(found)
@@ -621,12 +627,25 @@ def sample_kind(seed: Kind, values: Sequence[tuple[Any, int]]) -> Kind:
     if not kinds:
         return _null_to_json(settled(seed))
     sort = max(votes, key=lambda name: votes[name])  # (max keeps the first of equals)
+    if unheld and sort == "number":
+        return _JSON_TEXT
     kind = seed
     for found in kinds[sort]:
         kind = merge(kind, found)
     if isinstance(kind, Json) and sort == "number":  # a big integer beside floats: floats hold most
         kind = Float()
     return _whole_type(_null_to_json(settled(kind)))
+
+
+#: The kind of JSON text.
+_JSON_TEXT = Json()
+
+
+def _long_number(value: Any) -> bool:
+    """A finite number past the 38 digits decimal128 holds (an int, a LongInt, a Decimal)."""
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return False
+    return not isinstance(value, Decimal) or value.is_finite()
 
 
 def _whole_type(kind: Kind) -> Kind:
@@ -1165,6 +1184,8 @@ def _plain_scalar(value: Any, kind: type) -> bool:
         return True
     if kind is int:
         return bool(value.bit_length() <= 14_000)
+    if kind is LongInt:  # a document's integer, within its budget: written as the document writes it
+        return True
     if kind is float:
         return bool(value - value == 0)  # finite
     return False

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from cqlsh_ext.common import long_int
 from cqlsh_ext.payload import budget
 
 
@@ -40,7 +41,9 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
     limit = budget.current().nodes
     if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
         return None
-    parsed = _exact_orjson(text)
+    raw = text.encode("utf-8", "surrogatepass")
+    digits = raw.translate(_DIGITS_ONLY)
+    parsed = _with_long_integers(text) if _PAST_PYTHON_DIGITS in digits else _exact_orjson(text, raw, digits)
     if parsed is None:
         try:
             parsed = json.loads(text)
@@ -49,11 +52,35 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
     return parsed if isinstance(parsed, (dict, list)) else None
 
 
+def _with_long_integers(text: str) -> Any:
+    """json.loads(text) for a text with a run of digits past Python's int-string limit: each
+    integer that long read whole as a common.long_int.LongInt (its digits kept as written), up to
+    INTEGER_DIGITS of them in all (the value's budget); None past it, or when the text is no JSON
+    (it is then shown as stored, as a text with more values than the budget's nodes is)."""
+    left = long_int.INTEGER_DIGITS
+
+    def integer(written: str) -> int:
+        nonlocal left
+        if len(written) <= long_int.PYTHON_DIGITS:
+            return int(written)
+        left -= len(written) - written.startswith("-")
+        if left < 0:
+            raise ValueError("past the value's digits")
+        return long_int.LongInt(written)
+
+    try:
+        return json.loads(text, parse_int=integer)
+    except (ValueError, RecursionError):
+        return None
+
+
 _orjson_loads: Callable[[str], Any] | None = None
 #: ASCII digits to "0", every other byte to a space: a run of LONG_DIGITS is then a run of digits.
 _DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 #: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
 _LONG_DIGITS = b"0" * 19
+#: A run of digits longer than Python's int() reads by default.
+_PAST_PYTHON_DIGITS = b"0" * (long_int.PYTHON_DIGITS + 1)
 #: Nesting orjson reads for json.loads, at the most: json.loads refuses what nests deeper than the
 #: interpreter's recursion limit allows (about 1,000 levels, fewer when called from deep in a
 #: stack), orjson reads up to 1,024; deeper texts are json.loads'.
@@ -78,14 +105,15 @@ def _nesting_above(raw: bytes, limit: int) -> bool:
     return passes + len(brackets) > limit
 
 
-def _exact_orjson(text: str) -> Any:
+def _exact_orjson(text: str, raw: bytes, digits: bytes) -> Any:
     """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
     exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
     64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
     json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
     takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
     is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
-    Duplicate keys: the last value wins at the first key's place in both."""
+    Duplicate keys: the last value wins at the first key's place in both. `raw`: the text as UTF-8
+    (surrogates passed), `digits`: raw translated by _DIGITS_ONLY."""
     global _orjson_loads
     loads = _orjson_loads
     if loads is None:
@@ -94,8 +122,7 @@ def _exact_orjson(text: str) -> Any:
         except ImportError:  # a broken install: json.loads reads everything
             return None
         loads = _orjson_loads = orjson.loads
-    raw = text.encode("utf-8", "surrogatepass")
-    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY) or _nesting_above(raw, _ORJSON_DEPTH):
+    if _LONG_DIGITS in digits or _nesting_above(raw, _ORJSON_DEPTH):
         return None
     try:
         return loads(text)

@@ -30,7 +30,9 @@ def table_cell(value: Any, budget: Budget) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        from cqlsh_ext.payload.formats.tree import int_text
+
+        return int_text(value)  # past 4,300 digits, hex (but a document's LongInt)
     if isinstance(value, float):
         return float_text(value)
     if isinstance(value, Decimal):

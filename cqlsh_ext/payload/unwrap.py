@@ -405,10 +405,18 @@ def stored_text(value: bytes) -> tuple[str, bool] | None:
         if _C1_RE.search(text):
             return None  # C1 controls: not something people write
         # Short random values pass as UTF-8 mostly through stray multi-byte sequences
-        # (bench/text_rule.py): below SHORT_TEXT bytes only ASCII text counts.
-        if len(value) < SHORT_TEXT:
+        # (bench/text_rule.py): below SHORT_TEXT bytes only ASCII text counts, and a JSON object
+        # or array (`{"a": "xéy"}`: no random bytes are that).
+        if len(value) < SHORT_TEXT and not _short_json(text):
             return None
     return text, b"\xc2" not in value and "\t" not in text and "\n" not in text and "\r" not in text
+
+
+def _short_json(text: str) -> bool:
+    """Whether a short text is a JSON object or array (json_text.json_container reads it)."""
+    from cqlsh_ext.payload.json_text import json_container
+
+    return text.lstrip()[:1] in ("{", "[") and json_container(text) is not None
 
 
 def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:

@@ -184,6 +184,25 @@ def _equals(literal: Literal) -> Callable[[Any], bool]:
     return lambda value: compare(value, "=", literal)
 
 
+def _in_list(literals: Sequence[Literal]) -> Callable[[Any], bool]:
+    """Whether a value equals one of an IN list's literals (compare's `=`), the literals made sets
+    once: a number by the number rule (numbers.NumberSet), a string or a bool as itself; a null
+    literal equals nothing."""
+    found = numbers.NumberSet(lit for lit in literals if is_number(lit))  # type: ignore[misc]
+    texts = frozenset(lit for lit in literals if isinstance(lit, str))
+    truths = frozenset(lit for lit in literals if isinstance(lit, bool))
+
+    def contains(value: Any) -> bool:
+        value = _plain(value)
+        if is_number(value):
+            return value in found
+        if isinstance(value, bool):
+            return value in truths
+        return isinstance(value, str) and value in texts
+
+    return contains
+
+
 def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], bool]:
     """Whether a value read at a condition's path meets it (SQL semantics: compare())."""
     op, values = pred.op, pred.values
@@ -196,8 +215,7 @@ def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], boo
         fullmatch = like.fullmatch
         return lambda value: isinstance(value := _plain(value), str) and fullmatch(value) is not None
     if op == "IN":
-        tests = [_equals(lit) for lit in values]
-        return lambda value: any(test(value) for test in tests)
+        return _in_list(values)
     if op == "CONTAINS":
         equals = _equals(values[0])
 

@@ -434,12 +434,14 @@ class _Parser(Cursor):
         if marker is not None:
             return None  # bound later (bind): its value is a parameter's
         tok = self.next()
-        if tok.kind in ("string", "int", "decimal"):
+        if tok.kind == "string":
             return tok.literal
+        if tok.kind in ("int", "decimal"):
+            return _number(tok)
         if tok.kind == "punct" and tok.value == "-" and self.peek().kind in ("int", "decimal"):
-            value = self.next().literal
-            assert isinstance(value, (int, Decimal))
-            return -value
+            value = _number(self.next())
+            # Decimal's minus rounds to its context (and overflows past its exponents): copy_negate does not
+            return -value if isinstance(value, int) else value.copy_negate()
         if tok.kind == "word" and tok.value.lower() in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[tok.value.lower()]
         raise QueryError(f"expected a literal at {tok.describe()}")
@@ -663,6 +665,24 @@ def parse(statement: Lexed | str, schema: Schema, plain: bool = False, markers: 
     return _Parser(lexed(statement), schema, plain, markers).parse()
 
 
+def _number(tok: Token) -> int | Decimal:
+    """A number token's value, exact (payload.numbers: at most INTEGER_DIGITS digits, any exponent);
+    QueryError saying so for a longer one."""
+    from cqlsh_ext.payload import numbers
+
+    try:
+        if tok.kind == "int":  # past Python's int-string limit the lexer leaves it unread
+            return numbers.integer_of(tok.value)
+    except ValueError as err:
+        raise QueryError(str(err)) from None
+    value = tok.literal
+    assert isinstance(value, Decimal)
+    refused = numbers.too_long(value)
+    if refused is not None:
+        raise QueryError(refused)
+    return value
+
+
 #: What a payload condition's parameter may be: JSON's scalars (a float is taken as the decimal
 #: it prints as, so it compares as the same number written in the statement would).
 PARAMETER_TYPES = "a str, an int, a float, a Decimal, a bool or None"
@@ -681,6 +701,12 @@ def literal_of(value: object, op: str) -> Literal:
     if value is None or isinstance(value, (str, bool, int, Decimal)):
         if isinstance(value, Decimal) and not value.is_finite():
             raise QueryError(f"a payload condition compares with a finite number, not {value}")
+        if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+            from cqlsh_ext.payload.numbers import too_long
+
+            refused = too_long(value)
+            if refused is not None:
+                raise QueryError(refused)
         return value
     if isinstance(value, float):
         if float_name(value) is not None:  # NaN, Infinity: named, not numbers

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, title
-from cqlsh_ext.settings import MODES, SettingError, parse_column_spec, parse_mode, parse_place
+from cqlsh_ext.settings import MODES, NONE, SettingError, parse_column_spec, parse_mode, parse_place
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
@@ -165,4 +165,7 @@ def do_decompress(shell: Shell, parsed: Parsed) -> None:
     except SettingError as err:
         shell.printerr(str(err))
         return
+    from cqlsh_ext.upstream.time_values import read_as_stock
+
+    read_as_stock(display.mode == NONE)  # stock cqlsh's output, its timestamps included
     print(f"Decompression mode set to {display.mode.upper()}.")

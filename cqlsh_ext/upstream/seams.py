@@ -98,6 +98,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
      "scanning.scan, scanning.workers"),
+    ("cassandra-driver", "the libev reactor's event loop, one a process (libevreactor._global_loop, "
+                         "made again by LibevConnection.initialize_reactor when None; LibevLoop._cleanup, "
+                         "_live_conns, _new_conns, _conn_set_lock), ended once no connection is left: "
+                         "end_idle_event_loop", "api.database"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
 )
@@ -511,3 +515,21 @@ def install_connection_hook(adjust: Callable[[dict[str, Any]], dict[str, Any]],
         setattr(module, "Cluster", cluster)  # noqa: B010
     sslhandling.ssl_settings = ssl_settings
     setattr(copyutil, "ssl_settings", ssl_settings)  # noqa: B010
+
+
+def end_idle_event_loop(connection_class: Any) -> bool:
+    """The driver's libev event loop ended, and its thread joined, once no connection of any
+    cluster of this process is left (the driver starts it with the first connection and keeps it
+    for the process; the next connection starts another). A program's own clusters of the driver
+    share it: while one has a connection, nothing is done. Whether it was ended."""
+    from cassandra.io import libevreactor
+
+    loop = getattr(libevreactor, "_global_loop", None)
+    if loop is None or connection_class is not libevreactor.LibevConnection:
+        return False
+    with loop._conn_set_lock:
+        if loop._live_conns or loop._new_conns:
+            return False
+    loop._cleanup()
+    libevreactor._global_loop = None
+    return True

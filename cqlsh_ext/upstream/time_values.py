@@ -16,7 +16,10 @@ Here a timestamp is read with integers alone: the datetime (naive, in UTC, as th
 it; a whole number of milliseconds) where Python's datetime holds it (years 1 to 9999), else the
 integer of milliseconds since the epoch, cqlsh's own spelling of such a value; a time is the
 driver's `Time` where it takes the value, else the integer of nanoseconds. Neither raises, so no
-value leaves a connection defunct. Installed once a process, before any connection reads
+value leaves a connection defunct. In the shell with decompression off (`-d none`, DECOMPRESS
+NONE: what stock cqlsh prints, byte for byte) a timestamp is read as cqlsh reads it, through its
+float (`read_as_stock`): 9999-12-31 23:59:59.999 is then 23:59:59.998993, as stock cqlsh shows it.
+Installed once a process, before any connection reads
 (`install`, from seams.import_cqlshmain); in the shell cqlsh's main() installs its own reading of
 timestamps first and this one goes back in right after (`after_cqlsh_hooks`), keeping cqlsh's
 warning for a timestamp read as an integer.
@@ -31,7 +34,7 @@ from typing import Any
 
 from cassandra.util import Time  # (the driver is loaded before this module: seams.import_cqlshmain)
 
-__all__ = ["after_cqlsh_hooks", "install", "time_value", "timestamp_value"]
+__all__ = ["after_cqlsh_hooks", "install", "read_as_stock", "time_value", "timestamp_value"]
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 _DELTA = datetime.timedelta
@@ -44,11 +47,21 @@ DAY_NANOS = 86_400_000_000_000
 _on_integer: list[Callable[[bytes, int], Any]] = []
 #: The driver's Cython readers install() took away, by name (cqlsh's hooks delete one themselves).
 _taken: dict[str, Any] = {}
+#: Whether timestamps are read as stock cqlsh reads them (read_as_stock).
+_as_stock: list[bool] = [False]
+
+
+def read_as_stock(stock: bool) -> None:
+    """Read timestamps as cqlsh's own reading does (its float of seconds: `-d none` prints what
+    stock cqlsh prints), or exactly (the default). Only in the shell, where cqlsh's reading is."""
+    _as_stock[0] = stock
 
 
 def timestamp_value(byts: bytes, protocol_version: int = 5) -> datetime.datetime | int:
     """A timestamp's 8 bytes: its datetime exactly, or its milliseconds since the epoch (int) where
     no datetime holds it (see the module doc)."""
+    if _as_stock[0] and _on_integer:
+        return _on_integer[0](byts, protocol_version)
     millis = int.from_bytes(byts, "big", signed=True)
     try:
         # (integers only: timedelta(days, seconds, microseconds, milliseconds); OverflowError
@@ -61,10 +74,11 @@ def timestamp_value(byts: bytes, protocol_version: int = 5) -> datetime.datetime
 
 
 def time_value(byts: bytes, protocol_version: int = 5) -> Time | int:
-    """A time's 8 bytes: the driver's Time, or its nanoseconds (int) where Time refuses them (a day
-    or more)."""
+    """A time's 8 bytes: the driver's Time, or its nanoseconds (int) where Time does not hold them:
+    a day or more, which it refuses, and fewer than none, which it takes and shows as a time that
+    is not (-2 ns as -1:59:59.999999998; stock cqlsh's, read_as_stock)."""
     nanos = int.from_bytes(byts, "big", signed=True)
-    return Time(nanos) if nanos < DAY_NANOS else nanos
+    return Time(nanos) if nanos < DAY_NANOS and (nanos >= 0 or _as_stock[0]) else nanos
 
 
 def install() -> None:

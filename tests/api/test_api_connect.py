@@ -91,3 +91,31 @@ def test_cqlshrc_s_ssl_is_spoken_and_its_refusals_are_cqlsh_s(cassandra, tmp_pat
     missing = tmp_path / "nowhere" / "cqlshrc"
     with pytest.raises(cqlsh_ext.Error, match=rf"^cqlshrc file {re.escape(str(missing))}: no such file$"):
         cqlsh_ext.connect(cassandra.host, cassandra.port, cqlshrc=missing)
+
+
+def test_close_ends_the_drivers_event_loop_thread_unless_another_cluster_uses_it(cassandra, orders: Orders,
+                                                                                tmp_path: Path):
+    """db.close() leaves no thread of the driver's behind (its event loop outlived close), run in a
+    program of its own (this process's other connections share the loop); while a cluster of the
+    program's own is connected, the loop stays and that cluster reads on; a connection after close
+    starts a new one."""
+    from shell_runner import api
+
+    proc = api(cassandra, tmp_path, "import threading\n"
+               "from cassandra.auth import PlainTextAuthProvider\n"
+               "from cassandra.cluster import Cluster\n"
+               "list(db.query(f'SELECT pk FROM {argv[0]} LIMIT 1'))\n"
+               "own = Cluster([host], port=int(port), auth_provider=PlainTextAuthProvider(user, password))\n"
+               "session = own.connect()\n"
+               "db.close()\n"
+               "print(sorted(t.name for t in threading.enumerate()))\n"
+               "print(session.execute(f'SELECT count(*) FROM {argv[0]}').one()[0])\n"
+               "own.shutdown()\n"
+               "again = cqlsh_ext.connect(host, int(port), username=user, password=password)\n"
+               "print(len(list(again.query(f'SELECT pk FROM {argv[0]} LIMIT 2'))))\n"
+               "again.close()\n"
+               "print(sorted(t.name for t in threading.enumerate()))\n", orders.name)
+    assert proc.returncode == 0, proc.stderr
+    shared, counted, read, after = proc.stdout.splitlines()
+    assert "event_loop" in shared and int(counted) == COUNT and read == "2"
+    assert after == "['MainThread']", after

@@ -119,8 +119,9 @@ def test_rows_hold_every_value_exactly_and_the_next_query_succeeds_at_once(db, t
         if k in TIMES:  # the driver's Time where it takes the nanoseconds, else their integer
             assert oracle[k]["ns"] == TIMES[k]
             time = row["tm"]
-            assert (time if TIMES[k] >= DAY_NANOS else time.nanosecond_time) == TIMES[k], k
-            assert isinstance(time, int) is (TIMES[k] >= DAY_NANOS), k
+            held = 0 <= TIMES[k] < DAY_NANOS
+            assert (time.nanosecond_time if held else time) == TIMES[k], k
+            assert isinstance(time, int) is not held, k
         if k in DURATIONS:
             du = row["du"]
             assert (du.months, du.days, du.nanoseconds) == DURATION_PARTS[k]
@@ -195,11 +196,12 @@ def test_mcp_and_the_shell_s_json_spell_every_value_exactly(cassandra, table: st
 
 
 def time_text(nanos: int) -> str | int:
-    """A time as JSON spells it: the driver's Time's text where it takes the nanoseconds (a
-    negative count too, as the driver spells it), else the integer."""
+    """A time as JSON spells it: the driver's Time's text where it holds the nanoseconds (0 to a
+    day), else the integer (a negative count too: the driver's Time takes -1 and spells it
+    -1:59:59.999999999, a time that is not)."""
     from cassandra.util import Time
 
-    return nanos if nanos >= DAY_NANOS else str(Time(nanos))
+    return str(Time(nanos)) if 0 <= nanos < DAY_NANOS else nanos
 
 
 def table_text(millis: int) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
 import threading
 from pathlib import Path
@@ -324,6 +325,74 @@ def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-u
     assert called.pop("truncated") is False  # MCP's word on its cap, beside the feature's answer
     assert json.loads(answered) == called == {"table": table, "rows": counted}
     assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
+
+
+#: A package's read feature with bounds on an argument (no request builder, as no package's has):
+#: its service answers the arguments it was handed, so what reaches it is seen.
+BOUNDED_MODULE = '''
+from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, register
+
+
+def sample_rows(ctx, call):
+    from cqlsh_ext.reading.typed import ReportAnswer
+
+    data = {"table": ".".join(call.table), "rows": call.arguments.get("rows")}
+    return ReportAnswer("TOY BOUNDED", lambda: data, lambda width, blocks: [repr(data)])
+
+
+register(Feature(
+    "toy_bounded", "Toy bounded", "Answers the rows it is asked for.",
+    (Argument("table", "string", "keyspace.table", required=True),
+     Argument("rows", "integer", "how many rows", keywords={"minimum": 1, "maximum": 10_000})),
+    Reads("table", "table"), READ,
+    {"type": "object", "properties": {"table": {"type": "string"}, "rows": {"type": "integer"}},
+     "required": ["table"]},
+    sample_rows))
+'''
+
+
+@pytest.mark.server
+def test_a_package_feature_s_arguments_are_checked_alike_at_every_door(  # type: ignore[no-untyped-def]
+        serve, demo, cassandra, tmp_path: Path) -> None:
+    """MCP's generic door (a declared feature without a request builder: every package's) checks a
+    call against the declaration as the shell and the API do: the same line for a value under the
+    minimum, one of another type and one past the maximum, on stdio and on HTTP, and nothing reaches
+    the service."""
+    from tests.shell_runner import api, ext
+
+    from .harness import HttpMcpServer
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin, "toy_bounded", BOUNDED_MODULE)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+    wrong: list[Any] = [0, "abc", 20_000]
+    said = ["toy_bounded: rows is at least 1, not 0",
+            "toy_bounded: rows takes a whole number (how many rows), not 'abc'",
+            "toy_bounded: rows is at most 10000, not 20000"]
+
+    script = tmp_path / "bounded.cql"
+    script.write_text("".join(f"TOY BOUNDED {table} rows = {value if value != 'abc' else repr(value)};\n"
+                              for value in wrong))
+    _code, out, err = ext(cassandra, home, "-f", str(script), env=env)
+    assert [line.split(".cql:", 1)[1].split(":", 1)[1] for line in err.splitlines() if ".cql:" in line] \
+        == said, err
+    proc = api(cassandra, home, "import json\n"
+               "for rows in json.loads(argv[1]):\n"
+               "    try:\n"
+               "        print(db.feature('toy_bounded', table=argv[0], rows=rows).to_dict())\n"
+               "    except cqlsh_ext.Error as err:\n"
+               "        print(err)\n", table, json.dumps(wrong), env=env)
+    assert proc.stdout.splitlines() == said, proc.stderr
+
+    stdio = serve(env=env)
+    assert stdio.call("toy_bounded", table=table, rows=5).data["rows"] == 5
+    assert [stdio.call("toy_bounded", table=table, rows=value).error for value in wrong] == said
+    with HttpMcpServer([*demo.conn], stdio.home, env) as http, http.client() as client:
+        assert client.call("toy_bounded", table=table, rows=5).data["rows"] == 5
+        assert [client.call("toy_bounded", table=table, rows=value).error for value in wrong] == said
 
 
 @pytest.mark.server

@@ -23,6 +23,7 @@ import os
 import random
 import stat
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,26 @@ def test_an_offset_is_ascii_digits_and_anything_else_one_line(
             f"offset {past:,} is past the end of {name} ({made['size']:,} bytes)")
         assert _read(server, f"{uri}?offset=0").meta["offset"] == 0
         assert "Traceback" not in server.logged()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_directory_moved_and_replaced_by_a_link_is_never_written_through(
+        demo: Demo, assistant_home: Path, tmp_path: Path, transport: str) -> None:
+    """`mv exp exp.moved; ln -s elsewhere exp` while the server runs: its next export is written into
+    the directory it holds (exp.moved), answered and read back from there; `elsewhere` gets nothing."""
+    exports, moved, elsewhere = tmp_path / "exp", tmp_path / "exp.moved", tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    statement = f"SELECT name FROM {demo.keyspace}.blob_formats"
+    args = [*demo.conn, "--export-dir", str(exports)]
+    with (McpServer(args, assistant_home) if transport == "stdio" else HttpMcpServer(args, assistant_home)) \
+            as server, (nullcontext(server) if transport == "stdio" else server.client()) as client:
+        first = client.call("export", statement=statement, format="jsonl").data
+        whole = _read(client, first["uri"]).text
+        exports.rename(moved)
+        exports.symlink_to(elsewhere, target_is_directory=True)
+        again = client.call("export", statement=statement, format="jsonl").data
+        name = again["uri"].rsplit("/", 1)[1]
+        assert os.listdir(elsewhere) == []
+        assert sorted(os.listdir(moved)) == sorted([first["uri"].rsplit("/", 1)[1], name])
+        assert (moved / name).read_text() == whole == _read(client, again["uri"]).text
+        assert stat.S_IMODE((moved / name).stat().st_mode) == 0o600

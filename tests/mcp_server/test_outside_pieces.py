@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from acme_formats import encode as kv1
-from shell_runner import CQLSH_EXT
+from shell_runner import CQLSH_EXT, as_the_user
 from waiting import running, wait_until
 
 from cqlsh_ext.payload.formats._outside import PASSED_ENVIRONMENT
@@ -104,6 +104,21 @@ def test_nothing_is_imported_from_where_the_server_starts_and_no_secret_reaches_
         assert seen["PATH"] and all(key in PASSED_ENVIRONMENT or key.startswith("LC_") for key in seen), seen
     assert not any(secret in json.dumps([plugin_env, command_env]) or secret in written
                    for secret in SECRETS.values())
+
+
+def test_a_command_cannot_read_the_servers_environment_from_proc(cassandra, ks: str, tmp_path: Path) -> None:
+    """The MCP server is not dumpable: an external decoder, run as the user (without capabilities,
+    as every process of a user is), reading /proc/PID/environ of each process above it is refused
+    the server's, which holds the secrets, and reads none of them anywhere."""
+    home = home_with(cassandra, tmp_path / "home", f"[formats]\nkvproc = {DECODER} --ancestors\n")
+    with McpServer([cassandra.host, str(cassandra.port)], home, env=SECRETS,
+                   command=[*as_the_user(), CQLSH_EXT, "mcp"]) as server:
+        answer = server.call("query", statement=f"SELECT id, data FROM {ks}.asks WHERE id = 1",
+                             decode={"data": "kvproc"}).data
+    seen = answer["rows"][0]["data"]["payload"]["ancestors"]
+    servers = [each for each in seen if f"{CQLSH_EXT} mcp" in each["cmdline"]]
+    assert len(servers) == 1 and servers[0].get("refused") == "Permission denied", seen
+    assert not any(name in SECRETS for each in seen for name in each.get("names", ())), seen
 
 
 def test_the_servers_end_ends_the_command_it_was_running(cassandra, ks: str, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from size_estimates import record_estimates
 
 from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
-from .harness import write_credentials
+from .harness import HttpMcpServer, write_credentials
 
 pytestmark = pytest.mark.server
 
@@ -178,7 +178,14 @@ def test_redacted_values_never_leave_the_server(cassandra, serve, demo: Demo, po
     for tool, arguments in (("query", {"statement": f"SELECT * FROM {ks}.nested_blobs"}),
                             ("describe_table", {"table": f"{ks}.nested_blobs"}),
                             ("compression_stats", {"table": f"{ks}.nested_blobs"})):
-        assert "is denied by the policy" in server.call(tool, **arguments).error
+        said = server.call(tool, **arguments).error
+        # The policy named by its file's name alone: no answer names the server's directories.
+        assert f"is denied by the policy ({policy_file.name})" in said and str(policy_file.parent) not in said
+    write_credentials(server.home / "http", ASSISTANT, ASSISTANT_PASSWORD)
+    with HttpMcpServer([*demo.conn, "--policy", str(policy_file)], server.home / "http") as http, \
+            http.client() as client:
+        said = client.call("query", statement=f"SELECT * FROM {ks}.nested_blobs").error
+        assert f"is denied by the policy ({policy_file.name})" in said and str(policy_file.parent) not in said
     written = server.written()
     for secret in (*emails, *producers):
         assert secret.encode() not in written, secret

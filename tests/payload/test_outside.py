@@ -24,7 +24,7 @@ import pytest
 import zstandard
 from acme_formats import decode as kv1_decode
 from acme_formats import encode as kv1
-from shell_runner import CQLSH_EXT, isolated_env, run
+from shell_runner import CQLSH_EXT, as_the_user, isolated_env, run
 from waiting import running, wait_until
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
@@ -375,6 +375,22 @@ def test_no_secret_reaches_a_plugin_or_a_command(cassandra, ks, tmp_path):
         assert all(key in PASSED_ENVIRONMENT or key.startswith("LC_") for key in seen), sorted(seen)
         assert seen["TZ"] == "Europe/Paris" and seen["LC_ALL"] == "C.UTF-8" and seen["PATH"]
     assert not any(secret in out or secret in err for secret in SECRETS.values())
+
+
+def test_a_command_cannot_read_the_shells_environment_from_proc(cassandra, ks, tmp_path):
+    """The shell is not dumpable: an external decoder, run as the user (without capabilities, as
+    every process of a user is), reading /proc/PID/environ of each process above it is refused the
+    shell's, which holds the secrets, and reads none of them anywhere."""
+    rc = f"[formats]\nkvproc = {DECODER} --ancestors\n[cqlsh_ext.decode]\n{ks}.cmd.data = kvproc\n"
+    (tmp_path / "cqlshrc").write_text(rc)
+    command = [*as_the_user(), CQLSH_EXT, *cassandra.cqlsh_args, "--cqlshrc", str(tmp_path / "cqlshrc"),
+               "--output-format", "json", "-e", f"SELECT id, data FROM {ks}.cmd WHERE id = 1"]
+    result = run(command[0], command[1:], tmp_path, env=SECRETS)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)["data"]["payload"]["ancestors"]
+    shells = [each for each in seen if CQLSH_EXT in each["cmdline"] and "--cqlshrc" in each["cmdline"]]
+    assert len(shells) == 1 and shells[0].get("refused") == "Permission denied", seen
+    assert not any(name in SECRETS for each in seen for name in each.get("names", ())), seen
 
 
 def test_what_a_command_starts_ends_with_the_shell_however_it_ends(cassandra, ks, tmp_path):

@@ -36,3 +36,38 @@ def test_text_and_json_of_every_size_read_as_text():
     for doc in documents(200, seed=5):
         cut = doc[: rng.randint(MIN_TEXT_LENGTH, len(doc))]
         assert stored_text(cut.encode()) == (cut, True)
+
+
+#: Short JSON documents with a character past ASCII, as a producer writes them (json.dumps with
+#: ensure_ascii=False), under the 32 bytes below which only ASCII text counts.
+SHORT_DOCUMENTS = [{"a": "xéy"}, ["ü", "ö", "ä"], {"név": 1}, {"k": "日本"}, {"€": [1, 2]}]
+
+
+def test_a_short_json_document_past_ascii_reads_as_json_at_every_door(cassandra, tmp_path):
+    """The shell's table and JSON, and the API's path, on the engine this run has (bin/test runs it
+    on both): each document read as the JSON it is (it was shown in hex: no known format), random
+    short values still not (the sweeps above)."""
+    import json
+
+    from shell_runner import api, ext
+
+    ks = cassandra.create_keyspace("short_json")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
+    for key, document in enumerate(SHORT_DOCUMENTS):
+        stored = json.dumps(document, ensure_ascii=False).encode()
+        assert MIN_TEXT_LENGTH <= len(stored) < 32 and not stored.isascii()
+        session.execute("INSERT INTO t (id, data) VALUES (%s, %s)", (key, stored))
+    session.shutdown()
+    statement = f"SELECT id, data FROM {ks}.t"
+    run = ext(cassandra, tmp_path, "--output-format", "json", "-e", statement)
+    assert run.returncode == 0, run.stderr
+    rows = {row["id"]: row["data"] for row in map(json.loads, run.stdout.splitlines())}
+    assert {k: (row["label"], row["payload"]) for k, row in rows.items()} == \
+        {k: ("json", document) for k, document in enumerate(SHORT_DOCUMENTS)}
+    table = ext(cassandra, tmp_path, "-e", statement).checked_stdout()
+    assert "0x" not in table and all(json.dumps(d, ensure_ascii=False) in table for d in SHORT_DOCUMENTS)
+    proc = api(cassandra, tmp_path, "import json\n"
+               "print(json.dumps({r['id']: r['data.a'] for r in db.query(argv[0])}, ensure_ascii=False))\n",
+               f"SELECT id, data.a FROM {ks}.t WHERE id = 0")
+    assert json.loads(proc.stdout) == {"0": "xéy"}, proc.stderr

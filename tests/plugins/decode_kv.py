@@ -3,7 +3,9 @@
 [formats] section: the stored bytes on stdin, JSON on stdout (--encode: the other way).
 Misbehaves on request: --hang, --flood, --fail, --not-json; --allocate (1.5 GB), --env (answers
 its environment), --leave PIDFILE (starts a `setsid` sleeper, its pid in PIDFILE, and leaves it),
---pids DIR (its own pid, as a file in DIR), --sleep SECONDS (before it answers)."""
+--pids DIR (its own pid, as a file in DIR), --sleep SECONDS (before it answers), --ancestors
+(answers, for each process above it, its command line and the names of its environment's
+variables as /proc/PID/environ gives them to this process, or why it could not read them)."""
 
 import json
 import os
@@ -50,6 +52,25 @@ def leave_a_sleeper(pidfile: str) -> None:
         time.sleep(0.01)
 
 
+def ancestors() -> list:
+    """Each process above this one (to the first, or init): its pid, command line, and the names in
+    its /proc/PID/environ, or the error reading it gave."""
+    found, pid = [], os.getppid()
+    while pid > 1 and len(found) < 16:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            seen = {"pid": pid, "cmdline": fh.read().replace(b"\0", b" ").decode(errors="replace")[:300]}
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                seen["names"] = sorted(item.split(b"=", 1)[0].decode(errors="replace")
+                                       for item in fh.read().split(b"\0") if item)
+        except OSError as err:
+            seen["refused"] = err.strerror
+        found.append(seen)
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+    return found
+
+
 def main() -> None:
     args = sys.argv[1:]
     data = sys.stdin.buffer.read()
@@ -62,6 +83,9 @@ def main() -> None:
     if "--allocate" in args:
         hoard = bytes(1536 << 20)  # 1.5 GB, calloc: its pages untouched, only the address space counts
         del hoard
+    if "--ancestors" in args:
+        json.dump({"ancestors": ancestors()}, sys.stdout)
+        return
     if "--env" in args:
         json.dump(dict(os.environ), sys.stdout)
         return

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.common import jsonenc
+from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS, LongInt
 from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 
@@ -73,12 +74,14 @@ def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
 
 
 def int_text(value: int) -> str:
-    """Decimal digits, or hex for integers past Python's 4,300-digit conversion limit (a hostile
-    bignum must not stop the display)."""
-    try:
+    """Decimal digits, or hex for integers past Python's default 4,300-digit conversion limit (a
+    hostile bignum must not stop the display), whatever this process's limit is now; a document's
+    long integer (common.long_int.LongInt, within its value's budget) as the document writes it."""
+    if isinstance(value, LongInt):
+        return value.text
+    if value.bit_length() <= DECIMAL_BITS or abs(value) < PAST_PYTHON_DIGITS:
         return str(value)
-    except ValueError:
-        return f"{'-' if value < 0 else ''}0x{abs(value):x}"
+    return f"{'-' if value < 0 else ''}0x{abs(value):x}"
 
 
 #: Integers of at most this many bits have at most 4,300 decimal digits: int_text writes them in
@@ -263,6 +266,8 @@ def fits(tree: Any, budget: Budget, indent: int | None) -> bool:
         elif kind is str:
             chars += len(node)
         elif kind is int:  # a shared big integer renders its digits each time it appears
+            if node.bit_length() > DECIMAL_BITS:  # json would write it past the default limit: the walk's hex
+                return False
             chars += node.bit_length() // 3
     per_node = 24 if indent is None else 26 + indent * (deepest + 1)
     return chars * 6 + nodes * per_node <= budget.chars
@@ -442,7 +447,9 @@ class _JsonBuilder:
             return tree if self.floats else jsonenc.float_name(tree) or tree
         if isinstance(tree, datetime.datetime):
             return jsonenc.time_text(tree)
-        if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > DECIMAL_BITS:
+        # (a document's LongInt is within its value's budget, and json writes it)
+        if isinstance(tree, int) and not isinstance(tree, (bool, LongInt)) \
+                and tree.bit_length() > DECIMAL_BITS:
             self.meter.text(tree.bit_length() // 4 + 3)  # charged before the hex is built
             return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
         if tree is None or isinstance(tree, (int, float, bool)):

@@ -6,14 +6,15 @@
 //!
 //! Handed back: lone surrogates (a str Rust cannot hold), nesting past 256 levels (json.loads
 //! may then stop at the interpreter's recursion limit, which depends on the caller's stack) and
-//! integers past 4,300 digits (Python's int() limit is a setting).
+//! integers past 4,300 digits (Python's int() limit: json_text reads them as LongInt, within the
+//! value's digits).
 
 use crate::common::DErr;
 use crate::tree::{child, keys_of_node, Node, PathRead, Step, Str, StrMapBuilder};
 
 /// The nesting the reader follows (unwrap._ORJSON_DEPTH); deeper values are handed back.
 pub const MAX_NESTING: usize = 256;
-/// Python's default int_max_str_digits.
+/// Python's default int_max_str_digits (numbers.PYTHON_DIGITS): past it the Python engine reads.
 const MAX_INT_DIGITS: usize = 4300;
 /// query.evaluate.MISS_KEYS: a mapping's keys kept where a path stopped.
 const MISS_KEYS: usize = 200;

@@ -7,7 +7,7 @@
 //! whole: the Python evaluator reads it.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
 use crate::num::{cmp_int_float, total_cmp};
@@ -79,6 +79,67 @@ pub struct Cond {
     pub lits: Vec<Lit>,
     /// LIKE: the pattern's characters (`%` any run, `_` one character).
     pub like: Vec<LikePart>,
+    /// IN: its literals made sets once (query.evaluate._in_list, numbers.NumberSet).
+    pub in_set: Option<InSet>,
+}
+
+/// An IN list's literals as sets: a value equals one of them (compare's `=`) when it is found in
+/// the set of its kind: an integer among the integers and the integral decimals, a float among
+/// the literals' nearest doubles (-0.0 as 0.0), a string among the strings, a bool among the
+/// bools. A null literal equals nothing.
+pub struct InSet {
+    ints: HashSet<i128>,
+    floats: HashSet<u64>,
+    strs: HashSet<Box<[u8]>>,
+    bools: [bool; 2],
+}
+
+/// A float as a key of InSet's floats: its bits, 0.0 for either zero.
+fn float_key(f: f64) -> u64 {
+    if f == 0.0 {
+        0
+    } else {
+        f.to_bits()
+    }
+}
+
+impl InSet {
+    pub fn of(lits: &[Lit]) -> InSet {
+        let mut set =
+            InSet { ints: HashSet::new(), floats: HashSet::new(), strs: HashSet::new(), bools: [false; 2] };
+        for lit in lits {
+            match lit {
+                Lit::Str(s) => {
+                    set.strs.insert(s.as_bytes().into());
+                }
+                Lit::Bool(b) => set.bools[*b as usize] = true,
+                Lit::Int(l) => {
+                    set.ints.insert(*l);
+                    set.floats.insert(float_key(*l as f64));
+                }
+                Lit::Dec { f, floor, integral, .. } => {
+                    if *integral {
+                        set.ints.insert(*floor);
+                    }
+                    set.floats.insert(float_key(*f));
+                }
+                Lit::Null => {}
+            }
+        }
+        set
+    }
+
+    fn holds(&self, node: &Node, src: &[u8]) -> bool {
+        match node {
+            Node::Str(v) => self.strs.contains(v.bytes(src)),
+            Node::Bool(b) => self.bools[*b as usize],
+            _ => match number(node, src) {
+                Some(Num::Int(i)) => self.ints.contains(&i),
+                Some(Num::Float(f)) => !f.is_nan() && self.floats.contains(&float_key(f)),
+                Some(Num::Big(_)) | None => false,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,7 +298,9 @@ fn tri(b: bool) -> Tri {
 enum Num {
     Int(i128),
     Float(f64),
-    Big,
+    /// An integer past 128 bits: whether it is negative. Every literal the core takes is within
+    /// 128 bits, so its sign alone orders it against one (payload/numbers.py's Exact: by size).
+    Big(bool),
 }
 
 fn number(node: &Node, src: &[u8]) -> Option<Num> {
@@ -245,11 +308,24 @@ fn number(node: &Node, src: &[u8]) -> Option<Num> {
         Node::Int(i) => Some(Num::Int(*i as i128)),
         Node::Wide(i) => Some(Num::Int(*i)),
         Node::Float(f) => Some(Num::Float(*f)),
-        Node::BigInt(text) => Some(text.parse::<i128>().map(Num::Int).unwrap_or(Num::Big)),
-        Node::BigBytes(a, n, negative) => {
-            Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).map(Num::Int).unwrap_or(Num::Big))
+        Node::BigInt(text) => {
+            Some(text.parse::<i128>().map(Num::Int).unwrap_or(Num::Big(text.starts_with('-'))))
         }
+        Node::BigBytes(a, n, negative) => Some(
+            bignum(&src[*a as usize..(*a + *n) as usize], *negative)
+                .map(Num::Int)
+                .unwrap_or(Num::Big(*negative)),
+        ),
         _ => None,
+    }
+}
+
+/// A number past 128 bits against any number within them: below when negative, else above.
+fn big_order(negative: bool) -> Ordering {
+    if negative {
+        Ordering::Less
+    } else {
+        Ordering::Greater
     }
 }
 
@@ -279,7 +355,7 @@ fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
         },
         Lit::Int(l) => match number(node, src) {
             None => Tri::No,
-            Some(Num::Big) => Tri::Unsure,
+            Some(Num::Big(negative)) => tri(ordered(big_order(negative), op)),
             Some(Num::Int(i)) => tri(ordered(i.cmp(l), op)),
             // A float against the literal's nearest double (`as` rounds to nearest, ties to even,
             // as Python's float(int) does; past the doubles an infinity).
@@ -287,7 +363,7 @@ fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
         },
         Lit::Dec { f: d, floor, ceil, integral } => match number(node, src) {
             None => Tri::No,
-            Some(Num::Big) => Tri::Unsure,
+            Some(Num::Big(negative)) => tri(ordered(big_order(negative), op)),
             Some(Num::Float(x)) => tri(ordered(total_cmp(x, *d), op)),
             Some(Num::Int(i)) => {
                 let ord = if *integral {
@@ -323,17 +399,10 @@ fn holds(cond: &Cond, value: &At<'_>) -> Tri {
             Node::Str(s) => tri(like_matches(&cond.like, s.get(src))),
             _ => Tri::No,
         },
-        Op::In => {
-            let mut out = Tri::No;
-            for lit in &cond.lits {
-                match compare(node, src, Op::Eq, lit) {
-                    Tri::Yes => return Tri::Yes,
-                    Tri::Unsure => out = Tri::Unsure,
-                    Tri::No => {}
-                }
-            }
-            out
-        }
+        Op::In => match &cond.in_set {
+            Some(set) => tri(set.holds(node, src)),
+            None => Tri::No,
+        },
         Op::Contains => {
             let items: Vec<&Node> = match node {
                 Node::List(items) => items.iter().collect(),
@@ -957,7 +1026,15 @@ impl Program {
             {
                 return Err("an operator without its literal".to_owned());
             }
-            program_conds.push(Cond { place: spec.place, path: spec.path, op, lits: spec.lits, like });
+            let in_set = (op == Op::In).then(|| InSet::of(&spec.lits));
+            program_conds.push(Cond {
+                place: spec.place,
+                path: spec.path,
+                op,
+                lits: spec.lits,
+                like,
+                in_set,
+            });
         }
         for &(place, path) in projected.iter().chain(keys.iter()) {
             known(place, Some(path))?;

@@ -22,7 +22,8 @@ fn control(b: u8) -> bool {
     b <= 0x08 || b == 0x0b || b == 0x0c || (0x0e..=0x1f).contains(&b) || b == 0x7f
 }
 
-/// unwrap.stored_text. Err(HandBack): UTF-16 text (its rule reads Unicode categories).
+/// unwrap.stored_text. Err(HandBack): UTF-16 text (its rule reads Unicode categories), and a short
+/// non-ASCII text that starts as JSON (unwrap._short_json reads it).
 pub fn stored_text(
     value: &[u8],
     min_text_length: usize,
@@ -50,7 +51,9 @@ pub fn stored_text(
             return Ok(None);
         }
         if value.len() < short_text {
-            return Ok(None);
+            // unwrap._short_json: a short text that may be a JSON object or array is Python's to read
+            let first = value.iter().find(|b| !b.is_ascii_whitespace());
+            return if matches!(first, Some(b'{') | Some(b'[')) { Err(DErr::HandBack) } else { Ok(None) };
         }
     }
     Ok(Some(TextFound { len: value.len() }))
