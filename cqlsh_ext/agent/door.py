@@ -16,7 +16,6 @@ its `detail`. --stats writes the run's figures when it ends (figures.py).
 
 from __future__ import annotations
 
-import io
 import signal
 import sys
 import threading
@@ -95,8 +94,6 @@ class AgentRun:
         # (from the start: a connection that fails says so as JSON too; the interactive shell, once
         # it is made, says its errors as prose: begin())
         run.json_errors = settings.display.output_format.name == "json"
-        if run.json_errors and not sys.stderr.isatty():  # for a program: every line one object
-            sys.stderr = JsonNotes(sys.stderr)
         return run
 
     # ------------------------------------------------------------------ the shell's start
@@ -304,61 +301,6 @@ class AgentRun:
                 found = replace(found, detail="\n".join(detail).rstrip())
             sys.stderr.write(found.line() + "\n")
         sys.stderr.flush()
-
-
-class JsonNotes(io.TextIOBase):
-    """Standard error for a program (--output-format json, not a terminal): every line one JSON
-    object. A line written as one (an error, a cut, the figures) passes as it is; any other (a
-    closing line's figures, a warning, cqlsh's notes) becomes {"type": "note", "message": line}."""
-
-    def __init__(self, out: Any) -> None:
-        super().__init__()
-        self.out = out
-        self._partial = ""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        lines = (self._partial + text).split("\n")
-        self._partial = lines.pop()
-        for line in lines:
-            self._line(line)
-        return len(text)
-
-    def _line(self, line: str) -> None:
-        import json
-
-        if not line.strip():
-            return
-        if not (line.startswith("{") and _is_json(line)):
-            line = json.dumps({"type": "note", "message": line.strip()}, ensure_ascii=False)
-        self.out.write(line + "\n")
-
-    def flush(self) -> None:
-        partial, self._partial = self._partial, ""  # (a line flushed before its end is one too)
-        self._line(partial)
-        self.out.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        return int(self.out.fileno())
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return str(getattr(self.out, "encoding", "utf-8"))
-
-
-def _is_json(line: str) -> bool:
-    import json
-
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
 
 
 def _first_word(statement: Lexed | None) -> str:

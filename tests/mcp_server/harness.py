@@ -202,12 +202,13 @@ class McpServer:
 
 def shell_json(args: list[str], statement: str, home: Path) -> tuple[list[Any], list[str]]:
     """What `cqlsh-ext ARGS --output-format json -e STATEMENT` prints: its JSON lines, parsed, and
-    what its standard error says, a line each (each of its lines a JSON object, docs/agents.md:
+    what its standard error says, a line each (an error is a JSON object there, docs/agents.md:
     its message)."""
     run = run_binary(CQLSH_EXT, [*args, "--output-format", "json", "-e", statement], home)
     lines = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-    said = [json.loads(line) for line in run.stderr.splitlines() if line.strip()]
-    return lines, [str(each["message"]) for each in said if "message" in each]
+    said = [str(json.loads(line)["message"]) if line.startswith("{") else line
+            for line in run.stderr.splitlines() if line.strip()]
+    return lines, said
 
 
 def shell_text(args: list[str], statement: str, home: Path) -> str:
