@@ -271,10 +271,8 @@ def _main(argv: list[str] | None) -> int:
     if mistyped is not None:
         return _usage_error(mistyped, ext)
     from cqlsh_ext.agent.door import AgentRun
-    from cqlsh_ext.agent.resume_token import ResumeError
     from cqlsh_ext.common.exits import RunOutcome
     from cqlsh_ext.keyspaces.errors import KeyspacesError
-    from cqlsh_ext.mcp_server.policy import PolicyError
     from cqlsh_ext.settings import load, load_dictionaries
 
     try:
@@ -283,7 +281,7 @@ def _main(argv: list[str] | None) -> int:
         load_dictionaries(settings)
         cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
         agent = AgentRun.of(settings, RunOutcome(), STARTED) if serving is None else None
-    except (SettingError, KeyspacesError, PolicyError, ResumeError) as err:
+    except (SettingError, KeyspacesError) as err:
         return _usage_error(str(err), ext)
 
     from cqlsh_ext import shell

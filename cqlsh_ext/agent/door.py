@@ -83,12 +83,27 @@ class AgentRun:
 
     @classmethod
     def of(cls, settings: Settings, outcome: RunOutcome, started: float) -> AgentRun:
-        """The run's side from its settings; raises PolicyError (--policy) or ResumeError (--resume)."""
-        from cqlsh_ext.agent import read_only, resume_token
+        """The run's side from its settings (what a flag does not ask for is not imported: a
+        run's start-up); raises SettingError (--policy's file, --resume's token)."""
+        from cqlsh_ext.settings import SettingError
 
         agent = settings.agent
-        guard = read_only.load(agent.policy) if agent.read_only else None
-        token = resume_token.read(agent.resume) if agent.resume is not None else None
+        guard = token = None
+        if agent.read_only:
+            from cqlsh_ext.agent import read_only
+            from cqlsh_ext.mcp_server.policy import PolicyError
+
+            try:
+                guard = read_only.load(agent.policy)
+            except PolicyError as err:
+                raise SettingError(str(err)) from None
+        if agent.resume is not None:
+            from cqlsh_ext.agent import resume_token
+
+            try:
+                token = resume_token.read(agent.resume)
+            except resume_token.ResumeError as err:
+                raise SettingError(str(err)) from None
         run = cls(agent, outcome, guard, token, started)
         run.active = True
         # (from the start: a connection that fails says so as JSON too; the interactive shell, once
@@ -282,6 +297,8 @@ class AgentRun:
     def flush(self) -> None:
         """The errors kept, each one JSON object on standard error; a line that starts with a space
         (cqlsh's statement and caret under a syntax error) is the detail of the one before."""
+        if not self._pending:
+            return
         from cqlsh_ext.agent.errors import classify
 
         pending, self._pending = self._pending, []
