@@ -300,8 +300,6 @@ def _main(argv: list[str] | None) -> int:
 def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
     """cqlsh's main() with the shell of this run; its exit code, the most severe of cqlsh's and what
     the run met (common.exits); --stats' figures written at its end (agent.figures)."""
-    from cqlsh_ext.agent import figures
-
     code: int = 0
     try:
         cqlshmain.main(cqlsh_args, "")
@@ -315,6 +313,8 @@ def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
         agent.flush()
     code = agent.outcome.code(code)
     if agent.settings.stats:
+        from cqlsh_ext.agent import figures
+
         figures.write(agent, code)
     return code
 

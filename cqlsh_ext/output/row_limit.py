@@ -12,7 +12,6 @@ as each page is fetched (`page_state`); a typed answer's rows carry their Positi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.payload.view import FAILED, UNKNOWN
@@ -23,14 +22,17 @@ Position = tuple["bytes | None", int]
 MAX_ROWS = "max_rows"
 
 
-@dataclass
 class Printed:
     """One result as it was printed: its rows, whether --max-rows cut it (`cut`), and where it goes
-    on from (`resume`: None when it was not cut, or the reading cannot go on from its rows)."""
+    on from (`resume`: None when it was not cut, or the reading cannot go on from its rows). (A
+    plain class: the module is imported at every start-up, where a dataclass costs its making.)"""
 
-    rows: int = 0
-    cut: str | None = None
-    resume: Position | None = None
+    __slots__ = ("cut", "resume", "rows")
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.cut: str | None = None
+        self.resume: Position | None = None
 
 
 class RowLimit:
@@ -129,15 +131,15 @@ class RowLimit:
             yield list(rows[first:]) if first else rows
 
 
-@dataclass
 class ValueCounts:
     """The blob values written out (a cell of every output format, shown or written to a file)
     that decoded, and those that did not (in no known format, or failing to decode)."""
 
-    decoded: int = 0
-    undecodable: int = 0
-    #: A typed answer is being written: its reading counts its values (reading()), not its writer.
-    held: bool = False
+    def __init__(self) -> None:
+        self.decoded = 0
+        self.undecodable = 0
+        #: A typed answer is being written: its reading counts its values (reading()), not its writer.
+        self.held = False
 
     def reading(self, notes: Any) -> None:
         """What a typed answer's reading (reading.typed.ReadNotes) decoded of the values it read:
