@@ -170,7 +170,6 @@ class AgentRun:
 
     def run_statement(self, run: Callable[[], Any]) -> Any:
         """`run()`, the shell's handling of one statement, timed and classed by how it ended."""
-        from cqlsh_ext.agent import crash
         from cqlsh_ext.common.interrupt import presses, wraps_ctrl_c
 
         if not self.active or not self.batch:
@@ -190,6 +189,8 @@ class AgentRun:
             if wraps_ctrl_c(err):
                 self._stopped(timer)
                 return True
+            from cqlsh_ext.agent import crash  # (on a bug only: nothing of it at start-up)
+
             if not crash.is_bug(err):
                 raise
             path = crash.write(err, f"a statement starting with {_first_word(self.statement).upper()}")
@@ -245,11 +246,11 @@ class AgentRun:
 
     def _said_cut(self, before: int) -> None:
         """Each result --max-rows cut during the statement said, with its token."""
-        from cqlsh_ext.agent import resume_token
-
         for printed in self.rows.printed[before:]:
             if printed.cut is None:
                 continue
+            from cqlsh_ext.agent import resume_token  # (a cut's only)
+
             self.cuts.append(printed.cut)
             token = None
             if printed.resume is not None and self.statement is not None:
