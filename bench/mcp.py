@@ -6,7 +6,7 @@
                  same statement (a process per statement: what a script pays), and the answer's bytes
   memory         the server's peak resident set (VmHWM) after 100 and after --calls calls of a mix
                  of tools (rows, a payload GROUP BY, DESCRIBE TABLE, INSPECT, the refused write)
-  answer bytes   the default answer (32 KiB cap) of a 100-row query of the demo's compressed JSON,
+  answer bytes   the default answer (10,000-byte cap) of a 100-row query of the demo's compressed JSON,
                  whole documents and four paths, measured on the message line the client received
   after cancel   a payload scan of a 60,000-row table cancelled after a second: the time from the
                  cancellation to the next call's answer, against that call on an idle server
@@ -306,7 +306,7 @@ def answers(host: str, port: int, home: str, repeat: int, show: bool) -> None:
                 print(f"default answer of `{statement}` (limit 100): {med(sizes):,.0f} bytes as received, "
                       f"{med(counts):.0f} rows, cut: {result.structured_content['cut'] is not None}")
             if show:
-                said("the default cap (32 KiB as received), cut with a cursor", "query",
+                said("the default cap (10,000 bytes as received), cut with a cursor", "query",
                      {"statement": f"SELECT * FROM {orders}"},
                      await client.call_tool("query", {"statement": f"SELECT * FROM {orders}"}))
                 shown[-1] = (*shown[-1][:3], {**shown[-1][3], "bytes_received": len(wire.line())})

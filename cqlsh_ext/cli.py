@@ -9,16 +9,23 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.keyspaces import options as keyspaces_options
 from cqlsh_ext.settings import SettingError, Settings, add_flags
 
+if TYPE_CHECKING:
+    from cqlsh_ext.agent.door import AgentRun
+
+#: When the process started, as near as it knows: --stats' elapsed time counts from here.
+STARTED = time.monotonic()
 #: `cqlsh-ext <word> ...` runs a tool instead of the shell.
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
+    "skill": "cqlsh_ext.agent.skill",
     "docs": "cqlsh_ext.user_docs.cli",
     "inspect": "cqlsh_ext.insight.cli",
     "journal": "cqlsh_ext.writing.cli",
@@ -44,6 +51,7 @@ def _ext_parser() -> argparse.ArgumentParser:
     # Every flag of ours is a Key in cqlsh_ext.settings.SETTINGS: its dest is the Key's name.
     add_flags(parser, "display")
     keyspaces_options.add_arguments(parser)  # --keyspaces, --sigv4, --region, ... (cqlsh_ext.keyspaces)
+    add_flags(parser, "agent")  # --read-only, --timeout, --stats, ... (cqlsh_ext.agent)
     return parser
 
 
@@ -57,9 +65,10 @@ def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) 
     return keyspaces_options.connection_args(opts, cqlsh_args, positional)
 
 
-def help_text(cqlshmain: Any | None = None) -> str:
-    """--help: one usage text, cqlsh's options (its own help, under our name) followed by ours and
-    the tools (also the man page's, tools/man_page.py)."""
+def help_text(cqlshmain: Any | None = None, exit_codes: bool = True) -> str:
+    """--help: one usage text, cqlsh's options (its own help, under our name) followed by ours, the
+    tools and the exit codes (also the man page's, tools/man_page.py, whose EXIT STATUS section
+    lists the exit codes: `exit_codes` False leaves them out)."""
     from cqlsh_ext.upstream import seams
 
     cqlshmain = cqlshmain or seams.import_cqlshmain(None)
@@ -87,6 +96,10 @@ def help_text(cqlshmain: Any | None = None) -> str:
         # break_on_hyphens=False: `cqlsh-ext docs edit` is a command to copy, never cut at its hyphen
         parts += textwrap.wrap(does, width, initial_indent=f"  {tool:<32}", subsequent_indent=" " * 34,
                                break_on_hyphens=False, break_long_words=False)
+    from cqlsh_ext.common.exits import table_lines
+
+    if exit_codes:
+        parts += ["", "exit codes (cqlsh-ext docs agents):", *table_lines(width)]
     if epilog:  # cqlsh's source breaks it after a few words
         said = epilog % vars(cqlshmain) if "%(" in epilog else epilog
         parts += ["", textwrap.fill(" ".join(said.split()), width, break_on_hyphens=False,
@@ -101,6 +114,8 @@ TOOLS = (("cqlsh-ext demo load [--help]", "create and fill a demo keyspace"),
          ("cqlsh-ext journal new-key", "a new journal key, made on purpose (cqlsh-ext docs edit)"),
          ("cqlsh-ext mcp [--help]", "an MCP server for AI assistants, read-only (cqlsh-ext docs mcp)"),
          ("cqlsh-ext sample-config", "print a commented [cqlsh_ext] cqlshrc section"),
+         ("cqlsh-ext skill [DIR]", "write a skill (SKILL.md) for assistants that run this version "
+                                   "(cqlsh-ext docs agents)"),
          ("cqlsh-ext spark [--help]", "the same statements on Apache Spark (cqlsh-ext docs spark)"),
          ("cqlsh-ext trial PATH --into KS", "COMPRESSION TRIAL on values from files (its --help)"))
 
@@ -199,8 +214,20 @@ def run() -> None:
         code: str | int | None = main()
     except SystemExit as done:  # cqlsh's own exits (sys.exit(2), 'Connection error: ...')
         code = done.code
+    except KeyboardInterrupt:  # before the shell hears Ctrl-C itself (or after)
+        code = 130
+    except Exception as err:  # a bug outside any statement: said in one line, its crash report written
+        code = _internal_error(err)
     ends_at_once()
     sys.exit(code)
+
+
+def _internal_error(err: Exception) -> int:
+    from cqlsh_ext.agent import crash
+    from cqlsh_ext.common.exits import INTERNAL
+
+    say(f"cqlsh-ext: {crash.line(err, crash.write(err, 'the start or the end of the run'))}")
+    return INTERNAL.code
 
 
 def _main(argv: list[str] | None) -> int:
@@ -248,11 +275,17 @@ def _main(argv: list[str] | None) -> int:
         # each line whole, as scripts read it.
         print(message(_versions(cqlshmain), screen_width(sys.stdout)))
         return 0
+    if ext.spec:
+        from cqlsh_ext.agent.cli_spec import spec_text
+
+        print(spec_text(cqlshmain.parser, ext_parser, TOOLS))
+        return 0
     mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _missing_credentials(cqlshmain,
                                                                                                 cqlsh_args)
     if mistyped is not None:
-        say(f"cqlsh-ext: error: {mistyped}")
-        return 2
+        return _usage_error(mistyped, ext)
+    from cqlsh_ext.agent.door import AgentRun
+    from cqlsh_ext.common.exits import RunOutcome
     from cqlsh_ext.keyspaces.errors import KeyspacesError
     from cqlsh_ext.settings import load, load_dictionaries
 
@@ -262,21 +295,55 @@ def _main(argv: list[str] | None) -> int:
         load_dictionaries(settings)
         _stock_timestamps(settings)
         cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
+        agent = AgentRun.of(settings, RunOutcome(), STARTED) if serving is None else None
     except (SettingError, KeyspacesError) as err:
-        say(f"cqlsh-ext: error: {err}")  # wrapped at words on a terminal, one line in a pipe
-        return 2
+        return _usage_error(str(err), ext)
 
     from cqlsh_ext import shell
 
     shell.register_commands()
-    shell_class = shell.shell_class(settings)
+    shell_class = shell.shell_class(settings, agent)
     if serving is not None:
         shell_class = type(shell_class.__name__, (serving.shell_base, shell_class), {})
     seams.install_shell_class(cqlshmain, shell_class)
     if serving is not None:
         return int(serving.run(lambda: cqlshmain.main(cqlsh_args, "")))
-    cqlshmain.main(cqlsh_args, "")
-    return 0
+    assert agent is not None
+    return _shell_run(cqlshmain, cqlsh_args, agent)
+
+
+def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
+    """cqlsh's main() with the shell of this run; its exit code, the most severe of cqlsh's and what
+    the run met (common.exits); --stats' figures written at its end (agent.figures)."""
+    code: int = 0
+    try:
+        cqlshmain.main(cqlsh_args, "")
+    except SystemExit as done:  # cqlsh's: 2 (a statement failed), or 'Connection error: ...' (1)
+        if isinstance(done.code, str):
+            agent.fatal(done.code)
+            code = 1
+        else:
+            code = done.code or 0
+    finally:
+        agent.flush()
+    code = agent.outcome.code(code)
+    if agent.settings.stats:
+        from cqlsh_ext.agent import figures
+
+        figures.write(agent, code)
+    return code
+
+
+def _usage_error(line: str, ext: argparse.Namespace) -> int:
+    """An option or setting refused before connecting, in one line (a JSON object with
+    --output-format json); exit code 2."""
+    if str(getattr(ext, "output_format", "") or "").strip().lower() == "json":
+        from cqlsh_ext.agent.errors import classify
+
+        sys.stderr.write(classify(line, kind="usage").line() + "\n")
+    else:
+        say(f"cqlsh-ext: error: {line}")  # wrapped at words on a terminal, one line in a pipe
+    return 2
 
 
 if __name__ == "__main__":

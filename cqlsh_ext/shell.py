@@ -24,6 +24,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.agent.door import AgentDoor, AgentRun
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.interrupt import wraps_ctrl_c
 from cqlsh_ext.common.text import FittedLines, message, screen_width
@@ -54,12 +55,13 @@ def _pager_found(setting: str | None) -> bool:
     return pager_found(setting)
 
 
-class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, KeyspacesCommands,
+class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswords, KeyspacesCommands,
                Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is untyped
-    """cqlsh's Shell with cqlsh-ext's side: what it prints (output.shell_results), the bounds of a
-    statement before cqlsh's lexer (features.statement_bounds), a history without passwords
-    (repl.passwords), Amazon Keyspaces' DESCRIBE and COPY (keyspaces.command), and below: how it is
-    made and connected, its door for statements, its loops and HELP."""
+    """cqlsh's Shell with cqlsh-ext's side: a run for programs (agent.door: each statement checked,
+    timed and classed by how it ended, errors as JSON), what it prints (output.shell_results), the
+    bounds of a statement before cqlsh's lexer (features.statement_bounds), a history without
+    passwords (repl.passwords), Amazon Keyspaces' DESCRIBE and COPY (keyspaces.command), and below:
+    how it is made and connected, its door for statements, its loops and HELP."""
 
     #: The run's settings, set on the per-run class by shell_class(); SOURCE/LOGIN sub-shells share it.
     settings: Settings = Settings()
@@ -116,6 +118,9 @@ class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, Keyspac
             self.expand_enabled = True
         if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes
             repl.shorten_reconnection(self)
+        if not self.serving:  # a script's or a program's run (batch), or the interactive shell
+            self.results.rows = self.agent.rows  # what each result printed: the run's
+            self.agent.begin(not self.repl_mode, self.printerr, lambda: setattr(self, "stop", True))
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
 
@@ -126,8 +131,8 @@ class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, Keyspac
         return list(getattr(getattr(conn, "metadata", None), "keyspaces", None) or {})
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
-        try:
-            return self._handle_statement(tokens, srcstr)
+        try:  # timed, classed by how it ended (agent.door)
+            return self.agent.run_statement(lambda: self._handle_statement(tokens, srcstr))
         except BrokenPipeError:
             raise OutputClosed from None
         except Exception as err:
@@ -158,6 +163,9 @@ class ExtShell(ShellResults, BoundedStatements, HistoryWithoutPasswords, Keyspac
         if refused is not None:
             self.printerr(refused)
             return True
+        feature = door.feature[0] if door.feature is not None else None
+        if self.agent.refused(lexed, feature, self.current_keyspace, self.agent_tables):
+            return True  # --read-only's refusal, said (agent.read_only)
         if door.feature is not None:
             self._run_feature(*door.feature, lexed)
             return True
@@ -280,7 +288,9 @@ def register_commands() -> None:
     register_grammar()
 
 
-def shell_class(settings: Settings) -> type[ExtShell]:
-    """The Shell class of one run: its settings, and the declarations' methods (features.commands:
-    a `do_<word>` per command, one per HELP topic)."""
-    return type("ExtShell", (ExtShell,), {"settings": settings, **commands.shell_methods()})
+def shell_class(settings: Settings, agent: AgentRun | None = None) -> type[ExtShell]:
+    """The Shell class of one run: its settings, its side for programs (agent.door; None: one that
+    does nothing, a server's), and the declarations' methods (features.commands: a `do_<word>` per
+    command, one per HELP topic)."""
+    return type("ExtShell", (ExtShell,), {"settings": settings, "agent": agent or AgentRun(),
+                                          **commands.shell_methods()})

@@ -238,6 +238,16 @@ def test_driver_paging_internals():
     assert result.current_rows == [3] and list(result) == [3]
     for name in ("start_fetching_next_page", "has_more_pages", "result"):
         assert hasattr(ResponseFuture, name), name
+    assert isinstance(ResultSet.paging_state, property)  # what output.paging keeps per page
+    # perform_simple_statement sends with execute_async(statement, trace=...): paging_from adds the
+    # paging state as the driver's keyword, so both must stay.
+    import inspect
+
+    from cassandra.cluster import Session
+
+    assert "paging_state" in inspect.signature(Session.execute_async).parameters
+    source = inspect.getsource(seams.stock_shell_class().perform_simple_statement)
+    assert "self.session.execute_async(statement, trace=self.tracing_enabled)" in source
 
 
 def test_credentials_file_rule(tmp_path):

@@ -102,6 +102,7 @@ class CtrlC:
         if not self._installed:  # exited, and put back by whoever had saved it: not ours to note
             hand_on(self._previous, signum, frame)
             return
+        _heard[0] += 1
         if self.stop.is_set():  # a second Ctrl-C: stop waiting at once
             self.restore()
             raise KeyboardInterrupt
@@ -118,6 +119,17 @@ class CtrlC:
             self.stop.set()
             if self.on_first is not None:
                 self.on_first()
+
+
+#: The presses a CtrlC heard in this process, first and second (presses()).
+_heard = [0]
+
+
+def presses() -> int:
+    """How many Ctrl-C presses a CtrlC has heard so far in this process: a command that stopped at
+    a first press ends as if it had ended by itself, and its caller tells the two apart by this
+    count (the shell's exit code for a run a Ctrl-C stopped, cqlsh_ext.agent)."""
+    return _heard[0]
 
 
 #: The Remote in force in a thread, by thread id.
@@ -303,5 +315,5 @@ def wraps_ctrl_c(err: BaseException) -> bool:
     return False
 
 
-__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "shielded",
-           "wraps_ctrl_c"]
+__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "presses",
+           "shielded", "wraps_ctrl_c"]

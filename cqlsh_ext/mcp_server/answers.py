@@ -117,14 +117,22 @@ class ToolAnswer:
         return sizing.compact(data)
 
     def texts(self) -> list[str]:
-        """The answer as text blocks: the JSON (or the error), then each note apart."""
+        """The answer as text blocks: one, framed (frame()), or the error and each note apart."""
         return self.texts_of(self.body())
 
     def texts_of(self, body: bytes | None) -> list[str]:
         """texts(), the structured content's compact JSON (`body`, as body() made it) joined already."""
         if body is None:
             return [self.error or "no answer", *self.notes]
-        return [body.decode("utf-8", "surrogatepass"), *self.notes]
+        head, tail = self.frame()
+        return [head + body.decode("utf-8", "surrogatepass") + tail]
+
+    def frame(self) -> tuple[str, str]:
+        """What the text block holds before and after the answer's JSON (one line): the summary's
+        line first, then the notes a line each, and the summary's line again last, so that a client
+        that keeps an output's head, or its head and its tail, keeps what the answer is."""
+        line = summary_line(self.data)
+        return line + "\n", "".join(f"\n{note}" for note in self.notes) + "\n" + line
 
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
@@ -132,9 +140,9 @@ class ToolAnswer:
         body = self.body()
         if body is None:
             return sizing.message_size(self.texts_of(None), None) + links
-        # The text block is the structured content's compact JSON: joined once, measured twice as
-        # it is (sizing.text_wire_size), neither decoded nor encoded again.
-        return (sizing.message_size(self.notes, None) + sizing.BLOCK_BYTES + sizing.text_wire_size(body)
+        # The text block frames the structured content's compact JSON: joined once, measured as it
+        # is (sizing.framed_wire_size), neither decoded nor encoded again.
+        return (sizing.MESSAGE_BYTES + sizing.BLOCK_BYTES + sizing.framed_wire_size(body, *self.frame())
                 + len(body) + links)
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
@@ -167,6 +175,26 @@ class ToolAnswer:
             self.error = (f"the answer is larger than {self.cap:,} bytes, its cap, even cut: ask for less "
                           "(fewer columns or paths, a narrower WHERE), or a larger max_bytes")
         return self
+
+
+def summary(data: dict[str, Any] | None) -> dict[str, Any]:
+    """What an answer is, in four fields: the rows (or values) it holds (None: a report), whether it
+    is exact (nothing cut, the reading's figures exact), what cut it (`truncated`, as the answer
+    says it) and the cursor that goes on (None: none)."""
+    if data is None:
+        return {"rows": None, "exact": False, "truncated": False, "cursor": None}
+    count = data.get("count")
+    truncated = data.get("truncated", False)
+    reading = data.get("reading")
+    exact = not truncated and not data.get("stopped") and not data.get("error") \
+        and (reading.get("exact", True) is True if isinstance(reading, dict) else True)
+    return {"rows": count if isinstance(count, int) else None, "exact": exact, "truncated": truncated,
+            "cursor": data.get("cursor")}
+
+
+def summary_line(data: dict[str, Any] | None) -> str:
+    """summary() as the text block's first and last line: {"summary": {...}}, compact."""
+    return sizing.compact({"summary": summary(data)}).decode("utf-8", "surrogatepass")
 
 
 #: The caps an answer may be cut by, as `truncated` names them: the answer's bytes as sent

@@ -119,13 +119,13 @@ def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None,
         raise Refused("no statement given")
     if ends and any(not _punct(tok, ";") for tok in tokens[ends[0]:]):
         raise Refused(_one_at_a_time())
-    kind = _kind(statement)
+    kind = kind_of(statement)
     if kind is None:
         unknown = _unknown_word(statement[0])
         if unknown is not None:
             raise Refused(unknown)
         raise Refused(f"refused: cqlsh-ext mcp is read-only and runs {ALLOWED} only; "
-                      f"{_what(statement)} is not one of them")
+                      f"{what_of(statement)} is not one of them")
     if kinds is not None and kind not in kinds:
         raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
     return kind, statement
@@ -157,7 +157,7 @@ def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:
     return source, tokens
 
 
-def _kind(tokens: list[Token]) -> str | None:
+def kind_of(tokens: list[Token]) -> str | None:
     """The read `tokens` are, or None."""
     words = [tok.value.upper() if tok.kind == "word" else "" for tok in tokens[:3]]
     first = words[0]
@@ -227,7 +227,7 @@ def _saves(tokens: list[Token]) -> bool:
     return any(a == "SAVE" and b == "DICTIONARY" for a, b in zip(words, words[1:], strict=False))
 
 
-def _what(tokens: list[Token]) -> str:
+def what_of(tokens: list[Token]) -> str:
     """How a refusal names the statement: its first words."""
     words = [tok.value.upper() for tok in tokens[:2] if tok.kind == "word"]
     if not words:

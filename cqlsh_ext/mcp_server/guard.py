@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import Refused
-from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace
+from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace, token_name
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
@@ -247,11 +247,9 @@ class Guard:
             bounds.check_tokens(tokens)
         except (QueryError, bounds.TooLarge):
             return Scope(lexed=lexed)  # the gate says why, in one line, before anything runs
-        self._system_tables(tokens)  # first: a table's own refusal says most
-        refused = self.policy.denied_keyspace_names()
-        for tok in tokens:
-            if tok.kind in ("word", "qname") and _name(tok) in refused:
-                raise Refused(self.policy.refusal(_name(tok)) or f"refused: {_name(tok)}")
+        why = self.policy.named_refusal(tokens)
+        if why is not None:
+            raise Refused(why)
         first = _first_statement(lexed)
         found = table_of(first)
         if found is None:
@@ -341,16 +339,6 @@ class Guard:
                 f"rows of {scope.keyspace}.{scope.table} that name one, which it cannot leave out: query "
                 "its rows instead (the query tool leaves them out)")
 
-    def _system_tables(self, tokens: Sequence[Token]) -> None:
-        """Refuse a statement in which a table of a system keyspace that the policy does not read is
-        named `keyspace.table`, as the shell's lexer reads it (the server is sent the text of the
-        tokens it read: gate.ReadStatement.text): wherever it is, FROM or not."""
-        for keyspace, table in _qualified(_ours(tokens)):
-            if is_system_keyspace(keyspace):
-                why = self.policy.refusal(keyspace, table)
-                if why is not None:
-                    raise Refused(why)
-
     def _filters(self, work: Work, lexed: Any, scope: Scope) -> None:
         """Refuse a statement whose conditions, groups, order or aggregates touch a redacted value;
         fill scope.places with what each result name reads."""
@@ -368,8 +356,8 @@ class Guard:
             # selected plainly; the answer's names it cannot place are redacted whole (redact.rows).
             # After DISTINCT no selection is plain: the rows it leaves tell which values are equal.
             for tok in _outside_plain_selection(lexed.tokens):
-                if tok.kind in ("word", "qname") and _name(tok) in touched:
-                    raise Refused(said + f"{_name(tok)} (select it plainly, without a function, "
+                if tok.kind in ("word", "qname") and token_name(tok) in touched:
+                    raise Refused(said + f"{token_name(tok)} (select it plainly, without a function, "
                                          "condition or DISTINCT, and its values come redacted)")
             return
         refs = [(p.ref, "a condition") for p in plan.predicates]
@@ -385,8 +373,8 @@ class Guard:
                 raise Refused(said + f"{'.'.join(place)} ({where})")
         if plan.server_where:
             for tok in Lexed(plan.server_where).tokens:
-                if tok.kind in ("word", "qname") and _name(tok) in touched:
-                    raise Refused(said + f"{_name(tok)} (a condition)")
+                if tok.kind in ("word", "qname") and token_name(tok) in touched:
+                    raise Refused(said + f"{token_name(tok)} (a condition)")
         for item in plan.items:
             if item.kind == "star":
                 scope.places.update({c: [c] for c in scope.columns})
@@ -646,7 +634,7 @@ def _pinned(tokens: Sequence[Token], column: str) -> list[str] | None:
             depth = max(0, depth - 1)
         elif tok.kind == "word" and tok.value.lower() == "where" and depth == 0:
             after_where = True
-        elif after_where and depth == 0 and tok.kind in ("word", "qname") and _name(tok) == column:
+        elif after_where and depth == 0 and tok.kind in ("word", "qname") and token_name(tok) == column:
             return _values_given(tokens[i + 1:])
     return None
 
@@ -688,10 +676,6 @@ def _plan(lexed: Any, scope: Scope) -> Any:
         return None
 
 
-def _name(tok: Token) -> str:
-    return tok.value.lower() if tok.kind == "word" else tok.value
-
-
 def _place(ref: Any) -> list[str]:
     from cqlsh_ext.query.grammar import Path
 
@@ -725,20 +709,6 @@ def _outside_plain_selection(tokens: Sequence[Token]) -> Iterator[Token]:
         if depth or after_as:
             yield tok
         after_as = tok.kind == "word" and tok.value.lower() == "as"
-
-
-def _ours(tokens: Sequence[Token]) -> list[tuple[str, str]]:
-    """The shell's lexer's tokens as ('name', name as the schema spells it), ('.', '') or ('', '')."""
-    return [("name", _name(tok)) if tok.kind in ("word", "qname")
-            else (".", "") if tok.kind == "punct" and tok.value == "." else ("", "") for tok in tokens]
-
-
-def _qualified(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Every (keyspace, table) a statement names as `name . name` at the head of a dotted chain
-    (a payload path's later steps, data.system.paxos, are no table)."""
-    return [(items[i][1], items[i + 2][1]) for i in range(len(items) - 2)
-            if items[i][0] == "name" and items[i + 1][0] == "." and items[i + 2][0] == "name"
-            and (i == 0 or items[i - 1][0] != ".")]
 
 
 def _keyspace_meta(cluster: Any, keyspace: str) -> Any:

@@ -37,7 +37,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Token
 
 #: Tables never read, whatever the policy says: credentials (Cassandra's roles and their salted
 #: password hashes, permissions, role members; DataStax Enterprise's security keyspace), and the
@@ -137,6 +140,8 @@ class Policy:
     #: The file as given on the command line, for the server's own log (None: built in).
     path: str | None = None
     system_readable: tuple[Pattern, ...] = field(default_factory=lambda: system_readable())
+    #: Who keeps to it, as its refusals name it: `cqlsh-ext mcp`, or the shell's --read-only.
+    reader: str = "cqlsh-ext mcp"
 
     def permits_tool(self, name: str) -> bool:
         if name in self.tools_denied:
@@ -151,21 +156,21 @@ class Policy:
             for pattern in patterns:
                 if table is None and _match(pattern.parts[:1], 0, [keyspace], 0, prefix=False) \
                         and pattern.parts[1] in ("*", "**"):
-                    return f"refused: keyspace {keyspace} {why}: cqlsh-ext mcp never reads it"
+                    return f"refused: keyspace {keyspace} {why}: {self.reader} never reads it"
                 if table is not None and pattern.matches([keyspace, table]):
-                    return f"refused: table {keyspace}.{table} {why}: cqlsh-ext mcp never reads it"
+                    return f"refused: table {keyspace}.{table} {why}: {self.reader} never reads it"
         if not is_system_keyspace(keyspace):
             return None
         if table is None:
             if any(p.parts[0] == keyspace for p in self.system_readable) \
                     or any(ks == keyspace for ks, _ in self.system_allowed):
                 return None  # some of its tables are read (list_tables leaves the others out)
-            return (f"refused: keyspace {keyspace} is a system keyspace none of whose tables cqlsh-ext mcp "
+            return (f"refused: keyspace {keyspace} is a system keyspace none of whose tables {self.reader} "
                     f"reads: {SYSTEM_HOW}")
         if any(p.matches([keyspace, table]) for p in self.system_readable) \
                 or (keyspace, table) in self.system_allowed:
             return None
-        return (f"refused: table {keyspace}.{table} is a system table, and cqlsh-ext mcp reads only the "
+        return (f"refused: table {keyspace}.{table} is a system table, and {self.reader} reads only the "
                 f"schema and topology ones ({', '.join(SYSTEM_READABLE)}): {SYSTEM_HOW}")
 
     def hides(self, keyspace: str, table: str | None = None) -> bool:
@@ -197,6 +202,39 @@ class Policy:
     def redactions(self, keyspace: str, table: str) -> tuple[Pattern, ...]:
         """The redaction patterns that may reach into keyspace.table."""
         return tuple(p for p in self.redacted if p.reaches([keyspace, table]))
+
+    def named_refusal(self, tokens: Sequence[Token]) -> str | None:
+        """Why a statement is refused for what it names, its tokens the shell's lexer's (the
+        server is sent the text of the tokens read): a table of a system keyspace the policy does
+        not read, named `keyspace.table` wherever it is, FROM or not (first: a table's own refusal
+        says most); then the name of a keyspace refused whole (credentials, a keyspace the policy
+        denies, a system keyspace none of whose tables is read) anywhere in it, so that no spelling
+        of a table in it gets through. None: nothing it names is refused."""
+        for keyspace, table in qualified_tables(tokens):
+            if is_system_keyspace(keyspace):
+                why = self.refusal(keyspace, table)
+                if why is not None:
+                    return why
+        refused = self.denied_keyspace_names()
+        for tok in tokens:
+            if tok.kind in ("word", "qname") and token_name(tok) in refused:
+                return self.refusal(token_name(tok)) or f"refused: {token_name(tok)}"
+        return None
+
+
+def token_name(tok: Token) -> str:
+    """A name token as the schema spells it: a word in lower case, a quoted name as written."""
+    return tok.value.lower() if tok.kind == "word" else tok.value
+
+
+def qualified_tables(tokens: Sequence[Token]) -> list[tuple[str, str]]:
+    """Every (keyspace, table) a statement names as `name . name` at the head of a dotted chain
+    (a payload path's later steps, data.system.paxos, are no table)."""
+    items = [("name", token_name(tok)) if tok.kind in ("word", "qname")
+             else (".", "") if tok.kind == "punct" and tok.value == "." else ("", "") for tok in tokens]
+    return [(items[i][1], items[i + 2][1]) for i in range(len(items) - 2)
+            if items[i][0] == "name" and items[i + 1][0] == "." and items[i + 2][0] == "name"
+            and (i == 0 or items[i - 1][0] != ".")]
 
 
 def _keyspace_of(pattern: Pattern, keyspace: str) -> bool:
@@ -282,9 +320,11 @@ def system_readable() -> tuple[Pattern, ...]:
     return tuple(Pattern.parse(text, 2, 2, "built in") for text in SYSTEM_READABLE)
 
 
-def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = None) -> Policy:
+def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = None,
+         reader: str = "cqlsh-ext mcp") -> Policy:
     """The policy of the file at `path` (None: the built-in one alone); `tools`: the tools there are;
-    `calls_per_minute` given on the command line wins. Raises PolicyError."""
+    `calls_per_minute` given on the command line wins; `reader`: who keeps to it, as its refusals
+    say. Raises PolicyError."""
     data: dict[str, Any] = {}
     source = "built in"
     if path is not None:
@@ -314,7 +354,7 @@ def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = 
     if calls_per_minute is not None:
         limit = calls_per_minute
     return Policy(denied, redacted, frozenset(allowed) if allowed is not None else None,
-                  frozenset(denied_tools), limit, source, system_allowed, path=path)
+                  frozenset(denied_tools), limit, source, system_allowed, path=path, reader=reader)
 
 
 def _system_table(text: str, path: str | None) -> tuple[str, str]:

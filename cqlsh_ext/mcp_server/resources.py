@@ -65,8 +65,14 @@ def described_tool(uri: str) -> str | None:
     return unquote(uri[len(prefix):]) if uri.startswith(prefix) and "/" not in uri[len(prefix):] else None
 
 
+#: A resource's cap as sent: its client application reads it (and decides what of it reaches a
+#: model), so it is not held to a tool answer's default (sizing.DEFAULT_ANSWER_BYTES, which a model
+#: reads whole).
+RESOURCE_BYTES = 32 << 10
+
+
 def tool_of(uri: str) -> tuple[str, dict[str, Any]]:
-    """The tool call that reads `uri`: (tool name, arguments). Raises BadUri."""
+    """The tool call that reads `uri`: (tool name, arguments, RESOURCE_BYTES its cap). Raises BadUri."""
     from cqlsh_ext.cql.spelling import spell
 
     prefix = f"{SCHEME}://"
@@ -75,9 +81,10 @@ def tool_of(uri: str) -> tuple[str, dict[str, Any]]:
     kind, *parts = uri[len(prefix):].split("/")
     names = [unquote(part) for part in parts]
     if kind == "schema" and len(names) == 2 and all(names):
-        return "describe_table", {"table": ".".join(spell(n) for n in names)}
+        return "describe_table", {"table": ".".join(spell(n) for n in names), "max_bytes": RESOURCE_BYTES}
     if kind == "payload" and len(names) == 3 and all(names):
-        return "describe_payload", {"column": ".".join(spell(n) for n in names), "sample": PAYLOAD_SAMPLE}
+        return "describe_payload", {"column": ".".join(spell(n) for n in names), "sample": PAYLOAD_SAMPLE,
+                                    "max_bytes": RESOURCE_BYTES}
     raise BadUri(f"no resource {uri!r} (resources are {SCHEMA_TEMPLATE} and {PAYLOAD_TEMPLATE})")
 
 

@@ -11,10 +11,11 @@ limit and a grace after (a call that does not end then is answered as stopped; t
 finishes it in the background and the next calls wait for that). A call the client cancels is
 halted there: its reading stops at once, and the SDK sends no answer, as the protocol says. A call
 whose client sent a progress token is told of its reading's progress (progress.py: the reading's
-events), the last figure before the answer. Each answer is text content that parses as JSON, and
-the same JSON as structured content, declared by the tool's outputSchema (output_schemas.py), at
-most its cap as sent (answers.py); an error answer is one line. Each
-call ends with its line in the audit log (audit.py), when there is one.
+events), the last figure before the answer. Each answer is one text block, its JSON (one line)
+between its summary's lines (answers.ToolAnswer.frame), and the same JSON as structured content,
+declared by the tool's outputSchema (output_schemas.py), at most its cap as sent (answers.py); an
+error answer is one line. Each call ends with its line in the audit log (audit.py), when there is
+one.
 
 resources/list, resources/read and the templates, prompts/list and prompts/get: resources.py; a
 resource is read by its tool's call, through the same queue, policy and audit.
@@ -53,15 +54,20 @@ GRACE_SECONDS = 10.0
 #: How long a client of 2026-07-28 may keep the lists of tools, templates and prompts, and the
 #: resources (the tables), in milliseconds.
 LIST_TTL_MS, RESOURCES_TTL_MS = 3_600_000, 60_000
+#: The server's instructions: within 2 KB (Claude Code cuts them there, and every tool's description),
+#: their first paragraph within 512 characters and whole in itself (ChatGPT's Apps SDK reads that
+#: much alone): tests/mcp_server/test_sized_for_clients.py holds them so.
 INSTRUCTIONS = (
-    "cqlsh-ext reads an Apache Cassandra or Amazon Keyspaces database, read-only, and decodes what "
-    f"is inside blob columns ({PAYLOADS}). Start with list_keyspaces, "
-    "list_tables and describe_table; describe_payload shows the paths inside a blob column, which "
-    "query can select, filter, group and count (SELECT data.status, count(*) FROM ks.t GROUP BY "
-    "data.status ALLOW FILTERING). compression_stats, compression_settings, compression_advise and "
-    "inspect_value explain sizes and encodings; a column whose values no detection reads takes a "
-    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused. Each tool's full "
-    "description is the resource cqlsh-ext://tools/{name}."
+    "cqlsh-ext reads an Apache Cassandra or Amazon Keyspaces database, read-only (anything but a read "
+    f"is refused), and decodes what is inside blob columns ({PAYLOADS}). Start with list_keyspaces, "
+    "list_tables and describe_table; query runs a SELECT. Every answer's text starts and ends with its "
+    "summary: rows, exact, truncated and the cursor that goes on.\n\n"
+    "describe_payload shows the paths inside a blob column, which query can select, filter, group and "
+    "count (SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW FILTERING). "
+    "compression_stats, compression_settings, compression_advise and inspect_value explain sizes and "
+    "encodings; a column whose values no detection reads takes a decode argument "
+    "({\"data\": \"deflate\"}). Never report a count or sum from the rows of a truncated answer: ask "
+    "the database to count. Each tool's full description is the resource cqlsh-ext://tools/{name}."
 )
 
 
@@ -374,7 +380,8 @@ class Protocol:
         if answer.data is None:
             raise MCPError(types.INVALID_PARAMS, answer.error or f"{uri} could not be read")
         return types.ReadResourceResult(contents=[
-            types.TextResourceContents(uri=uri, mime_type=resources.MIME, text=answer.texts()[0])])
+            types.TextResourceContents(uri=uri, mime_type=resources.MIME,
+                                       text=(answer.body() or b"").decode("utf-8", "surrogatepass"))])
 
     def _read_export(self, uri: str, owner: bytes) -> Any:
         """A chunk of an export's file (exports.py), at most the server's answer cap as sent, for the
@@ -472,9 +479,14 @@ def _declaration(tool: Any) -> Any:
                                             idempotent_hint=False, open_world_hint=False)
     else:
         annotations = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    return types.Tool(name=tool.name, title=tool.title, description=tool.description,
-                      input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=annotations)
+    # A tool that writes a file (export) may answer more than a client shows inline: it says how
+    # much Claude Code is to take (else it keeps ~50,000 characters, in a file with a preview).
+    declared = types.Tool(name=tool.name, title=tool.title, description=tool.description,
+                          input_schema=tool.input_schema(), output_schema=tool.output_schema,
+                          annotations=annotations)
+    if tool.files:
+        declared.meta = {sizing.RESULT_CHARS_KEY: sizing.EXPORT_RESULT_CHARS}
+    return declared
 
 
 def _result(answer: ToolAnswer,
@@ -494,6 +506,6 @@ def _result(answer: ToolAnswer,
     # SDK's sieve leaves it out for the earlier ones)
     out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
     if body is not None:
-        given = stand_in(body, texts[0]) if stand_in is not None else None
+        given = stand_in(body, body.decode("utf-8", "surrogatepass")) if stand_in is not None else None
         out["structuredContent"] = sizing.for_the_sdk(answer.data, body) if given is None else given
     return out

@@ -29,8 +29,14 @@ from cqlsh_ext.common import jsonenc
 #: tools/list's message at most, in bytes as sent (every tool's declaration, its schemas among them):
 #: what a client reads at connect, before a question is asked.
 LIST_BYTES = 12 << 10
-#: An answer's cap by default: about 8,000 tokens of an assistant's context.
-DEFAULT_ANSWER_BYTES = 32 << 10
+#: An answer's cap by default, the message as sent: within what every client reads whole (Codex
+#: keeps 10 KiB or 256 lines of a tool's output; Claude Code warns past 10,000 tokens), about 2,500
+#: tokens of an assistant's context.
+DEFAULT_ANSWER_BYTES = 10_000
+#: The key of a tool's `_meta` that tells Claude Code how many characters of a result to take inline,
+#: and what the export-like tools declare (the most it takes): no other tool declares it.
+RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
+EXPORT_RESULT_CHARS = 500_000
 #: A value's text longer than this is cut inside an answer by default.
 DEFAULT_VALUE_CHARS = 2000
 #: A list (an array, an object's keys) inside a value longer than this is cut inside an answer.
@@ -111,6 +117,12 @@ def joined(data: dict[str, Any], key: str, items: list[bytes]) -> bytes:
     parts = [compact(name) + b":" + (b"[" + b",".join(items) + b"]" if name == key else compact(value))
              for name, value in data.items()]
     return b"{" + b",".join(parts) + b"}"
+
+
+def framed_wire_size(body: bytes, head: str, tail: str) -> int:
+    """wire_size of the text `head + body + tail` (body: a JSON text as compact() spells it, its
+    UTF-8), without decoding the body or encoding it again (text_wire_size)."""
+    return text_wire_size(body) + wire_size(head) + wire_size(tail) - 4
 
 
 def answer_size(texts: list[str], structured: Any) -> int:

@@ -691,8 +691,9 @@ _MAX_BYTES = {"type": "integer"}
 #: outside its range is refused in words that say it).
 MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
                  f"(default {DEFAULT_BYTES:,})")
-#: What every description ends with: the size of an answer.
-_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes)."
+#: What every description ends with: the size of an answer (tools/list, which every client reads
+#: whole, stays within sizing.LIST_BYTES: a few words).
+_SIZE = f" Max {DEFAULT_BYTES // 1000} KB (max_bytes)."
 #: What every document ends with: what a cut says.
 _CUT = (" Every answer says whether a cap cut it (truncated: false, or the caps that did) and where it "
         "stopped (cut, values_cut, cursor); long values are cut inside it.")

@@ -24,6 +24,7 @@ from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 from cqlsh_ext.common.text import ELLIPSIS
 from cqlsh_ext.common.units import human_size
 from cqlsh_ext.output.cells import NotedValue
+from cqlsh_ext.output.row_limit import VALUES
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.held_views import HeldView
@@ -228,6 +229,7 @@ class BlobDisplay:
         try:
             view = self._view(val, value, place)
         except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
+            VALUES.count(FAILED)
             return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
         return self._shown(view, value, colormap, quote)
 
@@ -257,6 +259,7 @@ class BlobDisplay:
 
     def _shown(self, view: Cell, value: bytes, colormap: Any, quote: bool) -> FormattedValue:
         """A view's cell; a failure to format it is the cell's own (its hex and why)."""
+        VALUES.count(view.kind)  # (the core's cells carry theirs too)
         if isinstance(view, CoreRaw):
             return self._raw(view, colormap, bool(colormap["reset"]))
         try:

@@ -19,6 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The attribute of a ResultSet walked here that holds the paging state its current page was asked
+#: with (None: the statement's first page), kept by prefetch_pages as pages are fetched: where a
+#: reading cut inside that page goes on from (output.row_limit). The first page's is set by whoever
+#: asked for it with one.
+PAGE_STATE = "_cqlsh_ext_page_state"
+
 
 def paged(result: Any) -> Any:
     """`result` with both wrappers: prefetching underneath, empty pages skipped on top."""
@@ -38,6 +44,8 @@ class _PrefetchingFuture:
     def __init__(self, future: Any) -> None:
         self._future = future
         self.pending = False
+        #: The paging state the page requested ahead was asked with.
+        self.asked_with: bytes | None = None
 
     @property
     def has_more_pages(self) -> bool:
@@ -61,6 +69,7 @@ def prefetch_pages(result: Any) -> Any:
     def start() -> None:
         # has_more_pages stays true while a request is in flight: it reads the last paging state.
         if future.has_more_pages:
+            view.asked_with = getattr(result, "paging_state", None)  # the page asked for now is asked with it
             future.start_fetching_next_page()
             view.pending = True
 
@@ -71,6 +80,7 @@ def prefetch_pages(result: Any) -> Any:
         view.pending = False
         page = future.result()  # raises what a synchronous fetch would raise
         result._current_rows = page._current_rows
+        setattr(result, PAGE_STATE, view.asked_with)
         start()
 
     start()
@@ -78,6 +88,19 @@ def prefetch_pages(result: Any) -> Any:
     result.fetch_next_page = fetch_next_page
     result._cqlsh_ext_prefetch = True
     return result
+
+
+def settle(result: Any) -> None:
+    """A result whose reading ends before its last page (output.row_limit: --max-rows): the page
+    requested ahead, if any, waited for, so that its future is final (cqlsh reads its warnings
+    after the rows, which the driver gives only then) and no answer is left in flight."""
+    view = getattr(result, "response_future", None)
+    if isinstance(view, _PrefetchingFuture) and view.pending:
+        view.pending = False
+        try:
+            view._future.result()
+        except Exception:  # noqa: BLE001 - a page nobody reads: its error is no one's
+            pass
 
 
 def skip_empty_pages(result: Any) -> Any:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import answering
-from cqlsh_ext.output.paging import paged
+from cqlsh_ext.output.row_limit import RowLimit
 from cqlsh_ext.settings import NONE, DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
 from cqlsh_ext.upstream import seams
@@ -86,6 +86,8 @@ class ResultPipeline:
         self.stock = seams.stock_shell_class()
         #: The result (or lone page) being printed.
         self.now = Printing()
+        #: What each result printed, and the run's --max-rows (the shell sets it).
+        self.rows = RowLimit()
 
     @contextmanager
     def _printing(self, state: Printing) -> Iterator[Printing]:
@@ -127,7 +129,7 @@ class ResultPipeline:
     def print_result(self, result: Any, table_meta: Any) -> None:
         """A stock result, as cqlsh's print_result hands it over."""
         shell = self.shell
-        result = paged(result)
+        result = self.rows.stock(result)  # in pages (paging.paged), counted, cut at --max-rows
         fmt = self.display.output_format
         if not shell.use_paging and self.display.mode != NONE and not fmt.machine:
             # PAGING OFF: one page, as cqlsh asked for it (read_in_pages asked for pages).
@@ -167,6 +169,10 @@ class ResultPipeline:
     def _pager_takes_it(self) -> bool:
         """The interactive shell's pager takes this result (so no ---MORE--- pauses)."""
         return self.pager_found is not None and self.pager_found(self.display.pager)
+
+    def answer_rows(self, answer: Any) -> Iterator[list[Any]]:
+        """A typed answer's batches as lists of rows, counted and cut at --max-rows (row_limit)."""
+        return self.rows.answer(answer)
 
     def print_answer(self, names: list[str], types: list[Any], batches: Iterator[Rows],
                      table_meta: Any) -> None:

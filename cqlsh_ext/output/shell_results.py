@@ -30,10 +30,17 @@ class ShellResults:
     results: ResultPipeline
     settings: Settings
     connection_versions: dict[str, Any]
+    session: Any
 
     def perform_simple_statement(self, statement: Any) -> Any:
         self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
-        return super().perform_simple_statement(statement)  # type: ignore[misc]  # cqlsh's Shell's
+        state = self.results.rows.reading_start()[0]  # a resumed SELECT's (--resume: output.row_limit)
+        if state is None:
+            return super().perform_simple_statement(statement)  # type: ignore[misc]  # cqlsh's Shell's
+        from cqlsh_ext.upstream.seams import paging_from
+
+        with paging_from(self.session, state):
+            return super().perform_simple_statement(statement)  # type: ignore[misc]
 
     def print_result(self, result: Any, table_meta: Any) -> None:
         self.results.print_result(result, table_meta)

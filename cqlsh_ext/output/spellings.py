@@ -38,6 +38,7 @@ from cqlsh_ext.common.jsonenc import (
 )
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.common.long_int import LongInt
+from cqlsh_ext.output.row_limit import VALUES
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.columns import cut_text
 from cqlsh_ext.payload.confidence import confidence_of, view_confidence
@@ -241,10 +242,13 @@ class JsonSpelling(Blobs):
         stored = self.stored(value)
         try:
             view = self.view(value, place)
+            if view is not None:
+                VALUES.count(view.kind)
             if view is None or (view.kind == UNKNOWN and view.quiet):
                 return _string(blob_text(stored))
             return self._view_object(view, stored)
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
+            VALUES.count(FAILED)
             return self._view_object(failed(stored, err), stored)
 
     def column(self, values: Iterable[Any], cqltype: Any, place: ValuePlace | None) -> list[str]:
@@ -547,12 +551,14 @@ class CsvSpelling(Blobs):
             view = self.view(value, place)
             if view is None:
                 return hexed
+            VALUES.count(view.kind)
             if view.kind == RECORD:
                 from cqlsh_ext.payload.formats.tree import jsonable
 
                 return json.dumps(jsonable(view.record, Budget.for_cap(self.cap)), ensure_ascii=False)
         except Exception as err:  # the last-resort boundary, as in the table
             view = failed(stored, err)
+            VALUES.count(FAILED)
         if view.kind == TEXT:
             return view.text or ""
         if view.kind == UNKNOWN or view.kind == FAILED:

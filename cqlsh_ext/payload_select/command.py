@@ -61,9 +61,13 @@ def refuse_copy(shell: Shell, statement: Lexed) -> bool:
 def run(shell: Shell, ctx: ReadContext, plan: Plan, target: TableTarget) -> None:
     """The plan read (reading.select) in the command's context and printed (render.terminal).
     Raises QueryError."""
-    from cqlsh_ext.reading.select import read_select
+    from cqlsh_ext.reading.select import read_select, resumable
     from cqlsh_ext.render.terminal import print_answer
 
-    answer = read_select(ctx, plan, target)
+    state, given = shell.results.rows.reading_start()  # a resumed SELECT's (--resume)
+    if shell.results.rows.start is not None and resumable(plan) is not None:
+        shell.results.rows.start = None
+        raise QueryError(f"--resume: this statement's answer cannot be gone on with ({resumable(plan)})")
+    answer = read_select(ctx, plan, target, paging_state=state, given=given)
     if answer is not None:
         print_answer(shell.results, answer, target.meta)

@@ -41,7 +41,7 @@ def print_answer(results: Results, answer: TypedAnswer, table_meta: Any) -> None
                         Budget.for_cap(display.cap), results.float_precision)
     shown = answer.types if machine else [UTF8Type if t is None else t for t in answer.types]
     try:
-        results.print_answer(answer.names, shown, presented(answer.pages(), present), table_meta)
+        results.print_answer(answer.names, shown, presented(results.answer_rows(answer), present), table_meta)
     except BaseException as stopped:  # the pager quit, the pipe closed, Ctrl-C: said, then raised
         notes.output_closed = True
         if isinstance(stopped, KeyboardInterrupt):

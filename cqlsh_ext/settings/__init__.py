@@ -57,6 +57,7 @@ from cqlsh_ext.settings.values import (
     parse_bool,
     parse_cells,
     parse_column_spec,
+    parse_count,
     parse_duration,
     parse_keys_source,
     parse_mode,
@@ -66,6 +67,7 @@ from cqlsh_ext.settings.values import (
     parse_paths,
     parse_place,
     parse_region,
+    parse_seconds,
     parse_size,
     parse_table,
     parse_text,
@@ -76,6 +78,7 @@ from cqlsh_ext.settings.values import (
 
 __all__ = [
     "add_flags",
+    "AgentSettings",
     "AUTO",
     "CELL_MODES",
     "CONFIG_SECTION",
@@ -100,6 +103,7 @@ __all__ = [
     "parse_bool",
     "parse_cells",
     "parse_column_spec",
+    "parse_count",
     "parse_keys_source",
     "parse_mode",
     "parse_output_format",
@@ -108,6 +112,7 @@ __all__ = [
     "parse_paths",
     "parse_place",
     "parse_region",
+    "parse_seconds",
     "parse_size",
     "parse_table",
     "parse_text",
@@ -224,10 +229,33 @@ class McpSettings:
 
 
 @dataclass
+class AgentSettings:
+    """A run for a program or an assistant (docs/agents.md, cqlsh_ext.agent): the read-only switch
+    and the policy it keeps to, each statement's time limit, the run's figures on standard error,
+    the rows a SELECT prints at most and where a cut one goes on from."""
+
+    #: Only reads run: what `cqlsh-ext mcp`'s gate lets through, the policy's tables refused.
+    read_only: bool = False
+    #: A policy file (`cqlsh-ext mcp`'s TOML): its tables never read with --read-only.
+    policy: str | None = None
+    #: Seconds a statement may run; None: no limit.
+    timeout: float | None = None
+    #: The run's figures as one JSON object on standard error at its end.
+    stats: bool = False
+    #: Rows a SELECT prints at most; None: every row.
+    max_rows: int | None = None
+    #: Where the first SELECT goes on from (--stats' `resume` of a cut answer); never in cqlshrc.
+    resume: str | None = None
+    #: --spec: the command line as one JSON document; never in cqlshrc.
+    spec: bool = False
+
+
+@dataclass
 class Settings:
     display: DisplaySettings = field(default_factory=DisplaySettings)
     keyspaces: KeyspacesOptions = field(default_factory=KeyspacesOptions)
     mcp: McpSettings = field(default_factory=McpSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
     #: The cqlshrc file the settings were read from (cqlsh's own CONFIG_FILE).
     config_file: str | None = None
     #: --debug was given: connection errors keep their tracebacks.
@@ -276,6 +304,8 @@ class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at st
     summary: str = ""
     #: Not one key but a cqlshrc section of `place = value` lines (and a repeatable flag).
     section: str | None = None
+    #: A flag of one run only, never a cqlshrc key (--spec, --resume).
+    flag_only: bool = False
 
     @property
     def flag(self) -> str | None:
@@ -318,6 +348,7 @@ def _output_formats(quote: str = "") -> str:
 
 
 _AWS_DOCS = "[keyspaces.md](keyspaces.md)"
+_AGENTS_DOCS = "[agents.md](agents.md)"
 _OAUTH_DOCS = "[mcp.md](mcp.md#oauth)"
 _EXPORT_DOCS = "[mcp.md](mcp.md#big-answers-as-files)"
 
@@ -457,6 +488,51 @@ SETTINGS: tuple[Key, ...] = (
         parse_flag=_flag_path, unset="system trust store", example="~/.cassandra/keyspaces-bundle.pem",
         doc="Verify the server against these CA certificates instead of the system trust store.",
         summary="CA certificates to verify the server with (turns TLS on)"),
+    Key("read_only", "agent", "read_only", parse_bool, ("--read-only",), takes="switch",
+        help="run reads only, as cqlsh-ext mcp does: SELECT, DESCRIBE, COMPRESSION STATS, SETTINGS, ADVISE, "
+             "INSPECT and the session's settings; anything else (writes, DDL, edits, loads, rewrites) and "
+             "the tables of credentials are refused before they run (exit code 3)",
+        default="false", example="true",
+        doc="Run reads only, as cqlsh-ext mcp does: any other statement (a write, DDL, an edit, a load, a "
+            "rewrite, COPY) and the tables of credentials or other sessions' statements are refused "
+            "before they run, in one line (exit code 3).",
+        summary=f"run reads only; anything else refused before it runs, exit code 3 ({_AGENTS_DOCS})"),
+    Key("policy", "agent", "policy", parse_path, ("--policy",), "FILE",
+        help="with --read-only: the tables a policy file (cqlsh-ext mcp's) denies are refused too",
+        parse_flag=_flag_path, unset="the built-in one", example="~/.cassandra/agent-policy.toml",
+        doc="With read_only: a policy file (TOML, as cqlsh-ext mcp --policy reads it): the tables its "
+            "[tables] deny names and the system tables it does not allow are refused; a table whose "
+            "values it redacts is refused too (the shell redacts nothing).",
+        summary="with `--read-only`: a policy file whose tables are refused too"),
+    Key("timeout", "agent", "timeout", parse_seconds, ("--timeout",), "SECONDS",
+        help="stop a statement that runs longer (what it read before is printed, the cut said; exit code 4)",
+        unset="no limit", example="300",
+        doc="Seconds a statement may run (30, 2.5, 2m): one that runs longer is stopped as Ctrl-C "
+            "stops it, what it read before printed and the cut said (exit code 4).",
+        summary="seconds a statement may run; stopped past them, exit code 4"),
+    Key("stats", "agent", "stats", parse_bool, ("--stats",), takes="switch",
+        help="at the end, the run's figures as one JSON object on standard error: rows, whether the "
+             "answer is exact or was cut and why, where it goes on from, values decoded, time and CPU",
+        default="false", example="true",
+        doc="At the end of a run, its figures as one JSON object on standard error: rows, whether the "
+            "answer is exact or cut (and why), the resume token to go on, values decoded and "
+            "undecodable, elapsed time and CPU.",
+        summary="the run's figures as one JSON object on standard error at its end"),
+    Key("max_rows", "agent", "max_rows", parse_count, ("--max-rows",), "N",
+        help="print at most N rows of each SELECT; the cut is said, with the resume token to go on",
+        unset="every row", example="1000",
+        doc="Rows of each SELECT printed at most: the cut is said on standard error, with the resume "
+            "token that goes on from the next row.",
+        summary="rows of each SELECT printed at most; the cut said, with where to go on"),
+    Key("resume", "agent", "resume", parse_text, ("--resume",), "TOKEN",
+        help="go on with the SELECT a cut answer's resume token names (--stats, --max-rows), from the row "
+             "after the last one printed",
+        parse_flag=_flag_text, unset="from the start", example="", flag_only=True,
+        doc="", summary="go on with a cut SELECT from the row after the last printed (the flag only)"),
+    Key("spec", "agent", "spec", parse_bool, ("--spec",), takes="switch",
+        help="print every flag, tool, statement, output format and exit code as one JSON document, and exit",
+        default="false", flag_only=True,
+        doc="", summary="the command line as one JSON document (the flag only)"),
     Key("mcp_oauth_issuer", "mcp", "oauth_issuer", parse_url, ("--oauth-issuer",), "URL",
         help="with --http: take OAuth 2.1 access tokens (JWTs) this authorization server issued (their iss, "
              "exactly) instead of a static token",
@@ -511,11 +587,12 @@ SETTINGS: tuple[Key, ...] = (
 )
 
 #: Every [cqlsh_ext] key (sections such as [cqlsh_ext.decode] aside), by name.
-KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None}
+KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None and not key.flag_only}
 
 #: --help's heading for each group's flags.
 FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)",
-               "mcp": "OAuth 2.1 for --http, and the export tool's files (cqlsh-ext docs mcp)"}
+               "mcp": "OAuth 2.1 for --http, and the export tool's files (cqlsh-ext docs mcp)",
+               "agent": "programs and assistants (cqlsh-ext docs agents)"}
 
 
 def add_flags(parser: argparse.ArgumentParser, group: str) -> None:

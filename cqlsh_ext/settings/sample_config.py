@@ -39,6 +39,8 @@ def sample() -> str:
         if key.section is not None:
             sections.append(key)
             continue
+        if key.flag_only:  # a run's own flag, never a cqlshrc key
+            continue
         lines += [*_comment(_doc(key)), f";{key.name} = {key.example or key.default}", ""]
     for key in sections:
         lines += [*_comment(_doc(key)), f"[{key.section}]"]
@@ -58,8 +60,9 @@ def options_table() -> list[str]:
         if flags and key.takes != "switch":
             value = f"[{key.metavar}]" if key.takes == "optional" else key.metavar
             flags[-1] = _code(f"{key.flags[-1]} {value}")
-        where = f"section `[{key.section}]`" if key.section else f"`{key.name}`"
-        default = key.unset if key.default is None else _code(key.default)
+        where = f"section `[{key.section}]`" if key.section else "(none: the flag only)" if key.flag_only \
+            else f"`{key.name}`"
+        default = key.unset if key.default is None or key.flag_only else _code(key.default)
         rows.append(f"| {', '.join(flags)} | {where} | {default} | {key.summary} |".replace("|  |", "| |"))
     return rows
 

@@ -82,6 +82,30 @@ def parse_duration(text: str) -> float:
     return float(value)
 
 
+def parse_seconds(text: str) -> float:
+    """'30', '2.5', '45s', '2m' -> seconds (a fraction allowed, unlike parse_duration's)."""
+    raw = text.strip().lower().replace(" ", "")
+    number = raw.rstrip("smh")
+    try:
+        value = float(number) * _DURATION_UNITS[raw[len(number):]]
+    except (KeyError, ValueError):
+        raise SettingError(f"not a number of seconds: {text!r} (examples: 30, 2.5, 2m)") from None
+    if not 0 < value < float("inf"):
+        raise SettingError(f"seconds must be positive: {text!r}")
+    return value
+
+
+def parse_count(text: str) -> int:
+    """A whole number of 1 or more (rows)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise SettingError(f"not a whole number: {text!r} (1 or more)") from None
+    if value < 1:
+        raise SettingError(f"must be 1 or more: {text!r}")
+    return value
+
+
 def parse_output_format(text: str) -> OutputFormat:
     """The declaration of the output format `text` names."""
     name = text.strip().lower()

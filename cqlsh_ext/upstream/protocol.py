@@ -43,6 +43,8 @@ class Results(Protocol):
 
     #: The prompt_toolkit shell (cqlsh_ext.repl), not scripts or cqlsh's classic loop.
     interactive: bool
+    #: What each result printed, --max-rows and a resumed SELECT's start (output.row_limit.RowLimit).
+    rows: Any
 
     @property
     def display(self) -> Any: ...  # cqlsh_ext.settings.DisplaySettings
@@ -51,6 +53,8 @@ class Results(Protocol):
     def float_precision(self) -> int: ...
 
     def screen_width(self) -> int: ...
+
+    def answer_rows(self, answer: Any) -> Any: ...  # a typed answer's batches of rows, counted
 
     def print_answer(self, names: list[str], types: list[Any], batches: Any, table_meta: Any) -> None: ...
 

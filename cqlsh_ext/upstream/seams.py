@@ -104,6 +104,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
                          "end_idle_event_loop", "api.database"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
+    ("cqlsh", "Shell.perform_simple_statement sends its statement with session.execute_async(statement, "
+              "trace=...), the driver's paging_state a keyword of it: paging_from", "output.shell_results"),
+    ("cassandra-driver", "ResultSet.paging_state: the state the page after the current one is asked "
+                         "with", "output.paging"),
 )
 
 #: Shell methods cqlsh-ext overrides, with the parameters they must still have.
@@ -295,6 +299,24 @@ def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
         yield
     finally:
         shell.shunted_query_out = saved
+
+
+@contextmanager
+def paging_from(session: Any, state: bytes) -> Iterator[None]:
+    """cqlsh's perform_simple_statement with its statement sent from the paging state `state` (a
+    resumed SELECT's, --resume): it calls session.execute_async(statement, trace=...) on the shell's
+    `session`, so that call is made with the driver's paging_state for the one statement."""
+    import functools
+
+    own = vars(session).get("execute_async")
+    session.execute_async = functools.partial(session.execute_async, paging_state=state)
+    try:
+        yield
+    finally:
+        if own is None:
+            del session.execute_async
+        else:
+            session.execute_async = own
 
 
 def statement_text(tokens: Any, srcstr: str) -> str:

@@ -40,6 +40,38 @@ with open(sys.argv[1], "wb") as log:
 """
 
 
+@dataclass(frozen=True)
+class Framed:
+    """A data answer's text block as the server frames it: the summary's line, the answer's JSON
+    (one line), the notes (a line each), the summary's line again."""
+
+    summary: dict[str, Any]
+    data: Any
+    notes: list[str]
+
+
+def framed(text: str) -> Framed:
+    """The text block read (Framed); its first and last lines must be one summary, of the answer
+    its JSON line holds (its rows or values, truncated, cursor), computed here from that JSON."""
+    lines = text.split("\n")
+    assert len(lines) >= 3, text[:200]
+    first, last = json.loads(lines[0]), json.loads(lines[-1])
+    assert first == last and list(first) == ["summary"], (lines[0], lines[-1])
+    data = json.loads(lines[1])
+    summary = first["summary"]
+    count = data.get("count")
+    assert summary == {"rows": count if isinstance(count, int) else None, "exact": summary["exact"],
+                       "truncated": data.get("truncated", False), "cursor": data.get("cursor")}, summary
+    if data.get("truncated") or data.get("stopped"):
+        assert summary["exact"] is False
+    return Framed(summary, data, lines[2:-1])
+
+
+def answer_json(text: str) -> Any:
+    """The answer's JSON in its text block (framed)."""
+    return framed(text).data
+
+
 @dataclass
 class Result:
     """A tool's answer as the client received it."""
@@ -52,9 +84,11 @@ class Result:
 
     @property
     def data(self) -> Any:
-        """The answer's JSON, from its text (which must parse), checked equal to the structured content."""
+        """The answer's JSON, from its one text block (framed by its summary, which must parse),
+        checked equal to the structured content."""
         assert not self.is_error, self.texts
-        parsed = json.loads(self.texts[0])
+        assert len(self.texts) == 1, self.texts
+        parsed = answer_json(self.texts[0])
         assert parsed == self.structured
         return parsed
 
@@ -168,10 +202,13 @@ class McpServer:
 
 def shell_json(args: list[str], statement: str, home: Path) -> tuple[list[Any], list[str]]:
     """What `cqlsh-ext ARGS --output-format json -e STATEMENT` prints: its JSON lines, parsed, and
-    its standard error's lines."""
+    what its standard error says, a line each (an error is a JSON object there, docs/agents.md:
+    its message)."""
     run = run_binary(CQLSH_EXT, [*args, "--output-format", "json", "-e", statement], home)
     lines = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-    return lines, [line for line in run.stderr.splitlines() if line.strip()]
+    said = [str(json.loads(line)["message"]) if line.startswith("{") else line
+            for line in run.stderr.splitlines() if line.strip()]
+    return lines, said
 
 
 def shell_text(args: list[str], statement: str, home: Path) -> str:

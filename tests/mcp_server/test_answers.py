@@ -203,7 +203,8 @@ def test_every_answer_validates_against_its_output_schema(serve, demo: Demo, tmp
                                 "ALLOW FILTERING"}),
         ("query", {"statement": f"SELECT data.customer, data.status FROM {orders} LIMIT 3"}),
         ("describe_payload", {"column": f"{orders}.data"}),
-        ("describe_payload", {"column": f"{orders}.data", "json_schema": True}),
+        # (a JSON Schema is no list to cut: the whole of it is asked for, past the default cap)
+        ("describe_payload", {"column": f"{orders}.data", "json_schema": True, "max_bytes": 1 << 16}),
         ("describe_payload", {"column": f"{formats}.data", "max_bytes": 4096}),
         ("compression_stats", {"table": formats}), ("compression_settings", {"table": formats}),
         ("compression_advise", {"table": orders, "sample": 20}),
@@ -235,7 +236,8 @@ def test_describe_payload_answers_a_json_schema_every_value_validates_against(se
 
     server = serve()
     orders = f"{demo.keyspace}.table_with_compressed_json"
-    answer = server.call("describe_payload", column=f"{orders}.data", json_schema=True).data
+    answer = server.call("describe_payload", column=f"{orders}.data", json_schema=True,
+                         max_bytes=1 << 16).data
     schema = answer["json_schema"]["data"]
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema" and schema["type"] == "object"
     Draft202012Validator.check_schema(schema)

@@ -112,7 +112,8 @@ def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, s
     # pages left in flight by readings of token ranges would hold its threads).
     cassandra.faults.set("delay", -1, 3000)
     try:
-        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "5"], tmp_path) as server:
+        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "5", "--max-bytes", "32768"],
+                       tmp_path) as server:
             plain = server.call("query", statement=f"SELECT id FROM {slow_ks}.t", limit=10_000).data
             named = f"id IN ({', '.join(map(str, range(ROWS)))})"  # the rows a WHERE names
             described = server.call("describe_payload", column=f"{slow_ks}.t.data", where=named).data
@@ -121,7 +122,8 @@ def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, s
                                cursor=plain["cursor"]).data
         cassandra.faults.set("delay", -1, 3000)
         write_credentials(tmp_path / "8", cassandra.username, cassandra.password)
-        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], tmp_path / "8") as server:
+        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8", "--max-bytes", "32768"],
+                       tmp_path / "8") as server:
             grouped = server.call("query", statement=f"SELECT data.status, count(*) FROM {slow_ks}.t "
                                                      "GROUP BY data.status ALLOW FILTERING").data
             stats = server.call("compression_stats", table=f"{slow_ks}.t").data

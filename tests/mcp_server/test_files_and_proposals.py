@@ -127,7 +127,7 @@ def test_every_answer_says_whether_a_cap_cut_it(demo: Demo, assistant_home: Path
         by_limit = server.call("query", statement=statement, limit=2).data
         assert by_limit["count"] == 2 and by_limit["truncated"] == ["limit"] and by_limit["cursor"]
         wide = f"SELECT name, data FROM {demo.keyspace}.blob_formats"
-        by_bytes = server.call("query", statement=wide, limit=10_000, max_bytes=2048).data
+        by_bytes = server.call("query", statement=wide, limit=10_000, max_bytes=3072).data
         assert "max_bytes" in by_bytes["truncated"]
         assert by_bytes["count"] < whole["count"]
         table = server.call("describe_table", table=f"{demo.keyspace}.blob_formats").data

@@ -150,7 +150,13 @@ def test_an_answer_of_rows_is_sent_as_its_rows_were_spelt() -> None:
     assert answer.data is not None and 2 < answer.data["count"] <= taken
     assert answer.data["values_cut"] == ["rows[2].long: 2,000 of 2,500 characters"]
     text = answer.texts()[0]
-    assert text == json.dumps(answer.data, ensure_ascii=False, separators=(",", ":"))
+    head, spelt, *notes, tail = text.split("\n")
+    assert spelt == json.dumps(answer.data, ensure_ascii=False, separators=(",", ":"))
+    # The summary first and last: what the answer is, as its JSON says it (a value was cut: not exact).
+    summary = {"rows": answer.data["count"], "exact": False, "truncated": answer.data["truncated"],
+               "cursor": answer.data.get("cursor")}
+    assert head == tail == json.dumps({"summary": summary}, ensure_ascii=False, separators=(",", ":"))
+    assert notes == ["said"] and answer.data["truncated"]
     assert answer.size() == sizing.message_size(answer.texts(), answer.data)
     assert _sent(answer) <= answer.size() <= 6000
     # The wire dict the server hands the SDK is the result the model would have made.
@@ -249,7 +255,7 @@ def test_a_lone_surrogate_is_sent_as_u_fffd_said_and_never_ends_the_server(versi
     answer = taker.finish({"notes": []}, notes=["said"]).fit()
     text = answer.texts()[0]
     sent_as = {"v": "lone \ufffd here", "pair": "\U0001f600", "n": "Infinity"}
-    data = json.loads(text)
+    data = json.loads(text.split("\n")[1])
     assert data["rows"][0] == sent_as
     assert data["values_cut"] == ["rows[0]: 1 lone surrogate (no Unicode character, which the protocol's "
                                   "JSON cannot carry) sent as U+FFFD"]

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from shell_runner import CQLSH_EXT, isolated_env
 
 from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
-from .harness import HttpMcpServer, write_credentials
+from .harness import HttpMcpServer, answer_json, write_credentials
 
 pytestmark = pytest.mark.server
 
@@ -96,7 +96,6 @@ def test_stdio_and_http_send_the_same_answer(demo: Demo, assistant_home: Path, s
     # stdio writes an answer's structured content from its spelt JSON (transport.SpeltWriter), HTTP
     # lets the SDK write it from the tree: the same answer either way, and on stdio the structured
     # content is the text block's bytes as they are.
-    import json
 
     table = f"{demo.keyspace}.table_with_compressed_json"
     calls = [("query", {"statement": f"SELECT id, data FROM {table} LIMIT 12", "max_bytes": 9000}),
@@ -108,17 +107,17 @@ def test_stdio_and_http_send_the_same_answer(demo: Demo, assistant_home: Path, s
     with _start(demo, assistant_home) as server, server.client() as client:
         http = [client.call(tool, **arguments) for tool, arguments in calls]
     def uncursored(texts: list[str]) -> list[str]:  # (each server draws its cursors' own secret)
-        cursor = json.loads(texts[0]).get("cursor")
+        cursor = answer_json(texts[0]).get("cursor")
         return [t.replace(cursor, "<cursor>") for t in texts] if cursor else texts
 
     for by_stdio, by_http in zip(stdio, http, strict=True):
         assert uncursored(by_stdio.texts) == uncursored(by_http.texts)
-        assert json.loads(by_stdio.texts[0]) == by_stdio.structured and by_http.data == by_http.structured
+        assert answer_json(by_stdio.texts[0]) == by_stdio.structured and by_http.data == by_http.structured
     wire = stdio_server.wire.read_bytes().decode()
     for answer in stdio:
-        assert '"structuredContent":' + answer.texts[0] + "}" in wire or \
-            '"structuredContent":' + answer.texts[0] + "," in wire
-    assert json.loads(stdio[0].texts[0])["cut"] and json.loads(stdio[0].texts[0])["cursor"]
+        spelt = answer.texts[0].split("\n")[1]  # the answer's JSON line in its text block
+        assert '"structuredContent":' + spelt + "}" in wire or '"structuredContent":' + spelt + "," in wire
+    assert answer_json(stdio[0].texts[0])["cut"] and answer_json(stdio[0].texts[0])["cursor"]
 
 
 def test_what_no_json_number_or_utf8_string_holds_is_answered_on_both_roads(cassandra, demo: Demo,
@@ -155,7 +154,7 @@ def test_what_no_json_number_or_utf8_string_holds_is_answered_on_both_roads(cass
         http_again = client.call("query", statement=f"SELECT id FROM {table}")
     assert again.data["count"] == http_again.data["count"] == 2
     assert by_stdio.texts == by_http.texts
-    answer = strict(by_stdio.texts[0])
+    answer = strict(by_stdio.texts[0].split("\n")[1])
     assert isinstance(answer, dict)
     rows = {row["id"]: row["data"]["payload"] for row in answer["rows"]}
     assert rows == {1: {"big": "Infinity", "small": "-Infinity", "s": "lone \ufffd here", "ok": 1.5},

@@ -160,14 +160,15 @@ def test_redacted_values_never_leave_the_server(cassandra, serve, demo: Demo, po
     assert refused.is_error and "data.payment.method" in refused.error
     # DESCRIBE PAYLOAD and its JSON Schema leave a redacted path out (what it is, how often, its
     # types); of a path holding one they keep where it is and how often, not its values.
-    report = server.call("describe_payload", column=f"{orders}.data", sample=100).data
+    report = server.call("describe_payload", column=f"{orders}.data", sample=100, max_bytes=1 << 20).data
     by_path = {p["path"]: p for p in report["places"][0]["paths"]}
     assert "data.customer.email" not in by_path and "data.customer.name" in by_path
     assert not [path for path in by_path if path.startswith("data.payment.")], sorted(by_path)
     customer = by_path["data.customer"]
     assert customer["redacted"] is True and "values" not in customer and customer["types"]
     assert by_path["data.status"]["values"]  # the others' frequent values stay
-    schema = server.call("describe_payload", column=f"{orders}.data", sample=100, json_schema=True).data
+    schema = server.call("describe_payload", column=f"{orders}.data", sample=100, json_schema=True,
+                         max_bytes=1 << 20).data
     described = json.dumps(schema["json_schema"])
     assert '"name"' in described and '"status"' in described and '"email"' not in described, described
     preview = server.call("inspect_value", statement=f"SELECT data FROM {orders} LIMIT 1").data["values"][0]

@@ -103,7 +103,7 @@ def test_the_tools_are_listed_read_only_with_their_arguments(server: McpServer) 
     assert set(tools["describe_payload"].input_schema["properties"]) == {
         "column", "sample", "where", "decode", "json_schema", "every_row", "confirm", "max_bytes"}
     for tool in tools.values():  # every tool: its cap stated, an argument, a schema of its answer
-        assert "32 KB" in (tool.description or "") and "max_bytes" in tool.input_schema["properties"]
+        assert "10 KB" in (tool.description or "") and "max_bytes" in tool.input_schema["properties"]
         assert tool.output_schema == TOOLS[tool.name].output_schema and tool.output_schema["type"] == "object"
         assert "properties" in tool.output_schema or "anyOf" in tool.output_schema
 
@@ -212,7 +212,7 @@ def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, she
     first = server.call("query", statement=text, limit=10, max_bytes=WHOLE).data
     assert first["rows"] == rows[:10] and first["count"] == 10
     assert first["cut"].startswith("at the limit of 10 rows") and first["cursor"]
-    # The default cap: 32 KiB of the message the client received, the rows before it whole.
+    # The default cap: 10,000 bytes of the message the client received, the rows before it whole.
     capped = server.call("query", statement=text, limit=10_000)
     received = _received(server)
     data = capped.data
@@ -224,14 +224,15 @@ def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, she
     assert len(received) <= sizing.DEFAULT_ANSWER_BYTES < len(received) + following + answers.TAIL_BYTES
     assert data["cut"].startswith(f"at {sizing.DEFAULT_ANSWER_BYTES:,} bytes, the answer's cap")
     assert data["cursor"]
-    # max_bytes: smaller and larger, each kept to as sent.
-    small = server.call("query", statement=text, max_bytes=12_288).data
-    assert len(_received(server)) <= 12_288 and 0 < small["count"] < data["count"]
-    assert small["rows"] == rows[:small["count"]] and "values_cut" not in small
-    # A first row larger than the answer even with its values cut: none, and why.
-    none = server.call("query", statement=text, max_bytes=2048).data
-    assert len(_received(server)) <= 2048 and none["count"] == 0 and none["cursor"]
-    assert none["cut"].startswith("the first of the rows alone is more than 2,048 bytes")
+    # max_bytes: larger than the default, kept to as sent too.
+    large = server.call("query", statement=text, max_bytes=24_000).data
+    assert len(_received(server)) <= 24_000 and data["count"] < large["count"]
+    assert large["rows"] == rows[:large["count"]] and "values_cut" not in large
+    # A first row larger than the answer even with its values cut: none, and why (the answer's text
+    # carries its summary, with the cursor, twice: a few hundred bytes of so small a cap).
+    none = server.call("query", statement=text, max_bytes=2560).data
+    assert len(_received(server)) <= 2560 and none["count"] == 0 and none["cursor"]
+    assert none["cut"].startswith("the first of the rows alone is more than 2,560 bytes")
     assert server.call("query", statement=text, max_bytes=100).error.startswith(
         "max_bytes must be a whole number")
 
@@ -269,9 +270,10 @@ def test_a_hostile_value_is_cut_inside_the_answer(server, conn, home, shell_home
     assert server.call("query", statement=f"{text} WHERE id = 2").data["rows"] == [
         {"id": 2, "data": {"label": "text", "kind": "text", "confidence": "guessed",
                             "payload": "small and plain"}}]
-    # A first row too large whole even so: its values cut harder until it fits, the cuts said.
-    tight = server.call("query", statement=f"{text} WHERE id = 1", max_bytes=2048).data
-    assert len(_received(server)) <= 2048 and tight["count"] == 1
+    # A first row too large whole even so: its values cut harder until it fits, the cuts said (the
+    # answer's text carries its summary twice, a few hundred bytes of the cap).
+    tight = server.call("query", statement=f"{text} WHERE id = 1", max_bytes=3072).data
+    assert len(_received(server)) <= 3072 and tight["count"] == 1
     assert tight["values_cut"][0].startswith("rows[0].data.payload: ")
     assert len(tight["rows"][0]["data"]["payload"]) < 600
 

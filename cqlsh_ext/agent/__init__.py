@@ -1,0 +1,15 @@
+"""The shell for programs and assistants (docs/agents.md): what `cqlsh-ext -e` promises a program
+that runs it, beside what it prints for a person.
+
+- read_only.py   --read-only: the statements `cqlsh-ext mcp`'s gate lets through (mcp_server/gate.py)
+                 and its policy's tables (mcp_server/policy.py), refused before they run
+- door.py        the shell's side, a base of its class: each statement checked, timed and classed
+                 by how it ended (common/exits.py); errors as JSON objects; the run's figures
+- errors.py      an error line as data: its kind, hint and position
+- timer.py       --timeout: a statement stopped as Ctrl-C stops it, past its seconds
+- crash.py       an internal error's crash report
+- figures.py     --stats: the run's figures as one JSON object
+- resume_token.py  where a cut SELECT goes on from: its token (--resume)
+- cli_spec.py    --spec: every flag, tool, statement, output format and exit code as one JSON document
+- skill.py       `cqlsh-ext skill [DIR]`: a skill (SKILL.md) for this version
+"""

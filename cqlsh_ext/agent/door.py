@@ -1,0 +1,358 @@
+"""The shell's side of a run for a program (docs/agents.md): `AgentRun`, what one run keeps, and
+`AgentDoor`, a base of the shell's class that every statement passes through.
+
+Each statement, before it runs, is checked by --read-only (read_only.py: refused in one line, exit
+code 3) and, when it is the SELECT a --resume token names, set to go on from there; while it runs,
+its --timeout's timer is on (timer.py); after, how it ended is noted for the run's exit code
+(common.exits.RunOutcome): a Ctrl-C (exit code 130: what it read before printed, the run stopped), its
+time up (4: the run goes on with the next statement), an internal error (70: its crash report
+written, crash.py). Each result a SELECT printed is counted (output.row_limit), and one cut by
+--max-rows says so, with the token that goes on from the next row (resume_token.py).
+
+With `--output-format json` (not in the interactive shell) each error is one JSON object on
+standard error (errors.py), the lines cqlsh prints under one (a syntax error's statement and caret)
+its `detail`. --stats writes the run's figures when it ends (figures.py).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.common import exits
+from cqlsh_ext.common.exits import RunOutcome
+from cqlsh_ext.common.text import say
+from cqlsh_ext.output.row_limit import RowLimit
+
+if TYPE_CHECKING:
+    from cqlsh_ext.agent.read_only import ReadOnly
+    from cqlsh_ext.agent.resume_token import ResumeToken
+    from cqlsh_ext.agent.timer import StatementTimer
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.settings import AgentSettings, Settings
+
+#: How long a press the timer sent just as its statement ended is waited for (seconds).
+LATE_PRESS = 0.05
+
+
+class AgentRun:
+    """One run's side for programs: its settings, its outcome (the exit code), the read-only
+    switch, the resume token, the rows each result printed (`rows`, the result pipelines' one),
+    the errors waiting to be written as JSON, and the figures --stats writes."""
+
+    def __init__(self, settings: AgentSettings | None = None, outcome: RunOutcome | None = None,
+                 read_only: ReadOnly | None = None, resume: ResumeToken | None = None,
+                 started: float | None = None) -> None:
+        import time
+
+        from cqlsh_ext.settings import AgentSettings
+
+        self.settings = settings or AgentSettings()
+        #: When the run started (time.monotonic()): --stats' elapsed time counts from it.
+        self.started = time.monotonic() if started is None else started
+        self.outcome = outcome or RunOutcome()
+        self.read_only = read_only
+        self.resume = resume
+        self.rows = RowLimit(self.settings.max_rows)
+        #: Errors said as JSON objects (--output-format json, a script): (line, kind or None).
+        self.json_errors = False
+        self._pending: list[tuple[str, str | None]] = []
+        #: The statement running (its text: an error's position is read in it).
+        self.statement: Lexed | None = None
+        self.statements = 0
+        #: A Ctrl-C stopped the run: the statements still to come are not run.
+        self.interrupted = False
+        self._timer: StatementTimer | None = None
+        #: Why an answer was cut short, in order, as --stats names them (max_rows, timed_out, ...).
+        self.cuts: list[str] = []
+        #: The token of the first cut answer that can be gone on with.
+        self.resume_token: str | None = None
+        #: How the shells made say an error (their printerr) and end their loops (begin()).
+        self._printerr: Callable[[str], None] = say
+        self._stops: list[Callable[[], None]] = []
+        self._kind: str | None = None
+        #: A run of the shell's (of()); else one that does nothing (a server's shell, `cqlsh-ext mcp`).
+        self.active = False
+        #: Statements read from a script, -e or a pipe (begin()), not typed at the interactive prompt.
+        self.batch = False
+
+    @classmethod
+    def of(cls, settings: Settings, outcome: RunOutcome, started: float) -> AgentRun:
+        """The run's side from its settings (what a flag does not ask for is not imported: a
+        run's start-up); raises SettingError (--policy's file, --resume's token)."""
+        from cqlsh_ext.settings import SettingError
+
+        agent = settings.agent
+        guard = token = None
+        if agent.read_only:
+            from cqlsh_ext.agent import read_only
+            from cqlsh_ext.mcp_server.policy import PolicyError
+
+            try:
+                guard = read_only.load(agent.policy)
+            except PolicyError as err:
+                raise SettingError(str(err)) from None
+        if agent.resume is not None:
+            from cqlsh_ext.agent import resume_token
+
+            try:
+                token = resume_token.read(agent.resume)
+            except resume_token.ResumeError as err:
+                raise SettingError(str(err)) from None
+        run = cls(agent, outcome, guard, token, started)
+        run.active = True
+        # (from the start: a connection that fails says so as JSON too; the interactive shell, once
+        # it is made, says its errors as prose: begin())
+        run.json_errors = settings.display.output_format.name == "json"
+        return run
+
+    # ------------------------------------------------------------------ the shell's start
+
+    def begin(self, batch: bool, printerr: Callable[[str], None], stop: Callable[[], None]) -> None:
+        """When a shell is made (SOURCE's too): how it says an error (`printerr`: its own) and how
+        its loop is ended (`stop`); a `batch` run's (not the interactive shell's, nor a server's)
+        Ctrl-C heard between statements too (ending the run, 130), the interactive shell's errors
+        said as prose whatever the output format."""
+        self._printerr = printerr
+        self._stops.append(stop)
+        if not batch or not self.active:
+            # The interactive shell: its own Ctrl-C (a press stops the statement, never the shell),
+            # its errors in prose, no time limit; --read-only and --max-rows hold as ever.
+            self.json_errors = self.batch = False
+            return
+        self.batch = True
+        if threading.current_thread() is not threading.main_thread() \
+                or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # (a job started to ignore it)
+            return
+
+        def pressed(signum: int, frame: FrameType | None) -> None:
+            timer = self._timer
+            if timer is None or not timer.fired:
+                self.interrupted = True
+                self.outcome.note(exits.INTERRUPTED)
+                self._stop()
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, pressed)
+
+    # ------------------------------------------------------------------ each statement
+
+    def _stop(self) -> None:
+        for stop in self._stops:  # SOURCE's shell and the one that runs it
+            stop()
+
+    def refused(self, statement: Lexed, feature: Feature | None, keyspace: str | None,
+                tables_of: Callable[[str], Sequence[str]]) -> bool:
+        """Before `statement` runs (`keyspace` in use, `tables_of` a keyspace's tables): True when
+        --read-only refuses it (said, noted); a SELECT that --resume names is set to go on from its
+        token."""
+        self.statement = statement
+        if self.read_only is not None:
+            why = self.read_only.refusal(statement, feature, keyspace, tables_of)
+            if why is not None:
+                self.error(why, "refused")
+                if self.batch:  # (the interactive shell exits 0, as cqlsh's does)
+                    self.outcome.note(exits.REFUSED)
+                return True
+        if self.resume is not None and _first_word(statement) == "select":
+            resume, self.resume = self.resume, None
+            why = resume.applies(statement)
+            if why is not None:
+                self.error(why, "usage")
+                return True
+            self.rows.start, self.rows.before = resume.position, resume.before
+        return False
+
+    def run_statement(self, run: Callable[[], Any]) -> Any:
+        """`run()`, the shell's handling of one statement, timed and classed by how it ended."""
+        from cqlsh_ext.common.interrupt import presses, wraps_ctrl_c
+
+        if not self.active or not self.batch:
+            return run()
+        if self.interrupted:
+            return True  # a Ctrl-C stopped the run: what follows is not run
+        self.statements += 1
+        heard = presses()
+        timer = self._start_timer()
+        printed = len(self.rows.printed)
+        try:
+            done = run()
+        except KeyboardInterrupt:
+            self._stopped(timer)
+            return True
+        except Exception as err:
+            if wraps_ctrl_c(err):
+                self._stopped(timer)
+                return True
+            from cqlsh_ext.agent import crash  # (on a bug only: nothing of it at start-up)
+
+            if not crash.is_bug(err):
+                raise
+            path = crash.write(err, f"a statement starting with {_first_word(self.statement).upper()}")
+            self.outcome.crash_report = self.outcome.crash_report or path
+            self.outcome.note(exits.INTERNAL)
+            self.error(crash.line(err, path), "internal")
+            return True
+        finally:
+            self._end_timer(timer)
+            self._said_cut(printed)
+            self.flush()
+        if presses() > heard:  # stopped at a first press, and ended as if by itself
+            self._stopped(timer)
+            self.flush()
+        return done
+
+    def _start_timer(self) -> StatementTimer | None:
+        seconds = self.settings.timeout
+        if seconds is None:
+            return None
+        from cqlsh_ext.agent.timer import StatementTimer
+
+        self._timer = StatementTimer(seconds).start()
+        return self._timer
+
+    def _end_timer(self, timer: StatementTimer | None) -> None:
+        if timer is None:
+            return
+        timer.cancel()
+        if timer.fired:  # its press may land just after the statement ended: heard here, not later
+            import time
+
+            try:
+                time.sleep(LATE_PRESS)
+            except KeyboardInterrupt:
+                pass
+        self._timer = None
+
+    def _stopped(self, timer: StatementTimer | None) -> None:
+        """A statement stopped by its --timeout or by Ctrl-C: said, noted."""
+        if timer is not None and timer.fired:
+            self.outcome.note(exits.TIMED_OUT)
+            self.cuts.append("timed_out")
+            self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; "
+                              "what it read before is printed above", "timed_out")
+            return
+        self.interrupted = True
+        self._stop()
+        self.outcome.note(exits.INTERRUPTED)
+        self.cuts.append("interrupted")
+        self.error("interrupted (Ctrl-C): what the statement read before is printed above; "
+                          "the run stops here", "interrupted")
+
+    def _said_cut(self, before: int) -> None:
+        """Each result --max-rows cut during the statement said, with its token."""
+        for printed in self.rows.printed[before:]:
+            if printed.cut is None:
+                continue
+            from cqlsh_ext.agent import resume_token  # (a cut's only)
+
+            self.cuts.append(printed.cut)
+            token = None
+            if printed.resume is not None and self.statement is not None:
+                token = resume_token.token(self.statement, printed.resume, self.rows.before + printed.rows)
+                self.resume_token = self.resume_token or token
+            self.notice(printed.rows, token)
+
+    def notice(self, rows: int, token: str | None) -> None:
+        """The one line that says an answer was cut on purpose (--max-rows)."""
+        import json
+
+        most = self.settings.max_rows
+        if self.json_errors:
+            sys.stderr.write(json.dumps({"type": "truncated", "why": "max_rows", "rows": rows,
+                                         "resume": token}) + "\n")
+            return
+        go_on = f": --resume {token} goes on from the next row" if token else \
+            ": the reading cannot be gone on with from its rows"
+        say(f"cut at --max-rows {most:,}: {rows:,} rows printed, more follow{go_on}")
+
+    # ------------------------------------------------------------------ errors
+
+    def error(self, text: str, kind: str | None = None) -> None:
+        """An error line, said by the shell's printerr (a JSON object of `kind` with json_errors:
+        AgentDoor.printerr keeps it)."""
+        self._kind = kind
+        try:
+            self._printerr(text)
+        finally:
+            self._kind = None
+
+    def fatal(self, text: str) -> None:
+        """cqlsh's last words before it exits 1 ('Connection error: ...', "Can't open ..."), which
+        Python would have printed: said as every error is."""
+        if not self.json_errors:
+            say(text)
+            return
+        self._pending.append((text, "usage" if text.startswith("Can't open") else "connection"))
+
+    def keep(self, text: str) -> None:
+        """A line the shell's printerr was handed, kept to be written as JSON (of the kind error()
+        names, else read from the line)."""
+        self._pending.append((text, self._kind))
+
+    def flush(self) -> None:
+        """The errors kept, each one JSON object on standard error; a line that starts with a space
+        (cqlsh's statement and caret under a syntax error) is the detail of the one before."""
+        if not self._pending:
+            return
+        from cqlsh_ext.agent.errors import classify
+
+        pending, self._pending = self._pending, []
+        grouped: list[tuple[str, str | None, list[str]]] = []
+        for text, kind in pending:
+            for line in text.splitlines() or [""]:
+                if grouped and (line[:1].isspace() or not line.strip()):
+                    grouped[-1][2].append(line)
+                else:
+                    grouped.append((line, kind, []))
+        statement = self.statement.text if self.statement is not None else None
+        for line, kind, detail in grouped:
+            found = classify(line, statement, kind)
+            if detail:
+                from dataclasses import replace
+
+                found = replace(found, detail="\n".join(detail).rstrip())
+            sys.stderr.write(found.line() + "\n")
+        sys.stderr.flush()
+
+
+def _first_word(statement: Lexed | None) -> str:
+    if statement is None:
+        return ""
+    first = statement.tokens[0] if statement.tokens else None
+    return first.value.lower() if first is not None and first.kind == "word" else ""
+
+
+class AgentDoor:
+    """A base of the shell's class (cqlsh_ext.shell.ExtShell, before cqlsh's Shell): its printerr
+    and onecmd, where errors become JSON; the rest is the run's (`agent`, set on the run's class)."""
+
+    agent: AgentRun = AgentRun()
+    statement_error: bool
+    conn: Any
+
+    def agent_tables(self, keyspace: str) -> list[str]:
+        """The tables and views of `keyspace` as the driver's schema has them (--read-only reads a
+        name alone as a table of the keyspace in use by them)."""
+        meta = self.conn.metadata.keyspaces.get(keyspace)
+        if meta is None:
+            return []
+        return [*meta.tables, *getattr(meta, "views", {})]
+
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        if self.agent.json_errors:
+            self.statement_error = True  # as cqlsh's printerr: the run exits 2
+            self.agent.keep(str(text))
+            return
+        super().printerr(text, *args, **kwargs)  # type: ignore[misc]  # the next base's, cqlsh's last
+
+    def onecmd(self, statementtext: str) -> Any:
+        try:
+            return super().onecmd(statementtext)  # type: ignore[misc]
+        finally:
+            self.agent.flush()  # what was said outside a statement (cqlsh's lexing errors)

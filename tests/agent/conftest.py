@@ -1,0 +1,93 @@
+"""Fixtures of the agent door's tests against the real Cassandra: the demo keyspace (`cqlsh-ext demo
+load`, as a user loads it), a table of numbered rows whose every row an oracle knows, and a table in
+a `faults_*` keyspace whose every page the test server answers late (tests/fault_handler.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from shell_runner import CQLSH_EXT, isolated_env
+
+#: Rows in the numbered table: several pages at the shell's page size (100).
+ROWS = 250
+#: How late each page of the slow table is (ms): longer than any --timeout the tests give.
+SLOW_MS = 3000
+
+
+@pytest.fixture(scope="session")
+def demo_keyspace(cassandra, tmp_path_factory: pytest.TempPathFactory) -> str:  # type: ignore[no-untyped-def]
+    """The demo keyspace, loaded by `cqlsh-ext demo load` (200 documents per JSON table, as
+    docs/agents.md's session says)."""
+    name = f"agent_demo_{os.getpid()}"
+    home = tmp_path_factory.mktemp("demo-home")
+    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "200", cassandra.host,
+                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
+                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
+    assert proc.returncode == 0, proc.stderr
+    return name
+
+
+@pytest.fixture(scope="session")
+def numbered(cassandra) -> str:  # type: ignore[no-untyped-def]
+    """keyspace.table `numbered`: one partition of ROWS rows (n int clustering, 0..ROWS-1), each a
+    gzip-compressed JSON document {"n": n, "word": ...}, so the rows come in n's order."""
+    import gzip
+    import json
+
+    ks = cassandra.create_keyspace("agent")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE numbered (p int, n int, data blob, PRIMARY KEY (p, n))")
+    insert = session.prepare("INSERT INTO numbered (p, n, data) VALUES (0, ?, ?)")
+    for n in range(ROWS):
+        session.execute(insert, (n, gzip.compress(json.dumps({"n": n, "word": f"w{n}"}).encode())))
+    session.shutdown()
+    return f"{ks}.numbered"
+
+
+@pytest.fixture(scope="session")
+def slow_rows(cassandra) -> str:  # type: ignore[no-untyped-def]
+    """keyspace.table of 50 rows (a text and a gzip-compressed JSON blob) in a faults_* keyspace."""
+    import gzip
+
+    ks = cassandra.create_keyspace("faults_agent")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE rows_slow (p int, n int, v text, data blob, PRIMARY KEY (p, n))")
+    insert = session.prepare("INSERT INTO rows_slow (p, n, v, data) VALUES (0, ?, ?, ?)")
+    for n in range(50):
+        session.execute(insert, (n, f"v{n}", gzip.compress(b'{"n": %d}' % n)))
+    session.shutdown()
+    return f"{ks}.rows_slow"
+
+
+@pytest.fixture
+def slow_table(cassandra, slow_rows: str) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """slow_rows, every page of which the server answers SLOW_MS late while the test runs."""
+    cassandra.faults.set("delay", -1, SLOW_MS, table="rows_slow")
+    try:
+        yield slow_rows
+    finally:
+        cassandra.faults.clear()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+@pytest.fixture
+def connected_home(cassandra, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """A HOME whose cqlshrc names the test server and whose credentials file logs in, so a command
+    runs exactly as a skill or a page writes it (no host, port or password on it)."""
+    directory = tmp_path / ".cassandra"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "cqlshrc").write_text(f"[connection]\nhostname = {cassandra.host}\n"
+                                       f"port = {cassandra.port}\n")
+    credentials = directory / "credentials"
+    credentials.write_text(f"[plain_text_auth]\nusername = {cassandra.username}\n"
+                           f"password = {cassandra.password}\n")
+    credentials.chmod(0o600)
+    return tmp_path
