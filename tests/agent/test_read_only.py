@@ -109,8 +109,8 @@ def test_a_policy_file_s_tables_are_refused_named_either_way(cassandra, home: Pa
         assert result.returncode == 3, (args, result.stderr)
         # (named by the file's name, as MCP names it: the refusal never spells a server's path)
         assert said_lines(result.stderr) == [
-            f"refused: table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext --read-only "
-            "never reads it"], args
+            f"refused: table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext "
+            "--read-only never reads it"], args
         assert not result.stdout.strip()
     other = ext(cassandra, home, "--read-only", "--policy", str(policy), "--output-format", "json",
                 "-e", f"SELECT name FROM {demo_keyspace}.blob_formats WHERE name = 'gzip'")
@@ -124,8 +124,8 @@ def test_a_table_whose_values_the_policy_redacts_is_refused(cassandra, home: Pat
     result = ext(cassandra, home, "--read-only", "--policy", str(policy), "-e", f"SELECT n FROM {numbered}")
     assert result.returncode == 3
     assert said_lines(result.stderr) == [
-        f"refused: the policy ({policy.name}) redacts values of {numbered}, and cqlsh-ext --read-only redacts "
-        "nothing: cqlsh-ext mcp answers it redacted"]
+        f"refused: the policy ({policy.name}) redacts values of {numbered}, and cqlsh-ext --read-only "
+        "redacts nothing: cqlsh-ext mcp answers it redacted"]
 
 
 def test_a_policy_file_that_cannot_be_read_is_a_usage_error(cassandra, home: Path) -> None:
