@@ -241,7 +241,8 @@ class AgentRun:
         self._stop()
         self.outcome.note(exits.INTERRUPTED)
         self.cuts.append("interrupted")
-        self.error("interrupted (Ctrl-C): what the statement read before is printed above; "
+        # A read's rows, a write's summary with its Resume and Undo lines: what it did, either way.
+        self.error("interrupted (Ctrl-C): what the statement did before is printed above; "
                           "the run stops here", "interrupted")
 
     def _said_cut(self, before: int) -> None:
