@@ -198,6 +198,27 @@ def test_each_value_is_written_as_a_new_compressor_writes_it_whatever_came_befor
     assert encode("lz4", small, CAP).value == frame.begin() + frame.compress(small) + frame.flush()
 
 
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(("shown", "want", "equal"), [
+    ({"a": [1, 2.5, "x", None, True]}, {"a": [1, 2.5, "x", None, True]}, True),
+    ({"b": 1, "a": 2}, {"a": 2, "b": 1}, True),  # (keys compared as sets)
+    ((1,), [1], True),  # (a record read back may hold tuples)
+    ({"n": 2**80}, {"n": 2**80}, True),
+    ([NAN, float("inf")], [float("nan"), float("inf")], True),
+    ([-0.0], [0.0], True),
+    ([1], [1.0], False), ([1.0], [1], False), ([True], [1], False), ([1], [True], False),
+    ({"a": 1}, {"a": True}, False), ({1: "x"}, {"1": "x"}, False),
+    ({"n": 2**80}, {"n": float(2**80)}, False), ([b"0x00"], ["0x00"], False), ([None], [NAN], False),
+    ({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2.0}]}, False),
+])
+def test_records_are_the_same_only_with_the_same_types(shown, want, equal):
+    # The check a load's every record is read back by (encode.chain.same): equal values of other
+    # types (1 and 1.0 and True, a key 1 and "1") are not the same record.
+    assert same(shown, want) is equal
+
+
 @pytest.mark.parametrize("label", UNWRITABLE)
 def test_containers_without_a_writer_are_refused(label):
     with pytest.raises(EncodeRefused, match=label):
