@@ -12,6 +12,7 @@ read here first, and frames that could pass the cap are read through `stream_rea
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -65,6 +66,24 @@ def _forget() -> None:
     _dctx = None
     _dict_dctx.clear()
     _raw_dctx.clear()
+
+
+#: Each thread's compressors, by level: building one costs more than compressing a value of a few
+#: KB (a load writes thousands); compress() starts each value afresh, so a value's bytes are those a
+#: new compressor writes.
+_writing = threading.local()
+
+
+def _compressor(level: int) -> Any:
+    found: dict[int, Any] | None = getattr(_writing, "by_level", None)
+    if found is None:
+        found = _writing.by_level = {}
+    cctx = found.get(level)
+    if cctx is None:
+        import zstandard
+
+        cctx = found[level] = zstandard.ZstdCompressor(level=level)
+    return cctx
 
 
 def _dictionary_dctx(dict_id: int) -> Any:
@@ -433,9 +452,7 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
     dictionary_level = 3
 
     def write(self, data: bytes, level: int | None) -> bytes:
-        import zstandard
-
-        return bytes(zstandard.ZstdCompressor(level=3 if level is None else level).compress(data))
+        return bytes(_compressor(3 if level is None else level).compress(data))
 
     def train_dictionary(
         self, samples: list[bytes], size: int, level: int

@@ -13,7 +13,7 @@ together, and a value that cannot be decoded comes back as its bytes with a one-
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs import registry
@@ -37,6 +37,7 @@ from cqlsh_ext.payload.view import (
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.formats import StreamLayer
+    from cqlsh_ext.payload.spec import Spec
 
 #: Compression or serialization layers followed at the most (<codec> > <stream> > ...).
 MAX_DEPTH = 4
@@ -154,16 +155,11 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
 
     spec = parse_spec(spec_text)
     view = BlobView(value, PEELED)
-    data, budget = value, cap
+    data = value
     try:
-        for codec, variant in zip(spec.codecs, spec.variants or (None,) * len(spec.codecs), strict=True):
-            named = registry.by_label(variant) if variant else None
-            if named is not None:
-                fmt, decoded = registry.decode_as(named, data, budget)
-            else:
-                fmt, decoded = registry.decode_named(codec, data, budget)
-            view.add_layer(_layer(fmt, data, decoded, trace))
-            data, budget = decoded.data, budget - len(decoded.data)
+        for fmt, data_in, decoded in named_layers(spec, value, cap):
+            view.add_layer(_layer(fmt, data_in, decoded, trace))
+            data = decoded.data
     except DecodeError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
     # the bytes under the codecs named and their size, as detection's _payload sets them (a rewrite
@@ -201,6 +197,21 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
     reader = formats.get(spec.payload)
     return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree,
                                reader is not None and reader.nodes_within_input)
+
+
+def named_layers(spec: Spec, value: bytes, cap: int) -> Iterator[tuple[Container, bytes, Decoded]]:
+    """The containers a setting names, peeled in its order as its reading peels them (each the
+    container its label names, or the first of its codec's that decodes): (the container, its
+    input, what it decoded), within `cap` over all; DecodeError from the first that fails."""
+    data, left = value, cap
+    for codec, variant in zip(spec.codecs, spec.variants or (None,) * len(spec.codecs), strict=True):
+        named = registry.by_label(variant) if variant else None
+        if named is not None:
+            fmt, decoded = registry.decode_as(named, data, left)
+        else:
+            fmt, decoded = registry.decode_named(codec, data, left)
+        yield fmt, data, decoded
+        data, left = decoded.data, left - len(decoded.data)
 
 
 def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:

@@ -180,6 +180,45 @@ def test_bytes_are_the_reference_libraries_at_default_and_named_levels():
     assert gz[:10] == bytes.fromhex("1f8b08000000000000ff")  # mtime 0, OS 255: the JDK's header
 
 
+def test_each_value_is_written_as_a_new_compressor_writes_it_whatever_came_before():
+    # The zstd and LZ4 frame writers keep their compressors between values (a load writes
+    # thousands): nothing of one value may reach the next (a frame of several 4 MiB blocks, another
+    # level in between, a value that failed), against a new compressor of the reference library.
+    small = json.dumps({"order": 1, "items": ["a"] * 20}).encode()
+    large = bytes(range(256)) * (5 << 12) + small * 1000
+    for data in (small, large, small, b"", small):
+        frame = lz4.frame.LZ4FrameCompressor(block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False)
+        assert encode("lz4", data, CAP * 4).value == frame.begin() + frame.compress(data) + frame.flush()
+        for level in (3, 19, 3):
+            assert encode(f"zstd:{level}", data, CAP * 4).value == \
+                zstandard.ZstdCompressor(level=level).compress(data)
+    with pytest.raises(EncodeRefused, match="output cap"):
+        encode("lz4", large, 1 << 10)  # written, then refused by the display's cap
+    frame = lz4.frame.LZ4FrameCompressor(block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False)
+    assert encode("lz4", small, CAP).value == frame.begin() + frame.compress(small) + frame.flush()
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(("shown", "want", "equal"), [
+    ({"a": [1, 2.5, "x", None, True]}, {"a": [1, 2.5, "x", None, True]}, True),
+    ({"b": 1, "a": 2}, {"a": 2, "b": 1}, True),  # (keys compared as sets)
+    ((1,), [1], True),  # (a record read back may hold tuples)
+    ({"n": 2**80}, {"n": 2**80}, True),
+    ([NAN, float("inf")], [float("nan"), float("inf")], True),
+    ([-0.0], [0.0], True),
+    ([1], [1.0], False), ([1.0], [1], False), ([True], [1], False), ([1], [True], False),
+    ({"a": 1}, {"a": True}, False), ({1: "x"}, {"1": "x"}, False),
+    ({"n": 2**80}, {"n": float(2**80)}, False), ([b"0x00"], ["0x00"], False), ([None], [NAN], False),
+    ({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2.0}]}, False),
+])
+def test_records_are_the_same_only_with_the_same_types(shown, want, equal):
+    # The check a load's every record is read back by (encode.chain.same): equal values of other
+    # types (1 and 1.0 and True, a key 1 and "1") are not the same record.
+    assert same(shown, want) is equal
+
+
 @pytest.mark.parametrize("label", UNWRITABLE)
 def test_containers_without_a_writer_are_refused(label):
     with pytest.raises(EncodeRefused, match=label):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .._common import FrameResult, frame_sequence, join, reason, skip_skippable, too_big, u32le, u64le, wrap
@@ -40,6 +41,28 @@ def _frame_header(data: bytes, pos: int) -> tuple[int, int, int | None, int | No
     if p >= n:  # the header checksum byte
         raise DecodeError("truncated frame header")
     return flg, bd, csize, dict_id, p + 1 - pos
+
+
+#: Each thread's frame compressors, by level, begun anew for each value (a frame of its own).
+_writing = threading.local()
+
+
+def _compressor(level: int) -> Any:
+    """The streaming compressor, which keeps the 4 MiB block size in the header (the one-shot call
+    shrinks it to the value's size), and independent blocks are what lz4-java can read. Flushed
+    as it compresses: the same frame, without the output buffer of a whole 4 MiB block that
+    compress() otherwise makes for each value (more than compressing a small one costs)."""
+    found: dict[int, Any] | None = getattr(_writing, "by_level", None)
+    if found is None:
+        found = _writing.by_level = {}
+    frame = found.get(level)
+    if frame is None:
+        import lz4.frame
+
+        frame = found[level] = lz4.frame.LZ4FrameCompressor(
+            block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False, compression_level=level,
+            auto_flush=True)
+    return frame
 
 
 def _legacy(data: bytes, pos: int, left: int) -> FrameResult:
@@ -142,13 +165,12 @@ class Lz4Frame(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
     library = "lz4"
 
     def write(self, data: bytes, level: int | None) -> bytes:
-        import lz4.frame
-
-        # The streaming compressor keeps the 4 MiB block size in the header (the one-shot call
-        # shrinks it to the value's size), and independent blocks are what lz4-java can read.
-        frame = lz4.frame.LZ4FrameCompressor(block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False,
-                                             compression_level=level or 0)
-        return bytes(frame.begin() + frame.compress(data) + frame.flush())
+        frame = _compressor(level or 0)
+        try:
+            return bytes(frame.begin() + frame.compress(data) + frame.flush())
+        except BaseException:
+            frame.reset()  # (begun and never flushed: the next value begins a frame of its own)
+            raise
 
     def compressors(self) -> list[Compressor]:
         import lz4.frame
