@@ -123,7 +123,11 @@ def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFram
         schema = sample.schema
         kinds = sample._kinds()
         columns = list(sample._typed.fixed())
-    frame_schema = pl.from_arrow(schema.empty_table()).schema
+    import pyarrow as pa
+
+    # (a table of no batches: pyarrow makes no empty array of an extension type, arrow.json, that a
+    # payload's place of mixed sorts has)
+    frame_schema = pl.from_arrow(pa.Table.from_batches([], schema=schema)).schema
     source = _Source(db, lexed, params, plan, target, columns, kinds, frame_schema)
     frame: polars.LazyFrame = register_io_source(source, schema=frame_schema, explain_name="cqlsh_ext",
                                                  explain_detail=" ".join(statement.split()))
