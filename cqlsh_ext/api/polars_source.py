@@ -30,6 +30,8 @@ contract for each: the frame is what the same lazy query gives over `db.query(st
     predicate is only ever called by polars.
 - `n_rows` with a predicate (`head(n).filter(p)`): polars' n_rows is a slice taken before the
   predicate: the first n rows are read (LIMIT n, nothing pushed), then filtered.
+- `batch_size`: a hint polars gives (100,000 rows in polars 2.1), not taken as the page size: the
+  rows are read a page of the reading's at a time (5,000 rows), each a frame polars takes and lets go.
 
 The rows come in the full read's order (token order): a whole table read with payload conditions
 alone is read as one token range by one stream, not by ranges at once, so polars' head and slice
@@ -161,7 +163,10 @@ class _Source:
             return
         text, params = self._statement(wanted, pushed, n_rows)
         LOG.debug("%s: %s", LABEL, text)
-        answer = self.db._answer(text, params, Call(page_size=batch_size), plain=True,
+        # polars' batch_size is a hint of rows a frame (100,000 in polars 2.1), not a page: read in
+        # the reading's own pages, each frame let go as polars takes it, memory holds a page or two
+        # however large the table (tests/api/test_polars_memory.py)
+        answer = self.db._answer(text, params, Call(), plain=True,
                                  kinds=[self.kinds[i] for i in wanted], ranges=self._in_order(pushed))
         left = n_rows
         try:

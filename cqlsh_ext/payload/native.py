@@ -908,7 +908,8 @@ def contents_views(column: core_types.HeldContents, view: RowView,
 
 def held_payload(column: core_types.HeldContents, row: int) -> Any:
     """One row's payload as the core holds it, as Python objects: a JSON text's object or array
-    (the text itself where it was read without its tree), a record's tree."""
+    (made from the text where the core holds it for its value; the text itself where a file of
+    text read it), a record's tree."""
     _kinds, _labels, payloads, _python = column[row:row + 1].parts()
     return payloads[0]
 
@@ -1108,8 +1109,9 @@ class FilledContents:
 def hold_page(values: Sequence[Any], cap: int, text_trees: bool = True,
               text_gaps: bool = False) -> core_types.HeldContents:
     """A page of a blob column's stored values read by the core, held (an export's blob column
-    the query did not read: render.parquet_columns). `text_trees` False: a file of text, no JSON
-    tree built for a text; `text_gaps`: then its whitespace runs noted (JSON Lines), as
+    the query did not read: render.parquet_columns). `text_trees`: a JSON text held for its value
+    (its arrays laid out from its text, a Python value made of it where asked); False: a file of
+    text, which writes it as text; `text_gaps`: then its whitespace runs noted (JSON Lines), as
     query_page's. Raises when the core fails the call."""
     return module().hold_page(values, cap, text_trees, text_gaps)
 

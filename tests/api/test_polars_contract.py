@@ -513,6 +513,20 @@ def test_a_statement_of_its_own_where_and_limit(db, table: str) -> None:
     assert set(heads[0]) <= set(exact_rows(whole))
 
 
+def test_a_whole_blob_with_a_place_of_mixed_sorts_is_a_source(db, table: str) -> None:
+    """The whole blob as one column: its `mixed` place holds strings, numbers and booleans, so it is
+    JSON text (Arrow's arrow.json extension type, of which pyarrow makes no empty array): the source
+    is made, and collected it is the full read."""
+    import cqlsh_ext
+
+    text = f"SELECT pk, ck, data FROM {table}"
+    whole = db.query(text).to_polars()
+    assert "arrow.json" in str(whole.schema["data"])
+    frame = cqlsh_ext.scan(db, text)
+    assert frame.collect_schema() == whole.schema
+    assert frame.collect().equals(whole)
+
+
 def test_polars_reads_an_answers_stream_as_docs_say(db, table: str) -> None:
     """docs/api.md: `pl.DataFrame(answer)` reads the answer's Arrow stream into a DataFrame (polars
     2's `pl.from_arrow` reads any such stream as one Series of structs)."""

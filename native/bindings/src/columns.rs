@@ -330,6 +330,7 @@ pub fn page_columns<'py>(
         tree: false,
         text_tree: true,
         gaps: false,
+        text_values: false,
         measure: false,
         json: true,
     };

@@ -130,6 +130,7 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         tree: request.trees,
         text_tree: true,
         gaps: false,
+        text_values: false,
         measure: request.measure,
         json: request.json,
     };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use cqlsh_ext_core::columns::{export_data, export_schema, variable_array, Array};
 use cqlsh_ext_core::engine::Kind as ViewKind;
-use cqlsh_ext_core::held::{self, Content, Held, Kind, Labels, Slot, Unlaid};
+use cqlsh_ext_core::held::{self, Content, Held, Kind, Labels, Place, Slot, Unlaid};
 use cqlsh_ext_core::page::{self, PageWant};
 use cqlsh_ext_core::tree::Node;
 use pyo3::exceptions::{PyIndexError, PyValueError};
@@ -155,6 +155,14 @@ impl HeldColumn {
     }
 }
 
+/// A held value's Python object: its tree's (a text held for its value: its tree built here).
+fn place_py<'py>(py: Python<'py>, place: Place<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match place.tree() {
+        Some((node, src)) => to_py(py, &node, src),
+        None => Err(PyValueError::new_err("a held text is not the JSON its check passed")),
+    }
+}
+
 fn row_py<'py>(py: Python<'py>, row: &Row) -> PyResult<Bound<'py, PyAny>> {
     match row {
         Row::Core(held) => to_py(py, &held.node, &held.src),
@@ -206,7 +214,7 @@ impl HeldColumn {
             .iter()
             .enumerate()
             .filter_map(|(i, r)| match r {
-                Row::Core(held) => Some((i, Some((&held.node, &held.src[..])))),
+                Row::Core(held) => Some((i, Some(Place::Node(&held.node, &held.src[..])))),
                 Row::Python(_) => None,
             })
             .collect();
@@ -215,8 +223,7 @@ impl HeldColumn {
             .into_iter()
             .map(|(k, count)| {
                 let (i, slot) = slots[k];
-                let (node, src) = slot.expect("a held row");
-                Ok((i, to_py(py, node, src)?, count))
+                Ok((i, place_py(py, slot.expect("a held row"))?, count))
             })
             .collect()
     }
@@ -295,8 +302,8 @@ pub fn held_array<'py>(
         for row in chunk.get().rows() {
             let at = slots.len();
             match (row, given.next_if(|(i, _)| *i == at)) {
-                (_, Some((_, node))) => slots.push(Some((node, &[]))),
-                (Row::Core(held), None) => slots.push(Some((&held.node, &held.src))),
+                (_, Some((_, node))) => slots.push(Some(Place::Node(node, &[]))),
+                (Row::Core(held), None) => slots.push(Some(Place::Node(&held.node, &held.src))),
                 (Row::Python(_), None) => return Err(PyValueError::new_err("a Python row not filled")),
             }
         }
@@ -321,7 +328,7 @@ fn laid_out<'py>(
                 values.push((
                     at,
                     match slots[at] {
-                        Some((node, src)) => to_py(py, node, src)?,
+                        Some(place) => place_py(py, place)?,
                         None => py.None().into_bound(py),
                     },
                 ));
@@ -427,7 +434,7 @@ impl HeldContents {
             .iter()
             .enumerate()
             .filter_map(|(i, r)| match &r.content {
-                Content::Read { payload, .. } => Some((i, Some((&payload.node, &payload.src[..])))),
+                Content::Read { .. } => Some((i, r.content.place())),
                 Content::Null => Some((i, None)),
                 Content::Python => None,
             })
@@ -440,7 +447,7 @@ impl HeldContents {
                 Ok((
                     i,
                     match slot {
-                        Some((node, src)) => to_py(py, node, src)?,
+                        Some(place) => place_py(py, place)?,
                         None => py.None().into_bound(py),
                     },
                     count,
@@ -504,13 +511,14 @@ impl HeldContents {
         );
         for (i, row) in rows.iter().enumerate() {
             match &row.content {
-                Content::Read { kind, label, payload, .. } => {
+                Content::Read { kind, label, .. } => {
                     kinds.push(PyString::new(py, view_kind(*kind)).into_any());
                     labels.push(match label {
                         Some(text) => PyString::new(py, text).into_any(),
                         None => py.None().into_bound(py),
                     });
-                    payloads.push(to_py(py, &payload.node, &payload.src)?);
+                    let place = row.content.place().expect("a read row's payload");
+                    payloads.push(place_py(py, place)?);
                 }
                 other => {
                     if matches!(other, Content::Python) {
@@ -645,11 +653,11 @@ pub fn contents_arrays<'py>(
             let at = payloads.len();
             match (&row.content, next.next_if(|(i, _, _)| *i == at)) {
                 (_, Some((_, node, parts))) => {
-                    payloads.push(Some((node, &[])));
+                    payloads.push(Some(Place::Node(node, &[])));
                     others.push(Some(parts));
                 }
-                (Content::Read { payload, .. }, None) => {
-                    payloads.push(Some((&payload.node, &payload.src)));
+                (content @ Content::Read { .. }, None) => {
+                    payloads.push(content.place());
                     others.push(None);
                 }
                 (Content::Null, None) => {
@@ -784,12 +792,15 @@ pub fn hold_page<'py>(
     let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
     let raw = slices(&items);
     let config = &configured.config;
+    // a typed file's JSON text is held for its value, its columns laid out from the text
+    // (text_values: its tree built where asked, Content::place); a file of text keeps its text
     let want = PageWant {
         paths: &[],
         text: true,
         tree: true,
-        text_tree: text_trees,
+        text_tree: false,
         gaps: text_gaps && !text_trees,
+        text_values: text_trees,
         measure: false,
         json: true,
     };

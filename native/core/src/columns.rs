@@ -386,6 +386,22 @@ impl DataBytes {
         self.len = end;
     }
 
+    /// Room for `n` bytes past the data (zeroed, or bytes written there before and not kept):
+    /// written by the caller, then kept by `commit`.
+    pub fn spare(&mut self, n: usize) -> &mut [u8] {
+        let end = self.len + n;
+        if end > self.words.len() * 8 {
+            let need = end.div_ceil(8).max(self.words.len() * 2);
+            self.words.resize(need, 0);
+        }
+        &mut bytemuck_bytes(&mut self.words)[self.len..end]
+    }
+
+    /// The first `n` bytes of the room `spare` gave kept as data.
+    pub fn commit(&mut self, n: usize) {
+        self.len = (self.len + n).min(self.words.len() * 8);
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

@@ -782,6 +782,7 @@ pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Out
         tree: true,
         text_tree: true,
         gaps: false,
+        text_values: false,
         measure: false,
         json: true,
         needles: &[] as &[Needle],

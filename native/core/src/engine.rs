@@ -181,6 +181,11 @@ pub struct Want<'a> {
     /// noted as its JSON is checked (Outcome.gaps: JSON Lines writes the text minified from
     /// them); false: not noted (CSV writes the text as it is).
     pub gaps: bool,
+    /// With `tree` and no `text_tree`: a JSON container's text stands for its value (a file's
+    /// typed columns are laid out from it, held.rs's Place::Text): checked as its tree would be
+    /// read (a lone surrogate hands the value back) and, where it cannot be read in one pass (a
+    /// key met twice in an object, a key with escapes), its tree built as with `text_tree`.
+    pub text_values: bool,
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
@@ -239,9 +244,12 @@ pub struct Outcome {
     /// A text a needle rejected (Want.needles): its JSON was not read, no path was.
     pub rejected: bool,
     /// A JSON container's text read for a file of text (want.tree and want.gaps, without
-    /// text_tree): its whitespace outside strings, as json::json_paths_gaps found it (held.rs writes the text
+    /// text_tree): its whitespace outside strings, as json::json_check found it (held.rs writes the text
     /// without those runs as its minified spelling); None elsewhere.
     pub gaps: Option<Vec<u32>>,
+    /// A JSON container's text read for its value (want.text_values): each value's mark, where
+    /// held.rs reads it in place (None where its tree was built instead, or not asked).
+    pub marks: Option<Vec<json::Mark>>,
 }
 
 impl Outcome {
@@ -265,6 +273,7 @@ impl Outcome {
             reads: Vec::new(),
             rejected: false,
             gaps: None,
+            marks: None,
         }
     }
 }
@@ -471,6 +480,7 @@ fn text_outcome(
             reads: Vec::new(),
             rejected: false,
             gaps: None,
+            marks: None,
         });
     }
     if !cut && want.needles.iter().any(|needle| needle.rejects(&bytes[..text_len])) {
@@ -486,22 +496,31 @@ fn text_outcome(
             reads: Vec::new(),
             rejected: true,
             gaps: None,
+            marks: None,
         });
     }
-    let (json, tree, mut reads, gaps) = if want.tree && want.text_tree {
+    let (json, tree, mut reads, gaps, marks) = if want.tree && want.text_tree {
         let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {
             (Some(tree), false) => reads_in(tree, want.paths, bytes),
             _ => Vec::new(),
         };
-        (tree.is_some(), tree, reads, None)
+        (tree.is_some(), tree, reads, None, None)
     } else {
         // JSON Lines (want.tree and want.gaps, no text tree) writes a JSON text minified: its
-        // whitespace outside strings noted by the validation's walk
+        // whitespace outside strings noted by the validation's walk; a typed file's columns are
+        // laid out from the text (want.text_values), checked for that as it is validated
         let paths = if cut { &[] } else { want.paths };
-        match json::json_paths_gaps(bytes, 0, text_len, nodes, paths, want.tree && want.gaps && !cut)? {
-            Some((reads, gaps)) => (true, None, reads, gaps),
-            None => (false, None, Vec::new(), None),
+        let check = json::Check {
+            gaps: want.tree && want.gaps && !cut,
+            values: want.tree && want.text_values && !cut,
+        };
+        match json::json_check(bytes, 0, text_len, nodes, paths, check)? {
+            Some(checked) if checked.tree_needed => {
+                (true, json::json_container(bytes, 0, text_len, nodes)?, checked.reads, None, None)
+            }
+            Some(checked) => (true, None, checked.reads, checked.gaps, checked.marks),
+            None => (false, None, Vec::new(), None, None),
         }
     };
     if !json && !cut {
@@ -533,6 +552,7 @@ fn text_outcome(
         reads,
         rejected: false,
         gaps,
+        marks,
     })
 }
 
@@ -563,6 +583,7 @@ fn record_outcome(
         reads,
         rejected: false,
         gaps: None,
+        marks: None,
     })
 }
 
@@ -641,6 +662,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
             reads: Vec::new(),
             rejected: false,
             gaps: None,
+            marks: None,
         });
     }
     if let Some(found) = text::as_text(&data, cut) {
@@ -665,6 +687,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         reads: Vec::new(),
         rejected: false,
         gaps: None,
+        marks: None,
     })
 }
 

@@ -17,6 +17,7 @@ use crate::columns::{
     fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array_of, Array, DataBytes,
 };
 use crate::engine::{Kind as ViewKind, Label, Outcome};
+use crate::json::Mark;
 use crate::query::Slot as QuerySlot;
 use crate::tree::{Node, Str};
 
@@ -196,14 +197,192 @@ pub fn held_value(node: &Node, src: &[u8], nodes: usize) -> Option<Held> {
     Some(Held { node: detached(node, src)?, src: no_bytes() })
 }
 
+// ------------------------------------------------------------------------------ places
+
+/// Where a held value is read from: a tree's node (and the bytes its spans point into), or a
+/// checked JSON text's value in place (the payload's bytes, the text's marks, the value's mark:
+/// Content::Read's marks), read as its tree would be (json::in_place), or marks that are not
+/// the text's (never, but for a bug: it fits no kind, and is no value's tree).
+#[derive(Clone, Copy, Debug)]
+pub enum Place<'a> {
+    Node(&'a Node, &'a [u8]),
+    Text(&'a [u8], &'a [Mark], u32),
+    Unchecked,
+}
+
+/// A place's value: a scalar as the tree holds it, a list's items or an object's members as
+/// places (its key as the tree holds it), or nothing readable (Place::Unchecked).
+pub enum Read<'a> {
+    Scalar(std::borrow::Cow<'a, Node>, &'a [u8]),
+    List(Items<'a>),
+    Map(Entries<'a>),
+    Unchecked,
+}
+
+/// A list's items as places.
+pub enum Items<'a> {
+    Nodes(std::slice::Iter<'a, Node>, &'a [u8]),
+    Text(crate::json::Inside<'a>, &'a [u8], &'a [Mark]),
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Place<'a>;
+
+    fn next(&mut self) -> Option<Place<'a>> {
+        match self {
+            Items::Nodes(items, src) => items.next().map(|node| Place::Node(node, src)),
+            Items::Text(inside, src, marks) => inside.next().map(|at| Place::Text(src, marks, at as u32)),
+        }
+    }
+}
+
+/// An object's members: each key (as the tree holds it) and its value's place.
+pub enum Entries<'a> {
+    Nodes(std::slice::Iter<'a, (Node, Node)>, &'a [u8]),
+    Text(crate::json::Inside<'a>, &'a [u8], &'a [Mark]),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (std::borrow::Cow<'a, Node>, Place<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::borrow::Cow;
+        match self {
+            Entries::Nodes(entries, src) => {
+                entries.next().map(|(k, v)| (Cow::Borrowed(k), Place::Node(v, src)))
+            }
+            Entries::Text(inside, src, marks) => {
+                let key = inside.next()?;
+                let Some(value) = inside.next() else {
+                    return Some((Cow::Owned(Node::Null), Place::Unchecked));
+                };
+                match crate::json::string_at(src, &marks[key]) {
+                    Some(key) => Some((Cow::Owned(Node::Str(key)), Place::Text(src, marks, value as u32))),
+                    None => Some((Cow::Owned(Node::Null), Place::Unchecked)),
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Place<'a> {
+    /// The place's value (a scalar read from a text made a node, a container's parts as places).
+    pub fn read(self) -> Read<'a> {
+        use std::borrow::Cow;
+        match self {
+            Place::Node(Node::List(items), src) => Read::List(Items::Nodes(items.iter(), src)),
+            Place::Node(Node::Map(entries), src) => Read::Map(Entries::Nodes(entries.iter(), src)),
+            Place::Node(node, src) => Read::Scalar(Cow::Borrowed(node), src),
+            Place::Text(src, marks, at) => match crate::json::in_place(src, marks, at as usize) {
+                Some(crate::json::InPlace::Scalar(node)) => Read::Scalar(Cow::Owned(node), src),
+                Some(crate::json::InPlace::List) => {
+                    Read::List(Items::Text(crate::json::inside(marks, at as usize), src, marks))
+                }
+                Some(crate::json::InPlace::Map) => {
+                    Read::Map(Entries::Text(crate::json::inside(marks, at as usize), src, marks))
+                }
+                None => Read::Unchecked,
+            },
+            Place::Unchecked => Read::Unchecked,
+        }
+    }
+
+    /// A null (JSON null, a tree's Null), told without reading the value.
+    fn is_null(self) -> bool {
+        match self {
+            Place::Node(node, _) => matches!(node, Node::Null),
+            Place::Text(src, marks, at) => {
+                marks.get(at as usize).is_some_and(|m| src.get(m.start as usize) == Some(&b'n'))
+            }
+            Place::Unchecked => false,
+        }
+    }
+
+    /// The value's tree: a node's own (copied), a text's built (json_container over its span, no
+    /// budget: the text was checked within it); None for no tree to give (Place::Unchecked).
+    pub fn tree(self) -> Option<(std::borrow::Cow<'a, Node>, &'a [u8])> {
+        use std::borrow::Cow;
+        match self {
+            Place::Node(node, src) => Some((Cow::Borrowed(node), src)),
+            Place::Text(src, marks, at) => {
+                let mark = marks.get(at as usize)?;
+                let (at, end) = (mark.start as usize, mark.end as usize);
+                match crate::json::json_container(src, at, end.saturating_sub(at), usize::MAX >> 2) {
+                    Ok(Some(tree)) => Some((Cow::Owned(tree), src)),
+                    _ => match self.read() {
+                        Read::Scalar(node, src) => Some((Cow::Owned(node.into_owned()), src)),
+                        _ => None,
+                    },
+                }
+            }
+            Place::Unchecked => None,
+        }
+    }
+}
+
+impl Content {
+    /// The payload's place (None for a row with none: a null blob, a Python row, no known
+    /// format's Node::Null is a place of Null): a text held for its value (marks) is read
+    /// from its text, every other payload from its tree.
+    pub fn place(&self) -> Option<Place<'_>> {
+        match self {
+            Content::Read { payload, marks: Some(marks), .. } => Some(Place::Text(&payload.src, marks, 0)),
+            Content::Read { payload, .. } => Some(Place::Node(&payload.node, &payload.src)),
+            _ => None,
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------ shapes
 
 /// What a value's kind (arrow_types.kind_of) is read from, as bytes: its types, its records' keys,
 /// its integers' class by `bounds` (the magnitudes arrow_types reads integers by: exact in a
 /// double, int64, 38 digits), a list's items' shapes once each in the order met. Two values of one
 /// shape have one kind, so a sample's kinds are read from one value of each shape (merging a kind
-/// met before changes nothing).
-pub fn shape(node: &Node, src: &[u8], bounds: &[i128; 3], out: &mut Vec<u8>) {
+/// met before changes nothing). (A text read in place that holds a key twice would have a shape
+/// of its own, its kind its tree's: the check builds the tree of such a text, Checked.tree_needed.)
+pub fn shape(place: Place<'_>, bounds: &[i128; 3], out: &mut Vec<u8>) {
+    match place.read() {
+        Read::Scalar(node, src) => scalar_shape(&node, src, bounds, out),
+        Read::Unchecked => out.push(b'x'),
+        Read::List(items) => {
+            out.push(b'[');
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            let mut one = Vec::new();
+            for item in items {
+                one.clear();
+                shape(item, bounds, &mut one);
+                if !seen.contains(&one) {
+                    out.extend_from_slice(&one);
+                    seen.push(one.clone());
+                }
+            }
+            out.push(b']');
+        }
+        Read::Map(entries) => {
+            out.push(b'{');
+            for (k, v) in entries {
+                let src = place_src(v);
+                match &*k {
+                    Node::Str(key) => {
+                        let key = key.bytes(src);
+                        out.push(b'k');
+                        out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+                        out.extend_from_slice(key);
+                    }
+                    other => {
+                        out.push(b'?');
+                        shape(Place::Node(other, src), bounds, out);
+                    }
+                }
+                shape(v, bounds, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+fn scalar_shape(node: &Node, src: &[u8], bounds: &[i128; 3], out: &mut Vec<u8>) {
     match node {
         Node::Null | Node::Ext => out.push(b'n'),
         Node::Bool(_) => out.push(b'b'),
@@ -223,39 +402,8 @@ pub fn shape(node: &Node, src: &[u8], bounds: &[i128; 3], out: &mut Vec<u8>) {
             };
             out.push(class);
         }
-        Node::List(items) => {
-            out.push(b'[');
-            let mut seen: Vec<Vec<u8>> = Vec::new();
-            let mut one = Vec::new();
-            for item in items {
-                one.clear();
-                shape(item, src, bounds, &mut one);
-                if !seen.contains(&one) {
-                    out.extend_from_slice(&one);
-                    seen.push(one.clone());
-                }
-            }
-            out.push(b']');
-        }
-        Node::Map(entries) => {
-            out.push(b'{');
-            for (k, v) in entries {
-                match k {
-                    Node::Str(key) => {
-                        let key = key.bytes(src);
-                        out.push(b'k');
-                        out.extend_from_slice(&(key.len() as u32).to_le_bytes());
-                        out.extend_from_slice(key);
-                    }
-                    other => {
-                        out.push(b'?');
-                        shape(other, src, bounds, out);
-                    }
-                }
-                shape(v, src, bounds, out);
-            }
-            out.push(b'}');
-        }
+        // (containers are read as places: shape())
+        Node::List(_) | Node::Map(_) => out.push(b'x'),
     }
 }
 
@@ -268,7 +416,7 @@ pub fn one_of_each_shape(values: &[Slot<'_>], bounds: &[i128; 3]) -> Vec<(usize,
     for (i, slot) in values.iter().enumerate() {
         buffer.clear();
         match slot {
-            Some((node, src)) => shape(node, src, bounds, &mut buffer),
+            Some(place) => shape(*place, bounds, &mut buffer),
             None => buffer.push(b'n'),
         }
         match seen.get(&buffer) {
@@ -296,6 +444,9 @@ pub enum Content {
     /// read without it (engine's Want.text_tree), its label's reading). No note; the stored bytes
     /// only where asked (raw) or for no known format. `gaps`: a JSON container's text read without
     /// its tree, its whitespace outside strings (engine's Outcome.gaps; None: not noted).
+    /// `marks`: a JSON container's text held for its value, without its tree (engine's
+    /// Want.text_values): its values' marks, where its columns are laid out from (its tree built
+    /// where asked: Content::place).
     Read {
         kind: ViewKind,
         label: Option<Arc<str>>,
@@ -303,6 +454,7 @@ pub enum Content {
         text_len: usize,
         json: bool,
         gaps: Option<Vec<u32>>,
+        marks: Option<Arc<Vec<Mark>>>,
     },
     /// The Python engine's: a value handed back, cut, binary, failed, or a record the Python side
     /// spells itself (not plain).
@@ -327,7 +479,9 @@ impl Labels {
 }
 
 /// A decoded value's row (`outcome`: what the engine read of it, its tree built; `stored` its
-/// stored bytes); `nodes`: the budget's nodes (a record within them is written as it is).
+/// stored bytes); `nodes`: the budget's nodes (a record within them is written as it is). A
+/// JSON text the engine read for its value without its tree (Want.text_values) is held with
+/// its marks.
 pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Labels) -> Content {
     if outcome.cut {
         return Content::Python;
@@ -335,8 +489,10 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
     match outcome.kind {
         ViewKind::Text => {
             let src = payload_bytes(outcome.payload, stored);
-            // a JSON container's tree is built where a reader needs it (Parquet's struct columns); a
-            // file of text reads it without (its label's reading, "json", says it is one)
+            // a JSON container's text is held with its marks where a reader needs its value
+            // (Parquet's struct columns, laid out from them: Want.text_values), its tree where it
+            // cannot be read in place; a file of text reads it without either (its label's
+            // reading, "json", says it is one)
             let (payload, json) = match outcome.tree {
                 Some(tree) => {
                     let json = matches!(tree, Node::Map(_) | Node::List(_));
@@ -345,6 +501,10 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 None => (Node::Str(Str::Span(0, outcome.text_len as u32)), outcome.label.reading() == "json"),
             };
             let text_len = outcome.text_len;
+            let marks = match (&payload, outcome.marks) {
+                (Node::Str(_), Some(marks)) if json => Some(Arc::new(marks)),
+                _ => None,
+            };
             Content::Read {
                 kind: ViewKind::Text,
                 label: Some(labels.spell(outcome.label)),
@@ -352,6 +512,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 text_len,
                 json,
                 gaps: if json { outcome.gaps } else { None },
+                marks,
             }
         }
         ViewKind::Record => {
@@ -370,6 +531,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 text_len: 0,
                 json: false,
                 gaps: None,
+                marks: None,
             }
         }
         ViewKind::NoFormat => Content::Read {
@@ -379,12 +541,14 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
             text_len: 0,
             json: false,
             gaps: None,
+            marks: None,
         },
         _ => Content::Python,
     }
 }
 
-/// A query's slot of a kept row as a file's row (its tree built: Program.trees).
+/// A query's slot of a kept row as a file's row (its tree built, or its text read for its value:
+/// Program.trees, Program.text_trees).
 pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut Labels) -> Content {
     match slot {
         QuerySlot::Read(outcome) => content(outcome, stored, nodes, labels),
@@ -396,6 +560,7 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
             text_len: 0,
             json: false,
             gaps: None,
+            marks: None,
         },
         _ => Content::Python,
     }
@@ -569,46 +734,68 @@ fn digit_count(value: i128) -> u32 {
 /// Whether the kind's converter takes the value (compile_kind's converters raise Misfit where
 /// this says no). A null fits every kind.
 pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
-    if matches!(node, Node::Null) {
+    fits_at(kind, Place::Node(node, src))
+}
+
+/// fits() of the value at a place.
+pub fn fits_at(kind: &Kind, place: Place<'_>) -> bool {
+    if place.is_null() {
         return true;
     }
-    match kind {
-        Kind::Null => false,
-        Kind::Bool => matches!(node, Node::Bool(_)),
-        Kind::Int(bits) => {
-            let (low, high) = int_bounds(*bits);
-            int_of(node).is_some_and(|v| low <= v && v <= high)
-        }
-        Kind::Float => match node {
-            Node::Float(_) => true,
-            other => int_of(other).is_some_and(|v| v.unsigned_abs() <= EXACT_IN_DOUBLE as u128),
-        },
-        Kind::Dec { digits, .. } => match int_of(node) {
-            // arrow_types._int_bits: None at 10**38 and past
-            Some(v) => v.unsigned_abs() < 10u128.pow(DECIMAL_DIGITS) && digit_count(v) <= *digits,
-            None => false,
-        },
-        Kind::Str => matches!(node, Node::Str(_)),
-        Kind::Json => true,
-        Kind::List(item) => match node {
-            Node::List(items) => items.iter().all(|v| fits(item, v, src)),
+    match place.read() {
+        Read::Unchecked => false,
+        Read::Scalar(node, _) => scalar_fits(kind, &node),
+        Read::List(items) => match kind {
+            Kind::Json => true,
+            Kind::List(item) => items.into_iter().all(|v| fits_at(item, v)),
             _ => false,
         },
-        Kind::Struct(fields) => match node {
-            Node::Map(entries) => entries.iter().enumerate().all(|(place, (k, v))| match k {
+        Read::Map(entries) => match kind {
+            Kind::Json => true,
+            Kind::Struct(fields) => entries.enumerate().all(|(place, (k, v))| match &*k {
                 Node::Str(name) => {
-                    let name = name.bytes(src);
+                    let name = name.bytes(place_src(v));
                     match fields.get(place) {
-                        Some((field, kind)) if field.as_bytes() == name => fits(kind, v, src),
-                        _ => {
-                            fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
-                        }
+                        Some((field, kind)) if field.as_bytes() == name => fits_at(kind, v),
+                        _ => fields.iter().any(|(field, kind)| field.as_bytes() == name && fits_at(kind, v)),
                     }
                 }
                 _ => false,
             }),
             _ => false,
         },
+    }
+}
+
+/// The bytes a place's spans point into.
+fn place_src<'a>(place: Place<'a>) -> &'a [u8] {
+    match place {
+        Place::Node(_, src) | Place::Text(src, _, _) => src,
+        Place::Unchecked => &[],
+    }
+}
+
+/// fits() of a scalar (a container here is no scalar: it fits JSON text alone).
+fn scalar_fits(kind: &Kind, node: &Node) -> bool {
+    match kind {
+        Kind::Null => matches!(node, Node::Null),
+        Kind::Bool => matches!(node, Node::Null | Node::Bool(_)),
+        Kind::Int(bits) => {
+            let (low, high) = int_bounds(*bits);
+            matches!(node, Node::Null) || int_of(node).is_some_and(|v| low <= v && v <= high)
+        }
+        Kind::Float => match node {
+            Node::Null | Node::Float(_) => true,
+            other => int_of(other).is_some_and(|v| v.unsigned_abs() <= EXACT_IN_DOUBLE as u128),
+        },
+        Kind::Dec { digits, .. } => match int_of(node) {
+            // arrow_types._int_bits: None at 10**38 and past
+            Some(v) => v.unsigned_abs() < 10u128.pow(DECIMAL_DIGITS) && digit_count(v) <= *digits,
+            None => matches!(node, Node::Null),
+        },
+        Kind::Str => matches!(node, Node::Null | Node::Str(_)),
+        Kind::Json => true,
+        Kind::List(_) | Kind::Struct(_) => matches!(node, Node::Null),
     }
 }
 
@@ -689,10 +876,48 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
     }
 }
 
+/// json_text() of the value at a place (a text read in place spelt as its tree would be).
+pub fn json_text_at(place: Place<'_>, out: &mut String) {
+    match place.read() {
+        Read::Scalar(node, src) => json_text(&node, src, out),
+        Read::Unchecked => out.push_str("null"),
+        Read::List(items) => {
+            out.push('[');
+            for (i, item) in items.enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_text_at(item, out);
+            }
+            out.push(']');
+        }
+        Read::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let src = place_src(v);
+                match &*k {
+                    Node::Str(s) => crate::columns::json_string(s.get(src), out),
+                    other => {
+                        let mut text = String::new();
+                        json_text(other, src, &mut text);
+                        crate::columns::json_string(&text, out);
+                    }
+                }
+                out.push(':');
+                json_text_at(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------ arrays
 
-/// One slot of a column being built: a value and its bytes, or null.
-pub type Slot<'a> = Option<(&'a Node, &'a [u8])>;
+/// One slot of a column being built: a value's place, or null.
+pub type Slot<'a> = Option<Place<'a>>;
 
 /// Why a column could not be laid out: a value does not fit (its slot), or the column's bytes
 /// pass 32-bit offsets (the Python side writes it).
@@ -707,15 +932,15 @@ pub fn misfits(kind: &Kind, values: &[Slot<'_>]) -> Vec<usize> {
     values
         .iter()
         .enumerate()
-        .filter(|(_, slot)| matches!(slot, Some((node, src)) if !fits(kind, node, src)))
+        .filter(|(_, slot)| matches!(slot, Some(place) if !fits_at(kind, *place)))
         .map(|(i, _)| i)
         .collect()
 }
 
-fn present<'a>(slot: &Slot<'a>) -> Option<(&'a Node, &'a [u8])> {
+fn present<'a>(slot: &Slot<'a>) -> Option<Place<'a>> {
     match slot {
-        Some((Node::Null, _)) | None => None,
-        Some(pair) => Some(*pair),
+        Some(place) if !place.is_null() => Some(*place),
+        _ => None,
     }
 }
 
@@ -743,24 +968,97 @@ impl Variable {
         Ok(())
     }
 
+    /// A marked string's characters pushed: its body's bytes, escapes decoded into the data as
+    /// they are read (no string made).
+    fn push_string(&mut self, src: &[u8], mark: &Mark) -> Result<(), Halt> {
+        let (start, close) = (mark.start as usize + 1, (mark.end as usize).saturating_sub(1));
+        if close < start || src.get(close) != Some(&b'"') {
+            return Err(Halt::Misfit); // (not the text's mark)
+        }
+        if !mark.escaped {
+            return self.push(Some(&src[start..close]));
+        }
+        let room = self.data.spare(close - start + crate::json::UNESCAPE_SLACK);
+        let written = crate::json::unescape_to(src, start, close, room);
+        self.data.commit(written);
+        self.valid.push(true);
+        let end = i32::try_from(self.data.len()).map_err(|_| Halt::TooLarge)?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
     fn array(self, format: &str, name: &str) -> Array {
         variable_array_of(format, name, &self.offsets, self.data, &self.valid)
     }
 }
 
-/// A string slot's bytes (none for a null); Halt::Misfit for another node (fits' Kind::Str).
-fn str_bytes<'a>(slot: &Slot<'a>) -> Result<Option<&'a [u8]>, Halt> {
+/// A text place's mark, where it is one (None for another place, or marks not the text's).
+fn text_mark<'a>(place: Place<'a>) -> Option<(&'a [u8], &'a [Mark], usize, &'a Mark)> {
+    match place {
+        Place::Text(src, marks, at) => marks.get(at as usize).map(|m| (src, marks, at as usize, m)),
+        _ => None,
+    }
+}
+
+/// The lead byte of a text place's value ('{', '[', '"', a digit, ...), 0 for another place.
+fn text_lead(place: Place<'_>) -> u8 {
+    text_mark(place).and_then(|(src, _, _, m)| src.get(m.start as usize).copied()).unwrap_or(0)
+}
+
+/// A string slot's size in bytes as far as it can be told without reading it (a text's string:
+/// its body's, at least its value's once its escapes are read), 0 for a null; Halt::Misfit for a
+/// value that is no string (fits' Kind::Str).
+fn str_size(slot: &Slot<'_>) -> Result<usize, Halt> {
+    match present(slot) {
+        None => Ok(0),
+        Some(Place::Node(Node::Str(s), src)) => Ok(s.bytes(src).len()),
+        Some(Place::Text(src, marks, at)) => match marks.get(at as usize) {
+            Some(m) if src.get(m.start as usize) == Some(&b'"') => {
+                Ok((m.end - m.start).saturating_sub(2) as usize)
+            }
+            _ => Err(Halt::Misfit),
+        },
+        Some(_) => Err(Halt::Misfit),
+    }
+}
+
+/// A string slot's value pushed (a null's none); Halt::Misfit for another value.
+fn push_str(out: &mut Variable, slot: &Slot<'_>) -> Result<(), Halt> {
+    match present(slot) {
+        None => out.push(None),
+        Some(Place::Node(Node::Str(s), src)) => out.push(Some(s.bytes(src))),
+        Some(place) if text_lead(place) == b'"' => {
+            let (src, _, _, mark) = text_mark(place).expect("a text place");
+            out.push_string(src, mark)
+        }
+        Some(place) => match place.read() {
+            Read::Scalar(node, src) => match &*node {
+                Node::Str(s) => out.push(Some(s.bytes(src))),
+                _ => Err(Halt::Misfit),
+            },
+            _ => Err(Halt::Misfit),
+        },
+    }
+}
+
+/// A scalar's node as a place reads it, and the bytes its spans point into.
+type Scalar<'a> = (std::borrow::Cow<'a, Node>, &'a [u8]);
+
+/// A scalar slot's node (None for a null); Halt::Misfit for a container (no scalar kind holds one).
+fn scalar<'a>(slot: &Slot<'a>) -> Result<Option<Scalar<'a>>, Halt> {
     match present(slot) {
         None => Ok(None),
-        Some((Node::Str(s), src)) => Ok(Some(s.bytes(src))),
-        Some(_) => Err(Halt::Misfit),
+        Some(place) => match place.read() {
+            Read::Scalar(node, src) => Ok(Some((node, src))),
+            _ => Err(Halt::Misfit),
+        },
     }
 }
 
 /// An integer slot's value where it fits `kind` (fits' Kind::Int, Kind::Dec and Kind::Float for
 /// an integer node; none for a null); Halt::Misfit where it does not.
-fn int_fitting(kind: &Kind, slot: &Slot<'_>) -> Result<Option<i128>, Halt> {
-    let Some((node, _)) = present(slot) else { return Ok(None) };
+fn int_fitting(kind: &Kind, node: Option<&Node>) -> Result<Option<i128>, Halt> {
+    let Some(node) = node else { return Ok(None) };
     let fitting = match (kind, int_of(node)) {
         (Kind::Int(bits), Some(v)) => {
             let (low, high) = int_bounds(*bits);
@@ -820,9 +1118,10 @@ enum Halt {
 
 /// The values as an Arrow array of `kind` (named `name`), converted as the kind's converter
 /// converts them; Err: the slots that do not fit, or a column too large for 32-bit offsets.
-/// One walk of the trees: laid() checks each value as fits() would while laying it out; only
+/// One walk of the values: laid() checks each value as fits() would while laying it out; only
 /// where it stops are the slots that misfit looked for (misfits(), the misfits before a column
-/// too large as when they were looked for first).
+/// too large as when they were looked for first). A text held for its value is laid out from
+/// its text as it is read (Place::Text): no tree.
 pub fn array(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
     match laid(kind, name, values) {
         Ok(array) => Ok(array),
@@ -857,11 +1156,11 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
         Kind::Str => {
             let mut bytes = 0;
             for slot in values {
-                bytes += str_bytes(slot)?.map_or(0, <[u8]>::len);
+                bytes += str_size(slot)?;
             }
             let mut out = Variable::new(n, bytes);
             for slot in values {
-                out.push(str_bytes(slot)?)?;
+                push_str(&mut out, slot)?;
             }
             out.array("u", name)
         }
@@ -870,9 +1169,9 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut text = String::new();
             for slot in values {
                 match present(slot) {
-                    Some((node, src)) => {
+                    Some(place) => {
                         text.clear();
-                        json_text(node, src, &mut text);
+                        json_text_at(place, &mut text);
                         out.push(Some(text.as_bytes()))?;
                     }
                     None => out.push(None)?,
@@ -884,10 +1183,12 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut bits = vec![0u8; n.div_ceil(8)];
             let mut valid = Vec::with_capacity(n);
             for (i, slot) in values.iter().enumerate() {
-                let value = match present(slot) {
+                let value = match scalar(slot)? {
                     None => None,
-                    Some((Node::Bool(b), _)) => Some(*b),
-                    Some(_) => return Err(Halt::Misfit),
+                    Some((node, _)) => match &*node {
+                        Node::Bool(b) => Some(*b),
+                        _ => return Err(Halt::Misfit),
+                    },
                 };
                 if value == Some(true) {
                     bits[i / 8] |= 1 << (i % 8);
@@ -900,7 +1201,7 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 8);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = int_fitting(kind, slot)?;
+                let value = int_fitting(kind, scalar(slot)?.as_ref().map(|(node, _)| &**node))?;
                 data.extend_from_slice(&(value.unwrap_or(0) as i64).to_le_bytes());
                 valid.push(value.is_some());
             }
@@ -912,7 +1213,8 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 16);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = int_fitting(kind, slot)?.map(|v| v * factor);
+                let value =
+                    int_fitting(kind, scalar(slot)?.as_ref().map(|(node, _)| &**node))?.map(|v| v * factor);
                 data.extend_from_slice(&value.unwrap_or(0).to_le_bytes());
                 valid.push(value.is_some());
             }
@@ -922,9 +1224,12 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 8);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = match present(slot) {
-                    Some((Node::Float(f), _)) => Some(*f),
-                    _ => int_fitting(kind, slot)?.map(|v| v as f64),
+                let value = match scalar(slot)? {
+                    Some((node, _)) => match &*node {
+                        Node::Float(f) => Some(*f),
+                        other => int_fitting(kind, Some(other))?.map(|v| v as f64),
+                    },
+                    None => None,
                 };
                 data.extend_from_slice(&value.unwrap_or(0.0).to_le_bytes());
                 valid.push(value.is_some());
@@ -937,9 +1242,26 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             let mut valid = Vec::with_capacity(n);
             let mut children: Vec<Slot<'_>> = Vec::new();
             for slot in values {
-                match present(slot) {
-                    Some((Node::List(items), src)) => {
-                        children.extend(items.iter().map(|v| Some((v, src))));
+                let present = present(slot);
+                if let Some((src, marks, at, _)) =
+                    present.filter(|p| text_lead(*p) == b'[').and_then(text_mark)
+                {
+                    // a text's list: its items' places from its marks
+                    children.extend(
+                        crate::json::inside(marks, at).map(|i| Some(Place::Text(src, marks, i as u32))),
+                    );
+                    valid.push(true);
+                    offsets.push(i32::try_from(children.len()).map_err(|_| Halt::TooLarge)?);
+                    continue;
+                }
+                match present.map(Place::read) {
+                    Some(Read::List(items)) => {
+                        for item in items {
+                            if matches!(item, Place::Unchecked) {
+                                return Err(Halt::Misfit);
+                            }
+                            children.push(Some(item));
+                        }
                         valid.push(true);
                     }
                     Some(_) => return Err(Halt::Misfit),
@@ -949,47 +1271,92 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
             }
             list_array(name, &offsets, &valid, laid(item, "item", &children)?)
         }
-        Kind::Struct(fields) => {
-            let mut valid = Vec::with_capacity(n);
-            let mut columns: Vec<Vec<Slot<'_>>> = fields.iter().map(|_| Vec::with_capacity(n)).collect();
-            let index: Option<HashMap<&[u8], usize>> = (fields.len() > 16)
-                .then(|| fields.iter().enumerate().map(|(i, (name, _))| (name.as_bytes(), i)).collect());
-            for slot in values {
-                for column in columns.iter_mut() {
-                    column.push(None);
-                }
-                match present(slot) {
-                    Some((Node::Map(entries), src)) => {
-                        let row = valid.len();
-                        for (place, (k, v)) in entries.iter().enumerate() {
-                            // fits': every key a string naming a field
-                            let Node::Str(key) = k else { return Err(Halt::Misfit) };
-                            let Some(at) = field_at(fields, key.bytes(src), place, index.as_ref()) else {
-                                return Err(Halt::Misfit);
-                            };
-                            // a key met twice: the value laid out is the last, the one it replaces
-                            // checked here (fits checks every entry's)
-                            if let Some((before, _)) = columns[at][row] {
-                                if !fits(&fields[at].1, before, src) {
-                                    return Err(Halt::Misfit);
-                                }
-                            }
-                            columns[at][row] = Some((v, src));
-                        }
-                        valid.push(true);
-                    }
-                    Some(_) => return Err(Halt::Misfit),
-                    None => valid.push(false),
-                }
-            }
-            let children = fields
-                .iter()
-                .zip(&columns)
-                .map(|((field, kind), column)| laid(kind, field, column))
-                .collect::<Result<Vec<_>, _>>()?;
-            nullable_struct_array(name, &valid, children)
-        }
+        Kind::Struct(fields) => laid_struct(fields, name, values)?,
     })
+}
+
+/// A record's member (its `place` among the members of row `row`) sorted into the column of the
+/// field its key names.
+fn sort_member<'a>(
+    fields: &[(String, Kind)],
+    index: Option<&HashMap<&[u8], usize>>,
+    (row, place): (usize, usize),
+    key: &[u8],
+    value: Place<'a>,
+    columns: &mut [Vec<Slot<'a>>],
+) -> Result<(), Halt> {
+    // fits': every key a string naming a field
+    let Some(at) = field_at(fields, key, place, index) else { return Err(Halt::Misfit) };
+    // a key met twice: the value laid out is the last, the one it replaces checked here (fits
+    // checks every entry's)
+    if let Some(before) = columns[at][row] {
+        if !fits_at(&fields[at].1, before) {
+            return Err(Halt::Misfit);
+        }
+    }
+    if matches!(value, Place::Unchecked) {
+        return Err(Halt::Misfit);
+    }
+    columns[at][row] = Some(value);
+    Ok(())
+}
+
+/// laid() of a struct kind: each value's members sorted into its fields' columns, then each
+/// column laid out.
+fn laid_struct<'a>(fields: &[(String, Kind)], name: &str, values: &[Slot<'a>]) -> Result<Array, Halt> {
+    let n = values.len();
+    let mut valid = Vec::with_capacity(n);
+    let mut columns: Vec<Vec<Slot<'a>>> = fields.iter().map(|_| Vec::with_capacity(n)).collect();
+    let index: Option<HashMap<&[u8], usize>> = (fields.len() > 16)
+        .then(|| fields.iter().enumerate().map(|(i, (name, _))| (name.as_bytes(), i)).collect());
+    for slot in values {
+        for column in columns.iter_mut() {
+            column.push(None);
+        }
+        let row = valid.len();
+        let member = |place: usize, key: &[u8], value: Place<'a>, columns: &mut [Vec<Slot<'a>>]| {
+            sort_member(fields, index.as_ref(), (row, place), key, value, columns)
+        };
+        let present = present(slot);
+        if let Some((src, marks, at, _)) = present.filter(|p| text_lead(*p) == b'{').and_then(text_mark) {
+            // a text's object: its members from its marks, each key a string (a key with
+            // escapes read as its characters)
+            let mut inside = crate::json::inside(marks, at);
+            let mut place = 0;
+            while let Some(k) = inside.next() {
+                let Some(v) = inside.next() else { return Err(Halt::Misfit) };
+                let mark = &marks[k];
+                let value = Place::Text(src, marks, v as u32);
+                if mark.escaped {
+                    let Some(key) = crate::json::string_at(src, mark) else { return Err(Halt::Misfit) };
+                    member(place, key.bytes(src), value, &mut columns)?;
+                } else {
+                    let key = src.get(mark.start as usize + 1..(mark.end as usize).saturating_sub(1));
+                    member(place, key.ok_or(Halt::Misfit)?, value, &mut columns)?;
+                }
+                place += 1;
+            }
+            valid.push(true);
+            continue;
+        }
+        match present.map(Place::read) {
+            Some(Read::Map(entries)) => {
+                for (place, (k, v)) in entries.enumerate() {
+                    let Node::Str(key) = &*k else { return Err(Halt::Misfit) };
+                    member(place, key.bytes(place_src(v)), v, &mut columns)?;
+                }
+                valid.push(true);
+            }
+            Some(_) => return Err(Halt::Misfit),
+            None => valid.push(false),
+        }
+    }
+    let children = fields
+        .iter()
+        .zip(&columns)
+        .map(|((field, kind), column)| laid(kind, field, column))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(nullable_struct_array(name, &valid, children))
 }
 
 #[cfg(test)]
@@ -998,6 +1365,10 @@ mod tests {
 
     fn s(text: &str) -> Node {
         Node::Str(Str::Owned(text.into()))
+    }
+
+    fn gaps_only() -> crate::json::Check {
+        crate::json::Check { gaps: true, values: false }
     }
 
     #[test]
@@ -1108,8 +1479,10 @@ mod tests {
             "{\"a\":1,\"b\":[true,null]}",
         ];
         let check = |text: &str| {
-            let read = crate::json::json_paths_gaps(text.as_bytes(), 0, text.len(), 1 << 20, &[], true);
-            let Ok(Some((_, Some(gaps)))) = read else { panic!("not read with its runs: {text:?}") };
+            let read = crate::json::json_check(text.as_bytes(), 0, text.len(), 1 << 20, &[], gaps_only());
+            let Ok(Some(crate::json::Checked { gaps: Some(gaps), .. })) = read else {
+                panic!("not read with its runs: {text:?}")
+            };
             let mut out = String::from("head ");
             without_gaps(text, &gaps, &mut out);
             assert_eq!(out, format!("head {}", minified_bytewise(text)), "{text:?}");
@@ -1118,10 +1491,10 @@ mod tests {
             check(text);
         }
         assert_eq!(
-            crate::json::json_paths_gaps(fixed[0].as_bytes(), 0, fixed[0].len(), 1 << 20, &[], true)
+            crate::json::json_check(fixed[0].as_bytes(), 0, fixed[0].len(), 1 << 20, &[], gaps_only())
                 .ok()
                 .flatten()
-                .and_then(|(_, gaps)| gaps),
+                .and_then(|checked| checked.gaps),
             Some(Vec::new())
         );
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
@@ -1145,10 +1518,11 @@ mod tests {
         // past MAX_GAPS runs none are noted (the text minified as without them); asked for
         // none, none either
         let many = format!("[{}1]", "1 ,".repeat(300));
-        let read = crate::json::json_paths_gaps(many.as_bytes(), 0, many.len(), 1 << 20, &[], true);
-        assert!(matches!(read, Ok(Some((_, None)))));
-        let read = crate::json::json_paths_gaps(fixed[1].as_bytes(), 0, fixed[1].len(), 1 << 20, &[], false);
-        assert!(matches!(read, Ok(Some((_, None)))));
+        let read = crate::json::json_check(many.as_bytes(), 0, many.len(), 1 << 20, &[], gaps_only());
+        assert!(matches!(read, Ok(Some(crate::json::Checked { gaps: None, .. }))));
+        let read =
+            crate::json::json_check(fixed[1].as_bytes(), 0, fixed[1].len(), 1 << 20, &[], Default::default());
+        assert!(matches!(read, Ok(Some(crate::json::Checked { gaps: None, .. }))));
         // runs that do not fit the text leave it to minified_into
         let mut out = String::new();
         without_gaps(fixed[1], &[5, 2, 9, 400], &mut out);
@@ -1245,12 +1619,13 @@ mod tests {
         let src: &[u8] = &[];
         for kind in &kinds {
             for node in &nodes {
-                let slot: Slot<'_> = Some((node, src));
+                let slot: Slot<'_> = Some(Place::Node(node, src));
                 assert_eq!(array(kind, "p", &[slot]).is_ok(), fits(kind, node, src), "{kind:?} {node:?}");
             }
             // a column of them all: the misfits are fits' (in order), and with those taken out
             // the one walk lays out what the two walks did
-            let slots: Vec<Slot<'_>> = nodes.iter().map(|node| Some((node, src))).chain([None]).collect();
+            let slots: Vec<Slot<'_>> =
+                nodes.iter().map(|node| Some(Place::Node(node, src))).chain([None]).collect();
             let wrong = misfits(kind, &slots);
             match array(kind, "p", &slots) {
                 Err(Unlaid::Misfits(rows)) => assert_eq!(rows, wrong),
@@ -1302,7 +1677,8 @@ mod tests {
         let b = Node::Null;
         let c = Node::Map(vec![]);
         let kind = Kind::Struct(vec![("x".into(), Kind::List(Box::new(Kind::Str)))]);
-        let values: Vec<Slot<'_>> = vec![Some((&a, &[])), Some((&b, &[])), Some((&c, &[])), None];
+        let values: Vec<Slot<'_>> =
+            vec![Some(Place::Node(&a, &[])), Some(Place::Node(&b, &[])), Some(Place::Node(&c, &[])), None];
         let array = array(&kind, "payload", &values).expect("fits");
         assert_eq!(array.field.format, "+s");
         assert_eq!((array.data.length, array.data.null_count), (4, 2));
@@ -1310,6 +1686,277 @@ mod tests {
         assert_eq!((list.length, list.null_count, list.children[0].length), (4, 3, 2));
         assert_eq!(array.field.children[0].children[0].name, "item");
         let wrong = Node::Map(vec![(s("y"), Node::Null)]);
-        assert_eq!(super::array(&kind, "p", &[Some((&wrong, &[]))]).err(), Some(Unlaid::Misfits(vec![0])));
+        assert_eq!(
+            super::array(&kind, "p", &[Some(Place::Node(&wrong, &[]))]).err(),
+            Some(Unlaid::Misfits(vec![0]))
+        );
+    }
+
+    /// A random JSON text for the in-place reading: objects keyed from a few names (a key now and
+    /// then twice, or with an escape), lists, strings with and without escapes, integers of every
+    /// size the kinds tell apart, floats, NaN, literals, whitespace between tokens.
+    fn value_text(next: &mut impl FnMut() -> u64, depth: u32, out: &mut String) {
+        let pick = |next: &mut dyn FnMut() -> u64, items: &[&str]| {
+            items[(next() % items.len() as u64) as usize].to_owned()
+        };
+        let space = |next: &mut dyn FnMut() -> u64, out: &mut String| {
+            if next() % 4 == 0 {
+                out.push_str([" ", "\n  ", "\t"][(next() % 3) as usize]);
+            }
+        };
+        let kind = if depth == 0 {
+            next() % 2
+        } else if depth > 4 {
+            2 + next() % 5
+        } else {
+            next() % 7
+        };
+        match kind {
+            0 => {
+                out.push('{');
+                space(next, out);
+                let keys = next() % 6;
+                for i in 0..keys {
+                    if i > 0 {
+                        out.push(',');
+                        space(next, out);
+                    }
+                    let key = if next() % 40 == 0 {
+                        pick(next, &["\\u0061", "b\\\"c"]) // an escaped key ("a" spelt so, a quote)
+                    } else {
+                        pick(next, &["a", "b", "c", "d", "e", "f", "gg", "hé"])
+                    };
+                    out.push('"');
+                    out.push_str(&key);
+                    out.push_str("\":");
+                    space(next, out);
+                    value_text(next, depth + 1, out);
+                }
+                space(next, out);
+                out.push('}');
+            }
+            1 => {
+                out.push('[');
+                for i in 0..next() % 5 {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    space(next, out);
+                    value_text(next, depth + 1, out);
+                }
+                out.push(']');
+            }
+            2 => {
+                out.push('"');
+                for _ in 0..next() % 8 {
+                    out.push_str(&pick(
+                        next,
+                        &["x", "yz", "é", " ", "\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\/"],
+                    ));
+                }
+                out.push('"');
+            }
+            3 => out.push_str(&pick(
+                next,
+                &[
+                    "0",
+                    "-0",
+                    "7",
+                    "-12",
+                    "999",
+                    "9007199254740992",
+                    "9007199254740993",
+                    "-9223372036854775808",
+                    "9223372036854775808",
+                    "123456789012345678",
+                    "1234567890123456789",
+                    "99999999999999999999999999999999999999",
+                    "100000000000000000000000000000000000000",
+                    "123456789012345678901234567890123456789012345",
+                ],
+            )),
+            4 => out.push_str(&pick(next, &["1.5", "-2.5e3", "1e400", "0.1", "3E-7", "NaN", "-Infinity"])),
+            5 => out.push_str(&pick(next, &["true", "false"])),
+            _ => out.push_str("null"),
+        }
+    }
+
+    /// A kind the value fits (records' fields, lists' first items), to lay it out rather than
+    /// only refuse it.
+    fn kind_like(node: &Node, src: &[u8]) -> Kind {
+        match node {
+            Node::Null => Kind::Null,
+            Node::Bool(_) => Kind::Bool,
+            Node::Int(_) => Kind::Int(64),
+            Node::Wide(_) => Kind::Int(128),
+            Node::Float(_) => Kind::Float,
+            Node::Str(_) => Kind::Str,
+            Node::List(items) => {
+                Kind::List(Box::new(items.first().map_or(Kind::Json, |i| kind_like(i, src))))
+            }
+            Node::Map(entries) => Kind::Struct(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let Node::Str(key) = k else { unreachable!("a JSON key is a string") };
+                        (key.get(src).to_owned(), kind_like(v, src))
+                    })
+                    .collect(),
+            ),
+            _ => Kind::Json,
+        }
+    }
+
+    /// The same array: its type, lengths, nulls and every buffer's bytes (their spare room apart).
+    fn same_data(a: &crate::columns::Data, b: &crate::columns::Data) -> bool {
+        a.length == b.length
+            && a.null_count == b.null_count
+            && a.buffers.len() == b.buffers.len()
+            && a.buffers
+                .iter()
+                .zip(&b.buffers)
+                .all(|(x, y)| x.as_ref().map(|x| x.bytes()) == y.as_ref().map(|y| y.bytes()))
+            && a.children.len() == b.children.len()
+            && a.children.iter().zip(&b.children).all(|(x, y)| same_data(x, y))
+    }
+
+    fn same(a: &Result<Array, Unlaid>, b: &Result<Array, Unlaid>) -> bool {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                format!("{:?}", a.field) == format!("{:?}", b.field) && same_data(&a.data, &b.data)
+            }
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// A JSON text held for its value is read in place from the marks its check made exactly as
+    /// its tree is: the same arrays (or the same misfits) of every kind, the same shape, fits,
+    /// JSON spelling and tree; a text the check says needs its tree holds a key twice or a key with
+    /// escapes, and a lone surrogate hands the value back as the tree's reading does.
+    #[test]
+    fn a_text_read_in_place_is_its_tree() {
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let bounds: [i128; 3] = [1 << 53, 1 << 63, 10i128.pow(38)];
+        let fixed = vec![
+            Kind::Null,
+            Kind::Bool,
+            Kind::Int(53),
+            Kind::Int(64),
+            Kind::Int(128),
+            Kind::Float,
+            Kind::Dec { scale: 2, digits: 3 },
+            Kind::Str,
+            Kind::Json,
+            Kind::List(Box::new(Kind::Int(64))),
+            Kind::Struct(vec![("a".into(), Kind::Str), ("b".into(), Kind::Json), ("c".into(), Kind::Float)]),
+        ];
+        let (mut in_place, mut with_tree, mut laid) = (0, 0, 0);
+        for round in 0..6_000 {
+            // a column of a few texts, read in place and as trees
+            let mut texts = Vec::new();
+            for _ in 0..1 + next() % 4 {
+                let mut text = String::new();
+                value_text(&mut next, 0, &mut text);
+                texts.push(text);
+            }
+            let mut read: Vec<(Vec<u8>, Vec<Mark>, Node)> = Vec::new();
+            for text in &texts {
+                let src = text.as_bytes();
+                let tree =
+                    crate::json::json_container(src, 0, src.len(), 1 << 20).expect("no hand-back here");
+                let check = crate::json::Check { gaps: false, values: true };
+                let checked = crate::json::json_check(src, 0, src.len(), 1 << 20, &[], check)
+                    .expect("no hand-back here")
+                    .expect("a JSON container");
+                let tree = tree.expect("a JSON container");
+                if checked.tree_needed {
+                    with_tree += 1;
+                    assert!(checked.marks.is_none());
+                    // (a key twice, or escaped: the generator's keys are one of those or plain)
+                    assert!(
+                        text.contains("\\u0061")
+                            || text.contains("b\\\"c")
+                            || has_repeated_key(&tree, src, text)
+                    );
+                    continue;
+                }
+                in_place += 1;
+                read.push((src.to_vec(), checked.marks.expect("marks"), tree));
+            }
+            let places: Vec<Slot<'_>> =
+                read.iter().map(|(src, marks, _)| Some(Place::Text(src, marks, 0))).collect();
+            let nodes: Vec<Slot<'_>> =
+                read.iter().map(|(src, _, tree)| Some(Place::Node(tree, src))).collect();
+            let mut kinds = fixed.clone();
+            kinds.extend(read.iter().map(|(src, _, tree)| kind_like(tree, src)));
+            for kind in &kinds {
+                let (a, b) = (array(kind, "p", &places), array(kind, "p", &nodes));
+                assert!(same(&a, &b), "round {round}: {kind:?} of {texts:?}: {a:?} / {b:?}");
+                laid += a.is_ok() as usize;
+            }
+            for ((text_place, node_place), (src, _, tree)) in places.iter().zip(&nodes).zip(&read) {
+                let (text_place, node_place) = (text_place.expect("a place"), node_place.expect("a place"));
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                shape(text_place, &bounds, &mut x);
+                shape(node_place, &bounds, &mut y);
+                assert_eq!(x, y);
+                let (mut x, mut y) = (String::new(), String::new());
+                json_text_at(text_place, &mut x);
+                json_text(tree, src, &mut y);
+                assert_eq!(x, y);
+                let (built, built_src) = text_place.tree().expect("its tree");
+                let mut z = String::new();
+                json_text(&built, built_src, &mut z);
+                assert_eq!(z, y);
+                for kind in &kinds {
+                    assert_eq!(fits_at(kind, text_place), fits(kind, tree, src), "{kind:?}");
+                }
+            }
+        }
+        assert!(in_place > 10_000 && with_tree > 100 && laid > 10_000, "{in_place} {with_tree} {laid}");
+        // a lone surrogate: handed back as the tree's reading hands it back (a file of text's
+        // check, which reads no value, keeps the text)
+        for text in [r#"{"a": "\ud800"}"#, r#"{"\udc00": 1}"#, r#"[["x", "\ud83d"]]"#] {
+            let src = text.as_bytes();
+            assert!(crate::json::json_container(src, 0, src.len(), 1 << 20).is_err());
+            let values = crate::json::Check { gaps: false, values: true };
+            assert!(crate::json::json_check(src, 0, src.len(), 1 << 20, &[], values).is_err());
+            assert!(matches!(
+                crate::json::json_check(src, 0, src.len(), 1 << 20, &[], Default::default()),
+                Ok(Some(_))
+            ));
+        }
+    }
+
+    /// Whether the text holds an object with a key twice (the tree keeps one of them: an object
+    /// of the tree with fewer members than its text names).
+    fn has_repeated_key(tree: &Node, src: &[u8], text: &str) -> bool {
+        fn members(node: &Node) -> usize {
+            match node {
+                Node::Map(entries) => entries.len() + entries.iter().map(|(_, v)| members(v)).sum::<usize>(),
+                Node::List(items) => items.iter().map(members).sum(),
+                _ => 0,
+            }
+        }
+        let _ = src;
+        // each member of the text is a key followed by a colon outside strings: count them
+        let (mut count, mut inside, mut escaped) = (0, false, false);
+        for b in text.bytes() {
+            match (inside, escaped, b) {
+                (true, true, _) => escaped = false,
+                (true, false, b'\\') => escaped = true,
+                (_, false, b'"') => inside = !inside,
+                (false, _, b':') => count += 1,
+                _ => {}
+            }
+        }
+        count > members(tree)
     }
 }

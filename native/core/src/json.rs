@@ -9,6 +9,8 @@
 //! integers past 4,300 digits (Python's int() limit: json_text reads them as LongInt, within the
 //! value's digits).
 
+use std::collections::HashSet;
+
 use crate::common::DErr;
 use crate::tree::{child, keys_of_node, Node, PathRead, Step, Str, StrMapBuilder};
 
@@ -45,6 +47,97 @@ struct Parser<'a> {
     /// json_paths' `gaps`: the whitespace runs skipped between tokens, as (start, end) pairs, while
     /// recording (None: not asked, or past MAX_GAPS runs)
     gaps: Option<Vec<u32>>,
+    /// json_check's `values`: the text is checked as its tree would be read (a lone surrogate
+    /// hands the value back) and its objects' keys are watched (`tree_needed`)
+    values: bool,
+    /// With `values`: a key met twice in one object, or a key with escapes, was seen: the text
+    /// cannot be read as its value in place (a dict keeps a repeated key's first place and
+    /// last value; an escaped key is compared by its characters): its tree is built instead
+    tree_needed: bool,
+    /// With `values`: each value skipped, and each key, marked where it is (Checked.marks)
+    marks: Option<Vec<Mark>>,
+}
+
+impl<'a> Parser<'a> {
+    fn at(src: &'a [u8], pos: usize) -> Parser<'a> {
+        Parser { src, pos, gaps: None, values: false, tree_needed: false, marks: None }
+    }
+
+    /// A mark opened at the value (or key) starting here: its index (None: not marking).
+    #[inline(always)]
+    fn open_mark(&mut self) -> Option<usize> {
+        let marks = self.marks.as_mut()?;
+        marks.push(Mark { start: self.pos as u32, end: 0, next: 0, escaped: false });
+        Some(marks.len() - 1)
+    }
+
+    /// The mark `at` closed where the value ends (here).
+    #[inline(always)]
+    fn close_mark(&mut self, at: Option<usize>, escaped: bool) {
+        if let (Some(at), Some(marks)) = (at, self.marks.as_mut()) {
+            let next = marks.len() as u32;
+            let mark = &mut marks[at];
+            mark.end = self.pos as u32;
+            mark.next = next;
+            mark.escaped = escaped;
+        }
+    }
+}
+
+/// Where one value (or an object's key) of a checked JSON text is, in document order (a
+/// container before its items, a key before its value): its text's start and end (past its last
+/// byte) and the index past the marks of the values inside it (its own index + 1 for a
+/// scalar): the text's value is read in place from them (held.rs's Place::Text), its strings
+/// and containers never scanned again. `escaped`: a string with escapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub start: u32,
+    pub end: u32,
+    pub next: u32,
+    pub escaped: bool,
+}
+
+/// The keys of one object seen so far, while a text is checked for its value (Parser::values):
+/// a few on the stack, compared as bytes (a key with escapes is not compared: the tree is built).
+struct KeysSeen<'a> {
+    few: [(u32, u32); KEYS_ON_STACK],
+    count: usize,
+    many: Option<HashSet<&'a [u8]>>,
+}
+
+/// Keys an object's check compares on the stack (more: a set of them).
+const KEYS_ON_STACK: usize = 16;
+
+impl<'a> KeysSeen<'a> {
+    fn new() -> KeysSeen<'a> {
+        KeysSeen { few: [(0, 0); KEYS_ON_STACK], count: 0, many: None }
+    }
+
+    /// Whether `key` (src[start..close], no escapes) was seen before in this object; noted.
+    fn repeated(&mut self, src: &'a [u8], start: usize, close: usize) -> bool {
+        let key = &src[start..close];
+        if let Some(many) = &mut self.many {
+            return !many.insert(key);
+        }
+        let len = close - start;
+        for &(at, n) in &self.few[..self.count] {
+            if n as usize == len && &src[at as usize..at as usize + len] == key {
+                return true;
+            }
+        }
+        if self.count < KEYS_ON_STACK {
+            self.few[self.count] = (start as u32, len as u32);
+            self.count += 1;
+        } else {
+            let mut many: HashSet<&'a [u8]> = HashSet::with_capacity(2 * KEYS_ON_STACK);
+            for &(at, n) in &self.few {
+                many.insert(&src[at as usize..(at + n) as usize]);
+            }
+            many.insert(key);
+            self.many = Some(many);
+        }
+        false
+    }
 }
 
 /// The most whitespace runs json_paths records (more: none recorded, the text minified by
@@ -87,7 +180,7 @@ fn rest_is_ws(payload: &[u8], pos: usize, end: usize) -> bool {
 /// limit. Ok(None): no JSON container.
 pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<Node>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { src: payload, pos: at, gaps: None };
+    let mut parser = Parser::at(payload, at);
     let end = base + len;
     match parser.value(0, end) {
         Ok(node) if rest_is_ws(payload, parser.pos, end) => Ok(Some(node)),
@@ -109,30 +202,71 @@ pub fn json_paths(
     nodes: usize,
     paths: &[Vec<Step>],
 ) -> Result<Option<Vec<PathRead>>, DErr> {
-    Ok(json_paths_gaps(payload, base, len, nodes, paths, false)?.map(|(reads, _)| reads))
+    Ok(json_check(payload, base, len, nodes, paths, Check::default())?.map(|checked| checked.reads))
 }
 
-/// json_paths_gaps' reading: each path's read, and the text's whitespace runs (when asked).
-pub type PathsAndGaps = (Vec<PathRead>, Option<Vec<u32>>);
+/// What json_check notes beside the paths' reads.
+#[derive(Clone, Copy, Default)]
+pub struct Check {
+    /// The text's whitespace runs outside its strings (Checked.gaps).
+    pub gaps: bool,
+    /// The text is checked as its value will be read from it in place (held.rs's Place::Text):
+    /// a lone surrogate hands the value back as json_container would, each value is marked
+    /// where it is (Checked.marks), and a text that cannot be read in place says so
+    /// (Checked.tree_needed).
+    pub values: bool,
+}
 
-/// json_paths, and with `gaps` where the text's whitespace outside its strings is (the runs
-/// before, between and after its tokens, as (start, end) pairs of offsets in `payload`, in
-/// order; None past MAX_GAPS runs or when not asked): the text without those runs is its
-/// minified spelling (held.rs payload_text_into), found by the validation's own walk.
-pub fn json_paths_gaps(
+/// json_check's reading of a JSON container's text.
+pub struct Checked {
+    /// Each path's read.
+    pub reads: Vec<PathRead>,
+    /// With Check.gaps: where the text's whitespace outside its strings is (the runs before,
+    /// between and after its tokens, as (start, end) pairs of offsets in `payload`, in order;
+    /// None past MAX_GAPS runs or when not asked): the text without those runs is its minified
+    /// spelling (held.rs payload_text_into), found by the validation's own walk.
+    pub gaps: Option<Vec<u32>>,
+    /// With Check.values: an object holds a key twice, or a key with escapes: its value is
+    /// json_container's tree, not its text read in place.
+    pub tree_needed: bool,
+    /// With Check.values (and no tree needed): each value's mark, the whole text's first.
+    pub marks: Option<Vec<Mark>>,
+}
+
+/// json_paths, and what `check` asks noted as the text is validated (Checked). Ok(None): no
+/// JSON container.
+pub fn json_check(
     payload: &[u8],
     base: usize,
     len: usize,
     nodes: usize,
     paths: &[Vec<Step>],
-    gaps: bool,
-) -> Result<Option<PathsAndGaps>, DErr> {
+    check: Check,
+) -> Result<Option<Checked>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { src: payload, pos: at, gaps: gaps.then(|| Vec::with_capacity(64)) };
+    let mut parser = Parser::at(payload, at);
+    parser.gaps = check.gaps.then(|| Vec::with_capacity(64));
+    parser.values = check.values;
     if at > base {
         parser.gap(base, at);
     }
     let end = base + len;
+    if check.values && !paths.is_empty() {
+        // the marks are the skipping walk's: a walk of the whole text first, then the paths'
+        let mut marking = Parser::at(payload, at);
+        marking.values = true;
+        marking.marks = Some(Vec::new());
+        match marking.skip(0, end) {
+            Ok(()) => {}
+            Err(Stop::NotJson) => return Ok(None),
+            Err(Stop::HandBack) => return Err(DErr::HandBack),
+        }
+        parser.tree_needed = marking.tree_needed;
+        parser.marks = marking.marks;
+        parser.values = false;
+    } else if check.values {
+        parser.marks = Some(Vec::with_capacity(32));
+    }
     let mut out: Vec<PathRead> =
         paths.iter().map(|_| PathRead::Missing { depth: 0, keys: Vec::new() }).collect();
     // (a few paths on the stack, no allocation a value)
@@ -152,14 +286,15 @@ pub fn json_paths_gaps(
             if parser.pos < end {
                 parser.gap(parser.pos, end);
             }
-            Ok(Some((out, parser.gaps)))
+            let marks = if parser.tree_needed { None } else { parser.marks };
+            Ok(Some(Checked { reads: out, gaps: parser.gaps, tree_needed: parser.tree_needed, marks }))
         }
         Ok(()) | Err(Stop::NotJson) => Ok(None),
         Err(Stop::HandBack) => Err(DErr::HandBack),
     }
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     #[inline(always)]
     fn skip_ws(&mut self, end: usize) {
         let from = self.pos;
@@ -223,40 +358,55 @@ impl Parser<'_> {
         }
     }
 
-    /// A value validated as value() reads it, without building it.
+    /// A value validated as value() reads it, without building it (marked where marks are kept).
     fn skip(&mut self, depth: usize, end: usize) -> Result<(), Stop> {
+        if self.marks.is_none() {
+            return self.skip_value(depth, end).map(|_| ());
+        }
+        let mark = self.open_mark();
+        let escaped = self.skip_value(depth, end)?;
+        self.close_mark(mark, escaped);
+        Ok(())
+    }
+
+    /// skip()'s reading: whether the value was a string with escapes.
+    fn skip_value(&mut self, depth: usize, end: usize) -> Result<bool, Stop> {
         if self.pos >= end {
             return Err(Stop::NotJson);
         }
         match self.src[self.pos] {
             b'"' => {
                 self.pos += 1;
-                self.scan_string(end).map(|_| ())
+                let (_, _, escaped, lone) = self.scan_string(end)?;
+                if lone && self.values {
+                    return Err(Stop::HandBack); // (as value() hands it back)
+                }
+                Ok(escaped)
             }
             b'{' => {
                 if depth >= MAX_NESTING {
                     return Err(Stop::HandBack);
                 }
                 self.pos += 1;
-                self.members(end, |parser, _key| parser.skip(depth + 1, end))
+                self.members(end, |parser, _key| parser.skip(depth + 1, end)).map(|_| false)
             }
             b'[' => {
                 if depth >= MAX_NESTING {
                     return Err(Stop::HandBack);
                 }
                 self.pos += 1;
-                self.items(end, |parser, _index| parser.skip(depth + 1, end))
+                self.items(end, |parser, _index| parser.skip(depth + 1, end)).map(|_| false)
             }
-            b'n' => self.word(b"null", end),
-            b't' => self.word(b"true", end),
-            b'f' => self.word(b"false", end),
-            b'N' => self.word(b"NaN", end),
-            b'I' => self.word(b"Infinity", end),
+            b'n' => self.word(b"null", end).map(|_| false),
+            b't' => self.word(b"true", end).map(|_| false),
+            b'f' => self.word(b"false", end).map(|_| false),
+            b'N' => self.word(b"NaN", end).map(|_| false),
+            b'I' => self.word(b"Infinity", end).map(|_| false),
             b'-' if self.src[self.pos..end].starts_with(b"-Infinity") => {
                 self.pos += 9;
-                Ok(())
+                Ok(false)
             }
-            _ => self.scan_number(end).map(|_| ()),
+            _ => self.scan_number(end).map(|_| false),
         }
     }
 
@@ -281,12 +431,24 @@ impl Parser<'_> {
             self.pos += 1;
             return Ok(());
         }
+        let mut seen = self.values.then(KeysSeen::new);
         loop {
             if self.pos >= end || self.src[self.pos] != b'"' {
                 return Err(Stop::NotJson);
             }
+            let mark = self.open_mark();
             self.pos += 1;
             let key = self.scan_string(end)?;
+            self.close_mark(mark, key.2);
+            if let Some(seen) = &mut seen {
+                let (start, close, escaped, lone) = key;
+                if lone {
+                    return Err(Stop::HandBack); // (as value() hands it back)
+                }
+                if escaped || seen.repeated(self.src, start, close) {
+                    self.tree_needed = true;
+                }
+            }
             self.skip_ws(end);
             if self.pos >= end || self.src[self.pos] != b':' {
                 return Err(Stop::NotJson);
@@ -427,7 +589,7 @@ impl Parser<'_> {
             return Ok(());
         }
         // a path misses here: the mapping's string keys (the first 200 distinct), read again
-        let keys = Parser { src, pos: body, gaps: None }.keys(depth, end)?; // (no run twice)
+        let keys = Parser::at(src, body).keys(depth, end)?; // (no run twice)
         for (slot, &(p, k)) in selected.iter().enumerate() {
             if !matched[slot] {
                 out[p] = PathRead::Missing { depth: k, keys: keys.iter().map(|key| key.copy()).collect() };
@@ -589,15 +751,125 @@ impl Parser<'_> {
     }
 }
 
+// ------------------------------------------------------------------------------ a text in place
+
+/// A checked JSON text's value read in place (held.rs's Place::Text): json_check with
+/// Check.values marked each value where it is (Mark), so a value is read where it is written,
+/// its containers' items and members found from the marks (nothing scanned again, nothing built
+/// but a scalar).
+pub enum InPlace {
+    /// A scalar as the tree would hold it (a string without escapes a span of the text).
+    Scalar(Node),
+    /// A list: its items' marks are from the index after its own to its mark's `next`.
+    List,
+    /// An object: its members' marks (each key's, then its value's) likewise.
+    Map,
+}
+
+/// The value of mark `at` of a checked text `src`; None where the marks are not the text's
+/// (never, for marks json_check made of it).
+pub fn in_place(src: &[u8], marks: &[Mark], at: usize) -> Option<InPlace> {
+    let mark = marks.get(at)?;
+    let (start, end) = (mark.start as usize, (mark.end as usize).min(src.len()));
+    if start >= end {
+        return None;
+    }
+    match src[start] {
+        b'[' => Some(InPlace::List),
+        b'{' => Some(InPlace::Map),
+        b'"' => string_at(src, mark).map(|str_| InPlace::Scalar(Node::Str(str_))),
+        b'-' | b'0'..=b'9' => match small_int(&src[start..end]) {
+            Some(v) => Some(InPlace::Scalar(Node::Int(v))),
+            None => Parser::at(src, start).value(0, end).ok().map(InPlace::Scalar),
+        },
+        _ => Parser::at(src, start).value(0, end).ok().map(InPlace::Scalar),
+    }
+}
+
+/// A checked number's text read as number() reads it where it is an integer of at most 18
+/// digits (no fraction, no exponent); None for any other number.
+fn small_int(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (d - b'0') as i64;
+    }
+    Some(if negative { -v } else { v })
+}
+
+/// A marked string as the tree holds it: a span of its body without escapes, else its
+/// characters (the check found no lone surrogate in it).
+pub fn string_at(src: &[u8], mark: &Mark) -> Option<Str> {
+    let (start, close) = (mark.start as usize + 1, (mark.end as usize).checked_sub(1)?);
+    if close < start || close >= src.len().max(1) || src.get(close) != Some(&b'"') {
+        return None;
+    }
+    Some(if mark.escaped {
+        Str::Owned(unescape(src, start, close).into_boxed_str())
+    } else {
+        Str::Span(start as u32, (close - start) as u32)
+    })
+}
+
+/// The marks of a container's items (a list's; an object's keys and values in turn): the index
+/// of each, from the one after the container's own.
+pub fn inside(marks: &[Mark], at: usize) -> Inside<'_> {
+    let stop = marks.get(at).map_or(0, |m| (m.next as usize).min(marks.len()));
+    Inside { marks, next: at + 1, stop }
+}
+
+/// inside()'s iterator.
+pub struct Inside<'a> {
+    marks: &'a [Mark],
+    next: usize,
+    stop: usize,
+}
+
+impl Iterator for Inside<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.next >= self.stop {
+            return None;
+        }
+        let here = self.next;
+        self.next = (self.marks[here].next as usize).max(here + 1);
+        Some(here)
+    }
+}
+
 /// A string's escapes decoded: the body `src[start..close]` of a scanned string (its escapes are
-/// valid, no lone surrogate). Sixteen bytes at a time: the block is moved whole into the output's
-/// slack and its backslashes found at once (scan::backslashes16: one vector compare),
-/// of which the bytes before the first backslash are kept (a note of JSON text in a document
-/// escapes a quote every few bytes: a run is short, and not copied byte by byte).
+/// valid, no lone surrogate), as unescape_to writes it.
 fn unescape(src: &[u8], start: usize, close: usize) -> String {
+    let mut out: Vec<u8> = vec![0; close - start + UNESCAPE_SLACK];
+    let w = unescape_to(src, start, close, &mut out);
+    out.truncate(w);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The room unescape_to needs past a body's length (a block's move).
+pub const UNESCAPE_SLACK: usize = 16;
+
+/// A string's escapes decoded into `out` (at least the body's length and UNESCAPE_SLACK long):
+/// how many bytes it wrote. Sixteen bytes at a time: the block is moved whole into the output's
+/// slack and its backslashes found at once (scan::backslashes16: one vector compare), of which the
+/// bytes before the first backslash are kept (a note of JSON text in a document escapes a quote
+/// every few bytes: a run is short, and not copied byte by byte). The output is UTF-8 where the
+/// body is (an escape gives a whole character, U+FFFD for a lone surrogate).
+pub fn unescape_to(src: &[u8], start: usize, close: usize, out: &mut [u8]) -> usize {
     // the output is never longer than the body (an escape of 2, 6 or 12 bytes gives 1 to 4), plus
     // sixteen bytes of slack for a block's move
-    let mut out: Vec<u8> = vec![0; close - start + 16];
+    assert!(out.len() >= close - start + UNESCAPE_SLACK);
     let mut w = 0;
     let mut c = start;
     while c < close {
@@ -657,8 +929,7 @@ fn unescape(src: &[u8], start: usize, close: usize) -> String {
         out[w] = mapped;
         w += 1;
     }
-    out.truncate(w);
-    String::from_utf8(out).unwrap_or_default()
+    w
 }
 
 fn hex4(src: &[u8], at: usize, end: usize) -> Option<u32> {

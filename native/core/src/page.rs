@@ -30,6 +30,9 @@ pub struct PageWant<'a> {
     /// Without `text_tree`: a JSON text's whitespace runs noted as it is checked (engine::Want.gaps,
     /// JSON Lines writes it minified from them); false: not noted.
     pub gaps: bool,
+    /// Without `text_tree`: a JSON text stands for its value, its tree built where it cannot be
+    /// read in one pass (engine::Want.text_values: a typed file's columns are laid out from it).
+    pub text_values: bool,
     /// COMPRESSION STATS' measure: the containers only (engine::Want.measure).
     pub measure: bool,
     /// A text's JSON read (engine::Want.json); false for a reader of texts alone.
@@ -105,6 +108,7 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
         tree: want.tree && !want.measure,
         text_tree: want.text_tree,
         gaps: want.gaps,
+        text_values: want.text_values,
         measure: want.measure,
         json: want.json,
         needles: &[],

@@ -229,9 +229,11 @@ pub struct Program {
     /// Per place, whether its values' trees are built (a file writes the decoded payloads of
     /// the kept rows: held.rs), the paths then read in them.
     pub trees: Vec<bool>,
-    /// With `trees`: a text's JSON container built too (Parquet lays its struct columns out from
-    /// it); false: a file of text (JSON Lines, CSV), which writes a text's payload from its text,
-    /// the label's reading saying whether it is a JSON container (engine's Want.text_tree).
+    /// With `trees`: a text's JSON container read for its value too (Parquet lays its struct
+    /// columns out from it: the text stands for its value, engine's Want.text_values, its tree
+    /// built where it cannot be read in one pass); false: a file of text (JSON Lines, CSV), which
+    /// writes a text's payload from its text, the label's reading saying whether it is a JSON
+    /// container.
     pub text_trees: bool,
     /// Without `text_trees`: a JSON text's whitespace runs noted as its JSON is checked, for
     /// JSON Lines to write it minified from them (engine's Want.gaps); false: not noted (CSV).
@@ -1101,8 +1103,9 @@ pub fn query_page(
             let want = Want {
                 paths,
                 tree: program.trees.get(place).copied().unwrap_or(false),
-                text_tree: program.text_trees,
+                text_tree: false,
                 gaps: program.gaps,
+                text_values: program.text_trees,
                 measure: false,
                 json: true,
                 needles,

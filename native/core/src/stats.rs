@@ -150,6 +150,7 @@ pub fn measure_value(
         tree: false,
         text_tree: false,
         gaps: false,
+        text_values: false,
         measure: true,
         json: false,
         needles: &[],

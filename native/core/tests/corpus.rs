@@ -29,6 +29,7 @@ fn the_corpus_reads_as_the_python_engine_reads_it() {
         tree: false,
         text_tree: true,
         gaps: false,
+        text_values: false,
         measure: false,
         json: true,
         needles: &[],
@@ -102,6 +103,7 @@ fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
         tree: false,
         text_tree: true,
         gaps: false,
+        text_values: false,
         measure: false,
         json: true,
         needles: &[],
@@ -127,8 +129,16 @@ fn a_json_texts_whitespace_runs_are_noted_only_where_asked() {
     let configured = common::configured();
     let text = b"{\"a\": [1, 2],\n  \"b\": \"x y\"}";
     let read = |tree: bool, gaps: bool| {
-        let want =
-            Want { paths: &[], tree, text_tree: false, gaps, measure: false, json: true, needles: &[] };
+        let want = Want {
+            paths: &[],
+            tree,
+            text_tree: false,
+            gaps,
+            text_values: false,
+            measure: false,
+            json: true,
+            needles: &[],
+        };
         let outcome = decode_one(&configured.config, text, 1 << 20, &want).expect("read by the core");
         assert_eq!((outcome.kind, outcome.label.spell()), (Kind::Text, "json".to_owned()));
         outcome.gaps
