@@ -141,3 +141,45 @@ def test_the_shell_and_a_script_load_no_arrow_until_an_export_asks():
     loaded = _imported("from cqlsh_ext import shell; from cqlsh_ext.export import command, parse")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"pyarrow", "duckdb"}
+
+
+def _documents(cassandra) -> str:  # type: ignore[no-untyped-def]
+    """A table of zlib-compressed JSON documents (the shell reads them as zlib>json), its name."""
+    import zlib
+
+    keyspace = cassandra.create_keyspace("imports")
+    session = cassandra.session()
+    try:
+        session.execute(f"CREATE TABLE {keyspace}.docs (id int PRIMARY KEY, data blob)")
+        insert = session.prepare(f"INSERT INTO {keyspace}.docs (id, data) VALUES (?, ?)")
+        for i in range(50):
+            document = {"id": i, "status": ["PAID", "SENT"][i % 2], "items": [{"sku": f"s{i}", "n": i}]}
+            session.execute(insert, (i, zlib.compress(json.dumps(document).encode())))
+    finally:
+        session.shutdown()
+    return f"{keyspace}.docs"
+
+
+@pytest.mark.server
+def test_the_shells_exports_import_no_dataframe_library(  # type: ignore[no-untyped-def]
+        cassandra, tmp_path: Path) -> None:
+    # Issue 97, item 5: a door that hands back no DataFrame imports neither pandas nor numpy nor
+    # polars. pyarrow imports numpy where it is installed and pandas at its first conversion of
+    # Python values: a Parquet export keeps them out (common.kept_out), as this environment has both.
+    import importlib.util
+
+    assert importlib.util.find_spec("pandas") and importlib.util.find_spec("numpy")  # else nothing is held
+    table = _documents(cassandra)
+    for suffix in ("parquet", "jsonl", "csv"):
+        path = tmp_path / f"out.{suffix}"
+        loaded = modules_of_a_run(cassandra, tmp_path, "-e",
+                                  f"COPY (SELECT id, data.status, data FROM {table}) TO '{path}'")
+        assert path.stat().st_size > 0, suffix
+        tops = {name.split(".")[0] for name in loaded}
+        assert not tops & {"pandas", "numpy", "polars", "duckdb"}, (suffix, sorted(tops & NEVER))
+        assert ("pyarrow" in tops) == (suffix == "parquet"), suffix
+    import pyarrow.parquet as pq  # the file is whole: every row, its payload paths read
+
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert sorted(row["id"] for row in rows) == list(range(50))
+    assert {row["data.status"] for row in rows} == {"PAID", "SENT"}
