@@ -1,5 +1,5 @@
 """What reading one of the shell's declared statements into its request costs (COMPRESSION STATS,
-ADVISE, SETTINGS: features/reads.py), beside what cqlsh's grammar cost the same statement when it
+ADVISE, SETTINGS: insight/declared.py), beside what cqlsh's grammar cost the same statement when it
 read them (the grammar still completes them; the shell no longer parses them with it).
 
   declared   our lexer (cql.lexer.Lexed), the feature found by its words

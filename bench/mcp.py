@@ -492,7 +492,7 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    from cqlsh_ext.features.reads import MAX_ROWS
+    from cqlsh_ext.payload_select.declared import MAX_ROWS
 
     home = tempfile.mkdtemp(prefix="bench-mcp-rows-")
     _credentials(home)

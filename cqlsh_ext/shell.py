@@ -201,16 +201,19 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # A word chosen from a list and mistyped is told in one line, the nearest and the list;
         # our commands say what was expected, with an example, where cqlsh says only 'Improper'.
-        said = commands.mistyped([str(tok[1]) for tok in tokens if tok[0] != "endtoken"])
+        from cqlsh_ext.features.help import mistyped_line, usage_of
+
+        said = mistyped_line([str(tok[1]) for tok in tokens if tok[0] != "endtoken"])
         if said is not None:
             self.printerr(said)
             return None
         declared = commands.command(cmdword)
-        if declared is None or declared.usage is None:
+        usage = usage_of(declared) if declared is not None else None
+        if usage is None:
             return super().handle_parse_error(cmdword, tokens, parsed, srcstr)
         problem = f" (problem at {parsed.remainder[0][1]!r})" if parsed and parsed.remainder else ""
         words = [str(tok[1]).upper() for tok in tokens if tok[0] != "endtoken"]
-        self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{declared.usage(words)}")
+        self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{usage(words)}")
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
@@ -290,7 +293,9 @@ def register_commands() -> None:
 
 def shell_class(settings: Settings, agent: AgentRun | None = None) -> type[ExtShell]:
     """The Shell class of one run: its settings, its side for programs (agent.door; None: one that
-    does nothing, a server's), and the declarations' methods (features.commands: a `do_<word>` per
-    command, one per HELP topic)."""
+    does nothing, a server's), and the declarations' methods (features.help: a `do_<word>` per
+    command, one per HELP topic, their texts read when HELP asks)."""
+    from cqlsh_ext.features.help import shell_methods
+
     return type("ExtShell", (ExtShell,), {"settings": settings, "agent": agent or AgentRun(),
-                                          **commands.shell_methods()})
+                                          **shell_methods()})

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "cqlsh_ext"
 MAX_LINES = 80
-#: Written by a tool, not by hand (tools/features_table.py).
+#: Written by a tool, not by hand.
 GENERATED = {"cqlsh_ext/features/reference.py"}
 #: Functions still over MAX_LINES while other engineers split them (issue 84, item 4), by path and
 #: qualified name: the lead empties it once each is split; never a place to add a new one.

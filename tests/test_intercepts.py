@@ -92,13 +92,14 @@ def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) ->
     assert [i.name for i in commands.intercepts_for("COPY")] == [
         "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
     assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
-    # Each declared topic is a HELP topic of the shell, its text what HELP prints.
+    # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = [t for i in commands.intercepts() for t in i.topics] + [
         t for c in commands.commands() for t in c.topics]
     assert {name for name, _ in topics} >= {"queries", "export", "payload", "encode", "trial"}
     for name, text in topics:
         if " " in name:  # HELP DESCRIBE PAYLOAD: asked for in words, not a do_<topic> method
-            assert commands.phrase_help(name.split()) == text and not hasattr(type(ext_shell), f"do_{name}")
+            assert commands.phrase_help(name.split()) == str(text)
+            assert not hasattr(type(ext_shell), f"do_{name}")
         else:
-            assert getattr(type(ext_shell), f"do_{name}").__doc__ == text
+            assert getattr(ext_shell, f"do_{name}").__doc__ == str(text)
     assert "do_payload" in dir(ext_shell) and "payload" in ext_shell.get_help_topics()

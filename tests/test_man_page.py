@@ -22,6 +22,7 @@ def test_the_page_is_what_the_texts_make_now() -> None:
 def test_the_page_lists_every_command_topic_and_option() -> None:
     from cqlsh_ext.cli import _ext_parser
     from cqlsh_ext.features import commands
+    from cqlsh_ext.features.help import help_of
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     page = man_page.page()
@@ -34,7 +35,7 @@ def test_the_page_lists_every_command_topic_and_option() -> None:
             "ENCODE"} <= listed
     # Each section is that topic's HELP text, as the shell prints it (less the indent).
     for command in commands.commands():
-        first = command.help.strip().splitlines()[0].strip()
+        first = help_of(command).strip().splitlines()[0].strip()
         assert f"\n{man_page._roff(first)[0]}\n" in page, first
     flags = [flag for parser in (import_cqlshmain(None).parser, _ext_parser()) for action in parser._actions
              for flag in action.option_strings if flag.startswith("--") and action.help != argparse.SUPPRESS]

@@ -336,6 +336,38 @@ def test_driver_resets_its_reactor_after_a_fork():
         assert "handle_fork()" in source and "os.getpid()" in source, module
 
 
+def test_the_driver_loads_without_its_twisted_reactor_where_twisted_is_absent():
+    # The driver's cluster module tries its Twisted reactor, whose module imports `deprecated` (and
+    # with it wrapt and asyncio) before it finds no Twisted: cqlsh-ext skips that import where Twisted
+    # is not installed. In a fresh process, the reactor still importable afterwards (it fails as
+    # the driver's own import would).
+    import importlib.util
+    from pathlib import Path
+
+    import cassandra
+
+    package = Path(cassandra.__file__).parent
+    cluster = (package / "cluster.py").read_text()
+    assert "try:\n    from cassandra.io.twistedreactor import TwistedConnection\nexcept ImportError:" \
+        in cluster
+    reactor = (package / "io" / "twistedreactor.py").read_text()
+    assert reactor.index("from deprecated import") < reactor.index("from twisted")
+    code = (
+        "import sys; from cqlsh_ext.upstream import seams; seams.import_cqlshmain(None)\n"
+        "import cassandra.cluster as c\n"
+        "print(c.TwistedConnection, sorted({'deprecated', 'wrapt', 'asyncio'} & set(sys.modules)))\n"
+        "try:\n"
+        "    import cassandra.io.twistedreactor\n"
+        "except ImportError as err:\n"
+        "    print(type(err).__name__, err.name)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    if importlib.util.find_spec("twisted") is None:
+        assert out.splitlines() == ["None []", "ModuleNotFoundError twisted"]
+    else:
+        assert out.splitlines()[0].startswith("<class 'cassandra.io.twistedreactor.TwistedConnection'>")
+
+
 def test_the_driver_loads_without_numpy_and_numpy_stays_importable():
     # The driver imports numpy only for NumpyProtocolHandler; cqlsh-ext starts without paying for
     # it. In a fresh process: this test's own process may have numpy loaded already.

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 EXEMPT_PACKAGES = {"repl", "upstream"}
 #: Modules that are the shell's side by name: its wiring (shell.py), the entry (__main__.py), the
 #: cli modules (cli.py, the top one and each feature's subcommand), each package's command module
-#: (the handlers features/shell_commands.py declares: settings/command.py's DECODE, ...).
+#: (the handlers each package's declared.py names: settings/command.py's DECODE, ...).
 EXEMPT_NAMES = {"shell.py", "__main__.py", "cli.py", "command.py"}
 
 #: The count today. Lower it when you take `shell` out of a function (hand it a

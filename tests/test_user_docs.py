@@ -174,7 +174,7 @@ def _texts_users_read(tmp_path: Path) -> dict[str, str]:
         texts[" ".join(args)] = shown.stdout
     for intercept in commands.intercepts():
         for word, line in intercept.see_also:
-            texts[f"HELP {word.upper()}"] = line
+            texts[f"HELP {word.upper()}"] = str(line)
     return texts
 
 

@@ -26,13 +26,14 @@ def help_sections() -> list[tuple[list[str], str]]:
     print one text), the texts in the order of their first topic's name."""
     from cqlsh_ext import shell
     from cqlsh_ext.features import commands
+    from cqlsh_ext.features.help import help_of
 
     shell.register_commands()
     by_text: dict[str, list[str]] = {}
     for command in commands.commands():
-        by_text.setdefault(command.help, []).append(command.word.upper())
+        by_text.setdefault(help_of(command), []).append(command.word.upper())
     for topic, text in commands.help_topics():
-        by_text.setdefault(text, []).append(topic.upper())
+        by_text.setdefault(str(text), []).append(topic.upper())
     # The statement's own words first (HELP DESCRIBE PAYLOAD before HELP PAYLOAD): the sections then
     # sort by what is typed (COMPRESSION's forms together).
     sections = [(sorted(topics, key=lambda t: (-len(t.split()), t)), text)

@@ -1,7 +1,7 @@
 """The API's load (docs/api.md, "Writes"; docs/load.md): `db.write(table, data, encode=...)`, a front
 end on the writing layer as the shell's COPY ... FROM is. It builds the typed request
 (writing.requests.LoadRequest, its source "data": the rows handed over), hands it to the service
-the `load` feature declares (features/write_features.py: load.run.load) in a write context made of
+the `write` feature declares (load/declared.py: load.run.load) in a write context made of
 the Database's reading context and the journal directory (api.writes' one way), and gives back the
 figures with the lines the shell would print. `data` is an Arrow table or RecordBatchReader, a
 pandas or a polars DataFrame, read a batch at a time. Nothing is written without confirm=True;

@@ -1,8 +1,8 @@
 """The API's writes (docs/api.md, "Writes"): `db.edit`, `db.rewrite`, `db.resume` and `db.undo`, a
 front end on the writing layer as the shell's statements are: each hands its request to the service
-its feature declares (features/write_features.py: edit.run, rewrite.run, rewrite.resume, writing.undo). Each
-builds the typed request (writing.requests.RewriteRequest, UndoRequest), runs it in a write
-context made of the Database's reading context and the journal directory (cqlshrc's or
+its feature declares (edit/ and rewrite/declared.py: edit.run, rewrite.run, rewrite.resume,
+writing.undo). Each builds the typed request (writing.requests.RewriteRequest, UndoRequest), runs it
+in a write context made of the Database's reading context and the journal directory (cqlshrc's or
 --journal-dir's, as the shell's), and gives back the figures the service returns (rewrite.preview's
 PreviewFigures, rewrite.execute's RunFigures, writing.undo's UndoFigures) with the lines the shell
 would print. Nothing is written without `confirm=True`; every write is journaled and conditioned

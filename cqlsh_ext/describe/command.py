@@ -1,6 +1,6 @@
 """The shell's side of DESCRIBE PAYLOAD: what completes it and what a mistyped DESCRIBE is told.
 
-The statement is describe_payload's (features.reads): the shell reads it from that declaration,
+The statement is describe_payload's (describe/declared.py): the shell reads it from that declaration,
 which tells it from cqlsh's own DESCRIBE (describe.parse.recognizes), before cqlsh's DESCRIBE
 grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command"). No `describe` command
 is declared: it would replace the shell's do_describe, and with it stock DESCRIBE and the

@@ -1,7 +1,7 @@
 """DESCRIBE PAYLOAD's request, and how its statement is told from cqlsh's DESCRIBE.
 
 DESCRIBE PAYLOAD (or DESC PAYLOAD) and a column is read from describe_payload's declaration
-(features.reads; features.calling reads it with the shell's lexer, features.report_requests builds
+(describe/declared.py; features.calling reads it with the shell's lexer, its request builder builds
 its `DescribeStatement`, the request MCP's and the API's calls build too): the options after the
 column (and its WHERE) come in any order; SEED s draws the same sample again (the report prints the
 seed it drew with). The WHERE is a payload query's (docs/queries.md): conditions on payload paths
@@ -13,7 +13,8 @@ by a name is ours (a table named without its column is refused with the form, by
 which knows the table's columns); `DESC PAYLOAD` alone, `DESC payload.t` or `DESC payload WITH
 INTERNALS` describes an object named payload, as cqlsh does. cqlsh ends a DESCRIBE at the end of
 its line: so does this one.
-Standard library only at import: the shell imports it at start-up (features.reads).
+Standard library only at import: the shell imports it at a DESCRIBE statement (describe.declared names
+recognizes).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class DescribeStatement:
     every_row: bool = False
     confirm: bool = False
     #: The statement's form and an example, as its declaration spells them (what a refusal names:
-    #: the request's builder sets them, features.report_requests).
+    #: the request's builder sets them, describe.declared).
     form: str = field(default="", compare=False)
     example: str = field(default="", compare=False)
 

@@ -65,13 +65,6 @@ def write_context(shell: Shell) -> WriteContext:
     return of(shell_context(shell), journal_directory(shell.settings), sys.stdout)
 
 
-UNDO_GRAMMAR = r"""
-<undoCommand> ::= "UNDO" ( path=<stringLiteral> | last="LAST" ) ( cut="CUT" )? ( unsealed="UNSEALED" )?
-                  ( confirm="CONFIRM" ( confirmunsealed="UNSEALED" )? )?
-                ;
-"""
-
-
 def undo_usage(words: list[str]) -> str:
     return ("UNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: the journal's path, the id an edit's "
             "Undo: line names, or LAST (HELP EDIT)")

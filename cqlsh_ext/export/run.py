@@ -46,10 +46,12 @@ def export(ctx: ReadContext, statement: ExportStatement,
     """The export of `statement` in `ctx`: the file written, or None when none was (what went wrong
     is one line: ctx.error). The caller says its closing line (the shell prints it). `private`: a
     file written for someone else (`cqlsh-ext mcp`): 0600, and stopped at its cap (export.target)."""
+    from cqlsh_ext.common.kept_out import kept_out
     from cqlsh_ext.cql.errors import QueryError
 
     try:
-        return _export(ctx, statement, private)
+        with kept_out():  # a file written: no DataFrame library, nor numpy, is of use (common.kept_out)
+            return _export(ctx, statement, private)
     except (ExportError, QueryError) as err:
         ctx.error(f"{LABEL}: {err}")
         return None

@@ -1,12 +1,16 @@
 """Reading a feature's name arguments (keyspace, keyspace.table, keyspace.table.column) as every
 front end does: with the shell's lexer, each name spelt as the schema spells it, so that an argument
-cannot carry a second statement (cql.spelling writes one back as CQL writes it)."""
+cannot carry a second statement (cql.spelling writes one back as CQL writes it); and the arguments
+several features declare alike (a cursor, how values decode, a sample)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Invalid", "Named", "names"]
+from cqlsh_ext.features.feature import Argument
+
+__all__ = ["CONFIRM", "JOURNAL", "Invalid", "Named", "cursor_argument", "decode_argument", "names",
+           "sample_argument"]
 
 
 class Invalid(Exception):
@@ -57,3 +61,34 @@ def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
         if tokens and len(tokens) % 2 == 1 and len(found) in parts:
             return found
     raise Invalid(f"{what} must be {_EXAMPLES[what]} (names, \"quoted\" where they need it), not {text!r}")
+
+
+# Arguments several features declare alike.
+
+#: How a call's values decode, column by column: at most this many columns.
+_DECODE_SCHEMA: dict[str, Any] = {"additionalProperties": {"type": "string"}, "maxProperties": 16}
+
+
+def cursor_argument() -> Argument:
+    """A cut answer's cursor, as every feature whose answer a front end cuts takes it."""
+    return Argument("cursor", "string", "a cut answer's cursor: the same call with it answers what follows, "
+                    "each row once", keywords={"maxLength": 4096}, listed=False)
+
+
+def decode_argument() -> Argument:
+    """How a call's values decode, column by column, as every reading feature takes it."""
+    return Argument("decode", "object", "column -> spec: {\"data\": \"zstd>msgpack\"}",
+                    keywords=_DECODE_SCHEMA)
+
+
+def sample_argument(doc: str, most: int | None = None, listed: bool = True) -> Argument:
+    """SAMPLE n: rows read at random, at least one (and at most `most`)."""
+    bounds = {"minimum": 1, **({"maximum": most} if most is not None else {})}
+    return Argument("sample", "integer", doc, keywords=bounds, listed=listed, keyword="SAMPLE")
+
+
+#: What every write feature takes to write: a preview unless it is given.
+CONFIRM = Argument("confirm", "boolean", "true: write (journaled); else a preview that writes nothing")
+#: A journal, as UNDO and RESUME name one.
+JOURNAL = Argument("journal", "string", "a journal: its path, the id its name ends with, or LAST; a "
+                   "confirmed result stands for its journal", required=True)

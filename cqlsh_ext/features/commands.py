@@ -1,61 +1,65 @@
 """The shell's commands and statement intercepts: what each declaration holds and the one registry of
-them, beside the features' (features.feature). The declarations are made in
-features/shell_commands.py, each naming its handler in the feature package that does the work (a
-package's command.py), its grammar, its HELP text and the rest; nothing below registers itself.
+them, beside the features' (features.feature). Each package declares its own in its declaration
+module (its `declared.py`, found through the entry point group `cqlsh_ext.features`: features.load),
+naming its handler, usage, completers and HELP texts by module and name (features.feature.Service,
+Text): nothing is imported until it runs or is shown, so that the registry loads without the
+packages' services.
 
 A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, UNDO, COMPRESSION):
 the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
 before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
 the same declaration. A command whose statement the shell reads from its feature's declaration
-(INSPECT: features.feature.Statement) has no handler: its grammar completes it only.
+(INSPECT: features.feature.Statement) has no handler: its grammar completes it only. A command
+declared as an `umbrella` (COMPRESSION) has its HELP, its usage and its mistyped second word written
+from every declared statement that starts with its word.
 
 A *statement intercept* (`StatementIntercept`) is a statement of ours that starts with one of CQL's
 words (a SELECT reaching into payloads, COPY (SELECT ...) TO, encode() in INSERT/UPDATE/BATCH, the
 edits, DESCRIBE PAYLOAD, COMPRESSION REWRITE): it names the first words it looks at, its grammar and
 completers (for completion: cqlsh never parses it), its HELP topics and whether it only reads. The
-shell hands every statement whose first word is declared to these handlers, in declaration order,
-before cqlsh sees it; each answers True (its own: run, or refused in one line), False (not its
-own) or a Rewrite (cqlsh runs the rewritten statement). A feature's statement whose first word is
-cqlsh's too (DESCRIBE PAYLOAD) is read from its feature's declaration before these (its Statement
-tells it from cqlsh's), and declares only its completion and HELP here.
-
-Handlers run when their statement does, so a handler's module (imported when this registry is)
-imports nothing heavy at module level.
+shell hands every statement whose first word is declared to these handlers, in order (an intercept
+declares those it is tried `after`), before cqlsh sees it; each answers True (its own: run, or
+refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement). A
+feature's statement whose first word is cqlsh's too (DESCRIBE PAYLOAD) is read from its feature's
+declaration before these (its Statement tells it from cqlsh's), and declares only its completion
+and HELP here.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the declarations' types are NamedTuples, whose string
+# annotations typing would compile one by one when the shell starts.
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from importlib import import_module
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from cqlsh_ext.features.feature import HelpText
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 __all__ = ["Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "StatementIntercept",
-           "command", "commands", "help_topics", "intercepts", "intercepts_for", "mistyped", "phrase_help",
-           "register_command", "register_intercept", "register_mistyped", "shell_methods"]
+           "command", "commands", "help_phrases", "help_topics", "intercepts", "intercepts_for", "mistyped",
+           "phrase_help", "register_command", "register_intercept", "register_mistyped"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
-#: takes them; the function gets (ctxt, shell) and returns candidates.
+#: takes them; the function (a features.feature.Service: imported when first called) gets (ctxt,
+#: shell) and returns candidates.
 Completers = tuple[tuple[tuple[str, str], Callable[..., Any]], ...]
-#: HELP topics that are no command: (topic, text); HELP <topic> prints the text. A topic of
-#: several words ("describe payload", "compression stats") is asked for as HELP <words>.
-HelpTopics = tuple[tuple[str, str], ...]
+#: HELP topics that are no command: (topic, text); HELP <topic> prints the text (str() of it: a
+#: features.feature.Text is read then). A topic of several words ("describe payload", "compression
+#: stats") is asked for as HELP <words>.
+HelpTopics = tuple[tuple[str, HelpText], ...]
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One shell command: `word` is its first word, `rule` the grammar symbol it is
-    ('<decompressCommand>'), `grammar` the rules defining that symbol, in cqlsh's grammar language."""
+    ('<decompressCommand>'), `grammar` the rules defining that symbol, in cqlsh's grammar language
+    (read when the shell registers its grammar)."""
 
     word: str
     rule: str
-    grammar: str
-    help: str
+    grammar: HelpText
+    help: HelpText
     #: None: the shell reads the command from its feature's declaration (features.shell_statement)
     #: before cqlsh's grammar, which only completes it.
     handler: Handler | None
@@ -64,7 +68,7 @@ class Command:
     #: May end with a newline instead of ';', as cqlsh's own shell commands do.
     ends_with_newline: bool = True
     #: Extra completers for grammar symbols (Completers).
-    completers: Completers = field(default=())
+    completers: Completers = ()
     #: What a malformed command is told: the words typed (upper case) -> the expected forms and an
     #: example. None: cqlsh's own 'Improper ... command.'
     usage: Callable[[list[str]], str] | None = None
@@ -73,28 +77,30 @@ class Command:
     paged: bool = False
     #: More HELP topics that go with it (HELP TRIAL beside HELP COMPRESSION).
     topics: HelpTopics = ()
+    #: The word several declared statements start with (COMPRESSION STATS, ADVISE, ..., REWRITE): its
+    #: HELP, its usage and the line its mistyped second word is told are written from every declared
+    #: statement of its word (features.help.umbrella), in the registry's order.
+    umbrella: bool = False
 
 
 _DECLARED: dict[str, Command] = {}
-_loaded: list[bool] = []
 
 
-def _built_in() -> None:
-    """cqlsh-ext's own commands and intercepts declared (features/shell_commands.py), once, before the
-    registry is first read or added to (a test's toy comes after them)."""
-    if not _loaded:
-        _loaded.append(True)
-        import_module("cqlsh_ext.features.shell_commands")
+def _loaded() -> None:
+    """cqlsh-ext's own declarations loaded (features.load: its packages' declaration modules),
+    once, before the registry is first read or added to (a test's toy comes after them)."""
+    from cqlsh_ext.features import load
+
+    load()
 
 
 def register_command(declared: Command) -> Command:
     """Declares the command (its word new): the shell built after has it."""
-    _built_in()
+    _loaded()
     key = declared.word.lower()
     if key in _DECLARED:
         raise RuntimeError(f"shell command {declared.word!r} is declared twice")
-    _DECLARED[key] = Command(key, *(getattr(declared, name) for name in Command.__dataclass_fields__
-                                    if name != "word"))
+    _DECLARED[key] = declared._replace(word=key)
     return _DECLARED[key]
 
 
@@ -112,8 +118,7 @@ class Rewrite(Protocol):
 InterceptHandler = Callable[["Shell", "Lexed"], "bool | Rewrite"]
 
 
-@dataclass(frozen=True)
-class StatementIntercept:
+class StatementIntercept(NamedTuple):
     """A statement of ours that starts with a CQL word: `name` says what it is, `words` the first
     words (lower case) of the statements its handler looks at."""
 
@@ -127,19 +132,26 @@ class StatementIntercept:
     #: The grammar symbol and rules that complete it (cqlsh's special commands take them: the
     #: statement itself never reaches cqlsh's parser), and completers for their symbols.
     rule: str = ""
-    grammar: str = ""
+    grammar: HelpText = ""
     completers: Completers = ()
     #: Its HELP topics, and lines said after cqlsh's own HELP of a word: (word, line).
     topics: HelpTopics = ()
-    see_also: tuple[tuple[str, str], ...] = ()
+    see_also: tuple[tuple[str, HelpText], ...] = ()
+    #: The intercepts (by name) of its words it is tried after: one whose statements another's also
+    #: takes (an UPDATE with payload paths that calls encode() is the edit's).
+    after: tuple[str, ...] = ()
+    #: Its statement's form as an umbrella command's HELP and usage say it (Command.umbrella): the
+    #: form, an example and the prose HELP of the umbrella's word gives it (COMPRESSION REWRITE's).
+    form: tuple[HelpText, HelpText, HelpText] | None = None
 
 
 _INTERCEPTS: dict[str, StatementIntercept] = {}
 
 
 def register_intercept(declared: StatementIntercept) -> StatementIntercept:
-    """Declares the intercept (its name new), tried after those declared before it."""
-    _built_in()
+    """Declares the intercept (its name new), tried after those it names `after` and, among the
+    others, in the order declared."""
+    _loaded()
     if declared.name in _INTERCEPTS:
         raise RuntimeError(f"statement intercept {declared.name!r} is declared twice")
     _INTERCEPTS[declared.name] = declared
@@ -147,33 +159,47 @@ def register_intercept(declared: StatementIntercept) -> StatementIntercept:
 
 
 def intercepts() -> list[StatementIntercept]:
-    """Every statement intercept declared, in declaration order (the order they are tried)."""
-    _built_in()
-    return list(_INTERCEPTS.values())
+    """Every statement intercept declared, in the order they are tried: each after those it names
+    `after`, else in the order declared."""
+    _loaded()
+    placed: dict[str, StatementIntercept] = {}
+
+    def place(intercept: StatementIntercept, path: tuple[str, ...]) -> None:
+        if intercept.name in placed:
+            return
+        if intercept.name in path:
+            raise RuntimeError(f"statement intercepts tried after each other: {' -> '.join(path)}")
+        for name in intercept.after:
+            if name in _INTERCEPTS:
+                place(_INTERCEPTS[name], (*path, intercept.name))
+        placed[intercept.name] = intercept
+
+    for intercept in _INTERCEPTS.values():
+        place(intercept, ())
+    return list(placed.values())
 
 
 def intercepts_for(word: str) -> list[StatementIntercept]:
     """The intercepts a statement starting with `word` is handed to, in order."""
-    _built_in()
     key = word.lower()
-    return [i for i in _INTERCEPTS.values() if key in i.words and i.handler is not None]
+    return [i for i in intercepts() if key in i.words and i.handler is not None]
 
 
 def commands() -> list[Command]:
     """Every command declared, in declaration order."""
-    _built_in()
+    _loaded()
     return list(_DECLARED.values())
 
 
 def command(word: str) -> Command | None:
-    _built_in()
+    _loaded()
     return _DECLARED.get(word.lower())
 
 
-def help_topics() -> list[tuple[str, str]]:
+def help_topics() -> list[tuple[str, HelpText]]:
     """Every HELP topic the commands and intercepts declare, (topic, text), in declaration order;
-    topics of several words included."""
-    _built_in()
+    topics of several words included (the text as declared: str() reads it)."""
+    _loaded()
     return [t for c in _DECLARED.values() for t in c.topics] + \
         [t for i in _INTERCEPTS.values() for t in i.topics]
 
@@ -187,56 +213,30 @@ def phrase_help(words: list[str]) -> str | None:
     """The text of the HELP topic of several words that `words` (lower case) spell (HELP DESCRIBE
     PAYLOAD, HELP COMPRESSION STATS), or None."""
     asked = " ".join(words)
-    return next((text for topic, text in help_topics() if " " in topic and topic == asked), None)
+    return next((str(text) for topic, text in help_topics() if " " in topic and topic == asked), None)
 
 
 #: A mistyped word chosen from a list, per the first word of the statements it goes in (lower
 #: case): the statement's words as typed -> the one line it is told (common.text.unknown), or None
 #: when its word is fine, or near none of a list that is not the only thing there (a table's name
 #: after DESCRIBE).
-Mistyped = Callable[[list[str]], "str | None"]
+Mistyped = Callable[[list[str]], str | None]
 _MISTYPED: dict[str, Mistyped] = {}
 
 
 def register_mistyped(firsts: tuple[str, ...], said: Mistyped) -> None:
     """`said` is what a statement starting with one of `firsts`, that cqlsh cannot parse, is told
-    when a word of it chosen from a list is none of them (a DECOMPRESS mode, COMPRESSION's
-    statements, DESCRIBE's words): one line instead of 'Improper ... command.'"""
-    _built_in()
+    when a word of it chosen from a list is none of them (a DECOMPRESS mode, DESCRIBE's words): one
+    line instead of 'Improper ... command.' An umbrella command's is its statements' (Command.umbrella)."""
+    _loaded()
     for first in firsts:
         _MISTYPED[first.lower()] = said
 
 
 def mistyped(words: list[str]) -> str | None:
     """The one line a statement of `words` (as typed) that did not parse is told about a word
-    mistyped from a list (register_mistyped), or None."""
-    _built_in()
+    mistyped from a list (register_mistyped; an umbrella's second word: features.help.mistyped_line),
+    or None."""
+    _loaded()
     said = _MISTYPED.get(words[0].lower()) if words else None
     return said(words) if said is not None else None
-
-
-def shell_methods() -> dict[str, Any]:
-    """The Shell's methods of the declarations: a `do_<word>` per command (cqlsh's HELP lists it with
-    its text) and one per HELP topic of one word (a topic, no command: seams.help_topic); a topic of
-    several words is asked for as HELP <words> (features.help.help_answer)."""
-    from cqlsh_ext.upstream import seams
-
-    methods: dict[str, Any] = {f"do_{declared.word}": _command_method(declared) for declared in commands()}
-    for topic, text in help_topics():
-        if " " not in topic:
-            methods[f"do_{topic}"] = seams.help_topic(topic, text)
-    return methods
-
-
-def _command_method(declared: Command) -> Any:
-    handler = declared.handler
-
-    def do_command(self: Any, parsed: Parsed) -> None:
-        if handler is None:  # read before cqlsh's grammar, from its feature's declaration
-            raise RuntimeError(f"{declared.word.upper()} is read from its feature's declaration, "
-                               "never by cqlsh's grammar")
-        handler(self, parsed)
-
-    do_command.__name__ = f"do_{declared.word}"
-    do_command.__doc__ = declared.help  # HELP <word>
-    return do_command

@@ -133,7 +133,7 @@ def register_grammar() -> None:
     completing = [i for i in intercepts() if i.rule]
     stated = [feature for feature in declared(plugins=False).values() if feature.statement is not None]
     seams.register_special_commands(
-        "".join(c.grammar for c in parsed) + "".join(i.grammar for i in completing)
+        "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
         tuple(c.word for c in commands() if c.ends_with_newline),
         (*(c.rule for c in parsed), *(i.rule for i in completing), *(rule(feature) for feature in stated)),

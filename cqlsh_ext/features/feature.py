@@ -2,21 +2,20 @@
 description, arguments, what it reads, what it writes, its scope, its answer's JSON Schema, its
 service), `Argument`, `Reads`, `Writes`, and the one registry (`FEATURES`, `register`). MCP's tools
 are built from the read features' declarations (mcp_server/tools.py), the guard's scope from
-`reads` (mcp_server/guard.py); the write features (features/write_features.py) are the shell's statements
+`reads` (mcp_server/guard.py); the write features (`writes`) are the shell's statements
 and the Python API's methods, never MCP's tools; docs/features.md is written from both
-(tools/features_table.py)."""
-
-from __future__ import annotations
+(features/reference.py, when `cqlsh-ext docs features` shows it)."""
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 __all__ = ["FEATURES", "READ", "READS", "REPORT", "WRITE", "WRITES", "Argument", "Clause", "ClauseReader",
-           "FeatureCall", "Feature", "Method", "Reads", "Service", "Statement", "Writes", "register",
-           "registered"]
+           "FeatureCall", "Feature", "HelpText", "Method", "Reads", "Service", "Statement", "Text", "Writes",
+           "register", "registered"]
 
 #: The OAuth scopes a feature declares (docs/mcp.md, "OAuth"): reading the database's rows, values
 #: and schema; measuring what it stores (figures only, never a value).
@@ -31,20 +30,24 @@ WRITE = "cqlsh.write"
 READS = ("statement", "table", "column", "keyspace", "keyspaces", "nothing")
 
 
-@dataclass(frozen=True)
-class Reads:
-    """What a feature reads: one of READS, and the argument that names it (None for `keyspaces` and
-    `nothing`). A tool that declares none is refused by MCP's guard, never admitted."""
-
+class _Reads(NamedTuple):
     what: str
     argument: str | None = None
 
-    def __post_init__(self) -> None:
-        if self.what not in READS:
-            raise ValueError(f"a tool reads one of {', '.join(READS)}, not {self.what!r}")
-        if (self.argument is None) != (self.what in ("keyspaces", "nothing")):
-            raise ValueError(f"reading {self.what} is named by an argument" if self.argument is None
-                             else f"reading {self.what} names no argument")
+
+class Reads(_Reads):
+    """What a feature reads: one of READS, and the argument that names it (None for `keyspaces` and
+    `nothing`). A tool that declares none is refused by MCP's guard, never admitted."""
+
+    __slots__ = ()
+
+    def __new__(cls, what: str, argument: str | None = None) -> "Reads":
+        if what not in READS:
+            raise ValueError(f"a tool reads one of {', '.join(READS)}, not {what!r}")
+        if (argument is None) != (what in ("keyspaces", "nothing")):
+            raise ValueError(f"reading {what} is named by an argument" if argument is None
+                             else f"reading {what} names no argument")
+        return super().__new__(cls, what, argument)
 
 
 #: What a write feature writes: the rows a statement names (`statement`: an edit's UPDATE or DELETE),
@@ -54,20 +57,23 @@ class Reads:
 WRITES = ("statement", "column", "journal", "table")
 
 
-@dataclass(frozen=True)
-class Writes:
-    """What a write feature writes: one of WRITES, and the argument that names it."""
-
+class _Writes(NamedTuple):
     what: str
     argument: str
 
-    def __post_init__(self) -> None:
-        if self.what not in WRITES:
-            raise ValueError(f"a feature writes one of {', '.join(WRITES)}, not {self.what!r}")
+
+class Writes(_Writes):
+    """What a write feature writes: one of WRITES, and the argument that names it."""
+
+    __slots__ = ()
+
+    def __new__(cls, what: str, argument: str) -> "Writes":
+        if what not in WRITES:
+            raise ValueError(f"a feature writes one of {', '.join(WRITES)}, not {what!r}")
+        return super().__new__(cls, what, argument)
 
 
-@dataclass(frozen=True)
-class Argument:
+class Argument(NamedTuple):
     """One argument: its name, its JSON type (None: any JSON value, or one of `keywords`' enum), its
     one-line doc, whether it is required. `keywords`: the rest of its JSON Schema (minimum, enum,
     maxLength, ...). `listed`: whether the doc goes into the schema's description (tools/list, which
@@ -77,7 +83,7 @@ class Argument:
     type: str | None
     doc: str
     required: bool = False
-    keywords: Mapping[str, Any] = field(default_factory=dict)
+    keywords: Mapping[str, Any] = MappingProxyType({})
     listed: bool = True
     #: Its spelling in a declared shell statement (Statement): the word before its value (`SAMPLE`:
     #: SAMPLE 500); None: given in order when required, else as `name = value`.
@@ -105,14 +111,64 @@ class Argument:
         return out
 
 
+class Service:
+    """The function a feature's request is handed to, `(context, request) -> answer`, named by its
+    module and name and imported when first called (a front end starts without importing every
+    feature's service); a handler, usage, completer or reader a declaration names is one too."""
+
+    __slots__ = ("module", "function")
+
+    def __init__(self, module: str, function: str) -> None:
+        self.module, self.function = module, function
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Service) and (self.module, self.function) == (other.module, other.function)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.function))
+
+    def __repr__(self) -> str:
+        return f"Service({self.module!r}, {self.function!r})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(self.module), self.function)(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"{self.module}.{self.function}"
+
+    @property
+    def __name__(self) -> str:  # as a function's (cqlsh names a completer's wrapper after it)
+        return self.function
+
+
+class Text:
+    """A text a declaration names without importing it (a HELP text, a grammar: a constant of its
+    package's help.py or command.py), read when first shown: `str(text)`. A plain `str` is declared
+    as it is; every reader of a declared text says `str(...)`."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __str__(self) -> str:
+        return str(getattr(import_module(self.module), self.name))
+
+    def __repr__(self) -> str:
+        return f"Text({self.module!r}, {self.name!r})"
+
+
+#: A declared text: as it is, or read when first shown.
+HelpText = str | Text
+
+
 #: A clause's reader of its own grammar (features/clauses.py: STATS' SAMPLE ...): the feature's
 #: name (for its refusals), the statement's text and tokens, the index after the clause's words ->
 #: its value and the index after it. Raises features.arguments.Invalid.
 ClauseReader = Callable[[str, str, list[Any], int], tuple[Any, int]]
 
 
-@dataclass(frozen=True)
-class Clause:
+class Clause(NamedTuple):
     """A clause of a declared statement that only the shell has, beside the feature's arguments:
     its words (`PARALLEL`, `DECODE ALL`, `SAVE DICTIONARY`), what follows them (`value`: "integer",
     "string" a literal, "flag" nothing: its value True, or a ClauseReader of a grammar of its own),
@@ -134,13 +190,8 @@ class Clause:
     grammar: str = ""
     rules: str = ""
 
-    def __post_init__(self) -> None:
-        if isinstance(self.value, str) and self.value not in ("integer", "string", "flag"):
-            raise ValueError(f"a clause's value is integer, string, flag or a reader, not {self.value!r}")
 
-
-@dataclass(frozen=True)
-class Statement:
+class Statement(NamedTuple):
     """A feature's statement in the shell, declared with it: its words (`COMPRESSION SETTINGS`), an
     example, and whether `JSON` may follow the words (the report printed as one JSON document). The
     shell reads it with its lexer from the declaration (features/calling.py): its required arguments
@@ -166,11 +217,12 @@ class Statement:
     runs: Service | None = None
     options_last: bool = False
     #: What its HELP says after its form (the form is written from this declaration: features/help.py),
-    #: indented as HELP's texts are; "" for a package's (its document is its HELP).
-    help: str = ""
+    #: indented as HELP's texts are, read when HELP shows it (a Text of its package's help.py); "" for
+    #: a package's (its document is its HELP).
+    help: HelpText = ""
     #: What HELP of the word its statement shares with others says of it after its form (HELP
     #: COMPRESSION of TRIAL); "": its `help`.
-    summary: str = ""
+    summary: HelpText = ""
     #: What completes a name an argument takes beyond cqlsh's own completion (a table's payload
     #: columns): (argument, `(ctxt, shell) -> names`), as cqlsh's completers are
     #: (features.completion_grammar).
@@ -183,8 +235,7 @@ class Statement:
     recognizes: Callable[[list[Any]], bool] | None = None
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(NamedTuple):
     """A feature's method in the Python API (cqlsh_ext.Database: `db.<name>(...)`), made from the
     declaration (api.report_methods): its parameters the declared arguments, in order (a required
     one first, without a default), and `progress`; `omits` the arguments the API answers its own way
@@ -192,22 +243,6 @@ class Method:
 
     name: str
     omits: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Service:
-    """The function a feature's request is handed to, `(context, request) -> answer`, named by its
-    module and name and imported when first called (a front end starts without importing every
-    feature's service)."""
-
-    module: str
-    function: str
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return getattr(import_module(self.module), self.function)(*args, **kwargs)
-
-    def __str__(self) -> str:
-        return f"{self.module}.{self.function}"
 
 
 @dataclass(frozen=True)
@@ -230,14 +265,13 @@ class FeatureCall:
     clauses: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Feature:
+class Feature(NamedTuple):
     """A feature, declared once. `description`: what its caller needs to call it (one line, as
     tools/list says it); `details`: the rest (its document). `service`: the function its request is
     handed to (None: a front end answers it with its own reading, as MCP's describe_table does).
     `reads`: what it reads (a write feature: beyond what it writes); `writes`: what a write feature
     writes (None: a read feature), its scope then WRITE. `request`: the function that builds the
-    service's typed request from a FeatureCall (features/report_requests.py; None: the service takes the
+    service's typed request from a FeatureCall (insight/requests.py; None: the service takes the
     FeatureCall itself, or its front ends build what it takes). `statement`: its statement in the
     shell, where the shell reads it from this declaration (None for cqlsh-ext's own: cqlsh's grammar
     reads it, in its command module)."""
@@ -269,13 +303,18 @@ class Feature:
         return next(argument for argument in self.arguments if argument.name == name)
 
 
-#: Every feature, by name, in the order front ends list them (features/reads.py and features/write_features.py
-#: declare cqlsh-ext's own).
+#: Every feature, by name, in the order registered (each package's declared.py declares its own).
 FEATURES: dict[str, Feature] = {}
+#: The module each feature was registered by (its package's declaration module, a plugin's, a test's):
+#: cqlsh-ext's own are those its own entry points name (features.own).
+DECLARED_IN: dict[str, str] = {}
 
 
 def register(feature: Feature) -> Feature:
-    """Declares `feature` (its name new): every front end built after finds it."""
+    """Declares `feature` (its name new): every front end built after finds it. The module that calls
+    this is recorded as the one that declares it (DECLARED_IN)."""
+    import sys
+
     if feature.name in FEATURES:
         raise ValueError(f"a feature named {feature.name} is declared already")
     if feature.reads.argument is not None and feature.reads.argument not in feature.required:
@@ -295,6 +334,10 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"{feature.name}'s method takes every required argument")
     if feature.shell_only and feature.statement is None:
         raise ValueError(f"{feature.name} is the shell's alone: it declares its statement")
+    for clause in feature.statement.clauses if feature.statement is not None else ():
+        if isinstance(clause.value, str) and clause.value not in ("integer", "string", "flag"):
+            raise ValueError(f"{feature.name}'s clause {' '.join(clause.words)}: a clause's value is "
+                             f"integer, string, flag or a reader, not {clause.value!r}")
     for argument in feature.arguments:
         if argument.instead_of is not None and argument.instead_of not in feature.required:
             raise ValueError(f"{feature.name}'s {argument.name} stands for a required argument, not "
@@ -302,6 +345,7 @@ def register(feature: Feature) -> Feature:
     if feature.writes is None and feature.scope not in (READ, REPORT):
         raise ValueError(f"{feature.name}'s scope is {READ} or {REPORT}, not {feature.scope!r}")
     FEATURES[feature.name] = feature
+    DECLARED_IN[feature.name] = str(sys._getframe(1).f_globals.get("__name__", ""))
     return feature
 
 
@@ -313,3 +357,4 @@ def registered(feature: Feature) -> Iterator[Feature]:
         yield feature
     finally:
         FEATURES.pop(feature.name, None)
+        DECLARED_IN.pop(feature.name, None)

@@ -1,4 +1,4 @@
-"""The JSON Schema (draft 2020-12) of each feature's answer (features/reads.py, features/write_features.py),
+"""The JSON Schema (draft 2020-12) of each feature's answer (each package's declared.py names its own),
 which MCP declares as a read feature's tool's `outputSchema`: what the structured content holds, so
 that a client can check it (the SDK's client validates every answer against it) and an assistant
 can read it without guessing. An answer's text block is the same JSON.
@@ -138,9 +138,9 @@ PROPOSAL: dict[str, Any] = _open(["statement", "rows_found", "would_change", "pr
 
 
 # ------------------------------------------------------------------ the write features' results
-# (features/write_features.py): what the Python API's results' to_dict() hold (api/writes.py), held equal
-# to those dataclasses' fields by tests/mcp_server/test_declarations.py. `request`: the write's
-# typed request as its journal spells it.
+# (edit/, rewrite/ and load/declared.py): what the Python API's results' to_dict() hold
+# (api/writes.py), held equal to those dataclasses' fields by tests/mcp_server/test_declarations.py.
+# `request`: the write's typed request as its journal spells it.
 
 _COUNT_OR_NULL = {"type": ["integer", "null"]}
 _WRITTEN = {"confirmed": _BOOL, "written": _COUNT_OR_NULL, "left_alone": _COUNT_OR_NULL,

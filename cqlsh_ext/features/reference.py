@@ -1,48 +1,14 @@
-"""docs/features.md, written from the declarations (features/reads.py, write_features.py,
-shell_features.py, and the shell's commands and statements: features/shell_commands.py): every
-feature's name, title, what it reads or writes, its scope, its service and description, and each
-one's arguments; then every statement and command of the shell's, its form or words and its HELP.
-tools/features_table.py writes the file; tests/mcp_server/test_declarations.py holds it equal to
-this."""
+"""The reference of docs/features.md, written from the declarations when it is shown (`cqlsh-ext
+docs features` reads the guide, whose marker names `generated`): every feature's name, title, what
+it reads or writes, its scope, its service and description, and each one's arguments; then every
+statement and command of the shell's, its form or words and its HELP. cqlsh-ext's own features and
+those of the packages installed beside it (the entry point group cqlsh_ext.features): the
+reference is always the registry's, never a copy to keep in step."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features.feature import Feature
 from cqlsh_ext.features.forms import form, statement_words, usage
-
-HEADER = """# Features
-
-Generated from the declarations in `cqlsh_ext/features/` (reads.py, write_features.py,
-shell_features.py, shell_commands.py) by `tools/features_table.py`; do not edit by hand
-(tests/mcp_server/test_declarations.py holds this file equal to what they generate).
-
-Each read feature is served as an MCP tool of the same name (docs/mcp.md), which adds `max_bytes`
-(its answer's cap as sent) to its arguments; MCP's guard scopes each call by what the feature reads,
-and OAuth asks for its scope. A feature whose section names its statement in the shell is read there
-from this declaration (its words, `[JSON]`, its required arguments in order, an argument with a
-keyword after that word: `SAMPLE n`, a SELECT for the table where it says so, the shell's closing
-clauses), its usage, refusals, HELP and Tab completion written from it too; one whose section names
-its method in the Python API (`db.stats(...)`) has that method, made from the declaration
-(docs/api.md).
-
-A feature of the shell only (its scope says so: COMPRESSION TRIAL, which writes scratch tables) is a
-statement of the shell alone, read from its declaration as the others are; it is no MCP tool and
-no method of the Python API.
-
-Each write feature (scope `cqlsh.write`) is a statement of the shell and the Python API's method of
-its name (`db.edit`, `db.rewrite`, `db.resume`, `db.undo`), which hands its request to the declared
-service; a preview unless confirmed, each row written on its condition and journaled, undone by
-`undo` (docs/edit.md, docs/rewrite.md). None is an MCP tool: `propose_edit` proposes the statement a
-person runs. A package declares read features only.
-
-A read feature a package declares (the entry point group `cqlsh_ext.features`) is served from its
-declaration at every front end: an MCP tool of its name; in the shell the statement of its name's
-words, upper case, then its required arguments in order and any as `name = value` (`toy_rows`:
-`TOY ROWS ks.t;`), listed by HELP, `HELP TOY ROWS` its document, Tab completing its words and its
-arguments' names (a name whose first word starts a statement of the shell's, `select_sample`, is
-no statement there: HELP says so); in the Python API
-`db.feature("toy_rows", table="ks.t")`.
-"""
 
 
 def _cell(text: str) -> str:
@@ -56,9 +22,21 @@ def _reads(feature: Feature) -> str:
     return what if touched.argument is None else f"{what} (`{touched.argument}`)"
 
 
+def generated() -> str:
+    """The reference of every feature declared (cqlsh-ext's own, then the packages'; a package that
+    does not load is said in one line and left out), as docs/features.md shows it."""
+    from cqlsh_ext.features import PluginError, declared
+
+    try:
+        return reference(declared())
+    except PluginError as err:
+        return f"{err}\n\n" + reference(declared(plugins=False))
+
+
 def reference(features: dict[str, Feature]) -> str:
-    """The Markdown of docs/features.md for `features`."""
-    lines = [HEADER, "| feature | title | reads, writes | scope | service | what it answers |",
+    """The Markdown of the reference of `features`: their table, each one's section, then the
+    shell's statements and commands."""
+    lines = ["| feature | title | reads, writes | scope | service | what it answers |",
              "|---|---|---|---|---|---|"]
     for feature in features.values():
         service = f"`{feature.service}`" if feature.service is not None else "its front end's own reading"

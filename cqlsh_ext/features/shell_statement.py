@@ -16,8 +16,7 @@ are loaded at the first statement, HELP or Tab that may be one of theirs)"""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -50,7 +49,7 @@ def _unlisted() -> list[Feature]:
     """The features whose statement HELP lists and Tab completes from the declaration alone: a
     package's read features, and those of cqlsh-ext's own features whose statement's first word
     starts none of the shell's statements (a first word the shell has, COMPRESSION, INSPECT,
-    DESCRIBE, is completed by its grammar and has its HELP topics: features.shell_commands)."""
+    DESCRIBE, is completed by its grammar and has its HELP topics: its package's declared.py)."""
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.calling import plugins
     from cqlsh_ext.features.forms import statement_words
@@ -289,8 +288,7 @@ def help_section() -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-@dataclass(frozen=True)
-class Arrival:
+class Arrival(NamedTuple):
     """What the shell's door makes of a statement by its first word, before the intercepts and
     cqlsh's grammar: the declared feature whose statement it is and how many of its tokens the
     statement's words are (cqlsh-ext's own, or a package's read feature: never a statement of

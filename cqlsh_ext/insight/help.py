@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.common.text import fill
+from cqlsh_ext.insight.declared import SETTINGS_ABOUT
 from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
@@ -92,13 +93,6 @@ ADVISE_ABOUT = """          Takes the decompressed payloads of the first n value
           when there are several), loads it in this session and says how to
           use it: --dictionary <file>, encode('zstd:dict=<ID>', ...).
 """
-#: What COMPRESSION SETTINGS answers: HELP's words, and its feature's details (features/reads.py:
-#: MCP's tool document says the same).
-SETTINGS_ABOUT = ("The table's SSTable compression options (class, chunk_length_in_kb, ...) next to "
-                  "measurements on a sample of its rows (default 1000): row and partition sizes, "
-                  "client-side compression of its blobs, the ratio the table's compressor gets on them, "
-                  "and advice where the numbers support it (e.g. a smaller chunk_length_in_kb for small "
-                  "partitions).")
 SETTINGS_HELP_ABOUT = fill(SETTINGS_ABOUT) + """
 
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.

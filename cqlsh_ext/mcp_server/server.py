@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
-from cqlsh_ext.features.reads import PAYLOADS
+from cqlsh_ext.describe.declared import PAYLOADS
 from cqlsh_ext.mcp_server import bounds, sizing
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.log import log

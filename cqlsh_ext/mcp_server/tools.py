@@ -1,4 +1,4 @@
-"""The tools: each a read feature declared once in features/reads.py (its name, which clients and
+"""The tools: each a read feature declared once in its package's declared.py (its name, which clients and
 docs/mcp.md rely on, title, description, arguments, what it reads, OAuth scope and answer's JSON
 Schema), served with MCP's adapter of it here (`ADAPTERS`: its answer function, whether the guard's
 screen passes all it answers, whether it writes a file); `TOOLS` is built from the two.
@@ -25,7 +25,7 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
                                             (no adapter of their own: `declared_adapter` builds each
                                             request by its feature's declared builder,
-                                            features/report_requests.py, as the Python API does, and
+                                            insight/requests.py, as the Python API does, and
                                             serves a package's read feature the same way)
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
     export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
@@ -51,18 +51,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.spelling import spell
+from cqlsh_ext.describe.declared import TEXT_SAMPLE_ROWS
 from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names
 from cqlsh_ext.features.calling import checked, request_of
 from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
-from cqlsh_ext.features.reads import (
-    DEFAULT_ROWS,
-    INSPECT_VALUES,
-    MAX_ROWS,
-    TEXT_SAMPLE_ROWS,
-)
+from cqlsh_ext.insight.declared import INSPECT_VALUES
 from cqlsh_ext.mcp_server import answers, bounds, gate, sizing
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
+from cqlsh_ext.payload_select.declared import DEFAULT_ROWS, MAX_ROWS
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -701,7 +698,7 @@ _CUT = (" Every answer says whether a cap cut it (truncated: false, or the caps 
 
 @dataclass(frozen=True)
 class Adapter:
-    """What MCP adds to a read feature's declaration (features/reads.py): its answer function (the
+    """What MCP adds to a read feature's declaration (its package's declared.py): its answer function (the
     arguments into the feature's request, its service in the call's context, the answer kept to its
     cap), whether all it answers passes the guard's screen, whether it writes a file, whether each
     row it answers passes the screen's `row` (screens_rows)."""

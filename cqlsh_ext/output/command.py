@@ -1,22 +1,15 @@
-"""OUTPUT: how query results are printed for the rest of the session."""
+"""OUTPUT: how query results are printed for the rest of the session (its declaration, with its
+grammar: features/session.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
+from cqlsh_ext.settings import SettingError, parse_output_format
 from cqlsh_ext.settings.output_formats import for_layout
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
-
-OUTPUT_GRAMMAR = r"""
-<outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )
-                             | "CELLS" cells=( "CUT" | "WRAP" ) )?
-                  ;
-<outputFormatName> ::= """ + " | ".join(f'"{f.upper()}"' for f in OUTPUT_FORMATS) + r"""
-                     ;
-"""
 
 OUTPUT_HELP = """
         OUTPUT [cqlsh-ext]

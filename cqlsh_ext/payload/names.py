@@ -13,6 +13,8 @@ from cqlsh_ext.common.declarations import read_declarations
 #: Readings that are no payload format module: the bytes as text, as hex, or as JSON text (text
 #: that must be a JSON object or array: what a chain picked by a sibling column often names).
 BUILTIN_READINGS = ("text", "hex", "json")
+#: cqlshrc's section of external-command decoders (payload.formats._outside).
+COMMAND_SECTION = "formats"
 
 
 def format_declarations() -> dict[str, dict[str, Any]]:

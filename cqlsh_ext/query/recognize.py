@@ -4,10 +4,13 @@ at all (no schema needed: a SELECT that cannot costs no schema and no parse), an
 to parse, whether it does (then the error is ours to say)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token, lexed
-from cqlsh_ext.cql.types import UDT
-from cqlsh_ext.query.grammar import Schema, map_of_blobs
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.grammar import Schema
 
 
 def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
@@ -58,6 +61,9 @@ def names_payload(statement: Lexed | str, schema: Schema) -> bool:
     """Whether the statement reaches into a payload (a blob column followed by `.`, `[`, LIKE or IS
     [NOT] UNDECODABLE, a map of blobs' `['k']` or a UDT's blob field followed by a step): a
     statement that fails to parse is ours to refuse only then; any other goes to cqlsh as written."""
+    from cqlsh_ext.cql.types import UDT
+    from cqlsh_ext.query.grammar import map_of_blobs
+
     try:
         tokens = lexed(statement).tokens
     except QueryError:

@@ -161,7 +161,7 @@ def own_help_texts(cls: type) -> frozenset[str]:
     stock = stock_shell_class()
     return frozenset(getattr(cls, name).__doc__ for name in dir(cls)
                      if name.startswith("do_") and not hasattr(stock, name) and getattr(cls, name).__doc__) \
-        | {text for _topic, text in help_topics()}
+        | {str(text) for _topic, text in help_topics()}
 
 
 class _FittedHelp(io.TextIOBase):

@@ -1,12 +1,12 @@
 """The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), a statement intercept
-(features/shell_commands.py declares it): `intercept` takes a COMPRESSION statement whose second word
-is REWRITE before cqlsh parses it (the others, STATS, ADVISE, SETTINGS and TRIAL, are read from
-their features' declarations before the intercepts).
+(rewrite/declared.py declares it, with its grammar): `intercept` takes a COMPRESSION statement whose
+second word is REWRITE before cqlsh parses it (the others, STATS, ADVISE, SETTINGS and TRIAL, are
+read from their features' declarations before the intercepts).
 
 The statement is lexed once (cql.lexer.Lexed) and read by rewrite.parse straight into its typed
-request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE (`GRAMMAR`)
-is there for Tab completion only: cqlsh never parses the statement. What does not parse is said in
-one line. Nothing heavy is imported here: the shell imports this module at start-up.
+request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE (declared.py's
+GRAMMAR) is there for Tab completion only: cqlsh never parses the statement. What does not parse is
+said in one line. The shell imports this module when a statement starts with COMPRESSION.
 """
 
 from __future__ import annotations
@@ -16,31 +16,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Shell
-
-
-#: What completes COMPRESSION REWRITE and its RESUME at the prompt (cqlsh's completion reads it; the
-#: statement itself is read by rewrite.parse, never by cqlsh's grammar).
-RULE = "<compressionRewriteCommand>"
-GRAMMAR = r"""
-<compressionRewriteCommand> ::= "COMPRESSION" "REWRITE"
-      ( "RESUME" ( <stringLiteral> | "LAST" ) ( "CONFIRM" )?
-      | <rewriteColumn> "AS" <stringLiteral>
-        ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
-        ( "ALLOW" "FILTERING" | "PACE" <wholenumber> | "ALL" | "CONFIRM" )*
-      )
-    ;
-<rewriteColumn> ::= <columnFamilyName> "." colname=<cident>
-                    ( "[" <stringLiteral> "]" | "." <cident> )?
-    ;
-<rewriteCondition> ::= <rewritePath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
-                                     | "IN" "(" <term> ( "," <term> )* ")"
-                                     | "LIKE" <stringLiteral>
-                                     | "IS" "NOT"? "NULL"
-                                     | "CONTAINS" <term> )
-    ;
-<rewritePath> ::= <cident> ( "." ( <cident> | <quotedName> ) | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
-    ;
-"""
 
 
 def is_rewrite(statement: Lexed) -> bool:

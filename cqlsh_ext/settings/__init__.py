@@ -693,8 +693,15 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
 
 def _configure_commands(config: configparser.RawConfigParser, config_file: str | None) -> None:
     """cqlshrc's [formats]: external-command decoders (payload.formats._outside), set before the
-    column settings that may name them; the process's, like the dictionaries (workers inherit it)."""
-    from cqlsh_ext.payload.formats._outside import COMMAND_SECTION, OutsideError, configure_commands
+    column settings that may name them; the process's, like the dictionaries (workers inherit it).
+    None configured where none was before: nothing to set, and the decoders' machinery is not loaded."""
+    import sys
+
+    from cqlsh_ext.payload.names import COMMAND_SECTION
+
+    if not config.has_section(COMMAND_SECTION) and "cqlsh_ext.payload.formats._outside" not in sys.modules:
+        return
+    from cqlsh_ext.payload.formats._outside import OutsideError, configure_commands
 
     section = dict(config.items(COMMAND_SECTION)) if config.has_section(COMMAND_SECTION) else {}
     from cqlsh_ext.payload.spec import parse_spec

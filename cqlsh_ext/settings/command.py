@@ -1,6 +1,6 @@
 """The shell's commands of the session's display settings: DECODE (what a column holds) and DECOMPRESS
 (how blob values are displayed), each a handler `(shell, parsed)` of cqlsh's parse of the grammar
-below, declared with its HELP text in features/shell_commands.py."""
+their declaration holds (features/session.py), which names these handlers and HELP texts."""
 
 from __future__ import annotations
 
@@ -9,16 +9,10 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, title
-from cqlsh_ext.settings import MODES, NONE, SettingError, parse_column_spec, parse_mode, parse_place
+from cqlsh_ext.settings import NONE, SettingError, parse_column_spec, parse_mode, parse_place
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
-
-DECODE_GRAMMAR = r"""
-<decodeCommand> ::= "DECODE" ( place=<stringLiteral>
-                      ( ( "BY" sibling=<cident> )? "AS" spec=<stringLiteral> | auto="AUTO" ) )?
-                  ;
-"""
 
 _STEPS = "\n".join(
     fill(text)
@@ -99,13 +93,6 @@ def do_decode(shell: Shell, parsed: Parsed) -> None:
         return
     columns[place] = spec
     print(f"{place} AS {spec}")
-
-DECOMPRESS_GRAMMAR = r"""
-<decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
-                      ;
-<decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
-                   ;
-"""
 
 _ONE_CODEC = fill(
     f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}, in any "

@@ -81,6 +81,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "not readable by group or others: credentials_file_secure", "demo.cli"),
     ("cassandra-driver", "cython_deps imports numpy, when installed, only for NumpyProtocolHandler, "
                          "which cqlsh never uses: import_cqlshmain loads the driver without it", "cli"),
+    ("cassandra-driver", "cluster imports its Twisted reactor inside try/except ImportError, the reactor "
+                         "importing `deprecated` (wrapt, asyncio) before Twisted: where Twisted is not "
+                         "installed import_cqlshmain loads the driver without that reactor", "cli"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
                          "start_fetching_next_page/has_more_pages/result()", "output.paging"),
     ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
@@ -208,7 +211,7 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
     saved = sys.argv
     sys.argv = [saved[0] if saved else "cqlsh-ext"] + (["--cqlshrc", cqlshrc] if cqlshrc else [])
     try:
-        with _driver_without_numpy():
+        with _driver_without_numpy(), _driver_without_absent_reactor():
             from cqlshlib import cqlshmain
     finally:
         sys.argv = saved
@@ -258,6 +261,26 @@ def _driver_without_numpy() -> Iterator[None]:
     finally:
         if "numpy" in sys.modules and sys.modules["numpy"] is None:
             del sys.modules["numpy"]
+
+
+@contextmanager
+def _driver_without_absent_reactor() -> Iterator[None]:
+    """The driver loads without its Twisted reactor where Twisted is not installed: the driver's
+    cluster module imports it inside try/except ImportError, and the reactor imports `deprecated`
+    (wrapt, asyncio: about a tenth of the shell's start-up CPU) before it fails on Twisted itself.
+    Where Twisted is installed, or the driver is loaded already, nothing changes."""
+    import importlib.util
+
+    reactor = "cassandra.io.twistedreactor"
+    if reactor in sys.modules or "cassandra.cluster" in sys.modules or importlib.util.find_spec("twisted"):
+        yield
+        return
+    sys.modules[reactor] = None  # type: ignore[assignment]  # `import` of it raises ImportError
+    try:
+        yield
+    finally:
+        if reactor in sys.modules and sys.modules[reactor] is None:
+            del sys.modules[reactor]
 
 
 def stock_shell_class() -> Any:  # cqlsh's Shell is untyped

@@ -4,16 +4,19 @@ HELP and --help point to a guide by its topic (`cqlsh-ext docs edit`), never by 
 source tree: a pip user has no docs/ directory. The guides are the checkout's docs/*.md, which the
 package installs into <prefix>/share/doc/cqlsh-ext (pyproject.toml's data-files, as the manual page
 goes into share/man), so the same command finds them in a checkout, a virtualenv, a `pip install
---user` and the Docker image.
+--user` and the Docker image. A guide may hold a part written when it is shown (a line
+`<!-- generated: module:function -->`, the function named answering its Markdown: the features'
+reference, from the declarations), the function imported by its name only then.
 """
 
 from __future__ import annotations
 
+import re
 import site
 import sys
 from pathlib import Path
 
-__all__ = ["FOR_CONTRIBUTORS", "GuideNotFound", "guide", "guides", "shown", "title"]
+__all__ = ["FOR_CONTRIBUTORS", "GuideNotFound", "expanded", "guide", "guides", "shown", "title"]
 
 #: Where an installed package's guides are, under its prefix (pyproject.toml's data-files).
 INSTALLED = Path("share", "doc", "cqlsh-ext")
@@ -73,11 +76,25 @@ def guide(topic: str) -> Path:
                         + "; `cqlsh-ext docs` lists them")
 
 
+#: A line of a guide that the Markdown a function answers stands for (`module:function`).
+_GENERATED = re.compile(r"^<!-- generated: ([\w.]+):(\w+) -->$", re.MULTILINE)
+
+
+def expanded(markdown: str) -> str:
+    """A guide's Markdown with each generated part written (its function imported by name now)."""
+    from importlib import import_module
+
+    return _GENERATED.sub(lambda found: getattr(import_module(found.group(1)), found.group(2))().rstrip("\n"),
+                          markdown)
+
+
 def shown(topic: str, width: int) -> str:
-    """The guide of `topic` (guide()) laid out for a screen `width` columns wide (render)."""
+    """The guide of `topic` (guide()) laid out for a screen `width` columns wide (render), its
+    generated parts written (expanded)."""
     from cqlsh_ext.user_docs.render import Guides, anchors, render
 
     path = guide(topic)
     texts = {name: other.read_text(encoding="utf-8") for name, other in guides().items()}
+    texts[path.stem] = expanded(texts[path.stem])
     headings = Guides({name: anchors(text) for name, text in texts.items()})
     return render(texts[path.stem], path.stem, headings, width)

@@ -270,7 +270,7 @@ def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, i
 
 def test_a_malformed_declared_statement_says_its_form_in_one_line(cassandra, insight, home):
     # INSPECT and COMPRESSION STATS, ADVISE, SETTINGS and TRIAL are read from their features' declarations
-    # (reads.py, shell_features.py), not by cqlsh's grammar: a refusal is one line, its form and an example.
+    # (insight/declared.py), not by cqlsh's grammar: a refusal is one line, its form and an example.
     result = cqlsh_ext(cassandra, home, "COMPRESSION SETTINGS SELECT data FROM orders", "-k", insight.ks,
                        ok=False)
     assert result.returncode != 0

@@ -6,7 +6,7 @@ written into scratch tables and read back, the cluster's latencies counted.
     report    the figures and the report (text and JSON)
     cli       `cqlsh-ext trial PATH --into KEYSPACE`: the same statement on values from files
 
-The statement is declared with its feature (features/shell_features.py: compression_trial), read by
+The statement is declared with its feature (insight/declared.py: compression_trial), read by
 the shell from that declaration into a `run.TrialRequest`; its HELP is insight/help.py's.
 """
 

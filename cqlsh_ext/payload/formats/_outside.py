@@ -52,10 +52,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.payload.names import COMMAND_SECTION
+
 #: The entry point group a plugin registers its PayloadFormat under.
 ENTRY_POINT_GROUP = "cqlsh_ext.formats"
-#: cqlshrc's section of external-command decoders.
-COMMAND_SECTION = "formats"
 #: What a plugin's call or a command may take, by default: seconds, address space (beyond the
 #: worker's start for plugins; a command's whole), output bytes (a command's stdout).
 CALL_SECONDS = 5.0

@@ -1,22 +1,20 @@
-"""The typed requests of cqlsh-ext's table reports (reading.read_requests), each built once from
-its feature's declared arguments, for the front ends that hand a report its arguments by name:
-MCP's tools and the Python API's methods. A feature declares its builder (`Feature.request`);
-`calling.request_of` checks the arguments against the declaration, then builds. A request names
-its table and columns as typed parts, never as a SELECT's text, but for the SELECT a person typed as
-a statement's target (the shell's, where the feature's Statement says `select`). The shell reads
-its declared statements into the same calls (features.shell_statement), with the values of the
-clauses only it has (FeatureCall.clauses: SAMPLE UNTIL ..., PARALLEL n, SAVE DICTIONARY 'file')."""
+"""The typed requests of the insight reports (reading.read_requests, insight.trial.run), each built
+once from its feature's declared arguments (insight/declared.py names each builder), for the front
+ends that hand a report its arguments by name: MCP's tools and the Python API's methods. A feature
+declares its builder (`Feature.request`); `calling.request_of` checks the arguments against the
+declaration, then builds. A request names its table and columns as typed parts, never as a SELECT's
+text, but for the SELECT a person typed as a statement's target (the shell's, where the feature's
+Statement says `select`). The shell reads its declared statements into the same calls
+(features.shell_statement), with the values of the clauses only it has (FeatureCall.clauses: SAMPLE
+UNTIL ..., PARALLEL n, SAVE DICTIONARY 'file')."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.features.arguments import Invalid, names
-from cqlsh_ext.features.feature import FEATURES
-from cqlsh_ext.features.forms import form
 
 if TYPE_CHECKING:
-    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.insight.trial.run import TrialRequest
     from cqlsh_ext.reading.read_requests import (
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
         StatsRequest,
     )
 
-__all__ = ["advise", "describe_payload", "inspect", "settings", "stats", "trial"]
+__all__ = ["advise", "inspect", "settings", "stats", "trial"]
 
 
 def _table(call: FeatureCall) -> tuple[str | None, str]:
@@ -53,7 +51,7 @@ def _target(call: FeatureCall) -> ReportTarget:
 def stats(call: FeatureCall) -> StatsRequest:
     """compression_stats: COMPRESSION STATS [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] of the
     table, its column or (the shell's) a SELECT of it. The shell's SAMPLE clause says more than the
-    `sample` argument's rows (features.clauses.stats_sample)."""
+    `sample` argument's rows (insight.clauses.stats_sample)."""
     from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
 
     rows = call.arguments.get("sample")
@@ -77,37 +75,6 @@ def settings(call: FeatureCall) -> SettingsRequest:
 
     keyspace, table = _table(call)
     return SettingsRequest(keyspace, table, call.arguments.get("sample"), found=call.found)
-
-
-def describe_payload(call: FeatureCall) -> DescribeStatement:
-    """describe_payload: DESCRIBE PAYLOAD [keyspace.]table.column [WHERE where] [SAMPLE n [SEED s] |
-    ALL [CONFIRM]] (the keyspace None: the context's; a table named without its column: the column
-    '', refused by the reading with the table's columns). `decode` and `json_schema` are the front
-    end's: how its context decodes values, how it shapes the answer; SEED is the shell's clause (what
-    goes with what is the declaration's: Argument.goes_with)."""
-    from cqlsh_ext.describe.parse import DescribeStatement
-
-    said = "describe_payload: "
-    # As many names as given, so that a place inside the column (ks.t.data.status) is said as one.
-    found = names(call.arguments["column"], tuple(range(1, 17)), "column")
-    if len(found) > 3:
-        raise Invalid(f"{said}{'.'.join(found)}: name one column, as keyspace.table.column; a map's keys "
-                      "and a UDT's fields are described as places of their column")
-    keyspace = found[0] if len(found) == 3 else None
-    table, column = (found[-2], found[-1]) if len(found) > 1 else (found[0], "")
-    where = (call.arguments.get("where") or "").strip() or None
-    if where is not None and where.upper().split()[-1] == "FILTERING":
-        raise Invalid(f"{said}no ALLOW FILTERING here: DESCRIBE PAYLOAD reads what it describes (SAMPLE n "
-                      "or ALL say how much)")
-    sample, seed = call.arguments.get("sample"), call.clauses.get("seed")
-    every_row, confirm = bool(call.arguments.get("every_row")), bool(call.arguments.get("confirm"))
-    if sample is not None and every_row:
-        raise Invalid(f"{said}SAMPLE n and ALL (every_row) are two readings: give one (or neither: the "
-                      "table's size decides)")
-    declared = FEATURES["describe_payload"]
-    return DescribeStatement(keyspace, table, column, where, sample=sample, seed=seed, every_row=every_row,
-                             confirm=confirm, form=form(declared),
-                             example=declared.statement.example if declared.statement is not None else "")
 
 
 def inspect(call: FeatureCall) -> InspectRequest:

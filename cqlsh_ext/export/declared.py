@@ -1,0 +1,29 @@
+"""The export package's declarations (found through the entry point group cqlsh_ext.features: the
+registry imports this module, never its services): `export`, a SELECT's whole answer written as a
+file, MCP's tool; the shell's COPY (SELECT ...) TO 'file', a statement intercept."""
+
+from __future__ import annotations
+
+from cqlsh_ext.features import output_schemas
+from cqlsh_ext.features.arguments import decode_argument
+from cqlsh_ext.features.commands import StatementIntercept, register_intercept
+from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, Service, Text, register
+
+register(Feature(
+    "export", "Export to a file",
+    "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "
+    "answers a resource_link, read by resources/read in chunks.",
+    (Argument("statement", "string", "one SELECT (CQL, with payload paths)", required=True),
+     Argument("format", None, "parquet (default) or jsonl", keywords={"enum": ["parquet", "jsonl"]},
+              listed=False),
+     decode_argument()),
+    Reads("statement", "statement"), READ, output_schemas.EXPORT, Service("cqlsh_ext.export.run", "export"),
+    details="The file is what the shell's COPY (SELECT ...) TO 'file' writes for the same statement; "
+            "the server names it, never the client. It is kept for the server's mcp_export_max_age "
+            "while the directory holds at most mcp_export_max_bytes (the oldest go first); a chunk is "
+            "at most the server's answer cap as sent, its _meta saying offset, size, truncated and "
+            "next. Refused on a table whose values the policy redacts."))
+
+register_intercept(StatementIntercept(
+    "COPY (SELECT ...) TO", frozenset({"copy"}), Service("cqlsh_ext.export.command", "intercept"),
+    topics=(("export", Text("cqlsh_ext.export.help", "EXPORT_HELP")),)))

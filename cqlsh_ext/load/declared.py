@@ -1,0 +1,42 @@
+"""The load package's declarations (found through the entry point group cqlsh_ext.features: the
+registry imports this module, never its services): `write`, documents loaded into a table, a write
+feature whose shell statement is COPY ... FROM (a statement intercept) and whose API method is
+db.write."""
+
+from __future__ import annotations
+
+from cqlsh_ext.features import output_schemas
+from cqlsh_ext.features.arguments import CONFIRM
+from cqlsh_ext.features.commands import StatementIntercept, register_intercept
+from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Service, Text, Writes, register
+
+_HELP = "cqlsh_ext.load.help"
+
+register(Feature(
+    "write", "Load documents into a table",
+    "COPY ks.t (pk, ck, data) FROM 'file.jsonl' or db.write('ks.t', frame): rows loaded, each blob value "
+    "encoded as its producers encode it (its ENCODE chain, its export's label, its column's DECODE).",
+    (Argument("table", "string", "keyspace.table (or a table of the connection's keyspace)", required=True),
+     Argument("data", None, "the rows: an Arrow table or RecordBatchReader, a pandas or a polars DataFrame; "
+              "the shell's COPY ... FROM reads a JSON Lines, Parquet or CSV file", required=True),
+     Argument("encode", "object", "each blob column's chain: {'data': 'snappy>json'}"),
+     Argument("ttl", "integer", "seconds every cell written lives (default: the table's)",
+              keywords={"minimum": 0}),
+     Argument("pace", "integer", "write capacity units a second at most", keywords={"minimum": 1}),
+     CONFIRM,
+     Argument("resume", "string", "the journal of a load stopped part-way: its rows already written are "
+              "not written again")),
+    Reads("nothing"), WRITE, output_schemas.LOAD_RESULT, Service("cqlsh_ext.load.run", "load"),
+    details="A preview (rows new, overwritten, already as loaded, refused by reason; the chains written; "
+            "bytes before and after; write units) unless confirmed; each value encoded and decoded back "
+            "by the display's reading and compared first (a row whose value does not come back equal is "
+            "refused, nothing of it written); then each row journaled (what it held) and written at its "
+            "timestamp, a partition's rows a request, at the pace asked. undo puts the old values back "
+            "and leaves no row that was new.",
+    writes=Writes("table", "table")))
+
+register_intercept(StatementIntercept(
+    "COPY ... FROM decoded documents", frozenset({"copy"}), Service("cqlsh_ext.load.command", "intercept"),
+    reads_only=False, topics=(("load", Text(_HELP, "LOAD_HELP")),),
+    see_also=(("copy", Text(_HELP, "LOAD_SEE_ALSO")),),
+    after=("COPY (SELECT ...) TO",)))

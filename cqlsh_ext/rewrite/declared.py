@@ -1,0 +1,74 @@
+"""The rewrite package's declarations (found through the entry point group cqlsh_ext.features: the
+registry imports this module, never its services): COMPRESSION REWRITE and its RESUME, write
+features (the API's db.rewrite, db.resume) whose statement is a statement intercept, its form one
+of HELP COMPRESSION's (insight/declared.py declares the word)."""
+
+from __future__ import annotations
+
+from cqlsh_ext.features import output_schemas
+from cqlsh_ext.features.arguments import CONFIRM, JOURNAL
+from cqlsh_ext.features.commands import StatementIntercept, register_intercept
+from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Service, Text, Writes, register
+
+_HELP = "cqlsh_ext.rewrite.help"
+_COMMAND = "cqlsh_ext.rewrite.command"
+
+register(Feature(
+    "rewrite", "Re-encode a column",
+    "COMPRESSION REWRITE ks.t.data AS 'zstd:3': each value of a blob column decoded and encoded again "
+    "in the target chain, its payload unchanged.",
+    (Argument("column", "string", "keyspace.table.column (a map's m['key'], a UDT's u.field)",
+              required=True),
+     Argument("spec", "string", "the target chain: 'zstd:3', 'gzip>json', 'none'", required=True),
+     Argument("where", "string", "conditions as after WHERE (payload ones need allow_filtering)"),
+     Argument("allow_filtering", "boolean", "true: a WHERE on payload paths or beyond the key"),
+     Argument("pace", "integer", "write capacity units a second at most", keywords={"minimum": 1}),
+     Argument("every_row", "boolean", "true: the preview reads every row (ALL), not a sample"),
+     CONFIRM),
+    Reads("nothing"), WRITE, output_schemas.REWRITE_RESULT, Service("cqlsh_ext.rewrite.run", "rewrite"),
+    details="A preview (rows to rewrite, already in the chain, refused; bytes before and after; write "
+            "units; a big table's from a sample) unless confirmed; then each row is journaled and "
+            "written on its condition, token range by token range, at the pace asked. Stopped part-way "
+            "(Ctrl-C, a kill, a failure), resume goes on from its journal.",
+    writes=Writes("column", "column")))
+register(Feature(
+    "resume", "Go on with a rewrite",
+    "COMPRESSION REWRITE RESUME 'journal': a rewrite stopped part-way gone on with from its journal, "
+    "the token ranges it has not finished.",
+    (JOURNAL, CONFIRM),
+    Reads("nothing"), WRITE, output_schemas.RESUME_RESULT, Service("cqlsh_ext.rewrite.resume", "resume"),
+    details="The rewrite is rebuilt from the journal's sealed request; a journal another run holds, "
+            "that is not sealed or not the user's is refused. Confirmed, the rows are appended to "
+            "the same journal.",
+    writes=Writes("journal", "journal")))
+
+#: What completes COMPRESSION REWRITE and its RESUME at the prompt (cqlsh's completion reads it; the
+#: statement itself is read by rewrite.parse, never by cqlsh's grammar).
+GRAMMAR = r"""
+<compressionRewriteCommand> ::= "COMPRESSION" "REWRITE"
+      ( "RESUME" ( <stringLiteral> | "LAST" ) ( "CONFIRM" )?
+      | <rewriteColumn> "AS" <stringLiteral>
+        ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
+        ( "ALLOW" "FILTERING" | "PACE" <wholenumber> | "ALL" | "CONFIRM" )*
+      )
+    ;
+<rewriteColumn> ::= <columnFamilyName> "." colname=<cident>
+                    ( "[" <stringLiteral> "]" | "." <cident> )?
+    ;
+<rewriteCondition> ::= <rewritePath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
+                                     | "IN" "(" <term> ( "," <term> )* ")"
+                                     | "LIKE" <stringLiteral>
+                                     | "IS" "NOT"? "NULL"
+                                     | "CONTAINS" <term> )
+    ;
+<rewritePath> ::= <cident> ( "." ( <cident> | <quotedName> ) | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
+    ;
+"""
+register_intercept(StatementIntercept(
+    "COMPRESSION REWRITE", frozenset({"compression"}), Service(_COMMAND, "intercept"),
+    reads_only=False, rule="<compressionRewriteCommand>", grammar=GRAMMAR,
+    topics=(("rewrite", Text(_HELP, "REWRITE_HELP")), ("compression rewrite", Text(_HELP, "REWRITE_HELP")),
+            ("resume", Text(_HELP, "RESUME_HELP")),
+            ("compression rewrite resume", Text(_HELP, "RESUME_HELP"))),
+    form=(Text("cqlsh_ext.rewrite.parse", "USAGE"), Text("cqlsh_ext.rewrite.parse", "EXAMPLE"),
+          Text(_HELP, "REWRITE_SUMMARY"))))
