@@ -1,20 +1,25 @@
-"""docs/architecture.md names only files that exist (every module's place in the layers is the
-import-linter contract's: `exhaustive = true` in pyproject.toml)."""
+"""docs/architecture.md, docs/extending.md and docs/performance.md name only files that exist (every
+module's place in the layers is the import-linter contract's: `exhaustive = true` in pyproject.toml;
+the package READMEs are tests/test_maintainer_docs.py's)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
+#: The maintainers' docs whose file names are checked here.
+MAPS = ("architecture.md", "extending.md", "performance.md")
 _PATH = re.compile(r"^[\w./-]+(\.(py|md|toml|sample)|/)$")
 
 
 def _named_paths(text: str) -> set[str]:
     names = {m for m in re.findall(r"`([^`\s]+)`", text) if _PATH.match(m)}
-    tree = text.split("```", 2)[1]  # the layout at the top: "  name.py   what it is"
-    names |= {m for m in re.findall(r"^\s+([\w.]+(?:\.py|/))\s", tree, re.M)}
+    for block in text.split("```")[1::2]:  # a diagram's lines: "  name.py   what it is"
+        names |= {m for m in re.findall(r"([\w./]+\.py)\b", block)}
     return names
 
 
@@ -25,8 +30,10 @@ def _exists(name: str) -> bool:
     return any((ROOT / "cqlsh_ext").glob(f"**/{name}"))
 
 
-def test_every_file_the_architecture_doc_names_exists():
-    missing = sorted(name for name in _named_paths(DOC.read_text(encoding="utf-8")) if not _exists(name))
+@pytest.mark.parametrize("doc", MAPS)
+def test_every_file_a_maintainers_doc_names_exists(doc: str) -> None:
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    missing = sorted(name for name in _named_paths(text) if not _exists(name))
     assert not missing
 
 

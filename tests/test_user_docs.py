@@ -19,7 +19,7 @@ GUIDE = re.compile(r"cqlsh-ext docs ([a-z][a-z-]*)")
 
 
 #: docs/ files that are no user's guide: the contributors' map and the measurements' notebook.
-FOR_CONTRIBUTORS = {"architecture", "performance"}
+FOR_CONTRIBUTORS = {"architecture", "extending", "performance"}
 #: The user's guides, as docs/ holds them.
 USER_GUIDES = {path.stem for path in (REPO_ROOT / "docs").glob("*.md")} - FOR_CONTRIBUTORS
 

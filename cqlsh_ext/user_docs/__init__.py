@@ -21,8 +21,8 @@ __all__ = ["FOR_CONTRIBUTORS", "GuideNotFound", "expanded", "guide", "guides", "
 #: Where an installed package's guides are, under its prefix (pyproject.toml's data-files).
 INSTALLED = Path("share", "doc", "cqlsh-ext")
 #: docs/ files that are no user's guide: the contributors' map and the measurements' notebook
-#: (read in the source tree); `cqlsh-ext docs` neither lists nor shows them.
-FOR_CONTRIBUTORS = frozenset({"architecture", "performance"})
+#: and the recipes for maintainers (read in the source tree); `cqlsh-ext docs` neither lists nor shows them.
+FOR_CONTRIBUTORS = frozenset({"architecture", "extending", "performance"})
 
 
 class GuideNotFound(LookupError):
