@@ -7,10 +7,10 @@ modules and sub-packages, and nothing that is not there."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "cqlsh_ext"
