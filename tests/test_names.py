@@ -9,9 +9,10 @@ from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
-#: The feature-file convention: each feature package has its own of these.
-CONVENTION = {"__init__.py", "__main__.py", "command.py", "parse.py", "run.py", "report.py", "help.py",
-              "cli.py", "errors.py", "preview.py"}
+#: The feature-file convention: each feature package has its own of these (declared.py: its
+#: declarations, an entry point of the group cqlsh_ext.features).
+CONVENTION = {"__init__.py", "__main__.py", "command.py", "declared.py", "parse.py", "run.py", "report.py",
+              "help.py", "cli.py", "errors.py", "preview.py"}
 
 
 def _modules() -> list[Path]:

@@ -532,7 +532,7 @@ class Database:
 
     def _request(self, name: str, arguments: dict[str, Any]) -> Any:
         """The request of cqlsh-ext's feature `name`, built by its declared builder
-        (insight/requests.py) from the arguments, as MCP's tools build theirs (a table
+        (insight/report_requests.py) from the arguments, as MCP's tools build theirs (a table
         alone in the connection's keyspace). Raises Error, one line naming the argument."""
         from cqlsh_ext.features import declared
         from cqlsh_ext.features.arguments import Invalid

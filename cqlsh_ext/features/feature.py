@@ -271,7 +271,7 @@ class Feature(NamedTuple):
     handed to (None: a front end answers it with its own reading, as MCP's describe_table does).
     `reads`: what it reads (a write feature: beyond what it writes); `writes`: what a write feature
     writes (None: a read feature), its scope then WRITE. `request`: the function that builds the
-    service's typed request from a FeatureCall (insight/requests.py; None: the service takes the
+    service's typed request from a FeatureCall (insight/report_requests.py; None: the service takes the
     FeatureCall itself, or its front ends build what it takes). `statement`: its statement in the
     shell, where the shell reads it from this declaration (None for cqlsh-ext's own: cqlsh's grammar
     reads it, in its command module)."""

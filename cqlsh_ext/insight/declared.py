@@ -1,7 +1,7 @@
 """The insight package's declarations (found through the entry point group cqlsh_ext.features: the
 registry imports this module, never its services): COMPRESSION STATS, ADVISE, SETTINGS and TRIAL,
 INSPECT, each a feature whose statement the shell reads from its declaration (features.calling),
-its request built by insight.requests, its HELP written from the declaration and insight/help.py's
+its request built by insight.report_requests, its HELP written from the declaration and insight/help.py's
 prose; the INSPECT and COMPRESSION commands (HELP, the pager, COMPRESSION's forms together)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ SETTINGS_ABOUT = ("The table's SSTable compression options (class, chunk_length_
                   "partitions).")
 
 _HELP = "cqlsh_ext.insight.help"
-_REQUESTS = "cqlsh_ext.insight.requests"
+_REQUESTS = "cqlsh_ext.insight.report_requests"
 
 
 def _table() -> Argument:

@@ -1,7 +1,7 @@
 """What the insight commands share: what a command reads (`target`: the SELECT or table it names,
 how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
 whether its report is wanted as JSON. The services take typed requests (reading.read_requests),
-built by their features' declared builders (insight/requests.py); the reports are
+built by their features' declared builders (insight/report_requests.py); the reports are
 answers (reading.typed.ReportAnswer) that the shell's command module (insight/command.py) prints
 (render.text_report) and `cqlsh-ext mcp` gives as data. Nothing here takes the shell."""
 

@@ -25,7 +25,7 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
                                             (no adapter of their own: `declared_adapter` builds each
                                             request by its feature's declared builder,
-                                            insight/requests.py, as the Python API does, and
+                                            insight/report_requests.py, as the Python API does, and
                                             serves a package's read feature the same way)
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
     export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'

@@ -1,5 +1,5 @@
 """OUTPUT: how query results are printed for the rest of the session (its declaration, with its
-grammar: features/session.py)."""
+grammar: features/session_commands.py)."""
 
 from __future__ import annotations
 

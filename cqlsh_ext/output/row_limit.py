@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from cqlsh_ext.payload.view import FAILED, UNKNOWN
-
 #: A row's place in a reading: (the paging state its page was asked with, its index in the page).
 Position = tuple["bytes | None", int]
 #: Why a result ended before its last row, as --stats names it.
@@ -155,6 +153,10 @@ class ValueCounts:
         """One value of view kind `kind` (payload.view: UNKNOWN and FAILED did not decode)."""
         if self.held:
             return
+        # (here, not at the module's top: a statement with no blob never loads payload.view, and a
+        # value counted was viewed, so it is loaded by now)
+        from cqlsh_ext.payload.view import FAILED, UNKNOWN
+
         if kind == UNKNOWN or kind == FAILED:
             self.undecodable += 1
         else:

@@ -1,6 +1,6 @@
 """The typed requests of the reports: what COMPRESSION STATS, ADVISE, SETTINGS and INSPECT read,
 built once by whoever receives the request (a table report's by its feature's declared builder,
-insight/requests.py, for the shell, `cqlsh-ext mcp` and the Python API alike; INSPECT's
+insight/report_requests.py, for the shell, `cqlsh-ext mcp` and the Python API alike; INSPECT's
 by the shell from cqlsh's parse and by the others from their statement, a SELECT's target by
 select_target) and taken
 by the services with the reading's context: `stats_answer(ctx, StatsRequest(...))`.
@@ -28,7 +28,7 @@ class ReportTarget:
     context's), and either the SELECT a person wrote (`select`, as written) or the table's
     `columns` (names as the schema spells them: whole rows of the table); neither: the table's
     payload columns, the whole table. Only a statement typed as a statement travels as text: the
-    front ends that name a table and a column build typed parts (insight.requests), and the
+    front ends that name a table and a column build typed parts (insight.report_requests), and the
     reading writes their SELECT (cql.spelling.columns_select)."""
 
     keyspace: str | None
@@ -57,7 +57,7 @@ _NOT_WHOLE = {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "J
 def select_target(keyspace: str | None, table: str | None, select: str, lexed: Lexed | None = None,
                   found: TableTarget | None = None) -> ReportTarget:
     """The target of a report of `select` (one SELECT of keyspace.table, without its `;`), as the
-    shell's reading of the same statement gives it (insight/requests.py): whole rows of
+    shell's reading of the same statement gives it (insight/report_requests.py): whole rows of
     the table when it names plain columns or * and nothing else, its LIMIT. `lexed`: the SELECT's
     tokens, lexed already (taken as they are); `found`: its table, resolved already. Raises
     QueryError when our lexer refuses the text."""

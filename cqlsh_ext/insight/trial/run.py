@@ -1,5 +1,5 @@
 """COMPRESSION TRIAL: what the statement asks for (`TrialRequest`, built from the statement as its
-declaration reads it: insight/declared.py, insight.requests.trial; refused in one
+declaration reads it: insight/declared.py, insight.report_requests.trial; refused in one
 line when it cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon
 Keyspaces the cost asked for, then the measuring (insight.trial.latency) and the report
 (insight.trial.report): `trial_answer(ctx, request)`, in a reading's context
