@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 #: (docs/insight-scale.md, "Exact scans": a 4 MB table of small values read 2.4 times slower with
 #: them, a 42 MB one 1.5 times faster). With the core, this process answers a page in a
 #: few microseconds a row and the server sets the pace: workers only take cores from it
-#: (docs/performance.md, "How many at once"), so the default is one process, STREAMS at once.
+#: (the rounds of docs/performance.md before 0c7af19: git show), so the default is one process,
+#: STREAMS at once.
 WORKERS_FROM_BYTES = 16 << 20
 MAX_WORKERS = 32
 #: N forces N worker processes (1: none) for every whole-table read that does not say PARALLEL: the

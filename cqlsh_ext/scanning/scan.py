@@ -94,7 +94,7 @@ class ScanSpec:
     #: each worker process, sampled): one range is asked first, at FIRST_PAGE rows; the others start
     #: once its page has come, at the page size its rows call for (_page_rows), not at FIRST_PAGE
     #: each (a whole-table read's 32 ranges otherwise cost a small first page each:
-    #: docs/performance.md, "STATS' pages").
+    #: measured in the rounds of docs/performance.md before 0c7af19: git show).
     sized_first: bool = False
     #: A program's parameters (the Python API's): makes the statement sent for a text (with its
     #: token range's %s formatted in, when ranged) prepared, its parameters bound; None: the text
