@@ -92,9 +92,12 @@ def shell_home(home: Path) -> Path:
 
 def test_the_tools_are_listed_read_only_with_their_arguments(server: McpServer) -> None:
     tools = {tool.name: tool for tool in server.tools()}
-    assert list(tools) == ["list_keyspaces", "list_tables", "describe_table", "query", "describe_payload",
-                           "compression_stats", "compression_settings", "inspect_value", "compression_advise",
-                           "propose_edit"]  # export: served with an export directory (--export-dir) only
+    # The catalogue first, then each package's read features in the registry's order (its entry
+    # points' names: describe, edit, insight, payload_select); export is served with an export
+    # directory (--export-dir) only.
+    assert list(tools) == ["list_keyspaces", "list_tables", "describe_table", "describe_payload",
+                           "propose_edit", "compression_stats", "compression_advise", "compression_settings",
+                           "inspect_value", "query"]
     for name, tool in tools.items():
         assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is False
         assert tool.input_schema["required"] == list(TOOLS[name].required)
