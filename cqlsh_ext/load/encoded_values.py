@@ -433,13 +433,28 @@ def json_text(tree: Any) -> str:
     return "".join(parts)
 
 
+#: JSON's spelling of a string with ensure_ascii=False: json.dumps' own (C) encoder, without
+#: json.dumps' call per value (a document's leaves are most of a load's walk).
+_STRING = json.encoder.encode_basestring
+_INFINITIES = (float("inf"), float("-inf"))
+
+
 def _json(value: Any, out: list[str]) -> None:
-    if isinstance(value, Fragment):
+    # The common leaves first, spelt as json.dumps spells them (int.__repr__, float.__repr__ for a
+    # finite float); every other value through the checks below.
+    kind = type(value)
+    if kind is str:
+        out.append(_STRING(value))
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif kind is float and value == value and value not in _INFINITIES:
+        out.append(float.__repr__(value))
+    elif isinstance(value, Fragment):
         out.append(str(value))
     elif isinstance(value, dict):
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
-            out.append(("," if i else "") + json.dumps(str(k), ensure_ascii=False) + ":")
+            out.append(("," if i else "") + _STRING(str(k)) + ":")
             _json(v, out)
         out.append("}")
     elif isinstance(value, list | tuple):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -621,7 +621,8 @@ def _plain(values: list[Any], kind: Any) -> list[Any]:
     """An Arrow column's Python values, its JSON text (`arrow.json`) as Fragments."""
     if not _has_json(kind):
         return values
-    return [_tree(v, kind) for v in values]
+    tree = _tree_of(kind)
+    return [tree(v) for v in values]
 
 
 def _has_json(kind: Any) -> bool:
@@ -638,20 +639,26 @@ def _has_json(kind: Any) -> bool:
     return False
 
 
-def _tree(value: Any, kind: Any) -> Any:
+def _tree_of(kind: Any) -> Callable[[Any], Any]:
+    """The function making a value of Arrow type `kind` (as to_pylist gives it) its tree, JSON text
+    places as Fragments: made once a column, so a value's walk asks no type what it is."""
     import pyarrow as pa
 
-    if value is None:
-        return None
     if isinstance(kind, pa.BaseExtensionType) and kind.extension_name == "arrow.json":
-        return Fragment(value)
+        return lambda value: None if value is None else Fragment(value)
     if pa.types.is_struct(kind):
-        return {kind.field(i).name: _tree(value.get(kind.field(i).name), kind.field(i).type)
-                for i in range(kind.num_fields)}
+        fields = [(kind.field(i).name, _tree_of(kind.field(i).type)) for i in range(kind.num_fields)]
+        return lambda value: None if value is None else {name: tree(value.get(name)) for name, tree in fields}
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        return [_tree(v, kind.value_type) for v in value]
+        item = _tree_of(kind.value_type)
+        return lambda value: None if value is None else [item(v) for v in value]
     if pa.types.is_map(kind):
-        return [(k, _tree(v, kind.item_type)) for k, v in value]
+        entry = _tree_of(kind.item_type)
+        return lambda value: None if value is None else [(k, entry(v)) for k, v in value]
+    return _as_is
+
+
+def _as_is(value: Any) -> Any:
     return value
 
 
