@@ -433,28 +433,24 @@ def json_text(tree: Any) -> str:
     return "".join(parts)
 
 
-#: JSON's spelling of a string with ensure_ascii=False: json.dumps' own (C) encoder, without
-#: json.dumps' call per value (a document's leaves are most of a load's walk).
-_STRING = json.encoder.encode_basestring
-_INFINITIES = (float("inf"), float("-inf"))
-
 
 def _json(value: Any, out: list[str]) -> None:
-    # The common leaves first, spelt as json.dumps spells them (int.__repr__, float.__repr__ for a
-    # finite float); every other value through the checks below.
+    # The common leaves first, spelt as json.dumps spells them (jsonenc.string, int.__repr__,
+    # float.__repr__ for a finite float) without a json.dumps call a leaf (a document's leaves are
+    # most of a load's walk); every other value through the checks below.
     kind = type(value)
     if kind is str:
-        out.append(_STRING(value))
+        out.append(jsonenc.string(value))
     elif kind is int:
         out.append(int.__repr__(value))
-    elif kind is float and value == value and value not in _INFINITIES:
+    elif kind is float and jsonenc.float_name(value) is None:
         out.append(float.__repr__(value))
     elif isinstance(value, Fragment):
         out.append(str(value))
     elif isinstance(value, dict):
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
-            out.append(("," if i else "") + _STRING(str(k)) + ":")
+            out.append(("," if i else "") + jsonenc.string(str(k)) + ":")
             _json(v, out)
         out.append("}")
     elif isinstance(value, list | tuple):
