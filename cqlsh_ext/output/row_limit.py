@@ -12,6 +12,7 @@ as each page is fetched (`page_state`); a typed answer's rows carry their Positi
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 #: A row's place in a reading: (the paging state its page was asked with, its index in the page).
@@ -149,15 +150,19 @@ class ValueCounts:
         self.undecodable += undecodable
         self.decoded += max(0, int(notes.rows_read) - undecodable)
 
+    @cached_property
+    def _undecoded(self) -> frozenset[str]:
+        """payload.view's kinds of a value that did not decode, read at the first value counted: a
+        statement with no blob never loads payload.view, and no value pays for an import."""
+        from cqlsh_ext.payload.view import FAILED, UNKNOWN
+
+        return frozenset((FAILED, UNKNOWN))
+
     def count(self, kind: str) -> None:
         """One value of view kind `kind` (payload.view: UNKNOWN and FAILED did not decode)."""
         if self.held:
             return
-        # (here, not at the module's top: a statement with no blob never loads payload.view, and a
-        # value counted was viewed, so it is loaded by now)
-        from cqlsh_ext.payload.view import FAILED, UNKNOWN
-
-        if kind == UNKNOWN or kind == FAILED:
+        if kind in self._undecoded:
             self.undecodable += 1
         else:
             self.decoded += 1
