@@ -6,8 +6,6 @@ blob's six columns) loads back each value in its own label, byte for byte."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -29,19 +27,6 @@ def compact(doc: Any) -> str:
 @pytest.fixture(scope="module")
 def ks(cassandra) -> str:
     return cassandra.create_keyspace("load_api")
-
-
-@pytest.fixture()
-def db(cassandra, ks, tmp_path: Path, monkeypatch) -> Iterator[Any]:
-    import cqlsh_ext
-
-    monkeypatch.setenv("HOME", str(tmp_path))  # the journal key (~/.cassandra) is this test's
-    cqlshrc = tmp_path / "cqlshrc"
-    cqlshrc.write_text("")
-    with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
-                           password=cassandra.password, keyspace=ks, cqlshrc=str(cqlshrc)) as database:
-        monkeypatch.setattr(database.config.display, "journal_dir", str(tmp_path / "journal"))
-        yield database
 
 
 def stored(db: Any, table: str) -> dict[int, tuple[bytes, str | None]]:

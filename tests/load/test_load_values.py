@@ -130,19 +130,6 @@ def session(cassandra, ks) -> Iterator[Any]:
     s.shutdown()
 
 
-@pytest.fixture()
-def db(cassandra, ks, tmp_path: Path, monkeypatch) -> Iterator[Any]:
-    import cqlsh_ext
-
-    monkeypatch.setenv("HOME", str(tmp_path))  # the journal key (~/.cassandra) is this test's
-    cqlshrc = tmp_path / "cqlshrc"
-    cqlshrc.write_text("")
-    with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
-                           password=cassandra.password, keyspace=ks, cqlshrc=str(cqlshrc)) as database:
-        monkeypatch.setattr(database.config.display, "journal_dir", str(tmp_path / "journal"))
-        yield database
-
-
 def orders(session: Any, table: str) -> dict[int, bytes]:
     """`table` made and filled with the ROWS orders (partition p0..p3): its stored values by ck."""
     session.execute(f"CREATE TABLE {table} (pk text, ck int, data blob, PRIMARY KEY (pk, ck))")
