@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,13 +92,16 @@ class FaultPlan:
         return Met(int(pages), int(answered))
 
     #: Written with each plan: the same plan set twice is still a new plan (counts start again).
+    #: Unique across processes too: the plan file outlives a test run (it sits beside the server's
+    #: directory), and a new run counting from 1 again would take the last run's count for its own.
     generation = 0
 
     def set(self, kind: str, count: int, delay_ms: int = 0, after: int = 0, table: str | None = None) -> None:
         tmp = self.path.with_suffix(".tmp")
         FaultPlan.generation += 1
+        generation = f"{os.getpid()}.{time.time_ns()}.{FaultPlan.generation}"
         only = f" {table}" if table else ""
-        tmp.write_text(f"{kind} {count} {delay_ms} {after} {FaultPlan.generation}{only}\n")
+        tmp.write_text(f"{kind} {count} {delay_ms} {after} {generation}{only}\n")
         os.replace(tmp, self.path)  # the server never reads half a plan
 
     def clear(self) -> None:
