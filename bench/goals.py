@@ -6,7 +6,7 @@ script runs from, then the per-phase figures.
     .venv/bin/python bench/goals.py --host 127.0.0.1 --port 9042 --before /work/wt/before
         [--before-path DIR[:DIR]] [--skewed-rows 300000] [--orders-rows 44000]
         [--display-rows 20000] [--repeat 3] [--phases-repeat 1] [--stock STOCK-CQLSH]
-        [--tables skewed orders]
+        [--tables skewed orders] [--no-door-goals] [--callgrind N]
 
 --before is a checkout with its .venv (its cqlsh-ext is run) or a cqlsh-ext to run; --before-path
 is the PYTHONPATH its Python API is imported from for the stream's first batch (default: --before
@@ -42,6 +42,11 @@ hand before 20 % of the read's CPU (bench/api_stream.py's reading, `SELECT pk, c
 orders table into `to_reader()`); the one-stream wall of the filter and STATS at least 0.9 of the
 bare scan's rows a second.
 
+Then round six's goals of the doors, each by its own script against the same before tree:
+start-up's CPU to a one-row answer at most stock cqlsh's (bench/startup.py --cpu, instructions
+with --callgrind N) and MCP's `query` at most 1.5x the Python API's CPU a row (bench/mcp.py
+--per-row-only). The polars source's flat memory is held by tests/api/test_polars_memory.py.
+
 Prints the goals' table: reader, table, goal, before and after (CPU us a row, median of the
 rounds with their spread min-max, and the ratio the goal names: x bare, x floor, x the user's
 script, x stock cqlsh), whether after meets it; the peak memory of the exports (flat in the
@@ -58,6 +63,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -187,6 +193,11 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--phases-repeat", type=int, default=1, help="bench/phases.py's rounds a table (0: none)")
     p.add_argument("--tables", nargs="*", default=["skewed", "orders"], choices=["skewed", "orders"])
+    p.add_argument("--door-goals", action=argparse.BooleanOptionalAction, default=True,
+                   help="round six's start-up and MCP goals after the readers' (bench/startup.py, "
+                   "bench/mcp.py), against --before-path's tree")
+    p.add_argument("--callgrind", type=int, default=0,
+                   help="the start-up goal's instructions too, of N runs each")
     p.add_argument("--stock", help="stock cqlsh (default: the pinned one beside this interpreter, else "
                    "cqlsh-ext -d none)")
     args = p.parse_args()
@@ -356,8 +367,34 @@ def main() -> int:
               f"{phase_end[0]:.1f} {phase_end[1]:.1f} {phase_end[2]:.1f} at the end")
         for table_phases in found:
             phases.report(table_phases, args.phases_repeat)
+    if args.door_goals and before_path:
+        door_goals(args.host, args.port, before_path, args.repeat, args.callgrind)
     print(f"\nthe whole run took {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def door_goals(host: str, port: int, before_path: str, repeat: int, callgrind: int) -> None:
+    """Round six's goals measured by their own scripts, each with the same before tree, printed as
+    they print them: start-up's CPU to a one-row answer against stock cqlsh (bench/startup.py
+    --cpu, instructions too with --callgrind) and MCP's `query` CPU a row against the Python API's
+    (bench/mcp.py --per-row-only). The polars source's memory is a test's (the peak resident set at
+    two table sizes: tests/api/test_polars_memory.py), a ratio that needs no before."""
+    here = Path(__file__).resolve().parent
+    before = os.pathsep.join(str(Path(part).resolve()) for part in before_path.split(os.pathsep))
+    runs = [
+        ("start-up's CPU to a one-row answer, at most stock cqlsh's",
+         [sys.executable, str(here / "startup.py"), "--cpu", "--host", host, "--port", str(port),
+          "--runs", str(max(5, 2 * repeat + 1)), "--before", before,
+          *(["--callgrind", str(callgrind)] if callgrind else [])]),
+        ("MCP `query`'s CPU a row, at most 1.5x the API's (whole blob; paths with the blob)",
+         [sys.executable, str(here / "mcp.py"), "--per-row-only", "--host", host, "--port", str(port),
+          "--repeat", str(repeat), "--before", before]),
+    ]
+    for title, command in runs:
+        print(f"\n{title}: bench/{Path(command[1]).name} {' '.join(command[2:])}", flush=True)
+        done = subprocess.run(command, check=False)
+        if done.returncode:
+            print(f"  (it failed: exit {done.returncode})", flush=True)
 
 
 if __name__ == "__main__":

@@ -498,7 +498,9 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
     _credentials(home)
     sides = [RowsSide("after", None if after is None else str(Path(after).resolve()), host, port, home)]
     if before is not None:
-        sides.append(RowsSide("before", str(Path(before).resolve()), host, port, home))
+        # a tree, or a PYTHONPATH of several (a `git archive` tree, then its native core's directory)
+        resolved = os.pathsep.join(str(Path(part).resolve()) for part in before.split(os.pathsep))
+        sides.append(RowsSide("before", resolved, host, port, home))
     figures: dict[tuple[str, str, str], list[float]] = {}
 
     async def measure() -> None:
