@@ -96,6 +96,16 @@ def as_the_user() -> list[str]:
     return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"] if os.geteuid() == 0 else []
 
 
+def load_demo(cassandra: Any, keyspace: str, rows: int, home: Path, *more: str) -> None:
+    """`cqlsh-ext demo load` of the demo's tables into `keyspace` as a user runs it (`rows` documents
+    per JSON table; `more`: its other options, e.g. --dictionaries DIR), HOME `home`."""
+    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", keyspace, "--rows", str(rows), *more,
+                           cassandra.host, str(cassandra.port),
+                           "-u", cassandra.username, "-p", cassandra.password],
+                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
+    assert proc.returncode == 0, proc.stderr
+
+
 def run(
     binary: str,
     args: list[str],

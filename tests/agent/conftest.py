@@ -5,12 +5,11 @@ a `faults_*` keyspace whose every page the test server answers late (tests/fault
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import load_demo
 
 #: Rows in the numbered table: several pages at the shell's page size (100).
 ROWS = 250
@@ -38,11 +37,7 @@ def demo_keyspace(cassandra, tmp_path_factory: pytest.TempPathFactory) -> str:  
     """The demo keyspace, loaded by `cqlsh-ext demo load` (200 documents per JSON table, as
     docs/agents.md's session says)."""
     name = f"agent_demo_{os.getpid()}"
-    home = tmp_path_factory.mktemp("demo-home")
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "200", cassandra.host,
-                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
-                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
-    assert proc.returncode == 0, proc.stderr
+    load_demo(cassandra, name, 200, tmp_path_factory.mktemp("demo-home"))
     return name
 
 

@@ -5,13 +5,12 @@ zstd and zlib dictionaries written beside it (as `bin/demo` loads it)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from shell_runner import CQLSH_EXT
+from shell_runner import load_demo
 
 from .harness import McpServer, write_credentials
 
@@ -47,11 +46,8 @@ def demo(cassandra, tmp_path_factory: pytest.TempPathFactory) -> Demo:  # type: 
     """The demo keyspace (cqlsh-ext demo load, 200 documents per JSON table) and its dictionaries."""
     keyspace = f"mcp_assist_{os.getpid()}"
     dictionaries = tmp_path_factory.mktemp("demo-dictionaries")
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", cassandra.host, str(cassandra.port),
-                           "-u", cassandra.username, "-p", cassandra.password, "--keyspace", keyspace,
-                           "--rows", "200", "--dictionaries", str(dictionaries)],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    load_demo(cassandra, keyspace, 200, tmp_path_factory.mktemp("demo-home"),
+              "--dictionaries", str(dictionaries))
     return Demo(keyspace, dictionaries, (cassandra.host, str(cassandra.port)))
 
 

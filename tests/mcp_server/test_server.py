@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_runner import CQLSH_EXT
+from shell_runner import CQLSH_EXT, load_demo
 
 from cqlsh_ext.mcp_server import answers, hints, sizing
 from cqlsh_ext.mcp_server.tools import TOOLS
@@ -58,11 +58,7 @@ def home(tmp_path_factory: pytest.TempPathFactory, login: tuple[str, str]) -> Pa
 def demo(cassandra, home: Path) -> str:
     """The demo keyspace (cqlsh-ext demo load), 200 documents per JSON table."""
     keyspace = f"mcp_demo_{os.getpid()}"
-    login = ["-u", cassandra.username, "-p", cassandra.password]
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", cassandra.host, str(cassandra.port), *login,
-                           "--keyspace", keyspace, "--rows", "200"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    load_demo(cassandra, keyspace, 200, home)
     return keyspace
 
 

@@ -6,13 +6,12 @@ import datetime
 import gzip
 import json
 import os
-import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import load_demo
 
 from .terminal import Term
 
@@ -39,11 +38,7 @@ def home(tmp_path: Path, cassandra) -> Path:
 def demo_ks(cassandra, tmp_path_factory) -> str:
     """The demo keyspace, loaded by `cqlsh-ext demo load` as a user does (fewer rows)."""
     name = f"demo_{os.getpid()}"
-    home = tmp_path_factory.mktemp("demo-home")
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "120", cassandra.host,
-                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
-                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
-    assert proc.returncode == 0, proc.stderr
+    load_demo(cassandra, name, 120, tmp_path_factory.mktemp("demo-home"))
     return name
 
 
