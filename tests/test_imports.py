@@ -52,7 +52,8 @@ def test_command_declarations_load_no_handler_dependencies():
 #: what those import. A declaration that imports its service (or anything heavy) fails here.
 DECLARATIONS_IMPORT = {
     "cqlsh_ext.codecs", "cqlsh_ext.codecs.base", "cqlsh_ext.codecs.dictionaries", "cqlsh_ext.common",
-    "cqlsh_ext.common.declarations", "cqlsh_ext.common.net", "cqlsh_ext.common.text", "cqlsh_ext.cql",
+    "cqlsh_ext.common.declarations", "cqlsh_ext.common.file_formats", "cqlsh_ext.common.net",
+    "cqlsh_ext.common.text", "cqlsh_ext.cql",
     "cqlsh_ext.insight.clauses", "cqlsh_ext.insight.trial", "cqlsh_ext.payload", "cqlsh_ext.payload.names",
     "cqlsh_ext.settings", "cqlsh_ext.settings.output_formats", "cqlsh_ext.settings.values",
 }
@@ -83,7 +84,8 @@ def test_the_registry_loads_its_declarations_without_their_services():
 ONE_ROW_SELECT = [
     "cqlsh_ext", "cqlsh_ext.agent", "cqlsh_ext.agent.door", "cqlsh_ext.cli", "cqlsh_ext.codecs",
     "cqlsh_ext.codecs.base", "cqlsh_ext.codecs.dictionaries", "cqlsh_ext.common",
-    "cqlsh_ext.common.declarations", "cqlsh_ext.common.exits", "cqlsh_ext.common.gc_pause",
+    "cqlsh_ext.common.declarations", "cqlsh_ext.common.exits", "cqlsh_ext.common.file_formats",
+    "cqlsh_ext.common.gc_pause",
     "cqlsh_ext.common.interrupt", "cqlsh_ext.common.net", "cqlsh_ext.common.private_process",
     "cqlsh_ext.common.text", "cqlsh_ext.cql", "cqlsh_ext.cql.errors", "cqlsh_ext.cql.grammar_bounds",
     "cqlsh_ext.cql.lexer", "cqlsh_ext.cql.types", "cqlsh_ext.describe", "cqlsh_ext.describe.declared",

@@ -4,8 +4,9 @@ COPY before cqlsh parses it and returns True when it was ours:
 - `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.parse) runs the SELECT as a payload query
   runs (cqlsh_ext.payload_select: cost prompt, CONFIRM, workers, progress, retries) and writes its
   answer to the file (cqlsh_ext.export.run);
-- a stock `COPY table TO 'x.parquet'` (or .jsonl, .ndjson), which cqlsh would fill with CSV, is
-  refused in one line pointing to the query form.
+- a stock `COPY table TO 'x.parquet'` (or .jsonl, .ndjson: a file format cqlsh's COPY does not
+  write, common.file_formats), which cqlsh would fill with CSV, is refused in one line pointing
+  to the query form.
 
 Any other COPY goes to cqlsh as written. Nothing heavy is imported here: the shell imports this
 module at start-up.
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.export.parse import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
+from cqlsh_ext.common.file_formats import by_suffix
+from cqlsh_ext.export.parse import LABEL, STOCK_COPY_TO, CopyError, parse
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -58,10 +60,10 @@ def _refuse_stock(shell: Shell, text: str) -> bool:
     if found is None:
         return False
     name = found.group("file").replace("''", "'")
-    fmt = next((f for ext, f in EXTENSIONS.items() if name.lower().endswith(ext)), None)
-    if fmt is None or fmt == "csv":
+    fmt = by_suffix(name)
+    if fmt is None or fmt.cqlsh_copy:
         return False
-    table, written = found.group("table"), format_name(fmt)
+    table, written = found.group("table"), fmt.title
     shell.printerr(f"COPY {table} TO writes CSV of the stored bytes, not {written}: "
                    f"COPY (SELECT * FROM {table}) TO '{name}' writes {written} with blobs decoded "
                    "(HELP EXPORT)")

@@ -4,18 +4,22 @@ file, MCP's tool; the shell's COPY (SELECT ...) TO 'file', a statement intercept
 
 from __future__ import annotations
 
+from cqlsh_ext.common.file_formats import FILE_FORMATS, listed
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import decode_argument
 from cqlsh_ext.features.commands import StatementIntercept, register_intercept
 from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, Service, Text, register
 
+#: The formats MCP's tool writes (common.file_formats), the first its default.
+_MCP = [f for f in FILE_FORMATS if f.mcp]
+
 register(Feature(
     "export", "Export to a file",
-    "Writes one SELECT's whole answer as Parquet or JSON Lines in the server's export directory; "
+    f"Writes one SELECT's whole answer as {listed(f.title for f in _MCP)} in the server's export directory; "
     "answers a resource_link, read by resources/read in chunks.",
     (Argument("statement", "string", "one SELECT (CQL, with payload paths)", required=True),
-     Argument("format", None, "parquet (default) or jsonl", keywords={"enum": ["parquet", "jsonl"]},
-              listed=False),
+     Argument("format", None, listed([f"{_MCP[0].name} (default)", *(f.name for f in _MCP[1:])]),
+              keywords={"enum": [f.name for f in _MCP]}, listed=False),
      decode_argument()),
     Reads("statement", "statement"), READ, output_schemas.EXPORT, Service("cqlsh_ext.export.run", "export"),
     details="The file is what the shell's COPY (SELECT ...) TO 'file' writes for the same statement; "

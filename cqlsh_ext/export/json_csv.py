@@ -52,3 +52,25 @@ class TextSink:
         # A full disk fails the last flush too, as does a file past its cap: it is discarded anyway.
         with contextlib.suppress(OSError, ExportError):
             self.out.close()
+
+
+def json_lines_sink(target: ExportFile, answer: Any, settings: Any, places: Sequence[Any],
+                    export: Any) -> Any:
+    """COPY (SELECT ...) TO 'file.jsonl''s writer (common.file_formats): as --output-format json
+    prints, or the Parquet file's typed columns with SAMPLE_ROWS or SCHEMA (render.arrow_text)."""
+    return _sink("json", target, answer, settings, places, export)
+
+
+def csv_sink(target: ExportFile, answer: Any, settings: Any, places: Sequence[Any], export: Any) -> Any:
+    """COPY (SELECT ...) TO 'file.csv''s writer: as json_lines_sink, as --output-format csv prints."""
+    return _sink("csv", target, answer, settings, places, export)
+
+
+def _sink(kind: str, target: ExportFile, answer: Any, settings: Any, places: Sequence[Any],
+          export: Any) -> Any:
+    if export.typed:
+        from cqlsh_ext.output.spellings import blob_reading
+        from cqlsh_ext.render.arrow_text import ArrowTextSink
+
+        return ArrowTextSink(kind, target.output(), answer, blob_reading(settings))
+    return TextSink(kind, target, answer.columns, settings, places)

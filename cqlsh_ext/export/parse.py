@@ -14,20 +14,25 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from cqlsh_ext.common.file_formats import (
+    FileFormat,
+    by_suffix,
+    file_format,
+    foreign_options,
+    listed,
+    named,
+    names,
+    unknown_format,
+    untold,
+)
+
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
 
 LABEL = "COPY (SELECT ...)"
-#: File name endings and the format each means; WITH FORMAT names a format whatever the name. A
-#: `.json` file is JSON Lines too (one object per line, what --output-format json prints), not
-#: one JSON array: rows stream into it, and DuckDB, pandas (lines=True) and jq read it as it is.
-EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".jsonl": "json", ".ndjson": "json", ".json": "json",
-              ".csv": "csv"}
-#: WITH FORMAT's names: the output format names (json, csv) and parquet.
-FORMATS = {"parquet": "parquet", "json": "json", "jsonl": "json", "ndjson": "json", "csv": "csv"}
 #: WITH options and what each takes.
 OPTIONS = {
-    "format": "'parquet', 'jsonl' or 'csv'",
+    "format": listed(f"'{name}'" for name in names()),
     "overwrite": "true or false",
     "raw": "true or false",
     "compression": "a Parquet codec: 'zstd' (default), 'snappy', 'gzip', 'lz4', 'brotli', 'none'",
@@ -67,11 +72,16 @@ class ExportStatement:
     def typed(self) -> bool:
         """The file holds the answer's typed columns (Parquet always; JSON Lines and CSV with
         SAMPLE_ROWS or SCHEMA)."""
-        return self.fmt == "parquet" or self.sample_rows is not None or self.schema is not None
+        return named_format(self.fmt).typed or self.sample_rows is not None or self.schema is not None
+
+
+def named_format(fmt: str) -> FileFormat:
+    """The statement's format, as common.file_formats declares it."""
+    return named(fmt)
 
 
 def format_name(fmt: str) -> str:
-    return {"parquet": "Parquet", "json": "JSON Lines", "csv": "CSV"}[fmt]
+    return named_format(fmt).title
 
 
 def parse(statement: Lexed) -> ExportStatement:
@@ -107,10 +117,10 @@ def parse(statement: Lexed) -> ExportStatement:
     options = _options(tokens, i + 2)
     fmt = options.pop("format", None)
     if fmt is None:
-        fmt = next((f for ext, f in EXTENSIONS.items() if path.lower().endswith(ext)), None)
-        if fmt is None:
-            raise CopyError(f"cannot tell the format from the name {path!r}: end it in .parquet, .jsonl or "
-                            ".csv, or add WITH FORMAT = 'parquet' (or 'jsonl', 'csv')")
+        found = by_suffix(path)
+        if found is None:
+            raise CopyError(untold(path))
+        fmt = found.name
     export = ExportStatement(select, statement.part(2, close), path, str(fmt), given=set(options))
     if "overwrite" in options:
         export.overwrite = _boolean("overwrite", options.pop("overwrite"))
@@ -128,8 +138,9 @@ def parse(statement: Lexed) -> ExportStatement:
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise CopyError(f"ROW_GROUP_SIZE takes a positive number of rows, not {size!r}")
         export.row_group_size = size
-    if fmt != "parquet" and export.given & {"compression", "row_group_size"}:
-        raise CopyError("COMPRESSION and ROW_GROUP_SIZE are Parquet's options")
+    refused = foreign_options(export.given, named_format(export.fmt), "export")
+    if refused is not None:
+        raise CopyError(refused)
     if "sample_rows" in options:
         rows = options.pop("sample_rows")
         if not isinstance(rows, int) or isinstance(rows, bool) or rows <= 0:
@@ -192,10 +203,10 @@ def _options(tokens: list[Token], i: int) -> dict[str, object]:
             else:
                 raise CopyError(f"{name.upper()} takes {OPTIONS[name]}, not {value_tok.describe()}")
             if name == "format":
-                fmt = FORMATS.get(str(value).lower())
-                if fmt is None:
-                    raise CopyError(f"FORMAT takes {OPTIONS['format']}, not {value!r}")
-                value = fmt
+                found = file_format(str(value))
+                if found is None:
+                    raise CopyError(unknown_format(value))
+                value = found.name
             options[name] = value
             i += 3
             if tokens[i].kind == "word" and tokens[i].value.lower() == "and":

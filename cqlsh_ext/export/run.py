@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.export.errors import ExportError
-from cqlsh_ext.export.parse import LABEL, ExportStatement
+from cqlsh_ext.export.parse import LABEL, ExportStatement, named_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.export.target import PrivateFile
@@ -79,14 +79,15 @@ def _export(ctx: ReadContext, statement: ExportStatement, private: PrivateFile |
     from cqlsh_ext.export.target import ExportFile
     from cqlsh_ext.reading.select import blobs_on_core, read_select
 
+    fmt = named_format(statement.fmt)
     if statement.typed:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             from cqlsh_ext.common.install import install_hint
 
-            needs = "a Parquet file needs" if statement.fmt == "parquet" else "SAMPLE_ROWS and SCHEMA need"
-            raise ExportError(f"{needs} pyarrow: {install_hint('parquet')}") from None
+            needs = f"a {fmt.title} file needs" if fmt.typed else "SAMPLE_ROWS and SCHEMA need"
+            raise ExportError(f"{needs} pyarrow: {install_hint(fmt.extra or 'parquet')}") from None
     plan, table = _plan(ctx, statement)
     # An unwritable place is said before reading.
     target = ExportFile(statement.path, statement.overwrite, private)
@@ -97,7 +98,7 @@ def _export(ctx: ReadContext, statement: ExportStatement, private: PrivateFile |
         # JSON Lines writes a JSON text minified from the whitespace runs its check notes.
         answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=blobs_on_core(ctx, table),
                              text_trees=statement.typed,
-                             text_gaps=statement.fmt == "json" and not statement.typed)
+                             text_gaps=statement.fmt == "jsonl" and not statement.typed)
     except BaseException:
         target.discard()
         raise
@@ -114,7 +115,9 @@ def _export(ctx: ReadContext, statement: ExportStatement, private: PrivateFile |
 
 
 def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any, table: TableTarget) -> Any:
-    """The file's renderer for the answer: Parquet, JSON Lines or CSV."""
+    """The file's renderer for the answer: its format's writer (common.file_formats)."""
+    from cqlsh_ext.common.file_formats import imported
+
     settings = ctx.display
     if statement.raw is not None:
         settings = dataclasses.replace(settings, raw_blobs=statement.raw)
@@ -123,21 +126,7 @@ def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any
         answer.typed_by(statement.sample_rows, statement.schema)
     except ValueError as err:
         raise ExportError(str(err)) from None
-    if statement.typed and statement.fmt != "parquet":
-        from cqlsh_ext.output.spellings import blob_reading
-        from cqlsh_ext.render.arrow_text import ArrowTextSink
-
-        return ArrowTextSink(statement.fmt, target.output(), answer, blob_reading(settings))
-    if statement.fmt == "parquet":
-        from cqlsh_ext.output.spellings import blob_reading
-        from cqlsh_ext.render.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
-
-        metadata = {"cqlsh_ext.select": statement.select}
-        return ParquetSink(target, answer, blob_reading(settings), statement.codec or DEFAULT_CODEC,
-                           statement.row_group_size or ROW_GROUP_SIZE, metadata)
-    from cqlsh_ext.export.json_csv import TextSink
-
-    return TextSink(statement.fmt, target, answer.columns, settings, places)
+    return imported(named_format(statement.fmt).writer)(target, answer, settings, places, statement)
 
 
 def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
@@ -225,17 +214,18 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
     """The rows written, and the line that says so (and what else the file's writing met)."""
     from cqlsh_ext.render.closing import closing_parts
 
-    if statement.fmt == "parquet":
-        rows = summary.rows
-        groups = f"{summary.row_groups:,} row group{'s' if summary.row_groups != 1 else ''}"
-        how = f"Parquet, {sink.codec}, {groups}"
-    else:
-        rows = sink.rows
-        how = "JSON Lines" if statement.fmt == "json" else "CSV"
-        if statement.typed:
-            how += ", the Parquet file's typed columns"
-        if statement.fmt == "json" and statement.path.lower().endswith(".json"):
-            how += ": one object per line, not an array"  # what a .json name does not say
+    fmt = named_format(statement.fmt)
+    # A writer's summary counts the rows when it has one (Parquet's, a typed file's), else the sink.
+    rows = getattr(summary, "rows", None)
+    rows = sink.rows if rows is None else rows
+    how = fmt.title
+    details = getattr(sink, "details", None)  # what the writer says of the file: Parquet's codec, row groups
+    if details is not None:
+        how += ", " + details(summary)
+    elif statement.typed:
+        how += ", the Parquet file's typed columns"
+    if fmt.name == "jsonl" and statement.path.lower().endswith(".json"):
+        how += ": one object per line, not an array"  # what a .json name does not say
     sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
     if statement.typed:
         for name, count in summary.misfits.items():

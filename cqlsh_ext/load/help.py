@@ -1,10 +1,18 @@
-"""HELP LOAD: the load's statements in a screenful (the whole story: docs/load.md)."""
+"""HELP LOAD: the load's statements in a screenful (the whole story: docs/load.md). The formats
+are common.file_formats'."""
 
-LOAD_HELP = """
+from cqlsh_ext.common.file_formats import FILE_FORMATS, listed
+from cqlsh_ext.common.text import fill
+
+#: The formats cqlsh's own COPY FROM reads (stored bytes), and the others.
+_CQLSH = listed(f.title for f in FILE_FORMATS if f.cqlsh_copy)
+_OURS = listed(f.title for f in FILE_FORMATS if not f.cqlsh_copy)
+
+LOAD_HELP = f"""
         COPY ... FROM decoded documents [cqlsh-ext]
 
         COPY [keyspace.]table [(column, ...)]
-             FROM 'file.jsonl' | 'file.parquet' | 'file.csv'
+             FROM {" | ".join(f"'file{f.suffixes[0]}'" for f in FILE_FORMATS)}
              [WITH ENCODE column = 'chain' [AND ENCODE ...]
               [AND TTL = seconds]] [PACE n] [CONFIRM]
         COPY ks.t (pk, ck, data) FROM 'file.csv'
@@ -24,7 +32,7 @@ LOAD_HELP = """
 
           Each blob value is written in the chain, the first of: the column's
           ENCODE; the value's own label, where the file holds the object the
-          exports write ({"label": "zstd>msgpack", "payload": ...} in JSON
+          exports write ({{"label": "zstd>msgpack", "payload": ...}} in JSON
           Lines, data:label in Parquet); the column's DECODE setting. Bytes
           given without a label (0x...) are written as they are.
 
@@ -45,10 +53,10 @@ LOAD_HELP = """
           held, what is written): UNDO puts back the old values and the rows
           that were new are gone; COPY RESUME goes on after a kill.
 
-          A COPY FROM of a CSV file without ENCODE, PACE or CONFIRM is cqlsh's
-          own (stored bytes), unchanged.
+{fill(f"A COPY FROM of a {_CQLSH} file without ENCODE, PACE or CONFIRM is cqlsh's own (stored "
+      "bytes), unchanged.")}
 """
 
 #: Said after cqlsh's own HELP COPY.
-LOAD_SEE_ALSO = ("COPY ... FROM a JSON Lines or Parquet file (or a CSV file WITH ENCODE) loads decoded "
+LOAD_SEE_ALSO = (f"COPY ... FROM a {_OURS} file (or a {_CQLSH} file WITH ENCODE) loads decoded "
                  "documents, each value encoded as its producers encode it: HELP LOAD")

@@ -564,14 +564,9 @@ def source_rows(job: LoadJob, data: Any = None,
                              "calling db.write again with the same data and resume=its journal")
         _names, rows, total = source.data_rows(data, columns, blobs, skip)
         return rows, total
-    path = str(request.source)
-    budget = line_budget(job.columns.cap)
-    if request.format == "jsonl":
-        return source.json_lines(path, columns, blobs, budget, skip, known_columns(job.meta)), None
-    if request.format == "csv":
-        return source.csv_rows(path, columns, blobs, request.header, budget, skip), None
-    windows, total = source.parquet_rows(path, columns, blobs, job.columns.cap, skip)
-    return windows, total
+    reading = source.FileReading(line_budget(job.columns.cap), job.columns.cap, request.header,
+                                 known_columns(job.meta))
+    return source.file_rows(request.format, str(request.source), columns, blobs, reading, skip)
 
 
 #: What the preview says of how rows are written.

@@ -4,14 +4,16 @@
         [WITH option [AND option ...]] [PACE n] [CONFIRM] [;]
     COPY RESUME 'journal' | LAST [CONFIRM] [;]
 
-options: ENCODE column = 'chain', TTL = seconds, FORMAT = 'jsonl' | 'parquet' | 'csv', HEADER =
-true | false (CSV). From the statement's tokens (cql.lexer.Lexed, lexed once); a statement refused
-is a QueryError, one line, before anything is read.
+options: ENCODE column = 'chain', TTL = seconds, FORMAT = 'parquet' | 'jsonl' | 'csv' (the file
+formats: common.file_formats), HEADER = true | false (CSV's). From the statement's tokens
+(cql.lexer.Lexed, lexed once); a statement refused is a QueryError, one line, before anything is
+read.
 
-Which COPY ... FROM is a load (`is_load`): one of a JSON Lines or Parquet file (by the name's end,
-or FORMAT), one naming ENCODE, one ending in PACE n or CONFIRM, and COPY RESUME. Any other COPY ...
-FROM (a CSV file of stored bytes, with cqlsh's options) is cqlsh's own COPY FROM, unchanged.
-Standard library only at import: the shell imports it at start-up (through load.command).
+Which COPY ... FROM is a load (`is_load`): one of a file cqlsh's COPY does not read, JSON Lines or
+Parquet (by the name's end, or FORMAT), one naming ENCODE, one ending in PACE n or CONFIRM, and
+COPY RESUME. Any other COPY ... FROM (a CSV file of stored bytes, with cqlsh's options) is cqlsh's
+own COPY FROM, unchanged. Standard library only at import: the shell imports it at start-up
+(through load.command).
 """
 
 from __future__ import annotations
@@ -20,25 +22,26 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from cqlsh_ext.common.file_formats import (
+    by_suffix,
+    file_format,
+    foreign_options,
+    listed,
+    names,
+    unknown_format,
+    untold,
+)
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.export.parse import EXTENSIONS as EXPORT_EXTENSIONS
-from cqlsh_ext.export.parse import FORMATS as EXPORT_FORMATS
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
     from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
 
-#: The exports' formats as a load's request names them (writing.requests.LoadRequest.FORMATS).
-_AS_LOADED = {"json": "jsonl", "parquet": "parquet", "csv": "csv"}
-#: File name endings and the format each means, and FORMAT's names: the exports' own
-#: (export.parse), read back.
-EXTENSIONS = {ext: _AS_LOADED[fmt] for ext, fmt in EXPORT_EXTENSIONS.items()}
-FORMATS = {name: _AS_LOADED[fmt] for name, fmt in EXPORT_FORMATS.items()}
 #: WITH's options and what each takes.
 OPTIONS = {
     "encode": "a blob column and its chain: ENCODE data = 'snappy>json'",
     "ttl": "seconds every cell written lives (0: none; default: the table's default_time_to_live)",
-    "format": "'jsonl', 'parquet' or 'csv'",
+    "format": listed(f"'{name}'" for name in names()),
     "header": "true or false (a CSV file's first row names its columns; default true)",
 }
 USAGE = ("COPY [keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...]] "
@@ -69,9 +72,11 @@ def is_load(statement: Lexed) -> bool:
     for i, word in enumerate(rest):
         if word == "format":
             value = tokens[at + 2 + i + 2]
-            if value.kind == "string" and FORMATS.get(str(value.literal).lower()) in ("jsonl", "parquet"):
+            named = file_format(str(value.literal)) if value.kind == "string" else None
+            if named is not None and not named.cqlsh_copy:
                 return True
-    return any(name.endswith(ext) for ext, fmt in EXTENSIONS.items() if fmt != "csv")
+    fmt = by_suffix(name)
+    return fmt is not None and not fmt.cqlsh_copy
 
 
 def parse(statement: Lexed, keyspace: str | None) -> LoadRequest | ResumeRequest:
@@ -102,15 +107,13 @@ def parse(statement: Lexed, keyspace: str | None) -> LoadRequest | ResumeRequest
         pace = int(tok.value)
     confirm = cursor.take("confirm")
     _end(cursor)
-    fmt = options.fmt
+    fmt = file_format(options.fmt) if options.fmt is not None else by_suffix(path)
     if fmt is None:
-        fmt = next((f for ext, f in EXTENSIONS.items() if path.lower().endswith(ext)), None)
-        if fmt is None:
-            raise QueryError(f"cannot tell the format from the name {path!r}: end it in .jsonl, .parquet or "
-                             ".csv, or add WITH FORMAT = 'jsonl' (or 'parquet', 'csv')")
-    if not options.header and fmt != "csv":
-        raise QueryError("HEADER is a CSV file's option")
-    return LoadRequest(ks, table, tuple(columns), path, fmt, tuple(options.encode), options.ttl,
+        raise QueryError(untold(path))
+    refused = foreign_options(options.given, fmt, "load")
+    if refused is not None:
+        raise QueryError(refused)
+    return LoadRequest(ks, table, tuple(columns), path, fmt.name, tuple(options.encode), options.ttl,
                        options.header, pace, confirm)
 
 
@@ -164,6 +167,8 @@ class _WithOptions:
     ttl: int | None = None
     fmt: str | None = None
     header: bool = True
+    #: The options given (a format's own among them: common.file_formats' load_options).
+    given: set[str] = field(default_factory=set)
 
 
 def _with_options(cursor: Cursor) -> _WithOptions:
@@ -176,6 +181,7 @@ def _with_options(cursor: Cursor) -> _WithOptions:
                              + ", ".join(o.upper() for o in OPTIONS) + " (cqlsh's own options are its "
                              "COPY FROM's, for CSV files of stored bytes)")
         cursor.next()
+        options.given.add(option)
         if option == "encode":
             column = cursor.name()
             cursor.expect("=")
@@ -194,9 +200,10 @@ def _with_options(cursor: Cursor) -> _WithOptions:
                     raise QueryError(f"TTL takes {OPTIONS['ttl']}, not {value!r}")
                 options.ttl = value
             elif option == "format":
-                options.fmt = FORMATS.get(str(value).lower())
-                if options.fmt is None:
-                    raise QueryError(f"FORMAT takes {OPTIONS['format']}, not {value!r}")
+                named = file_format(str(value))
+                if named is None:
+                    raise QueryError(unknown_format(value))
+                options.fmt = named.name
             else:
                 if not isinstance(value, bool):
                     raise QueryError(f"HEADER takes true or false, not {value!r}")

@@ -43,7 +43,7 @@ def statement(request: LoadRequest) -> str:
     options = [f"ENCODE {quote(c)} = '{chain}'" for c, chain in request.encode]
     if request.ttl is not None:
         options.append(f"TTL = {request.ttl}")
-    if request.format == "csv" and not request.header:
+    if not request.header:  # (a format of text records': common.file_formats)
         options.append("HEADER = false")
     text = f"COPY {name} ({columns}) FROM {source}"
     if options:
@@ -93,15 +93,11 @@ def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
     meta = table_meta(ctx, request.keyspace, request.table)
     if meta is None:
         raise QueryError(f"unknown table {request.keyspace}.{request.table}")
+    cap = write_decoding(ctx.settings).cap
+    reading = source.FileReading(line_budget(cap), cap, request.header)
     path = str(request.source)
-    budget = line_budget(write_decoding(ctx.settings).cap)
-    if request.format == "jsonl":
-        names = source.json_header(path, budget)
-    elif request.format == "parquet":
-        names = list(source.parquet_file(path)[0].schema_arrow.names)
-    elif request.header:
-        names = source.csv_header(path, budget)
-    else:
+    names = source.file_header(request.format, path, reading)
+    if names is None:  # a file of text records without its header: the table's columns
         names = list(meta.columns)
     refuse_strays(names, meta, request.keyspace)
     if request.columns:

@@ -112,6 +112,52 @@ class CsvField(str):
     """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
 
 
+# ---------------------------------------------------------------------------------------- files
+
+@dataclass(frozen=True)
+class FileReading:
+    """How a file is read, as every format's reader takes it (common.file_formats): the bytes a
+    line or a record holds at most (files.line_budget), a value's cap (a Parquet page's), the
+    header's flag of a file of text records (CSV's HEADER), and the keys a JSON line may have (the
+    table's columns and their companions: another is the row's `stray`)."""
+
+    budget: int
+    cap: int
+    header: bool = True
+    known: frozenset[str] | None = None
+
+
+def file_rows(fmt: str, path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
+              skip: int = 0) -> tuple[Iterator[Window], int | None]:
+    """The rows of a file of the format `fmt` names (common.file_formats) a window at a time, and
+    how many when the file says (a Parquet file's): its reader's, or for a format of text records
+    its fields read as a CSV file's."""
+    from cqlsh_ext.common.file_formats import imported, named
+
+    found = named(fmt)
+    if found.fields is not None:
+        source = SourceFile(path, reading.budget)
+        split = imported(found.fields)
+        rows = _csv_rows(source, columns, blobs, reading.header, skip, split, found.title)
+        return _windows(rows, source), None
+    return imported(str(found.reader))(path, columns, blobs, reading, skip)
+
+
+def file_header(fmt: str, path: str, reading: FileReading) -> list[str] | None:
+    """The column names a file of the format `fmt` names holds, in its order (a JSON Lines file's
+    first object's keys, a Parquet file's columns, a CSV file's header); None for a file of text
+    records without a header (HEADER = false)."""
+    from cqlsh_ext.common.file_formats import imported, named
+
+    found = named(fmt)
+    if found.fields is not None:
+        if not reading.header:
+            return None
+        with SourceFile(path, reading.budget) as source:
+            return _csv_names(source, _records(source, imported(found.fields), found.title)) or []
+    return imported(str(found.header))(path, reading)
+
+
 # ---------------------------------------------------------------------------------------- JSON Lines
 
 def hex_bytes(text: str) -> bytes | None:
@@ -292,10 +338,16 @@ def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozense
     return SourceRow(position, values, number, None, line.size, stray=stray)
 
 
-def json_header(path: str, budget: int) -> list[str]:
+def json_lines_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
+                      skip: int = 0) -> tuple[Iterator[Window], None]:
+    """A JSON Lines file's reader (common.file_formats): json_lines, its rows not counted ahead."""
+    return json_lines(path, columns, blobs, reading.budget, skip, reading.known), None
+
+
+def json_header(path: str, reading: FileReading) -> list[str]:
     """The keys of a JSON Lines file's first object, in order (the columns a COPY without a list
     of columns names)."""
-    with SourceFile(path, budget) as source:
+    with SourceFile(path, reading.budget) as source:
         for line in source.lines():
             if line.data is None:
                 raise SourceError(f"{shown(path)}: its first line is longer than the budget: name the "
@@ -316,14 +368,15 @@ def json_header(path: str, budget: int) -> list[str]:
 
 # ---------------------------------------------------------------------------------------- CSV
 
-def csv_rows(path: str, columns: Sequence[str], blobs: frozenset[str], header: bool, budget: int,
-             skip: int = 0) -> Iterator[Window]:
-    """The rows of a CSV file (a header row first with `header`: its names pick the columns), a
-    window at a time; a record that cannot be read (not UTF-8, not CSV, past the budget, with too
-    few fields) is a refused row, and the others go on; a quoted field that never ends stops the
-    load (the rest of the file is in it)."""
-    source = SourceFile(path, budget)
-    return _windows(_csv_rows(source, columns, blobs, header, skip), source)
+def csv_fields(lines: Iterator[str]) -> Iterator[list[str]]:
+    """A CSV file's records, each its fields (common.file_formats' `fields` of CSV): csv.reader's,
+    strict. A CSV file's rows (file_rows): a header row first with HEADER (its names pick the
+    columns), a window at a time; a record that cannot be read (not UTF-8, not CSV, past the
+    budget, with too few fields) is a refused row, and the others go on; a quoted field that never
+    ends stops the load (the rest of the file is in it)."""
+    import csv
+
+    return csv.reader(lines, strict=True)
 
 
 class _LineRefused(Exception):
@@ -368,8 +421,10 @@ class _CsvLines:
                                f"{err.start + 1:,} of the line)") from None
 
 
-def _records(source: SourceFile) -> Iterator[tuple[int, list[str] | None, str | None]]:
-    """(the line a record starts at, its fields or None, why it is not read) for each record."""
+def _records(source: SourceFile, split: Callable[[Iterator[str]], Iterator[list[str]]], title: str
+             ) -> Iterator[tuple[int, list[str] | None, str | None]]:
+    """(the line a record starts at, its fields or None, why it is not read) for each record of a
+    file of text records, `split` its format's reading of lines into records (csv_fields)."""
     import csv
 
     from cqlsh_ext.common.text import visible
@@ -378,7 +433,7 @@ def _records(source: SourceFile) -> Iterator[tuple[int, list[str] | None, str | 
     if csv.field_size_limit() < source.budget:
         csv.field_size_limit(source.budget)  # a blob's 0x... past 64 KiB (the module's default: 128 KiB)
     lines = _CsvLines(source)
-    reader = csv.reader(lines, strict=True)
+    reader = split(lines)
     while True:
         lines.record = 0
         first = lines.number + 1
@@ -388,20 +443,20 @@ def _records(source: SourceFile) -> Iterator[tuple[int, list[str] | None, str | 
             return
         except _LineRefused as err:
             yield err.number, None, err.reason
-        except csv.Error as err:
+        except (csv.Error, ValueError) as err:
             text = str(err)
             if lines.ended and "end of data" in text:
                 raise SourceError(f"{shown(source.path)} line {first:,}: a quoted field opened there never "
                                   "ends (the rest of the file is in it): not read past it") from None
             reason = f"a field longer than the budget of {budget_words(source.budget)}" \
-                if "field limit" in text else f"not CSV ({visible(text, 80)})"
+                if "field limit" in text else f"not {title} ({visible(text, 80)})"
             yield first, None, reason
 
 
-def _csv_rows(source: SourceFile, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int
-              ) -> Iterator[SourceRow]:
+def _csv_rows(source: SourceFile, columns: Sequence[str], blobs: frozenset[str], header: bool, skip: int,
+              split: Callable[[Iterator[str]], Iterator[list[str]]], title: str) -> Iterator[SourceRow]:
     with source:
-        records = _records(source)
+        records = _records(source, split, title)
         order = list(range(len(columns)))
         if header:
             names = _csv_names(source, records)
@@ -455,11 +510,6 @@ def _csv_names(source: SourceFile, records: Iterator[tuple[int, list[str] | None
     return names
 
 
-def csv_header(path: str, budget: int) -> list[str]:
-    with SourceFile(path, budget) as source:
-        return _csv_names(source, _records(source)) or []
-
-
 # ---------------------------------------------------------------------------------------- Arrow
 
 def parquet_file(path: str) -> tuple[Any, int]:
@@ -479,6 +529,17 @@ def parquet_file(path: str) -> tuple[Any, int]:
     except Exception as err:  # pyarrow's ArrowInvalid: not a Parquet file
         f.close()
         raise SourceError(f"{shown(path)} is not a Parquet file ({str(err).splitlines()[0]})") from None
+
+
+def parquet_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
+                   skip: int = 0) -> tuple[Iterator[Window], int]:
+    """A Parquet file's reader (common.file_formats): parquet_rows, a value's cap its pages' bound."""
+    return parquet_rows(path, columns, blobs, reading.cap, skip)
+
+
+def parquet_header(path: str, reading: FileReading) -> list[str]:
+    """A Parquet file's column names, in its order."""
+    return list(parquet_file(path)[0].schema_arrow.names)
 
 
 def parquet_rows(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0

@@ -36,16 +36,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from cqlsh_ext.common.file_formats import FILE_FORMATS
 from cqlsh_ext.common.jsonenc import base64_text
 
 #: The URI of an export's file: resources.SCHEME's, the file's name, and where a chunk starts.
 PREFIX = "cqlsh-ext://exports/"
 TEMPLATE = PREFIX + "{name}"
-#: Each format's ending, its MIME type, and whether its chunks are text.
-FORMATS = {"parquet": (".parquet", "application/vnd.apache.parquet", False),
-           "jsonl": (".jsonl", "application/jsonl", True)}
+#: The formats the tool writes (common.file_formats: those MCP's): each one's ending, its MIME type,
+#: and whether its chunks are text.
+FORMATS = {f.name: (f.suffixes[0], f.mime, f.text) for f in FILE_FORMATS if f.mcp}
+#: The same by a file's ending (without its dot).
+_BY_ENDING = {ending[1:]: (ending, mime, text) for ending, mime, text in FORMATS.values()}
 #: The names the server gives: nothing a client could make reach out of the directory.
-_NAME = re.compile(r"export-[0-9a-f]{32}\.(parquet|jsonl)")
+_NAME = re.compile(r"export-[0-9a-f]{32}\.(" + "|".join(re.escape(e) for e in _BY_ENDING) + ")")
 #: An offset: ASCII digits (str.isdigit takes "²" and "٣" too, which int() refuses).
 _OFFSET = re.compile(r"[0-9]{1,19}")
 #: Bytes of a chunk's message besides its contents (the URI, the MIME type, _meta, the JSON-RPC frame).
@@ -199,7 +202,7 @@ class ExportDir:
         fd, st = self.opened(name, owner)
         try:
             size = st.st_size
-            is_text = FORMATS[name.rsplit(".", 1)[1]][2]
+            is_text = _BY_ENDING[name.rsplit(".", 1)[1]][2]
             room = max(256, cap - _FRAME_BYTES - len(uri) * 2)
             # Text is sent as JSON (each character up to 6 bytes escaped, most 1); bytes as base64 (4/3).
             want = room // 2 if is_text else room * 3 // 4
@@ -233,7 +236,7 @@ class ExportDir:
             meta["next"] = f"{PREFIX}{name}?offset={end}"
         if cut_inside:
             meta["note"] = "a line longer than a chunk: it goes on in the next chunk"
-        mime = FORMATS[name.rsplit(".", 1)[1]][1]
+        mime = _BY_ENDING[name.rsplit(".", 1)[1]][1]
         return uri, mime, data.decode("utf-8") if is_text else base64_text(data), meta
 
 

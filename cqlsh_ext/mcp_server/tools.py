@@ -474,16 +474,17 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     exports = work.exports
     if exports is None:
         raise Invalid("this server has no export directory (cqlsh-ext mcp --export-dir)")
-    fmt = arguments.get("format", "parquet")
+    fmt = arguments.get("format", next(iter(FORMATS)))
     if fmt not in FORMATS:
-        raise Invalid(f"format must be {' or '.join(FORMATS)}, not {fmt!r}")
+        from cqlsh_ext.common.file_formats import listed
+
+        raise Invalid(f"format must be {listed(FORMATS)}, not {fmt!r}")
     given = statement_of(arguments)
     admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
     allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)
     exports.sweep()
     name = exports.new_name(fmt)
-    statement = ExportStatement(allowed.text, allowed.lexed, str(exports.file(name)),
-                                "parquet" if fmt == "parquet" else "json")
+    statement = ExportStatement(allowed.text, allowed.lexed, str(exports.file(name)), fmt)
     private = PrivateFile(exports.max_bytes, CAP_NAME, exports.descriptor)
     written = service_of("export")(work.context(), statement, private)
     notes = [exports.without_directory(line) for line in work.said]

@@ -23,11 +23,12 @@ class CsvRows:
     made, then `write(rows)`."""
 
     def __init__(self, out: IO[str], columns: Sequence[AnswerColumn], settings: DisplaySettings,
-                 places: Sequence[ValuePlace | None]) -> None:
+                 places: Sequence[ValuePlace | None], delimiter: str = ",") -> None:
         from cqlsh_ext.output.spellings import CsvSpelling
         from cqlsh_ext.payload.budget import Budget
 
-        self.writer = csv.writer(out, lineterminator="\n")
+        # `delimiter`: another file format of CSV's kind (common.file_formats) spells fields so too
+        self.writer = csv.writer(out, lineterminator="\n", delimiter=delimiter)
         self.types = [c.cql_type for c in columns]
         self.places = list(places)
         self.found = [c.cql_type is None for c in columns]

@@ -113,6 +113,11 @@ class ParquetSink:
             self.summary.misfits = dict(notes.misfits)
         return self.summary
 
+    def details(self, summary: Summary) -> str:
+        """The closing line's word on the file: its codec and row groups."""
+        groups = summary.row_groups
+        return f"{self.codec}, {groups:,} row group{'s' if groups != 1 else ''}"
+
     def abort(self) -> None:
         if self.writer is not None:
             try:
@@ -120,3 +125,12 @@ class ParquetSink:
             except Exception:  # the file is discarded anyway (a full disk fails here too)
                 pass
             self.writer = None
+
+
+def file_sink(target: FileParts, answer: TypedAnswer, settings: Any, places: Any, export: Any) -> ParquetSink:
+    """COPY (SELECT ...) TO 'file.parquet''s writer (common.file_formats): the statement's codec and
+    row group size (export.parse.ExportStatement), the SELECT in the file's metadata."""
+    from cqlsh_ext.output.spellings import blob_reading
+
+    return ParquetSink(target, answer, blob_reading(settings), export.codec or DEFAULT_CODEC,
+                       export.row_group_size or ROW_GROUP_SIZE, {"cqlsh_ext.select": export.select})

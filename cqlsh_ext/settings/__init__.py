@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from cqlsh_ext.codecs import dictionaries
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
 from cqlsh_ext.codecs.dictionaries import ENVIRONMENT, environment_paths
+from cqlsh_ext.common.file_formats import FILE_FORMATS, listed
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
@@ -568,8 +569,9 @@ SETTINGS: tuple[Key, ...] = (
             "HS256 and the like: a shared secret).",
         summary="the signing algorithms a token may use (never `none` or `HS*`)"),
     Key("mcp_export_dir", "mcp", "export_dir", parse_path, ("--export-dir",), "DIR",
-        help="serve the export tool: it writes a statement's answer as a Parquet or JSON Lines file here "
-             "(a name of its own; the client names no path) and answers a link to read it",
+        help=f"serve the export tool: it writes a statement's answer as a "
+             f"{listed(f.title for f in FILE_FORMATS if f.mcp)} file here (a name of its own; the client "
+             "names no path) and answers a link to read it",
         parse_flag=_flag_path, unset="off: no export tool", example="~/.cache/cqlsh-ext/exports",
         doc="cqlsh-ext mcp: the directory the export tool writes its files in (each named by the "
             "server, readable by its owner), which clients read back as resources in chunks.",

@@ -177,8 +177,11 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     except CopyError as err:
         raise SparkError(f"{LABEL}: {err}") from None
     if export.fmt != "parquet":
-        raise SparkError(f"{LABEL}: Spark mode writes Parquet (WITH FORMAT = 'parquet'); JSON Lines and "
-                         "CSV files are the shell's")
+        from cqlsh_ext.common.file_formats import FILE_FORMATS, listed
+
+        shells = listed((f.title for f in FILE_FORMATS if f.name != "parquet"), "and")
+        raise SparkError(f"{LABEL}: Spark mode writes Parquet (WITH FORMAT = 'parquet'); {shells} files are "
+                         "the shell's")
     if export.row_group_size is not None:
         raise SparkError(f"{LABEL}: ROW_GROUP_SIZE is the shell's: Spark's Parquet writer sizes row "
                          "groups in bytes (--conf spark.hadoop.parquet.block.size=...)")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.common.file_formats import FILE_FORMATS
 from cqlsh_ext.writing.blob_target import BlobTarget
 
 
@@ -218,8 +219,9 @@ class LoadRequest:
     confirm: bool = False
 
     KIND = "load"
-    #: The formats a load reads: JSON Lines, Parquet and CSV files, and data in memory (the API's).
-    FORMATS = ("jsonl", "parquet", "csv", "data")
+    #: The formats a load reads: the files' (common.file_formats: Parquet, JSON Lines, CSV), and
+    #: data in memory (the API's).
+    FORMATS = (*(f.name for f in FILE_FORMATS), "data")
 
     def to_json(self) -> dict[str, Any]:
         return {"request": self.KIND, "keyspace": self.keyspace, "table": self.table,

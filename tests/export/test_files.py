@@ -280,7 +280,13 @@ def test_what_the_query_form_does_not_take_is_refused_in_one_line(cassandra, ord
 
 def test_statement_errors_are_one_line(cassandra, orders: Orders, home):
     cases = {
-        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.txt'}'": "cannot tell the format from the name",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.txt'}'":
+            f"cannot tell the format from the name '{home / 'x.txt'}': end it in .parquet, .jsonl or "
+            ".csv, or add WITH FORMAT = 'parquet' (or 'jsonl', 'csv')",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x'}' WITH FORMAT = 'parqet'":
+            "unknown format 'parqet' (did you mean parquet?); valid: parquet, jsonl, csv",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.jsonl'}' WITH ROW_GROUP_SIZE = 10":
+            "COMPRESSION and ROW_GROUP_SIZE are Parquet's options",
         f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.csv'}' WITH SPEED = 3": "unknown option 'SPEED'",
         f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.csv'}' WITH COMPRESSION = 'zstd'":
             "COMPRESSION and ROW_GROUP_SIZE are Parquet's options",

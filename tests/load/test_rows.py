@@ -151,6 +151,25 @@ def test_a_fifo_a_device_and_a_kernel_file_are_refused_in_one_line(cassandra, ks
         not list((tmp_path / ".cassandra" / "journal").glob("load-*"))
 
 
+def test_a_format_refused_says_the_formats_in_one_line(cassandra, ks, session, tmp_path) -> None:
+    """The formats and their suffixes, as the statement's refusals say them (common.file_formats)."""
+    session.execute("CREATE TABLE IF NOT EXISTS kinds (id int PRIMARY KEY, data blob, note text)")
+    cases = {
+        f"COPY kinds FROM '{tmp_path / 'rows.txt'}' CONFIRM":
+            f"cannot tell the format from the name '{tmp_path / 'rows.txt'}': end it in .parquet, .jsonl or "
+            ".csv, or add WITH FORMAT = 'parquet' (or 'jsonl', 'csv')",
+        f"COPY kinds FROM '{tmp_path / 'rows'}' WITH FORMAT = 'jsnol' CONFIRM":
+            "unknown format 'jsnol' (did you mean jsonl?); valid: parquet, jsonl, csv",
+        f"COPY kinds FROM '{tmp_path / 'rows.jsonl'}' WITH HEADER = false CONFIRM":
+            "HEADER is a CSV file's option",
+    }
+    for statement, says in cases.items():
+        done = shell(cassandra, tmp_path, ks, statement, timeout=60)
+        errors = [line for line in done.stderr.splitlines() if line.startswith("COPY FROM")]
+        assert len(errors) == 1 and says in errors[0], (statement, done.stderr)
+        assert errors[0].endswith("nothing was written"), errors
+
+
 def peak_rss(cassandra: Any, home: Path, ks: str, statement: str) -> tuple[int, str]:
     """The peak resident set (KiB) of cqlsh-ext running `statement`, and what it said."""
     done = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], home, measure_rss=True,
