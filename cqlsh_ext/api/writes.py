@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -25,18 +25,19 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.edit.parse import Edit
     from cqlsh_ext.edit.run import EditFigures
+    from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.requests import EditRequest, ResumeRequest, RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
-__all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult"]
+__all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult", "WriteResult", "declared_write"]
 
 T = TypeVar("T")
 
 #: A journal as the writes take it: its path, the id its name ends with or "LAST", or a confirmed
 #: result that names it (None, a preview's journal, is refused in one line).
-Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", None]
+Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", "WriteResult", None]
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,67 @@ class EditResult:
         doc = _as_dict(self)
         doc["changes"] = [{"key": c.key, "changes": c.changes} for c in self.changes]
         return doc
+
+
+class WriteResult:
+    """A declared write feature's preview (nothing written) or run, by its method made from its
+    declaration (db.<its method>: api.report_methods): its answer's data as the declaration's output
+    schema names it (`to_dict()`; each field an attribute too: `result.written`), and `text`, what
+    the shell prints. A confirmed run names its `journal` (db.undo takes the result or the path)."""
+
+    def __init__(self, feature: str, data: dict[str, Any], text: str) -> None:
+        self.feature, self.data, self.text = feature, data, text
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("data", {})
+        if name in data:
+            return data[name]
+        raise AttributeError(f"{self.__dict__.get('feature', 'a write')}'s result has no field {name!r} "
+                             f"(it has {', '.join(data)})")
+
+    @property
+    def journal(self) -> str | None:
+        journal = self.data.get("journal")
+        return journal if isinstance(journal, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def __repr__(self) -> str:
+        return f"WriteResult({self.feature!r}, {self.data!r})"
+
+
+def declared_write(db: Database, feature: Feature, arguments: Mapping[str, Any],
+                   progress: Progress | None) -> WriteResult:
+    """A write feature called by the method its declaration makes (api.report_methods): `arguments`
+    (None and False: not given) checked against the declaration and made its service's request
+    (features.calling.request_of, as the shell's statement is), handed to its service in a write
+    context (`_written`: the journal directory, its lines kept as the result's text); its answer, a
+    dict of the fields its declared output schema names, is the result. A refusal is an Error, one
+    line, nothing written."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    given = {name: value for name, value in arguments.items() if value is not None and value is not False}
+    try:
+        request = request_of(feature, FeatureCall(given))
+    except Invalid as err:
+        raise Error(f"{err}; nothing was written") from None
+    service = feature.service
+    if service is None:
+        raise Error(f"{feature.name} declares no service: the API cannot run it; nothing was written")
+    answer, text, errors = _written(feature.name, lambda ctx: service(ctx, request), db,
+                                    (QueryError, WriteRefused), progress)
+    if answer is None:
+        raise Error(errors[-1] if errors else f"{feature.name}: the reading failed; nothing was written")
+    required = feature.output_schema.get("required", ())
+    if not isinstance(answer, Mapping) or any(name not in answer for name in required):
+        raise Error(f"{feature.name} answered no result its declaration names (the fields "
+                    f"{', '.join(required)})")
+    return WriteResult(feature.name, dict(answer), text)
 
 
 def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
@@ -277,7 +339,7 @@ def resume(db: Database, journal: Journal, *,
 
 def _journal_path(journal: Journal, label: str) -> str:
     """A journal's path: given, or the one a confirmed RewriteResult or EditResult names."""
-    if isinstance(journal, (RewriteResult, EditResult)):
+    if isinstance(journal, (RewriteResult, EditResult, WriteResult)):
         journal = journal.journal
     if journal is None:
         raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
