@@ -221,6 +221,22 @@ def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
     return {name: dict(value) if isinstance(value, dict) else value for name, value in doc.items()}
 
 
+def checked_call(name: str, **arguments: Any) -> None:
+    """A hand-written write method's arguments (None and False: not given) checked against its
+    feature's declaration (features.calling.checked, the one check every front end makes: names,
+    types, bounds, what goes with what), before anything is read. Error, one line naming the
+    argument; nothing written."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import checked
+
+    given = {key: value for key, value in arguments.items() if value is not None and value is not False}
+    try:
+        checked(declared(plugins=False)[name], given)
+    except Invalid as err:
+        raise Error(f"{err}; nothing was written") from None
+
+
 def _written(label: str, call: Callable[[WriteContext], T], db: Database,
              refusals: tuple[type[Exception], ...], progress: Progress | None) -> tuple[T, str, list[str]]:
     """`call(ctx)` in a write context whose lines go to a stream of this call's own (never the
@@ -290,6 +306,9 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import RewriteRequest
 
+    checked_call("rewrite", column=column, spec=spec, where=where, allow_filtering=allow_filtering, pace=pace,
+                 every_row=every_row, confirm=confirm)
+
     def run(ctx: WriteContext) -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
         def tables(keyspace: str | None, table: str) -> Any:
             meta = table_meta(ctx, keyspace, table)
@@ -297,9 +316,6 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
                 refuse_system(meta.keyspace_name)
             return meta
 
-        if pace is not None and (isinstance(pace, bool) or not isinstance(pace, int) or pace <= 0):
-            raise QueryError("PACE takes write capacity units a second, a positive whole number, not "
-                             f"{pace!r}")
         keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
         request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
                                  confirm)
@@ -322,7 +338,9 @@ def resume(db: Database, journal: Journal, *,
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import ResumeRequest
 
-    request = ResumeRequest(_journal_path(journal, LABEL), confirm)
+    path = _journal_path(journal, LABEL)
+    checked_call("resume", journal=path, confirm=confirm)
+    request = ResumeRequest(path, confirm)
     (found, figures), text, errors = _written(LABEL, lambda ctx: service_of("resume")(ctx, request), db,
                                               (QueryError, WriteRefused), progress)
     held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
@@ -354,7 +372,9 @@ def undo(db: Database, journal: Journal, *, unsealed: bool = False,
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL
 
-    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm, cut)
+    path = _journal_path(journal, LABEL)
+    checked_call("undo", journal=path, unsealed=unsealed, confirm=confirm, cut=cut)
+    request = UndoRequest(path, unsealed, confirm, cut)
     figures, text, _ = _written(LABEL, lambda ctx: service_of("undo")(ctx, request), db, (WriteRefused,),
                                 progress)
     done = figures.done
@@ -379,8 +399,7 @@ def edit(db: Database, statement: str, params: Params = None, *, confirm: bool =
     from cqlsh_ext.features import service_of
     from cqlsh_ext.writing.refused import WriteRefused
 
-    if confirm not in (True, False):
-        raise Error(f"confirm takes True or False, not {confirm!r}")
+    checked_call("edit", statement=statement, params=params, confirm=confirm)
     lexed = Lexed(statement)
     lookup = TableColumns(db.cluster, db.keyspace)
     try:
