@@ -5,8 +5,9 @@ features a package declares (features.ENTRY_POINT_GROUP) come through the same d
 its declaration with the shell's lexer (features.calling; never cqlsh's grammar), its request built
 by its declared builder (a package's service handed a FeatureCall, its table looked up as the shell
 looks up any statement's), run in the shell's reading context and printed as every report is
-(`run`). A package's feature is the words of its name and its arguments; a statement whose first
-word is the shell's (`select_sample` -> SELECT ...) is none of a package's: Tab never offers it, and
+(`run`); a declared write statement's service runs in a write context and says its own lines. A
+package's feature is the words of its name and its arguments; a statement whose first word is the
+shell's (`select_sample` -> SELECT ...) is none of a package's: Tab never offers it, and
 HELP says so beside it (MCP and the Python API serve it as ever). HELP lists the packages' features
 and HELP <its words> prints its document; Tab at the prompt completes their words (repl.completer).
 
