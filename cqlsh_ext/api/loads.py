@@ -71,7 +71,7 @@ def write(db: Database, table: str, data: Any, *, encode: Mapping[str, str] | No
           ttl: int | None = None, pace: int | None = None, confirm: bool = False,
           resume: Journal | LoadResult | None = None, progress: Progress | None = None) -> LoadResult:
     """COPY table (columns) FROM data WITH ENCODE ... [PACE pace] [CONFIRM] (see Database.write)."""
-    from cqlsh_ext.api.writes import _journal_path, _written
+    from cqlsh_ext.api.writes import _journal_path, _written, checked_call
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features import service_of
     from cqlsh_ext.load.encoded_values import refuse_strays
@@ -81,14 +81,11 @@ def write(db: Database, table: str, data: Any, *, encode: Mapping[str, str] | No
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
 
-    if confirm not in (True, False):
-        raise Error(f"confirm takes True or False, not {confirm!r}")
-    for name, value, low in (("ttl", ttl, 0), ("pace", pace, 1)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise Error(f"{LABEL}: {name} takes a whole number of at least {low}, not {value!r}; nothing was "
-                        "written")
-    if encode is not None and (not isinstance(encode, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in encode.items())):
+    checked_call("write", table=table, data=data, ttl=ttl, pace=pace, confirm=confirm,
+                 encode=dict(encode) if isinstance(encode, Mapping) else encode,
+                 resume=resume if resume is None else _journal_path(resume, LABEL))
+    # What the declaration's "object" cannot say: each of its values a chain's text.
+    if encode is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in encode.items()):
         raise Error(f"{LABEL}: encode takes a dict of column names to chains ({{'data': 'snappy>json'}}); "
                     "nothing was written")
     keyspace, name = db._table(table)

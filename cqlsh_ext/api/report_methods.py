@@ -1,12 +1,12 @@
-"""The Python API's report methods, made from the declarations: every feature of cqlsh-ext's that
-declares its method (features.feature.Method: db.stats, db.advise, db.settings, db.describe_payload,
-...) is a method of the connection (cqlsh_ext.Database) whose parameters are the declared arguments,
-in order, the required ones without a default (`progress` after them), its docstring the
-declaration's words. A call checks its arguments against the declaration, looks up the table it
-reads (a table alone is in the connection's keyspace), builds the request with the declared builder
-(or hands the service a FeatureCall), and answers the report (api.report.ReportResult); a bad
-argument is cqlsh_ext.Error, one line naming it, as at every front end. db.feature(name, ...) calls a
-package's read feature the same way."""
+"""The Python API's methods made from the declarations: every feature of cqlsh-ext's that declares
+its method (features.feature.Method: db.stats, db.advise, db.settings, db.describe_payload, ...; a
+write feature's too: api.writes.declared_write) is a method of the connection (cqlsh_ext.Database)
+whose parameters are the declared arguments, in order, the required ones without a default
+(`progress` after them), its docstring the declaration's words. A call checks its arguments against
+the declaration, looks up the table it reads (a table alone is in the connection's keyspace), builds
+the request with the declared builder (or hands the service a FeatureCall), and answers the report
+(api.report.ReportResult); a bad argument is cqlsh_ext.Error, one line naming it, as at every front
+end. db.feature(name, ...) calls a package's read feature the same way."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
-__all__ = ["call", "method_names", "method_of"]
+__all__ = ["call", "method_names", "method_of", "signature_of"]
 
 
 def _declared() -> dict[str, Feature]:
@@ -40,20 +40,25 @@ def method_names() -> list[str]:
     return list(_declared())
 
 
-def method_of(db: Database, name: str) -> Callable[..., ReportResult]:
-    """db.<name>: the method the feature that declares it is (AttributeError for any other name)."""
+def method_of(db: Database, name: str) -> Callable[..., Any]:
+    """db.<name>: the method the feature that declares it is (AttributeError for any other name): a
+    report's answers a ReportResult, a write feature's a WriteResult (api.writes.declared_write)."""
     feature = _declared().get(name) if not name.startswith("_") else None
     if feature is None or feature.method is None:
         raise AttributeError(f"{type(db).__name__!r} object has no attribute {name!r}")
-    signature = _signature(feature)
+    signature = signature_of(feature)
 
-    def method(*args: Any, **kwargs: Any) -> ReportResult:
+    def method(*args: Any, **kwargs: Any) -> Any:
         try:
             given = signature.bind(*args, **kwargs)
         except TypeError as err:
             raise Error(f"db.{name}: {err}") from None
         arguments = dict(given.arguments)
         progress = arguments.pop("progress", None)
+        if feature.writes is not None:
+            from cqlsh_ext.api.writes import declared_write
+
+            return declared_write(db, feature, arguments, progress)
         return call(db, feature, arguments, progress)
 
     method.__name__ = method.__qualname__ = name
@@ -62,15 +67,18 @@ def method_of(db: Database, name: str) -> Callable[..., ReportResult]:
     return method
 
 
-def _signature(feature: Feature) -> inspect.Signature:
-    """The declared arguments as parameters, less those the API answers its own way, then progress."""
+def signature_of(feature: Feature) -> inspect.Signature:
+    """The declared arguments as parameters, less those the API answers its own way, then progress:
+    a write feature's optional ones keyword-only (as db.rewrite's: confirm=True is written out)."""
     omitted = feature.method.omits if feature.method is not None else ()
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    parameters = [inspect.Parameter(argument.name, kind, default=inspect.Parameter.empty if argument.required
-                                    else False if argument.type == "boolean" else None)
+    optional = inspect.Parameter.KEYWORD_ONLY if feature.writes is not None else kind
+    parameters = [inspect.Parameter(argument.name, kind, default=inspect.Parameter.empty) if argument.required
+                  else inspect.Parameter(argument.name, optional,
+                                         default=False if argument.type == "boolean" else None)
                   for argument in feature.arguments if argument.name not in omitted]
     parameters.sort(key=lambda parameter: parameter.default is not inspect.Parameter.empty)
-    return inspect.Signature([*parameters, inspect.Parameter("progress", kind, default=None)])
+    return inspect.Signature([*parameters, inspect.Parameter("progress", optional, default=None)])
 
 
 def _doc(feature: Feature) -> str:

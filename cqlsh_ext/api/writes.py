@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -25,18 +25,19 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.edit.parse import Edit
     from cqlsh_ext.edit.run import EditFigures
+    from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.requests import EditRequest, ResumeRequest, RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
-__all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult"]
+__all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult", "WriteResult", "declared_write"]
 
 T = TypeVar("T")
 
 #: A journal as the writes take it: its path, the id its name ends with or "LAST", or a confirmed
 #: result that names it (None, a preview's journal, is refused in one line).
-Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", None]
+Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", "WriteResult", None]
 
 
 @dataclass(frozen=True)
@@ -151,12 +152,89 @@ class EditResult:
         return doc
 
 
+class WriteResult:
+    """A declared write feature's preview (nothing written) or run, by its method made from its
+    declaration (db.<its method>: api.report_methods): its answer's data as the declaration's output
+    schema names it (`to_dict()`; each field an attribute too: `result.written`), and `text`, what
+    the shell prints. A confirmed run names its `journal` (db.undo takes the result or the path)."""
+
+    def __init__(self, feature: str, data: dict[str, Any], text: str) -> None:
+        self.feature, self.data, self.text = feature, data, text
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("data", {})
+        if name in data:
+            return data[name]
+        raise AttributeError(f"{self.__dict__.get('feature', 'a write')}'s result has no field {name!r} "
+                             f"(it has {', '.join(data)})")
+
+    @property
+    def journal(self) -> str | None:
+        journal = self.data.get("journal")
+        return journal if isinstance(journal, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def __repr__(self) -> str:
+        return f"WriteResult({self.feature!r}, {self.data!r})"
+
+
+def declared_write(db: Database, feature: Feature, arguments: Mapping[str, Any],
+                   progress: Progress | None) -> WriteResult:
+    """A write feature called by the method its declaration makes (api.report_methods): `arguments`
+    (None and False: not given) checked against the declaration and made its service's request
+    (features.calling.request_of, as the shell's statement is), handed to its service in a write
+    context (`_written`: the journal directory, its lines kept as the result's text); its answer, a
+    dict of the fields its declared output schema names, is the result. A refusal is an Error, one
+    line, nothing written."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import request_of
+    from cqlsh_ext.features.feature import FeatureCall
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    given = {name: value for name, value in arguments.items() if value is not None and value is not False}
+    try:
+        request = request_of(feature, FeatureCall(given))
+    except Invalid as err:
+        raise Error(f"{err}; nothing was written") from None
+    service = feature.service
+    if service is None:
+        raise Error(f"{feature.name} declares no service: the API cannot run it; nothing was written")
+    answer, text, errors = _written(feature.name, lambda ctx: service(ctx, request), db,
+                                    (QueryError, WriteRefused), progress)
+    if answer is None:
+        raise Error(errors[-1] if errors else f"{feature.name}: the reading failed; nothing was written")
+    required = feature.output_schema.get("required", ())
+    if not isinstance(answer, Mapping) or any(name not in answer for name in required):
+        raise Error(f"{feature.name} answered no result its declaration names (the fields "
+                    f"{', '.join(required)})")
+    return WriteResult(feature.name, dict(answer), text)
+
+
 def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
     """A result's fields as JSON-ready values, in their order; its request as the journal spells
     it; `text` left out."""
     doc = {f.name: getattr(result, f.name) for f in fields(result) if f.repr}
     doc["request"] = result.request.to_json()
     return {name: dict(value) if isinstance(value, dict) else value for name, value in doc.items()}
+
+
+def checked_call(name: str, **arguments: Any) -> None:
+    """A hand-written write method's arguments (None and False: not given) checked against its
+    feature's declaration (features.calling.checked, the one check every front end makes: names,
+    types, bounds, what goes with what), before anything is read. Error, one line naming the
+    argument; nothing written."""
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import checked
+
+    given = {key: value for key, value in arguments.items() if value is not None and value is not False}
+    try:
+        checked(declared(plugins=False)[name], given)
+    except Invalid as err:
+        raise Error(f"{err}; nothing was written") from None
 
 
 def _written(label: str, call: Callable[[WriteContext], T], db: Database,
@@ -228,6 +306,9 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import RewriteRequest
 
+    checked_call("rewrite", column=column, spec=spec, where=where, allow_filtering=allow_filtering, pace=pace,
+                 every_row=every_row, confirm=confirm)
+
     def run(ctx: WriteContext) -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
         def tables(keyspace: str | None, table: str) -> Any:
             meta = table_meta(ctx, keyspace, table)
@@ -235,9 +316,6 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
                 refuse_system(meta.keyspace_name)
             return meta
 
-        if pace is not None and (isinstance(pace, bool) or not isinstance(pace, int) or pace <= 0):
-            raise QueryError("PACE takes write capacity units a second, a positive whole number, not "
-                             f"{pace!r}")
         keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
         request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
                                  confirm)
@@ -260,7 +338,9 @@ def resume(db: Database, journal: Journal, *,
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import ResumeRequest
 
-    request = ResumeRequest(_journal_path(journal, LABEL), confirm)
+    path = _journal_path(journal, LABEL)
+    checked_call("resume", journal=path, confirm=confirm)
+    request = ResumeRequest(path, confirm)
     (found, figures), text, errors = _written(LABEL, lambda ctx: service_of("resume")(ctx, request), db,
                                               (QueryError, WriteRefused), progress)
     held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
@@ -277,7 +357,7 @@ def resume(db: Database, journal: Journal, *,
 
 def _journal_path(journal: Journal, label: str) -> str:
     """A journal's path: given, or the one a confirmed RewriteResult or EditResult names."""
-    if isinstance(journal, (RewriteResult, EditResult)):
+    if isinstance(journal, (RewriteResult, EditResult, WriteResult)):
         journal = journal.journal
     if journal is None:
         raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
@@ -292,7 +372,9 @@ def undo(db: Database, journal: Journal, *, unsealed: bool = False,
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL
 
-    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm, cut)
+    path = _journal_path(journal, LABEL)
+    checked_call("undo", journal=path, unsealed=unsealed, confirm=confirm, cut=cut)
+    request = UndoRequest(path, unsealed, confirm, cut)
     figures, text, _ = _written(LABEL, lambda ctx: service_of("undo")(ctx, request), db, (WriteRefused,),
                                 progress)
     done = figures.done
@@ -317,8 +399,7 @@ def edit(db: Database, statement: str, params: Params = None, *, confirm: bool =
     from cqlsh_ext.features import service_of
     from cqlsh_ext.writing.refused import WriteRefused
 
-    if confirm not in (True, False):
-        raise Error(f"confirm takes True or False, not {confirm!r}")
+    checked_call("edit", statement=statement, params=params, confirm=confirm)
     lexed = Lexed(statement)
     lookup = TableColumns(db.cluster, db.keyspace)
     try:

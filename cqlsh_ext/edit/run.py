@@ -12,20 +12,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.edit.document import EditRefused
 from cqlsh_ext.edit.preview import LABEL, Outcome, RowChange, summary
-from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
+from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, refuse_system
 
 if TYPE_CHECKING:
     from cqlsh_ext.edit.parse import Edit
     from cqlsh_ext.payload.places import Decoding
     from cqlsh_ext.writing.cell_reads import CellRead
-    from cqlsh_ext.writing.cell_writer import CellWriter, Written
-    from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.loop import Done
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import EditRequest
@@ -133,8 +131,10 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFig
         print("Nothing written: the reading was stopped.", file=ctx.out)
         return figures
     if outcome.rows:
-        figures.done, figures.journal = _write(ctx, keyspace, meta, previewed.blob, previewed.keys,
-                                               mechanism, outcome.rows, previewed.request)
+        from cqlsh_ext.writing.loop import write_changes
+
+        figures.done, figures.journal = write_changes(ctx, keyspace, meta, previewed.blob, previewed.keys,
+                                                      mechanism, outcome.rows, previewed.request, LABEL)
     return figures
 
 
@@ -185,48 +185,3 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
             for note in done.notes:
                 outcome.notes[note] = outcome.notes.get(note, 0) + 1
     return outcome
-
-
-def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
-           mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> tuple[Done, str]:
-    """The rows journaled and written: the row loop's figures and the journal's path."""
-    from cqlsh_ext.common.interrupt import CtrlC, shielded
-    from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
-    from cqlsh_ext.writing.journal import open_journal
-    from cqlsh_ext.writing.journal_names import hint_name
-    from cqlsh_ext.writing.loop import closing, each_row, stopping
-
-    with CtrlC(on_first=stopping) as ctrl_c:  # from before the journal is said: a Ctrl-C then stops first
-        try:
-            writer = CellWriter.of(ctx, keyspace, meta, blob, keys, mechanism)
-            journal = open_journal(ctx, "edit", keyspace, meta.name, blob, mechanism, request)
-        except KeyboardInterrupt:
-            ctx.error(f"{LABEL}: stopped by a second Ctrl-C before the first row; nothing was written")
-            raise
-        try:
-            done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys, ctx.out),
-                            lambda row: key_text(row.key), ctx.say, ctrl_c)
-        finally:
-            with shielded():
-                journal.close()
-        # An edit that wrote nothing has nothing to undo, unless it stopped on a write whose outcome
-        # is the server's to tell (a timeout, a second Ctrl-C): its journal then holds that row.
-        undo = f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM" \
-            if done.written or done.failed else ""
-        with shielded():  # the closing line and its undo statement, whatever is pressed now
-            closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE, undo)
-    return done, str(journal.path)
-
-
-def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str],
-               out: IO[str]) -> Written:
-    from cqlsh_ext.writing.cell_writer import raw
-    from cqlsh_ext.writing.loop import sent
-
-    key = [row.key[k] for k in keys]
-    at = writer.timestamp(row.writetime)
-    journal.before(n, dict(zip(keys, writer.serialized(key), strict=True)), raw(row.old), raw(row.new),
-                   row.ttl, row.expires, row.writetime, at)
-    written = sent(writer, key, row.old, row.new, row.writetime, row.expires, at, key_text(row.key), out)
-    journal.after(n, written.applied)
-    return written

@@ -238,8 +238,9 @@ class Statement(NamedTuple):
 class Method(NamedTuple):
     """A feature's method in the Python API (cqlsh_ext.Database: `db.<name>(...)`), made from the
     declaration (api.report_methods): its parameters the declared arguments, in order (a required
-    one first, without a default), and `progress`; `omits` the arguments the API answers its own way
-    (how values decode is the connection's; a JSON Schema is ReportResult.json_schema())."""
+    one first, without a default; a write feature's others keyword-only: confirm=True is written
+    out), and `progress`; `omits` the arguments the API answers its own way (how values decode is
+    the connection's; a JSON Schema is ReportResult.json_schema())."""
 
     name: str
     omits: tuple[str, ...] = ()
@@ -328,8 +329,8 @@ def register(feature: Feature) -> Feature:
         raise ValueError(f"{feature.name}'s statement takes a SELECT: it reads no table nor statement")
     if feature.statement is not None and set(feature.statement.omits) & set(feature.required):
         raise ValueError(f"{feature.name}'s statement spells every required argument")
-    if feature.method is not None and (feature.shell_only or feature.writes is not None):
-        raise ValueError(f"{feature.name}: a report's method is a read feature's")
+    if feature.method is not None and feature.shell_only:
+        raise ValueError(f"{feature.name} is the shell's alone: it has no method")
     if feature.method is not None and set(feature.method.omits) & set(feature.required):
         raise ValueError(f"{feature.name}'s method takes every required argument")
     if feature.shell_only and feature.statement is None:

@@ -5,8 +5,9 @@ features a package declares (features.ENTRY_POINT_GROUP) come through the same d
 its declaration with the shell's lexer (features.calling; never cqlsh's grammar), its request built
 by its declared builder (a package's service handed a FeatureCall, its table looked up as the shell
 looks up any statement's), run in the shell's reading context and printed as every report is
-(`run`). A package's feature is the words of its name and its arguments; a statement whose first
-word is the shell's (`select_sample` -> SELECT ...) is none of a package's: Tab never offers it, and
+(`run`); a declared write statement's service runs in a write context and says its own lines. A
+package's feature is the words of its name and its arguments; a statement whose first word is the
+shell's (`select_sample` -> SELECT ...) is none of a package's: Tab never offers it, and
 HELP says so beside it (MCP and the Python API serve it as ever). HELP lists the packages' features
 and HELP <its words> prints its document; Tab at the prompt completes their words (repl.completer).
 
@@ -161,6 +162,9 @@ def run(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed, out: An
     is read). Refusals and failures are said in one line (ctx.error)."""
     from cqlsh_ext.render.text_report import print_report
 
+    if feature.writes is not None:  # a write statement: it says its own lines (preview, journal, ...)
+        _write(ctx, feature, skip, statement, out)
+        return
     as_json_always = ctx.display.output_format.reports_as_json
     runs = feature.statement.runs if feature.statement is not None else None
     if runs is not None:  # printed as it comes, by its printer (INSPECT's values)
@@ -171,6 +175,30 @@ def run(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed, out: An
     answered, as_json = answer(ctx, feature, skip, statement)
     if answered is not None:
         print_report(answered, as_json or as_json_always, out, width)
+
+
+def _write(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed, out: Any) -> None:
+    """A declared write feature's statement (cqlsh-ext's own: a package's are refused) read as every
+    declared statement is (`called`), its request handed to its service in a write context: the
+    shell's journal directory, its lines (preview, journal, rows left alone, closing lines and UNDO)
+    to `out`. A refusal before anything is written: one line ending `nothing was written`."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features.forms import statement_words
+    from cqlsh_ext.writing.journal import journal_directory
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.write_context import write_context
+
+    request, _as_json = called(ctx, feature, skip, statement)
+    if request is None:
+        return
+    label = " ".join(statement_words(feature))
+    if feature.service is None:
+        ctx.error(f"{label}: {feature.name} declares no service; nothing was written")
+        return
+    try:
+        feature.service(write_context(ctx, journal_directory(ctx.settings), out), request)
+    except (QueryError, WriteRefused) as err:
+        ctx.error(f"{label}: {err}; nothing was written")
 
 
 def answer(ctx: ReadContext, feature: Feature, skip: int,

@@ -269,6 +269,9 @@ class Tool:
     screens_rows: bool = False
     #: Each argument's one-line doc (its declaration's), said in its document where tools/list does not.
     docs: dict[str, str] = field(default_factory=dict)
+    #: The feature it serves: every call's arguments are checked against its declaration
+    #: (features.calling.checked, as the shell's and the API's are) before the guard reads them.
+    feature: Feature | None = None
 
     def input_schema(self) -> dict[str, Any]:
         properties = {**self.arguments, "max_bytes": _MAX_BYTES}
@@ -293,22 +296,33 @@ class Tool:
         return "\n".join(lines) + "\n"
 
     def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-        """The answer to a call; a bad argument or a refused statement is an error answer."""
+        """The answer to a call; a bad argument or a refused statement is an error answer. Its
+        arguments (but MCP's own `max_bytes`) are checked against its feature's declaration, as every
+        front end checks a call (features.calling.checked: a JSON null is an argument not given)."""
         arguments = dict(arguments)
-        unknown = sorted(set(arguments) - set(self.arguments) - {"max_bytes"})
-        if unknown:
-            return failed(f"{self.name} takes no argument {', '.join(unknown)} "
-                          f"(it takes {', '.join([*self.arguments, 'max_bytes'])})")
-        missing = [name for name in self.required if arguments.get(name) in (None, "")]
-        if missing:
-            return failed(f"{self.name} needs {', '.join(missing)}")
         try:
             cap = number(arguments, "max_bytes", work.max_bytes, MIN_BYTES, MAX_BYTES)
-            work.max_bytes = cap or DEFAULT_BYTES
             arguments.pop("max_bytes", None)
+            if self.feature is not None:
+                arguments = checked(self.feature, {name: value for name, value in arguments.items()
+                                                   if value is not None})
+            else:  # a tool made without a declaration (a test's)
+                _undeclared(self, arguments)
+            work.max_bytes = cap or DEFAULT_BYTES
             return self.answer(work, arguments)
         except (Invalid, gate.Refused) as err:
             return failed(str(err))
+
+
+def _undeclared(tool: Tool, arguments: dict[str, Any]) -> None:
+    """A call of a tool that declares no feature: its arguments' names and the required ones."""
+    unknown = sorted(set(arguments) - set(tool.arguments))
+    if unknown:
+        raise Invalid(f"{tool.name} takes no argument {', '.join(unknown)} "
+                      f"(it takes {', '.join([*tool.arguments, 'max_bytes'])})")
+    missing = [name for name in tool.required if arguments.get(name) in (None, "")]
+    if missing:
+        raise Invalid(f"{tool.name} needs {', '.join(missing)}")
 
 
 # ------------------------------------------------------------------------------------- arguments
@@ -360,9 +374,9 @@ def _list_tables(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    limit = number(arguments, "limit", DEFAULT_ROWS, 1, MAX_ROWS)
     statement = statement_of(arguments)
-    return work.rows(statement, limit or DEFAULT_ROWS, resume=_resume(work, arguments, statement))
+    limit = arguments.get("limit", DEFAULT_ROWS)  # within its declared bounds (Tool.call checked it)
+    return work.rows(statement, limit, resume=_resume(work, arguments, statement))
 
 
 def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorState | None:
@@ -444,13 +458,12 @@ def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswe
 
 def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     """The answer of a feature MCP adds nothing of its own to (cqlsh-ext's reports, a package's read
-    features): the arguments the guard admitted, checked against the declaration as the shell's and
-    the API's are (features.calling.request_of), into the request its declared builder makes (else a
-    features.feature.FeatureCall, a package's service's), with the table it reads as the guard read
-    it (not resolved again), handed to its service in the call's context; its report answered as
-    every report is. Never ADVISE's SAVE DICTIONARY: that writes a file on the server's host (no
-    request built from arguments asks for it)."""
-    arguments = checked(feature, {name: value for name, value in arguments.items() if value is not None})
+    features): the arguments the guard admitted (Tool.call checked them against the declaration),
+    into the request its declared builder makes (features.calling.request_of, as the shell's and the
+    API's are; else a features.feature.FeatureCall, a package's service's), with the table it reads
+    as the guard read it (not resolved again), handed to its service in the call's context; its
+    report answered as every report is. Never ADVISE's SAVE DICTIONARY: that writes a file on the
+    server's host (no request built from arguments asks for it)."""
     table = found = None
     if feature.reads.what == "table" and feature.reads.argument is not None:
         table = table_of(work, arguments.get(feature.reads.argument))
@@ -733,7 +746,7 @@ def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
                 adapter.answer, feature.output_schema, scope=feature.scope,
                 details=feature.details + _CUT if feature.details else "", reads=feature.reads,
                 screened=adapter.screened, files=adapter.files, screens_rows=adapter.screens_rows,
-                docs={argument.name: argument.doc for argument in feature.arguments})
+                docs={argument.name: argument.doc for argument in feature.arguments}, feature=feature)
 
 
 def declared_adapter(feature: Feature) -> Adapter:

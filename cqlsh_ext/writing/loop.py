@@ -15,7 +15,11 @@ from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE,
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.writing.blob_target import BlobTarget
     from cqlsh_ext.writing.cell_writer import CellWriter, Written
+    from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.mechanism import Mechanism
+    from cqlsh_ext.writing.requests import WriteRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
 LABEL = "edit"
@@ -320,3 +324,68 @@ def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: 
             say(text, ctx.out)
     if done.interrupt is not None:
         raise done.interrupt
+
+
+@dataclass
+class CellChange:
+    """One row's blob to write (write_changes): its key (name -> value as the driver gives it), the
+    value read and the value to write (as the column holds them: bytes, or text), the cell's write
+    time, TTL and moment of expiry as read. An edit's rows (edit.preview.RowChange) are ones too."""
+
+    key: dict[str, Any]
+    old: Any
+    new: Any
+    writetime: int | None = None
+    ttl: int | None = None
+    expires: float | None = None
+
+
+def write_changes(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
+                  mechanism: Mechanism, rows: Sequence[Any], request: WriteRequest,
+                  label: str = LABEL) -> tuple[Done, str]:
+    """`rows` (each a CellChange, or alike: an edit's RowChange) journaled and written, one blob a
+    row, as every edit of stored values is: the journal (its head holding `request`) opened and said
+    first, each row's old value on disk before it is written by the one mechanism (on its condition:
+    a row changed since is left alone), Ctrl-C between rows, then the closing line and its UNDO
+    statement. The row loop's figures and the journal's path; JournalError (a WriteRefused) before
+    the first row."""
+    from cqlsh_ext.common.interrupt import CtrlC, shielded
+    from cqlsh_ext.writing.blob_target import key_text
+    from cqlsh_ext.writing.cell_writer import CellWriter
+    from cqlsh_ext.writing.journal import open_journal
+    from cqlsh_ext.writing.journal_names import hint_name
+
+    with CtrlC(on_first=stopping) as ctrl_c:  # from before the journal is said: a Ctrl-C then stops first
+        try:
+            writer = CellWriter.of(ctx, keyspace, meta, blob, keys, mechanism)
+            journal = open_journal(ctx, "edit", keyspace, meta.name, blob, mechanism, request, label=label)
+        except KeyboardInterrupt:
+            ctx.error(f"{label}: stopped by a second Ctrl-C before the first row; nothing was written")
+            raise
+        try:
+            done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys, ctx.out),
+                            lambda row: key_text(row.key), ctx.say, ctrl_c, label=label)
+        finally:
+            with shielded():
+                journal.close()
+        # A write that wrote nothing has nothing to undo, unless it stopped on a write whose outcome
+        # is the server's to tell (a timeout, a second Ctrl-C): its journal then holds that row.
+        undo = f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM" \
+            if done.written or done.failed else ""
+        with shielded():  # the closing line and its undo statement, whatever is pressed now
+            closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE, undo)
+    return done, str(journal.path)
+
+
+def _write_one(writer: CellWriter, journal: Journal, n: int, row: Any, keys: list[str],
+               out: IO[str]) -> Written:
+    from cqlsh_ext.writing.blob_target import key_text
+    from cqlsh_ext.writing.cell_writer import raw
+
+    key = [row.key[k] for k in keys]
+    at = writer.timestamp(row.writetime)
+    journal.before(n, dict(zip(keys, writer.serialized(key), strict=True)), raw(row.old), raw(row.new),
+                   row.ttl, row.expires, row.writetime, at)
+    written = sent(writer, key, row.old, row.new, row.writetime, row.expires, at, key_text(row.key), out)
+    journal.after(n, written.applied)
+    return written

@@ -1,4 +1,5 @@
-"""The write requests: what an edit, COMPRESSION REWRITE, its RESUME, UNDO and a load ask, as typed data,
+"""The write requests: what an edit, COMPRESSION REWRITE, its RESUME, UNDO, a load and any other declared
+write feature (`FeatureRequest`: its name and checked arguments) ask, as typed data,
 before anything is read or written. A front end (the shell's statement parsers, a Python API)
 makes one; the journal's sealed head keeps it (`"request": request.to_json()`), and RESUME rebuilds
 its work from the verified head's request, never from a statement's text.
@@ -251,9 +252,35 @@ class LoadRequest:
                    _flag(data, "header") if "header" in data else True, pace, _flag(data, "confirm"))
 
 
-WriteRequest = EditRequest | RewriteRequest | ResumeRequest | UndoRequest | LoadRequest
-_KINDS: dict[str, Any] = {kind.KIND: kind
-                          for kind in (EditRequest, RewriteRequest, ResumeRequest, UndoRequest, LoadRequest)}
+@dataclass(frozen=True)
+class FeatureRequest:
+    """A declared write feature's call that declares no typed request of its own (a write statement
+    added as its declaration and its service: docs/extending.md): the feature's name and its
+    arguments as checked against its declaration (features.calling.request_of), each a JSON value
+    (a name as written: its text)."""
+
+    feature: str
+    arguments: Mapping[str, Any]
+
+    KIND = "feature"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"request": self.KIND, "feature": self.feature,
+                "arguments": {name: str(value) if isinstance(value, str) else value
+                              for name, value in self.arguments.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FeatureRequest:
+        _kind(data, cls.KIND)
+        arguments = data["arguments"]
+        if not isinstance(arguments, Mapping):
+            raise TypeError("arguments")
+        return cls(_text(data, "feature"), dict(arguments))
+
+
+WriteRequest = EditRequest | RewriteRequest | ResumeRequest | UndoRequest | LoadRequest | FeatureRequest
+_KINDS: dict[str, Any] = {kind.KIND: kind for kind in (EditRequest, RewriteRequest, ResumeRequest,
+                                                       UndoRequest, LoadRequest, FeatureRequest)}
 
 
 def _kind(data: Mapping[str, Any], kind: str) -> None:

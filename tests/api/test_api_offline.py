@@ -105,3 +105,35 @@ def test_an_empty_answer_iterates_streams_and_collects_to_nothing_with_its_schem
     assert reader.schema == schema and list(reader) == []
     collected = QueryAnswer(_answer([], columns), DisplaySettings()).to_arrow()
     assert collected.schema == schema and collected.num_rows == 0
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda db: db.rewrite("ks.t.data", "zstd", pace=0),
+     "rewrite: pace is at least 1, not 0; nothing was written"),
+    (lambda db: db.rewrite("ks.t.data", "zstd", every_row="yes"),
+     "rewrite: every_row takes true or false (true: the preview reads every row (ALL), not a sample), "
+     "not 'yes'; nothing was written"),
+    (lambda db: db.write("ks.t", [], ttl=-1), "write: ttl is at least 0, not -1; nothing was written"),
+    (lambda db: db.write("ks.t", [], encode="snappy"),
+     "write: encode takes an object (each blob column's chain: {'data': 'snappy>json'}), not 'snappy'; "
+     "nothing was written"),
+    (lambda db: db.undo("journal.jsonl", cut=1),
+     "undo: cut takes true or false (true: a journal without its closing line is taken (the rows it holds)), "
+     "not 1; nothing was written"),
+    (lambda db: db.resume("journal.jsonl", confirm="yes"),
+     "resume: confirm takes true or false (true: write (journaled); else a preview that writes nothing), "
+     "not 'yes'; nothing was written"),
+    (lambda db: db.edit("UPDATE ks.t SET data.a = 1 WHERE id = 1", confirm=1),
+     "edit: confirm takes true or false (true: write (journaled); else a preview that writes nothing), "
+     "not 1; nothing was written"),
+])
+def test_a_write_method_s_arguments_are_checked_against_its_declaration(call, said):
+    # Every write method checks its call at the one function every front end checks with
+    # (features.calling.checked, through api.writes.checked_call), before it reads anything: a
+    # connection made of nothing is never reached.
+    from cqlsh_ext.api.database import Database
+
+    db = Database.__new__(Database)
+    with pytest.raises(cqlsh_ext.Error) as refused:
+        call(db)
+    assert str(refused.value) == said

@@ -26,9 +26,9 @@ from shell_runner import ext, in_process_shell, journal_of
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
-from cqlsh_ext.edit import run as edit_run
 from cqlsh_ext.encode.chain import encode
 from cqlsh_ext.writing import cell_writer as writing_cells
+from cqlsh_ext.writing import loop as write_loop
 
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
 DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
@@ -248,7 +248,7 @@ def test_a_hostile_value_is_refused_and_the_shell_goes_on(sh, session, capsys) -
 def test_ctrl_c_stops_between_rows_and_says_how_many_were_written(sh, session, capsys, monkeypatch) -> None:
     for seq in range(5):
         put(session, 108, seq, encode("lz4/frame>cbor", DOC_TEXT, CAP).value)
-    original = edit_run._write_one
+    original = write_loop._write_one
     count = {"n": 0}
 
     def pressing(*args: Any) -> bool:
@@ -258,7 +258,7 @@ def test_ctrl_c_stops_between_rows_and_says_how_many_were_written(sh, session, c
             os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the edit writes
         return done
 
-    monkeypatch.setattr(edit_run, "_write_one", pressing)
+    monkeypatch.setattr(write_loop, "_write_one", pressing)
     sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 108 ALLOW FILTERING CONFIRM;")
     out, _ = said(capsys)
     assert "2 rows written; stopped by Ctrl-C, 3 rows not written" in out, out

@@ -419,34 +419,50 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
 
 # ------------------------------------------------------------------- the write features
 
-WRITE_RESULTS = {"edit": "EditResult", "rewrite": "RewriteResult", "resume": "ResumeResult",
-                 "undo": "UndoResult", "write": "LoadResult"}
-
-
-def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
+def _write_method(feature: Feature) -> tuple[inspect.Signature, set[str] | None]:
+    """The API's method of a write feature: its signature, and the fields of its result's data (None
+    where they are its answer's own: a method made from the declaration answers a WriteResult whose
+    data is checked against the declared schema when it is answered). A hand-written method's
+    result class is the one its return annotation names (api.writes, api.loads)."""
     from dataclasses import fields
 
     from cqlsh_ext.api import loads as api_loads
     from cqlsh_ext.api import writes as api_writes
     from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.report_methods import signature_of
+
+    if feature.method is not None:
+        assert not hasattr(Database, feature.method.name), feature.name  # made from its declaration alone
+        return signature_of(feature), None
+    method = getattr(Database, feature.name)
+    signature = inspect.signature(method)
+    named = str(signature.return_annotation)
+    result = getattr(api_writes, named, None) or getattr(api_loads, named)
+    return signature, {f.name for f in fields(result)} - {"text"}
+
+
+def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
     from cqlsh_ext.features.feature import WRITE
 
     writing = {name: feature for name, feature in declared(plugins=False).items()
                if feature.writes is not None}
-    assert sorted(writing) == sorted(WRITE_RESULTS)
+    assert {"edit", "rewrite", "resume", "undo", "write"} <= set(writing)
     assert not set(writing) & set(served_tools())  # MCP proposes writes (propose_edit), never makes one
     for name, feature in writing.items():
         assert feature.scope == WRITE and feature.writes is not None
         assert feature.writes.argument in feature.required
-        # The API's method of the feature's name takes the declared arguments, in order (its
-        # progress callback aside: a Python front end's own).
-        taken = [p for p in inspect.signature(getattr(Database, name)).parameters
-                 if p not in ("self", "progress")]
-        assert taken == [argument.name for argument in feature.arguments], name
+        # The API's method of the feature (its name's, or the one it declares) takes the declared
+        # arguments, in order (its progress callback aside: a Python front end's own); the optional
+        # ones by keyword (confirm=True is written out).
+        signature, result_fields = _write_method(feature)
+        parameters = [p for p in signature.parameters.values() if p.name not in ("self", "progress")]
+        assert [p.name for p in parameters] == [argument.name for argument in feature.arguments], name
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters
+                   if not feature.argument(p.name).required and p.name != "params"), name
         # Its result's data (to_dict: every field but the printed text) is what the declared answer's
         # schema names.
-        result = getattr(api_loads if name == "write" else api_writes, WRITE_RESULTS[name])
-        assert {f.name for f in fields(result)} - {"text"} == set(feature.output_schema["properties"]), name
+        if result_fields is not None:
+            assert result_fields == set(feature.output_schema["properties"]), name
         assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
 
 
@@ -465,9 +481,10 @@ def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path
              "print(sorted(n for n, f in declared().items() if f.writes is not None))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                          env={**os.environ, **env}, check=True).stdout.splitlines()
+    own = sorted(name for name, feature in declared(plugins=False).items() if feature.writes is not None)
     assert out == ["the read feature plugin toy_writes (toy_writes) declares toy_wipe, which writes: only "
-                   "cqlsh-ext's own features write (journaled, undoable)",
-                   "['edit', 'resume', 'rewrite', 'undo', 'write']"]
+                   "cqlsh-ext's own features write (journaled, undoable)", str(own)]
+    assert {"edit", "resume", "rewrite", "undo", "write"} <= set(own)
 
 
 def test_a_report_s_tool_and_method_are_made_from_its_declaration() -> None:
