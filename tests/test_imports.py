@@ -97,13 +97,14 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.keyspaces.command", "cqlsh_ext.keyspaces.errors", "cqlsh_ext.keyspaces.options",
     "cqlsh_ext.keyspaces.wiring", "cqlsh_ext.load", "cqlsh_ext.load.declared", "cqlsh_ext.output",
     "cqlsh_ext.output.cells", "cqlsh_ext.output.layout", "cqlsh_ext.output.paging",
-    "cqlsh_ext.output.pipeline", "cqlsh_ext.output.row_limit", "cqlsh_ext.output.shell_results",
+    "cqlsh_ext.output.pipeline", "cqlsh_ext.output.row_limit",
     "cqlsh_ext.payload",
     "cqlsh_ext.payload.names", "cqlsh_ext.payload_select", "cqlsh_ext.payload_select.command",
     "cqlsh_ext.payload_select.declared", "cqlsh_ext.query", "cqlsh_ext.query.recognize", "cqlsh_ext.repl",
     "cqlsh_ext.repl.passwords", "cqlsh_ext.repl.shellhooks", "cqlsh_ext.rewrite",
     "cqlsh_ext.rewrite.declared", "cqlsh_ext.settings", "cqlsh_ext.settings.output_formats",
-    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.upstream", "cqlsh_ext.upstream.methods",
+    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.results", "cqlsh_ext.upstream",
+    "cqlsh_ext.upstream.methods",
     "cqlsh_ext.upstream.seams", "cqlsh_ext.upstream.segments", "cqlsh_ext.upstream.time_values",
 ]
 #: What none of the shell's doors that answer no DataFrame imports: pandas, numpy, polars (the

@@ -61,7 +61,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
               "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "cqlruleset.ruleset's values are pylexotron Matchers whose arg is a TextMatch's word or "
-              "the matchers inside: grammar_words", "output.shell_results"),
+              "the matchers inside: grammar_words", "shell.results"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text",
@@ -108,7 +108,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
     ("cqlsh", "Shell.perform_simple_statement sends its statement with session.execute_async(statement, "
-              "trace=...), the driver's paging_state a keyword of it: paging_from", "output.shell_results"),
+              "trace=...), the driver's paging_state a keyword of it: paging_from", "shell"),
     ("cassandra-driver", "ResultSet.paging_state: the state the page after the current one is asked "
                          "with", "output.paging"),
 )
