@@ -94,7 +94,7 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.features.session_commands", "cqlsh_ext.features.shell_statement",
     "cqlsh_ext.features.statement_bounds", "cqlsh_ext.insight", "cqlsh_ext.insight.clauses",
     "cqlsh_ext.insight.declared", "cqlsh_ext.insight.trial", "cqlsh_ext.keyspaces",
-    "cqlsh_ext.keyspaces.command", "cqlsh_ext.keyspaces.errors", "cqlsh_ext.keyspaces.options",
+    "cqlsh_ext.keyspaces.errors", "cqlsh_ext.keyspaces.options",
     "cqlsh_ext.keyspaces.wiring", "cqlsh_ext.load", "cqlsh_ext.load.declared", "cqlsh_ext.output",
     "cqlsh_ext.output.cells", "cqlsh_ext.output.layout", "cqlsh_ext.output.paging",
     "cqlsh_ext.output.pipeline", "cqlsh_ext.output.row_limit",

@@ -19,7 +19,7 @@ from cqlsh_ext.export.parse import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, 
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 
 def intercept(shell: Shell, statement: Lexed) -> bool:

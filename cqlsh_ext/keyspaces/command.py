@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 
 def major(release: str) -> int:

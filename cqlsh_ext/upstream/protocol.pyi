@@ -1,13 +1,13 @@
-"""What cqlsh-ext uses of cqlsh's Shell, declared: `CqlshShell`, cqlsh's own (the base the shell's
-class, cqlsh_ext.shell.ExtShell, is checked against: every method it overrides and hands on to
-cqlsh's with super()), and `Shell`, that with our additions: the type every module that is handed
-the shell takes (`shell: Shell`), checked by mypy. cqlsh's Shell is untyped: a use of the shell not
-declared here is a type error, so this list is the whole of what we depend on
-(cqlsh_ext.upstream.seams pins where each attaches).
+"""What cqlsh-ext uses of cqlsh's Shell, declared: `CqlshShell`, cqlsh's own, the base the shell's
+class (cqlsh_ext.shell.ExtShell) is checked against: every method it overrides and hands on to
+cqlsh's with super(), every attribute of cqlsh's a module handed the shell reads. With our additions
+it is settings/shell.pyi's `Shell`, the type every module that is handed the shell takes (`shell:
+Shell`). cqlsh's Shell is untyped: a use of the shell not declared here is a type error, so this
+list is the whole of what we depend on (cqlsh_ext.upstream.seams pins where each attaches).
 
-A stub (.pyi), typing only: nothing can import it at run time (`if TYPE_CHECKING:`), so it sits at
-the bottom of the layers and costs nothing at start-up. The driver's objects (Cluster, Session) are
-untyped as well and stay Any.
+A stub (.pyi), typing only: nothing can import it at run time (`if TYPE_CHECKING:`), and it imports
+nothing of ours, so it sits at the bottom of the layers and costs nothing at start-up. The
+driver's objects (Cluster, Session) are untyped as well and stay Any.
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
-if TYPE_CHECKING:
-    from cqlsh_ext.settings import Settings
-
-__all__ = ["CqlshShell", "Out", "Parsed", "Shell"]
+__all__ = ["CqlshShell", "Out", "Parsed", "Results"]
 
 #: Where text goes: a terminal, a file, CAPTURE's file, or the interactive shell's pager (repl.pager).
 Out = TextIO | io.TextIOBase
@@ -168,6 +165,8 @@ class CqlshShell(Protocol):
 
     def get_table_meta(self, ksname: str | None, tablename: str) -> Any: ...
 
+    def get_view_meta(self, ksname: str | None, viewname: str) -> Any: ...
+
     # ---------------------------------------------------------------- the loop, commands, history
     #: The server's releases as cqlsh read them at connect ("build", "cql", "protocol").
     connection_versions: dict[str, Any]
@@ -210,24 +209,3 @@ class CqlshShell(Protocol):
     def do_history(self, parsed: Parsed) -> None: ...
 
     def do_help(self, parsed: Parsed) -> None: ...
-
-
-class Shell(CqlshShell, Protocol):
-    """cqlsh's Shell with our additions (cqlsh_ext.shell.ExtShell): what a module handed the shell
-    may use of it."""
-
-    settings: Settings
-
-    @property
-    def results(self) -> Results: ...
-    #: The statement being read, as the shell's bounds measure it (features.statement_bounds.StatementSoFar).
-    statement_reading: Any
-    #: A statement sent whole past cqlsh's grammar while it runs (features.statement_bounds): a
-    #: cql.lexer.Lexed.
-    sent_whole: Any
-    repl_mode: bool
-    repl_preload: Any
-    repl_history: Any
-    repl_session: Any
-    save_repl_history: bool
-    max_history_length_shown: int
