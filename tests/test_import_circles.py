@@ -27,8 +27,6 @@ KNOWN = {
     ("cqlsh_ext.api", ("database", "loads", "partitions", "polars_source", "report_methods", "writes")),
     # The value engine and the native core's room name each other's types.
     ("cqlsh_ext.payload", ("described", "engine", "native")),
-    # The journal's writer and reader name each other's types.
-    ("cqlsh_ext.writing", ("journal", "journal_read")),
 }
 
 
