@@ -67,11 +67,24 @@ def test_overridden_shell_methods_exist_with_their_signatures():
     stock = seams.stock_shell_class()
     for name, params in seams.OVERRIDDEN.items():
         assert list(inspect.signature(getattr(stock, name)).parameters) == params, name
-    # ...and nothing else is overridden without being listed: by ExtShell or the classes of ours it is
-    # made of (output.shell_results, features.statement_bounds, repl.passwords, keyspaces.command).
-    own = [cls for cls in shell.ExtShell.__mro__ if cls.__module__.startswith("cqlsh_ext.")]
-    ours = {n for cls in own for n, v in vars(cls).items() if callable(v) and hasattr(stock, n)}
+    # ...and nothing else is overridden without being listed.
+    ours = {n for n, v in vars(shell.ExtShell).items() if callable(v) and hasattr(stock, n)}
     assert ours - {"__init__", "do_desc"} == set(seams.OVERRIDDEN)
+
+
+def test_the_shell_is_one_class_of_ours_on_cqlsh_s():
+    # One door (issue 99, item 2): every override of cqlsh's Shell is in cqlsh_ext.shell.ExtShell, which
+    # derives from cqlsh's Shell alone (no base of ours reaching into its attributes); the class of
+    # a run (shell_class) adds the run's settings and declared commands, and no method of cqlsh's.
+    from cqlsh_ext import shell
+    from cqlsh_ext.settings import Settings
+
+    stock = seams.stock_shell_class()
+    assert shell.ExtShell.__bases__ == (stock,)
+    run = shell.shell_class(Settings())
+    ours = [cls for cls in run.__mro__ if cls.__module__.startswith("cqlsh_ext.")]
+    assert ours == [run, shell.ExtShell]
+    assert not {n for n, v in vars(run).items() if callable(v) and hasattr(stock, n)}
 
 
 def test_cqltype_nodes_and_typename():

@@ -3,8 +3,8 @@ that runs it, beside what it prints for a person.
 
 - read_only.py   --read-only: the statements `cqlsh-ext mcp`'s gate lets through (mcp_server/gate.py)
                  and its policy's tables (mcp_server/policy.py), refused before they run
-- door.py        the shell's side, a base of its class: each statement checked, timed and classed
-                 by how it ended (common/exits.py); errors as JSON objects; the run's figures
+- door.py        the run's side (AgentRun, the shell's `agent`): each statement checked, timed and
+                 classed by how it ended (common/exits.py); errors as JSON objects; the run's figures
 - errors.py      an error line as data: its kind, hint and position
 - timer.py       --timeout: a statement stopped as Ctrl-C stops it, past its seconds
 - crash.py       an internal error's crash report

@@ -1,5 +1,5 @@
-"""The shell's side of a run for a program (docs/agents.md): `AgentRun`, what one run keeps, and
-`AgentDoor`, a base of the shell's class that every statement passes through.
+"""The shell's side of a run for a program (docs/agents.md): `AgentRun`, what one run keeps, which
+the shell (cqlsh_ext.shell.ExtShell: its `agent`) hands every statement and every error to.
 
 Each statement, before it runs, is checked by --read-only (read_only.py: refused in one line, exit
 code 3) and, when it is the SELECT a --resume token names, set to go on from there; while it runs,
@@ -276,7 +276,7 @@ class AgentRun:
 
     def error(self, text: str, kind: str | None = None) -> None:
         """An error line, said by the shell's printerr (a JSON object of `kind` with json_errors:
-        AgentDoor.printerr keeps it)."""
+        the shell's printerr keeps it)."""
         self._kind = kind
         try:
             self._printerr(text)
@@ -327,33 +327,3 @@ def _first_word(statement: Lexed | None) -> str:
         return ""
     first = statement.tokens[0] if statement.tokens else None
     return first.value.lower() if first is not None and first.kind == "word" else ""
-
-
-class AgentDoor:
-    """A base of the shell's class (cqlsh_ext.shell.ExtShell, before cqlsh's Shell): its printerr
-    and onecmd, where errors become JSON; the rest is the run's (`agent`, set on the run's class)."""
-
-    agent: AgentRun = AgentRun()
-    statement_error: bool
-    conn: Any
-
-    def agent_tables(self, keyspace: str) -> list[str]:
-        """The tables and views of `keyspace` as the driver's schema has them (--read-only reads a
-        name alone as a table of the keyspace in use by them)."""
-        meta = self.conn.metadata.keyspaces.get(keyspace)
-        if meta is None:
-            return []
-        return [*meta.tables, *getattr(meta, "views", {})]
-
-    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
-        if self.agent.json_errors:
-            self.statement_error = True  # as cqlsh's printerr: the run exits 2
-            self.agent.keep(str(text))
-            return
-        super().printerr(text, *args, **kwargs)  # type: ignore[misc]  # the next base's, cqlsh's last
-
-    def onecmd(self, statementtext: str) -> Any:
-        try:
-            return super().onecmd(statementtext)  # type: ignore[misc]
-        finally:
-            self.agent.flush()  # what was said outside a statement (cqlsh's lexing errors)

@@ -229,7 +229,15 @@ def unheld(out: IO[str]) -> None:
         out.release()
 
 
-def screen_width(out: IO[str]) -> int:
+class Stream(Protocol):
+    """Where text goes, as screen_width reads it: a terminal, a pipe, a file or a stand-in."""
+
+    def isatty(self) -> bool: ...
+
+    def fileno(self) -> int: ...
+
+
+def screen_width(out: Stream) -> int:
     """The width of the terminal `out` writes to, 0 when it is no terminal: a pipe or a file gets
     whole lines (the one-line messages scripts read), a person the lines fitted to the screen. A
     Holding stand-in (the interactive shell's pager) shows what it holds on the shell's terminal,

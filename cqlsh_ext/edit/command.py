@@ -22,7 +22,8 @@ from cqlsh_ext.cql.errors import QueryError
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
     from cqlsh_ext.writing.write_context import WriteContext
 
 LABEL = "edit"
@@ -199,7 +200,10 @@ def _undo_journals(directory: str, table: str) -> list[tuple[str, _Undone]]:
         written = sum(1 for applied in read.outcomes.values() if applied)
         if read.kind != "undo" or not isinstance(undid, str) or not written:
             continue
-        stamp = _NAME.match(os.path.basename(journal)).group("stamp")  # type: ignore[union-attr]
+        named = _NAME.match(os.path.basename(journal))
+        if named is None:  # listed above by this name: never
+            continue
+        stamp = named.group("stamp")
         started = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]} {stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]} UTC"
         undone = _Undone(journal, started, written, read.closed)
         out.append((os.path.realpath(os.path.expanduser(undid)), undone))

@@ -24,7 +24,7 @@ from cqlsh_ext.settings import NONE
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 #: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
 ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)

@@ -21,7 +21,7 @@ from cqlsh_ext.export.parse import LABEL, STOCK_COPY_TO, CopyError, parse
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 
 def intercept(shell: Shell, statement: Lexed) -> bool:

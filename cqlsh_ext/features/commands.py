@@ -34,7 +34,8 @@ from cqlsh_ext.features.feature import HelpText
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 __all__ = ["Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "StatementIntercept",
            "command", "commands", "help_phrases", "help_topics", "intercepts", "intercepts_for", "mistyped",

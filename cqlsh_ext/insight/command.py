@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 
 def trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:

@@ -175,7 +175,8 @@ def _skip(line: str, i: int) -> int:
     if line[i:i + 1] in _BLANKS:
         i += 1
         if line[i:i + 1] in _BLANKS:
-            i = _SPACE.match(line, i).end()  # type: ignore[union-attr]
+            blanks = _SPACE.match(line, i)  # never None: it matches the empty string
+            i = blanks.end() if blanks is not None else i
     return i
 
 
@@ -185,7 +186,7 @@ def _members(line: str, start: int, walked: frozenset[str] = frozenset()
     each value parsed once by the standard library's scanner, or, for a key in `walked` whose value
     is an object, walked as this walks one (its value then its members: what a blob's object is
     read by); ValueError when it is not an object."""
-    from json.decoder import scanstring  # type: ignore[attr-defined]
+    from _json import scanstring  # json.decoder's, the C one (json's own import of it)
 
     scan = _SCANNER
     i = _skip(line, start + 1)
@@ -319,7 +320,7 @@ def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozense
     except UnicodeDecodeError as err:
         return SourceRow(position, [], number, f"not UTF-8 (byte 0x{line.data[err.start]:02x} at byte "
                          f"{err.start + 1:,} of the line)", line.size)
-    at = _SPACE.match(text).end()  # type: ignore[union-attr]
+    at = _skip(text, 0)
     try:
         members, _ = _members(text, at, blobs)
     except (ValueError, RecursionError) as err:
@@ -356,7 +357,7 @@ def json_header(path: str, reading: FileReading) -> list[str]:
                 continue
             try:
                 text = line.data.decode("utf-8")
-                at = _SPACE.match(text).end()  # type: ignore[union-attr]
+                at = _skip(text, 0)
                 members, _ = _members(text, at)
             except UnicodeDecodeError:
                 raise SourceError(f"{shown(path)}: its first line is not UTF-8") from None

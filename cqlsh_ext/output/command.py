@@ -9,7 +9,8 @@ from cqlsh_ext.settings import SettingError, parse_output_format
 from cqlsh_ext.settings.output_formats import for_layout
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 OUTPUT_HELP = """
         OUTPUT [cqlsh-ext]

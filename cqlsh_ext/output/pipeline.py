@@ -41,7 +41,7 @@ from cqlsh_ext.upstream import seams
 if TYPE_CHECKING:
     from cqlsh_ext.output.display import BlobDisplay
     from cqlsh_ext.output.table import PageFormats
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 #: A page's rows: each row's values in column order.
 Rows = Sequence[Sequence[Any]]

@@ -12,7 +12,7 @@ that registry, keeps the stored bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from cassandra.cqltypes import cql_typename
@@ -22,15 +22,20 @@ from cqlsh_ext.cql.types import from_cqlsh
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.payload.view import BlobView
 
+#: A display's cells of a page's blobs at once: (their place, the blobs, cqlsh's colormap) -> cells.
+PageCells = Callable[[ValuePlace, list[bytes], Any], Iterable[Any]]
+
 
 class PlacedFormatter:
     """The blob formatter of one CqlType node: cqlsh calls it as it calls its own formatters."""
 
-    __slots__ = ("display", "place")
+    __slots__ = ("cells", "display", "place")
 
     def __init__(self, display: Callable[..., Any], place: ValuePlace) -> None:
         self.display = display
         self.place = place
+        #: The display's formatting of a page's blobs at once (display.BlobDisplay.cells), if it has one.
+        self.cells: PageCells | None = getattr(display, "cells", None)
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, **_: Any) -> Any:
         return self.display(val, colormap, quote, place=self.place)
@@ -40,15 +45,17 @@ class PlacedFormatter:
         answer: payload.view.BlobView) and nulls, and a display that formats a page's blobs at once
         (display.BlobDisplay.cells). Not a DecodeError: that is formatted cell by cell, in cqlsh's
         order."""
-        return hasattr(self.display, "cells") and all(
+        return self.cells is not None and all(
             type(value) is bytes or value is None or isinstance(value, BlobView) for value in values)
 
     def column(self, values: Sequence[Any], cqltype: Any, formats: PageFormats) -> list[Any]:
         """The cells of a top-level blob column's values of a page (takes_column) at once, as
         calling this formatter on each gives them, a null as `formats.cell` spells it."""
-        blobs = [value for value in values if type(value) is bytes]
-        made = iter(self.display.cells(self.place, blobs, formats.colormap))  # type: ignore[attr-defined]
         colormap = formats.colormap
+        if self.cells is None:  # takes_column says no: cell by cell
+            return [formats.cell(value, cqltype) if value is None else self(value, colormap)
+                    for value in values]
+        made = iter(self.cells(self.place, [value for value in values if type(value) is bytes], colormap))
         return [next(made) if type(value) is bytes else formats.cell(value, cqltype) if value is None
                 else self(value, colormap) for value in values]
 

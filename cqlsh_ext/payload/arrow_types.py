@@ -525,10 +525,11 @@ def given_kind(arrow: Any, like: Kind | None = None) -> Kind:
         size = arrow.list_size if t.is_fixed_size_list(arrow) else None
         kind = List(given_kind(arrow.value_type, item), size)
     elif t.is_struct(arrow):
-        inner = dict(like.fields) if isinstance(like, Struct) else {}
-        cql = isinstance(like, Struct) and like.cql
+        given = like if isinstance(like, Struct) else None
+        inner = dict(given.fields) if given is not None else {}
+        cql = given is not None and given.cql
         names = [arrow.field(i).name for i in range(arrow.num_fields)]
-        if cql and names != [name for name, _ in like.fields]:  # type: ignore[union-attr]
+        if given is not None and given.cql and names != [name for name, _ in given.fields]:
             raise ValueError(f"{arrow}: a CQL tuple or UDT keeps its fields ({', '.join(inner)})")
         kind = Struct(tuple((name, given_kind(arrow.field(i).type, inner.get(name)))
                             for i, name in enumerate(names)), cql)

@@ -641,7 +641,8 @@ def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Seque
     `order[i]` a row of `column`, or -1 for the next of `python`."""
     rearranged = getattr(column, "rearranged", None)
     if rearranged is not None:  # held by the core
-        return rearranged(order, python)  # type: ignore[no-any-return]
+        merged: Sequence[Any] = rearranged(order, python)
+        return merged
     others = iter(python)
     return [column[j] if j >= 0 else next(others) for j in order]
 

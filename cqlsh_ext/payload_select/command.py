@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 LABEL = "payload query"
 

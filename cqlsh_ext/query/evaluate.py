@@ -188,7 +188,10 @@ def _in_list(literals: Sequence[Literal]) -> Callable[[Any], bool]:
     """Whether a value equals one of an IN list's literals (compare's `=`), the literals made sets
     once: a number by the number rule (numbers.NumberSet), a string or a bool as itself; a null
     literal equals nothing."""
-    found = numbers.NumberSet(lit for lit in literals if is_number(lit))  # type: ignore[misc]
+    # A literal's numbers are ints and Decimals (the grammar reads no float), never a bool: the
+    # number rule (payload.numbers.is_number) as the literals' type spells it.
+    found = numbers.NumberSet(lit for lit in literals
+                              if isinstance(lit, (int, Decimal)) and not isinstance(lit, bool))
     texts = frozenset(lit for lit in literals if isinstance(lit, str))
     truths = frozenset(lit for lit in literals if isinstance(lit, bool))
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.payload.places import Decoding
     from cqlsh_ext.scanning.scan import Progress
     from cqlsh_ext.settings import DisplaySettings, KeyspacesOptions, Settings
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 __all__ = ["ProgressEvents", "ReadContext", "progress_events", "shell_context"]
 

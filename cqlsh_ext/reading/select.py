@@ -28,6 +28,7 @@ from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, 
 from cqlsh_ext.payload.program import Given
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
+from cqlsh_ext.query.grammar import Path
 from cqlsh_ext.reading.typed import (
     AnswerBatch,
     PagePositions,
@@ -187,7 +188,7 @@ def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[Ans
         elif item.kind == "column":
             sources.append((CQL, None))
         elif item.kind == "path":
-            sources.append((PATH, item.ref.text if item.ref is not None else item.name))  # type: ignore[union-attr]
+            sources.append((PATH, item.ref.text if isinstance(item.ref, Path) else item.name))
         else:
             sources.append((AGGREGATE, item.written or item.name))
     out = []

@@ -30,7 +30,7 @@ from cqlsh_ext.repl.toolbar import toolbar_fragments
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads, and LOGIN
 #: (a new connection of this shell's, nothing on the server). Our own commands say so in their

@@ -32,7 +32,7 @@ from cqlsh_ext.payload_select.keys import PayloadKeys
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 #: readline's default delimiters plus '.', which cqlsh adds (see Shell.init_history).
 WORD_DELIMITERS = frozenset(" \t\n`~!@#$%^&*()-=+[{]}\\|;:'\",<>/?.")

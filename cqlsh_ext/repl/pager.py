@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from cqlsh_ext.settings import DEFAULT_PAGER
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 #: A result's closing part is a few lines: more (a trace after the rows) goes through the pager.
 CLOSING_LINES = 8

@@ -5,8 +5,8 @@ The interactive shell's own history (history.py) asks carries_password before it
 cqlsh's loop (`--classic`, and -f or SOURCE started from a terminal) keeps readline's history
 instead: readline adds every line typed, cqlsh adds each multi-line statement again as one line,
 and at exit the whole history, with what was read from cqlsh_history at start, is written back to
-that file. The shell (`HistoryWithoutPasswords`, a base of its class; and cqlsh_ext.shell for each
-statement run) calls `forget` for each line read and each statement run, and `drop_all` after the
+that file. The shell (cqlsh_ext.shell.ExtShell: its get_input_line, init_history and save_history, and
+each statement run) calls `forget` for each line read and each statement run, and `drop_all` after the
 file is read and before it is written: an entry that carries a password is never recalled, never
 listed by HISTORY and never written. Plain Python: the classic loop never
 loads prompt_toolkit.
@@ -59,36 +59,3 @@ def drop_all(readline: Any) -> None:
         entry = readline.get_history_item(position + 1)
         if entry is not None and carries_password(entry):
             readline.remove_history_item(position)
-
-
-class HistoryWithoutPasswords:
-    """cqlsh's readline history with no password in it, as a base of the shell's class
-    (cqlsh_ext.shell.ExtShell, before cqlsh's Shell, the `super()` of these methods): a line typed at
-    a terminal forgotten, with the statement's earlier lines, once the statement carries a password;
-    entries an older cqlsh-ext or cqlsh wrote dropped when the history is read and written."""
-
-    tty: bool
-    statement: Any
-
-    def get_input_line(self, prompt: str = "") -> str:
-        line = str(super().get_input_line(prompt))  # type: ignore[misc]  # cqlsh's Shell's
-        # Only a line typed at a terminal is added (a script's lines are not: the statement so far
-        # is not read again at each of them).
-        if self.tty:
-            forget(_readline(), self.statement.getvalue() + line)
-        return line
-
-    def init_history(self) -> None:
-        super().init_history()  # type: ignore[misc]  # cqlsh's Shell's
-        drop_all(_readline())
-
-    def save_history(self, history_disabled: bool = False) -> None:
-        drop_all(_readline())
-        super().save_history(history_disabled)  # type: ignore[misc]  # cqlsh's Shell's
-
-
-def _readline() -> Any:
-    """cqlsh's readline module (None where it has none)."""
-    from cqlsh_ext.upstream.seams import import_cqlshmain
-
-    return import_cqlshmain(None).readline

@@ -26,7 +26,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
 RECONNECT_BASE_DELAY = 0.5

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import cassandra
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 
 def toolbar_items(shell: Shell) -> list[tuple[str, str]]:

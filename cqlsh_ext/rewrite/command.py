@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings.shell import Shell
 
 
 def is_rewrite(statement: Lexed) -> bool:

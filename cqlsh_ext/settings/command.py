@@ -12,7 +12,8 @@ from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, t
 from cqlsh_ext.settings import NONE, SettingError, parse_column_spec, parse_mode, parse_place
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 _STEPS = "\n".join(
     fill(text)

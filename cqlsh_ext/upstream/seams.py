@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import CqlshShell, Parsed
 
 CQLSH_VERSION_PIN = "6.2"
 
@@ -61,7 +61,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
               "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "cqlruleset.ruleset's values are pylexotron Matchers whose arg is a TextMatch's word or "
-              "the matchers inside: grammar_words", "output.shell_results"),
+              "the matchers inside: grammar_words", "shell.results"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text",
@@ -108,7 +108,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
     ("cqlsh", "Shell.perform_simple_statement sends its statement with session.execute_async(statement, "
-              "trace=...), the driver's paging_state a keyword of it: paging_from", "output.shell_results"),
+              "trace=...), the driver's paging_state a keyword of it: paging_from", "shell"),
     ("cassandra-driver", "ResultSet.paging_state: the state the page after the current one is asked "
                          "with", "output.paging"),
 )
@@ -313,7 +313,7 @@ def upstream_source_hash(qualified_name: str) -> str:
 
 
 @contextmanager
-def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
+def more_prompt_suppressed(shell: CqlshShell) -> Iterator[None]:
     """cqlsh's print_result without its `---MORE---` pauses: it pauses only while
     `shunted_query_out` (its CAPTURE state) is None, so that is set for the call."""
     saved = shell.shunted_query_out
@@ -347,25 +347,25 @@ def statement_text(tokens: Any, srcstr: str) -> str:
     return str(sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_extract_orig(tokens, srcstr))
 
 
-def select_meta(shell: Shell, keyspace: str | None, table: str) -> Any:
+def select_meta(shell: CqlshShell, keyspace: str | None, table: str) -> Any:
     """What cqlsh's parse_for_select_meta gives a SELECT of keyspace.table (None: the keyspace in
     use) once its grammar has found them: the table's metadata, else its view's, else ObjectNotFound
     (its tail, COPIED: for a statement too long for cqlsh's grammar, whose table the shell's lexer
     finds)."""
     cqlshmain = sys.modules["cqlshlib.cqlshmain"]
     try:
-        return cast(Any, shell).get_table_meta(keyspace, table)
+        return shell.get_table_meta(keyspace, table)
     except cqlshmain.ColumnFamilyNotFound:
         try:
-            return cast(Any, shell).get_view_meta(keyspace, table)
+            return shell.get_view_meta(keyspace, table)
         except cqlshmain.MaterializedViewNotFound:
             raise cqlshmain.ObjectNotFound(f"'{table}' not found in keyspace '{keyspace}'") from None
 
 
-def update_meta(shell: Shell, keyspace: str | None, table: str) -> Any:
+def update_meta(shell: CqlshShell, keyspace: str | None, table: str) -> Any:
     """What cqlsh's parse_for_update_meta gives a statement writing keyspace.table (the result of a
     conditional write is printed with it), once found (COPIED, as select_meta)."""
-    return cast(Any, shell).get_table_meta(keyspace, table)
+    return shell.get_table_meta(keyspace, table)
 
 
 def parse_command(tokens: Any, srcstr: str) -> Parsed | None:

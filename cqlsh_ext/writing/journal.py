@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal_lock import JournalLock
-from cqlsh_ext.writing.journal_names import sealed_journals, short_id, written_here
+from cqlsh_ext.writing.journal_names import FORMAT, VERSION, sealed_journals, short_id, written_here
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.seal import KeyMissing, Sealer, key_path, new_run, run_key, user_key
 
@@ -66,8 +66,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.writing.write_context import WriteContext
 
 JOURNAL_DIR = "journal"
-FORMAT = "cqlsh-ext write journal"
-VERSION = 3
 #: What a run file says of the run that writes a journal, by its kind (writing.journal_lock).
 RUN_NAMES = {"edit": "an edit", "rewrite": "COMPRESSION REWRITE", "undo": "an UNDO",
              "load": "a load (COPY FROM)"}

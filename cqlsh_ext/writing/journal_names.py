@@ -20,6 +20,10 @@ import stat
 
 from cqlsh_ext.writing.refused import WriteRefused
 
+#: What a journal's first line says it is, and the version of its lines (writing.journal writes them,
+#: writing.journal_read refuses a journal that says otherwise).
+FORMAT = "cqlsh-ext write journal"
+VERSION = 3
 #: Hex digits of the run's id a journal's name ends with.
 ID_DIGITS = 8
 #: The word that names the newest journal (UNDO LAST, COMPRESSION REWRITE RESUME LAST).

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.writing.blob_target import BlobTarget
-from cqlsh_ext.writing.journal import FORMAT, VERSION
-from cqlsh_ext.writing.journal_names import journal_path
+from cqlsh_ext.writing.journal_names import FORMAT, VERSION, journal_path
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.requests import EditRequest, RewriteRequest, WriteRequest, request_from_json
 from cqlsh_ext.writing.seal import Verifier, body_of, run_key, user_key

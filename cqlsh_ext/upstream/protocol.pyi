@@ -1,23 +1,23 @@
-"""What cqlsh-ext uses of cqlsh's Shell, declared: the type every module that is handed the shell
-takes (`shell: Shell`), checked by mypy. cqlsh's Shell is untyped: a use of the shell not declared
-here is a type error, so this list is the whole of what we depend on (cqlsh_ext.upstream.seams pins where
-each attaches). Our own additions (cqlsh_ext.shell.ExtShell) are at the end.
+"""What cqlsh-ext uses of cqlsh's Shell, declared: `CqlshShell`, cqlsh's own, the base the shell's
+class (cqlsh_ext.shell.ExtShell) is checked against: every method it overrides and hands on to
+cqlsh's with super(), every attribute of cqlsh's a module handed the shell reads. With our additions
+it is settings/shell.pyi's `Shell`, the type every module that is handed the shell takes (`shell:
+Shell`). cqlsh's Shell is untyped: a use of the shell not declared here is a type error, so this
+list is the whole of what we depend on (cqlsh_ext.upstream.seams pins where each attaches).
 
-Typing only: nothing imports this module at run time (`if TYPE_CHECKING:`), so it sits at the
-bottom of the layers and costs nothing at start-up. The driver's objects (Cluster, Session) are
-untyped as well and stay Any.
+A stub (.pyi), typing only: nothing can import it at run time (`if TYPE_CHECKING:`), and it imports
+nothing of ours, so it sits at the bottom of the layers and costs nothing at start-up. The
+driver's objects (Cluster, Session) are untyped as well and stay Any.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TextIO
 
-if TYPE_CHECKING:
-    from cqlsh_ext.settings import Settings
-
-__all__ = ["Out", "Parsed", "Shell"]
+__all__ = ["CqlshShell", "Out", "Parsed", "Results"]
 
 #: Where text goes: a terminal, a file, CAPTURE's file, or the interactive shell's pager (repl.pager).
 Out = TextIO | io.TextIOBase
@@ -59,8 +59,12 @@ class Results(Protocol):
     def print_answer(self, names: list[str], types: list[Any], batches: Any, table_meta: Any) -> None: ...
 
 
-class Shell(Protocol):
-    # ---------------------------------------------------------------- cqlsh's Shell: connection
+class CqlshShell(Protocol):
+    """cqlsh's Shell (cqlshlib.cqlshmain.Shell), what cqlsh-ext reads, calls and overrides of it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    # ---------------------------------------------------------------- connection
     conn: Any  # cassandra.cluster.Cluster
     session: Any  # cassandra.cluster.Session
     hostname: str
@@ -76,7 +80,9 @@ class Shell(Protocol):
     #: CAPTURE's file while one is open (cqlsh swaps query_out).
     shunted_query_out: Out | None
     expand_enabled: bool
-    tracing_enabled: bool
+    #: (A value, `= ...`: the shell reads it before it sets it, which mypy allows only of a member
+    #: that has one in a protocol its class derives from.)
+    tracing_enabled: bool = ...
     use_paging: bool
     page_size: int
     #: cqlshrc [ui] float_precision: the digits cqlsh shows of a float.
@@ -124,7 +130,7 @@ class Shell(Protocol):
     def get_usertype_names(self, ksname: str | None = ...) -> Sequence[str]: ...
 
     # ---------------------------------------------------------------- results and DESCRIBE
-    myformat_value: Callable[..., Any]
+    def myformat_value(self, val: Any, cqltype: Any = ..., **kwargs: Any) -> Any: ...
 
     def print_result(self, result: Any, table_meta: Any) -> None: ...
 
@@ -148,17 +154,58 @@ class Shell(Protocol):
 
     def perform_statement(self, statement: str) -> Any: ...
 
-    # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
-    settings: Settings
-    results: Results
-    #: The statement being read, as the shell's bounds measure it (features.statement_bounds.StatementSoFar).
-    statement_reading: Any
-    #: A statement sent whole past cqlsh's grammar while it runs (features.statement_bounds): a
-    #: cql.lexer.Lexed.
-    sent_whole: Any
-    repl_mode: bool
-    repl_preload: Any
-    repl_history: Any
-    repl_session: Any
-    save_repl_history: bool
-    max_history_length_shown: int
+    def perform_simple_statement(self, statement: Any) -> Any: ...
+
+    def print_static_result(self, result: Any, table_meta: Any, with_header: bool, tty: bool,
+                            row_count_offset: int = ...) -> None: ...
+
+    def parse_for_select_meta(self, query_string: str) -> Any: ...
+
+    def parse_for_update_meta(self, query_string: str) -> Any: ...
+
+    def get_table_meta(self, ksname: str | None, tablename: str) -> Any: ...
+
+    def get_view_meta(self, ksname: str | None, viewname: str) -> Any: ...
+
+    # ---------------------------------------------------------------- the loop, commands, history
+    #: The server's releases as cqlsh read them at connect ("build", "cql", "protocol").
+    connection_versions: dict[str, Any]
+    #: cqlsh's main() exits 2 once a statement failed (printerr sets it).
+    statement_error: bool
+    #: '<stdin>:1:' before each error of a script.
+    show_line_nums: bool
+    #: False for SOURCE's and LOGIN's sub-shells, which share their parent's connection.
+    owns_connection: bool
+
+    #: -e's statement, read instead of a line of input.
+    single_statement: str | None
+
+    def prepare_loop(self) -> AbstractContextManager[Any]: ...
+
+    def get_input_line(self, prompt: str = ...) -> str: ...
+
+    def set_continue_prompt(self) -> None: ...
+
+    def handle_eof(self) -> None: ...
+
+    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any: ...
+
+    def init_history(self) -> None: ...
+
+    def save_history(self, history_disabled: bool = ...) -> None: ...
+
+    def check_build_versions(self) -> None: ...
+
+    def print_warnings(self, warnings: Any) -> None: ...
+
+    def get_help_topics(self) -> list[str]: ...
+
+    def do_describe(self, parsed: Parsed) -> None: ...
+
+    def do_copy(self, parsed: Parsed) -> None: ...
+
+    def do_login(self, parsed: Parsed) -> None: ...
+
+    def do_history(self, parsed: Parsed) -> None: ...
+
+    def do_help(self, parsed: Parsed) -> None: ...

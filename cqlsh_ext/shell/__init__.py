@@ -1,18 +1,24 @@
-"""The cqlsh Shell, extended: wiring only.
+"""The shell: cqlsh's Shell, extended, as one class with one door (`ExtShell`).
 
-Each method below hands over to the module that does the work, and with our features off (`-d
-none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so stock behaviour
-is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.upstream.seams.
+Every method of cqlsh's Shell that cqlsh-ext changes is overridden here, in this one class, and
+nowhere else (cqlsh_ext.upstream.seams.OVERRIDDEN lists them, with where each attaches); each hands
+over to the collaborator that does the work, handed what it reads, and with our features off (`-d
+none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so stock behaviour is
+kept. The collaborators:
 
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
   shell's door (handle_statement) hands a statement to its declaration (features.shell_statement:
   cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
   first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods, HELP
-  (features.help) and grammar come from the declarations too;
-- results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
-- the interactive loop: cqlsh_ext.repl; cqlsh's loop of scripts, each line measured first, and a
-  statement's bounds before cqlsh's lexer and grammar: cqlsh_ext.features.statement_bounds;
-- Amazon Keyspaces: cqlsh_ext.keyspaces (its command.py: DESCRIBE and COPY).
+  (features.help) and grammar (features.completion_grammar) come from the declarations too;
+- a statement's bounds before cqlsh's lexer and grammar, and cqlsh's loop of scripts, each line
+  measured first: cqlsh_ext.features.statement_bounds (`statement_reading`, `run_script`);
+- a run for programs (`agent`, agent.door.AgentRun: each statement checked, timed and classed by
+  how it ended, errors as JSON);
+- results: cqlsh_ext.output.pipeline (`results`: writers, pager, blob cells, auto vertical); the
+  messages beside them: shell.results;
+- the interactive loop: cqlsh_ext.repl; readline's history without passwords: repl.passwords;
+- Amazon Keyspaces: cqlsh_ext.keyspaces (wiring.py: the connection; command.py: DESCRIBE).
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
 `shell_class(settings)` makes the class for one run, with the run's settings and commands in it.
@@ -24,29 +30,28 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.agent.door import AgentDoor, AgentRun
+from cqlsh_ext.agent.door import AgentRun
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.interrupt import wraps_ctrl_c
-from cqlsh_ext.common.text import FittedLines, message, screen_width
+from cqlsh_ext.common.text import FittedLines, message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.features import commands, statement_bounds
-from cqlsh_ext.features.statement_bounds import BoundedStatements
-from cqlsh_ext.keyspaces.command import KeyspacesCommands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output.pipeline import ResultPipeline
-from cqlsh_ext.output.shell_results import ShellResults
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
-from cqlsh_ext.repl.passwords import HistoryWithoutPasswords
 from cqlsh_ext.settings import Settings
+from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.upstream.protocol import CqlshShell as Stock
     from cqlsh_ext.upstream.protocol import Parsed
+else:  # cqlsh's own, untyped; mypy checks the class against its declaration (upstream/protocol.pyi)
+    Stock = seams.stock_shell_class()
 
 cqlshmain = seams.import_cqlshmain(None)
-Stock = seams.stock_shell_class()
 
 
 def _pager_found(setting: str | None) -> bool:
@@ -55,16 +60,14 @@ def _pager_found(setting: str | None) -> bool:
     return pager_found(setting)
 
 
-class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswords, KeyspacesCommands,
-               Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is untyped
-    """cqlsh's Shell with cqlsh-ext's side: a run for programs (agent.door: each statement checked,
-    timed and classed by how it ended, errors as JSON), what it prints (output.shell_results), the
-    bounds of a statement before cqlsh's lexer (features.statement_bounds), a history without
-    passwords (repl.passwords), Amazon Keyspaces' DESCRIBE and COPY (keyspaces.command), and below:
-    how it is made and connected, its door for statements, its loops and HELP."""
+class ExtShell(Stock):
+    """cqlsh's Shell with cqlsh-ext's side (see the module doc): how it is made and connected, its
+    door for statements and what it prints, its loops and history, its commands and HELP."""
 
     #: The run's settings, set on the per-run class by shell_class(); SOURCE/LOGIN sub-shells share it.
     settings: Settings = Settings()
+    #: The run's side for programs (agent.door), set on the per-run class by shell_class().
+    agent: AgentRun = AgentRun()
     #: Decided once when the main shell is built (cqlsh_ext.repl.shellhooks.wants_repl).
     repl_mode: bool = False
     #: A loop of our own serves statements instead of a terminal (cqlsh_ext.mcp_server.connection).
@@ -72,8 +75,12 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
-    #: cqlsh's loop ends once it is set (EXIT, -e's statement read).
-    stop: bool
+    #: The statement sent whole while it runs (its table for the result's formatting).
+    sent_whole: Lexed | None = None
+    #: What each result prints through (output.pipeline), made with the shell.
+    results: ResultPipeline
+    #: The statement read so far, measured before cqlsh's lexer (features.statement_bounds).
+    statement_reading: statement_bounds.StatementSoFar
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
@@ -129,6 +136,29 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
         none before cqlsh's __init__ made it."""
         conn = getattr(self, "conn", None)
         return list(getattr(getattr(conn, "metadata", None), "keyspaces", None) or {})
+
+    # ------------------------------------------------ the door: each statement
+
+    def onecmd(self, statementtext: str) -> Any:
+        # Handed the statement read so far at every line: measured before cqlsh's lexer reads it
+        # (features.statement_bounds); what was said outside a statement (cqlsh's lexing errors)
+        # written as JSON for a program (agent.door).
+        try:
+            way, said_first = self.statement_reading.whole(statementtext)
+            if said_first is not None:
+                self.printerr(said_first)
+            if way != statement_bounds.LEX:
+                return True
+            done = super().onecmd(statementtext)
+            if done:
+                self.statement_reading.forget()
+            return done
+        finally:
+            self.agent.flush()
+
+    def reset_statement(self) -> None:
+        self.statement_reading.forget()
+        super().reset_statement()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
         try:  # timed, classed by how it ended (agent.door)
@@ -215,6 +245,97 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
         words = [str(tok[1]).upper() for tok in tokens if tok[0] != "endtoken"]
         self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{usage(words)}")
 
+    def has_command(self, word: str) -> bool:
+        """A `do_<word>` method: a command cqlsh's grammar must read."""
+        return getattr(self, f"do_{word}", None) is not None
+
+    def send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
+        """The statement sent as written, as cqlsh sends one its grammar does not read
+        (features.statement_bounds); a SELECT of system_traces without tracing it."""
+        statement = statement_bounds.whole_statement(tokens, srcstr, statement)
+        tracing = self.tracing_enabled
+        if statement_bounds.reads_traces(tokens, statement, self.current_keyspace):
+            self.tracing_enabled = False
+        self.sent_whole = statement
+        try:
+            return self.perform_statement(statement.text)
+        finally:
+            self.sent_whole = None
+            self.tracing_enabled = tracing
+
+    def parse_for_select_meta(self, query_string: str) -> Any:
+        # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=False)
+        if not found:
+            return super().parse_for_select_meta(query_string)
+        return seams.select_meta(self, *named) if named is not None else None
+
+    def parse_for_update_meta(self, query_string: str) -> Any:
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=True)
+        if not found:
+            return super().parse_for_update_meta(query_string)
+        return seams.update_meta(self, *named) if named is not None else None
+
+    def agent_tables(self, keyspace: str) -> list[str]:
+        """The tables and views of `keyspace` as the driver's schema has them (--read-only reads a
+        name alone as a table of the keyspace in use by them)."""
+        meta = self.conn.metadata.keyspaces.get(keyspace)
+        if meta is None:
+            return []
+        return [*meta.tables, *getattr(meta, "views", {})]
+
+    # ------------------------------------------------ what it prints (output.pipeline, shell.results)
+
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        if self.agent.json_errors:  # a program's run: kept, written as JSON (agent.door)
+            self.statement_error = True  # as cqlsh's printerr: the run exits 2
+            self.agent.keep(str(text))
+            return
+        conn, keyspace = getattr(self, "conn", None), getattr(self, "current_keyspace", None)
+        super().printerr(said(str(text), conn, keyspace), *args, **kwargs)
+
+    def perform_simple_statement(self, statement: Any) -> Any:
+        self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
+        state = self.results.rows.reading_start()[0]  # a resumed SELECT's (--resume: output.row_limit)
+        if state is None:
+            return super().perform_simple_statement(statement)
+        with seams.paging_from(self.session, state):
+            return super().perform_simple_statement(statement)
+
+    def print_result(self, result: Any, table_meta: Any) -> None:
+        self.results.print_result(result, table_meta)
+
+    def print_static_result(self, result: Any, table_meta: Any, with_header: bool, tty: bool,
+                            row_count_offset: int = 0) -> None:
+        self.results.print_static_result(result, table_meta, with_header, tty, row_count_offset)
+
+    def myformat_value(self, val: Any, cqltype: Any = None, **kwargs: Any) -> Any:
+        return self.results.format_value(val, cqltype, kwargs)
+
+    def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
+                               with_header: bool, tty: bool) -> None:
+        self.results.print_formatted_result(formatted_names, formatted_values, with_header, tty)
+
+    def print_formatted_result_vertically(self, formatted_names: list[Any], formatted_values: list[Any],
+                                          row_count_offset: int) -> None:
+        self.results.print_formatted_result_vertically(formatted_names, formatted_values, row_count_offset)
+
+    def check_build_versions(self) -> None:
+        # On stderr, so results stay clean, and only where the grammar may differ (shell.results).
+        if same_grammar(self.connection_versions["build"], cqlshmain.build_version):
+            return
+        with contextlib.redirect_stdout(sys.stderr):
+            super().check_build_versions()
+
+    def print_warnings(self, warnings: Any) -> None:
+        if not self.settings.display.output_format.machine or not warnings:
+            super().print_warnings(warnings)
+            return
+        for warning in warnings:  # beside a machine format: lines of their own, on stderr
+            say(f"Warning: {warning}")
+
+    # ------------------------------------------------ the loops and the history
+
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
         # (statement_bounds.run_script), for -e, -f, pipes, SOURCE and --classic.
@@ -235,7 +356,51 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
             ends_at_once()
             self.conn.shutdown()
 
-    # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
+
+    def get_input_line(self, prompt: str = "") -> str:
+        try:
+            line = str(super().get_input_line(prompt))
+        except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
+            self.printerr(statement_bounds.unreadable_input(err, self.lineno))
+            self.reset_statement()
+            raise EOFError from None
+        # A line typed at a terminal that carries a password is forgotten, with the statement's
+        # earlier lines (a script's lines are not added: the statement so far is not read again).
+        if self.tty:
+            passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        return line
+
+    def init_history(self) -> None:
+        super().init_history()
+        passwords.drop_all(cqlshmain.readline)  # entries an older cqlsh-ext or cqlsh wrote
+
+    def save_history(self, history_disabled: bool = False) -> None:
+        passwords.drop_all(cqlshmain.readline)
+        super().save_history(history_disabled)
+
+    # ------------------------------------------------ commands: DESCRIBE, COPY, LOGIN, HISTORY, HELP
+
+    def do_describe(self, parsed: Parsed) -> None:
+        from cqlsh_ext.keyspaces.command import describe, server_describes
+
+        if server_describes(self.connection_versions["build"]):
+            return super().do_describe(parsed)
+        # A 3.x server (Amazon Keyspaces reports 3.11.2): from the driver's schema, printed by
+        # cqlsh's own printers.
+        return describe(self, parsed)
+
+    def do_copy(self, parsed: Parsed) -> None:
+        from cqlsh_ext.keyspaces import wiring
+
+        level = wiring.copy_consistency(self.settings, parsed.get_binding("dir", "") or "",
+                                        self.consistency_level) if self.settings.keyspaces.active else None
+        if level is None:
+            return super().do_copy(parsed)
+        saved, self.consistency_level = self.consistency_level, level  # COPY FROM at LOCAL_QUORUM
+        try:
+            return super().do_copy(parsed)
+        finally:
+            self.consistency_level = saved
 
     def do_login(self, parsed: Parsed) -> None:
         from cqlsh_ext.common.interrupt import answering
@@ -277,6 +442,9 @@ class ExtShell(AgentDoor, ShellResults, BoundedStatements, HistoryWithoutPasswor
         else:
             helper(self, parsed)
 
+    do_describe.__doc__ = Stock.do_describe.__doc__
+    do_desc = do_describe
+    do_copy.__doc__ = Stock.do_copy.__doc__
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__

@@ -1,0 +1,39 @@
+"""What the shell says beside its results (the results themselves: output.pipeline.ResultPipeline,
+the shell's `results`): every message wrapped at words on a terminal with the name meant where one
+was mistyped, cqlsh's build-version warning only where the protocol or grammar may differ. Plain
+functions of what they read, handed it by the shell's methods (cqlsh_ext.shell.ExtShell)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from cqlsh_ext.common.text import message, screen_width
+
+__all__ = ["major_minor", "said", "same_grammar"]
+
+
+def major_minor(release: str) -> tuple[str, ...]:
+    """('5', '0') for '5.0.6' and '5.0.6-SNAPSHOT'."""
+    return tuple(release.split("-", 1)[0].split(".")[:2])
+
+
+def same_grammar(server_release: str, built: str) -> bool:
+    """True when the server's release and the one cqlsh was built against share their major.minor:
+    only another major.minor can change the protocol or the grammar (cqlsh warns at any difference,
+    5.0.0 against 5.0.6 too)."""
+    return major_minor(server_release) == major_minor(built)
+
+
+def said(text: str, conn: Any, keyspace: str | None) -> str:
+    """A message as the shell writes it: a name the server has not, or a word the grammar has not,
+    with the one meant (output.meant; none before the connection is made), wrapped at words for a
+    terminal (common.text.message), where the terminal would break it inside a word; a pipe or a
+    file gets its one line."""
+    if conn is not None:
+        from cqlsh_ext.output.meant import schema_of, with_meant
+        from cqlsh_ext.upstream.seams import grammar_words
+
+        keyspaces, tables = schema_of(getattr(conn, "metadata", None))
+        text = with_meant(text, tables, keyspaces, keyspace, grammar_words)
+    return message(text, screen_width(sys.stderr))
