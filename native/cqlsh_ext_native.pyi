@@ -430,6 +430,8 @@ class StructurePartial:
 class DescribedPage:
     encodings: list[Encoding]
     handed_back: list[int]
+    #: Values handed back with their containers peeled: (stored, chain, sizes, payload).
+    peeled: list[tuple[bytes, tuple[str, ...], tuple[int, ...], bytes]]
     nulls: int
     structure: StructurePartial
 

@@ -52,8 +52,8 @@ native/cqlsh_ext_native.pyi), per value (columns, in the order of `values`):
   format under them that only Python reads, or a record it builds: a tagged value), by index:
   (the containers' labels, each one's output size, the payload). The Python engine reads these
   from the payload (ValueEngine.take_peeled), never from the stored bytes: hold_page's and
-  page_columns' answers give them too, query_page's per place with each value's stored bytes;
-  describe_page's does not.
+  page_columns' answers give them too, query_page's (per place) and describe_page's with each
+  value's stored bytes.
 
 A FAILED value's reason is not given: a reader that shows it asks the Python engine for the view.
 """
@@ -705,6 +705,8 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
         exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
     handed = described.handed_back
     views: list[BlobView] = []
+    for stored, chain, sizes, payload in described.peeled:
+        engine.keep_peeled(stored, chain, sizes, payload)
     if handed:
         # the values, or those rows' cells (present: the core hands back no null)
         left: list[Any] = [source[i] for i in handed] if whole is None else \
