@@ -117,7 +117,8 @@ def instructions(name: str, old: bool, values: int, size: int) -> int:
         out = os.path.join(folder, "callgrind.out")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
                         __file__, "--one", name, "--mode", "before" if old else "after",
-                        "--values", str(values), "--size", str(size)], check=True, capture_output=True)
+                        "--values", str(values), "--size", str(size)], check=True, capture_output=True,
+                       env={**os.environ, "PYTHONHASHSEED": "0"})  # the same work in every process
         with open(out, encoding="utf-8") as counted:
             found = re.search(r"^(?:summary|totals): (\d+)", counted.read(), re.M)
         assert found is not None

@@ -85,7 +85,8 @@ Shown = TypeVar("Shown")
 Raw = TypeVar("Raw")
 
 #: Payloads of values the core handed back peeled that an engine keeps at the most (then it
-#: forgets those it kept: a value read after that is decoded again, as without the core).
+#: forgets those it kept: a value read after that is decoded again, as without the core). An
+#: engine keeps its last page's alone.
 PEELED_BYTES = 64 << 20
 
 
@@ -129,9 +130,18 @@ class ValueEngine:
     def take_peeled(self, values: Sequence[Any], peeled: Mapping[int, tuple[Any, Any, bytes]]) -> None:
         """The values of a page the core handed back with their containers peeled, by index
         (the core's answer's `peeled`: chain, sizes, payload): this engine reads each from its
-        payload (its record format, detected as the walk detects it), never from its stored bytes."""
+        payload (its record format, detected as the walk detects it), never from its stored bytes.
+        Those of the engine's earlier pages are forgotten."""
+        self.forget_peeled()
         for i, (chain, sizes, payload) in peeled.items():
             self.keep_peeled(bytes(values[i]), chain, sizes, payload)
+
+    def forget_peeled(self) -> None:
+        """A new page: the payloads kept of the last one let go (an engine may live as long as
+        the shell: it holds one page's at the most)."""
+        if self.peeled:
+            self.peeled = {}
+            self.peeled_bytes = 0
 
     def keep_peeled(self, stored: bytes, chain: Sequence[str], sizes: Sequence[int], payload: bytes) -> None:
         """One value the core handed back peeled (take_peeled), by its stored bytes."""

@@ -160,6 +160,8 @@ class PythonRoad(Protocol):
     def keep_peeled(self, stored: bytes, chain: Sequence[str], sizes: Sequence[int],
                     payload: bytes) -> None: ...
 
+    def forget_peeled(self) -> None: ...
+
 
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
@@ -561,6 +563,7 @@ class CoreProgram:
         if found.overflow:
             return None
         for engine, peeled in zip(self.engines, found.peeled, strict=True):
+            engine.forget_peeled()
             for stored, chain, sizes, payload in peeled:
                 engine.keep_peeled(stored, chain, sizes, payload)
         if server is not None:  # the rows the answer reads, made by the driver in one call
@@ -705,6 +708,7 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
         exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
     handed = described.handed_back
     views: list[BlobView] = []
+    engine.forget_peeled()
     for stored, chain, sizes, payload in described.peeled:
         engine.keep_peeled(stored, chain, sizes, payload)
     if handed:
