@@ -143,6 +143,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--size", type=int, default=40, help="line items a document holds at the most")
     parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--readers", nargs="+", choices=list(READERS), default=list(READERS))
     parser.add_argument("--one", choices=list(READERS), help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=["before", "after"], help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -153,7 +154,7 @@ def main() -> None:
     if args.callgrind:
         print(f"instructions per value, {args.values:,} zstd>bson values ({args.size} items at the most)")
         print(f"{'reader':24} {'before':>12} {'after':>12} {'ratio':>7}")
-        for name in READERS:
+        for name in args.readers:
             base = {old: instructions(name, old, 0, args.size) for old in (True, False)}
             per = {old: (instructions(name, old, args.values, args.size) - base[old]) / args.values
                    for old in (True, False)}
@@ -165,7 +166,8 @@ def main() -> None:
           f"on average; the core hands back {len(page.handed_back):,}, peeled {len(page.peeled):,}")
     print(f"{'reader':24} {'before us/value':>16} {'after us/value':>15} {'CPU ratio':>10} "
           f"{'before values/s':>16} {'after values/s':>15}")
-    for name, read in READERS.items():
+    for name in args.readers:
+        read = READERS[name]
         read(values[:50])  # imports and first-use work out of the rounds
         runs: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
         for _ in range(args.rounds):

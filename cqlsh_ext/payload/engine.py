@@ -162,6 +162,18 @@ class ValueEngine:
         view.data, view.payload_size = peeled.payload, len(peeled.payload)
         return read_payload(value, view)
 
+    def _peeled_content(self, value: bytes, peeled: Peeled) -> tuple[str, bool, Any]:
+        """content() of a value the core peeled: below one container, content()'s own steps on
+        its output (the payload); else through the view."""
+        data = peeled.payload
+        if (len(peeled.chain) != 1 or data.startswith(STREAM_STARTS)
+                or registry.detect(data, signatures_only=True) is not None):
+            return _content_of(self._peeled_view(value, peeled))
+        text = as_text(data)
+        if text is not None:
+            return TEXT, False, text[0]
+        return _record(data, BINARY)
+
     # ------------------------------------------------------------------ views
     def views(self, values: Iterable[bytes | Chosen]) -> list[BlobView]:
         """The view of each value, in order. Never raises."""
@@ -372,7 +384,7 @@ class ValueEngine:
         the view (every step below is the one the walk takes, in its order)."""
         cap = self.cap
         if self.peeled and type(value) is bytes and (peeled := self.peeled.get(value)) is not None:
-            return _content_of(self._peeled_view(value, peeled))
+            return self._peeled_content(value, peeled)
         if len(value) < registry.MIN_AUTO_LENGTH:
             return _content_of(unwrap_in_budget(value, "auto", cap))
         found = self._outer(value)
