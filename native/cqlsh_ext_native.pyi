@@ -110,6 +110,8 @@ class DecodedPage:
     trees: list[Any] | None
     paths: list[PathColumn]
     handed_back: list[int]
+    #: Values handed back with their containers peeled, by index: (chain, sizes, payload).
+    peeled: dict[int, tuple[tuple[str, ...], tuple[int, ...], bytes]]
 
 def decode_page(request: DecodeRequest) -> DecodedPage: ...
 
@@ -136,6 +138,8 @@ class PageColumns(Mapping[str, Column]):
     Arrow record batch (`__arrow_c_array__`, a struct array; `__arrow_c_stream__`)."""
 
     handed_back: list[int]
+    #: Values handed back with their containers peeled, by index: (chain, sizes, payload).
+    peeled: dict[int, tuple[tuple[str, ...], tuple[int, ...], bytes]]
     num_rows: int
     def fill(self, index: int, *, kind: str, label: str, decoded: int, cut: bool, text: str | None,
              values: list[Any]) -> None: ...
@@ -190,6 +194,8 @@ class HeldContents(Sequence[Any]):
     @overload
     def __getitem__(self, index: slice) -> HeldContents: ...
     def python_rows(self) -> list[int]: ...
+    #: The rows handed back with their containers peeled, by index: (chain, sizes, payload).
+    def peeled(self) -> dict[int, tuple[tuple[str, ...], tuple[int, ...], bytes]]: ...
     def shapes(self, limit: int, bounds: tuple[int, int, int]) -> list[tuple[int, Any, int]]: ...
     def stored(self) -> list[Any]: ...
     def sizes(self) -> list[int]: ...
@@ -369,6 +375,8 @@ class QueryPage:
     held: list[HeldColumn | None]
     #: Per place of `contents`, its kept rows' contents.
     contents: list[HeldContents]
+    #: Per place, its values handed back with their containers peeled: (stored, chain, sizes, payload).
+    peeled: list[list[tuple[bytes, tuple[str, ...], tuple[int, ...], bytes]]]
 
 def query_page(request: QueryRequest) -> QueryPage: ...
 
@@ -422,6 +430,8 @@ class StructurePartial:
 class DescribedPage:
     encodings: list[Encoding]
     handed_back: list[int]
+    #: Values handed back with their containers peeled: (stored, chain, sizes, payload).
+    peeled: list[tuple[bytes, tuple[str, ...], tuple[int, ...], bytes]]
     nulls: int
     structure: StructurePartial
 

@@ -11,7 +11,14 @@ front ends' roads (ROADS: the terminal's page step, MCP's answer of rows, COPY's
 API's Arrow batches; a plain SELECT and payload queries, their blobs given whole) read what the
 core read of a value and never decode it again in Python: counted value by value, the Python
 engine decodes only the values the core hands back (formats it does not know: bzip2 here), each
-once (`_handed_back_values`), and none the core read."""
+once (`_handed_back_values`), and none the core read.
+
+Then the real entry points (the shell's SELECT output, MCP's query tool through its guard with a
+redaction policy, the Python API's rows and Arrow table, the polars source, an explicit DECODE),
+against the test server, on a page the core does not read: BSON under zstd. Counted value by
+value: containers decoded in Python, BSON documents decoded (pymongo's bson.decode), JSON parsed,
+values handed to the core: each zstd frame decompressed once (by the core on its road, never again
+in Python), each document decoded once, no JSON parsed."""
 
 from __future__ import annotations
 
@@ -36,7 +43,7 @@ from cqlshlib import formatting
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.payload import engine as engine_module
-from cqlsh_ext.payload import json_text, native, pages
+from cqlsh_ext.payload import formats, json_text, native, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -68,6 +75,8 @@ class Counts:
         self._depth = 0
         #: The stored values the Python engine decoded (each outermost decode's input, by its bytes).
         self.decoded: Counter[bytes] = Counter()
+        #: The payloads the Python engine read as a record format (detection's finds, by their bytes).
+        self.records: Counter[bytes] = Counter()
 
 
 @contextmanager
@@ -101,6 +110,15 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
     monkeypatch.setattr(json_text, "json_container", parsing)
     monkeypatch.setattr(engine_module, "json_container", parsing)
     monkeypatch.setattr(pages, "json_container", parsing)
+    detect = formats.detect
+
+    def detecting(data: bytes) -> Any:
+        found = detect(data)
+        if found is not None:
+            counts.records[bytes(data)] += 1
+        return found
+
+    monkeypatch.setattr(formats, "detect", detecting)
     yield counts
 
 
@@ -113,6 +131,15 @@ def _readable() -> int:
         except Exception:
             found += 1
     return found
+
+
+@cache
+def _records() -> int:
+    """Values on PAGE whose payload is a record format (the order table's MessagePack and CBOR)."""
+    from cqlsh_ext.payload.unwrap import unwrap
+    from cqlsh_ext.payload.view import RECORD
+
+    return sum(unwrap(value, "auto", DEFAULT_CAP).kind == RECORD for value in PAGE)
 
 
 @cache
@@ -438,11 +465,15 @@ PYTHON_ALONE = ("display, EXPAND", "INSPECT", "JSON", "CSV")
 def test_every_reader_decodes_a_value_once_and_parses_its_json_at_most_once(
         reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(native, "available", lambda: False)  # the Python engine alone
+    records = _records()  # (it reads them: before the counters)
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
     # Each value in a container: one decode (a value in none is tried, not decoded: no count).
     assert counts.decodes == _readable(), reader
     assert counts.parses <= len(PAGE), reader
+    # Each record (MessagePack, CBOR) read once, and only records.
+    assert all(n == 1 for n in counts.records.values()), f"{reader}: a record read twice"
+    assert len(counts.records) <= records, reader
 
 
 @pytest.mark.parametrize("reader", list(READERS))
@@ -486,6 +517,10 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
     decodes, parses = counts.decodes, counts.parses
     assert sum(handed) <= len(PAGE), reader  # one call per page, no value twice
     assert parses <= len(PAGE), reader
+    assert all(n == 1 for n in counts.records.values()), f"{reader}: a record read twice"
+    if reader not in PYTHON_ALONE:  # what the core read is not parsed again: only what it hands back
+        assert parses <= len(handed_back), f"{reader}: {parses} JSON parses in Python"
+        assert not counts.records, f"{reader}: {len(counts.records)} records the core read read again"
     if reader in PYTHON_ALONE:  # the Python engine's views alone, each value once
         assert not handed and decodes <= readable, reader
     else:  # the core reads the page: in Python only what it hands back, each once, nothing it read
@@ -497,10 +532,12 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
 
 def test_the_counter_sees_a_second_decode(monkeypatch: pytest.MonkeyPatch) -> None:
     # The check above can fail: a reader that decodes twice is counted twice.
+    records = _records()
     with counted(monkeypatch) as counts:
         _json(PAGE)
         _csv(PAGE)
     assert counts.decodes == 2 * _readable()
+    assert len(counts.records) == records and set(counts.records.values()) == {2}
 
 
 # ------------------------------------------------------------------ the writers' roads
@@ -649,7 +686,8 @@ class _CoreCalls:
                 return real.decode_page(request)
 
             def describe_page(self, request: Any) -> Any:
-                calls.handed += len(request.values)
+                values = request.values  # (the server's page: its rows, its cells unnamed here)
+                calls.handed += values.rows if isinstance(values, real.RowsPage) else len(values)
                 return real.describe_page(request)
 
             def measure_page(self, request: Any) -> Any:
@@ -664,6 +702,11 @@ class _CoreCalls:
                 calls.handed += len(values)
                 calls.values.update(bytes(v) for v in values if isinstance(v, bytes))
                 return real.hold_page(values, *args)
+
+            def page_columns(self, request: Any, *args: Any) -> Any:
+                calls.handed += len(request.values)
+                calls.values.update(bytes(v) for v in request.values if isinstance(v, bytes))
+                return real.page_columns(request, *args)
 
         return Counting()
 
@@ -694,3 +737,223 @@ def test_on_the_native_core_a_writer_never_decodes_again_what_the_core_read(
     assert all(n == 1 for n in calls.values.values()), writer
     assert calls.handed + len(python) <= len(PAGE) + len(handed_back), \
         f"{writer}: {calls.handed} values handed to the core, {len(python)} decoded in Python"
+
+
+# ------------------------------------------------------------------ the doors, a page the core does not read
+
+#: Documents stored as BSON under zstd (written by pymongo's bson and zstandard): a record format
+#: the native core recognises and leaves to Python, under a container it decompresses.
+BSON_ROWS = 40
+
+
+def _bson_docs() -> list[dict[str, Any]]:
+    return [{"status": "FAILED" if i % 4 == 0 else "PAID", "n": i, "secret": f"s3cr3t-{i}",
+             "items": [{"sku": f"k{i}-{j}", "q": j} for j in range(i % 3 + 1)]} for i in range(BSON_ROWS)]
+
+
+def _bson_values() -> list[bytes]:
+    import bson
+
+    return [zstandard.ZstdCompressor(level=3).compress(bson.encode(doc)) for doc in _bson_docs()]
+
+
+@pytest.fixture(scope="module")
+def bson_table(cassandra: Any) -> str:
+    ks = cassandra.create_keyspace("one_road")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE docs (pk int, ck int, data blob, PRIMARY KEY (pk, ck))")
+    insert = session.prepare("INSERT INTO docs (pk, ck, data) VALUES (1, ?, ?)")
+    for ck, value in enumerate(_bson_values()):
+        session.execute(insert, (ck, value))
+    session.shutdown()
+    return ks
+
+
+class Reads:
+    """What one entry point's reading of the bson page did, value by value: the Python engine's
+    container decodes (Counts), the core's values (those a page call names; `handed` counts every
+    value a call is handed, named or not), BSON documents decoded (by pymongo's bson.decode, whose
+    input is the payload: keyed by it) and JSON parses."""
+
+    def __init__(self, counts: Counts, core: _CoreCalls, bson_inputs: Counter[bytes]) -> None:
+        self.counts, self.core, self.bson_inputs = counts, core, bson_inputs
+
+
+@contextmanager
+def reads(monkeypatch: pytest.MonkeyPatch, on_core: bool) -> Iterator[Reads]:
+    import bson
+
+    if not on_core:
+        monkeypatch.setattr(native, "available", lambda: False)
+    core = _CoreCalls(native.module() if on_core else None)
+    if on_core:
+        monkeypatch.setattr(native, "module", core.module)
+    real_decode, bson_inputs = bson.decode, Counter[bytes]()
+
+    def decoding(data: Any, *args: Any, **kwargs: Any) -> Any:
+        bson_inputs[bytes(data)] += 1
+        return real_decode(data, *args, **kwargs)
+
+    monkeypatch.setattr(bson, "decode", decoding)
+    with counted(monkeypatch) as counts:
+        yield Reads(counts, core, bson_inputs)
+
+
+def _check_once(found: Reads, on_core: bool, shown: int = BSON_ROWS) -> None:
+    """Each stored value's zstd frame decompressed once (by the core on its road, by the Python
+    engine without it), its BSON decoded once, no JSON parsed."""
+    import bson
+
+    stored = set(_bson_values())
+    payloads = {bson.encode(doc) for doc in _bson_docs()}
+    python = Counter({value: n for value, n in found.counts.decoded.items() if value in stored})
+    assert all(n == 1 for n in found.bson_inputs.values()), \
+        f"BSON decoded again: {sum(found.bson_inputs.values()) - len(found.bson_inputs)} times"
+    assert set(found.bson_inputs) <= payloads and len(found.bson_inputs) >= shown
+    assert not found.counts.parses, f"{found.counts.parses} JSON parses of a page that holds no JSON"
+    if on_core:
+        core_values = found.core.values
+        assert all(n == 1 for n in core_values.values()), "a value handed to the core twice"
+        assert not python, f"{sum(python.values())} values the core decompressed decompressed again in Python"
+        assert found.core.handed >= shown
+    else:
+        assert all(n == 1 for n in python.values()) and len(python) >= shown, python
+
+
+ON_CORE = [pytest.param(True, id="core"), pytest.param(False, id="python")]
+
+
+def _skip_without_core(on_core: bool) -> None:
+    if on_core and not native.available():
+        pytest.skip(f"the native core does not run ({native.refusal()})")
+
+
+@pytest.fixture
+def bson_shell(cassandra: Any, bson_table: str) -> Iterator[Any]:
+    """A shell of its own for each test: its engines (the display's, kept by the shell) decide at
+    their first page which engine runs, and a test runs on one."""
+    from shell_runner import in_process_shell
+
+    with in_process_shell(cassandra, bson_table) as sh:
+        yield sh
+
+
+def _docs_shown(text: str, docs: int = BSON_ROWS) -> None:
+    """Every document's own values are in the output (`status` and its `sku`s), under the label
+    the stored chain has."""
+    for doc in _bson_docs()[:docs]:
+        assert doc["items"][-1]["sku"] in text, doc
+    assert "zstd>bson" in text
+
+
+def _shell_output(shell: Any, monkeypatch: pytest.MonkeyPatch, statement: str) -> str:
+    """What the shell prints for `statement` (cqlsh writes a result to its query_out)."""
+    import io
+
+    out = io.StringIO()
+    monkeypatch.setattr(shell, "query_out", out)
+    shell.onecmd(statement)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+@pytest.mark.parametrize("statement", ["SELECT ck, data FROM docs WHERE pk = 1;",
+                                       "SELECT ck, data.status, data FROM docs WHERE pk = 1;"])
+def test_the_shell_s_select_reads_each_bson_value_once(
+        bson_shell: Any, statement: str, on_core: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    _skip_without_core(on_core)
+    with reads(monkeypatch, on_core) as found:
+        out = _shell_output(bson_shell, monkeypatch, statement)
+    _docs_shown(out)
+    _check_once(found, on_core)
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+def test_describe_payload_reads_each_bson_value_once(
+        bson_shell: Any, bson_table: str, on_core: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DESCRIBE PAYLOAD in the shell: the documents' structure, each value read once."""
+    _skip_without_core(on_core)
+    with reads(monkeypatch, on_core) as found:
+        out = _shell_output(bson_shell, monkeypatch, f"DESCRIBE PAYLOAD {bson_table}.docs.data;")
+    assert "zstd>bson" in out and "40 values" in out, out
+    assert all(path in out for path in ("status", "secret", "items", "sku")), out
+    _check_once(found, on_core)
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+def test_an_explicit_decode_reads_each_bson_value_once(
+        bson_shell: Any, bson_table: str, on_core: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DECODE names the chain: the Python engine reads it (a column setting: the core takes no part),
+    each value once."""
+    _skip_without_core(on_core)
+    bson_shell.onecmd(f"DECODE '{bson_table}.docs.data' AS 'zstd>bson';")
+    try:
+        with reads(monkeypatch, on_core) as found:
+            out = _shell_output(bson_shell, monkeypatch, "SELECT ck, data FROM docs WHERE pk = 1;")
+    finally:
+        bson_shell.onecmd(f"DECODE '{bson_table}.docs.data' AS 'auto';")
+    _docs_shown(out)
+    _check_once(found, on_core=False)  # Python alone either way
+    assert not found.core.handed
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+def test_mcp_s_query_tool_with_redaction_reads_each_bson_value_once(
+        bson_shell: Any, bson_table: str, on_core: bool, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    """`cqlsh-ext mcp`'s query tool, through the guard with a policy that redacts a path inside the
+    documents: each value read once, the redacted path never answered."""
+    import threading
+
+    from cqlsh_ext.mcp_server.connection import Served
+    from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.policy import load
+    from cqlsh_ext.mcp_server.tools import MAX_BYTES, TOOLS, Work
+    from cqlsh_ext.reading.context import shell_context
+
+    _skip_without_core(on_core)
+    policy_file = tmp_path / "policy.toml"
+    policy_file.write_text(f'[redact]\ncolumns = ["{bson_table}.docs.data.secret"]\n')
+    guard = Guard(load(str(policy_file), TOOLS))
+    work = Work(Served(shell_context(bson_shell)), threading.Event(), max_bytes=MAX_BYTES)
+    with reads(monkeypatch, on_core) as found:
+        statement = f"SELECT ck, data FROM {bson_table}.docs WHERE pk = 1"
+        answer = guard.answer(TOOLS["query"], work, {"statement": statement, "limit": 100})
+    assert answer.error is None, answer.error
+    text = json.dumps(answer.data)
+    assert "s3cr3t" not in text and "redacted" in text
+    _docs_shown(text)
+    _check_once(found, on_core)
+
+
+@pytest.fixture(scope="module")
+def bson_db(cassandra: Any, bson_table: str) -> Iterator[Any]:
+    import cqlsh_ext
+
+    with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
+                           password=cassandra.password, keyspace=bson_table) as db:
+        yield db
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+@pytest.mark.parametrize("road", ["rows", "arrow", "polars source"])
+def test_the_api_reads_each_bson_value_once(bson_db: Any, road: str, on_core: bool,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import cqlsh_ext
+
+    _skip_without_core(on_core)
+    statement = "SELECT ck, data FROM docs WHERE pk = 1"
+    # (the polars source reads its schema from the answer's leading sample when it is made: that
+    # reading is its own, before polars collects the frame; counted here is what collect() reads)
+    frame = cqlsh_ext.scan(bson_db, statement) if road == "polars source" else None
+    with reads(monkeypatch, on_core) as found:
+        if road == "rows":
+            got = [row["data"] for row in bson_db.query(statement)]
+        elif road == "arrow":
+            got = bson_db.query(statement).to_arrow().column("data").to_pylist()
+        else:
+            assert frame is not None
+            got = frame.collect()["data"].to_list()
+    assert [json.loads(doc) if isinstance(doc, str) else doc for doc in got] == _bson_docs()
+    _check_once(found, on_core)
+

@@ -442,6 +442,7 @@ class BlobReading:
             except Exception:  # (should not happen) the Python engine reads the column
                 held = None
             if held is not None:
+                engine.take_peeled(values, held.peeled())
                 return _BlobsOnCore(held, engine, self._count(*held.kinds(), values, place))
         views: list[Any] = list(values)
         found = [i for i, v in enumerate(values) if type(v) is bytes and v]

@@ -43,8 +43,8 @@ CQLSH_EXT_NATIVE=0, or in another mode, the Python engine runs alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
@@ -79,16 +79,32 @@ from cqlsh_ext.payload.unwrap import (
     unwrap_spec,
     walk,
 )
-from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
+from cqlsh_ext.payload.view import BINARY, FAILED, PEELED, RECORD, TEXT, UNKNOWN, BlobView, Layer
 
 Shown = TypeVar("Shown")
 Raw = TypeVar("Raw")
+
+#: Payloads of values the core handed back peeled that an engine keeps at the most (then it
+#: forgets those it kept: a value read after that is decoded again, as without the core). An
+#: engine keeps its last page's alone.
+PEELED_BYTES = 64 << 20
+
+
+class Peeled(NamedTuple):
+    """A value the native core handed back with its containers peeled (a record format only
+    Python reads under them): the containers' labels (outer first), each one's output size, and
+    the last one's output, the payload the Python engine reads instead of the stored bytes."""
+
+    chain: tuple[str, ...]
+    sizes: tuple[int, ...]
+    payload: bytes
 
 
 class ValueEngine:
     """Decodes the values of one column (or one place inside a column). See the module's text."""
 
-    __slots__ = ("budget", "cap", "choice", "last", "mode", "native", "recent", "spec")
+    __slots__ = ("budget", "cap", "choice", "last", "mode", "native", "peeled", "peeled_bytes", "recent",
+                 "spec")
 
     def __init__(self, mode: str = "auto", cap: int = DEFAULT_CAP, spec: str | None = None) -> None:
         self.mode = mode
@@ -106,6 +122,57 @@ class ValueEngine:
         #: Whether read_page() and measure_rows() run on the native core: decided at the first
         #: page (None until then); False runs the Python engine alone.
         self.native: bool | None = None
+        #: The values the core handed back with their containers peeled, by their stored bytes
+        #: (take_peeled), and their payloads' bytes: read from the payload, never decoded again.
+        self.peeled: dict[bytes, Peeled] = {}
+        self.peeled_bytes = 0
+
+    def take_peeled(self, values: Sequence[Any], peeled: Mapping[int, tuple[Any, Any, bytes]]) -> None:
+        """The values of a page the core handed back with their containers peeled, by index
+        (the core's answer's `peeled`: chain, sizes, payload): this engine reads each from its
+        payload (its record format, detected as the walk detects it), never from its stored bytes.
+        Those of the engine's earlier pages are forgotten."""
+        self.forget_peeled()
+        for i, (chain, sizes, payload) in peeled.items():
+            self.keep_peeled(bytes(values[i]), chain, sizes, payload)
+
+    def forget_peeled(self) -> None:
+        """A new page: the payloads kept of the last one let go (an engine may live as long as
+        the shell: it holds one page's at the most)."""
+        if self.peeled:
+            self.peeled = {}
+            self.peeled_bytes = 0
+
+    def keep_peeled(self, stored: bytes, chain: Sequence[str], sizes: Sequence[int], payload: bytes) -> None:
+        """One value the core handed back peeled (take_peeled), by its stored bytes."""
+        if self.peeled_bytes + len(payload) > PEELED_BYTES:
+            self.peeled.clear()
+            self.peeled_bytes = 0
+        self.peeled[stored] = Peeled(tuple(chain), tuple(sizes), payload)
+        self.peeled_bytes += len(payload)
+
+    def _peeled_view(self, value: bytes, peeled: Peeled) -> BlobView:
+        """The walk's view of a value the core peeled (as contained() and _payload() leave it),
+        its payload read as the walk reads it (read_payload): its containers not decoded again."""
+        view = BlobView(value, PEELED)
+        size_in = len(value)
+        for label, size in zip(peeled.chain, peeled.sizes, strict=True):
+            view.add_layer(Layer(label, size_in, size, fmt=registry.by_label(label)))
+            size_in = size
+        view.data, view.payload_size = peeled.payload, len(peeled.payload)
+        return read_payload(value, view)
+
+    def _peeled_content(self, value: bytes, peeled: Peeled) -> tuple[str, bool, Any]:
+        """content() of a value the core peeled: below one container, content()'s own steps on
+        its output (the payload); else through the view."""
+        data = peeled.payload
+        if (len(peeled.chain) != 1 or data.startswith(STREAM_STARTS)
+                or registry.detect(data, signatures_only=True) is not None):
+            return _content_of(self._peeled_view(value, peeled))
+        text = as_text(data)
+        if text is not None:
+            return TEXT, False, text[0]
+        return _record(data, BINARY)
 
     # ------------------------------------------------------------------ views
     def views(self, values: Iterable[bytes | Chosen]) -> list[BlobView]:
@@ -175,6 +242,8 @@ class ValueEngine:
 
     def _auto(self, value: bytes) -> BlobView:
         cap = self.cap
+        if self.peeled and type(value) is bytes and (peeled := self.peeled.get(value)) is not None:
+            return self._peeled_view(value, peeled)
         if len(value) < registry.MIN_AUTO_LENGTH:
             return unwrap_in_budget(value, "auto", cap)
         found = self._outer(value)
@@ -314,6 +383,8 @@ class ValueEngine:
         the endings a page of a column mostly has, without building a view; the others through
         the view (every step below is the one the walk takes, in its order)."""
         cap = self.cap
+        if self.peeled and type(value) is bytes and (peeled := self.peeled.get(value)) is not None:
+            return self._peeled_content(value, peeled)
         if len(value) < registry.MIN_AUTO_LENGTH:
             return _content_of(unwrap_in_budget(value, "auto", cap))
         found = self._outer(value)
@@ -453,7 +524,7 @@ def query_program(program: PageProgram, engines: Sequence[ValueEngine]) -> Compi
     tests/native compares them page by page)."""
     if not program.places or not engines or not all(engine.on_core() for engine in engines):
         return None
-    return native.compile_program(program)
+    return native.compile_program(program, engines)
 
 
 def _measured_safely(how: Callable[[bytes], Measure], value: bytes) -> Measure:

@@ -47,7 +47,13 @@ native/cqlsh_ext_native.pyi), per value (columns, in the order of `values`):
 - `handed_back`: the indexes of the values the core leaves to the Python engine (their columns
   hold placeholders: kind HANDED_BACK, label "", None), with the reason-bearing cases among them:
   a serialization stream, a record format only Python reads, a nested layer that failed or found
-  the cap reached, a value past the node budget, UTF-16 text, and any value a reader doubts.
+  the cap reached, a value past the node budget, UTF-16 text, and any value a reader doubts;
+- `peeled`: those of them the core handed back with their containers peeled whole (a record
+  format under them that only Python reads, or a record it builds: a tagged value), by index:
+  (the containers' labels, each one's output size, the payload). The Python engine reads these
+  from the payload (ValueEngine.take_peeled), never from the stored bytes: hold_page's and
+  page_columns' answers give them too, query_page's (per place) and describe_page's with each
+  value's stored bytes.
 
 A FAILED value's reason is not given: a reader that shows it asks the Python engine for the view.
 """
@@ -148,6 +154,13 @@ class PythonRoad(Protocol):
     def views(self, values: Sequence[bytes]) -> Sequence[BlobView]: ...
 
     def on_core(self) -> bool: ...
+
+    def take_peeled(self, values: Sequence[Any], peeled: Mapping[int, tuple[Any, Any, bytes]]) -> None: ...
+
+    def keep_peeled(self, stored: bytes, chain: Sequence[str], sizes: Sequence[int],
+                    payload: bytes) -> None: ...
+
+    def forget_peeled(self) -> None: ...
 
 
 _LOCK = threading.Lock()
@@ -391,18 +404,21 @@ def decoded_chains(values: Sequence[bytes], cap: int) -> list[str | None]:
     record, spelt as a view's chain is (`zstd`, `gzip>zstd`; '' for none), where the core read it
     whole: not handed back, not cut at the cap (a serialization stream's object, an undecodable
     value: None, for the Python engine to read; a record's chain is its label's steps before its
-    reading, a stream's among them). One call for a page (COMPRESSION REWRITE: which values are
-    in its target already). Raises RuntimeError when the core is not available()."""
+    reading, a stream's among them; a value handed back peeled, the containers it peeled). One
+    call for a page (COMPRESSION REWRITE: which values are in its target already). Raises
+    RuntimeError when the core is not available()."""
     from cqlsh_ext.payload.view import BINARY, BINARY_READING, RECORD, SEPARATOR, TEXT, TEXT_READING
 
     page = decode_page(values, cap, read_json=False)
-    handed = set(page.handed_back)
+    handed, peeled = set(page.handed_back), page.peeled
     readings = {TEXT: TEXT_READING, BINARY: BINARY_READING}
     out: list[str | None] = []
     for i, (code, label, cut) in enumerate(zip(page.kinds, page.labels, page.cut, strict=True)):
         kind = KINDS[code] or ""
         reading = readings.get(kind)
-        if i in handed or cut:
+        if i in peeled:  # its containers, peeled whole (its record format is Python's to read)
+            out.append(SEPARATOR.join(peeled[i][0]))
+        elif i in handed or cut:
             out.append(None)
         elif kind == RECORD:
             out.append(label.rpartition(SEPARATOR)[0])
@@ -472,13 +488,14 @@ class NotOnCore(Exception):
     """A program (or a literal) the core does not evaluate: the caller's Python evaluator does."""
 
 
-def compile_program(program: PageProgram) -> CoreProgram | None:
+def compile_program(program: PageProgram, engines: Sequence[PythonRoad]) -> CoreProgram | None:
     """A payload query's program as the core answers it a page at a time (payload.engine's
-    query_program: every place's engine runs on it): its conditions, aggregates and needles made
+    query_program: every place's engine runs on it, `engines[p]` place p's, which reads the values
+    the core hands back peeled from their payloads): its conditions, aggregates and needles made
     into the core's request types once. None where the core does not evaluate the program (a
     literal past its numbers: an integer past 128 bits, a decimal past the floats)."""
     try:
-        return CoreProgram(program)
+        return CoreProgram(program, engines)
     except NotOnCore:
         return None
 
@@ -489,9 +506,10 @@ class CoreProgram:
     an Arrow batch's binary column, or a place's values) and answers it in one call, the rows
     the core leaves read by the caller's Python evaluator in the answer (QueryPageAnswer)."""
 
-    def __init__(self, program: PageProgram) -> None:
+    def __init__(self, program: PageProgram, engines: Sequence[PythonRoad]) -> None:
         core = self.core = module()
         self.program = program
+        self.engines = engines
         self.conditions = [core.Condition(op=c.op, place=c.place, path=c.path,
                                           literals=[_literal(core, v) for v in c.literals])
                            for c in program.conditions]
@@ -544,6 +562,10 @@ class CoreProgram:
             return None
         if found.overflow:
             return None
+        for engine, peeled in zip(self.engines, found.peeled, strict=True):
+            engine.forget_peeled()
+            for stored, chain, sizes, payload in peeled:
+                engine.keep_peeled(stored, chain, sizes, payload)
         if server is not None:  # the rows the answer reads, made by the driver in one call
             server.make([*found.handed_rows, *(found.kept if read_kept and not program.grouped else [])])
         answer = QueryPageAnswer(found, rows)
@@ -687,6 +709,9 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
         exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
     handed = described.handed_back
     views: list[BlobView] = []
+    engine.forget_peeled()
+    for stored, chain, sizes, payload in described.peeled:
+        engine.keep_peeled(stored, chain, sizes, payload)
     if handed:
         # the values, or those rows' cells (present: the core hands back no null)
         left: list[Any] = [source[i] for i in handed] if whole is None else \
@@ -807,6 +832,7 @@ def page_cells(engine: PythonRoad, values: Sequence[bytes], text_limit: int,
                            read_json=False)
     except Exception:
         return None
+    engine.take_peeled(values, page.peeled)
     texts, clean, cuts, labels, trees = page.texts, page.clean, page.cut, page.labels, page.trees
     assert texts is not None and clean is not None and trees is not None
     tree_of = trees.__getitem__  # (a record's: a text's JSON is not read on this call)
@@ -861,6 +887,7 @@ def page_contents(engine: PythonRoad, values: Sequence[bytes]) -> PageContents |
     texts: list[str | None] = list(core.texts) if core.texts is not None else [None] * len(values)
     trees: list[Any] = list(core.trees) if core.trees is not None else [None] * len(values)
     viewed: list[BlobView | None] = [None] * len(values)
+    engine.take_peeled(values, core.peeled)
     again = set(core.handed_back)
     again.update(i for i, cut in enumerate(core.cut) if cut)
     again.update(i for i, kind in enumerate(kinds)
@@ -1155,6 +1182,7 @@ def page_columns(engine: PythonRoad, values: Sequence[bytes], request: ReadReque
             core.DecodeRequest(values, cap=engine.cap, paths=[tuple(p) for p in paths], text=request.text),
             list(names))
         if answer.handed_back:
+            engine.take_peeled(values, answer.peeled)
             token = budget.enter(engine.budget)
             try:
                 for i in answer.handed_back:
@@ -1327,6 +1355,7 @@ def read_page(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest)
     # Trees the Python engine made for the values handed back (the others' on demand).
     made: dict[int, Any] = {}
     if handed:
+        engine.take_peeled(values, core.peeled)
         token = budget.enter(engine.budget)
         try:
             for i in handed:

@@ -79,6 +79,8 @@ class Layer:
         self.input_size = input_size
         self.output_size = output_size
         self.truncated = truncated
+        #: The size the layer's headers declare, read of a cut layer (the size it would have had);
+        #: None where they declare none, and in a layer the native core peeled (engine.Peeled).
         self.declared_size = declared_size
         #: The format of a compression layer; None for a serialization stream's layer and readings.
         self.fmt = fmt

@@ -47,13 +47,15 @@ def asks(paths: list[tuple[str | int, ...]]) -> list[tuple[str, Callable[[], Rea
 
 
 def shown(view: BlobView) -> tuple[Any, ...]:
-    """What a reader reads of a view (tests/payload/test_engine.py's account of one)."""
+    """What a reader reads of a view (tests/payload/test_engine.py's account of one). A layer's
+    declared size is read of a cut layer only (the size it would have had: payload.view.Layer), and
+    a layer the native core peeled for the Python engine (ValueEngine.take_peeled) has none."""
     return (view.kind, view.label, view.short_label, view.cut, view.text, view.clean, view.data,
             view.reason, None if view.error is None else (type(view.error).__name__, str(view.error)),
             view.payload_format, repr(view.tree), view.object_class, view.stream_format,
             view.tree_input_size, view.payload_size, view.measured_size, view.stored,
-            [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
-              layer.reading) for layer in view.layers])
+            [(layer.label, layer.input_size, layer.output_size, layer.truncated,
+              layer.declared_size if layer.truncated else None, layer.reading) for layer in view.layers])
 
 
 def answer_shown(view: BlobView) -> tuple[Any, ...]:

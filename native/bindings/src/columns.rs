@@ -14,7 +14,7 @@ use pyo3::exceptions::{PyIndexError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::convert::{paths_of, slices};
+use crate::convert::{paths_of, peeled_dict, slices};
 use crate::decode::DecodeRequest;
 use crate::state::configured_now;
 
@@ -203,6 +203,12 @@ impl PageColumns {
     #[getter]
     fn handed_back(&self) -> Vec<usize> {
         self.answer.handed_back()
+    }
+
+    /// The values handed back with their containers peeled, by index: (chain, sizes, payload).
+    #[getter]
+    fn peeled<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        peeled_dict(py, &self.answer.peeled)
     }
 
     #[getter]

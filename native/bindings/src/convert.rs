@@ -119,3 +119,36 @@ pub fn node_strict(obj: &Bound<'_, PyAny>) -> PyResult<Node> {
     }
     Err(PyValueError::new_err("a value the core does not write"))
 }
+
+/// A value the core handed back with its containers peeled (engine.rs: kind HandedBack), as the
+/// Python engine reads it (payload.engine.Peeled): (the containers' labels, each one's output
+/// size, the last one's output).
+pub fn peeled_py<'py>(
+    py: Python<'py>,
+    outcome: &cqlsh_ext_core::engine::Outcome,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let data: &[u8] = match &outcome.payload {
+        cqlsh_ext_core::engine::Payload::Owned(data) => data,
+        cqlsh_ext_core::engine::Payload::Stored => &[],
+    };
+    PyTuple::new(
+        py,
+        [
+            PyTuple::new(py, outcome.label.chain())?.into_any(),
+            PyTuple::new(py, &outcome.sizes)?.into_any(),
+            PyBytes::new(py, data).into_any(),
+        ],
+    )
+}
+
+/// The values of a page handed back with their containers peeled, by their index in the page.
+pub fn peeled_dict<'py>(
+    py: Python<'py>,
+    peeled: &[(usize, cqlsh_ext_core::engine::Outcome)],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (i, outcome) in peeled {
+        out.set_item(i, peeled_py(py, outcome)?)?;
+    }
+    Ok(out)
+}

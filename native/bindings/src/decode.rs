@@ -5,9 +5,9 @@ use cqlsh_ext_core::engine::{Kind, Label};
 use cqlsh_ext_core::page::{self, PageWant};
 use cqlsh_ext_core::tree::{PathRead, Step};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use crate::convert::{paths_of, slices, to_py};
+use crate::convert::{paths_of, peeled_dict, slices, to_py};
 use crate::state::configured_now;
 
 /// What decode_page reads of a page of one column's values (cqlsh_ext/payload/native.py).
@@ -113,6 +113,8 @@ pub struct DecodedPage {
     trees: Py<PyAny>,
     paths: Vec<Py<PathColumn>>,
     handed_back: Vec<usize>,
+    /// The values handed back with their containers peeled, by index: (chain, sizes, payload).
+    peeled: Py<PyDict>,
 }
 
 /// A page of one column's values decoded with the GIL released; its answer in columns.
@@ -242,5 +244,6 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         trees: if want_tree { PyList::new(py, trees)?.into_any().unbind() } else { py.None() },
         paths,
         handed_back: answer.handed_back(),
+        peeled: peeled_dict(py, &answer.peeled)?.unbind(),
     })
 }

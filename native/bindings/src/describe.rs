@@ -4,10 +4,10 @@
 use cqlsh_ext_core::describe::{self, DStructure, DescribeConfig, Key, Num, Sketch};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 
 use crate::arrow::Whole;
-use crate::convert::slices;
+use crate::convert::{peeled_py, slices};
 use crate::state::configured_now;
 
 /// A page of one place's values and the bounds of describe/structure.py and sketch.py: the
@@ -115,6 +115,9 @@ pub struct StructurePartial {
 pub struct DescribedPage {
     encodings: Vec<Py<Encoding>>,
     handed_back: Vec<usize>,
+    /// Of those, the values handed back with their containers peeled: (stored value, chain,
+    /// sizes, payload), for the Python engine to read the payloads from.
+    peeled: Py<PyList>,
     nulls: usize,
     structure: Py<StructurePartial>,
 }
@@ -196,6 +199,21 @@ fn node_py(py: Python<'_>, st: &DStructure, at: usize) -> PyResult<Py<NodePartia
     Py::new(py, partial)
 }
 
+/// The values handed back peeled, each with its stored bytes: (stored, chain, sizes, payload).
+fn peeled_list<'py>(
+    py: Python<'py>,
+    peeled: &[(usize, cqlsh_ext_core::engine::Outcome)],
+    values: &[Option<&[u8]>],
+) -> PyResult<Py<PyList>> {
+    let mut found = Vec::with_capacity(peeled.len());
+    for (i, outcome) in peeled {
+        let parts = peeled_py(py, outcome)?;
+        let stored = PyBytes::new(py, values[*i].unwrap_or(&[])).into_any();
+        found.push(PyTuple::new(py, [stored, parts.get_item(0)?, parts.get_item(1)?, parts.get_item(2)?])?);
+    }
+    Ok(PyList::new(py, found)?.unbind())
+}
+
 /// A page of one place's values described with the GIL released.
 #[pyfunction]
 pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>) -> PyResult<DescribedPage> {
@@ -207,7 +225,7 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
     let source = r.values.bind(py);
     let config = &configured.config;
     let cap = r.cap;
-    let (mut described, rows, nulls) = match (Whole::of(source, r.column)?, r.column) {
+    let (mut described, rows, nulls, peeled) = match (Whole::of(source, r.column)?, r.column) {
         (Some(whole), _) => {
             // The server's page or an Arrow column: the cells borrowed, the nulls counted.
             let cells = whole.cells()?;
@@ -215,7 +233,8 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
             let values: Vec<Option<&[u8]>> = cells.iter().filter(|cell| cell.is_some()).copied().collect();
             let nulls = cells.len() - values.len();
             let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
-            (described, Some(rows), nulls)
+            let peeled = peeled_list(py, &described.peeled, &values)?;
+            (described, Some(rows), nulls, peeled)
         }
         (None, Some(_)) => {
             return Err(PyValueError::new_err("describe_page: a column of something not a RowsPage"))
@@ -223,7 +242,9 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
         (None, None) => {
             let items: Vec<Bound<'py, PyAny>> = source.try_iter()?.collect::<PyResult<_>>()?;
             let values = slices(&items);
-            (py.detach(|| describe::describe_page(config, &values, cap, &dcfg)), None, 0)
+            let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
+            let peeled = peeled_list(py, &described.peeled, &values)?;
+            (described, None, 0, peeled)
         }
     };
     if let Some(rows) = rows {
@@ -246,6 +267,7 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
             })
             .collect::<PyResult<_>>()?,
         handed_back: described.handed_back,
+        peeled,
         nulls,
         structure: Py::new(py, partial)?,
     })

@@ -17,7 +17,7 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList, PySlice, PyString, PyTuple};
 
-use crate::convert::{node_strict, slices, to_py};
+use crate::convert::{node_strict, peeled_py, slices, to_py};
 use crate::state::configured_now;
 
 #[repr(transparent)]
@@ -358,6 +358,9 @@ pub struct ContentRow {
     pub stored: Py<PyAny>,
     /// The value's size under its last container where the core read it whole (hold_page), else 0.
     pub decoded: usize,
+    /// A row the core handed back with its containers peeled (hold_page): (chain, sizes,
+    /// payload), for the Python engine to read the payload from; else None.
+    pub peeled: Option<Py<PyTuple>>,
 }
 
 /// A blob column's rows (kept rows of a page, or a page the file decodes), read by the core: per
@@ -418,6 +421,18 @@ impl HeldContents {
             .filter(|(_, r)| matches!(r.content, Content::Python))
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// The rows the core handed back with their containers peeled, by index: (chain, sizes,
+    /// payload).
+    fn peeled<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (i, row) in self.rows().iter().enumerate() {
+            if let Some(found) = &row.peeled {
+                out.set_item(i, found.bind(py))?;
+            }
+        }
+        Ok(out)
     }
 
     /// One payload of each shape among the first `limit` rows the core reads, with its row's
@@ -583,7 +598,7 @@ impl HeldContents {
             if at < 0 {
                 let obj = others.next().ok_or_else(|| PyValueError::new_err("rearranged: too few rows"))?;
                 let content = if obj.is_none(py) { Content::Null } else { Content::Python };
-                out.push(ContentRow { content, stored: obj, decoded: 0 });
+                out.push(ContentRow { content, stored: obj, decoded: 0, peeled: None });
             } else {
                 let row =
                     rows.get(at as usize).ok_or_else(|| PyIndexError::new_err("rearranged: no such row"))?;
@@ -591,6 +606,7 @@ impl HeldContents {
                     content: row.content.clone(),
                     stored: row.stored.clone_ref(py),
                     decoded: row.decoded,
+                    peeled: row.peeled.as_ref().map(|p| p.clone_ref(py)),
                 });
             }
         }
@@ -808,14 +824,19 @@ pub fn hold_page<'py>(
     let nodes = config.nodes_for(cap);
     let mut labels = Labels::default();
     let mut rows = Vec::with_capacity(items.len());
-    for ((item, value), outcome) in items.iter().zip(&raw).zip(answer.outcomes) {
+    let mut peeled = answer.peeled.iter().peekable();
+    for (i, ((item, value), outcome)) in items.iter().zip(&raw).zip(answer.outcomes).enumerate() {
         let decoded = outcome.as_ref().map_or(0, |o| o.decoded);
         let content = match (value, outcome) {
             _ if item.is_none() => Content::Null,
             (Some(bytes), Some(outcome)) => held::content(outcome, bytes, nodes, &mut labels),
             _ => Content::Python,
         };
-        rows.push(ContentRow { content, stored: item.clone().unbind(), decoded });
+        let row_peeled = match peeled.next_if(|(at, _)| *at == i) {
+            Some((_, outcome)) => Some(peeled_py(py, outcome)?.unbind()),
+            None => None,
+        };
+        rows.push(ContentRow { content, stored: item.clone().unbind(), decoded, peeled: row_peeled });
     }
     Ok(HeldContents::new(rows))
 }

@@ -10,7 +10,7 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 use cqlsh_ext_core::held;
 
 use crate::arrow::Whole;
-use crate::convert::{step_of, to_py};
+use crate::convert::{peeled_py, step_of, to_py};
 use crate::held::{ContentRow, HeldColumn, HeldContents, Row as HeldRow};
 use crate::state::configured_now;
 
@@ -265,6 +265,9 @@ pub struct QueryPage {
     held: Vec<Option<Py<HeldColumn>>>,
     /// Per place of `contents`, its kept rows' contents.
     contents: Vec<Py<HeldContents>>,
+    /// Per place, its values handed back with their containers peeled: (stored value, chain,
+    /// sizes, payload), for the place's Python engine to read the payloads from.
+    peeled: Vec<Py<PyList>>,
 }
 
 fn shown_py<'py>(
@@ -402,7 +405,21 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     }
     let config = &configured.config;
     let (rows, cap) = (r.rows, r.cap);
-    let (mut slots, result) = py.detach(|| query::query_page(config, &program, &cells, rows, cap));
+    let (mut slots, result, peeled_rows) =
+        py.detach(|| query::query_page(config, &program, &cells, rows, cap));
+    let mut peeled = Vec::with_capacity(peeled_rows.len());
+    for (place, handed) in peeled_rows.iter().enumerate() {
+        let mut found = Vec::with_capacity(handed.len());
+        for (row, outcome) in handed {
+            let stored = PyBytes::new(py, cells[place][*row].stored()).into_any();
+            let parts = peeled_py(py, outcome)?;
+            found.push(PyTuple::new(
+                py,
+                [stored, parts.get_item(0)?, parts.get_item(1)?, parts.get_item(2)?],
+            )?);
+        }
+        peeled.push(PyList::new(py, found)?.unbind());
+    }
     let column_of = |refs: &Vec<Option<(usize, usize)>>| -> PyResult<Vec<Py<PyList>>> {
         let mut out = Vec::with_capacity(refs.len());
         for reference in refs {
@@ -466,7 +483,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 (Some(_), _) => py.None(),
             };
             let content = held::slot_content(slot, stored, nodes, &mut labels);
-            rows.push(ContentRow { content, stored: value, decoded: 0 });
+            rows.push(ContentRow { content, stored: value, decoded: 0, peeled: None });
         }
         contents.push(Py::new(py, HeldContents::new(rows))?);
     }
@@ -514,5 +531,6 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
         overflow: result.overflow,
         held,
         contents,
+        peeled,
     })
 }

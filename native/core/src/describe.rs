@@ -822,6 +822,9 @@ pub struct Described {
     pub encodings: Vec<(Kind, crate::engine::Label, u64)>,
     /// The indexes of the values left to the Python engine.
     pub handed_back: Vec<usize>,
+    /// Those of them handed back with their containers peeled (engine.rs: kind HandedBack), by
+    /// index, for the Python engine to read their payloads.
+    pub peeled: Vec<(usize, Outcome)>,
     /// The page's partial structure (flushed).
     pub structure: DStructure,
 }
@@ -832,6 +835,7 @@ pub fn describe_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, dcfg: &
     let mut structure = DStructure::new();
     let mut encodings: Vec<(Kind, crate::engine::Label, u64)> = Vec::new();
     let mut handed: Vec<usize> = Vec::new();
+    let mut peeled: Vec<(usize, Outcome)> = Vec::new();
     for (i, value) in values.iter().enumerate() {
         let Some(value) = value else {
             handed.push(i);
@@ -843,6 +847,9 @@ pub fn describe_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, dcfg: &
         };
         if !describable(&outcome) {
             handed.push(i);
+            if outcome.kind == Kind::HandedBack {
+                peeled.push((i, outcome));
+            }
             continue;
         }
         let src = outcome.bytes(value);
@@ -859,5 +866,5 @@ pub fn describe_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, dcfg: &
         }
     }
     structure.flush(dcfg);
-    Described { encodings, handed_back: handed, structure }
+    Described { encodings, handed_back: handed, peeled, structure }
 }

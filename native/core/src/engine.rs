@@ -159,6 +159,11 @@ impl Label {
         self.layers[0].is_none()
     }
 
+    /// The containers' labels, outer first.
+    pub fn chain(&self) -> Vec<&'static str> {
+        self.layers.iter().flatten().map(|f| f.label()).collect()
+    }
+
     /// The chain's labels and the reading joined by ">" ("" for no known format).
     pub fn spell(&self) -> String {
         let mut parts: Vec<&str> = self.layers.iter().flatten().map(|f| f.label()).collect();
@@ -250,6 +255,10 @@ pub struct Outcome {
     /// A JSON container's text read for its value (want.text_values): each value's mark, where
     /// held.rs reads it in place (None where its tree was built instead, or not asked).
     pub marks: Option<Vec<json::Mark>>,
+    /// A value handed back after its containers were peeled (kind HandedBack, its record format
+    /// one only Python reads): each layer's output size, in the chain's order (the label's
+    /// layers), its payload the last one's output. Empty elsewhere.
+    pub sizes: Vec<usize>,
 }
 
 impl Outcome {
@@ -274,6 +283,7 @@ impl Outcome {
             rejected: false,
             gaps: None,
             marks: None,
+            sizes: Vec::new(),
         }
     }
 }
@@ -481,6 +491,7 @@ fn text_outcome(
             rejected: false,
             gaps: None,
             marks: None,
+            sizes: Vec::new(),
         });
     }
     if !cut && want.needles.iter().any(|needle| needle.rejects(&bytes[..text_len])) {
@@ -497,6 +508,7 @@ fn text_outcome(
             rejected: true,
             gaps: None,
             marks: None,
+            sizes: Vec::new(),
         });
     }
     let (json, tree, mut reads, gaps, marks) = if want.tree && want.text_tree {
@@ -553,6 +565,7 @@ fn text_outcome(
         rejected: false,
         gaps,
         marks,
+        sizes: Vec::new(),
     })
 }
 
@@ -584,6 +597,7 @@ fn record_outcome(
         rejected: false,
         gaps: None,
         marks: None,
+        sizes: Vec::new(),
     })
 }
 
@@ -599,6 +613,26 @@ fn uncontained(cfg: &Config, value: &[u8], nodes: usize, want: &Want) -> Result<
         }
     }
     Ok(Outcome::plain(Kind::NoFormat, Label::new(&[], ""), n))
+}
+
+/// A value handed back with its containers peeled (not cut): the chain, each layer's output size
+/// and the last one's output, for the Python engine to read the payload from (payload.engine).
+fn peeled(layers: &[Fmt], sizes: Vec<usize>, data: Vec<u8>, stored: usize) -> Outcome {
+    Outcome {
+        kind: Kind::HandedBack,
+        label: Label::new(layers, ""),
+        stored,
+        decoded: data.len(),
+        cut: false,
+        payload: Payload::Owned(data),
+        text_len: 0,
+        tree: None,
+        reads: Vec::new(),
+        rejected: false,
+        gaps: None,
+        marks: None,
+        sizes,
+    }
 }
 
 /// One value, as unwrap(value, "auto", cap) reads it.
@@ -626,6 +660,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
     };
     // contained + _payload: the layers inside, while depth and budget allow
     let mut layers = vec![fmt];
+    let mut sizes = vec![dec.data.len()];
     let mut cut = dec.truncated;
     let mut data = dec.data;
     let mut budget = cap as i64 - data.len() as i64;
@@ -640,6 +675,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         match formats::decode(inner, &data, budget as usize, &cfg.env) {
             Ok(next) => {
                 layers.push(inner);
+                sizes.push(next.data.len());
                 cut |= next.truncated;
                 budget -= next.data.len() as i64;
                 data = next.data;
@@ -663,6 +699,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
             rejected: false,
             gaps: None,
             marks: None,
+            sizes: Vec::new(),
         });
     }
     if let Some(found) = text::as_text(&data, cut) {
@@ -670,9 +707,19 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
     }
     if !cut && size >= cfg.min_structured_length {
-        if let Some((tree, name)) = record(cfg, &data, 0, size, nodes)? {
-            let outcome = record_outcome(&layers, Payload::Stored, &data, tree, name, n, size, want)?;
-            return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
+        let found = record(cfg, &data, 0, size, nodes).and_then(|found| match found {
+            Some((tree, name)) => {
+                record_outcome(&layers, Payload::Stored, &data, tree, name, n, size, want).map(Some)
+            }
+            None => Ok(None),
+        });
+        match found {
+            Ok(Some(outcome)) => return Ok(Outcome { payload: Payload::Owned(data), ..outcome }),
+            Ok(None) => {}
+            // a record format only Python reads (or a record it builds): handed back with what was
+            // decompressed, so that Python reads the payload and never the stored bytes again
+            Err(DErr::HandBack) => return Ok(peeled(&layers, sizes, data, n)),
+            Err(err) => return Err(err),
         }
     }
     Ok(Outcome {
@@ -688,6 +735,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         rejected: false,
         gaps: None,
         marks: None,
+        sizes: Vec::new(),
     })
 }
 

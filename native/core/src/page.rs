@@ -54,10 +54,12 @@ pub struct PathSummary {
 }
 
 /// A page's answer: per value its outcome (None: handed back to the Python engine), per path
-/// its summary.
+/// its summary, and the values handed back with their containers peeled (their index and
+/// outcome: kind HandedBack, the chain in its label, each layer's size, the payload).
 pub struct PageAnswer {
     pub outcomes: Vec<Option<Outcome>>,
     pub paths: Vec<PathSummary>,
+    pub peeled: Vec<(usize, Outcome)>,
 }
 
 impl PageAnswer {
@@ -93,6 +95,7 @@ fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
 }
 
 /// One value at its boundary: its outcome, or None (handed back: the engine's doubt, a panic).
+/// A value handed back with its containers peeled is an outcome of kind HandedBack.
 pub fn decode_one(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Option<Outcome> {
     match crate::panics::guarded(|| decode_value(cfg, value, cap, want)) {
         Some(Ok(outcome)) => Some(outcome),
@@ -114,14 +117,23 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
         needles: &[],
     };
     let mut retained = 0usize;
+    let mut peeled: Vec<(usize, Outcome)> = Vec::new();
     let outcomes: Vec<Option<Outcome>> = values
         .iter()
-        .map(|value| {
+        .enumerate()
+        .map(|(i, value)| {
             let value = (*value)?;
             if retained > RETAINED {
                 return None;
             }
             let mut outcome = decode_one(cfg, value, cap, &engine_want)?;
+            if outcome.kind == Kind::HandedBack {
+                if let Payload::Owned(data) = &outcome.payload {
+                    retained += data.len();
+                }
+                peeled.push((i, outcome));
+                return None;
+            }
             let needed = match outcome.kind {
                 Kind::Text => want.text || want.tree || !outcome.reads.is_empty(),
                 Kind::Record => want.tree || !outcome.reads.is_empty(),
@@ -153,7 +165,7 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
             }
         }
     }
-    PageAnswer { outcomes, paths }
+    PageAnswer { outcomes, paths, peeled }
 }
 
 /// A text cut to at most `limit` characters (0: whole).

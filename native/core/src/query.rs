@@ -800,8 +800,15 @@ fn note_miss(seen: &mut PathSeen, depth: usize, keys: Vec<String>) {
 }
 
 /// Decodes one place's value for a query (the values a reader reads: kind, cut, the paths;
-/// `want`: the place's).
-pub fn read_slot(cfg: &Config, cell: Cell<'_>, cap: usize, want: &Want) -> Slot {
+/// `want`: the place's). A value handed back with its containers peeled leaves its outcome in
+/// `peeled` (engine.rs: kind HandedBack), for the Python engine to read its payload.
+pub fn read_slot(
+    cfg: &Config,
+    cell: Cell<'_>,
+    cap: usize,
+    want: &Want,
+    peeled: &mut Option<Outcome>,
+) -> Slot {
     let value = match cell {
         Cell::Blob(value) => value,
         Cell::Null => return Slot::Null,
@@ -816,7 +823,10 @@ pub fn read_slot(cfg: &Config, cell: Cell<'_>, cap: usize, want: &Want) -> Slot 
     match outcome.kind {
         Kind::Text if outcome.rejected => Slot::Rejected,
         Kind::Text | Kind::Record => Slot::Read(outcome),
-        Kind::HandedBack => Slot::HandBack,
+        Kind::HandedBack => {
+            *peeled = Some(outcome);
+            Slot::HandBack
+        }
         kind => Slot::Undecodable(kind as u8),
     }
 }
@@ -1074,7 +1084,7 @@ pub enum Cell<'a> {
 }
 
 impl<'a> Cell<'a> {
-    fn stored(&self) -> &'a [u8] {
+    pub fn stored(&self) -> &'a [u8] {
         match self {
             Cell::Blob(bytes) => bytes,
             _ => &[],
@@ -1093,8 +1103,10 @@ pub fn query_page(
     cells: &[Vec<Cell<'_>>],
     rows: usize,
     cap: usize,
-) -> (Vec<Vec<Slot>>, PageResult) {
+) -> (Vec<Vec<Slot>>, PageResult, Vec<Vec<(usize, Outcome)>>) {
     let mut retained = 0usize;
+    // per place, the values handed back with their containers peeled (their row and outcome)
+    let mut peeled: Vec<Vec<(usize, Outcome)>> = cells.iter().map(|_| Vec::new()).collect();
     let slots: Vec<Vec<Slot>> = cells
         .iter()
         .zip(program.paths.iter().zip(&program.needles))
@@ -1110,17 +1122,26 @@ pub fn query_page(
                 json: true,
                 needles,
             };
+            let handed = &mut peeled[place];
             values
                 .iter()
-                .map(|cell| {
+                .enumerate()
+                .map(|(row, cell)| {
                     if retained > RETAINED {
                         return Slot::HandBack;
                     }
-                    let slot = read_slot(cfg, *cell, cap, &want);
-                    if let Slot::Read(outcome) = &slot {
-                        if let crate::engine::Payload::Owned(data) = &outcome.payload {
-                            retained += data.len();
-                        }
+                    let mut found = None;
+                    let slot = read_slot(cfg, *cell, cap, &want, &mut found);
+                    let kept = match (&slot, &found) {
+                        (Slot::Read(outcome), _) | (_, Some(outcome)) => match &outcome.payload {
+                            crate::engine::Payload::Owned(data) => data.len(),
+                            crate::engine::Payload::Stored => 0,
+                        },
+                        _ => 0,
+                    };
+                    retained += kept;
+                    if let Some(outcome) = found {
+                        handed.push((row, outcome));
                     }
                     slot
                 })
@@ -1130,7 +1151,7 @@ pub fn query_page(
     let stored: Vec<Vec<&[u8]>> =
         cells.iter().map(|values| values.iter().map(Cell::stored).collect()).collect();
     let result = run(program, &slots, &stored, rows);
-    (slots, result)
+    (slots, result, peeled)
 }
 
 /// The value a kept row has at a place's path (None: missing, cut, undecodable), and the bytes
