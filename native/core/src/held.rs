@@ -931,6 +931,19 @@ impl AnswerCut {
     }
 }
 
+/// columns::json_string, a string with nothing to escape (no quote, backslash or control
+/// character: most of a document's) copied whole rather than a character at a time.
+fn answer_string(text: &str, out: &mut String) {
+    if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        crate::columns::json_string(text, out);
+    } else {
+        out.reserve(text.len() + 2);
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    }
+}
+
 /// json_text_at() of a value an MCP answer holds whole, or false (what was written is to be
 /// thrown away: the Python side spells the row) where the answer's spelling differs from it: a
 /// value `cut` changes (mcp_server/sizing.cut_value), a float JSON cannot hold (sizing.spelt's
@@ -942,7 +955,7 @@ pub fn answer_text_at(place: Place<'_>, cut: AnswerCut, out: &mut String) -> boo
             Node::Str(s) => {
                 let text = s.get(src);
                 cut.keeps(text) && {
-                    crate::columns::json_string(text, out);
+                    answer_string(text, out);
                     true
                 }
             }
@@ -981,7 +994,7 @@ pub fn answer_text_at(place: Place<'_>, cut: AnswerCut, out: &mut String) -> boo
                     out.push(',');
                 }
                 let Node::Str(key) = &*k else { return false };
-                crate::columns::json_string(key.get(place_src(v)), out);
+                answer_string(key.get(place_src(v)), out);
                 out.push(':');
                 if !answer_text_at(v, cut, out) {
                     return false;
