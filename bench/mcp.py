@@ -411,6 +411,8 @@ def answers(host: str, port: int, home: str, repeat: int, show: bool) -> None:
             print(f"\n### {title}\n{tool} {json.dumps(arguments)}\n-> {shown_answer}")
 
 
+#: --per-row's goal: `query`'s CPU a row at most this many times the API's.
+GOAL = 1.5
 #: The statements --per-row reads (the demo's compressed orders, ~3 KB each): the whole blob, and a
 #: payload query's paths with the blob (the plain road, the blob read with its paths).
 PER_ROW = (f"SELECT id, data FROM {KEYSPACE}.table_with_compressed_json",
@@ -436,9 +438,18 @@ with cqlsh_ext.connect(host, int(port), username="cassandra", password="cassandr
 
 
 def _process_cpu(pid: int) -> float:
-    """A process's CPU seconds so far, its reaped children's included (/proc/PID/stat)."""
+    """A process's CPU seconds so far, its reaped children's included: its threads' time on a CPU
+    in nanoseconds (/proc/PID/task/*/schedstat; /proc/PID/stat's utime and stime count clock ticks,
+    10 ms, some 70 us a row of a 1 MiB answer), its children's from /proc/PID/stat."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
+    children = sum(int(fields[i]) for i in (13, 14)) / os.sysconf("SC_CLK_TCK")
+    threads = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            threads += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError):  # a thread that ended meanwhile (its time is not counted:
+            continue                      # the call's figure is low, an outlier the median leaves)
+    return threads / 1e9 + children
 
 
 #: cqlsh-ext's command line run from another checkout's tree (--before): `python -P -c RUN_CLI ARGS`
@@ -552,7 +563,7 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
             ratio = med(mcp) / med(api)
             print(f"  {side.name:<7} MCP query {med(mcp):.1f} ({mcp[0]:.1f}-{mcp[-1]:.1f}), the API's "
                   f"records() {med(api):.1f} ({api[0]:.1f}-{api[-1]:.1f}): {ratio:.2f} x "
-                  f"({'met' if ratio <= 1 else 'not met'}: at most the API's)")
+                  f"({'met' if ratio <= GOAL else 'not met'}: at most {GOAL}x the API's, issue 100)")
 
 
 def main() -> int:

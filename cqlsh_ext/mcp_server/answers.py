@@ -4,9 +4,14 @@ nothing the shell prints is read back.
 - rows (`query`, `list_keyspaces`, `list_tables`; INSPECT's values): each row spelt as
   `--output-format json` spells it (render.json_lines), screened (the policy's redaction, `count`
   spelt one way: guard.py's Screen) before anything measures or sends it, its long values cut
-  inside it (the cut said); in an object that says how many, the columns and their types, whether
-  the answer was cut and where (`cut`, and a `cursor` that continues it where the reading can go
-  on from its rows), the reading's notes as data (`reading`) and as the shell says them (`notes`);
+  inside it (the cut said). A batch's rows are laid out a column at a time as their compact JSON,
+  the core writing what it read with the first cut looked at there and the screen's rule for each
+  column applied (JsonRows.answer_bytes, `_laid_out`): no JSON value is made of such a row
+  (SpeltRow); a row with a value to cut, or one the core spells otherwise than json.dumps, is
+  made JSON values, screened and cut as a whole. In an object that says how many, the columns
+  and their types, whether the answer was cut and where (`cut`, and a `cursor` that continues it
+  where the reading can go on from its rows), the reading's notes as data (`reading`) and as the
+  shell says them (`notes`);
 - reports (DESCRIBE PAYLOAD, COMPRESSION STATS, SETTINGS and ADVISE): the report's figures,
   screened, long values cut, its longest lists cut where the whole does not fit;
 - an error: the one line the reading gave (reading.context.ReadContext.error), or the gate's refusal.
@@ -24,16 +29,20 @@ figures so far, marked `stopped` with how far it got (`ToolAnswer.stopped`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common import jsonenc
+from cqlsh_ext.common.long_int import PYTHON_DIGITS
 from cqlsh_ext.mcp_server import sizing
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.mcp_server.cursor import Cursors
-    from cqlsh_ext.reading.typed import Position, ReportAnswer, TypedAnswer
+    from cqlsh_ext.reading.typed import AnswerBatch, Position, ReportAnswer, TypedAnswer
     from cqlsh_ext.render.json_lines import JsonRows
 
 #: Why an answer was cut short.
@@ -77,6 +86,25 @@ class Screen:
     #: Why an answer of rows cut short cannot be continued, where `row` keeps counts a cursor does
     #: not carry (a PER PARTITION LIMIT applied after it); None: it keeps none.
     why_not: str | None = None
+    #: `row` a column at a time, for rows the core lays out (render.json_lines.JsonRows.answer_bytes):
+    #: each of an answer's columns (by its result names) None (its values as they are), a JSON
+    #: text (every value answered so: redacted whole) or a function of a value's JSON value
+    #: (redacted inside); None: no such rule (`row` reads rows whole, or leaves some out).
+    columns: Callable[[Sequence[str]], list[str | Callable[[Any], Any] | None]] | None = (
+        lambda names: [None] * len(names))
+
+
+class SpeltRow:
+    """A row taken as its compact JSON (the core laid it out, its values within the answer's
+    first cut: JsonRows.answer_bytes), never made a JSON value but where one is read (`value`)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+    def value(self) -> Any:
+        return json.loads(self.text)
 
 
 @dataclass
@@ -114,7 +142,17 @@ class ToolAnswer:
             key, items, texts = spelt
             if data.get(key) is items and len(items) == len(texts):
                 return sizing.joined(data, key, texts)
+            if any(isinstance(item, SpeltRow) for item in data.get(key) or ()):
+                data = {**data, key: [i.value() if isinstance(i, SpeltRow) else i for i in data[key]]}
         return sizing.compact(data)
+
+    def json_data(self, body: bytes) -> Any:
+        """The structured content as JSON values, as `body` (body()) spells it
+        (sizing.for_the_sdk): rows taken as their text (SpeltRow) read back from it."""
+        spelt = self.spelt
+        if spelt is not None and any(isinstance(item, SpeltRow) for item in spelt[1]):
+            return json.loads(body)
+        return sizing.for_the_sdk(self.data, body)
 
     def texts(self) -> list[str]:
         """The answer as text blocks: one, framed (frame()), or the error and each note apart."""
@@ -362,7 +400,12 @@ class Taker:
             taken.cut, taken.next_at = LIMIT, at
             return False
         where = f"{self.key}[{len(taken.rows)}]"
-        made = _cut_row(item, where, self.room, not taken.rows)
+        if isinstance(item, SpeltRow):  # within the first cut already: as it is, or a first row cut harder
+            cost = sizing.row_cost(item.text)
+            made = ((item, [], cost, item.text) if cost <= self.room
+                    else _cut_row(item.value(), where, self.room, True) if not taken.rows else None)
+        else:
+            made = _cut_row(item, where, self.room, not taken.rows)
         if made is None:
             taken.cut, taken.next_at = BYTES, at
             return False
@@ -405,16 +448,24 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     # The statement's own LIMIT, less the rows earlier answers had: the answer ends there, not cut.
     own = None if screen.limit is None else max(0, screen.limit - continuation.before)
     shown = 0  # rows the screen let through
+    laid = _laid_out(spelling, screen)
     try:
         for batch in answer:
             positions = batch.positions
-            for i, row in enumerate(batch.rows):
+            texts = laid(batch) if laid is not None else None
+            rows: list[Any] | None = None
+            for i in range(len(batch)):
                 if skip:
                     skip -= 1
                     continue
                 if own is not None and shown >= own:
                     break
-                item = screen.row(spelling.values(row))
+                text = texts[i] if texts is not None else None
+                if text is not None:
+                    item: Any = SpeltRow(text)
+                else:
+                    rows = rows if rows is not None else batch.rows
+                    item = screen.row(spelling.values(rows[i]))
                 if item is None:
                     screen.hidden += 1
                     continue
@@ -447,6 +498,49 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
         data["reading"] = reading
     resume = notes.resume if notes is not None and taker.taken.cut is None else None
     return taker.finish(data, continuation, resume)
+
+
+def _laid_out(spelling: JsonRows, screen: Screen) -> Callable[[AnswerBatch], list[bytes | None]] | None:
+    """How a batch's rows are spelt a column at a time, the core laying out what it read
+    (JsonRows.answer_bytes), `screen`'s columns rule applied there: each row's compact JSON, or
+    None for a row made a JSON value and screened whole (one with a value the answer cuts, or
+    spelt otherwise: a lone surrogate, an integer past 4,300 digits, a float JSON cannot hold:
+    the core says so by a NUL in its line).
+    None: no batch is (a screen with no columns rule, a name twice)."""
+    names = spelling.names
+    if screen.columns is None or len(set(names)) != len(names):
+        return None
+    screens = screen.columns(names)
+    cut = CUT_LEVELS[0]
+
+    def laid(batch: AnswerBatch) -> list[bytes | None]:
+        body = spelling.answer_bytes(batch.columns(len(names)), cut, partial(_answer_text, cut), screens)
+        lines: list[bytes | None] = list(body.split(b"\n")[:-1])
+        if b"\0" in body:
+            lines = [None if line is None or b"\0" in line else line for line in lines]
+        return lines
+
+    return laid
+
+
+def _answer_text(cut: tuple[int, int], value: Any) -> str:
+    """A JSON value's compact JSON as a row spells it (sizing.spelt), or a NUL where the row is
+    spelt otherwise (a value `cut` changes, a float JSON cannot hold, a lone surrogate, an integer
+    past 4,300 digits)."""
+    if not sizing.within(value, *cut):
+        return "\0"
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return "\0"
+    if len(text) > PYTHON_DIGITS and jsonenc.has_long_digits(text.encode("utf-8", "surrogatepass")):
+        return "\0"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "\0"
+    return text
 
 
 class _RowsFitting:
@@ -497,6 +591,8 @@ class _RowsFitting:
         if kept == 1 and over > 0 and taken.first is not None:
             # The first row alone: cut its values harder rather than answer none.
             item, where, _ = taken.first
+            if isinstance(item, SpeltRow):
+                item = item.value()
             for chars, items in CUT_LEVELS:
                 cut, cuts, size, text = _spelt_cut(item, chars, items, where)
                 if size >= taken.costs[0]:
@@ -532,8 +628,6 @@ def report(answer: ReportAnswer | None, cap: int, said: list[str], errors: list[
     Made to fit its cap by cutting its longest lists (`fit`), the cut said."""
     if answer is None:
         return failed(" ".join(errors) or "the statement reported nothing", said)
-    from cqlsh_ext.common import jsonenc
-
     data, cuts = sizing.cut_value(jsonenc.loaded(screen.report(answer.data())), items=None)
     if cuts:
         data["values_cut"] = cuts[:CUTS_SAID] + ([f"and {len(cuts) - CUTS_SAID:,} more"]

@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.mcp_server import diagnose, hints, redact
-from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
+from cqlsh_ext.mcp_server.answers import Screen, SpeltRow, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import Refused
 from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace, token_name
 
@@ -466,11 +466,11 @@ class Guard:
         what = tool.reads.what if tool.reads is not None else "nothing"
         if what == "keyspaces":
             return Screen(row=lambda row: None if policy.refusal(str(row.get("keyspace_name"))) is not None
-                          else row, hides=True, hidden_table=hidden)
+                          else row, columns=None, hides=True, hidden_table=hidden)
         if what == "keyspace" and scope.keyspace is not None:
             ks = scope.keyspace
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
-                          else row, hides=True, hidden_table=hidden)
+                          else row, columns=None, hides=True, hidden_table=hidden)
         if scope.hiding:
             return _hiding_screen(hidden, scope.caps)
         if scope.keyspace is None or scope.table is None:
@@ -482,6 +482,9 @@ class Guard:
         def row(found: dict[str, Any]) -> dict[str, Any]:
             return redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)[0]
 
+        def columns(names: Sequence[str]) -> list[str | Callable[[Any], Any] | None]:
+            return redact.column_screens(patterns, keyspace, table, names, scope.places, scope.columns)
+
         def value(found: Any) -> Any:
             return redact.inspected(patterns, keyspace, table, [found])[0]
 
@@ -490,7 +493,7 @@ class Guard:
                 return found
             return redact.payload_report(patterns, keyspace, table, found)
 
-        return Screen(row=row, value=value, report=report, hidden_table=hidden)
+        return Screen(row=row, value=value, report=report, hidden_table=hidden, columns=columns)
 
     def after(self, work: Work, answer: ToolAnswer) -> ToolAnswer:
         """The answer's prose said in the tools' terms (hints.py). What a list left out is never
@@ -515,8 +518,11 @@ def _nothing(answer: ToolAnswer) -> bool:
     if data is None or data.get("stopped") or data.get("error"):
         return False
     rows = data.get("rows")
-    return rows == [] or (isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict)
-                          and list(rows[0].values()) == [0] and next(iter(rows[0])) == "count")
+    if not isinstance(rows, list) or len(rows) > 1:
+        return False
+    first = rows[0].value() if rows and isinstance(rows[0], SpeltRow) else rows[0] if rows else None
+    return not rows or (isinstance(first, dict) and list(first.values()) == [0]
+                        and next(iter(first)) == "count")
 
 
 def _notes(answer: ToolAnswer) -> list[str]:
@@ -569,7 +575,7 @@ def _hiding_screen(hidden: _HiddenTables, caps: Caps) -> Screen:
     # A cursor carries no count of the partition it stops in: an answer cut short is not continued.
     why_not = (f"PER PARTITION LIMIT {per_partition} counts this answer's rows after the policy's screen, "
                "which a cursor cannot carry on: a larger limit or max_bytes") if per_partition else None
-    return Screen(row=row, hides=True, hidden_table=hidden, limit=caps.limit, why_not=why_not)
+    return Screen(row=row, columns=None, hides=True, hidden_table=hidden, limit=caps.limit, why_not=why_not)
 
 
 def _caps_taken_off(statement: Lexed) -> tuple[Lexed | None, Caps]:

@@ -13,14 +13,16 @@ walked into, and what cannot be walked into (a payload that is no JSON: text, he
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from cqlsh_ext.mcp_server.policy import Pattern, normal, split_path
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
 
-#: What a redacted value is answered as.
+#: What a redacted value is answered as, and its JSON text.
 REDACTED = "[redacted]"
+REDACTED_TEXT = json.dumps(REDACTED)
 #: The keys of a decoded blob's object (output.spellings.BLOB_OBJECT_KEYS): `payload` is walked
 #: into, `raw` (the stored bytes' hex) is dropped.
 _BLOB_KEYS = BLOB_OBJECT_KEYS
@@ -100,6 +102,35 @@ def rows(patterns: Sequence[Pattern], keyspace: str, table: str, found: list[Any
                 out[key] = REDACTED
         redacted.append(out)
     return redacted
+
+
+def column_screens(patterns: Sequence[Pattern], keyspace: str, table: str, names: Sequence[str],
+                   places: Mapping[str, Sequence[str] | None],
+                   columns: frozenset[str]) -> list[str | Callable[[Any], Any] | None]:
+    """rows()'s rule for each of an answer's columns (its result `names`), for rows laid out a
+    column at a time (render.json_lines.JsonRows.answer_bytes): None where it leaves the values as
+    they are, REDACTED's JSON text where it redacts them whole, else the function of a value's
+    JSON value that redacts inside it (value())."""
+    if not patterns:
+        return [None] * len(names)
+    base = [keyspace, table]
+    out: list[str | Callable[[Any], Any] | None] = []
+    for key in names:
+        if key in places:
+            place = places[key]
+            at = None if place is None else [*base, *place]
+        elif key in columns:
+            at = [*base, key]
+        else:
+            out.append(REDACTED_TEXT)
+            continue
+        if at is None or not touches(patterns, at):
+            out.append(None)
+        elif covered(patterns, at):
+            out.append(REDACTED_TEXT)
+        else:
+            out.append(partial(value, patterns, at))
+    return out
 
 
 def path_place(column: str, steps: Sequence[str | int], access: str | None = None) -> list[str]:

@@ -507,5 +507,5 @@ def _result(answer: ToolAnswer,
     out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
     if body is not None:
         given = stand_in(body, body.decode("utf-8", "surrogatepass")) if stand_in is not None else None
-        out["structuredContent"] = sizing.for_the_sdk(answer.data, body) if given is None else given
+        out["structuredContent"] = answer.json_data(body) if given is None else given
     return out

@@ -189,7 +189,7 @@ def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = 
     """`value` with each string longer than `chars` characters cut to `chars` (an ellipsis after)
     and each array or object of more than `items` entries cut to its first `items` (None: none
     cut); and where each cut was made ("rows[3].data.payload.items: 20 of 1,310 elements")."""
-    if _within(value, chars, items):  # the common value: nothing to cut, no copy, no paths made
+    if within(value, chars, items):  # the common value: nothing to cut, no copy, no paths made
         return value, []
     cuts: list[str] = []
 
@@ -215,7 +215,7 @@ def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = 
     return walk(value, path), cuts
 
 
-def _within(value: Any, chars: int, items: int | None) -> bool:
+def within(value: Any, chars: int, items: int | None) -> bool:
     """Whether cut_value would cut nothing in `value` (no string longer than `chars`, no array or
     object of more than `items` entries)."""
     stack = [value]

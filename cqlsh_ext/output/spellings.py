@@ -255,19 +255,22 @@ class JsonSpelling(Blobs):
         """value() of each of one column's values (one CQL type, one place): the type's spelling
         looked up once, its common values (an int of an integer type, a str of a text type) spelt
         here as value() spells them."""
-        name = _typename(cqltype)
-        if name in INTEGER_TYPES:
-            exact: type = int
-            spell: Callable[[Any], str] = str
-        elif name in STRING_TYPES:
-            exact, spell = str, _encode_string
-        else:
+        exact = self.common_type(cqltype)
+        if exact is None:
             return [self.value(v, cqltype, place) for v in values]
+        spell: Callable[[Any], str] = str if exact is int else _encode_string
         values = values if isinstance(values, list) else list(values)
         if set(map(type, values)) == {exact}:  # all common (no null): spelt in C, no Python step a value
             return list(map(spell, values))
         value = self.value
         return [spell(v) if type(v) is exact else value(v, cqltype, place) for v in values]
+
+    @staticmethod
+    def common_type(cqltype: Any) -> type | None:
+        """The Python type of a CQL type's common values, spelt by str() (int, an integer type's)
+        or as a JSON string (str, a text type's) in value() and in tree(); None for other types."""
+        name = _typename(cqltype)
+        return int if name in INTEGER_TYPES else str if name in STRING_TYPES else None
 
     def found_column(self, values: Iterable[Any], other: Callable[[Any], str]) -> list[str]:
         """value() of each of one column's values a path found or an aggregate computed (no CQL
@@ -282,17 +285,21 @@ class JsonSpelling(Blobs):
         return spell(value) if spell is not None else other(value)
 
     @staticmethod
-    def blob_head(label: str, kind: str) -> str:
+    def blob_head(label: str, kind: str, compact: bool = False) -> str:
         """What _view_object writes before a decoded payload (label, kind, confidence): the native
         core writes the payload's text after it (payload.columns.json_lines); its rows are
-        auto-detected, their confidence their label's and kind's."""
+        auto-detected, their confidence their label's and kind's. `compact`: without spaces, as
+        an MCP answer spells _view_tree's object (render.json_lines.JsonRows.answer_bytes)."""
         sure = confidence_of(label, kind)
-        head = f'{{"label": {_string(label)}, "kind": {_string(kind)}, '
-        return head + (f'"confidence": {_string(sure)}, "payload": ' if sure else '"payload": ')
+        sep, colon = (",", ":") if compact else (", ", ": ")
+        head = f'{{"label"{colon}{_string(label)}{sep}"kind"{colon}{_string(kind)}{sep}'
+        return head + (f'"confidence"{colon}{_string(sure)}{sep}"payload"{colon}' if sure else
+                       f'"payload"{colon}')
 
     #: What _view_object writes after a payload; raw's before and after the hex; no known
-    #: format's; a null blob (payload.columns.JsonSpelt.texts).
+    #: format's; a null blob (payload.columns.JsonSpelt.texts); and the same without spaces.
     BLOB_TEXTS = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
+    COMPACT_BLOB_TEXTS = ("}", ',"raw":"0x', '"}', '"0x', '"', "null")
 
     def _view_object(self, view: BlobView, stored: bytes) -> str:
         parts: list[str] = []

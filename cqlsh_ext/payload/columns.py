@@ -1294,34 +1294,42 @@ class JsonSpelt:
     texts: tuple[str, str, str, str, str, str] | None = None
     raw: bool = False
     found: bool = False
+    #: Every value spelt so, none looked at (a column an MCP answer redacts whole).
+    same: str | None = None
 
 
-def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt]) -> bytes:
+def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt],
+               answer: tuple[int, int] | None = None) -> bytes:
     """A batch's rows as JSON Lines, one UTF-8 buffer, each line ended by a newline: `keys` (each
     key's JSON text) with each row's values as `spelt` spells them; a blob column the core read
     and a path's column the core holds laid out by the core (their texts written there, no str a
-    row)."""
+    row). `answer` (chars, items): the lines are an MCP answer's rows, compact (`keys` and `spelt`
+    the answer's spellings), a line with a value the answer's cut changes, or one the core does
+    not spell as the answer does, holding a NUL (native.json_lines)."""
     rows = len(columns[0]) if columns else 0
     if rows == 0:
         return b""
     try:
-        return _json_lines(keys, columns, spelt, rows, None)
+        return _json_lines(keys, columns, spelt, rows, None, answer)
     except UnicodeEncodeError:  # (rare: looked for only when UTF-8 refuses a line)
-        return _json_lines(keys, columns, spelt, rows, jsonenc.escaped_surrogates)
+        return _json_lines(keys, columns, spelt, rows, jsonenc.escaped_surrogates, answer)
 
 
 def _json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt], rows: int,
-                escaped: Callable[[str], str] | None) -> bytes:
+                escaped: Callable[[str], str] | None, answer: tuple[int, int] | None = None) -> bytes:
     """json_lines' lines; `escaped`: what each text spelt in Python goes through (a lone surrogate
     in a decoded string, which UTF-8 cannot write, as its JSON escape: exactly what the document
     holds)."""
     def through(spell: Callable[[Any], str]) -> Callable[[Any], str]:
         return spell if escaped is None else (lambda value: escaped(spell(value)))
 
+    between, after = (",", ":") if answer is not None else (", ", ": ")
     layout: list[Any] = []
     for at, (key, column, how) in enumerate(zip(keys, columns, spelt, strict=True)):
-        layout.append(("{" if at == 0 else ", ") + key + ": ")
-        if isinstance(column, _BlobsOnCore) and how.head is not None and how.texts is not None:
+        layout.append(("{" if at == 0 else between) + key + after)
+        if how.same is not None:
+            layout.append(how.same)
+        elif isinstance(column, _BlobsOnCore) and how.head is not None and how.texts is not None:
             layout.append(native.held_json(column.held, how.head, how.texts, how.raw,
                                            through(_with_known(column, how.value))))
         elif isinstance(column, _PathsOnCore) and how.found:
@@ -1333,7 +1341,7 @@ def _json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Seq
     if not native.available():  # the Python engine: no column is on the core, every piece is text
         return "".join("".join(piece if isinstance(piece, str) else piece[row] for piece in layout)
                        for row in range(rows)).encode()
-    return native.json_lines(layout, rows)
+    return native.json_lines(layout, rows, answer)
 
 
 def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],

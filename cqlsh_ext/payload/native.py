@@ -355,7 +355,7 @@ class Core(Protocol):
     def hold_page(self, values: Sequence[Any], cap: int, text_trees: bool = True,
                   text_gaps: bool = False) -> core_types.HeldContents: ...
 
-    def json_lines(self, layout: list[Any], rows: int) -> bytes: ...
+    def json_lines(self, layout: list[Any], rows: int, cut: tuple[int, int] | None = None) -> bytes: ...
 
 
 if TYPE_CHECKING:
@@ -1000,12 +1000,17 @@ def held_json(column: Any, head: Callable[[str, str], str], texts: tuple[str, st
     return HeldJson(column, head, texts, raw, {i: spell(column[i]) for i in column.python_rows()})
 
 
-def json_lines(layout: list[Any], rows: int) -> bytes:
+def json_lines(layout: list[Any], rows: int, answer: tuple[int, int] | None = None) -> bytes:
     """`rows` JSON Lines as one UTF-8 buffer, each line `layout`'s pieces one after the other: a
     str (the same every line), a list of str (one a line), a HeldJson (a blob column, its
     payloads' texts written by the core, not made into a str a row) or a HeldFound (a path's
-    column, its scalars spelt by the core)."""
-    return module().json_lines(layout, rows)
+    column, its scalars spelt by the core). `answer` (chars, items): an MCP answer's rows, the
+    core's values compact (a path's lists and objects too) and a NUL in a row holding a value the
+    answer cuts (a string of more than `chars` characters, a list or object of more than `items`
+    entries) or spells otherwise (a record, a float JSON cannot hold)."""
+    if answer is None:
+        return module().json_lines(layout, rows)
+    return module().json_lines(layout, rows, answer)
 
 
 def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],

@@ -9,9 +9,12 @@ A row is spelt from its columns: the keys once per answer, each value by its col
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from json.encoder import encode_basestring as encode_string
 from typing import IO, TYPE_CHECKING, Any
+
+from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues, JsonSpelt
@@ -109,6 +112,69 @@ class JsonRows:
             self._columns_spelt = [self._spelt(t, p, f)
                                    for t, p, f in zip(self.types, self.places, self.found, strict=True)]
         return json_lines(self.keys, columns, self._columns_spelt)
+
+
+    def answer_bytes(self, columns: Sequence[ColumnValues], cut: tuple[int, int], text: Callable[[Any], str],
+                     screens: Sequence[str | Callable[[Any], Any] | None]) -> bytes:
+        """An MCP answer's rows of a batch (mcp_server/answers.py), a line each: values() of the row
+        as compact JSON, laid out as batch_bytes lays a file's out (payload.columns.json_lines), the
+        core writing what it read compact with the answer's `cut` (chars, items) looked at there;
+        `text`: a value's JSON value's compact JSON, or a NUL where the answer spells it otherwise
+        (the NUL stays in its row's line, which the answer spells from values()); `screens`, each
+        column's: None (as it is), a JSON text (every value answered so) or a function of its JSON
+        value (the column's values made JSON values here)."""
+        from cqlsh_ext.payload.columns import json_lines
+
+        spelt = [self._answer_spelt(t, p, f, screen, text, cut[0])
+                 for t, p, f, screen in zip(self.types, self.places, self.found, screens, strict=True)]
+        return json_lines(self.keys, columns, spelt, cut)
+
+    def _answer_spelt(self, cqltype: Any, place: ValuePlace | None, found: bool,
+                      screen: str | Callable[[Any], Any] | None, text: Callable[[Any], str],
+                      chars: int) -> JsonSpelt:
+        """How one column's values are spelt in an MCP answer (answer_bytes): a CQL column's
+        common values (an int Python spells, a str of at most `chars` characters) spelt here as
+        `text` spells them, no JSON value made."""
+        from cqlsh_ext.payload.columns import JsonSpelt
+        from cqlsh_ext.payload.path_values import machine_value
+
+        spelling, budget = self.spelling, self.budget
+        if isinstance(screen, str):
+            return JsonSpelt(lambda value: screen, lambda values: [screen] * len(values), same=screen)
+
+        def tree(value: Any) -> Any:
+            if found:
+                value = machine_value(value, budget)
+            return spelling.tree(value, cqltype, place)
+
+        if screen is not None:
+            redacted = screen
+
+            def spell(value: Any) -> str:
+                return text(redacted(tree(value)))
+
+            return JsonSpelt(spell, lambda values: list(map(spell, values)))
+
+        def plain(value: Any) -> str:
+            return text(tree(value))
+
+        def many(values: list[Any]) -> list[str]:
+            return list(map(plain, values))
+
+        exact = spelling.common_type(cqltype)
+
+        def common(values: list[Any]) -> list[str]:
+            if exact is int:
+                return [str(v) if type(v) is int and -PAST_PYTHON_DIGITS < v < PAST_PYTHON_DIGITS
+                        else plain(v) for v in values]
+            return [encode_string(v) if type(v) is str and len(v) <= chars else plain(v) for v in values]
+
+        if found:
+            return JsonSpelt(plain, many, found=True)
+        if cqltype is not None and self._blob(cqltype):
+            return JsonSpelt(plain, many, partial(spelling.blob_head, compact=True),
+                             spelling.COMPACT_BLOB_TEXTS, bool(spelling.raw))
+        return JsonSpelt(plain, common if exact is not None else many)
 
 
 def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:

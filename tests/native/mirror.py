@@ -118,6 +118,9 @@ MIRRORED: tuple[Mirrored, ...] = (
     *mirrored("held.rs", "cqlsh_ext.output.spellings", "_minified", "JsonSpelling.found_column",
               "JsonSpelling.found_value"),
     *mirrored("held.rs", "cqlsh_ext.common.jsonenc", "float_text", "float_name"),
+    # An MCP answer's rows the core lays out (json_lines' cut, held.rs answer_text_at): the cut it
+    # looks for, and what the answer spells otherwise (sizing.spelt).
+    *mirrored("held.rs", "cqlsh_ext.mcp_server.sizing", "within", "spelt", "_spelt"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).

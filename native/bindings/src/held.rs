@@ -852,6 +852,7 @@ enum Piece<'a> {
 
 /// A row of a path's column the core read (payload/native.py's HeldFound): a scalar the core
 /// spells as found_column does, or the Python side's text.
+#[derive(Clone, Copy)]
 enum Found<'a> {
     Node(&'a Node, &'a [u8]),
     Text(&'a str),
@@ -865,7 +866,9 @@ struct FoundParts<'py> {
 }
 
 impl<'py> FoundParts<'py> {
-    fn of(py: Python<'py>, item: &Bound<'py, PyAny>, rows: usize) -> PyResult<FoundParts<'py>> {
+    /// `answer`: an MCP answer's rows (json_lines' `cut`), whose lists and objects the core
+    /// spells too.
+    fn of(py: Python<'py>, item: &Bound<'py, PyAny>, rows: usize, answer: bool) -> PyResult<FoundParts<'py>> {
         let column = item.get_item(0)?.cast_into::<HeldColumn>()?;
         let spell = item.get_item(1)?;
         let held = column.get();
@@ -878,7 +881,12 @@ impl<'py> FoundParts<'py> {
         let mut spelt = Vec::with_capacity(rows);
         for row in held.rows() {
             spelt.push(match row {
-                Row::Core(value) if held::found_by_core(&value.node) => None,
+                Row::Core(value)
+                    if held::found_by_core(&value.node)
+                        || (answer && matches!(value.node, Node::List(_) | Node::Map(_))) =>
+                {
+                    None
+                }
                 other => Some(spell.call1((row_py(py, other)?,))?.cast_into::<PyString>()?),
             });
         }
@@ -909,6 +917,7 @@ struct BlobRow<'a> {
 }
 
 /// A blob row's body: the core's payload text, a text of the Python side's, or the stored hex.
+#[derive(Clone, Copy)]
 enum Body<'a> {
     Payload(&'a Content),
     Text(&'a str),
@@ -935,12 +944,21 @@ fn push_hex(bytes: &[u8], out: &mut String) {
 /// Every other text is the Python side's spelling; the core lays the payloads' texts
 /// (payload_text), the stored bytes' hex and the path's scalars (found_text_into) between them. Raises
 /// ValueError for a list or a column of another length, or a row neither read nor spelt.
+///
+/// `cut` (chars, items): the lines are an MCP answer's rows (mcp_server/answers.py), compact: a
+/// payload and a path's list or object spelt from its tree or its place (held::answer_text_at,
+/// json.dumps' compact spelling of the value the Python side would build), a stored hex as it
+/// is; a row holding a value the answer's cut changes, or one the core does not spell so, gets
+/// a NUL (which no JSON text holds) for the Python side to spell it.
 #[pyfunction]
+#[pyo3(signature = (layout, rows, cut=None))]
 pub fn json_lines<'py>(
     py: Python<'py>,
     layout: &Bound<'py, PyList>,
     rows: usize,
+    cut: Option<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let cut = cut.map(|(chars, items)| held::AnswerCut { chars, items });
     // the Python objects the pieces borrow from, kept alive for the call
     let items: Vec<Bound<'py, PyAny>> = layout.iter().collect();
     let mut strings: Vec<Vec<Bound<'py, PyString>>> = Vec::with_capacity(items.len());
@@ -959,7 +977,7 @@ pub fn json_lines<'py>(
             }
             texts = list.iter().map(|t| Ok(t.cast_into::<PyString>()?)).collect::<PyResult<_>>()?;
         } else if item.get_item(0)?.is_instance_of::<HeldColumn>() {
-            found = Some(FoundParts::of(py, item, rows)?);
+            found = Some(FoundParts::of(py, item, rows, cut.is_some())?);
         } else {
             blob = Some(BlobParts::of(py, item, rows)?);
         }
@@ -983,25 +1001,35 @@ pub fn json_lines<'py>(
                 match piece {
                     Piece::Same(text) => out.push_str(text),
                     Piece::Each(texts) => out.push_str(texts[row]),
-                    Piece::Found(values) => match values[row] {
-                        Found::Node(node, src) => held::found_text_into(node, src, &mut out),
-                        Found::Text(text) => out.push_str(text),
+                    Piece::Found(values) => match (values[row], cut) {
+                        (Found::Node(node, src), Some(cut)) => {
+                            if !held::answer_text_at(Place::Node(node, src), cut, &mut out) {
+                                out.push('\0');
+                            }
+                        }
+                        (Found::Node(node, src), None) => held::found_text_into(node, src, &mut out),
+                        (Found::Text(text), _) => out.push_str(text),
                     },
                     Piece::Blob(values) => {
                         let value = &values[row];
                         out.push_str(value.head);
-                        match value.body {
-                            Body::Payload(content) => {
+                        match (value.body, cut) {
+                            (Body::Payload(content), Some(cut)) => {
+                                if !answer_payload(content, cut, &mut out) {
+                                    out.push('\0');
+                                }
+                            }
+                            (Body::Payload(content), None) => {
                                 if !held::payload_text_into(content, true, &mut out) {
                                     return Err("a read row without a payload text");
                                 }
                             }
-                            Body::Text(text) => out.push_str(text),
-                            Body::Hex(bytes) => push_hex(bytes, &mut out),
+                            (Body::Text(text), _) => out.push_str(text),
+                            (Body::Hex(bytes), _) => push_answer_hex(bytes, cut, &mut out),
                         }
                         out.push_str(value.tail);
                         if let Some((bytes, end)) = value.raw {
-                            push_hex(bytes, &mut out);
+                            push_answer_hex(bytes, cut, &mut out);
                             out.push_str(end);
                         }
                     }
@@ -1012,6 +1040,33 @@ pub fn json_lines<'py>(
     });
     let text = text.map_err(PyValueError::new_err)?;
     Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// A stored value's hex; in an answer (`cut`), a NUL after it where the answer cuts it (its
+/// text, "0x" and two digits a byte, is one string).
+fn push_answer_hex(bytes: &[u8], cut: Option<held::AnswerCut>, out: &mut String) {
+    push_hex(bytes, out);
+    if cut.is_some_and(|cut| 2 + bytes.len() * 2 > cut.chars) {
+        out.push('\0');
+    }
+}
+
+/// A read payload in an MCP answer (json_lines' `cut`): a JSON text as its value's compact JSON,
+/// a plain text as a JSON string; false for a record (the Python side's spelling) and a value
+/// the cut changes.
+fn answer_payload(content: &Content, cut: held::AnswerCut, out: &mut String) -> bool {
+    match content {
+        Content::Read { kind: ViewKind::Text, json: true, .. } => {
+            content.place().is_some_and(|place| held::answer_text_at(place, cut, out))
+        }
+        Content::Read { kind: ViewKind::Text, .. } => {
+            let mut text = String::new();
+            held::payload_text_into(content, false, &mut text)
+                && cut.keeps(&text)
+                && held::payload_text_into(content, true, out)
+        }
+        _ => false,
+    }
 }
 
 /// About the size of json_lines' buffer (its capacity: the batch written without growing it,

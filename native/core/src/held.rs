@@ -83,6 +83,8 @@ const EXACT_IN_DOUBLE: i128 = 1 << 53;
 const DECIMAL_DIGITS: u32 = 38;
 /// parquet_columns.is_plain: records nested deeper are spelt by the Python side.
 const PLAIN_DEPTH: usize = 32;
+/// The digits of an integer Python reads at most (common/long_int.py PYTHON_DIGITS).
+const PYTHON_DIGITS: usize = 4300;
 /// parquet_columns._plain_scalar: an integer of more bits is spelt by the Python side. A decimal
 /// text of at most this many digits is within 14,000 bits (10**4214 < 2**14000).
 const PLAIN_DIGITS: usize = 4214;
@@ -910,6 +912,96 @@ pub fn json_text_at(place: Place<'_>, out: &mut String) {
                 json_text_at(v, out);
             }
             out.push('}');
+        }
+    }
+}
+
+/// What an MCP answer cuts inside a value (mcp_server/sizing.cut_value): a string of more than
+/// `chars` characters, a list or an object of more than `items` entries.
+#[derive(Clone, Copy, Debug)]
+pub struct AnswerCut {
+    pub chars: usize,
+    pub items: usize,
+}
+
+impl AnswerCut {
+    /// Whether a string is within the cut (its characters, counted only past `chars` bytes).
+    pub fn keeps(&self, text: &str) -> bool {
+        text.len() <= self.chars || text.chars().count() <= self.chars
+    }
+}
+
+/// columns::json_string, a string with nothing to escape (no quote, backslash or control
+/// character: most of a document's) copied whole rather than a character at a time.
+fn answer_string(text: &str, out: &mut String) {
+    if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        crate::columns::json_string(text, out);
+    } else {
+        out.reserve(text.len() + 2);
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    }
+}
+
+/// json_text_at() of a value an MCP answer holds whole, or false (what was written is to be
+/// thrown away: the Python side spells the row) where the answer's spelling differs from it: a
+/// value `cut` changes (mcp_server/sizing.cut_value), a float JSON cannot hold (sizing.spelt's
+/// name), an integer of more digits than Python reads (sizing.spelt's string), bytes, a tag or a
+/// key no string (the Python side's spellings), a value not checked.
+pub fn answer_text_at(place: Place<'_>, cut: AnswerCut, out: &mut String) -> bool {
+    match place.read() {
+        Read::Scalar(node, src) => match &*node {
+            Node::Str(s) => {
+                let text = s.get(src);
+                cut.keeps(text) && {
+                    answer_string(text, out);
+                    true
+                }
+            }
+            Node::Float(f) if !f.is_finite() => false,
+            Node::BigInt(text) if text.trim_start_matches('-').len() > PYTHON_DIGITS => false,
+            Node::Bytes(..) | Node::BigBytes(..) | Node::Ext | Node::List(_) | Node::Map(_) => false,
+            other => {
+                json_text(other, src, out);
+                true
+            }
+        },
+        Read::Unchecked => false,
+        Read::List(items) => {
+            out.push('[');
+            for (i, item) in items.enumerate() {
+                if i >= cut.items {
+                    return false;
+                }
+                if i > 0 {
+                    out.push(',');
+                }
+                if !answer_text_at(item, cut, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+            true
+        }
+        Read::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.enumerate() {
+                if i >= cut.items {
+                    return false;
+                }
+                if i > 0 {
+                    out.push(',');
+                }
+                let Node::Str(key) = &*k else { return false };
+                answer_string(key.get(place_src(v)), out);
+                out.push(':');
+                if !answer_text_at(v, cut, out) {
+                    return false;
+                }
+            }
+            out.push('}');
+            true
         }
     }
 }
