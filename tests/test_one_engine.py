@@ -920,7 +920,9 @@ def test_mcp_s_query_tool_with_redaction_reads_each_bson_value_once(
         statement = f"SELECT ck, data FROM {bson_table}.docs WHERE pk = 1"
         answer = guard.answer(TOOLS["query"], work, {"statement": statement, "limit": 100})
     assert answer.error is None, answer.error
-    text = json.dumps(answer.data)
+    body = answer.body()  # the structured content as the client receives it (rows as the core spelt them)
+    assert body is not None
+    text = body.decode()
     assert "s3cr3t" not in text and "redacted" in text
     _docs_shown(text)
     _check_once(found, on_core)
