@@ -25,8 +25,6 @@ KNOWN = {
     # Database's parts import Database back for its type (item 3 of issue 99 rewrites api's write
     # methods: a Protocol of what they read of it belongs with that work).
     ("cqlsh_ext.api", ("database", "loads", "partitions", "polars_source", "report_methods", "writes")),
-    # The value engine and the native core's room name each other's types.
-    ("cqlsh_ext.payload", ("described", "engine", "native")),
 }
 
 
