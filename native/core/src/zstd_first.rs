@@ -107,19 +107,27 @@ fn weights(literals: &[u8]) -> Result<(Vec<u8>, usize), Bad> {
     Ok((fse_weights(&literals[1..1 + lead])?, 1 + lead))
 }
 
-/// The literals' table as the first code reads it: its bits and its weights, the last implied.
-struct Table {
+/// The literals' table as the first code reads it: its bits, its weights (the last implied) and
+/// how many symbols have each weight.
+struct Table<'a> {
     bits: u32,
-    weights: Vec<u8>,
+    written: &'a [u8],
+    last: u8,
+    ranks: [u32; HUF_MAX_BITS as usize + 1],
 }
 
-impl Table {
+impl<'a> Table<'a> {
     /// HUF_readStats' checks, the last weight implied.
-    fn of(written: &[u8]) -> Result<Table, Bad> {
-        if written.iter().any(|&w| w as u32 > HUF_MAX_BITS) {
-            return Err(Bad);
+    fn of(written: &'a [u8]) -> Result<Table<'a>, Bad> {
+        let mut ranks = [0u32; HUF_MAX_BITS as usize + 1];
+        let mut total = 0u32;
+        for &w in written {
+            if w as u32 > HUF_MAX_BITS {
+                return Err(Bad);
+            }
+            ranks[w as usize] += 1;
+            total += (1u32 << w) >> 1;
         }
-        let total: u32 = written.iter().map(|&w| (1u32 << w) >> 1).sum();
         if total == 0 {
             return Err(Bad);
         }
@@ -132,30 +140,25 @@ impl Table {
         if last == 0 || 1u32 << (last - 1) != rest {
             return Err(Bad);
         }
-        let mut weights = written.to_vec();
-        weights.push(last as u8);
-        let ones = weights.iter().filter(|&&w| w == 1).count();
-        if ones < 2 || ones & 1 == 1 {
+        ranks[last as usize] += 1;
+        if ranks[1] < 2 || ranks[1] & 1 == 1 {
             return Err(Bad);
         }
-        Ok(Table { bits, weights })
+        Ok(Table { bits, written, last: last as u8, ranks })
     }
 
     /// The symbol of a code read as `bits` bits: codes laid out by weight, then by symbol
     /// (HUF_readDTableX1), each weight w taking 2**(w-1) places: the weight's range found from
     /// the counts of each weight, then the symbol among those of that weight.
     fn symbol(&self, index: u32) -> Option<u8> {
-        let mut ranks = [0u32; HUF_MAX_BITS as usize + 1];
-        for &w in &self.weights {
-            ranks[w as usize] += 1;
-        }
         let mut start = 0u32;
         for w in 1..=self.bits {
             let span = 1u32 << (w - 1);
-            let end = start + ranks[w as usize] * span;
+            let end = start + self.ranks[w as usize] * span;
             if index < end {
                 let nth = ((index - start) >> (w - 1)) as usize;
-                let s = self.weights.iter().enumerate().filter(|(_, &sw)| sw as u32 == w).nth(nth)?.0;
+                let weights = self.written.iter().chain(std::iter::once(&self.last));
+                let s = weights.enumerate().filter(|(_, &sw)| sw as u32 == w).nth(nth)?.0;
                 return u8::try_from(s).ok();
             }
             start = end;
@@ -195,7 +198,16 @@ impl<'a> BackBits<'a> {
 
 /// Bits `at`..`at + n` of `bytes` read as a little-endian number (n at most 24), zeros outside it.
 fn bits_at(bytes: &[u8], at: i64, n: u32) -> u32 {
-    // the four bytes from the one holding bit `at` (shifted in from below where `at` < 0)
+    let mask = (1u64 << n) - 1;
+    if at >= 0 {
+        // one unaligned load where eight bytes follow the one holding bit `at` (most reads)
+        let i = (at >> 3) as usize;
+        if let Some(eight) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+            return ((word >> (at & 7)) & mask) as u32;
+        }
+    }
+    // the five bytes from the one holding bit `at` (zeros below the start and past the end)
     let first = at.div_euclid(8);
     let mut word = 0u64;
     for k in 0..5i64 {
@@ -206,7 +218,7 @@ fn bits_at(bytes: &[u8], at: i64, n: u32) -> u32 {
             }
         }
     }
-    ((word >> at.rem_euclid(8)) & ((1u64 << n) - 1)) as u32
+    ((word >> at.rem_euclid(8)) & mask) as u32
 }
 
 /// FSE-coded Huffman weights (FSE_decompress_wksp with an accuracy log of at most 6): the table's
