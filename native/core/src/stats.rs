@@ -74,6 +74,20 @@ fn declared_size(fmt: Fmt, data: &[u8]) -> Option<u64> {
     }
 }
 
+/// HeaderSized.first_byte: the payload's first byte as the headers tell it (None: they do not).
+fn first_byte(fmt: Fmt, data: &[u8]) -> Option<u8> {
+    match fmt {
+        Fmt::Zstd => zstd::first_byte(data),
+        _ => None,
+    }
+}
+
+/// engine._REMARKABLE: a first byte a serialization stream or a format with a signature (a
+/// non-empty dispatch row: registry.signature_matches) may start with.
+fn remarkable(cfg: &Config, stats: &StatsConfig, b: u8) -> bool {
+    stats.stream_leads.contains(&b) || !cfg.dispatch[b as usize].is_empty()
+}
+
 /// HeaderSized.peek: Ok(None) where Python's peek returns None (its library raised).
 fn peek(fmt: Fmt, data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
     match fmt {
@@ -122,12 +136,24 @@ pub fn measure_value(
     if from_headers && n >= cfg.min_auto_length {
         if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
             let Some(fmt) = fmt else { return Err(DErr::HandBack) };
-            if n >= from && formats::matches(fmt, value) {
+            let matched = formats::matches(fmt, value);
+            // a first byte nothing recognisable starts with settles it unseen, at any size
+            let unseen = matched && first_byte(fmt, value).is_some_and(|b| !remarkable(cfg, stats, b));
+            if matched && (unseen || n >= from) {
                 if !matches!(fmt, Fmt::Zstd | Fmt::Gzip) {
                     return Err(DErr::HandBack);
                 }
                 if let Some(size) = declared_size(fmt, value) {
-                    if size <= cap as u64 {
+                    if size <= cap as u64 && unseen {
+                        return Ok(Measured {
+                            status: Status::Compressed,
+                            label: Label::new(&[fmt], ""),
+                            size: size as usize,
+                            exact: true,
+                            reason: Some(Reason::FromHeader),
+                        });
+                    }
+                    if size <= cap as u64 && n >= from {
                         if let Some(head) = peek(fmt, value, stats.peek)? {
                             let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
                             if !stream && !signature_matches(cfg, &head)? {
