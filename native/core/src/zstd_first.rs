@@ -121,15 +121,17 @@ struct Table<'a> {
 impl<'a> Table<'a> {
     /// HUF_readStats' checks, the last weight implied.
     fn of(written: &'a [u8]) -> Result<Table<'a>, Bad> {
-        let mut ranks = [0u32; HUF_MAX_BITS as usize + 1];
-        let mut total = 0u32;
+        // how many weights have each value (one increment a weight), then checked and summed
+        let mut counts = [0u32; 256];
         for &w in written {
-            if w as u32 > HUF_MAX_BITS {
-                return Err(Bad);
-            }
-            ranks[w as usize] += 1;
-            total += (1u32 << w) >> 1;
+            counts[w as usize] += 1;
         }
+        if counts[HUF_MAX_BITS as usize + 1..].iter().any(|&c| c != 0) {
+            return Err(Bad);
+        }
+        let mut ranks = [0u32; HUF_MAX_BITS as usize + 1];
+        ranks.copy_from_slice(&counts[..=HUF_MAX_BITS as usize]);
+        let total = (1..=HUF_MAX_BITS).map(|w| ranks[w as usize] << (w - 1)).sum::<u32>();
         if total == 0 {
             return Err(Bad);
         }
@@ -256,23 +258,24 @@ fn fse_weights(data: &[u8]) -> Result<([u8; MAX_WEIGHTS], usize), Bad> {
     let table = fse_table(&counts[..symbols], log)?;
     let mut reader = BackBits::new(&mut padded, used, data.len()).ok_or(Bad)?;
     let mask = (1usize << WEIGHTS_MAX_LOG) - 1; // (each state is below the table's size)
-    let mut states = [reader.read(log) as usize & mask, reader.read(log) as usize & mask];
+    let mut state = reader.read(log) as usize & mask;
+    let mut other = reader.read(log) as usize & mask;
     let mut out = [0u8; MAX_WEIGHTS];
     let mut n = 0;
-    let mut turn = 0;
+    // the two states take turns: each decodes its weight, reads its next state, and hands over
     loop {
         if n > MAX_WEIGHTS - 2 {
             return Err(Bad);
         }
-        let (symbol, bits, base) = table[states[turn]];
+        let (symbol, bits, base) = table[state];
         out[n] = symbol;
         n += 1;
-        states[turn] = (base as usize + reader.read(bits as u32) as usize) & mask;
+        state = (base as usize + reader.read(bits as u32) as usize) & mask;
         if reader.overflowed() {
-            out[n] = table[states[1 - turn]].0;
+            out[n] = table[other].0;
             return Ok((out, n + 1));
         }
-        turn = 1 - turn;
+        std::mem::swap(&mut state, &mut other);
     }
 }
 
