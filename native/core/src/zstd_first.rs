@@ -4,8 +4,9 @@
 //! block's first byte, an RLE block's, or a compressed block's first literal: raw, one byte
 //! repeated, or the first code of its Huffman-coded first stream, read from the literals' table
 //! (its weights written directly or FSE-coded, RFC 8878 4.1.1 and 4.2.1) as libzstd's tables read
-//! it. Nothing past it is read. A few hundred operations a frame, where libzstd's decode of a
-//! small frame builds a 2,048-entry table first.
+//! it. Nothing past it is read. A few thousand instructions a frame (most of them decoding the
+//! ~124 FSE-coded weights a JSON frame's table carries), where libzstd's decode of a small frame
+//! builds a 2,048-entry table first.
 
 /// Huffman weights hold at most this many bits a code (HUF_TABLELOG_MAX).
 const HUF_MAX_BITS: u32 = 12;
