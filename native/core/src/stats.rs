@@ -287,6 +287,9 @@ pub struct ColumnAgg {
     /// The compressed values' ratios, in order (the median sketch's exact phase), or their bins.
     pub ratios: Vec<f64>,
     pub ratio_bins: Vec<(i64, u64)>,
+    /// Each bin of `ratio_bins` with its place there, sorted by bin (found by a binary search;
+    /// `ratio_bins` keeps the order bins are first met in, as the Python side's dict does).
+    bin_places: Vec<(i64, usize)>,
     pub exact_ratios: bool,
     /// Indexes (in the place's values) of the values handed back to Python.
     pub handed_back: Vec<usize>,
@@ -310,6 +313,7 @@ impl ColumnAgg {
             sizes_after: vec![0; stats.size_bounds.len() + 1],
             ratios: Vec::new(),
             ratio_bins: Vec::new(),
+            bin_places: Vec::new(),
             exact_ratios,
             handed_back: Vec::new(),
         }
@@ -330,9 +334,12 @@ impl ColumnAgg {
                 self.ratios.push(ratio);
             } else {
                 let k = median_bin(stats, ratio);
-                match self.ratio_bins.iter_mut().find(|(b, _)| *b == k) {
-                    Some(entry) => entry.1 += 1,
-                    None => self.ratio_bins.push((k, 1)),
+                match self.bin_places.binary_search_by_key(&k, |&(b, _)| b) {
+                    Ok(found) => self.ratio_bins[self.bin_places[found].1].1 += 1,
+                    Err(place) => {
+                        self.bin_places.insert(place, (k, self.ratio_bins.len()));
+                        self.ratio_bins.push((k, 1));
+                    }
                 }
             }
             if !m.exact {
