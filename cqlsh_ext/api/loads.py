@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.connected import Connected
     from cqlsh_ext.api.query_answer import Progress
     from cqlsh_ext.api.writes import Journal
     from cqlsh_ext.load.load_job import LoadFigures
@@ -67,7 +67,7 @@ class LoadResult:
         return doc
 
 
-def write(db: Database, table: str, data: Any, *, encode: Mapping[str, str] | None = None,
+def write(db: Connected, table: str, data: Any, *, encode: Mapping[str, str] | None = None,
           ttl: int | None = None, pace: int | None = None, confirm: bool = False,
           resume: Journal | LoadResult | None = None, progress: Progress | None = None) -> LoadResult:
     """COPY table (columns) FROM data WITH ENCODE ... [PACE pace] [CONFIRM] (see Database.write)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.connected import Connected
     from cqlsh_ext.api.params import Params
     from cqlsh_ext.payload.arrow_types import Kind
     from cqlsh_ext.query.grammar import Plan
@@ -63,7 +63,7 @@ def _refusal(plan: Plan) -> str | None:
     return None
 
 
-def partitions(db: Database, statement: str, n: int, params: Params = None,
+def partitions(db: Connected, statement: str, n: int, params: Params = None,
                kinds: tuple[Kind | None, ...] | None = None) -> list[Partition]:
     """See the module doc. Error (one line) for a statement that cannot be split, or that the
     reading refuses (a costly whole-table read without CONFIRM, as db.query refuses it). `kinds`:

@@ -53,7 +53,7 @@ from cqlsh_ext.api.errors import Error
 if TYPE_CHECKING:
     import polars
 
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.connected import Connected
     from cqlsh_ext.api.params import Params
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.arrow_types import Kind
@@ -90,7 +90,7 @@ class Comparison:
     values: tuple[object, ...]
 
 
-def scan(db: Database, statement: str, params: Params = None) -> polars.LazyFrame:
+def scan(db: Connected, statement: str, params: Params = None) -> polars.LazyFrame:
     """See the module doc. Error (one line) for a statement that is not a SELECT of rows (an
     aggregate, GROUP BY, ORDER BY, DISTINCT: polars does those on the frame)."""
     from cqlsh_ext.api.call import Call
@@ -120,7 +120,7 @@ class _Source:
     """The io_source polars calls (register_io_source): the statement narrowed to what is asked,
     read, each batch a DataFrame cut to n_rows, then filtered by the whole predicate."""
 
-    def __init__(self, db: Database, lexed: Lexed, params: Params, plan: Plan, target: TableTarget,
+    def __init__(self, db: Connected, lexed: Lexed, params: Params, plan: Plan, target: TableTarget,
                  columns: list[AnswerColumn], kinds: Sequence[Kind], frame_schema: polars.Schema) -> None:
         self.db = db
         self.lexed = lexed

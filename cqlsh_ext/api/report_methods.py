@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.api.errors import Error
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.connected import Connected
     from cqlsh_ext.api.query_answer import Progress
     from cqlsh_ext.api.report import ReportResult
     from cqlsh_ext.features.feature import Feature
@@ -40,7 +40,7 @@ def method_names() -> list[str]:
     return list(_declared())
 
 
-def method_of(db: Database, name: str) -> Callable[..., Any]:
+def method_of(db: Connected, name: str) -> Callable[..., Any]:
     """db.<name>: the method the feature that declares it is (AttributeError for any other name): a
     report's answers a ReportResult, a write feature's a WriteResult (api.writes.declared_write)."""
     feature = _declared().get(name) if not name.startswith("_") else None
@@ -93,7 +93,7 @@ def _doc(feature: Feature) -> str:
     return "\n".join(lines)
 
 
-def call(db: Database, feature: Feature, arguments: Mapping[str, Any],
+def call(db: Connected, feature: Feature, arguments: Mapping[str, Any],
          progress: Progress | None) -> ReportResult:
     """The feature called with `arguments` (None and False: not given) on `db`: its request built by
     its declared builder and handed to its service, or (a feature that declares none, a package's)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.connected import Connected
     from cqlsh_ext.api.params import Params
     from cqlsh_ext.api.query_answer import Progress
     from cqlsh_ext.cql.lexer import Lexed
@@ -180,7 +180,7 @@ class WriteResult:
         return f"WriteResult({self.feature!r}, {self.data!r})"
 
 
-def declared_write(db: Database, feature: Feature, arguments: Mapping[str, Any],
+def declared_write(db: Connected, feature: Feature, arguments: Mapping[str, Any],
                    progress: Progress | None) -> WriteResult:
     """A write feature called by the method its declaration makes (api.report_methods): `arguments`
     (None and False: not given) checked against the declaration and made its service's request
@@ -237,7 +237,7 @@ def checked_call(name: str, **arguments: Any) -> None:
         raise Error(f"{err}; nothing was written") from None
 
 
-def _written(label: str, call: Callable[[WriteContext], T], db: Database,
+def _written(label: str, call: Callable[[WriteContext], T], db: Connected,
              refusals: tuple[type[Exception], ...], progress: Progress | None) -> tuple[T, str, list[str]]:
     """`call(ctx)` in a write context whose lines go to a stream of this call's own (never the
     process's standard output: other threads keep theirs): its answer, the lines it wrote (and its
@@ -258,7 +258,7 @@ def _written(label: str, call: Callable[[WriteContext], T], db: Database,
     return answer, "\n".join([*out.getvalue().splitlines(), *errors]), errors
 
 
-def _context(db: Database, errors: list[str], messages: list[str], out: io.StringIO,
+def _context(db: Connected, errors: list[str], messages: list[str], out: io.StringIO,
              progress: Progress | None) -> WriteContext:
     """The Database's reading context with the journal directory, its lines to `out`; conditioned
     writes at LOCAL_SERIAL on Amazon Keyspaces (as Spark's driver writes them)."""
@@ -293,7 +293,7 @@ def _figures(request: RewriteRequest, figures: PreviewFigures | RunFigures, text
             "complete": figures.complete, "stopped": figures.stop or None, **common}
 
 
-def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
+def rewrite(db: Connected, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
             pace: int | None = None, every_row: bool = False, confirm: bool = False,
             progress: Progress | None = None) -> RewriteResult:
     """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
@@ -329,7 +329,7 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     return RewriteResult(**_figures(request, figures, text))
 
 
-def resume(db: Database, journal: Journal, *,
+def resume(db: Connected, journal: Journal, *,
            confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
     """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
     from cqlsh_ext.cql.errors import QueryError
@@ -364,7 +364,7 @@ def _journal_path(journal: Journal, label: str) -> str:
     return os.fspath(journal)
 
 
-def undo(db: Database, journal: Journal, *, unsealed: bool = False,
+def undo(db: Connected, journal: Journal, *, unsealed: bool = False,
          confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.features import service_of
@@ -385,7 +385,7 @@ def undo(db: Database, journal: Journal, *, unsealed: bool = False,
                       done.changed + done.rewritten + done.expired, figures.journal, done.stop or None, text)
 
 
-def edit(db: Database, statement: str, params: Params = None, *, confirm: bool = False,
+def edit(db: Connected, statement: str, params: Params = None, *, confirm: bool = False,
          progress: Progress | None = None) -> EditResult:
     """UPDATE ... SET path = ... / DELETE path FROM ... [CONFIRM] (see Database.edit)."""
     from dataclasses import replace
@@ -421,7 +421,7 @@ def edit(db: Database, statement: str, params: Params = None, *, confirm: bool =
     return _edit_result(edit_request(asked, keyspace), asked.confirm, figures, text, REMOVE)
 
 
-def _bound_edit(db: Database, lexed: Lexed, asked: Edit, keyspace: str, params: Params, label: str) -> Edit:
+def _bound_edit(db: Connected, lexed: Lexed, asked: Edit, keyspace: str, params: Params, label: str) -> Edit:
     """The edit with `params` bound as db.query binds them (api.params.bind_statement): a SET's
     value and a payload condition's literal given theirs (edit.parse.bind_edit), the ordinary
     conditions' markers checked against the types the server says they have and bound into the

@@ -7,7 +7,7 @@ detection, `decode` and `trial`). The rest is optional, and each feature asks fo
   Headers          INSPECT's header fields                   headers(data), trailer_fields
   Checksums        INSPECT's checksums                       verify(data, decoded, cap, error)
   HeaderSized      COMPRESSION STATS, sizing from headers    header_sized_from, declared_size(data),
-                                                             peek(data, n)
+                                                             peek(data, n), first_byte(data)
   Compressors      COMPRESSION ADVISE's candidates           compressors(), advise_priority, library
   Dictionaries     ADVISE's trained dictionary               dictionary_level, train_dictionary(...),
                    and the one SAVE DICTIONARY writes        trained_dictionary(samples, size)
@@ -99,6 +99,14 @@ class HeaderSized(Protocol):
     def peek(self, data: bytes, n: int) -> bytes | None:
         """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
         that fails. Lets a caller that trusts declared_size() still see what is inside."""
+
+    def first_byte(self, data: bytes) -> int | None:
+        """The payload's first byte as the headers tell it without decoding anything (a zstd
+        frame's first literal), None where they do not or where a decode would check more than
+        the framing (a checksum of the payload): for a value the decoder reads, the payload's
+        first byte. A value whose first byte nothing recognisable starts with is sized from its
+        header at any size, unseen (COMPRESSION STATS). Must never raise."""
+        return None
 
 
 # ------------------------------------------------------------------------------- COMPRESSION ADVISE

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from . import dictionaries
+from . import dictionaries, zstd_first
 from ._common import (
     FrameResult,
     frame_sequence,
@@ -558,6 +558,49 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
         except (DecodeError, IndexError):
             return None
         return hdr.content_size if end == len(data) and hdr.content_size <= bound else None
+
+    def first_byte(self, data: bytes) -> int | None:
+        """The content's first byte from the first block's header and first literal (a raw block's
+        first byte, an RLE block's, a compressed block's first literal: codecs.zstd_first); None
+        for a frame naming a dictionary, one whose first block does not tell, and one carrying a
+        content checksum (its decode checks it: such a frame is decoded, not sized unseen)."""
+        try:
+            if not data.startswith(MAGIC):
+                return None
+            hdr = _Header(data, 0)
+            p = hdr.length
+            if hdr.dict_id or hdr.checksum or len(data) - p < 4:
+                return None
+            h = data[p] | data[p + 1] << 8 | data[p + 2] << 16
+            kind, size = (h >> 1) & 3, h >> 3
+            if kind == 2:
+                block = data[p + 3:p + 3 + size]
+                if len(block) != size:
+                    return None
+                if block and block[0] & 3 == 2:
+                    # Huffman-coded literals: libzstd decodes the first block faster than Python
+                    # reads their table (6 us against 500 for a small JSON frame), and its first
+                    # byte is the first literal wherever it decodes it (tests/codecs/
+                    # test_zstd_first.py); where it does not, the tables' reading (the native
+                    # core's) tells, so both engines say the same of a damaged frame
+                    head = self._first_decoded(data, hdr, bool(h & 1))
+                    if head:
+                        return head[0]
+                return zstd_first.first_literal(block)
+            return data[p + 3] if kind < 2 and size else None
+        except (DecodeError, IndexError):
+            return None
+
+    def _first_decoded(self, data: bytes, hdr: _Header, last: bool) -> bytes | None:
+        """libzstd's first decoded byte (None: it refused): the whole frame in one call where its
+        first block is its last and its declared size fits a block (the cheapest call), else the
+        first block through a stream (peek)."""
+        if last and hdr.content_size is not None and hdr.content_size <= _BLOCK_MAX:
+            try:
+                return bytes((_dctx or _load()).decompress(data)[:1])
+            except Exception:
+                return None
+        return self.peek(data, 1)
 
     def peek(self, data: bytes, n: int) -> bytes | None:
         try:

@@ -22,7 +22,8 @@ from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS, Structure, data_ki
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.confidence import confidence_of
-from cqlsh_ext.payload.described import DescribeBounds, DescribedValues, describe_page
+from cqlsh_ext.payload.describe_bounds import DescribeBounds
+from cqlsh_ext.payload.described import DescribedValues, describe_page
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.payload.view import FAILED

@@ -19,24 +19,13 @@ from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_rows import ArrowRows
+from cqlsh_ext.payload.describe_bounds import DescribeBounds
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.measures import RowsSection
 from cqlsh_ext.payload.page_rows import PageRows
 from cqlsh_ext.payload.view import BlobView
 
-__all__ = ["DescribeBounds", "DescribedValues", "describe_page"]
-
-
-class DescribeBounds(NamedTuple):
-    """The bounds of describe/structure.py and sketch.py a page's description keeps to."""
-
-    max_paths: int
-    max_visits: int
-    max_depth: int
-    exact: int
-    long_text: int
-    long_key: int
-    p: int
+__all__ = ["DescribedValues", "describe_page"]
 
 
 class DescribedValues(NamedTuple):

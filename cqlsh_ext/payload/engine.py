@@ -445,15 +445,23 @@ class ValueEngine:
             return measure(unwrap_in_budget(value, "auto", cap))
         if from_headers:
             sized = _HEADER_SIZED.get(value[0])
-            if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
-                fmt, header = sized[0], sized[1]
-                size = header.declared_size(value)
+            if sized is not None and sized[0].matches(value):
+                fmt, header, smallest = sized
                 # Only when nothing recognisable is inside (a serialization stream, another
                 # container): those take the full walk below, as they would without from_headers.
-                head = header.peek(value, PEEK) if size is not None and size <= cap else None
-                if (head is not None and not head.startswith(_STREAM_LEADS)
-                        and not registry.signature_matches(head)):
-                    return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
+                # A first byte none of them starts with settles it unseen, at any size; from
+                # `smallest` on, a peek at the first bytes does.
+                first = header.first_byte(value)
+                unseen = first is not None and first not in _REMARKABLE
+                if unseen or len(value) >= smallest:
+                    size = header.declared_size(value)
+                    fits = size is not None and size <= cap
+                    if fits and unseen:
+                        return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
+                    head = header.peek(value, PEEK) if fits and len(value) >= smallest else None
+                    if (head is not None and not head.startswith(_STREAM_LEADS)
+                            and not registry.signature_matches(head)):
+                        return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
         found = self._outer(value)
         if found is None:  # no container: read for its kind (stored text, a record, or unknown)
             return measure(read_payload(value, uncontained(value, cap)))
@@ -473,6 +481,10 @@ _FORMATS: Any = None
 #: The first bytes of the serialization streams the walk takes as a layer: measure() leaves a
 #: value holding one to the walk, like one holding another container.
 _STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
+#: The bytes something recognisable may start with (a serialization stream, a format with a
+#: signature: registry.signature_matches): a payload whose first byte is another holds neither.
+_REMARKABLE = frozenset([*(magic[0] for magic in STREAM_STARTS),
+                         *(b for b, row in enumerate(registry.dispatch_table()) if row)])
 #: First byte -> (format, the same as HeaderSized, smallest stored size) for measure()'s
 #: from_headers: the formats with the HeaderSized capability (codecs.capabilities), by the first
 #: byte of their magic.

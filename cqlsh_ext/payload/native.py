@@ -362,7 +362,7 @@ if TYPE_CHECKING:
     # The one import of the core's module (tests/test_native_room.py holds it).
     import cqlsh_ext_native as core_types
 
-    from cqlsh_ext.payload.described import DescribeBounds
+    from cqlsh_ext.payload.describe_bounds import DescribeBounds
 
     #: The stub describes a module that is a Core (mypy checks the assignment).
     _STUB: Core = core_types

@@ -42,13 +42,35 @@ def test_declared_size_is_the_real_size(fmt, compress):
         assert fmt.declared_size(stored) == len(payload)
         measured = ValueEngine(cap=64 << 20).measure(stored, True)
         # gzip is sized from its header at any size; zstd and LZ4 frames (where peeking costs a
-        # block's decode) from 256 KiB stored
-        by_header = fmt is registry.GZIP or len(stored) >= 256 << 10
+        # block's decode) from 256 KiB stored, and a zstd frame at any size where its first literal
+        # is a byte nothing recognisable starts with ('{'; '[' may start a skippable frame)
+        by_header = (fmt is registry.GZIP or len(stored) >= 256 << 10
+                     or (fmt is registry.ZSTD and payload.startswith(b"{")))
         assert measured == ("compressed", fmt.label, len(payload), True, FROM_HEADER if by_header else None)
         # the full decode agrees
         assert ValueEngine(cap=64 << 20).measure(stored)[2] == len(payload)
         # cut values are not trusted: they are decoded (and found truncated) instead
         assert fmt.declared_size(stored[: len(stored) // 2]) is None
+
+
+@pytest.mark.parametrize("level", [1, 3, 19])
+def test_a_zstd_frame_holding_another_container_is_read_not_sized_unseen(level):
+    """The from-header sizing of a small zstd frame rests on its first byte: a frame holding gzip
+    (0x1f), zstd, or a JSON array ('[' may start a skippable zstd frame) is decoded, and labelled
+    with every layer the producers' libraries peel."""
+    doc = next(documents(1, seed=8)).encode()
+    zc = zstandard.ZstdCompressor(level=level)
+    for inner, label, peel in [
+        (gzip.compress(doc, mtime=0), f"{registry.ZSTD.label}>{registry.GZIP.label}", gzip.decompress),
+        (zc.compress(doc), f"{registry.ZSTD.label}>{registry.ZSTD.label}", zstandard.decompress),
+        (b"[" + doc + b"]", registry.ZSTD.label, bytes),
+    ]:
+        stored = zc.compress(inner)
+        size = len(peel(zstandard.decompress(stored)))
+        assert ValueEngine(cap=64 << 20).measure(stored, True) == ("compressed", label, size, True, None)
+    stored = zc.compress(doc)  # the same document alone: sized from the header, unseen
+    assert ValueEngine(cap=64 << 20).measure(stored, True) == (
+        "compressed", registry.ZSTD.label, len(zstandard.decompress(stored)), True, FROM_HEADER)
 
 
 def test_declared_sizes_not_trusted_when_implausible():

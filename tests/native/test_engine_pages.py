@@ -79,6 +79,32 @@ def test_pages_of_edge_cases_hostile_and_mutated_values() -> None:
     assert_same("edges, hostile, mutated", differential(values, (DEFAULT_CAP, 2000, 64), PATHS))
 
 
+def test_pages_of_zstd_frames_sound_and_flipped_in_their_first_block() -> None:
+    """COMPRESSION STATS sizes a zstd frame unseen where its first literal (codecs.zstd_first,
+    zstd_first.rs) says nothing recognisable starts its content: both engines read that literal
+    alike, on sound frames (JSON objects and arrays, a frame holding gzip, binary, one byte
+    repeated) and on frames with bytes flipped in their headers, literals' section and table."""
+    import gzip
+
+    import zstandard
+
+    rng = random.Random(53)
+    docs = [json.dumps({"n": i, "status": "PAID", "note": "x" * (i % 300)}).encode() for i in range(40)]
+    contents = [*docs, b"[" + b",".join(docs) + b"]", gzip.compress(docs[0], mtime=0), rng.randbytes(700),
+                b"\x1f" * 500, bytes(rng.choices(b"ab[{", k=3000))]
+    sound = [zstandard.ZstdCompressor(level=level).compress(content)
+             for content in contents for level in (1, 3, 19)]
+    flipped = []
+    for frame in sound * 4:
+        changed = bytearray(frame)
+        at = rng.randrange(4, min(len(changed), 40))
+        changed[at] ^= 1 << rng.randrange(8)
+        flipped.append(bytes(changed))
+    values = sound + flipped
+    rng.shuffle(values)
+    assert_same("zstd frames, sound and flipped", differential(values, (DEFAULT_CAP, 300), PATHS))
+
+
 def test_a_page_with_values_handed_back_before_the_first_hit() -> None:
     """Values the core hands back (a serialization stream, UTF-16 text), rejected ones and misses
     before the first value that has a path: the hits and misses are counted in the page's order."""

@@ -38,3 +38,4 @@ pub mod stats;
 pub mod text;
 pub mod tree;
 pub mod zstd;
+pub mod zstd_first;

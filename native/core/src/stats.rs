@@ -74,6 +74,20 @@ fn declared_size(fmt: Fmt, data: &[u8]) -> Option<u64> {
     }
 }
 
+/// HeaderSized.first_byte: the payload's first byte as the headers tell it (None: they do not).
+fn first_byte(fmt: Fmt, data: &[u8]) -> Option<u8> {
+    match fmt {
+        Fmt::Zstd => zstd::first_byte(data),
+        _ => None,
+    }
+}
+
+/// engine._REMARKABLE: a first byte a serialization stream or a format with a signature (a
+/// non-empty dispatch row: registry.signature_matches) may start with.
+fn remarkable(cfg: &Config, stats: &StatsConfig, b: u8) -> bool {
+    stats.stream_leads.contains(&b) || !cfg.dispatch[b as usize].is_empty()
+}
+
 /// HeaderSized.peek: Ok(None) where Python's peek returns None (its library raised).
 fn peek(fmt: Fmt, data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
     match fmt {
@@ -122,12 +136,24 @@ pub fn measure_value(
     if from_headers && n >= cfg.min_auto_length {
         if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
             let Some(fmt) = fmt else { return Err(DErr::HandBack) };
-            if n >= from && formats::matches(fmt, value) {
+            let matched = formats::matches(fmt, value);
+            // a first byte nothing recognisable starts with settles it unseen, at any size
+            let unseen = matched && first_byte(fmt, value).is_some_and(|b| !remarkable(cfg, stats, b));
+            if matched && (unseen || n >= from) {
                 if !matches!(fmt, Fmt::Zstd | Fmt::Gzip) {
                     return Err(DErr::HandBack);
                 }
                 if let Some(size) = declared_size(fmt, value) {
-                    if size <= cap as u64 {
+                    if size <= cap as u64 && unseen {
+                        return Ok(Measured {
+                            status: Status::Compressed,
+                            label: Label::new(&[fmt], ""),
+                            size: size as usize,
+                            exact: true,
+                            reason: Some(Reason::FromHeader),
+                        });
+                    }
+                    if size <= cap as u64 && n >= from {
                         if let Some(head) = peek(fmt, value, stats.peek)? {
                             let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
                             if !stream && !signature_matches(cfg, &head)? {
@@ -261,6 +287,9 @@ pub struct ColumnAgg {
     /// The compressed values' ratios, in order (the median sketch's exact phase), or their bins.
     pub ratios: Vec<f64>,
     pub ratio_bins: Vec<(i64, u64)>,
+    /// Each bin of `ratio_bins` with its place there, sorted by bin (found by a binary search;
+    /// `ratio_bins` keeps the order bins are first met in, as the Python side's dict does).
+    bin_places: Vec<(i64, usize)>,
     pub exact_ratios: bool,
     /// Indexes (in the place's values) of the values handed back to Python.
     pub handed_back: Vec<usize>,
@@ -284,6 +313,7 @@ impl ColumnAgg {
             sizes_after: vec![0; stats.size_bounds.len() + 1],
             ratios: Vec::new(),
             ratio_bins: Vec::new(),
+            bin_places: Vec::new(),
             exact_ratios,
             handed_back: Vec::new(),
         }
@@ -304,9 +334,12 @@ impl ColumnAgg {
                 self.ratios.push(ratio);
             } else {
                 let k = median_bin(stats, ratio);
-                match self.ratio_bins.iter_mut().find(|(b, _)| *b == k) {
-                    Some(entry) => entry.1 += 1,
-                    None => self.ratio_bins.push((k, 1)),
+                match self.bin_places.binary_search_by_key(&k, |&(b, _)| b) {
+                    Ok(found) => self.ratio_bins[self.bin_places[found].1].1 += 1,
+                    Err(place) => {
+                        self.bin_places.insert(place, (k, self.ratio_bins.len()));
+                        self.ratio_bins.push((k, 1));
+                    }
                 }
             }
             if !m.exact {

@@ -413,6 +413,29 @@ pub fn declared_size(data: &[u8]) -> Option<u64> {
     (end == data.len() && size <= bound).then_some(size)
 }
 
+/// ZstdFrame.first_byte: the content's first byte from the first block's header and first
+/// literal (zstd_first.rs); None for a frame naming a dictionary, carrying a content checksum, or
+/// whose first block does not tell. (Python asks libzstd first where the literals are
+/// Huffman-coded, being slower at reading the table: the same byte wherever libzstd decodes the
+/// block, and zstd_first.py's reading, this one, where it does not.)
+pub fn first_byte(data: &[u8]) -> Option<u8> {
+    if !data.starts_with(MAGIC) {
+        return None;
+    }
+    let hdr = header(data, 0).ok()?;
+    let p = hdr.length;
+    if hdr.dict_id != 0 || hdr.checksum || data.len() - p < 4 {
+        return None;
+    }
+    let h = data[p] as usize | (data[p + 1] as usize) << 8 | (data[p + 2] as usize) << 16;
+    let (kind, size) = ((h >> 1) & 3, h >> 3);
+    match kind {
+        2 => crate::zstd_first::first_literal(data.get(p + 3..p + 3 + size)?),
+        0 | 1 if size > 0 => Some(data[p + 3]),
+        _ => None,
+    }
+}
+
 /// ZstdFrame.peek: `dctx.stream_reader(data).read(n)` (the first block decoded); Ok(None)
 /// where the library raises.
 pub fn peek(data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
