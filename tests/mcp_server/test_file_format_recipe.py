@@ -24,7 +24,7 @@ import zstandard
 
 from tests.shell_runner import ext
 
-from .test_widest_values import _changed, _env, _in_copy, _tree
+from .tree_copy import assert_checks_pass, changed, copied, copy_env, in_copy
 
 #: The table's new entry, as a maintainer writes it (after CSV's, before the table's end).
 ENTRY = '''    FileFormat("tsv", "TSV", (".tsv",), "cqlsh_ext.render.tsv:TsvSink",
@@ -121,12 +121,12 @@ def _add_the_format(copy: Path) -> None:
 @pytest.fixture(scope="module")
 def tsv_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("tsv-tree")
-    before = _tree(copy)
+    before = copied(copy)
     _add_the_format(copy)
     home = tmp_path_factory.mktemp("tsv-home")
-    written = _in_copy(copy, home, sys.executable, "tools/man_page.py")  # the page from the HELP texts
+    written = in_copy(copy, home, sys.executable, "tools/man_page.py")  # the page from the HELP texts
     assert written.returncode == 0, written.stderr
-    assert _changed(copy, before) == sorted([
+    assert changed(copy, before) == sorted([
         "cqlsh_ext/common/file_formats.py", MODULE[0], "cqlsh_ext/render/README.md", TEST[0],
         "man/cqlsh-ext.1"])
     return copy
@@ -134,18 +134,10 @@ def tsv_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_format_passes_the_lints_and_the_tests_that_read_the_formats(tsv_tree: Path,
                                                                          tmp_path: Path) -> None:
-    bin_dir = Path(sys.executable).parent
-    linted = _in_copy(tsv_tree, tmp_path, str(bin_dir / "lint-imports"))
-    assert linted.returncode == 0, linted.stdout + linted.stderr
-    ruff = _in_copy(tsv_tree, tmp_path, str(bin_dir / "ruff"), "check", MODULE[0], TEST[0],
-                    "cqlsh_ext/common/file_formats.py")
-    assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-    tests = _in_copy(tsv_tree, tmp_path, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                     "-n", "0", "-m", "not server", TEST[0], *FAST)
-    assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
-    assert " passed" in tests.stdout.splitlines()[-1] and "failed" not in tests.stdout.splitlines()[-1]
+    assert_checks_pass(tsv_tree, tmp_path, [MODULE[0], TEST[0], "cqlsh_ext/common/file_formats.py"],
+                       [TEST[0], *FAST])
     # HELP EXPORT and HELP LOAD say it, and a FORMAT no format has names it among the valid ones.
-    shown = _in_copy(tsv_tree, tmp_path, sys.executable, "-c",
+    shown = in_copy(tsv_tree, tmp_path, sys.executable, "-c",
                      "from cqlsh_ext.export.help import EXPORT_HELP\n"
                      "from cqlsh_ext.load.help import LOAD_HELP\n"
                      "from cqlsh_ext.cql.lexer import Lexed\n"
@@ -176,7 +168,7 @@ def _tsv(text: str) -> dict[int, Any]:
 @pytest.mark.server
 def test_copy_to_copy_from_and_mcp_take_the_format(  # type: ignore[no-untyped-def]
         tsv_tree: Path, cassandra, serve, tmp_path: Path) -> None:
-    env = _env(tsv_tree)
+    env = copy_env(tsv_tree)
     home = tmp_path / "home"
     home.mkdir()
     ks = cassandra.create_keyspace("tsv_recipe")

@@ -12,14 +12,14 @@ bytes the test wrote, read back with the driver."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.shell_runner import api, ext, isolated_env, journal_of
+from tests.shell_runner import api, ext, journal_of
+
+from .tree_copy import FAST, assert_checks_pass, changed, copied, copy_env, in_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,27 +108,6 @@ def test_reverse_bytes_reads_its_column_its_where_and_confirm():
     with pytest.raises(Invalid, match="column is required"):
         read_statement(reverse, Lexed("REVERSE BYTES WHERE id = 1"), 2, "ks")
 ''')
-#: The fast tests a new feature's declaration meets (tests/mcp_server/test_widest_values.py's).
-FAST = ["tests/mcp_server/test_declarations.py", "tests/test_feature_commands.py", "tests/test_intercepts.py",
-        "tests/test_man_page.py", "tests/test_function_length.py", "tests/test_imports.py",
-        "tests/repl/test_feature_statement.py", "tests/test_architecture_doc.py"]
-
-
-def _tree(copy: Path) -> dict[str, bytes]:
-    """The checkout's files as they are now (tracked and new, not ignored), copied into `copy`."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    files: dict[str, bytes] = {}
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file() and not source.is_symlink():
-            target = copy / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            files[name] = source.read_bytes()
-    return files
-
-
 def _add_the_statement(copy: Path) -> None:
     """The statement's three files: its service, its declaration (appended to its package's
     declarations, with the two names it needs imported there), its test."""
@@ -140,44 +119,19 @@ def _add_the_statement(copy: Path) -> None:
     declarations.write_text(text + DECLARATION)
 
 
-def _changed(copy: Path, before: dict[str, bytes]) -> list[str]:
-    """The files of `copy` that are new or differ from the checkout's."""
-    return sorted(str(path.relative_to(copy)) for path in copy.rglob("*")
-                  if path.is_file() and "__pycache__" not in path.parts and ".mypy_cache" not in path.parts
-                  and before.get(str(path.relative_to(copy))) != path.read_bytes())
-
-
 @pytest.fixture(scope="module")
 def reverse_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("reverse-tree")
-    before = _tree(copy)
+    before = copied(copy)
     _add_the_statement(copy)
-    assert _changed(copy, before) == sorted([SERVICE[0], DECLARATIONS, TEST[0]])
+    assert changed(copy, before) == sorted([SERVICE[0], DECLARATIONS, TEST[0]])
     return copy
-
-
-def _env(copy: Path) -> dict[str, str]:
-    """The copy's cqlsh_ext first on the path, ahead of the checkout's editable install."""
-    return {"PYTHONPATH": os.pathsep.join([str(copy), *filter(None, [os.environ.get("PYTHONPATH")])])}
-
-
-def _in_copy(copy: Path, home: Path, *command: str) -> subprocess.CompletedProcess[str]:
-    env = {**isolated_env(home), **_env(copy)}
-    return subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_the_write_statement_passes_the_lints_and_the_declarations_tests_in_its_three_files(
         reverse_tree: Path, tmp_path: Path) -> None:
-    bin_dir = Path(sys.executable).parent
-    linted = _in_copy(reverse_tree, tmp_path, str(bin_dir / "lint-imports"))
-    assert linted.returncode == 0, linted.stdout + linted.stderr
-    ruff = _in_copy(reverse_tree, tmp_path, str(bin_dir / "ruff"), "check", SERVICE[0], TEST[0], DECLARATIONS)
-    assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-    tests = _in_copy(reverse_tree, tmp_path, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                     "-n", "0", "-m", "not server", TEST[0], *FAST)
-    assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
-    assert " passed" in tests.stdout.splitlines()[-1] and "failed" not in tests.stdout.splitlines()[-1]
-    guide = _in_copy(reverse_tree, tmp_path, sys.executable, "-m", "cqlsh_ext", "docs", "features")
+    assert_checks_pass(reverse_tree, tmp_path, [SERVICE[0], TEST[0], DECLARATIONS], [TEST[0], *FAST])
+    guide = in_copy(reverse_tree, tmp_path, sys.executable, "-m", "cqlsh_ext", "docs", "features")
     assert guide.returncode == 0, guide.stderr
     assert "reverse_bytes" in guide.stdout
 
@@ -210,7 +164,7 @@ def reverse_table(cassandra):  # type: ignore[no-untyped-def]
 @pytest.mark.server
 def test_the_write_statement_in_the_shell_the_api_and_not_mcp(  # type: ignore[no-untyped-def]
         reverse_tree: Path, cassandra, reverse_table, serve, tmp_path: Path) -> None:
-    env = _env(reverse_tree)
+    env = copy_env(reverse_tree)
     home = tmp_path / "home"
     home.mkdir()
     session, table = reverse_table
