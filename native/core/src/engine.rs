@@ -619,19 +619,10 @@ fn uncontained(cfg: &Config, value: &[u8], nodes: usize, want: &Want) -> Result<
 /// and the last one's output, for the Python engine to read the payload from (payload.engine).
 fn peeled(layers: &[Fmt], sizes: Vec<usize>, data: Vec<u8>, stored: usize) -> Outcome {
     Outcome {
-        kind: Kind::HandedBack,
-        label: Label::new(layers, ""),
-        stored,
         decoded: data.len(),
-        cut: false,
         payload: Payload::Owned(data),
-        text_len: 0,
-        tree: None,
-        reads: Vec::new(),
-        rejected: false,
-        gaps: None,
-        marks: None,
         sizes,
+        ..Outcome::plain(Kind::HandedBack, Label::new(layers, ""), stored)
     }
 }
 
@@ -723,19 +714,10 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         }
     }
     Ok(Outcome {
-        kind: Kind::Binary,
-        label: Label::new(&layers, "binary"),
-        stored: n,
         decoded: size,
         cut,
         payload: Payload::Owned(data),
-        text_len: 0,
-        tree: None,
-        reads: Vec::new(),
-        rejected: false,
-        gaps: None,
-        marks: None,
-        sizes: Vec::new(),
+        ..Outcome::plain(Kind::Binary, Label::new(&layers, "binary"), n)
     })
 }
 

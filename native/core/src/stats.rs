@@ -144,26 +144,21 @@ pub fn measure_value(
                     return Err(DErr::HandBack);
                 }
                 if let Some(size) = declared_size(fmt, value) {
+                    let from_header = || Measured {
+                        status: Status::Compressed,
+                        label: Label::new(&[fmt], ""),
+                        size: size as usize,
+                        exact: true,
+                        reason: Some(Reason::FromHeader),
+                    };
                     if size <= cap as u64 && unseen {
-                        return Ok(Measured {
-                            status: Status::Compressed,
-                            label: Label::new(&[fmt], ""),
-                            size: size as usize,
-                            exact: true,
-                            reason: Some(Reason::FromHeader),
-                        });
+                        return Ok(from_header());
                     }
                     if size <= cap as u64 && n >= from {
                         if let Some(head) = peek(fmt, value, stats.peek)? {
                             let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
                             if !stream && !signature_matches(cfg, &head)? {
-                                return Ok(Measured {
-                                    status: Status::Compressed,
-                                    label: Label::new(&[fmt], ""),
-                                    size: size as usize,
-                                    exact: true,
-                                    reason: Some(Reason::FromHeader),
-                                });
+                                return Ok(from_header());
                             }
                         }
                     }
