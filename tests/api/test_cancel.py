@@ -52,13 +52,15 @@ def table(cassandra) -> str:
 class CloseAt:
     """close() from a thread of its own once the reader has `tick`ed `at` times (a batch converted,
     a row taken); `hold`: the reader waits there until close() has returned (close() then lands
-    between two batches, else wherever the reader is, most often inside its next page's read).
+    between two batches), else only until the closing thread is about to call close() (it then
+    lands wherever the reader is, most often inside its next page's read; a reader that did not
+    wait at all could read the whole table before a loaded machine ran the closing thread).
     What either thread raised is kept in `raised`."""
 
     def __init__(self, answer: cqlsh_ext.QueryAnswer, at: int, hold: bool) -> None:
         self.answer, self.at, self.hold = answer, at, hold
         self.count = 0
-        self.reached, self.closed = threading.Event(), threading.Event()
+        self.reached, self.closing, self.closed = threading.Event(), threading.Event(), threading.Event()
         self.raised: list[str] = []
         self.thread = threading.Thread(target=self._close)
         self.thread.start()
@@ -66,6 +68,7 @@ class CloseAt:
     def _close(self) -> None:
         try:
             assert self.reached.wait(DEADLINE), "the reader never reached its count"
+            self.closing.set()
             self.answer.close()
         except BaseException as err:  # noqa: BLE001 - what the closing thread raised is the finding
             self.raised.append(f"close(): {err!r}")
@@ -78,6 +81,8 @@ class CloseAt:
             self.reached.set()
             if self.hold:
                 assert self.closed.wait(DEADLINE), "close() never returned"
+            else:
+                assert self.closing.wait(DEADLINE), "the closing thread never ran"
 
     def read(self, reader: Callable[[], Any]) -> Any:
         """reader() in this thread (what it returned, or None and what it raised), the closer joined."""
