@@ -21,6 +21,13 @@ PAST_PYTHON_DIGITS = 10 ** PYTHON_DIGITS
 #: all, and of a statement's number literal: Python's conversions are quadratic in the digits, so
 #: this bounds what one value costs (100,000 digits: about 0.04 s to read, 0.1 s to write).
 INTEGER_DIGITS = 100_000
+#: The most bits of an integer of at most INTEGER_DIGITS digits (log2(10) bits a digit).
+INTEGER_BITS = int(INTEGER_DIGITS * 3.3219280948873626)
+
+
+class LongIntegerError(ValueError):
+    """An integer whose decimal digits a writer would take minutes to spell (a CQL varint may hold
+    a megabyte of them): said in one line, where Python's own refusal names a setting."""
 
 
 class LongInt(int):
@@ -52,3 +59,19 @@ def allow_long_integers() -> None:
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
     if limit and limit < INTEGER_DIGITS:
         sys.set_int_max_str_digits(INTEGER_DIGITS)
+
+
+def integer_text(value: int) -> str:
+    """Every decimal digit of an integer, for the writers whose readers take numbers exactly (JSON
+    Lines, a Parquet file's NAME:exact): a CQL varint past PYTHON_DIGITS too, up to INTEGER_DIGITS
+    (Python's limit lifted where one is met); past them LongIntegerError. An integer within the
+    limit costs one str()."""
+    try:
+        return str(value)
+    except ValueError:  # past this process's limit
+        if value.bit_length() > INTEGER_BITS:
+            digits = round(value.bit_length() * 0.30103)  # log10(2) digits a bit: about
+            raise LongIntegerError(f"an integer of about {digits:,} digits, more than the {INTEGER_DIGITS:,} "
+                                   "cqlsh-ext writes in decimal") from None
+        allow_long_integers()
+        return str(value)

@@ -132,6 +132,7 @@ def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any
 def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
            target: Any) -> Exported | None:
     from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.long_int import LongIntegerError
     from cqlsh_ext.export.target import os_error
 
     rows = 0
@@ -163,6 +164,11 @@ def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
         sink.abort()
         target.discard()
         ctx.error(f"{LABEL}: writing {statement.path} failed: {os_error(err)}; nothing written")
+        return None
+    except LongIntegerError as err:  # a stored varint the file cannot hold exactly
+        sink.abort()
+        target.discard()
+        ctx.error(f"{LABEL}: a value read is {err}; nothing written to {statement.path}")
         return None
     except BaseException:
         sink.abort()

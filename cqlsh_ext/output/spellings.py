@@ -37,7 +37,7 @@ from cqlsh_ext.common.jsonenc import (
     time_text,
 )
 from cqlsh_ext.common.jsonenc import string as _string
-from cqlsh_ext.common.long_int import LongInt
+from cqlsh_ext.common.long_int import LongInt, integer_text
 from cqlsh_ext.output.row_limit import VALUES
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.columns import cut_text
@@ -144,7 +144,7 @@ class JsonSpelling(Blobs):
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int):
-            return str(value)
+            return integer_text(value)
         if isinstance(value, float):
             return float_text(value)
         if isinstance(value, decimal.Decimal):
@@ -166,7 +166,7 @@ class JsonSpelling(Blobs):
         return "true" if value else "false"
 
     def _integer(self, value: Any, _: Any, __: Any = None) -> str:
-        return str(int(value))
+        return integer_text(int(value))
 
     def _float(self, value: Any, cqltype: Any, _: Any = None) -> str:
         return float_text(float(value), single=_typename(cqltype) == "float")
@@ -261,7 +261,12 @@ class JsonSpelling(Blobs):
         spell: Callable[[Any], str] = str if exact is int else _encode_string
         values = values if isinstance(values, list) else list(values)
         if set(map(type, values)) == {exact}:  # all common (no null): spelt in C, no Python step a value
-            return list(map(spell, values))
+            try:
+                return list(map(spell, values))
+            except ValueError:  # a varint past Python's digit limit: integer_text spells it, or says why not
+                pass
+        if exact is int:
+            spell = integer_text
         value = self.value
         return [spell(v) if type(v) is exact else value(v, cqltype, place) for v in values]
 

@@ -33,6 +33,7 @@ from decimal import Decimal
 from typing import Any
 
 from cqlsh_ext.common import jsonenc
+from cqlsh_ext.common.long_int import integer_text
 
 #: A record place holds at most this many keys as struct fields; more (ids used as keys, say)
 #: make that place JSON text.
@@ -589,7 +590,7 @@ def json_text(value: Any) -> str:
     if kind is bool:
         return "true" if value else "false"
     if kind is int:
-        return str(value)
+        return integer_text(value)
     if kind is float:
         return jsonenc.float_text(value)
     if isinstance(value, Decimal):

@@ -178,3 +178,57 @@ def test_a_decimal_s_scale_is_the_sample_s_and_a_varint_past_38_digits_is_null_w
     assert got[40]["n"] is None and got[40]["n:note"] == f"did not fit decimal128(38, 0): {10**40}"
     assert "n: 1 value did not fit the column's type (null there; n:note says what each was)" in \
         closing_line(out.stdout)
+
+
+def test_a_varint_past_pythons_4300_digits_is_written_digit_for_digit_and_one_past_100000_refused(
+        cassandra, home):
+    """A CQL varint holds any integer: one of 5,001 digits is written exactly (a JSON number in JSON
+    Lines; Parquet's n:exact and n:note), where Python's str() refuses past 4,300 by default; one of
+    120,000 digits (minutes of quadratic work in decimal) is refused in one line, no file left."""
+    import sys
+
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # the test's own integers, written and read back whole
+    try:
+        _varints_exported(cassandra, home)
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+def _varints_exported(cassandra, home) -> None:  # type: ignore[no-untyped-def]
+    ks = cassandra.create_keyspace("exlong")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE d (k int PRIMARY KEY, n varint)")
+    long = int("12345678901234567890" * 250 + "1")  # the oracle: 5,001 digits
+    for k, n in ((1, long), (2, -long), (3, 12)):
+        session.execute("INSERT INTO d (k, n) VALUES (%s, %s)", (k, n))
+    lines, parquet = home / "d.jsonl", home / "d.parquet"
+    for target in (lines, parquet):
+        out = shell(cassandra, home, f"COPY (SELECT k, n FROM {ks}.d) TO '{target}'")
+        assert out.returncode == 0 and "3 rows written" in out.stdout, out.stdout + out.stderr
+    assert {row["k"]: row["n"] for row in map(json.loads, lines.read_text().splitlines())} == \
+        {1: long, 2: -long, 3: 12}
+    _, rows = parquet_rows(parquet)
+    got = {r["k"]: r for r in rows}
+    assert got[3]["n"] == 12
+    for k, n in ((1, long), (2, -long)):
+        assert got[k]["n"] is None and got[k]["n:exact"] == str(n), k
+        assert got[k]["n:note"].startswith(f"did not fit decimal128(38, 0): {str(n)[:1000]}"), k  # (cut)
+
+    from cassandra import WriteTimeout
+
+    for attempt in range(3):  # a 50 KB value on a loaded test server can time out; the write is idempotent
+        try:
+            session.execute("INSERT INTO d (k, n) VALUES (4, %s)", (10 ** 120_000 - 1,), timeout=60)
+            break
+        except WriteTimeout:
+            if attempt == 2:
+                raise
+    session.shutdown()
+    for target in (home / "refused.jsonl", home / "refused.parquet"):
+        out = shell(cassandra, home, f"COPY (SELECT k, n FROM {ks}.d) TO '{target}'")
+        said = [line for line in out.stderr.splitlines() if line.strip() and not line.startswith(
+            ("Warning: Using a password", "Recommendation: use the credentials"))]
+        assert said == ["COPY (SELECT ...): a value read is an integer of about 120,000 digits, more than "
+                        f"the 100,000 cqlsh-ext writes in decimal; nothing written to {target}"], out.stderr
+        assert not target.exists()
