@@ -185,3 +185,72 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
             for note in done.notes:
                 outcome.notes[note] = outcome.notes.get(note, 0) + 1
     return outcome
+
+
+def edit_call(ctx: WriteContext, call: Any) -> dict[str, Any] | None:
+    """An edit called with a front end's arguments (a features.feature.FeatureCall, checked against
+    its declaration: the API's db.edit): the statement read (edit.parse) with its markers bound by the
+    front end (FeatureCall.bind: a program's `params`, a SET's values and a payload condition's
+    literals given theirs by edit.parse.bind_edit, the ordinary conditions' bound into the rows'
+    reading), CONFIRM given or written at its end; previewed or written as the shell's statement is
+    (`run_edit`); its figures as the fields its declared answer names (`answer_of`). None: the reading
+    failed, said through ctx.error. QueryError for a statement that names no payload path."""
+    from dataclasses import replace
+
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.parse import TableColumns, bind_edit, parse
+    from cqlsh_ext.query.grammar import quote
+
+    given = call.arguments
+    lexed = Lexed(given["statement"])
+    lookup = TableColumns(ctx.cluster, ctx.keyspace)
+    asked = parse(lexed, lookup, lookup.schema, markers=call.bind is not None)
+    if asked is None:
+        raise QueryError("db.edit takes UPDATE ... SET path = value or DELETE path FROM ... naming paths "
+                         "inside payloads (cqlsh-ext docs edit); this statement is CQL's own: db.execute "
+                         "runs it")
+    keyspace = lookup.keyspace or ""
+    if call.bind is not None:
+        where = asked.where
+        # The server's part of the WHERE, as the rows' reading sends it (its markers in their order).
+        server = f"SELECT * FROM {quote(keyspace)}.{quote(asked.table)} WHERE " \
+            f"{' AND '.join(where.ordinary)} ALLOW FILTERING" if where.ordinary else None
+        bound = call.bind(lexed, server, given.get("params"), [*asked.markers, *where.markers])
+        asked = replace(bind_edit(asked, bound.taken), bind=bound.binder())
+    if given.get("confirm"):
+        asked = replace(asked, confirm=True)
+    figures = run_edit(ctx, asked, keyspace, lookup.meta)
+    return None if figures is None else answer_of(edit_request(asked, keyspace), asked.confirm, figures)
+
+
+def answer_of(request: EditRequest, confirmed: bool, figures: EditFigures) -> dict[str, Any]:
+    """An edit's answer as its declaration names its fields (features.output_schemas.EDIT_RESULT: the
+    API's EditResult): each row to change, its key and per path the value before and after."""
+    outcome = figures.outcome
+    changes = [{"key": dict(row.key), "changes": [_change(path, old, new) for path, old, new in row.changes]}
+               for row in outcome.rows]
+    answer: dict[str, Any] = {"request": request, "confirmed": confirmed, "found": outcome.found,
+                              "to_change": len(outcome.rows), "unchanged": outcome.unchanged,
+                              "refused": dict(outcome.refused), "changes": changes,
+                              "interrupted": figures.interrupted}
+    done = figures.done
+    if not confirmed:
+        return answer
+    if done is None:  # confirmed, nothing to write (or the reading stopped)
+        return {**answer, "written": 0, "left_alone": 0}
+    return {**answer, "written": done.written, "left_alone": done.changed + done.expired,
+            "journal": figures.journal, "stopped": done.stop or None}
+
+
+def _change(path: str, old: Any, new: Any) -> dict[str, Any]:
+    """One path's change as data: its value before and after; `added` (a key that was not there)
+    or `removed` (a DELETE's) where one side is none."""
+    from cqlsh_ext.edit.document import REMOVE
+
+    change: dict[str, Any] = {"path": path, "old": None if old is REMOVE else old,
+                              "new": None if new is REMOVE else new}
+    if old is REMOVE:
+        change["added"] = True
+    if new is REMOVE:
+        change["removed"] = True
+    return change

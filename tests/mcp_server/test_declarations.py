@@ -420,25 +420,22 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
 # ------------------------------------------------------------------- the write features
 
 def _write_method(feature: Feature) -> tuple[inspect.Signature, set[str] | None]:
-    """The API's method of a write feature: its signature, and the fields of its result's data (None
-    where they are its answer's own: a method made from the declaration answers a WriteResult whose
-    data is checked against the declared schema when it is answered). A hand-written method's
-    result class is the one its return annotation names (api.writes, api.loads)."""
+    """The API's method of a write feature, made from its declaration (api.report_methods): its
+    signature, and the fields of its result's data: those of the typed result its Method declares
+    (RewriteResult, ..., their printed text aside), or None where the result is a WriteResult of its
+    answer's own fields (checked against the declared schema when it is answered)."""
     from dataclasses import fields
 
-    from cqlsh_ext.api import loads as api_loads
-    from cqlsh_ext.api import writes as api_writes
     from cqlsh_ext.api.database import Database
     from cqlsh_ext.api.report_methods import signature_of
 
-    if feature.method is not None:
-        assert not hasattr(Database, feature.method.name), feature.name  # made from its declaration alone
+    assert feature.method is not None, feature.name  # every write of cqlsh-ext's is a method
+    assert not hasattr(Database, feature.method.name), feature.name  # made from its declaration alone
+    result = feature.method.result
+    if result is None:
         return signature_of(feature), None
-    method = getattr(Database, feature.name)
-    signature = inspect.signature(method)
-    named = str(signature.return_annotation)
-    result = getattr(api_writes, named, None) or getattr(api_loads, named)
-    return signature, {f.name for f in fields(result)} - {"text"}
+    return signature_of(feature), {f.name for f in fields(getattr(importlib.import_module(result.module),
+                                                                   result.function))} - {"text"}
 
 
 def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
@@ -464,6 +461,56 @@ def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_ar
         if result_fields is not None:
             assert result_fields == set(feature.output_schema["properties"]), name
         assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
+
+
+def _static_signatures() -> dict[str, str]:
+    """What Database's class says of the write methods for a type checker (its `if TYPE_CHECKING:`
+    block: the methods themselves are made from the declarations at run time), each signature as
+    inspect spells one, without its annotations: name -> "(journal, *, confirm=False, progress=None)"."""
+    import ast
+
+    from cqlsh_ext.api import database
+
+    tree = ast.parse(Path(database.__file__).read_text())
+    (found,) = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "Database"]
+    typing_only = [node for node in found.body if isinstance(node, ast.If)
+                   and ast.unparse(node.test) == "TYPE_CHECKING"]
+    said: dict[str, str] = {}
+    for block in typing_only:
+        for method in block.body:
+            assert isinstance(method, ast.FunctionDef)
+            for argument in [*method.args.args, *method.args.kwonlyargs]:
+                argument.annotation = None
+            parameters = ast.unparse(method.args).replace("self, ", "")
+            said[method.name] = f"({parameters})".replace(" = ", "=")
+    return said
+
+
+def test_the_write_methods_are_made_from_their_declarations_and_typed_as_they_say() -> None:
+    # db.rewrite, db.resume, db.undo, db.edit and db.write are no hand-written methods: each is made
+    # from its feature's declared Method (its parameters the declared arguments, its docstring and
+    # result type declared there), and answered by the one function every declared write goes
+    # through (api.writes.declared_write). Their static types (what mypy reads of Database) say the
+    # same parameters, in the same order, with the same defaults.
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.report_methods import signature_of
+
+    writing = {feature.method.name: feature for feature in declared(plugins=False).values()
+               if feature.writes is not None and feature.method is not None}
+    own = {"rewrite", "resume", "undo", "edit", "write"}
+    assert own <= set(writing)
+    db = Database.__new__(Database)  # no connection: the methods' signatures and docs alone
+    for name, feature in writing.items():
+        assert name not in vars(Database)
+        method = getattr(db, name)
+        assert inspect.signature(method) == signature_of(feature)
+        assert method.__doc__ and feature.method is not None and method.__doc__ == feature.method.doc
+    static = _static_signatures()
+    assert set(static) == own
+    assert static == {name: str(signature_of(writing[name])) for name in own}
+    assert str(inspect.signature(db.edit)) == "(statement, params=None, *, confirm=False, progress=None)"
+    assert str(inspect.signature(db.write)) == ("(table, data, *, encode=None, ttl=None, pace=None, "
+                                               "confirm=False, resume=None, progress=None)")
 
 
 def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path: Path) -> None:
