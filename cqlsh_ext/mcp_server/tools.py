@@ -306,12 +306,31 @@ class Tool:
             if self.feature is not None:
                 arguments = checked(self.feature, {name: value for name, value in arguments.items()
                                                    if value is not None})
+                _bounded(self.feature, arguments)
             else:  # a tool made without a declaration (a test's)
                 _undeclared(self, arguments)
             work.max_bytes = cap or DEFAULT_BYTES
             return self.answer(work, arguments)
         except (Invalid, gate.Refused) as err:
             return failed(str(err))
+
+
+def _bounded(feature: Feature, arguments: dict[str, Any]) -> None:
+    """Each argument its declaration says holds conditions (Argument.conditions: DESCRIBE PAYLOAD's
+    where) bounded as a statement is (bounds.check_tokens), before any parser reads it."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+
+    for argument in feature.arguments:
+        value = arguments.get(argument.name)
+        if not argument.conditions or not isinstance(value, str) or not value.strip():
+            continue
+        try:
+            bounds.check_tokens(Lexed(value).tokens)
+        except QueryError as err:
+            raise Invalid(f"syntax error in {argument.name}: {err}") from None
+        except bounds.TooLarge as err:
+            raise Invalid(str(err)) from None
 
 
 def _undeclared(tool: Tool, arguments: dict[str, Any]) -> None:
@@ -428,20 +447,9 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    """DESCRIBE PAYLOAD's answer as every declared report's (`declared_answer`), and what MCP adds:
-    its where bounded as a statement is before the payload parser reads it; with json_schema, the
-    values' JSON Schema instead of the report."""
-    where = arguments.get("where")
-    if isinstance(where, str) and where.strip():
-        from cqlsh_ext.cql.errors import QueryError
-        from cqlsh_ext.cql.lexer import Lexed
-
-        try:
-            bounds.check_tokens(Lexed(where).tokens)
-        except QueryError as err:
-            raise Invalid(f"syntax error in where: {err}") from None
-        except bounds.TooLarge as err:
-            raise Invalid(str(err)) from None
+    """DESCRIBE PAYLOAD's answer as every declared report's (`declared_answer`), and what MCP adds: with
+    json_schema, the values' JSON Schema instead of the report (MCP's answer shape: the API's is
+    ReportResult.json_schema(), and its method takes no json_schema)."""
     answer = declared_answer(FEATURES["describe_payload"], work, arguments)
     if arguments.get("json_schema") and answer.data is not None:
         from cqlsh_ext.describe.json_schema import schema_answer

@@ -64,6 +64,32 @@ def test_a_toy_tool_is_scoped_by_its_declaration_alone() -> None:
     assert answered.data == {"answered": True} and reached == ["answered"]
 
 
+def test_an_argument_declared_to_hold_conditions_is_bounded_as_a_statement_before_the_answer() -> None:
+    # A declared argument that holds a WHERE's conditions (Argument.conditions) is bounded by MCP as a
+    # statement is (its tokens, how deep its brackets nest) before any parser reads it, for any
+    # feature that declares one: no adapter of its own says so.
+    from cqlsh_ext.mcp_server.tools import Adapter, declared_tool
+
+    reached: list[dict[str, Any]] = []
+
+    def answer(work: Work, given: dict[str, Any]) -> ToolAnswer:
+        reached.append(given)
+        return ToolAnswer(data={"answered": True})
+
+    feature = Feature("toy_where", "Toy", "A toy.",
+                      (Argument("where", "string", "conditions as after WHERE", keyword="WHERE",
+                                conditions=True),), Reads("nothing"), READ, {"type": "object"},
+                      Service("toy", "none"))
+    tool = declared_tool(feature, Adapter(answer))
+    deep = tool.call(_work(), {"where": "data.a = " + "(" * 65 + "1" + ")" * 65})
+    assert deep.error is not None and deep.error.startswith("refused: brackets nested more than 64 deep")
+    unlexed = tool.call(_work(), {"where": "data.a = 'open"})
+    assert unlexed.error is not None and unlexed.error.startswith("syntax error in where: ")
+    assert reached == []
+    assert tool.call(_work(), {"where": "data.a = (1)"}).data == {"answered": True}
+    assert reached == [{"where": "data.a = (1)"}]
+
+
 def test_a_declaration_names_an_argument_where_it_reads_one() -> None:
     with pytest.raises(ValueError, match="named by an argument"):
         Reads("table")
