@@ -39,7 +39,7 @@ register(Feature(
               "COMPRESSION REWRITE, path the column", listed=False),
      Argument("allow_filtering", "boolean", "true: the WHERE names no full primary key, and the rows a "
               "scan finds are edited", listed=False)),
-    Reads("table", "table"), READ, output_schemas.PROPOSAL, Service("cqlsh_ext.edit.run", "preview_edit"),
+    Reads("table", "table"), READ, output_schemas.PROPOSAL, Service("cqlsh_ext.edit.run", "propose_call"),
     details="The statement is the shell's edit (docs/edit.md), or with target its COMPRESSION "
             "REWRITE (docs/rewrite.md: a sample of a big table, sampled: true): run as it is, the shell "
             "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "

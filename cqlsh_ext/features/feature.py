@@ -278,6 +278,10 @@ class FeatureCall:
     #: `params`, through its connection's prepared statements): `(lexed, server_text, taken) -> bound`
     #: (api.params.Bound); None: the statement holds its values (the shell's).
     bind: Callable[..., Any] | None = field(default=None, compare=False)
+    #: The front end's bound on a statement a service spells from the arguments (propose_edit's),
+    #: `(lexed) -> None`, raising cql.errors.QueryError before any parser reads it (MCP's: its tokens
+    #: and how deep its brackets nest); None: none beyond the shell's.
+    bound: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 class Feature(NamedTuple):

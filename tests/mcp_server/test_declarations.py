@@ -90,6 +90,24 @@ def test_an_argument_declared_to_hold_conditions_is_bounded_as_a_statement_befor
     assert reached == [{"where": "data.a = (1)"}]
 
 
+def test_each_adapter_left_is_what_mcp_alone_does_and_the_readme_says_what() -> None:
+    # A tool is its declaration's (declared_answer) unless ADAPTERS holds what MCP alone does for it:
+    # each adapter left is named in mcp_server/README.md with what a declaration cannot say, and
+    # propose_edit's carries its flag alone (its proposal is its declared service's).
+    import re
+
+    from cqlsh_ext.mcp_server import tools
+
+    readme = (Path(tools.__file__).parent / "README.md").read_text()
+    section = readme.split("## The tools' adapters", 1)[1].split("\n## ", 1)[0]
+    said = set(re.findall(r"^- (.+?):", section, re.MULTILINE))
+    named = {name.strip("`") for line in said for name in line.split(", ")}
+    assert named == set(tools.ADAPTERS)
+    assert tools.ADAPTERS["propose_edit"].answer is None and not tools.ADAPTERS["propose_edit"].screened
+    proposal = declared(plugins=False)["propose_edit"]
+    assert proposal.service is not None and str(proposal.service) == "cqlsh_ext.edit.run.propose_call"
+
+
 def test_a_declaration_names_an_argument_where_it_reads_one() -> None:
     with pytest.raises(ValueError, match="named by an argument"):
         Reads("table")
