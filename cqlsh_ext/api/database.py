@@ -526,10 +526,6 @@ class Database:
                       "stopped": answer.stopped})
         return ReportResult(answer, messages)
 
-    def _table(self, text: str, what: str = "table") -> tuple[str | None, str]:
-        found = _names(text, (1, 2), what)
-        return (None, found[0]) if len(found) == 1 else (found[0], found[1])
-
     def _request(self, name: str, arguments: dict[str, Any]) -> Any:
         """The request of cqlsh-ext's feature `name`, built by its declared builder
         (insight/report_requests.py) from the arguments, as MCP's tools build theirs (a table
@@ -596,75 +592,29 @@ class Database:
 
     # ------------------------------------------------------------ the writes
 
-    def rewrite(self, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
-                pace: int | None = None, every_row: bool = False, confirm: bool = False,
-                progress: Progress | None = None) -> RewriteResult:
-        """COMPRESSION REWRITE column AS 'spec' (docs/rewrite.md): `column` as `ks.table.column` (a
-        map's `m['key']`, a UDT's `u.field`), `spec` the target chain ('zstd:3', 'gzip>json',
-        'none'), `where` conditions (payload ones need allow_filtering), `pace` write units a
-        second, `every_row` a preview of every row. A preview unless confirm=True; then each row is
-        journaled and written on the shell's condition, and the result names its journal.
-        `progress`: events as a query's, and the write's notes as {"note": line}."""
-        from cqlsh_ext.api.writes import rewrite
+    # db.rewrite, db.resume, db.undo, db.edit and db.write are made from their features' declarations
+    # (api.report_methods, run by api.writes.declared_write), as the reports' are: their arguments,
+    # docs, services and result types are declared there. What the class says of them is their static
+    # types alone, which no declaration read at run time gives a type checker (tests/mcp_server/
+    # test_declarations.py holds these signatures to the declarations').
+    if TYPE_CHECKING:
+        def rewrite(self, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
+                    pace: int | None = None, every_row: bool = False, confirm: bool = False,
+                    progress: Progress | None = None) -> RewriteResult: ...
 
-        return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
-                       every_row=every_row, confirm=confirm, progress=progress)
+        def resume(self, journal: Journal, *, confirm: bool = False,
+                   progress: Progress | None = None) -> ResumeResult: ...
 
-    def resume(self, journal: Journal, *,
-               confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
-        """COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
-        a kill, a failure) gone on with from its journal (a confirmed RewriteResult stands for its
-        journal): the work is rebuilt from the journal's sealed request and the token ranges it has not
-        finished are read. A preview of those unless confirm=True; then they are rewritten and
-        journaled in the same journal. `progress` as db.rewrite's."""
-        from cqlsh_ext.api.writes import resume
+        def undo(self, journal: Journal, *, unsealed: bool = False, confirm: bool = False, cut: bool = False,
+                 progress: Progress | None = None) -> UndoResult: ...
 
-        return resume(self, journal, confirm=confirm, progress=progress)
+        def edit(self, statement: str, params: Params = None, *, confirm: bool = False,
+                 progress: Progress | None = None) -> EditResult: ...
 
-    def undo(self, journal: Journal, *, unsealed: bool = False,
-             confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
-        """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
-        hold what was written (a confirmed RewriteResult or EditResult stands for its journal; a
-        path, the id a journal's name ends with, or "LAST"). A preview unless confirm=True; a
-        journal that is not sealed, not the user's or tampered with is refused; one without its
-        closing line is written back only with cut=True (the rows it holds), an unsealed one only
-        with unsealed=True.
-        `progress` as db.rewrite's."""
-        from cqlsh_ext.api.writes import undo
-
-        return undo(self, journal, unsealed=unsealed, confirm=confirm, cut=cut, progress=progress)
-
-    def write(self, table: str, data: Any, *, encode: Mapping[str, str] | None = None, ttl: int | None = None,
-              pace: int | None = None, confirm: bool = False, resume: Journal | LoadResult | None = None,
-              progress: Progress | None = None) -> LoadResult:
-        """COPY table (columns) FROM data (docs/load.md): `data`'s rows (an Arrow table or
-        RecordBatchReader, a pandas or a polars DataFrame, read a batch at a time) loaded into
-        `table` (`ks.table`, or a table of the connection's keyspace), the columns its names name;
-        each blob value written in its `encode` chain ({"data": "snappy>json"}), else in its own
-        label where the data holds an export's six columns (db.query(...).to_arrow()'s), else in
-        its column's DECODE setting; each encoded, decoded back and compared before anything is
-        sent (a row whose value does not come back equal is refused). `ttl`: seconds every cell
-        lives; `pace`: write units a second. A preview unless confirm=True; then each row is
-        journaled (what it held) and written, and the result names the journal db.undo takes.
-        `resume`: a stopped load's journal (or result), with the same data: its rows already
-        written are not written again."""
-        from cqlsh_ext.api.loads import write
-
-        return write(self, table, data, encode=encode, ttl=ttl, pace=pace, confirm=confirm, resume=resume,
-                     progress=progress)
-
-    def edit(self, statement: str, params: Params = None, *, confirm: bool = False,
-             progress: Progress | None = None) -> EditResult:
-        """UPDATE [ks.]table SET path = value [, ...] WHERE ... or DELETE path [, ...] FROM
-        [ks.]table WHERE ... (docs/edit.md): fields inside the stored payloads changed in each
-        value's own form. `params`: the values of its `?` markers (a list) or `:name` markers (a
-        dict), as db.query takes them: a SET's value (a JSON value: str, int, float, Decimal,
-        bool, None, dict, list), a condition's. A preview unless confirm=True (or CONFIRM ends
-        the statement); then each row is journaled and written as the shell writes it, and the
-        result names the journal db.undo takes. Its figures are data (EditResult)."""
-        from cqlsh_ext.api.writes import edit
-
-        return edit(self, statement, params, confirm=confirm, progress=progress)
+        def write(self, table: str, data: Any, *, encode: Mapping[str, str] | None = None,
+                  ttl: int | None = None, pace: int | None = None, confirm: bool = False,
+                  resume: Journal | LoadResult | None = None,
+                  progress: Progress | None = None) -> LoadResult: ...
 
 
 def _serial() -> int:
@@ -672,13 +622,3 @@ def _serial() -> int:
 
     serial: int = ConsistencyLevel.SERIAL
     return serial
-
-
-def _names(text: str, parts: tuple[int, ...], what: str) -> list[str]:
-    """`ks.table` or `ks.table.column` as the schema spells each name (features.arguments.names)."""
-    from cqlsh_ext.features.arguments import Invalid, names
-
-    try:
-        return names(text, parts, what)
-    except Invalid as err:
-        raise Error(str(err)) from None

@@ -42,7 +42,8 @@ def method_names() -> list[str]:
 
 def method_of(db: Connected, name: str) -> Callable[..., Any]:
     """db.<name>: the method the feature that declares it is (AttributeError for any other name): a
-    report's answers a ReportResult, a write feature's a WriteResult (api.writes.declared_write)."""
+    report's answers a ReportResult, a write feature's the result its Method declares (RewriteResult,
+    ...; else a WriteResult: api.writes.declared_write)."""
     feature = _declared().get(name) if not name.startswith("_") else None
     if feature is None or feature.method is None:
         raise AttributeError(f"{type(db).__name__!r} object has no attribute {name!r}")
@@ -71,18 +72,24 @@ def signature_of(feature: Feature) -> inspect.Signature:
     """The declared arguments as parameters, less those the API answers its own way, then progress:
     a write feature's optional ones keyword-only (as db.rewrite's: confirm=True is written out)."""
     omitted = feature.method.omits if feature.method is not None else ()
+    positional = feature.method.positional if feature.method is not None else ()
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     optional = inspect.Parameter.KEYWORD_ONLY if feature.writes is not None else kind
     parameters = [inspect.Parameter(argument.name, kind, default=inspect.Parameter.empty) if argument.required
-                  else inspect.Parameter(argument.name, optional,
+                  else inspect.Parameter(argument.name, kind if argument.name in positional else optional,
                                          default=False if argument.type == "boolean" else None)
                   for argument in feature.arguments if argument.name not in omitted]
-    parameters.sort(key=lambda parameter: parameter.default is not inspect.Parameter.empty)
+    # the required first, then the positional ones with a default, then the keyword-only ones
+    parameters.sort(key=lambda parameter: (parameter.default is not inspect.Parameter.empty,
+                                           parameter.kind is inspect.Parameter.KEYWORD_ONLY))
     return inspect.Signature([*parameters, inspect.Parameter("progress", optional, default=None)])
 
 
 def _doc(feature: Feature) -> str:
-    """The method's docstring: the declaration's title, description and details, its arguments."""
+    """The method's docstring: its declared one, else the declaration's title, description and
+    details, its arguments."""
+    if feature.method is not None and feature.method.doc:
+        return feature.method.doc
     lines = [f"{feature.title}: {feature.description}"]
     if feature.details:
         lines += ["", feature.details]

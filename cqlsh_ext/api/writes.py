@@ -1,18 +1,19 @@
-"""The API's writes (docs/api.md, "Writes"): `db.edit`, `db.rewrite`, `db.resume` and `db.undo`, a
-front end on the writing layer as the shell's statements are: each hands its request to the service
-its feature declares (edit/ and rewrite/declared.py: edit.run, rewrite.run, rewrite.resume,
-writing.undo). Each builds the typed request (writing.requests.RewriteRequest, UndoRequest), runs it
-in a write context made of the Database's reading context and the journal directory (cqlshrc's or
---journal-dir's, as the shell's), and gives back the figures the service returns (rewrite.preview's
-PreviewFigures, rewrite.execute's RunFigures, writing.undo's UndoFigures) with the lines the shell
-would print. Nothing is written without `confirm=True`; every write is journaled and conditioned
-as in the shell (docs/rewrite.md, docs/edit.md)."""
+"""The API's writes (docs/api.md, "Writes"): the methods of the write features (db.rewrite, db.resume,
+db.undo, db.edit, db.write, a package's own) are made from their declarations (api.report_methods)
+and run here, by one function (`declared_write`): the call checked against the declaration, handed
+as a FeatureCall to the service its feature declares (rewrite.run.rewrite_call, rewrite.resume,
+writing.undo.undo_call, edit.run.edit_call, load.run.load_call) in a write context made of the
+Database's reading context and the journal directory (cqlshrc's or --journal-dir's, as the shell's),
+and its answer (the fields its output schema names) made the typed result its Method declares
+(`RewriteResult`, `ResumeResult`, `UndoResult`, `EditResult`, api.loads.LoadResult; else a
+`WriteResult`), with the lines the shell would print. Nothing is written without `confirm=True`;
+every write is journaled and conditioned as in the shell (docs/rewrite.md, docs/edit.md)."""
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -23,11 +24,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.api.params import Params
     from cqlsh_ext.api.query_answer import Progress
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.parse import Edit
-    from cqlsh_ext.edit.run import EditFigures
     from cqlsh_ext.features.feature import Feature
-    from cqlsh_ext.rewrite.execute import RunFigures
-    from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.requests import EditRequest, ResumeRequest, RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
@@ -146,6 +143,11 @@ class EditResult:
     stopped: str | None = None
     text: str = field(default="", repr=False)
 
+    def __post_init__(self) -> None:
+        # the service's answer gives each row's changes as data: {"key": ..., "changes": [...]}
+        changes = [EditChange(**c) if isinstance(c, dict) else c for c in self.changes]
+        object.__setattr__(self, "changes", changes)
+
     def to_dict(self) -> dict[str, Any]:
         doc = _as_dict(self)
         doc["changes"] = [{"key": c.key, "changes": c.changes} for c in self.changes]
@@ -181,36 +183,77 @@ class WriteResult:
 
 
 def declared_write(db: Connected, feature: Feature, arguments: Mapping[str, Any],
-                   progress: Progress | None) -> WriteResult:
-    """A write feature called by the method its declaration makes (api.report_methods): `arguments`
-    (None and False: not given) checked against the declaration and made its service's request
-    (features.calling.request_of, as the shell's statement is), handed to its service in a write
-    context (`_written`: the journal directory, its lines kept as the result's text); its answer, a
-    dict of the fields its declared output schema names, is the result. A refusal is an Error, one
-    line, nothing written."""
+                   progress: Progress | None) -> Any:
+    """A write feature called by the method its declaration makes (api.report_methods: db.rewrite,
+    db.undo, ..., a package's own): `arguments` (None and False: not given; a path or a write's result
+    given for a string, its journal's path: `_path_of`) checked against the declaration and made its
+    service's request (features.calling.request_of, as the shell's statement is; a FeatureCall with
+    the API's binding of a statement's markers, `_binder`), handed to its service in a write context
+    (`_written`: the journal directory, its lines kept as the result's text). Its answer, a dict of
+    the fields its declared output schema names, is made the declared result (Method.result: the
+    typed RewriteResult, UndoResult, ...), else a WriteResult. A refusal is an Error, one line
+    beginning with the declared label, nothing written."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import request_of
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.writing.refused import WriteRefused
 
-    given = {name: value for name, value in arguments.items() if value is not None and value is not False}
+    method = feature.method
+    label = method.label if method is not None and method.label else feature.name
+    if feature.writes is not None and feature.writes.what == "journal" and \
+            arguments.get(feature.writes.argument, "") is None:  # a preview's journal, None
+        raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
+    given = {name: _path_of(value, label) if feature.argument(name).type == "string"
+             else dict(value) if isinstance(value, Mapping) else value
+             for name, value in arguments.items() if value is not None and value is not False}
     try:
-        request = request_of(feature, FeatureCall(given))
+        request = request_of(feature, FeatureCall(given, bind=_binder(db)))
     except Invalid as err:
         raise Error(f"{err}; nothing was written") from None
     service = feature.service
     if service is None:
         raise Error(f"{feature.name} declares no service: the API cannot run it; nothing was written")
-    answer, text, errors = _written(feature.name, lambda ctx: service(ctx, request), db,
+    answer, text, errors = _written(label, lambda ctx: service(ctx, request), db,
                                     (QueryError, WriteRefused), progress)
     if answer is None:
-        raise Error(errors[-1] if errors else f"{feature.name}: the reading failed; nothing was written")
+        raise Error(errors[-1] if errors else f"{label}: the reading failed; nothing was written")
     required = feature.output_schema.get("required", ())
     if not isinstance(answer, Mapping) or any(name not in answer for name in required):
         raise Error(f"{feature.name} answered no result its declaration names (the fields "
                     f"{', '.join(required)})")
+    if method is not None and method.result is not None:
+        return method.result(**answer, text=text)
     return WriteResult(feature.name, dict(answer), text)
+
+
+def _path_of(value: Any, label: str) -> Any:
+    """A string argument's value as a program may give it: a path (os.PathLike: a LoadResult is its
+    journal's) or a confirmed write's result, its journal's path; a preview's result is refused."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (RewriteResult, EditResult, UndoResult, WriteResult)):
+        if value.journal is None:
+            raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
+        return value.journal
+    return value
+
+
+def _binder(db: Connected) -> Callable[..., Any]:
+    """The API's binding of a statement's markers (FeatureCall.bind): `params` bound as db.query binds
+    them (api.params.bind_statement, through the connection's prepared statements), those the
+    service reads itself (`taken`) handed back; a wrong value a QueryError (its one line)."""
+
+    def bind(lexed: Lexed, server_text: str | None, params: Params, taken: Sequence[Any]) -> Any:
+        from cqlsh_ext.api.params import bind_statement
+        from cqlsh_ext.cql.errors import QueryError
+
+        try:
+            return bind_statement(db._prepared, lexed, server_text, None, params, taken=taken)
+        except Error as err:
+            raise QueryError(str(err)) from None
+
+    return bind
 
 
 def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
@@ -219,22 +262,6 @@ def _as_dict(result: RewriteResult | UndoResult | EditResult) -> dict[str, Any]:
     doc = {f.name: getattr(result, f.name) for f in fields(result) if f.repr}
     doc["request"] = result.request.to_json()
     return {name: dict(value) if isinstance(value, dict) else value for name, value in doc.items()}
-
-
-def checked_call(name: str, **arguments: Any) -> None:
-    """A hand-written write method's arguments (None and False: not given) checked against its
-    feature's declaration (features.calling.checked, the one check every front end makes: names,
-    types, bounds, what goes with what), before anything is read. Error, one line naming the
-    argument; nothing written."""
-    from cqlsh_ext.features import declared
-    from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import checked
-
-    given = {key: value for key, value in arguments.items() if value is not None and value is not False}
-    try:
-        checked(declared(plugins=False)[name], given)
-    except Invalid as err:
-        raise Error(f"{err}; nothing was written") from None
 
 
 def _written(label: str, call: Callable[[WriteContext], T], db: Connected,
@@ -273,203 +300,3 @@ def _context(db: Connected, errors: list[str], messages: list[str], out: io.Stri
     if db.config.keyspaces.keyspaces:
         ctx.serial_consistency = ConsistencyLevel.LOCAL_SERIAL
     return ctx
-
-
-def _figures(request: RewriteRequest, figures: PreviewFigures | RunFigures, text: str) -> dict[str, Any]:
-    """A RewriteResult's fields from a preview's or a run's figures."""
-    from cqlsh_ext.rewrite.execute import RunFigures
-
-    counts = figures.counts
-    common: dict[str, Any] = {"request": request, "rows_read": counts.rows, "found": counts.found,
-                              "to_rewrite": counts.change, "already": counts.already,
-                              "refused": dict(counts.refused), "text": text}
-    if not isinstance(figures, RunFigures):
-        return {"confirmed": False, "bytes_before": counts.before, "bytes_after": counts.after,
-                "write_units": counts.rewrite_wcu, "sampled": figures.sampled, **common}
-    written = figures.written
-    return {"confirmed": True, "bytes_before": written.before, "bytes_after": written.after,
-            "write_units": written.units, "written": written.written,
-            "left_alone": written.changed + written.expired, "journal": figures.journal,
-            "complete": figures.complete, "stopped": figures.stop or None, **common}
-
-
-def rewrite(db: Connected, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
-            pace: int | None = None, every_row: bool = False, confirm: bool = False,
-            progress: Progress | None = None) -> RewriteResult:
-    """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
-    [CONFIRM] (see Database.rewrite)."""
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.features import service_of
-    from cqlsh_ext.rewrite.job import LABEL, table_meta, table_schema
-    from cqlsh_ext.rewrite.parse import RewriteAsked, blob_of, where_of
-    from cqlsh_ext.writing.blob_target import refuse_system
-    from cqlsh_ext.writing.refused import WriteRefused
-    from cqlsh_ext.writing.requests import RewriteRequest
-
-    checked_call("rewrite", column=column, spec=spec, where=where, allow_filtering=allow_filtering, pace=pace,
-                 every_row=every_row, confirm=confirm)
-
-    def run(ctx: WriteContext) -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
-        def tables(keyspace: str | None, table: str) -> Any:
-            meta = table_meta(ctx, keyspace, table)
-            if meta is not None:  # refused before its columns are looked at
-                refuse_system(meta.keyspace_name)
-            return meta
-
-        keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
-        request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
-                                 confirm)
-        asked = RewriteAsked(request, where_of(request, table_schema(ctx, meta)))
-        figures: PreviewFigures | RunFigures | None = service_of("rewrite")(ctx, asked)
-        return request, figures
-
-    (request, figures), text, errors = _written(LABEL, run, db, (QueryError, WriteRefused), progress)
-    if figures is None:
-        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
-    return RewriteResult(**_figures(request, figures, text))
-
-
-def resume(db: Connected, journal: Journal, *,
-           confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
-    """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.features import service_of
-    from cqlsh_ext.rewrite.job import LABEL
-    from cqlsh_ext.writing.refused import WriteRefused
-    from cqlsh_ext.writing.requests import ResumeRequest
-
-    path = _journal_path(journal, LABEL)
-    checked_call("resume", journal=path, confirm=confirm)
-    request = ResumeRequest(path, confirm)
-    (found, figures), text, errors = _written(LABEL, lambda ctx: service_of("resume")(ctx, request), db,
-                                              (QueryError, WriteRefused), progress)
-    held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
-                            "ranges_finished": len(found.done), "rows_before": found.rows_before}
-    if figures is None and found.todo:
-        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
-    if figures is None:  # every token range finished already: nothing to read or write
-        nothing = 0 if confirm else None
-        return ResumeResult(request=found.job.request, confirmed=confirm, rows_read=0, found=0, to_rewrite=0,
-                            already=0, refused={}, bytes_before=0, bytes_after=0, write_units=0,
-                            written=nothing, left_alone=nothing, complete=True, text=text, **held)
-    return ResumeResult(**_figures(found.job.request, figures, text), **held)
-
-
-def _journal_path(journal: Journal, label: str) -> str:
-    """A journal's path: given, or the one a confirmed RewriteResult or EditResult names."""
-    if isinstance(journal, (RewriteResult, EditResult, WriteResult)):
-        journal = journal.journal
-    if journal is None:
-        raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
-    return os.fspath(journal)
-
-
-def undo(db: Connected, journal: Journal, *, unsealed: bool = False,
-         confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
-    """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
-    from cqlsh_ext.features import service_of
-    from cqlsh_ext.writing.refused import WriteRefused
-    from cqlsh_ext.writing.requests import UndoRequest
-    from cqlsh_ext.writing.undo import LABEL
-
-    path = _journal_path(journal, LABEL)
-    checked_call("undo", journal=path, unsealed=unsealed, confirm=confirm, cut=cut)
-    request = UndoRequest(path, unsealed, confirm, cut)
-    figures, text, _ = _written(LABEL, lambda ctx: service_of("undo")(ctx, request), db, (WriteRefused,),
-                                progress)
-    done = figures.done
-    if done is None:
-        nothing = 0 if confirm else None  # confirmed with no row to write back
-        return UndoResult(request, confirm, figures.rows, figures.still, nothing, nothing, text=text)
-    return UndoResult(request, True, figures.rows, figures.still, done.written,
-                      done.changed + done.rewritten + done.expired, figures.journal, done.stop or None, text)
-
-
-def edit(db: Connected, statement: str, params: Params = None, *, confirm: bool = False,
-         progress: Progress | None = None) -> EditResult:
-    """UPDATE ... SET path = ... / DELETE path FROM ... [CONFIRM] (see Database.edit)."""
-    from dataclasses import replace
-
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.document import REMOVE
-    from cqlsh_ext.edit.parse import TableColumns, parse
-    from cqlsh_ext.edit.preview import LABEL
-    from cqlsh_ext.edit.run import edit_request
-    from cqlsh_ext.features import service_of
-    from cqlsh_ext.writing.refused import WriteRefused
-
-    checked_call("edit", statement=statement, params=params, confirm=confirm)
-    lexed = Lexed(statement)
-    lookup = TableColumns(db.cluster, db.keyspace)
-    try:
-        asked = parse(lexed, lookup, lookup.schema, markers=True)
-    except QueryError as err:
-        raise Error(f"{LABEL}: {err}; nothing was written") from None
-    if asked is None:
-        raise Error(f"{LABEL}: db.edit takes UPDATE ... SET path = value or DELETE path FROM ... naming "
-                    "paths inside payloads (cqlsh-ext docs edit); this statement is CQL's own: db.execute "
-                    "runs it")
-    keyspace = lookup.keyspace or ""
-    asked = _bound_edit(db, lexed, asked, keyspace, params, LABEL)
-    if confirm:
-        asked = replace(asked, confirm=True)
-    figures, text, errors = _written(LABEL, lambda ctx: service_of("edit")(ctx, asked, keyspace, lookup.meta),
-                                     db, (QueryError, WriteRefused), progress)
-    if figures is None:
-        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
-    return _edit_result(edit_request(asked, keyspace), asked.confirm, figures, text, REMOVE)
-
-
-def _bound_edit(db: Connected, lexed: Lexed, asked: Edit, keyspace: str, params: Params, label: str) -> Edit:
-    """The edit with `params` bound as db.query binds them (api.params.bind_statement): a SET's
-    value and a payload condition's literal given theirs (edit.parse.bind_edit), the ordinary
-    conditions' markers checked against the types the server says they have and bound into the
-    rows' reading (Edit.bind). Error, one line, nothing written."""
-    from dataclasses import replace
-
-    from cqlsh_ext.api.params import bind_statement
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.edit.parse import bind_edit
-    from cqlsh_ext.query.grammar import quote
-
-    where = asked.where
-    # The server's part of the WHERE, as the rows' reading sends it (its markers in their order).
-    server = f"SELECT * FROM {quote(keyspace)}.{quote(asked.table)} WHERE {' AND '.join(where.ordinary)} " \
-        "ALLOW FILTERING" if where.ordinary else None
-    try:
-        bound = bind_statement(db._prepared, lexed, server, None, params,
-                               taken=[*asked.markers, *where.markers])
-        asked = bind_edit(asked, bound.taken)
-    except (Error, QueryError) as err:
-        raise Error(f"{label}: {err}; nothing was written") from None
-    return replace(asked, bind=bound.binder())
-
-
-def _edit_result(request: EditRequest, confirmed: bool, figures: EditFigures, text: str,
-                 removed: object) -> EditResult:
-    outcome = figures.outcome
-    changes = [EditChange(dict(row.key), [_change(path, old, new, removed) for path, old, new in row.changes])
-               for row in outcome.rows]
-    common: dict[str, Any] = {"request": request, "found": outcome.found, "to_change": len(outcome.rows),
-                              "unchanged": outcome.unchanged, "refused": dict(outcome.refused),
-                              "changes": changes, "interrupted": figures.interrupted, "text": text}
-    done = figures.done
-    if not confirmed:
-        return EditResult(confirmed=False, **common)
-    if done is None:  # confirmed, nothing to write (or the reading stopped)
-        return EditResult(confirmed=True, written=0, left_alone=0, **common)
-    return EditResult(confirmed=True, written=done.written, left_alone=done.changed + done.expired,
-                      journal=figures.journal, stopped=done.stop or None, **common)
-
-
-def _change(path: str, old: Any, new: Any, removed: object) -> dict[str, Any]:
-    """One path's change as data: its value before and after; `added` (a key that was not there)
-    or `removed` (a DELETE's) where one side is none."""
-    change: dict[str, Any] = {"path": path, "old": None if old is removed else old,
-                              "new": None if new is removed else new}
-    if old is removed:
-        change["added"] = True
-    if new is removed:
-        change["removed"] = True
-    return change

@@ -13,6 +13,7 @@ from cqlsh_ext.features.feature import (
     WRITE,
     Argument,
     Feature,
+    Method,
     Reads,
     Service,
     Text,
@@ -22,6 +23,8 @@ from cqlsh_ext.features.feature import (
 
 _HELP = "cqlsh_ext.edit.help"
 _COMMAND = "cqlsh_ext.edit.command"
+#: The API's result classes (api.writes), which a write's answer is made into.
+_RESULTS = "cqlsh_ext.api.writes"
 
 register(Feature(
     "propose_edit", "Propose an edit",
@@ -36,7 +39,7 @@ register(Feature(
               "COMPRESSION REWRITE, path the column", listed=False),
      Argument("allow_filtering", "boolean", "true: the WHERE names no full primary key, and the rows a "
               "scan finds are edited", listed=False)),
-    Reads("table", "table"), READ, output_schemas.PROPOSAL, Service("cqlsh_ext.edit.run", "preview_edit"),
+    Reads("table", "table"), READ, output_schemas.PROPOSAL, Service("cqlsh_ext.edit.run", "propose_call"),
     details="The statement is the shell's edit (docs/edit.md), or with target its COMPRESSION "
             "REWRITE (docs/rewrite.md: a sample of a big table, sampled: true): run as it is, the shell "
             "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "
@@ -50,11 +53,20 @@ register(Feature(
      Argument("params", None, "the values of its ? markers (a list) or :name markers (a dict), bound as "
               "db.query binds them; the shell's statement holds its values"),
      CONFIRM),
-    Reads("nothing"), WRITE, output_schemas.EDIT_RESULT, Service("cqlsh_ext.edit.run", "run_edit"),
+    Reads("nothing"), WRITE, output_schemas.EDIT_RESULT, Service("cqlsh_ext.edit.run", "edit_call"),
     details="The shell's statement as typed (CONFIRM at its end writes); the API's db.edit. Each row "
             "is written on the condition that it still holds the bytes read (a row changed since is "
             "left alone), its old value journaled first; undo writes them back.",
-    writes=Writes("statement", "statement")))
+    writes=Writes("statement", "statement"),
+    method=Method("edit", positional=("params",), label="edit", result=Service(_RESULTS, "EditResult"),
+                  doc="""\
+UPDATE [ks.]table SET path = value [, ...] WHERE ... or DELETE path [, ...] FROM
+[ks.]table WHERE ... (docs/edit.md): fields inside the stored payloads changed in each
+value's own form. `params`: the values of its `?` markers (a list) or `:name` markers (a
+dict), as db.query takes them: a SET's value (a JSON value: str, int, float, Decimal,
+bool, None, dict, list), a condition's. A preview unless confirm=True (or CONFIRM ends
+the statement); then each row is journaled and written as the shell writes it, and the
+result names the journal db.undo takes. Its figures are data (EditResult).""")))
 register(Feature(
     "undo", "Undo a write",
     "UNDO 'journal': an edit's, rewrite's or undo's old values written back where the rows still "
@@ -63,11 +75,19 @@ register(Feature(
      Argument("unsealed", "boolean", "true: a journal without its seal is taken (its lines unverified)"),
      CONFIRM,
      Argument("cut", "boolean", "true: a journal without its closing line is taken (the rows it holds)")),
-    Reads("nothing"), WRITE, output_schemas.UNDO_RESULT, Service("cqlsh_ext.writing.undo", "run_undo"),
+    Reads("nothing"), WRITE, output_schemas.UNDO_RESULT, Service("cqlsh_ext.writing.undo", "undo_call"),
     details="A row written again since (by anyone but a chain of this journal's edits and undos) is "
             "left alone and counted; an undo journals what it writes, so it is undone in turn. A "
             "journal a live run holds, tampered with, or cut without CUT is refused.",
-    writes=Writes("journal", "journal")))
+    writes=Writes("journal", "journal"),
+    method=Method("undo", label="undo", result=Service(_RESULTS, "UndoResult"), doc="""\
+UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
+hold what was written (a confirmed RewriteResult or EditResult stands for its journal; a
+path, the id a journal's name ends with, or "LAST"). A preview unless confirm=True; a
+journal that is not sealed, not the user's or tampered with is refused; one without its
+closing line is written back only with cut=True (the rows it holds), an unsealed one only
+with unsealed=True.
+`progress` as db.rewrite's.""")))
 
 register_intercept(StatementIntercept(
     "UPDATE and DELETE of payload paths", frozenset({"update", "delete"}), Service(_COMMAND, "intercept"),

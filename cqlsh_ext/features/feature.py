@@ -244,6 +244,16 @@ class Method(NamedTuple):
 
     name: str
     omits: tuple[str, ...] = ()
+    #: Optional arguments that stay positional after the required ones (db.edit's params).
+    positional: tuple[str, ...] = ()
+    #: What help(db.<name>) says; "": the declaration's title, description, details and arguments.
+    doc: str = ""
+    #: A write feature's: how its refusals begin (the shell's words, `COMPRESSION REWRITE`; "": its
+    #: name), and the typed result its service's answer (a dict of the fields its output schema names)
+    #: is made into, named as a service is (Service("cqlsh_ext.api.writes", "RewriteResult"): the class,
+    #: called with those fields and `text`); None: a WriteResult of them.
+    label: str = ""
+    result: Service | None = None
 
 
 @dataclass(frozen=True)
@@ -264,6 +274,14 @@ class FeatureCall:
     select: Any = None
     #: The values of the shell's clauses the statement wrote (Statement.clauses), by name.
     clauses: Mapping[str, Any] = field(default_factory=dict)
+    #: The front end's binding of a statement's markers to the values a program gave (the API's
+    #: `params`, through its connection's prepared statements): `(lexed, server_text, taken) -> bound`
+    #: (api.params.Bound); None: the statement holds its values (the shell's).
+    bind: Callable[..., Any] | None = field(default=None, compare=False)
+    #: The front end's bound on a statement a service spells from the arguments (propose_edit's),
+    #: `(lexed) -> None`, raising cql.errors.QueryError before any parser reads it (MCP's: its tokens
+    #: and how deep its brackets nest); None: none beyond the shell's.
+    bound: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 class Feature(NamedTuple):

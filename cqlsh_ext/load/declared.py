@@ -8,7 +8,17 @@ from __future__ import annotations
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import CONFIRM
 from cqlsh_ext.features.commands import StatementIntercept, register_intercept
-from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Service, Text, Writes, register
+from cqlsh_ext.features.feature import (
+    WRITE,
+    Argument,
+    Feature,
+    Method,
+    Reads,
+    Service,
+    Text,
+    Writes,
+    register,
+)
 
 _HELP = "cqlsh_ext.load.help"
 
@@ -26,14 +36,26 @@ register(Feature(
      CONFIRM,
      Argument("resume", "string", "the journal of a load stopped part-way: its rows already written are "
               "not written again")),
-    Reads("nothing"), WRITE, output_schemas.LOAD_RESULT, Service("cqlsh_ext.load.run", "load"),
+    Reads("nothing"), WRITE, output_schemas.LOAD_RESULT, Service("cqlsh_ext.load.run", "load_call"),
     details="A preview (rows new, overwritten, already as loaded, refused by reason; the chains written; "
             "bytes before and after; write units) unless confirmed; each value encoded and decoded back "
             "by the display's reading and compared first (a row whose value does not come back equal is "
             "refused, nothing of it written); then each row journaled (what it held) and written at its "
             "timestamp, a partition's rows a request, at the pace asked. undo puts the old values back "
             "and leaves no row that was new.",
-    writes=Writes("table", "table")))
+    writes=Writes("table", "table"),
+    method=Method("write", label="COPY FROM", result=Service("cqlsh_ext.api.loads", "LoadResult"), doc="""\
+COPY table (columns) FROM data (docs/load.md): `data`'s rows (an Arrow table or
+RecordBatchReader, a pandas or a polars DataFrame, read a batch at a time) loaded into
+`table` (`ks.table`, or a table of the connection's keyspace), the columns its names name;
+each blob value written in its `encode` chain ({"data": "snappy>json"}), else in its own
+label where the data holds an export's six columns (db.query(...).to_arrow()'s), else in
+its column's DECODE setting; each encoded, decoded back and compared before anything is
+sent (a row whose value does not come back equal is refused). `ttl`: seconds every cell
+lives; `pace`: write units a second. A preview unless confirm=True; then each row is
+journaled (what it held) and written, and the result names the journal db.undo takes.
+`resume`: a stopped load's journal (or result), with the same data: its rows already
+written are not written again.""")))
 
 register_intercept(StatementIntercept(
     "COPY ... FROM decoded documents", frozenset({"copy"}), Service("cqlsh_ext.load.command", "intercept"),

@@ -1,5 +1,5 @@
 """Doing a load (docs/load.md), a front end on the writing layer: the request (the shell's COPY ...
-FROM, load.parse; db.write's, api.loads), the job (load.load_job), then the preview (every row of the
+FROM, load.parse; db.write's, `load_call`), the job (load.load_job), then the preview (every row of the
 source read, encoded and verified, the cells it writes read: nothing written) or, with CONFIRM, the
 run: journaled by writing.journal with the request in its sealed head, paced by writing.pace, each
 row written by writing.row_loads; and RESUME of a run stopped part-way, from its journal. UNDO
@@ -82,7 +82,7 @@ def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
     file's column that is not the table's (nor an export's companion of one) is refused, list or
     not (load.encoded_values.refuse_strays)."""
     if request.format == "data":
-        return request  # (db.write names the data's columns: api.loads)
+        return request  # (db.write names the data's columns: load_call)
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.load import source
     from cqlsh_ext.load.encoded_values import refuse_strays
@@ -448,3 +448,66 @@ def _looked_up(ctx: WriteContext, job: LoadJob, read: JournalRead
              "    " + "; ".join(named) + (f", and {len(items) - len(named):,} more" if len(items) > len(named)
                                           else "")]
     return done, lines, outcomes
+
+
+# ------------------------------------------------------ called with a front end's arguments
+
+def load_call(ctx: WriteContext, call: Any) -> dict[str, Any] | None:
+    """A load called with a front end's arguments (a features.feature.FeatureCall, checked against its
+    declaration: the API's db.write): `data`'s rows (an Arrow table or RecordBatchReader, a pandas or
+    a polars DataFrame) loaded into `table` (a table alone in the context's keyspace), the columns
+    its names name (one that is not the table's refused, naming the nearest); or, with `resume`, a
+    stopped load's journal gone on with. Its figures as the fields its declared answer names
+    (`answer_of`); None: nothing was left to write. QueryError before anything is read."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.features.arguments import Invalid, names
+    from cqlsh_ext.load.encoded_values import refuse_strays
+    from cqlsh_ext.load.source import SourceError, data_rows
+    from cqlsh_ext.reading.resolve import find_table
+    from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
+
+    given = call.arguments
+    encode, data, confirm = given.get("encode") or {}, given["data"], given.get("confirm", False)
+    # What the declaration's "object" cannot say: each of its values a chain's text.
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in encode.items()):
+        raise QueryError("encode takes a dict of column names to chains ({'data': 'snappy>json'})")
+    try:
+        found_names = names(given["table"], (1, 2), "table")
+    except Invalid as err:
+        raise QueryError(str(err)) from None
+    name = found_names[-1]
+    keyspace = found_names[0] if len(found_names) == 2 else ctx.keyspace
+    if keyspace is None:
+        raise QueryError(f"no keyspace for {name}: name it ('ks.{name}') or connect with keyspace=")
+    try:
+        columns, _rows, _total = data_rows(data, (), frozenset())
+    except SourceError as err:
+        raise QueryError(str(err)) from None
+    table_found = find_table(ctx.cluster, ctx.keyspace, keyspace, name, refresh=True)
+    meta = table_found.meta if table_found is not None else None
+    if meta is not None:  # (none: the load says the table is unknown)
+        refuse_strays(columns, meta, keyspace)
+    request = LoadRequest(keyspace, name, tuple(n for n in columns if meta is None or n in meta.columns),
+                          None, "data", tuple(encode.items()), given.get("ttl"), True, given.get("pace"),
+                          confirm)
+    figures = load(ctx, request, data) if "resume" not in given else \
+        resume(ctx, ResumeRequest(given["resume"], confirm), data)
+    if figures is None:
+        raise QueryError("nothing was left to write")
+    return answer_of(request, figures)
+
+
+def answer_of(request: LoadRequest, figures: LoadFigures) -> dict[str, Any]:
+    """A load's answer as its declaration names its fields (features.output_schemas.LOAD_RESULT: the
+    API's LoadResult): confirmed where it made a journal."""
+    confirmed = figures.journal is not None
+    answer: dict[str, Any] = {
+        "request": request, "confirmed": confirmed, "rows": figures.rows, "new": figures.new,
+        "overwritten": figures.overwritten, "unchanged": figures.unchanged,
+        "refused": dict(figures.refused), "refused_rows": list(figures.named),
+        "chains": {k: dict(v) for k, v in figures.chains.items()}, "bytes_before": figures.bytes_before,
+        "bytes_after": figures.bytes_after, "write_units": figures.units}
+    if not confirmed:
+        return answer
+    return {**answer, "written": figures.written, "not_sent": figures.not_sent, "journal": figures.journal,
+            "stopped": figures.stop or None}

@@ -30,9 +30,11 @@ it gets (answers.py: rows as JSON values): nothing is printed and read back.
     inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
     export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
                                             (export.run), answered with a resource_link (exports.py)
-    propose_edit(table, where, path, value | remove)
-                                            the UPDATE / DELETE of a payload path, previewed only
-                                            (edit.run.preview_edit): nothing written
+    propose_edit(table, where, path, value | remove | target)
+                                            the UPDATE / DELETE of a payload path, or the COMPRESSION
+                                            REWRITE of a column, previewed only (its declared service,
+                                            edit.run.propose_call; MCP adds its bound on the statement
+                                            spelt, FeatureCall.bound, and screened=False): nothing written
 
 Each tool carries its feature's `reads` (features.feature.Reads) and OAuth `scope`, and its
 adapter's `screened` and `files`; the guard and the server take these, never a list of tool names.
@@ -46,10 +48,11 @@ JSON Schema of its answer (features/output_schemas.py).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.cql.spelling import spell
 from cqlsh_ext.describe.declared import TEXT_SAMPLE_ROWS
 from cqlsh_ext.features import read_features, service_of
@@ -306,12 +309,31 @@ class Tool:
             if self.feature is not None:
                 arguments = checked(self.feature, {name: value for name, value in arguments.items()
                                                    if value is not None})
+                _bounded(self.feature, arguments)
             else:  # a tool made without a declaration (a test's)
                 _undeclared(self, arguments)
             work.max_bytes = cap or DEFAULT_BYTES
             return self.answer(work, arguments)
         except (Invalid, gate.Refused) as err:
             return failed(str(err))
+
+
+def _bounded(feature: Feature, arguments: dict[str, Any]) -> None:
+    """Each argument its declaration says holds conditions (Argument.conditions: DESCRIBE PAYLOAD's
+    where) bounded as a statement is (bounds.check_tokens), before any parser reads it."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+
+    for argument in feature.arguments:
+        value = arguments.get(argument.name)
+        if not argument.conditions or not isinstance(value, str) or not value.strip():
+            continue
+        try:
+            bounds.check_tokens(Lexed(value).tokens)
+        except QueryError as err:
+            raise Invalid(f"syntax error in {argument.name}: {err}") from None
+        except bounds.TooLarge as err:
+            raise Invalid(str(err)) from None
 
 
 def _undeclared(tool: Tool, arguments: dict[str, Any]) -> None:
@@ -428,20 +450,9 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    """DESCRIBE PAYLOAD's answer as every declared report's (`declared_answer`), and what MCP adds:
-    its where bounded as a statement is before the payload parser reads it; with json_schema, the
-    values' JSON Schema instead of the report."""
-    where = arguments.get("where")
-    if isinstance(where, str) and where.strip():
-        from cqlsh_ext.cql.errors import QueryError
-        from cqlsh_ext.cql.lexer import Lexed
-
-        try:
-            bounds.check_tokens(Lexed(where).tokens)
-        except QueryError as err:
-            raise Invalid(f"syntax error in where: {err}") from None
-        except bounds.TooLarge as err:
-            raise Invalid(str(err)) from None
+    """DESCRIBE PAYLOAD's answer as every declared report's (`declared_answer`), and what MCP adds: with
+    json_schema, the values' JSON Schema instead of the report (MCP's answer shape: the API's is
+    ReportResult.json_schema(), and its method takes no json_schema)."""
     answer = declared_answer(FEATURES["describe_payload"], work, arguments)
     if arguments.get("json_schema") and answer.data is not None:
         from cqlsh_ext.describe.json_schema import schema_answer
@@ -469,8 +480,23 @@ def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> 
         table = table_of(work, arguments.get(feature.reads.argument))
         _known(work, *table)
         found = work.found if work.named == table else None
-    request = request_of(feature, FeatureCall(arguments, table, found))
-    return work.report_of(lambda ctx: service_of(feature.name)(ctx, request))
+    request = request_of(feature, FeatureCall(arguments, table, found, bound=_statement_bound))
+    answer = service_of(feature.name)(work.context(), request)
+    if isinstance(answer, Mapping):  # its declared fields as data (propose_edit's proposal), screened
+        data = jsonenc.loaded(work.screen.report({**answer, "notes": list(work.said)}))
+        return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
+    return answers.report(answer, work.max_bytes, work.said, work.errors, work.screen)
+
+
+def _statement_bound(lexed: Lexed) -> None:
+    """MCP's bound on a statement a service spells from a call's arguments (FeatureCall.bound): its
+    tokens and how deep its brackets nest (bounds.check_tokens), as the gate bounds a statement given."""
+    from cqlsh_ext.cql.errors import QueryError
+
+    try:
+        bounds.check_tokens(lexed.tokens)
+    except bounds.TooLarge as err:
+        raise QueryError(str(err)) from None
 
 
 def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -522,132 +548,6 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
             "description": f"{written.rows:,} rows of {sizing.prefix(allowed.text)} ({fmt}); "
                            f"resources/read answers it in chunks of at most the answer's cap"}
     return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists, links=[link])
-
-
-def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    """The edit statement a person would run in the shell for an assistant's intent, and what the
-    shell's preview of it says (edit.run.preview_edit, the same reading and rewriting of each value):
-    read only. Nothing is written, nor sent to the server but reads."""
-    import io
-
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.parse import TableColumns, parse, read_path, spell_literal
-    from cqlsh_ext.edit.preview import PREVIEW_ROWS, summary
-    from cqlsh_ext.edit.run import preview_edit
-    from cqlsh_ext.writing.blob_target import key_text
-    from cqlsh_ext.writing.cell_writer import raw
-    from cqlsh_ext.writing.refused import WriteRefused
-    from cqlsh_ext.writing.write_context import write_context
-
-    keyspace, table = table_of(work, arguments.get("table"))
-    if "target" in arguments:
-        return _propose_rewrite(work, keyspace, table, arguments)
-    path, where = arguments.get("path"), arguments.get("where")
-    if not isinstance(path, str) or not path.strip():
-        raise Invalid("path must be a column and a path inside it: data.status, data.items[0].qty")
-    if not isinstance(where, str) or not where.strip():
-        raise Invalid("where must be the conditions after WHERE: id = 42")
-    remove = arguments.get("remove", False)
-    filtering = arguments.get("allow_filtering", False)
-    if not isinstance(remove, bool) or not isinstance(filtering, bool):
-        raise Invalid("remove and allow_filtering are true or false")
-    if remove == ("value" in arguments):
-        raise Invalid("give a value (SET the path to it) or remove: true (DELETE the path), one of them")
-    name = f"{spell(keyspace)}.{spell(table)}"
-    try:
-        # The path read as a path and spelt again: what else its text holds (a second assignment,
-        # `data.a = 1, data.b`) is refused, never pasted into the statement.
-        target = read_path(path)
-        statement = (f"DELETE {target} FROM {name}" if remove else
-                     f"UPDATE {name} SET {target} = {spell_literal(arguments['value'])}")
-        statement += f" WHERE {where.strip()}" + (" ALLOW FILTERING" if filtering else "")
-        lexed = Lexed(statement)
-        bounds.check_tokens(lexed.tokens)
-        ctx = write_context(work.context(), "", io.StringIO())
-        lookup = TableColumns(ctx.cluster, ctx.keyspace)
-        edit = parse(lexed, lookup, lookup.schema)
-        if edit is None:
-            raise Invalid(f"{target} is no path inside a blob or JSON text column of {name}")
-        if (lookup.keyspace, lookup.meta.name) != (keyspace, table) or edit.confirm:
-            raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
-        previewed = preview_edit(ctx, edit, keyspace, lookup.meta)
-    except (QueryError, bounds.TooLarge, WriteRefused) as err:
-        return failed(f"refused: {err}; nothing would be written", work.said)
-    if previewed is None:
-        return failed(" ".join(work.errors) or "the rows could not be read", work.said)
-    outcome = previewed.outcome
-    lines = io.StringIO()
-    stopped = " (stopped: these are the rows found before)" if previewed.interrupted else ""
-    summary(ctx, False, outcome, stopped, previewed.mechanism, lines)
-    rows = [{"key": key_text(row.key),
-             "changes": [{"path": p, "old": _brief(old), "new": _brief(new)} for p, old, new in row.changes]}
-            for row in outcome.rows[:PREVIEW_ROWS]]
-    data = {"statement": statement, "to_write": statement + " CONFIRM", "rows_found": outcome.found,
-            "would_change": len(outcome.rows), "already_as_asked": outcome.unchanged,
-            "refused": dict(outcome.refused),
-            "bytes_before": sum(len(raw(row.old)) for row in outcome.rows),
-            "bytes_after": sum(len(raw(row.new)) for row in outcome.rows),
-            "rows": rows, "preview": lines.getvalue().splitlines(), "notes": list(work.said)}
-    if previewed.interrupted:
-        data["stopped"] = {"why": "the reading was stopped", "says": "the figures cover the rows read before"}
-    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
-
-
-def _propose_rewrite(work: Work, keyspace: str, table: str, arguments: dict[str, Any]) -> ToolAnswer:
-    """COMPRESSION REWRITE's statement for a column's target chain, and its preview's figures and
-    lines (rewrite.preview.preview: a sample of a big table, every row of a small one): read only."""
-    import io
-
-    from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.parse import spell_literal
-    from cqlsh_ext.rewrite.job import job_for, table_meta, table_schema
-    from cqlsh_ext.rewrite.parse import RewriteAsked, parse
-    from cqlsh_ext.rewrite.preview import preview
-    from cqlsh_ext.writing.refused import WriteRefused
-    from cqlsh_ext.writing.write_context import write_context
-
-    column, target, where = arguments.get("path"), arguments.get("target"), arguments.get("where")
-    if not isinstance(column, str) or not column.strip() or not isinstance(target, str) or not target.strip():
-        raise Invalid("a rewrite takes path (the column: data) and target (the codecs: 'zstd')")
-    if "value" in arguments or arguments.get("remove"):
-        raise Invalid("target rewrites a column's values whole: no value or remove with it")
-    if where is not None and not isinstance(where, str):
-        raise Invalid("where must be the conditions after WHERE")
-    filtering = arguments.get("allow_filtering", False)
-    statement = f"COMPRESSION REWRITE {spell(keyspace)}.{spell(table)}.{column.strip()} AS " \
-        f"{spell_literal(target.strip())}"
-    statement += (f" WHERE {where.strip()}" if where and where.strip() else "") + \
-        (" ALLOW FILTERING" if filtering is True else "")
-    out = io.StringIO()
-    ctx = write_context(work.context(), "", out)
-    try:
-        lexed = Lexed(statement)
-        bounds.check_tokens(lexed.tokens)
-        asked = parse(lexed, lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
-                      ctx.keyspace)
-        if not isinstance(asked, RewriteAsked) or asked.request.confirm or \
-                (asked.request.keyspace, asked.request.table) != (keyspace, table):
-            raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
-        figures = preview(ctx, job_for(ctx, asked.request, asked.where), asked.request.every_row)
-    except (QueryError, bounds.TooLarge, WriteRefused) as err:
-        return failed(f"refused: {err}; nothing would be written", work.said)
-    if figures is None:
-        return failed(" ".join(work.errors) or "the rows could not be read", work.said)
-    counts = figures.counts
-    data = {"statement": statement, "to_write": statement + " CONFIRM", "rows_found": counts.found,
-            "would_change": counts.change, "already_as_asked": counts.already,
-            "refused": dict(counts.refused),
-            "bytes_before": counts.before, "bytes_after": counts.after, "sampled": figures.sampled,
-            "preview": out.getvalue().splitlines(), "notes": list(work.said)}
-    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
-
-
-def _brief(value: Any) -> str:
-    from cqlsh_ext.edit.document import REMOVE, brief
-
-    return "(none)" if value is REMOVE else brief(value)
 
 
 def _known(work: Work, keyspace: str, table: str) -> None:
@@ -717,7 +617,8 @@ class Adapter:
     cap), whether all it answers passes the guard's screen, whether it writes a file, whether each
     row it answers passes the screen's `row` (screens_rows)."""
 
-    answer: Callable[[Work, dict[str, Any]], ToolAnswer]
+    #: None: its declaration's (`declared_answer`), the adapter carrying MCP's flags alone.
+    answer: Callable[[Work, dict[str, Any]], ToolAnswer] | None = None
     screened: bool = True
     files: bool = False
     #: Tool.screens_rows.
@@ -731,7 +632,9 @@ ADAPTERS: dict[str, Adapter] = {
     "query": Adapter(_query, screens_rows=True),
     "describe_payload": Adapter(_describe_payload), "inspect_value": Adapter(_inspect_value),
     "export": Adapter(_export, screened=False, files=True),
-    "propose_edit": Adapter(_propose_edit, screened=False),
+    # Its answer shows values: refused on a table whose values the policy redacts. The rest is its
+    # declaration's (`declared_answer`: edit.run.propose_call, the statement bounded by MCP's bound).
+    "propose_edit": Adapter(screened=False),
 }
 
 
@@ -741,9 +644,10 @@ def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
     its description and details with what an answer's cap says; the adapter's answer. tools/list,
     which every client reads whole (and some hand to the model), stays within sizing.LIST_BYTES: a
     feature's long words go in its `details`, served as its resource (resources.tool_uri)."""
+    answer = adapter.answer if adapter.answer is not None else _answer_of(feature)
     return Tool(feature.name, feature.title, feature.description + _SIZE,
                 {argument.name: argument.schema() for argument in feature.arguments}, feature.required,
-                adapter.answer, feature.output_schema, scope=feature.scope,
+                answer, feature.output_schema, scope=feature.scope,
                 details=feature.details + _CUT if feature.details else "", reads=feature.reads,
                 screened=adapter.screened, files=adapter.files, screens_rows=adapter.screens_rows,
                 docs={argument.name: argument.doc for argument in feature.arguments}, feature=feature)
@@ -751,9 +655,14 @@ def declared_tool(feature: Feature, adapter: Adapter) -> Tool:
 
 def declared_adapter(feature: Feature) -> Adapter:
     """The adapter of a feature MCP has none of its own for (`ADAPTERS`): `declared_answer`."""
+    return Adapter(_answer_of(feature))
+
+
+def _answer_of(feature: Feature) -> Callable[[Work, dict[str, Any]], ToolAnswer]:
+    """`declared_answer` of the feature, which declares its service."""
     if feature.service is None:
         raise ValueError(f"{feature.name} declares no service, and MCP has no adapter of it")
-    return Adapter(lambda work, arguments: declared_answer(feature, work, arguments))
+    return lambda work, arguments: declared_answer(feature, work, arguments)
 
 
 def served_tools() -> dict[str, Tool]:

@@ -8,10 +8,23 @@ from __future__ import annotations
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import CONFIRM, JOURNAL
 from cqlsh_ext.features.commands import StatementIntercept, register_intercept
-from cqlsh_ext.features.feature import WRITE, Argument, Feature, Reads, Service, Text, Writes, register
+from cqlsh_ext.features.feature import (
+    WRITE,
+    Argument,
+    Feature,
+    Method,
+    Reads,
+    Service,
+    Text,
+    Writes,
+    register,
+)
 
 _HELP = "cqlsh_ext.rewrite.help"
 _COMMAND = "cqlsh_ext.rewrite.command"
+_RUN = "cqlsh_ext.rewrite.run"
+#: The API's result classes (api.writes), which a write's answer is made into.
+_RESULTS = "cqlsh_ext.api.writes"
 
 register(Feature(
     "rewrite", "Re-encode a column",
@@ -25,22 +38,35 @@ register(Feature(
      Argument("pace", "integer", "write capacity units a second at most", keywords={"minimum": 1}),
      Argument("every_row", "boolean", "true: the preview reads every row (ALL), not a sample"),
      CONFIRM),
-    Reads("nothing"), WRITE, output_schemas.REWRITE_RESULT, Service("cqlsh_ext.rewrite.run", "rewrite"),
+    Reads("nothing"), WRITE, output_schemas.REWRITE_RESULT, Service(_RUN, "rewrite_call"),
     details="A preview (rows to rewrite, already in the chain, refused; bytes before and after; write "
             "units; a big table's from a sample) unless confirmed; then each row is journaled and "
             "written on its condition, token range by token range, at the pace asked. Stopped part-way "
             "(Ctrl-C, a kill, a failure), resume goes on from its journal.",
-    writes=Writes("column", "column")))
+    writes=Writes("column", "column"),
+    method=Method("rewrite", label="COMPRESSION REWRITE", result=Service(_RESULTS, "RewriteResult"), doc="""\
+COMPRESSION REWRITE column AS 'spec' (docs/rewrite.md): `column` as `ks.table.column` (a
+map's `m['key']`, a UDT's `u.field`), `spec` the target chain ('zstd:3', 'gzip>json',
+'none'), `where` conditions (payload ones need allow_filtering), `pace` write units a
+second, `every_row` a preview of every row. A preview unless confirm=True; then each row is
+journaled and written on the shell's condition, and the result names its journal.
+`progress`: events as a query's, and the write's notes as {"note": line}.""")))
 register(Feature(
     "resume", "Go on with a rewrite",
     "COMPRESSION REWRITE RESUME 'journal': a rewrite stopped part-way gone on with from its journal, "
     "the token ranges it has not finished.",
     (JOURNAL, CONFIRM),
-    Reads("nothing"), WRITE, output_schemas.RESUME_RESULT, Service("cqlsh_ext.rewrite.resume", "resume"),
+    Reads("nothing"), WRITE, output_schemas.RESUME_RESULT, Service(_RUN, "resume_call"),
     details="The rewrite is rebuilt from the journal's sealed request; a journal another run holds, "
             "that is not sealed or not the user's is refused. Confirmed, the rows are appended to "
             "the same journal.",
-    writes=Writes("journal", "journal")))
+    writes=Writes("journal", "journal"),
+    method=Method("resume", label="COMPRESSION REWRITE", result=Service(_RESULTS, "ResumeResult"), doc="""\
+COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
+a kill, a failure) gone on with from its journal (a confirmed RewriteResult stands for its
+journal): the work is rebuilt from the journal's sealed request and the token ranges it has not
+finished are read. A preview of those unless confirm=True; then they are rewritten and
+journaled in the same journal. `progress` as db.rewrite's.""")))
 
 #: What completes COMPRESSION REWRITE and its RESUME at the prompt (cqlsh's completion reads it; the
 #: statement itself is read by rewrite.parse, never by cqlsh's grammar).

@@ -107,6 +107,28 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
         return _run_undo(ctx, request, path, found)
 
 
+def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
+    """UNDO called with a front end's arguments (a features.feature.FeatureCall, checked against the
+    declaration: the API's db.undo): `run_undo`'s figures as the fields its declared answer names
+    (features.output_schemas.UNDO_RESULT: the API's UndoResult). A confirmed UNDO with no row to
+    write back wrote none (0), a preview nothing yet (None)."""
+    from cqlsh_ext.writing.requests import UndoRequest
+
+    given = call.arguments
+    request = UndoRequest(given["journal"], given.get("unsealed", False), given.get("confirm", False),
+                          given.get("cut", False))
+    figures = run_undo(ctx, request)
+    answer: dict[str, Any] = {"request": request, "confirmed": request.confirm, "rows": figures.rows,
+                              "still": figures.still}
+    done = figures.done
+    if done is None:
+        nothing = 0 if request.confirm else None
+        return {**answer, "written": nothing, "left_alone": nothing}
+    return {**answer, "confirmed": True, "written": done.written,
+            "left_alone": done.changed + done.rewritten + done.expired, "journal": figures.journal,
+            "stopped": done.stop or None}
+
+
 def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter

@@ -64,6 +64,50 @@ def test_a_toy_tool_is_scoped_by_its_declaration_alone() -> None:
     assert answered.data == {"answered": True} and reached == ["answered"]
 
 
+def test_an_argument_declared_to_hold_conditions_is_bounded_as_a_statement_before_the_answer() -> None:
+    # A declared argument that holds a WHERE's conditions (Argument.conditions) is bounded by MCP as a
+    # statement is (its tokens, how deep its brackets nest) before any parser reads it, for any
+    # feature that declares one: no adapter of its own says so.
+    from cqlsh_ext.mcp_server.tools import Adapter, declared_tool
+
+    reached: list[dict[str, Any]] = []
+
+    def answer(work: Work, given: dict[str, Any]) -> ToolAnswer:
+        reached.append(given)
+        return ToolAnswer(data={"answered": True})
+
+    feature = Feature("toy_where", "Toy", "A toy.",
+                      (Argument("where", "string", "conditions as after WHERE", keyword="WHERE",
+                                conditions=True),), Reads("nothing"), READ, {"type": "object"},
+                      Service("toy", "none"))
+    tool = declared_tool(feature, Adapter(answer))
+    deep = tool.call(_work(), {"where": "data.a = " + "(" * 65 + "1" + ")" * 65})
+    assert deep.error is not None and deep.error.startswith("refused: brackets nested more than 64 deep")
+    unlexed = tool.call(_work(), {"where": "data.a = 'open"})
+    assert unlexed.error is not None and unlexed.error.startswith("syntax error in where: ")
+    assert reached == []
+    assert tool.call(_work(), {"where": "data.a = (1)"}).data == {"answered": True}
+    assert reached == [{"where": "data.a = (1)"}]
+
+
+def test_each_adapter_left_is_what_mcp_alone_does_and_the_readme_says_what() -> None:
+    # A tool is its declaration's (declared_answer) unless ADAPTERS holds what MCP alone does for it:
+    # each adapter left is named in mcp_server/README.md with what a declaration cannot say, and
+    # propose_edit's carries its flag alone (its proposal is its declared service's).
+    import re
+
+    from cqlsh_ext.mcp_server import tools
+
+    readme = (Path(tools.__file__).parent / "README.md").read_text()
+    section = readme.split("## The tools' adapters", 1)[1].split("\n## ", 1)[0]
+    said = set(re.findall(r"^- (.+?):", section, re.MULTILINE))
+    named = {name.strip("`") for line in said for name in line.split(", ")}
+    assert named == set(tools.ADAPTERS)
+    assert tools.ADAPTERS["propose_edit"].answer is None and not tools.ADAPTERS["propose_edit"].screened
+    proposal = declared(plugins=False)["propose_edit"]
+    assert proposal.service is not None and str(proposal.service) == "cqlsh_ext.edit.run.propose_call"
+
+
 def test_a_declaration_names_an_argument_where_it_reads_one() -> None:
     with pytest.raises(ValueError, match="named by an argument"):
         Reads("table")
@@ -420,25 +464,22 @@ def test_a_package_whose_features_do_not_load_is_said_once_and_help_goes_on(  # 
 # ------------------------------------------------------------------- the write features
 
 def _write_method(feature: Feature) -> tuple[inspect.Signature, set[str] | None]:
-    """The API's method of a write feature: its signature, and the fields of its result's data (None
-    where they are its answer's own: a method made from the declaration answers a WriteResult whose
-    data is checked against the declared schema when it is answered). A hand-written method's
-    result class is the one its return annotation names (api.writes, api.loads)."""
+    """The API's method of a write feature, made from its declaration (api.report_methods): its
+    signature, and the fields of its result's data: those of the typed result its Method declares
+    (RewriteResult, ..., their printed text aside), or None where the result is a WriteResult of its
+    answer's own fields (checked against the declared schema when it is answered)."""
     from dataclasses import fields
 
-    from cqlsh_ext.api import loads as api_loads
-    from cqlsh_ext.api import writes as api_writes
     from cqlsh_ext.api.database import Database
     from cqlsh_ext.api.report_methods import signature_of
 
-    if feature.method is not None:
-        assert not hasattr(Database, feature.method.name), feature.name  # made from its declaration alone
+    assert feature.method is not None, feature.name  # every write of cqlsh-ext's is a method
+    assert not hasattr(Database, feature.method.name), feature.name  # made from its declaration alone
+    result = feature.method.result
+    if result is None:
         return signature_of(feature), None
-    method = getattr(Database, feature.name)
-    signature = inspect.signature(method)
-    named = str(signature.return_annotation)
-    result = getattr(api_writes, named, None) or getattr(api_loads, named)
-    return signature, {f.name for f in fields(result)} - {"text"}
+    return signature_of(feature), {f.name for f in fields(getattr(importlib.import_module(result.module),
+                                                                   result.function))} - {"text"}
 
 
 def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
@@ -464,6 +505,57 @@ def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_ar
         if result_fields is not None:
             assert result_fields == set(feature.output_schema["properties"]), name
         assert set(feature.output_schema["required"]) <= set(feature.output_schema["properties"])
+
+
+def _static_signatures() -> dict[str, str]:
+    """What Database's class says of the write methods for a type checker (its `if TYPE_CHECKING:`
+    block: the methods themselves are made from the declarations at run time), each signature as
+    inspect spells one, without its annotations: name -> "(journal, *, confirm=False, progress=None)"."""
+    import ast
+
+    from cqlsh_ext.api import database
+
+    tree = ast.parse(Path(database.__file__).read_text())
+    (found,) = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "Database"]
+    typing_only = [node for node in found.body if isinstance(node, ast.If)
+                   and ast.unparse(node.test) == "TYPE_CHECKING"]
+    said: dict[str, str] = {}
+    for block in typing_only:
+        for method in block.body:
+            assert isinstance(method, ast.FunctionDef)
+            for argument in [*method.args.args, *method.args.kwonlyargs]:
+                argument.annotation = None
+            parameters = ast.unparse(method.args).replace("self, ", "")
+            said[method.name] = f"({parameters})".replace(" = ", "=")
+    return said
+
+
+def test_the_write_methods_are_made_from_their_declarations_and_typed_as_they_say() -> None:
+    # db.rewrite, db.resume, db.undo, db.edit and db.write are no hand-written methods: each is made
+    # from its feature's declared Method (its parameters the declared arguments, its docstring and
+    # result type declared there), and answered by the one function every declared write goes
+    # through (api.writes.declared_write). Their static types (what mypy reads of Database) say the
+    # same parameters, in the same order, with the same defaults.
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.report_methods import signature_of
+
+    writing = {feature.method.name: feature for feature in declared(plugins=False).values()
+               if feature.writes is not None and feature.method is not None}
+    own = {"rewrite", "resume", "undo", "edit", "write"}
+    assert own <= set(writing)
+    db = Database.__new__(Database)  # no connection: the methods' signatures and docs alone
+    for name in own:
+        feature = writing[name]
+        assert name not in vars(Database)
+        method = getattr(db, name)
+        assert inspect.signature(method) == signature_of(feature)
+        assert method.__doc__ and feature.method is not None and method.__doc__ == feature.method.doc
+    static = _static_signatures()
+    assert set(static) == own
+    assert static == {name: str(signature_of(writing[name])) for name in own}
+    assert str(inspect.signature(db.edit)) == "(statement, params=None, *, confirm=False, progress=None)"
+    assert str(inspect.signature(db.write)) == ("(table, data, *, encode=None, ttl=None, pace=None, "
+                                               "confirm=False, resume=None, progress=None)")
 
 
 def test_a_package_that_declares_a_write_feature_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -110,12 +110,13 @@ def test_reverse_bytes_reads_its_column_its_where_and_confirm():
 ''')
 def _add_the_statement(copy: Path) -> None:
     """The statement's three files: its service, its declaration (appended to its package's
-    declarations, with the two names it needs imported there), its test."""
+    declarations, with the name it needs imported there: Statement; Method is imported already, the
+    package's own writes declaring theirs), its test."""
     for name, text in (SERVICE, TEST):
         (copy / name).write_text(text)
     declarations = copy / DECLARATIONS
-    imported = "    Feature,\n    Method,\n    Reads,\n    Service,\n    Statement,\n"
-    text = declarations.read_text().replace("    Feature,\n    Reads,\n    Service,\n", imported, 1)
+    imported = "    Reads,\n    Service,\n    Statement,\n"
+    text = declarations.read_text().replace("    Reads,\n    Service,\n", imported, 1)
     declarations.write_text(text + DECLARATION)
 
 
