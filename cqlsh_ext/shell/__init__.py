@@ -9,10 +9,12 @@ kept. The collaborators:
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
   shell's door (handle_statement) hands a statement to its declaration (features.shell_statement:
   cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
-  first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods, HELP
-  (features.help) and grammar (features.completion_grammar) come from the declarations too;
-- a statement's bounds before cqlsh's lexer and grammar, and cqlsh's loop of scripts, each line
-  measured first: cqlsh_ext.features.statement_bounds (`statement_reading`, `run_script`);
+  first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
+  (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
+  come from the declarations too;
+- a statement's bounds before cqlsh's lexer and grammar: its text measured as it comes
+  (features.statement_bounds: `statement_reading`), then at the door (shell.door_bounds); cqlsh's
+  loop of scripts, each line measured first (shell.script);
 - a run for programs (`agent`, agent.door.AgentRun: each statement checked, timed and classed by
   how it ended, errors as JSON);
 - results: cqlsh_ext.output.pipeline (`results`: writers, pager, blob cells, auto vertical); the
@@ -41,6 +43,7 @@ from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
+from cqlsh_ext.shell import door_bounds, script
 from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
@@ -184,12 +187,12 @@ class ExtShell(Stock):
 
         if all(tok[0] == "endtoken" for tok in tokens):
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
-        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
+        tokens, srcstr = door_bounds.own_text(tokens, srcstr)
         first, lexed = str(tokens[0][1]), Lexed(seams.statement_text(tokens, srcstr))
         door = arrival(first, lambda: lexed)
         if door.plugin_error is not None:  # a package's bug, in its one line; the statement goes on
             self.printerr(door.plugin_error)
-        refused = door.typo or statement_bounds.too_deep(tokens)  # no server takes it; nothing reads it
+        refused = door.typo or door_bounds.too_deep(tokens)  # no server takes it; nothing reads it
         if refused is not None:
             self.printerr(refused)
             return True
@@ -208,12 +211,12 @@ class ExtShell(Stock):
                 return True
             if outcome is not False:
                 rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
-        way, said = statement_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
+        way, said = door_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
         if said is not None:
             self.printerr(said)
-        if way == statement_bounds.REFUSED:
+        if way == door_bounds.REFUSED:
             return True
-        done = self.send_whole(tokens, srcstr, statement) if way == statement_bounds.WHOLE \
+        done = self.send_whole(tokens, srcstr, statement) if way == door_bounds.WHOLE \
             else super().handle_statement(tokens, srcstr)
         if rewritten is not None and done:
             rewritten.said()
@@ -231,7 +234,7 @@ class ExtShell(Stock):
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # A word chosen from a list and mistyped is told in one line, the nearest and the list;
         # our commands say what was expected, with an example, where cqlsh says only 'Improper'.
-        from cqlsh_ext.features.help import mistyped_line, usage_of
+        from cqlsh_ext.shell.help import mistyped_line, usage_of
 
         said = mistyped_line([str(tok[1]) for tok in tokens if tok[0] != "endtoken"])
         if said is not None:
@@ -251,10 +254,10 @@ class ExtShell(Stock):
 
     def send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
         """The statement sent as written, as cqlsh sends one its grammar does not read
-        (features.statement_bounds); a SELECT of system_traces without tracing it."""
-        statement = statement_bounds.whole_statement(tokens, srcstr, statement)
+        (shell.door_bounds); a SELECT of system_traces without tracing it."""
+        statement = door_bounds.whole_statement(tokens, srcstr, statement)
         tracing = self.tracing_enabled
-        if statement_bounds.reads_traces(tokens, statement, self.current_keyspace):
+        if door_bounds.reads_traces(tokens, statement, self.current_keyspace):
             self.tracing_enabled = False
         self.sent_whole = statement
         try:
@@ -265,13 +268,13 @@ class ExtShell(Stock):
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
-        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=False)
+        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=False)
         if not found:
             return super().parse_for_select_meta(query_string)
         return seams.select_meta(self, *named) if named is not None else None
 
     def parse_for_update_meta(self, query_string: str) -> Any:
-        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=True)
+        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=True)
         if not found:
             return super().parse_for_update_meta(query_string)
         return seams.update_meta(self, *named) if named is not None else None
@@ -338,14 +341,14 @@ class ExtShell(Stock):
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
-        # (statement_bounds.run_script), for -e, -f, pipes, SOURCE and --classic.
+        # (shell.script.run_script), for -e, -f, pipes, SOURCE and --classic.
         # Imported here so scripts never load prompt_toolkit.
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            statement_bounds.run_script(self, cqlshmain.CQL_ERRORS)
+            script.run_script(self, cqlshmain.CQL_ERRORS)
         if self.owns_connection:
             # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
             # closes it. Left to the driver's exit hook, it would close after Python has stopped
@@ -361,7 +364,7 @@ class ExtShell(Stock):
         try:
             line = str(super().get_input_line(prompt))
         except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
-            self.printerr(statement_bounds.unreadable_input(err, self.lineno))
+            self.printerr(script.unreadable_input(err, self.lineno))
             self.reset_statement()
             raise EOFError from None
         # A line typed at a terminal that carries a password is forgotten, with the statement's
@@ -416,7 +419,7 @@ class ExtShell(Stock):
         repl.do_history(self, parsed)
 
     def do_help(self, parsed: Parsed) -> None:
-        from cqlsh_ext.features.help import help_answer
+        from cqlsh_ext.shell.help import help_answer
 
         keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
         answer = help_answer([str(topic) for topic in parsed.get_binding("topic", ())],
@@ -452,18 +455,17 @@ class ExtShell(Stock):
 
 def register_commands() -> None:
     """Teach cqlsh's grammar every declared command and statement
-    (features.completion_grammar.register_grammar); must run before cqlshmain.main() builds its
-    rule set."""
-    from cqlsh_ext.features.completion_grammar import register_grammar
+    (shell.completion.register_grammar); must run before cqlshmain.main() builds its rule set."""
+    from cqlsh_ext.shell.completion import register_grammar
 
     register_grammar()
 
 
 def shell_class(settings: Settings, agent: AgentRun | None = None) -> type[ExtShell]:
     """The Shell class of one run: its settings, its side for programs (agent.door; None: one that
-    does nothing, a server's), and the declarations' methods (features.help: a `do_<word>` per
+    does nothing, a server's), and the declarations' methods (shell.help: a `do_<word>` per
     command, one per HELP topic, their texts read when HELP asks)."""
-    from cqlsh_ext.features.help import shell_methods
+    from cqlsh_ext.shell.help import shell_methods
 
     return type("ExtShell", (ExtShell,), {"settings": settings, "agent": agent or AgentRun(),
                                           **shell_methods()})
