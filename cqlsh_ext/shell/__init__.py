@@ -20,17 +20,20 @@ kept. The collaborators:
 - results: cqlsh_ext.output.pipeline (`results`: writers, pager, blob cells, auto vertical); the
   messages beside them: shell.results;
 - the interactive loop: cqlsh_ext.repl; readline's history without passwords: repl.passwords;
-- Amazon Keyspaces: cqlsh_ext.keyspaces (wiring.py: the connection; command.py: DESCRIBE).
+- Amazon Keyspaces: cqlsh_ext.keyspaces (wiring.py: the connection; command.py: DESCRIBE);
+- a loop of our own that serves calls instead of reading statements (`server`, a ServingLoop:
+  `cqlsh-ext mcp`'s, mcp_server.connection.Headless), handed what it reads.
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
-`shell_class(settings)` makes the class for one run, with the run's settings and commands in it.
+`shell_class(settings)` makes the class for one run, with the run's settings and commands in it
+(and a server's loop, where it serves).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.agent.door import AgentRun
 from cqlsh_ext.common import gc_pause
@@ -49,6 +52,7 @@ from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import CqlshShell as Stock
     from cqlsh_ext.upstream.protocol import Parsed
 else:  # cqlsh's own, untyped; mypy checks the class against its declaration (upstream/protocol.pyi)
@@ -63,6 +67,21 @@ def _pager_found(setting: str | None) -> bool:
     return pager_found(setting)
 
 
+class ServingLoop(Protocol):
+    """A loop of our own that serves calls on the shell instead of reading statements (`cqlsh-ext
+    mcp`: mcp_server.connection.Headless), given to the run's class by shell_class(): the shell is
+    built and connected by cqlsh's main() exactly as for `cqlsh-ext`, then serves."""
+
+    def admit(self, connecting: dict[str, Any]) -> None:
+        """Before the shell connects (`connecting`: cqlsh's keyword arguments to the Shell): a
+        SystemExit with one line where it cannot serve (a user without a password: cqlsh would ask
+        at a terminal there is none of)."""
+
+    def serve(self, context: ReadContext, versions: dict[str, Any]) -> None:
+        """The loop, instead of the shell's: every call read in the connection's context, with the
+        server's release as cqlsh read it at connect (`versions`)."""
+
+
 class ExtShell(Stock):
     """cqlsh's Shell with cqlsh-ext's side (see the module doc): how it is made and connected, its
     door for statements and what it prints, its loops and history, its commands and HELP."""
@@ -73,8 +92,9 @@ class ExtShell(Stock):
     agent: AgentRun = AgentRun()
     #: Decided once when the main shell is built (cqlsh_ext.repl.shellhooks.wants_repl).
     repl_mode: bool = False
-    #: A loop of our own serves statements instead of a terminal (cqlsh_ext.mcp_server.connection).
-    serving: bool = False
+    #: A loop of our own that serves calls instead of a terminal (ServingLoop), set on the per-run
+    #: class by shell_class(); None: the shell reads statements.
+    server: ServingLoop | None = None
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
@@ -86,6 +106,8 @@ class ExtShell(Stock):
     statement_reading: statement_bounds.StatementSoFar
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if self.server is not None:
+            self.server.admit(kwargs)
         self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
@@ -117,8 +139,9 @@ class ExtShell(Stock):
         level = wiring.consistency(self.settings)
         if level is not None:
             self.consistency_level = level
-        if kwargs.get("single_statement"):
-            # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
+        if kwargs.get("single_statement") or self.server is not None:
+            # -e (or a server's calls): cqlsh prefixes every error with '<stdin>:1:', a place in a
+            # file there is none of.
             self.show_line_nums = False
         if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
             from cqlsh_ext.scanning import dictionary_table
@@ -126,9 +149,9 @@ class ExtShell(Stock):
             dictionary_table.load(self.session, self.settings.display.dictionary_table)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
-        if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes
+        if self.repl_mode or self.server is not None:  # a lost server retried every few seconds, not minutes
             repl.shorten_reconnection(self)
-        if not self.serving:  # a script's or a program's run (batch), or the interactive shell
+        if self.server is None:  # a script's or a program's run (batch), or the interactive shell
             self.results.rows = self.agent.rows  # what each result printed: the run's
             self.agent.begin(not self.repl_mode, self.printerr, lambda: setattr(self, "stop", True))
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
@@ -340,9 +363,15 @@ class ExtShell(Stock):
     # ------------------------------------------------ the loops and the history
 
     def cmdloop(self, intro: Any = None) -> None:
-        # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
-        # (shell.script.run_script), for -e, -f, pipes, SOURCE and --classic.
-        # Imported here so scripts never load prompt_toolkit.
+        # A server's loop (ServingLoop) serves calls; prompt_toolkit for a person at a terminal;
+        # cqlsh's own loop, each line measured first (shell.script.run_script), for -e, -f, pipes,
+        # SOURCE and --classic. Imported here so scripts never load prompt_toolkit.
+        if self.server is not None:
+            from cqlsh_ext.reading.context import shell_context
+
+            self.server.serve(shell_context(self), dict(self.connection_versions or {}))
+            self.statement_error = False  # cqlsh's main() exits 2 after a script whose statement failed
+            return
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
@@ -461,11 +490,13 @@ def register_commands() -> None:
     register_grammar()
 
 
-def shell_class(settings: Settings, agent: AgentRun | None = None) -> type[ExtShell]:
+def shell_class(settings: Settings, agent: AgentRun | None = None,
+                server: ServingLoop | None = None) -> type[ExtShell]:
     """The Shell class of one run: its settings, its side for programs (agent.door; None: one that
-    does nothing, a server's), and the declarations' methods (shell.help: a `do_<word>` per
+    does nothing, a server's), the loop that serves calls instead of reading statements (None: it
+    reads them), and the declarations' methods (shell.help: a `do_<word>` per
     command, one per HELP topic, their texts read when HELP asks)."""
     from cqlsh_ext.shell.help import shell_methods
 
     return type("ExtShell", (ExtShell,), {"settings": settings, "agent": agent or AgentRun(),
-                                          **shell_methods()})
+                                          "server": server, **shell_methods()})
