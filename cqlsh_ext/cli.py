@@ -38,8 +38,8 @@ STATEMENT_SUBCOMMANDS = {
     "trial": "cqlsh_ext.insight.trial.cli",
 }
 #: `cqlsh-ext <word> ...` that serves statements instead of reading them: the module's
-#: `prepare(args)` gives a Serving (the shell's command line, the first base of the shell's class,
-#: whose loop serves, and `run(main)`), or an exit code.
+#: `prepare(args)` gives a Serving (the shell's command line, the loop that serves on the shell:
+#: its `server`, cqlsh_ext.shell.ServingLoop, and `run(main)`), or an exit code.
 SERVING_SUBCOMMANDS = {
     "mcp": "cqlsh_ext.mcp_server.cli",
 }
@@ -302,9 +302,7 @@ def _main(argv: list[str] | None) -> int:
     from cqlsh_ext import shell
 
     shell.register_commands()
-    shell_class = shell.shell_class(settings, agent)
-    if serving is not None:
-        shell_class = type(shell_class.__name__, (serving.shell_base, shell_class), {})
+    shell_class = shell.shell_class(settings, agent, serving.server if serving is not None else None)
     seams.install_shell_class(cqlshmain, shell_class)
     if serving is not None:
         return int(serving.run(lambda: cqlshmain.main(cqlsh_args, "")))

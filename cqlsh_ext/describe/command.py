@@ -5,7 +5,7 @@ which tells it from cqlsh's own DESCRIBE (describe.parse.recognizes), before cql
 grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command"). No `describe` command
 is declared: it would replace the shell's do_describe, and with it stock DESCRIBE and the
 client-side DESCRIBE of Amazon Keyspaces. Its completion is written from the declaration
-(features.completion_grammar): Tab offers PAYLOAD after DESCRIBE, then tables, then the table's
+(shell.completion): Tab offers PAYLOAD after DESCRIBE, then tables, then the table's
 payload columns (`complete_column`, declared with the Statement). Nothing heavy is imported here:
 the shell imports this module at start-up.
 """

@@ -137,7 +137,7 @@ _WORDS = frozenset(words[0].lower() for words in (DESCRIBE_PAYLOAD_STATEMENT.wor
                                                   *DESCRIBE_PAYLOAD_STATEMENT.aliases))
 _SEE_ALSO = Text("cqlsh_ext.describe.help", "DESCRIBE_SEE_ALSO")
 # DESCRIBE PAYLOAD is describe_payload's statement: its HELP topics and what HELP DESCRIBE adds here
-# (its completion is written from the declaration: features.completion_grammar).
+# (its completion is written from the declaration: shell.completion).
 register_intercept(StatementIntercept(
     "DESCRIBE PAYLOAD", _WORDS, None,
     topics=tuple((topic, StatementHelp("describe_payload"))

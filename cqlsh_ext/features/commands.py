@@ -236,7 +236,7 @@ def register_mistyped(firsts: tuple[str, ...], said: Mistyped) -> None:
 
 def mistyped(words: list[str]) -> str | None:
     """The one line a statement of `words` (as typed) that did not parse is told about a word
-    mistyped from a list (register_mistyped; an umbrella's second word: features.help.mistyped_line),
+    mistyped from a list (register_mistyped; an umbrella's second word: shell.help.mistyped_line),
     or None."""
     _loaded()
     said = _MISTYPED.get(words[0].lower()) if words else None

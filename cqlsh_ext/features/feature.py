@@ -186,7 +186,7 @@ class Clause(NamedTuple):
     goes_with: str | None = None
     #: Where its value is a grammar of its own (a ClauseReader's): what completes it after its words,
     #: in cqlsh's grammar language (`<statsSample>`), and the rules that define it
-    #: (features.completion_grammar).
+    #: (shell.completion).
     grammar: str = ""
     rules: str = ""
 
@@ -225,7 +225,7 @@ class Statement(NamedTuple):
     summary: HelpText = ""
     #: What completes a name an argument takes beyond cqlsh's own completion (a table's payload
     #: columns): (argument, `(ctxt, shell) -> names`), as cqlsh's completers are
-    #: (features.completion_grammar).
+    #: (shell.completion).
     completers: tuple[tuple[str, Callable[..., Any]], ...] = ()
     #: Other words the statement may start with (DESC PAYLOAD for DESCRIBE PAYLOAD), as many as its own.
     aliases: tuple[tuple[str, ...], ...] = ()

@@ -32,7 +32,7 @@ __all__ = ["Arrival", "answer", "arrival", "called", "feature_of", "help_of", "h
 def _taken() -> frozenset[str]:
     """The words the shell's own statements start with: cqlsh's grammar, its commands and
     intercepts (features.commands). Not a declared statement's own first word: cqlsh's grammar
-    learns those to complete them (features.completion_grammar), but the shell reads them from
+    learns those to complete them (shell.completion), but the shell reads them from
     their declarations (TOY REPORT, a built-in report with a first word of its own)."""
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.commands import commands, intercepts

@@ -85,7 +85,7 @@ def trial_codecs(feature: str, text: str, tokens: list[Token], k: int) -> tuple[
         k += 1
 
 
-#: What completes each reader's clause at the prompt (features.completion_grammar): its symbol, and its rules.
+#: What completes each reader's clause at the prompt (shell.completion): its symbol, and its rules.
 STATS_SAMPLE_GRAMMAR = ("<statsSample>", r"""
 <statsSample> ::= ( "UNTIL" ( <wholenumber> | <float> ) "PERCENT" | <wholenumber> "PERCENT"? )?
                   ( "WITHIN" <wholenumber> "SECONDS" )? ( "SEED" <wholenumber> )?

@@ -1,7 +1,7 @@
 """The shell side of the insight statements: what completes a name their grammar cannot (the
 columns COMPRESSION TRIAL takes), declared with compression_trial's Statement. INSPECT, STATS,
 ADVISE, SETTINGS and TRIAL are read by the shell from their features' declarations
-(insight/declared.py), their completion written from the same (features.completion_grammar); REWRITE is
+(insight/declared.py), their completion written from the same (shell.completion); REWRITE is
 rewrite.command's. Imported when the shell starts: nothing heavy at module level.
 """
 

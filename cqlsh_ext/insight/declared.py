@@ -147,7 +147,7 @@ register(Feature(
 
 # INSPECT: read by the shell from inspect_value's declaration, its values printed by
 # insight.run_inspect.print_values; its completion written from the declaration
-# (features.completion_grammar). The command gives HELP INSPECT, the pager, a line's end.
+# (shell.completion). The command gives HELP INSPECT, the pager, a line's end.
 register_command(Command("INSPECT", "", "", StatementHelp("inspect_value"), None, paged=True))
 # Every COMPRESSION statement is read before cqlsh's grammar (the features' from their declarations,
 # REWRITE by its intercept: rewrite/declared.py), which completes them only; HELP COMPRESSION, its

@@ -3,17 +3,17 @@
 [--http [HOST:]PORT [--token-file FILE | --oauth-issuer URL --oauth-jwks FILE|URL ...]
   [--tls-cert F --tls-key F [--tls-client-ca F]] [--http-body-timeout S] [--private-network]]`.
 
-The entry point (cqlsh_ext.cli) asks `prepare(args)` for the shell's command line and the first
-base of the shell's class, builds the shell with cqlsh's main() as for `cqlsh-ext` itself, and
-hands main() to `Serving.run`. prepare() takes the protocol's file descriptors before anything
-else runs: the client's stdin and stdout are the protocol's alone; for everything else standard
-input is the null device (nothing can wait for input) and standard output is standard error
-(nothing printed can reach the wire); with --http the protocol is the network's, and only standard
-input is the null device. The policy file, the audit log and the HTTP set-up are checked before
-the shell connects: a mistake is one line on standard error, exit status 2. The OAuth settings are
-keys of cqlsh_ext.settings (flags here, or cqlshrc's [cqlsh_ext] as the shell reads it). The
-protocol starts in its thread at once: it answers `initialize` while the shell connects, and calls
-wait until the shell serves them.
+The entry point (cqlsh_ext.cli) asks `prepare(args)` for the shell's command line and the loop that
+serves calls on the shell (connection.Headless), builds the shell with cqlsh's main() as for
+`cqlsh-ext` itself, and hands main() to `Serving.run`. prepare() takes the protocol's file
+descriptors before anything else runs: the client's stdin and stdout are the protocol's alone; for
+everything else standard input is the null device (nothing can wait for input) and standard output
+is standard error (nothing printed can reach the wire); with --http the protocol is the network's,
+and only standard input is the null device. The policy file, the audit log and the HTTP set-up are
+checked before the shell connects: a mistake is one line on standard error, exit status 2. The
+OAuth settings are keys of cqlsh_ext.settings (flags here, or cqlshrc's [cqlsh_ext] as the shell
+reads it). The protocol starts in its thread at once: it answers `initialize` while the shell
+connects, and calls wait until the shell serves them.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.calls import Calls
+    from cqlsh_ext.mcp_server.connection import Headless
     from cqlsh_ext.mcp_server.server import Protocol
 
 #: Within 80 columns after argparse's "usage: ".
@@ -102,11 +103,11 @@ def _parser() -> argparse.ArgumentParser:
 
 @dataclass
 class Serving:
-    """What the entry point builds the shell with: its command line, the first base of its class
-    (its loop serves `calls`)."""
+    """What the entry point builds the shell with: its command line, its loop (`server`: it serves
+    `calls`)."""
 
     shell_args: list[str]
-    shell_base: type
+    server: Headless
     calls: Calls
     protocol: Protocol | None = None
 
@@ -168,11 +169,11 @@ def prepare(args: list[str]) -> Serving | int:
     protocol = server.Protocol(setup)
     protocol.start()
     calls = setup.calls
-    base = type("Headless", (connection.Headless,), {"serve": staticmethod(calls.serve)})
+    headless = connection.Headless(calls.serve)
     # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins). Its
     # per-value cap (--max-output-size) stays the user's: it is also each value's decoding budget,
     # so a smaller one would change what a payload query finds.
-    return Serving([*rest, "--output-format", "json"], base, calls, protocol)
+    return Serving([*rest, "--output-format", "json"], headless, calls, protocol)
 
 
 def _setup(options: argparse.Namespace, rest: list[str]) -> Any:

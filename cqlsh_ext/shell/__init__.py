@@ -9,26 +9,31 @@ kept. The collaborators:
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
   shell's door (handle_statement) hands a statement to its declaration (features.shell_statement:
   cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
-  first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods, HELP
-  (features.help) and grammar (features.completion_grammar) come from the declarations too;
-- a statement's bounds before cqlsh's lexer and grammar, and cqlsh's loop of scripts, each line
-  measured first: cqlsh_ext.features.statement_bounds (`statement_reading`, `run_script`);
+  first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
+  (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
+  come from the declarations too;
+- a statement's bounds before cqlsh's lexer and grammar: its text measured as it comes
+  (features.statement_bounds: `statement_reading`), then at the door (shell.door_bounds); cqlsh's
+  loop of scripts, each line measured first (shell.script);
 - a run for programs (`agent`, agent.door.AgentRun: each statement checked, timed and classed by
   how it ended, errors as JSON);
 - results: cqlsh_ext.output.pipeline (`results`: writers, pager, blob cells, auto vertical); the
   messages beside them: shell.results;
 - the interactive loop: cqlsh_ext.repl; readline's history without passwords: repl.passwords;
-- Amazon Keyspaces: cqlsh_ext.keyspaces (wiring.py: the connection; command.py: DESCRIBE).
+- Amazon Keyspaces: cqlsh_ext.keyspaces (wiring.py: the connection; command.py: DESCRIBE);
+- a loop of our own that serves calls instead of reading statements (`server`, a ServingLoop:
+  `cqlsh-ext mcp`'s, mcp_server.connection.Headless), handed what it reads.
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
-`shell_class(settings)` makes the class for one run, with the run's settings and commands in it.
+`shell_class(settings)` makes the class for one run, with the run's settings and commands in it
+(and a server's loop, where it serves).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.agent.door import AgentRun
 from cqlsh_ext.common import gc_pause
@@ -41,11 +46,13 @@ from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
+from cqlsh_ext.shell import door_bounds, script
 from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import CqlshShell as Stock
     from cqlsh_ext.upstream.protocol import Parsed
 else:  # cqlsh's own, untyped; mypy checks the class against its declaration (upstream/protocol.pyi)
@@ -60,6 +67,21 @@ def _pager_found(setting: str | None) -> bool:
     return pager_found(setting)
 
 
+class ServingLoop(Protocol):
+    """A loop of our own that serves calls on the shell instead of reading statements (`cqlsh-ext
+    mcp`: mcp_server.connection.Headless), given to the run's class by shell_class(): the shell is
+    built and connected by cqlsh's main() exactly as for `cqlsh-ext`, then serves."""
+
+    def admit(self, connecting: dict[str, Any]) -> None:
+        """Before the shell connects (`connecting`: cqlsh's keyword arguments to the Shell): a
+        SystemExit with one line where it cannot serve (a user without a password: cqlsh would ask
+        at a terminal there is none of)."""
+
+    def serve(self, context: ReadContext, versions: dict[str, Any]) -> None:
+        """The loop, instead of the shell's: every call read in the connection's context, with the
+        server's release as cqlsh read it at connect (`versions`)."""
+
+
 class ExtShell(Stock):
     """cqlsh's Shell with cqlsh-ext's side (see the module doc): how it is made and connected, its
     door for statements and what it prints, its loops and history, its commands and HELP."""
@@ -70,8 +92,9 @@ class ExtShell(Stock):
     agent: AgentRun = AgentRun()
     #: Decided once when the main shell is built (cqlsh_ext.repl.shellhooks.wants_repl).
     repl_mode: bool = False
-    #: A loop of our own serves statements instead of a terminal (cqlsh_ext.mcp_server.connection).
-    serving: bool = False
+    #: A loop of our own that serves calls instead of a terminal (ServingLoop), set on the per-run
+    #: class by shell_class(); None: the shell reads statements.
+    server: ServingLoop | None = None
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
@@ -83,6 +106,8 @@ class ExtShell(Stock):
     statement_reading: statement_bounds.StatementSoFar
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if self.server is not None:
+            self.server.admit(kwargs)
         self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
@@ -114,8 +139,9 @@ class ExtShell(Stock):
         level = wiring.consistency(self.settings)
         if level is not None:
             self.consistency_level = level
-        if kwargs.get("single_statement"):
-            # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
+        if kwargs.get("single_statement") or self.server is not None:
+            # -e (or a server's calls): cqlsh prefixes every error with '<stdin>:1:', a place in a
+            # file there is none of.
             self.show_line_nums = False
         if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
             from cqlsh_ext.scanning import dictionary_table
@@ -123,9 +149,9 @@ class ExtShell(Stock):
             dictionary_table.load(self.session, self.settings.display.dictionary_table)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
-        if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes
+        if self.repl_mode or self.server is not None:  # a lost server retried every few seconds, not minutes
             repl.shorten_reconnection(self)
-        if not self.serving:  # a script's or a program's run (batch), or the interactive shell
+        if self.server is None:  # a script's or a program's run (batch), or the interactive shell
             self.results.rows = self.agent.rows  # what each result printed: the run's
             self.agent.begin(not self.repl_mode, self.printerr, lambda: setattr(self, "stop", True))
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
@@ -184,12 +210,12 @@ class ExtShell(Stock):
 
         if all(tok[0] == "endtoken" for tok in tokens):
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
-        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
+        tokens, srcstr = door_bounds.own_text(tokens, srcstr)
         first, lexed = str(tokens[0][1]), Lexed(seams.statement_text(tokens, srcstr))
         door = arrival(first, lambda: lexed)
         if door.plugin_error is not None:  # a package's bug, in its one line; the statement goes on
             self.printerr(door.plugin_error)
-        refused = door.typo or statement_bounds.too_deep(tokens)  # no server takes it; nothing reads it
+        refused = door.typo or door_bounds.too_deep(tokens)  # no server takes it; nothing reads it
         if refused is not None:
             self.printerr(refused)
             return True
@@ -208,12 +234,12 @@ class ExtShell(Stock):
                 return True
             if outcome is not False:
                 rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
-        way, said = statement_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
+        way, said = door_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
         if said is not None:
             self.printerr(said)
-        if way == statement_bounds.REFUSED:
+        if way == door_bounds.REFUSED:
             return True
-        done = self.send_whole(tokens, srcstr, statement) if way == statement_bounds.WHOLE \
+        done = self.send_whole(tokens, srcstr, statement) if way == door_bounds.WHOLE \
             else super().handle_statement(tokens, srcstr)
         if rewritten is not None and done:
             rewritten.said()
@@ -231,7 +257,7 @@ class ExtShell(Stock):
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # A word chosen from a list and mistyped is told in one line, the nearest and the list;
         # our commands say what was expected, with an example, where cqlsh says only 'Improper'.
-        from cqlsh_ext.features.help import mistyped_line, usage_of
+        from cqlsh_ext.shell.help import mistyped_line, usage_of
 
         said = mistyped_line([str(tok[1]) for tok in tokens if tok[0] != "endtoken"])
         if said is not None:
@@ -251,10 +277,10 @@ class ExtShell(Stock):
 
     def send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
         """The statement sent as written, as cqlsh sends one its grammar does not read
-        (features.statement_bounds); a SELECT of system_traces without tracing it."""
-        statement = statement_bounds.whole_statement(tokens, srcstr, statement)
+        (shell.door_bounds); a SELECT of system_traces without tracing it."""
+        statement = door_bounds.whole_statement(tokens, srcstr, statement)
         tracing = self.tracing_enabled
-        if statement_bounds.reads_traces(tokens, statement, self.current_keyspace):
+        if door_bounds.reads_traces(tokens, statement, self.current_keyspace):
             self.tracing_enabled = False
         self.sent_whole = statement
         try:
@@ -265,13 +291,13 @@ class ExtShell(Stock):
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
-        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=False)
+        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=False)
         if not found:
             return super().parse_for_select_meta(query_string)
         return seams.select_meta(self, *named) if named is not None else None
 
     def parse_for_update_meta(self, query_string: str) -> Any:
-        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=True)
+        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=True)
         if not found:
             return super().parse_for_update_meta(query_string)
         return seams.update_meta(self, *named) if named is not None else None
@@ -337,15 +363,21 @@ class ExtShell(Stock):
     # ------------------------------------------------ the loops and the history
 
     def cmdloop(self, intro: Any = None) -> None:
-        # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
-        # (statement_bounds.run_script), for -e, -f, pipes, SOURCE and --classic.
-        # Imported here so scripts never load prompt_toolkit.
+        # A server's loop (ServingLoop) serves calls; prompt_toolkit for a person at a terminal;
+        # cqlsh's own loop, each line measured first (shell.script.run_script), for -e, -f, pipes,
+        # SOURCE and --classic. Imported here so scripts never load prompt_toolkit.
+        if self.server is not None:
+            from cqlsh_ext.reading.context import shell_context
+
+            self.server.serve(shell_context(self), dict(self.connection_versions or {}))
+            self.statement_error = False  # cqlsh's main() exits 2 after a script whose statement failed
+            return
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            statement_bounds.run_script(self, cqlshmain.CQL_ERRORS)
+            script.run_script(self, cqlshmain.CQL_ERRORS)
         if self.owns_connection:
             # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
             # closes it. Left to the driver's exit hook, it would close after Python has stopped
@@ -361,7 +393,7 @@ class ExtShell(Stock):
         try:
             line = str(super().get_input_line(prompt))
         except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
-            self.printerr(statement_bounds.unreadable_input(err, self.lineno))
+            self.printerr(script.unreadable_input(err, self.lineno))
             self.reset_statement()
             raise EOFError from None
         # A line typed at a terminal that carries a password is forgotten, with the statement's
@@ -416,7 +448,7 @@ class ExtShell(Stock):
         repl.do_history(self, parsed)
 
     def do_help(self, parsed: Parsed) -> None:
-        from cqlsh_ext.features.help import help_answer
+        from cqlsh_ext.shell.help import help_answer
 
         keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
         answer = help_answer([str(topic) for topic in parsed.get_binding("topic", ())],
@@ -452,18 +484,19 @@ class ExtShell(Stock):
 
 def register_commands() -> None:
     """Teach cqlsh's grammar every declared command and statement
-    (features.completion_grammar.register_grammar); must run before cqlshmain.main() builds its
-    rule set."""
-    from cqlsh_ext.features.completion_grammar import register_grammar
+    (shell.completion.register_grammar); must run before cqlshmain.main() builds its rule set."""
+    from cqlsh_ext.shell.completion import register_grammar
 
     register_grammar()
 
 
-def shell_class(settings: Settings, agent: AgentRun | None = None) -> type[ExtShell]:
+def shell_class(settings: Settings, agent: AgentRun | None = None,
+                server: ServingLoop | None = None) -> type[ExtShell]:
     """The Shell class of one run: its settings, its side for programs (agent.door; None: one that
-    does nothing, a server's), and the declarations' methods (features.help: a `do_<word>` per
+    does nothing, a server's), the loop that serves calls instead of reading statements (None: it
+    reads them), and the declarations' methods (shell.help: a `do_<word>` per
     command, one per HELP topic, their texts read when HELP asks)."""
-    from cqlsh_ext.features.help import shell_methods
+    from cqlsh_ext.shell.help import shell_methods
 
     return type("ExtShell", (ExtShell,), {"settings": settings, "agent": agent or AgentRun(),
-                                          **shell_methods()})
+                                          "server": server, **shell_methods()})

@@ -1,4 +1,4 @@
-"""Shell methods made from declarations (features.help.shell_methods): a command's `do_<word>`, a
+"""Shell methods made from declarations (shell.help.shell_methods): a command's `do_<word>`, a
 HELP topic's. cqlsh's HELP lists every `do_<word>` method with a docstring (Shell.get_help_topics)
 and prints that docstring for `HELP <word>`; a declared method's docstring is read from its
 declaration when HELP first asks for it, not when the shell starts (its text may be a package's

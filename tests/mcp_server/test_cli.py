@@ -54,3 +54,41 @@ def test_the_usage_names_the_export_directory_within_80_columns(tmp_path: Path) 
                            env=env).stdout.split("\n\n")[0]
     assert "[--export-dir DIR]" in usage, usage
     assert max(len(line) for line in usage.splitlines()) <= 80, usage
+
+
+#: cqlsh-ext's entry point with the class the entry point installs for cqlsh's main() told on
+#: stderr (stdout is the protocol's), and nothing run after it: its classes of ours, first to last,
+#: and whether it has a loop of its own (ExtShell.server).
+CLASS_TOLD = ("import json, os, sys\n"
+              "from cqlsh_ext.upstream import seams\n"
+              "def install(cqlshmain, cls):\n"
+              "    ours = [f'{c.__module__}.{c.__name__}' for c in cls.__mro__\n"
+              "            if c.__module__.startswith('cqlsh_ext')]\n"
+              "    served = getattr(cls, 'server', None) is not None\n"
+              "    print(json.dumps([ours, served]), file=sys.stderr, flush=True)\n"
+              "    os._exit(0)\n"
+              "seams.install_shell_class = install\n"
+              "from cqlsh_ext.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))")
+
+
+def test_the_served_shell_is_the_shell_s_one_class_with_a_loop_of_its_own(tmp_path: Path) -> None:
+    # Issue 99 item 2: `cqlsh-ext mcp`'s shell is the shell's one class on cqlsh's (the run's class on
+    # ExtShell), its loop handed to it (ExtShell.server), not a base of MCP's put on top of it.
+    import json
+
+    proc = _run(["mcp", "127.0.0.1", "9"], tmp_path, [sys.executable, "-c", CLASS_TOLD])
+    assert proc.returncode == 0, proc.stderr
+    told = next(line for line in proc.stderr.splitlines() if line.startswith("[["))
+    assert json.loads(told) == [["cqlsh_ext.shell.ExtShell", "cqlsh_ext.shell.ExtShell"], True]
+
+
+def test_a_user_without_a_password_is_refused_in_one_line_before_connecting(tmp_path: Path) -> None:
+    # cqlsh would ask for the password at the terminal (getpass): a server's stdin is the protocol.
+    # Port 9 has nothing listening: the refusal comes before any connection is tried.
+    proc = _run(["mcp", "127.0.0.1", "9", "-u", "alice"], tmp_path)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == (
+        "cqlsh-ext mcp: user 'alice' has no password: give it with -p, or in the credentials file "
+        "([plain_text_auth] password = ...)"), proc.stderr
+    assert "Connection error" not in proc.stderr and "Password" not in proc.stderr

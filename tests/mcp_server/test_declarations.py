@@ -689,7 +689,7 @@ def _declared_form(name: str, action: str) -> str:
     declared example; HELP COMPRESSION <action> opens with it, laid out on lines."""
     from cqlsh_ext.features import commands
     from cqlsh_ext.features.forms import form
-    from cqlsh_ext.features.help import usage_of
+    from cqlsh_ext.shell.help import usage_of
 
     feature = declared(plugins=False)[name]
     shape = form(feature)
@@ -978,7 +978,7 @@ def test_trial_s_statement_is_the_shells_alone_and_read_from_its_declaration() -
 
 def test_tab_completes_each_declared_statement_from_its_declaration(shell_grammar: None) -> None:
     # The grammar that completes a declared statement is written from its declaration
-    # (features.completion_grammar): its words, its options in any order (the shell's clauses, a clause's own
+    # (shell.completion): its words, its options in any order (the shell's clauses, a clause's own
     # grammar: STATS' SAMPLE), what it reads (a table, a SELECT of it, a column), what stands instead.
     from cqlsh_ext.upstream.seams import import_cqlshmain
 

@@ -1,13 +1,14 @@
-"""The grammar that completes a declared statement at the prompt, written from its declaration
-(features.feature.Statement): cqlsh's completion and the interactive shell's highlighting read it;
-cqlsh never parses the statement (the shell reads it from the declaration first). Its words (and
-aliases), then its options in any order (JSON, each argument with its keyword and its value's kind,
-the shell's clauses, a clause's own grammar where it declares one), its required arguments as the
-statement names what it reads (a table, a SELECT of it, a column, a SELECT), what stands instead of
-one (FROM 'path'), and its closing clauses: where its Statement says `options_last`, its options come
-after its required arguments. A Statement's `completers` complete the names an argument takes
-beyond cqlsh's own (a table's payload columns). `register_grammar` teaches cqlsh's rule set these and
-the grammars the commands and intercepts declare (features.commands), once, before cqlsh builds it."""
+"""The shell's completion: the grammar that completes a declared statement at the prompt, written
+from its declaration (features.feature.Statement): cqlsh's completion and the interactive shell's
+highlighting read it; cqlsh never parses the statement (the shell reads it from the declaration
+first). Its words (and aliases), then its options in any order (JSON, each argument with its keyword
+and its value's kind, the shell's clauses, a clause's own grammar where it declares one), its
+required arguments as the statement names what it reads (a table, a SELECT of it, a column, a
+SELECT), what stands instead of one (FROM 'path'), and its closing clauses: where its Statement says
+`options_last`, its options come after its required arguments. A Statement's `completers` complete
+the names an argument takes beyond cqlsh's own (a table's payload columns). `register_grammar`
+teaches cqlsh's rule set these and the grammars the commands and intercepts declare
+(features.commands), once, before cqlsh builds it."""
 
 from __future__ import annotations
 
@@ -120,8 +121,8 @@ _registered: list[bool] = []
 def register_grammar() -> None:
     """Teach cqlsh's grammar and completion every declared command, intercept and statement (their
     rules: completion, highlighting and a line's end; an intercept's, and a feature's statement's,
-    written from its declaration by features.completion_grammar, complete only: the shell reads those before
-    cqlsh's grammar); must run before cqlshmain.main() builds its rule set. Once per process: the rule
+    written from its declaration here, complete only: the shell reads those before cqlsh's
+    grammar); must run before cqlshmain.main() builds its rule set. Once per process: the rule
     set is cqlsh's module-level singleton."""
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.commands import commands, intercepts
