@@ -905,6 +905,8 @@ SPARK_STATEMENTS = {
     "SELECT paths and the blob": ("SELECT ck, data.status, data FROM {t} WHERE data.status = 'FAILED' "
                                   "ALLOW FILTERING CONFIRM", BSON_ROWS),
     "DESCRIBE PAYLOAD": ("DESCRIBE PAYLOAD {t}.data JSON", BSON_ROWS),
+    "sorted SELECT giving the blob": ("SELECT ck, data FROM {t} WHERE data.status = 'FAILED' "
+                                      "ORDER BY data.n DESC ALLOW FILTERING CONFIRM", BSON_ROWS),
 }
 SPARK_RUNS = [pytest.param((spark, on_core), id=f"spark{spark}-{'core' if on_core else 'python'}")
               for spark in ("3.5", "4") for on_core in (True, False)]
@@ -959,7 +961,9 @@ def _spark_answer(run: SparkRun, statement: str) -> list[dict[str, Any]]:
             "DESCRIBE PAYLOAD": lambda d: "describe" in d}
     if statement in kind:
         return [d for d in docs if kind[statement](d)]
-    return [d for d in docs if not any(is_it(d) for is_it in kind.values())]
+    columns = {"SELECT paths and the blob": {"ck", "data.status", "data"},
+               "sorted SELECT giving the blob": {"ck", "data"}}
+    return [d for d in docs if set(d) == columns[statement]]
 
 
 @pytest.mark.spark
@@ -975,10 +979,12 @@ def test_spark_s_tasks_read_each_bson_value_once(spark_run: SparkRun, statement:
     if spark_run.on_core:
         assert counted.core.handed == BSON_ROWS, f"{counted.core.handed} values handed to the core"
     answer = _spark_answer(spark_run, statement)
-    if statement == "SELECT paths and the blob":  # the FAILED documents, whole
+    if "SELECT" in statement:  # the FAILED documents, whole
         failed = {doc["n"]: doc for doc in _bson_docs() if doc["status"] == "FAILED"}
         assert {row["ck"]: row["data"]["payload"] for row in answer} == failed, answer
         assert {row["data"]["label"] for row in answer} == {"zstd>bson"}, answer
+        if statement.startswith("sorted"):
+            assert [row["ck"] for row in answer] == sorted(failed, reverse=True), answer
     elif statement == "COMPRESSION STATS":  # the producers' sizes
         (report,) = answer
         (data,) = report["columns"]
