@@ -18,7 +18,10 @@ redaction policy, the Python API's rows and Arrow table, the polars source, an e
 against the test server, on a page the core does not read: BSON under zstd. Counted value by
 value: containers decoded in Python, BSON documents decoded (pymongo's bson.decode), JSON parsed,
 values handed to the core: each zstd frame decompressed once (by the core on its road, never again
-in Python), each document decoded once, no JSON parsed."""
+in Python), each document decoded once, no JSON parsed. And `cqlsh-ext spark`'s statements on that
+page (Spark 3.5 and 4), counted the same way in its driver and in Spark's Python workers, where the
+executors' tasks run (tests/road_counts.py, installed there by tests/road_site/sitecustomize.py):
+nothing a task read is read again, in the task or on the driver."""
 
 from __future__ import annotations
 
