@@ -18,7 +18,10 @@ redaction policy, the Python API's rows and Arrow table, the polars source, an e
 against the test server, on a page the core does not read: BSON under zstd. Counted value by
 value: containers decoded in Python, BSON documents decoded (pymongo's bson.decode), JSON parsed,
 values handed to the core: each zstd frame decompressed once (by the core on its road, never again
-in Python), each document decoded once, no JSON parsed."""
+in Python), each document decoded once, no JSON parsed. And `cqlsh-ext spark`'s statements on that
+page (Spark 3.5 and 4), counted the same way in its driver and in Spark's Python workers, where the
+executors' tasks run (tests/road_counts.py, installed there by tests/road_site/sitecustomize.py):
+nothing a task read is read again, in the task or on the driver."""
 
 from __future__ import annotations
 
@@ -42,8 +45,8 @@ from cqlshlib import formatting
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.payload import engine as engine_module
-from cqlsh_ext.payload import formats, json_text, native, pages
+from cqlsh_ext.payload import native
+from tests.road_counts import CoreCalls, Counts, install
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -65,60 +68,12 @@ def _page() -> list[bytes]:
 
 
 PAGE = _page()
-CONTAINERS = {type(fmt) for fmt in registry.all_containers()}
-
-
-class Counts:
-    def __init__(self) -> None:
-        self.decodes = 0
-        self.parses = 0
-        self._depth = 0
-        #: The stored values the Python engine decoded (each outermost decode's input, by its bytes).
-        self.decoded: Counter[bytes] = Counter()
-        #: The payloads the Python engine read as a record format (detection's finds, by their bytes).
-        self.records: Counter[bytes] = Counter()
 
 
 @contextmanager
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
     counts = Counts()
-
-    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
-        def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
-            outermost = counts._depth == 0
-            counts._depth += 1
-            try:
-                found = method(self, *args, **kwargs)
-            finally:
-                counts._depth -= 1
-            if outermost and found is not None:  # a trial that finds another format decoded nothing
-                counts.decodes += 1
-                counts.decoded[bytes(args[0])] += 1
-            return found
-        return counting
-
-    for cls in CONTAINERS:
-        for name in ("decode", "trial"):
-            if name in vars(cls):
-                monkeypatch.setattr(cls, name, wrap(vars(cls)[name]))
-    real = json_text.json_container
-
-    def parsing(text: str) -> Any:
-        counts.parses += 1
-        return real(text)
-
-    monkeypatch.setattr(json_text, "json_container", parsing)
-    monkeypatch.setattr(engine_module, "json_container", parsing)
-    monkeypatch.setattr(pages, "json_container", parsing)
-    detect = formats.detect
-
-    def detecting(data: bytes) -> Any:
-        found = detect(data)
-        if found is not None:
-            counts.records[bytes(data)] += 1
-        return found
-
-    monkeypatch.setattr(formats, "detect", detecting)
+    install(monkeypatch.setattr, counts)
     yield counts
 
 
@@ -664,53 +619,6 @@ WRITERS: dict[str, Callable[[list[bytes]], set[bytes]]] = {
 }
 
 
-class _CoreCalls:
-    """The core's page calls, counting the values each is handed (rows x places for a page of
-    places) and keeping those a value page's calls hand it (decode_page, hold_page)."""
-
-    def __init__(self, real: Any = None) -> None:
-        self.real = real
-        self.handed = 0
-        self.values: Counter[bytes] = Counter()
-
-    def module(self) -> Any:
-        real, calls = self.real, self
-
-        class Counting:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(real, name)
-
-            def decode_page(self, request: Any) -> Any:
-                calls.handed += len(request.values)
-                calls.values.update(bytes(v) for v in request.values if isinstance(v, bytes))
-                return real.decode_page(request)
-
-            def describe_page(self, request: Any) -> Any:
-                values = request.values  # (the server's page: its rows, its cells unnamed here)
-                calls.handed += values.rows if isinstance(values, real.RowsPage) else len(values)
-                return real.describe_page(request)
-
-            def measure_page(self, request: Any) -> Any:
-                calls.handed += request.rows * len(request.places)
-                return real.measure_page(request)
-
-            def query_page(self, request: Any) -> Any:
-                calls.handed += request.rows * len(request.places)
-                return real.query_page(request)
-
-            def hold_page(self, values: Any, *args: Any) -> Any:
-                calls.handed += len(values)
-                calls.values.update(bytes(v) for v in values if isinstance(v, bytes))
-                return real.hold_page(values, *args)
-
-            def page_columns(self, request: Any, *args: Any) -> Any:
-                calls.handed += len(request.values)
-                calls.values.update(bytes(v) for v in request.values if isinstance(v, bytes))
-                return real.page_columns(request, *args)
-
-        return Counting()
-
-
 @pytest.mark.parametrize("writer", list(WRITERS))
 def test_on_the_native_core_a_writer_never_decodes_again_what_the_core_read(
         writer: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -723,7 +631,7 @@ def test_on_the_native_core_a_writer_never_decodes_again_what_the_core_read(
     if not native.available():
         pytest.skip(f"the native core does not run ({native.refusal()})")
     handed_back = set(_handed_back_values())  # (they decode: before the counters)
-    calls = _CoreCalls(native.module())
+    calls = CoreCalls(native.module())
     monkeypatch.setattr(native, "module", calls.module)
     stored = set(PAGE)
     assert len(stored) == len(PAGE)
@@ -771,32 +679,22 @@ def bson_table(cassandra: Any) -> str:
 
 class Reads:
     """What one entry point's reading of the bson page did, value by value: the Python engine's
-    container decodes (Counts), the core's values (those a page call names; `handed` counts every
-    value a call is handed, named or not), BSON documents decoded (by pymongo's bson.decode, whose
-    input is the payload: keyed by it) and JSON parses."""
+    container decodes and BSON documents decoded (Counts: pymongo's bson.decode, whose input is the
+    payload, keyed by it), JSON parses, and the core's values (those a page call names; `handed`
+    counts every value a call is handed, named or not)."""
 
-    def __init__(self, counts: Counts, core: _CoreCalls, bson_inputs: Counter[bytes]) -> None:
-        self.counts, self.core, self.bson_inputs = counts, core, bson_inputs
+    def __init__(self, counts: Counts, core: CoreCalls) -> None:
+        self.counts, self.core = counts, core
 
 
 @contextmanager
 def reads(monkeypatch: pytest.MonkeyPatch, on_core: bool) -> Iterator[Reads]:
-    import bson
-
     if not on_core:
         monkeypatch.setattr(native, "available", lambda: False)
-    core = _CoreCalls(native.module() if on_core else None)
-    if on_core:
-        monkeypatch.setattr(native, "module", core.module)
-    real_decode, bson_inputs = bson.decode, Counter[bytes]()
-
-    def decoding(data: Any, *args: Any, **kwargs: Any) -> Any:
-        bson_inputs[bytes(data)] += 1
-        return real_decode(data, *args, **kwargs)
-
-    monkeypatch.setattr(bson, "decode", decoding)
-    with counted(monkeypatch) as counts:
-        yield Reads(counts, core, bson_inputs)
+    core = CoreCalls(native.module() if on_core else None)
+    counts = Counts()
+    install(monkeypatch.setattr, counts, core if on_core else None)
+    yield Reads(counts, core)
 
 
 def _check_once(found: Reads, on_core: bool, shown: int = BSON_ROWS) -> None:
@@ -807,9 +705,9 @@ def _check_once(found: Reads, on_core: bool, shown: int = BSON_ROWS) -> None:
     stored = set(_bson_values())
     payloads = {bson.encode(doc) for doc in _bson_docs()}
     python = Counter({value: n for value, n in found.counts.decoded.items() if value in stored})
-    assert all(n == 1 for n in found.bson_inputs.values()), \
-        f"BSON decoded again: {sum(found.bson_inputs.values()) - len(found.bson_inputs)} times"
-    assert set(found.bson_inputs) <= payloads and len(found.bson_inputs) >= shown
+    assert all(n == 1 for n in found.counts.bson.values()), \
+        f"BSON decoded again: {sum(found.counts.bson.values()) - len(found.counts.bson)} times"
+    assert set(found.counts.bson) <= payloads and len(found.counts.bson) >= shown
     assert not found.counts.parses, f"{found.counts.parses} JSON parses of a page that holds no JSON"
     if on_core:
         core_values = found.core.values
@@ -959,3 +857,143 @@ def test_the_api_reads_each_bson_value_once(bson_db: Any, road: str, on_core: bo
     assert [json.loads(doc) if isinstance(doc, str) else doc for doc in got] == _bson_docs()
     _check_once(found, on_core)
 
+
+
+# ------------------------------------------------------------------ Spark's tasks, the bson page
+
+def _view_fields(view: Any) -> tuple[Any, ...]:
+    return (view.stored, view.kind, view.label, view.short_label, view.text, view.tree, view.cut,
+            view.payload_size, view.reason, view.codec, [layer.output_size for layer in view.layers])
+
+
+@pytest.mark.parametrize("on_core", ON_CORE)
+def test_a_view_crossing_to_another_process_lands_with_its_reading(
+        monkeypatch: pytest.MonkeyPatch, on_core: bool) -> None:
+    """What a Spark task sends its driver of a blob (payload.view.crossing, pickled): the view as
+    it was read, landed without a decode, a record read or a JSON parse. (A view pickled as it is
+    crosses as its stored bytes, decoded again where it lands: the counters see that.)"""
+    import pickle
+
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import FAILED, crossing
+
+    _skip_without_core(on_core)
+    if not on_core:
+        monkeypatch.setattr(native, "available", lambda: False)
+    values = PAGE + _bson_values()
+    engine = ValueEngine("auto", DEFAULT_CAP)
+    views = [engine.view(value) for value in values]
+    for view in views:
+        _ = view.tree  # what a task read of it (a query's path)
+    crossed = [pickle.dumps(crossing(view)) for view in views]
+    with counted(monkeypatch) as counts:
+        landed = [pickle.loads(data) for data in crossed]
+        got = [_view_fields(view) for view in landed]
+    assert got == [_view_fields(view) for view in views]
+    assert (counts.decodes, counts.parses, sum(counts.records.values()), sum(counts.bson.values())) == \
+        (0, 0, 0, 0)
+    as_bytes = [isinstance(pickle.loads(data), bytes) for data in crossed]  # a failed view's: its error's
+    assert as_bytes == [view.kind == FAILED for view in views]
+    with counted(monkeypatch) as counts:  # the counters see a view that crossed as its bytes read again
+        again = ValueEngine("auto", DEFAULT_CAP)
+        [again.view(pickle.loads(pickle.dumps(view))).tree for view in views[-5:]]
+    assert counts.decodes == 5 and sum(counts.bson.values()) == 5
+
+
+
+#: What `cqlsh-ext spark` runs over the bson page (each statement a Spark job whose tasks run in
+#: Spark's Python workers), and how many BSON documents each decodes at least.
+SPARK_STATEMENTS = {
+    "COMPRESSION STATS": ("COMPRESSION STATS JSON {t}", 0),
+    "SELECT paths and the blob": ("SELECT ck, data.status, data FROM {t} WHERE data.status = 'FAILED' "
+                                  "ALLOW FILTERING CONFIRM", BSON_ROWS),
+    "DESCRIBE PAYLOAD": ("DESCRIBE PAYLOAD {t}.data JSON", BSON_ROWS),
+    "sorted SELECT giving the blob": ("SELECT ck, data FROM {t} WHERE data.status = 'FAILED' "
+                                      "ORDER BY data.n DESC ALLOW FILTERING CONFIRM", BSON_ROWS),
+}
+SPARK_RUNS = [pytest.param((spark, on_core), id=f"spark{spark}-{'core' if on_core else 'python'}")
+              for spark in ("3.5", "4") for on_core in (True, False)]
+
+
+class SparkRun:
+    """One `cqlsh-ext spark` run of SPARK_STATEMENTS: its output, its driver's pid and what each
+    statement counted in the driver and the workers (tests/road_counts.py, by statement)."""
+
+    def __init__(self, spark: Any, pid: int, statements: list[Any], on_core: bool) -> None:
+        self.spark, self.pid, self.statements, self.on_core = spark, pid, statements, on_core
+
+
+@pytest.fixture(scope="module", params=SPARK_RUNS)
+def spark_run(request: pytest.FixtureRequest, cassandra: Any, bson_table: str,
+              tmp_path_factory: pytest.TempPathFactory) -> SparkRun:
+    """`cqlsh-ext spark` (local[2]) running SPARK_STATEMENTS over the bson table, the counters in
+    its driver and in Spark's Python workers (tests/road_site/sitecustomize.py)."""
+    import subprocess
+
+    from shell_runner import CQLSH_EXT
+
+    from tests.road_counts import program_env, read_events
+    from tests.spark.conftest import spark_env
+
+    spark, on_core = request.param
+    _skip_without_core(on_core)
+    home = tmp_path_factory.mktemp("spark-road")
+    folder = home / "counts"
+    folder.mkdir()
+    env = spark_env(home, spark)
+    env.update(program_env(folder, env.get("PYTHONPATH")))
+    env["CQLSH_EXT_NATIVE"] = "1" if on_core else "0"
+    script = "".join(f"{text.format(t=f'{bson_table}.docs')};\n" for text, _ in SPARK_STATEMENTS.values())
+    with subprocess.Popen([CQLSH_EXT, "spark", "--master", "local[2]", "--output-format", "json",
+                           "-e", script, *cassandra.cqlsh_args, "--insecure-password-without-warning"],
+                          cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    statements = read_events(folder)
+    assert len(statements) == len(SPARK_STATEMENTS), f"{len(statements)} statements counted: {err}"
+    return SparkRun(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid,
+                    statements, on_core)
+
+
+def _spark_answer(run: SparkRun, statement: str) -> list[dict[str, Any]]:
+    """What the run printed for `statement`: its JSON lines (a report a line, a SELECT's rows one a
+    line)."""
+    docs = [json.loads(line) for line in run.spark.stdout.splitlines() if line.startswith("{")]
+    kind = {"COMPRESSION STATS": lambda d: d.get("command") == "COMPRESSION STATS",
+            "DESCRIBE PAYLOAD": lambda d: "describe" in d}
+    if statement in kind:
+        return [d for d in docs if kind[statement](d)]
+    columns = {"SELECT paths and the blob": {"ck", "data.status", "data"},
+               "sorted SELECT giving the blob": {"ck", "data"}}
+    return [d for d in docs if set(d) == columns[statement]]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("statement", list(SPARK_STATEMENTS))
+def test_spark_s_tasks_read_each_bson_value_once(spark_run: SparkRun, statement: str) -> None:
+    """`cqlsh-ext spark`'s statements over the bson page: counted in its driver and in Spark's
+    Python workers (the executors' tasks), each zstd frame decompressed once (by the core on its
+    road, handed to it once in all; by the Python engine without it), each document decoded once,
+    no JSON parsed: nothing the workers read is read again by the driver."""
+    counted = spark_run.statements[list(SPARK_STATEMENTS).index(statement)]
+    assert counted.pids - {spark_run.pid}, "nothing counted in Spark's Python workers"
+    _check_once(Reads(counted.counts, counted.core), spark_run.on_core, SPARK_STATEMENTS[statement][1])
+    if spark_run.on_core:
+        assert counted.core.handed == BSON_ROWS, f"{counted.core.handed} values handed to the core"
+    answer = _spark_answer(spark_run, statement)
+    if "SELECT" in statement:  # the FAILED documents, whole
+        failed = {doc["n"]: doc for doc in _bson_docs() if doc["status"] == "FAILED"}
+        assert {row["ck"]: row["data"]["payload"] for row in answer} == failed, answer
+        assert {row["data"]["label"] for row in answer} == {"zstd>bson"}, answer
+        if statement.startswith("sorted"):
+            assert [row["ck"] for row in answer] == sorted(failed, reverse=True), answer
+    elif statement == "COMPRESSION STATS":  # the producers' sizes
+        (report,) = answer
+        (data,) = report["columns"]
+        assert (report["rows"], data["values"]) == (BSON_ROWS, BSON_ROWS)
+        assert data["by_codec"] == {"zstd": BSON_ROWS}
+        assert data["stored_bytes"] == sum(map(len, _bson_values())), data
+    else:
+        (report,) = answer
+        assert report["rows_read"] == BSON_ROWS and "zstd>bson" in json.dumps(report), report

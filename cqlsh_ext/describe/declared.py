@@ -105,7 +105,8 @@ DESCRIBE_PAYLOAD_STATEMENT = Statement(
     recognizes=Service("cqlsh_ext.describe.parse", "recognizes"),
     help=Text("cqlsh_ext.describe.help", "PAYLOAD_ABOUT"),
     completers=(("column", Service("cqlsh_ext.describe.command", "complete_column")),),
-    clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),))
+    clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),),
+    spark=Service("cqlsh_ext.spark.describe_job", "on_spark"))
 DESCRIBE_PAYLOAD = register(Feature(
     "describe_payload", "What a blob column holds",
     f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "

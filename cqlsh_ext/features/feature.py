@@ -233,6 +233,11 @@ class Statement(NamedTuple):
     #: included), where they may start a statement of cqlsh's too (DESC payload WITH INTERNALS
     #: describes an object named payload); None: every one is.
     recognizes: Callable[[list[Any]], bool] | None = None
+    #: What `cqlsh-ext spark` runs for it (docs/spark.md): `(request, as_json) -> job`, handed the
+    #: request the statement makes as the shell reads it, refusing in one line what Spark does not
+    #: run of it (the shell's SAMPLE), the job then `job.run(spark, session, connection)` (its
+    #: executors' tasks, the report printed); None: the statement is the shell's alone.
+    spark: Service | None = None
 
 
 class Method(NamedTuple):

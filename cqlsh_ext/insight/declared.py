@@ -66,6 +66,7 @@ register(Feature(
     # processes; DECODE ALL decompresses every value rather than reading sizes from headers.
     statement=Statement(("COMPRESSION", "STATS"), "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;",
                         select=True, omits=("column", "sample"), help=Text(_HELP, "STATS_ABOUT"),
+                        spark=Service("cqlsh_ext.spark.stats_job", "on_spark"),
                         clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "...",
                                         grammar=clauses.STATS_SAMPLE_GRAMMAR[0],
                                         rules=clauses.STATS_SAMPLE_GRAMMAR[1]),

@@ -292,8 +292,64 @@ class BlobView:
                 f"cut={self.cut}, reason={self.reason!r})")
 
 
+#: What a view's reading is, as it crosses whole (LandedView): every field but its engine's budget,
+#: its layers (crossed without their formats' objects and INSPECT's traces) and its JSON tree.
+_CROSSED = tuple(name for name in BlobView.__slots__ if name not in ("_json", "budget", "layers", "error"))
+
+
+class LandedView(BlobView):
+    """A view that crosses a process boundary with its reading (its kind, layers' labels and sizes,
+    text, record or JSON tree where read) rather than as its stored bytes: what a Spark task sends
+    its driver of a blob an answer gives whole (`crossing`), so that the driver never decodes it
+    again. Its layers' formats are found again by their labels where it lands."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        layers = [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
+                   layer.fmt is not None, layer.reading, layer.unverified) for layer in self.layers]
+        fields = {name: getattr(self, name) for name in _CROSSED if name not in ("truncated_layer",
+                                                                                  "unverified_layer")}
+        tree = self._json if self.kind == TEXT else _UNREAD
+        return _landed, (fields, layers, None if tree is _UNREAD else (tree,))
+
+
+def _landed(fields: dict[str, Any], layers: list[tuple[Any, ...]], tree: tuple[Any] | None) -> LandedView:
+    from cqlsh_ext.codecs.registry import by_label
+
+    view = LandedView(fields["stored"], fields["kind"])
+    for name, value in fields.items():
+        setattr(view, name, value)
+    for label, size_in, size_out, truncated, declared, has_format, reading, unverified in layers:
+        fmt = by_label(label) if has_format else None
+        # (add_layer notes the first cut and the first unverified layer again)
+        view.add_layer(Layer(label, size_in, size_out, truncated, declared, fmt, reading=reading,
+                             unverified=unverified))
+    if tree is not None:
+        view._json = tree[0]
+    return view
+
+
+def crossing(value: Any) -> Any:
+    """`value` as it should cross to another process: a view of a reading (not a failed one, whose
+    error is the walk's) as a LandedView, which pickles whole; anything else as it is."""
+    if not isinstance(value, BlobView) or isinstance(value, LandedView) or value.kind == FAILED:
+        return value
+    landed = LandedView(value.stored, value.kind)
+    for name in _CROSSED:
+        if name not in ("truncated_layer", "unverified_layer"):
+            setattr(landed, name, getattr(value, name))
+    if value.kind == RECORD:
+        landed.record = value.record  # (a held view's record: the core's tree, made Python objects)
+    for layer in value.layers:
+        landed.add_layer(layer)
+    if value.kind == TEXT:  # its JSON tree where read (an engine's held reading: the reading's tree)
+        landed._json = value._json if type(value) is BlobView else value.tree
+    return landed
+
+
 __all__ = [
     "BINARY", "CONFIDENCES", "CONFIDENT", "FAILED", "GUESSED", "KINDS", "KIND_TITLES", "LIKELY", "PEELED",
     "RECORD", "TEXT", "UNDECODABLE",
-    "UNDECODABLE_KINDS", "UNKNOWN", "BlobView", "Layer", "spell",
+    "UNDECODABLE_KINDS", "UNKNOWN", "BlobView", "LandedView", "Layer", "crossing", "spell",
 ]

@@ -1,5 +1,5 @@
 """A payload query's typed answer (reading.typed.TypedAnswer) printed without a shell, in every
-output format.
+output format; a report (`print_report`: COMPRESSION STATS', DESCRIBE PAYLOAD's) as the shell prints it.
 
 JSON Lines and CSV go through the shell's own writers (output.writers, with the shell's value
 encoder and its conversion of path values, render.path_values.machine_value), so the lines are
@@ -11,12 +11,29 @@ shows them (render.terminal.presenter); blob columns show cqlsh's hex there.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import TypedAnswer
 
 Row = tuple[Any, ...]
+
+
+def print_report(display: Any, asjson: bool, as_json: Callable[[], Any],
+                 laid_out: Callable[[int], list[str]]) -> None:
+    """A report as the shell prints it: one JSON document (the statement's JSON, or a JSON output
+    format), else its lines laid out for a terminal's width (its natural width to a pipe or a file)."""
+    from cqlsh_ext.common import jsonenc
+
+    if asjson or display.output_format.reports_as_json:
+        print(jsonenc.dumps(as_json()))
+    else:
+        import shutil
+
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+        print("\n".join(laid_out(width)))
+    sys.stdout.flush()
 
 
 def print_answer(display: Any, answer: TypedAnswer, keyspace: str, table: str, float_precision: int) -> None:

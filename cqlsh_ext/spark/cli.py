@@ -185,65 +185,22 @@ def _check_partitioner(db: Any, conn: Any) -> None:
                          "Murmur3Partitioner, cqlsh-ext docs spark)")
 
 
-def _pricing(db: Any, conn: Any) -> Any:
-    """How the report prices capacity units, by the shell's rule (scanning.cost.pricing_for), at
-    the level the connector reads at: LOCAL_QUORUM on Amazon Keyspaces, its default LOCAL_ONE
-    elsewhere (spark/connect.py)."""
-    from cqlsh_ext.scanning.cost import pricing_for
-
-    level = "LOCAL_QUORUM" if conn.settings.keyspaces.keyspaces else "LOCAL_ONE"
-    return pricing_for(level, conn.settings.keyspaces, db, conn.host)
-
-
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
-    from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.insight.view_measures import effective_mode
-    from cqlsh_ext.spark.parse import StatsOnSpark
-
-    display = conn.settings.display
-    mode = effective_mode(display.mode)
-    if isinstance(stmt, StatsOnSpark):
-        from cqlsh_ext.spark import stats_job
-
-        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))
-        if stmt.asjson or display.output_format.reports_as_json:
-            print(jsonenc.dumps(stats.to_json()))
-        else:
-            import shutil
-
-            from cqlsh_ext.common.text import draws_blocks, fit
-
-            # As in the shell: laid out for a terminal, at its natural width to a pipe or a file.
-            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
-            print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
-        sys.stdout.flush()
-        return
-    from cqlsh_ext.spark.parse import DescribeOnSpark, ExportStatementOnSpark, RewriteOnSpark
+    """One statement (spark.parse.classify's): a declared statement's job (Statement.spark) runs
+    itself; COMPRESSION REWRITE, COPY (SELECT ...) and SELECT are Spark mode's own."""
+    from cqlsh_ext.spark.parse import ExportStatementOnSpark, QueryStatement, RewriteOnSpark
 
     if isinstance(stmt, RewriteOnSpark):
         from cqlsh_ext.spark import rewrite_job
 
         rewrite_job.run(spark, db, conn, stmt)
-        return
-
-    if isinstance(stmt, DescribeOnSpark):
-        from cqlsh_ext.spark import describe_job
-
-        report = describe_job.run(spark, db, stmt.request, conn.settings)
-        if stmt.asjson or display.output_format.reports_as_json:
-            print(jsonenc.dumps(report.to_json()))
-        else:
-            import shutil
-
-            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
-            print("\n".join(report.render(width)))
-        sys.stdout.flush()
-        return
-    if isinstance(stmt, ExportStatementOnSpark):
+    elif isinstance(stmt, ExportStatementOnSpark):
         from cqlsh_ext.spark import export_job
 
         export_job.run(spark, db, stmt, conn.settings)
-        return
-    from cqlsh_ext.spark import query_job
+    elif isinstance(stmt, QueryStatement):
+        from cqlsh_ext.spark import query_job
 
-    query_job.run(spark, db, stmt, conn.settings, conn.options.float_precision)
+        query_job.run(spark, db, stmt, conn.settings, conn.options.float_precision)
+    else:
+        stmt.run(spark, db, conn)

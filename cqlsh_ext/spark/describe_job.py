@@ -1,5 +1,8 @@
 """DESCRIBE PAYLOAD over a whole table on Spark: the executors fill the shell's aggregate.
 
+describe_payload's statement declares it (features.feature.Statement.spark: `on_spark`): what
+Spark refuses of the shell's statement (SAMPLE), then the job (`DescribeOnSpark.run`).
+
 Each Spark partition (token ranges the connector reads) is one task filling a fresh
 `describe.description.Description`, as a worker process of the shell's ALL does: `set_columns`
 with the types the Python driver reports for the same SELECT, `add_rows` a page at a time (the
@@ -14,12 +17,38 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
+
+
+@dataclass(frozen=True)
+class DescribeOnSpark:
+    """DESCRIBE PAYLOAD: the shell's own typed request (describe.parse.DescribeStatement, read from
+    describe_payload's declaration), and whether the report is asked as JSON."""
+
+    request: DescribeStatement
+    asjson: bool
+
+    def run(self, spark: Any, session: Any, conn: Any) -> None:
+        """The statement read by Spark, the shell's report printed (as JSON, or laid out)."""
+        from cqlsh_ext.spark.answer_output import print_report
+
+        report = run(spark, session, self.request, conn.settings)
+        print_report(conn.settings.display, self.asjson, report.to_json, report.render)
+
+
+def on_spark(request: DescribeStatement, asjson: bool) -> DescribeOnSpark:
+    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark, the
+    statement read from describe_payload's declaration as the shell reads it; the shell's SAMPLE is
+    refused."""
+    if request.sample is not None:
+        raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
+    return DescribeOnSpark(request, asjson)
 
 
 def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],

@@ -1,53 +1,33 @@
 """Which statements Spark mode runs, read from their tokens (cqlsh_ext.cql.lexer.Lexed: the script
-is lexed once, each statement a part of it, and the payload-query parser reads the same tokens):
-COMPRESSION STATS and DESCRIBE PAYLOAD (docs/describe.md: describe_job.py), told and read by their
-features' declarations as the shell tells and reads them (features.shell_statement.own_feature_of,
-features.calling.read_statement); COMPRESSION REWRITE; a SELECT (payload paths, payload
-conditions, aggregates, GROUP BY: docs/queries.md); COPY (SELECT ...) TO 'dir' WITH FORMAT =
-'parquet' (docs/export.md: export_job.py). Spark reads whole tables: COMPRESSION STATS over anything
-but a whole-table SELECT, and the shell's SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's SAMPLE, are
-refused in one line (the shell runs those), as is any other statement a feature declares.
+is lexed once, each statement a part of it, and the payload-query parser reads the same tokens).
+
+A statement a feature declares is told and read by its declaration as the shell tells and reads it
+(features.shell_statement.own_feature_of, features.calling.read_statement), and runs on Spark when
+its Statement declares `spark`, the job Spark runs for it (COMPRESSION STATS: stats_job.py; DESCRIBE
+PAYLOAD: describe_job.py), which refuses what Spark does not run of it (the shell's SAMPLE); any
+other declared statement is refused in one line naming it. Spark mode's own, which no feature's
+declaration reads: COMPRESSION REWRITE (rewrite_job.py reads it with the rewrite's parser); a SELECT
+(payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md); COPY (SELECT ...) TO
+'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.cql.lexer import Lexed, Token
-from cqlsh_ext.describe.parse import DescribeStatement
-from cqlsh_ext.reading.read_requests import StatsRequest
 from cqlsh_ext.spark.session import SparkError
 
-
-@dataclass(frozen=True)
-class StatsOnSpark:
-    """COMPRESSION STATS: the shell's own typed request (reading.read_requests.StatsRequest: the
-    table, the whole-table SELECT as typed or None for a table named alone, DECODE ALL as
-    `from_headers=False`), and whether the report is asked as JSON (how it is rendered, not what
-    is read)."""
-
-    request: StatsRequest
-    asjson: bool
-
-    @property
-    def keyspace(self) -> str | None:
-        return self.request.target.keyspace
-
-    @property
-    def table(self) -> str:
-        assert self.request.target.table is not None
-        return self.request.target.table
+if TYPE_CHECKING:
+    from cqlsh_ext.features.feature import Feature
 
 
-@dataclass(frozen=True)
-class DescribeOnSpark:
-    """DESCRIBE PAYLOAD: the shell's own typed request (describe.parse.DescribeStatement, read from
-    describe_payload's declaration), and whether the report is asked as JSON."""
+class DeclaredJob(Protocol):
+    """What a declared statement's Spark job (features.feature.Statement.spark) makes of its
+    request: the Spark jobs of the statement, run by `run`, its report printed."""
 
-    request: DescribeStatement
-    asjson: bool
+    def run(self, spark: Any, session: Any, conn: Any) -> None: ...
 
 
 @dataclass
@@ -87,14 +67,13 @@ def _table(tokens: list[Token], i: int) -> tuple[str | None, str, int]:
     return None, _name(tokens[i]), i + 1
 
 
-def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | QueryStatement
-                                                                | ExportStatementOnSpark | DescribeOnSpark
-                                                                | RewriteOnSpark):
+def classify(statement: Lexed, keyspace: str | None = None) -> (QueryStatement | ExportStatementOnSpark
+                                                                | RewriteOnSpark | DeclaredJob):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run; a
     table named alone is in `keyspace` (-k). A statement a feature declares is told by its
     declaration (features.shell_statement.own_feature_of: its words, DESCRIBE PAYLOAD from cqlsh's
-    DESCRIBE), read as the shell reads it, then what Spark makes of it (`_RUNS`); any other
-    declared statement is the shell's."""
+    DESCRIBE), read as the shell reads it, then handed to the job its Statement declares for Spark."""
+    from cqlsh_ext.features.forms import statement_words
     from cqlsh_ext.features.shell_statement import own_feature_of
 
     tokens = statement.tokens
@@ -110,57 +89,43 @@ def classify(statement: Lexed, keyspace: str | None = None) -> (StatsOnSpark | Q
     if words[:2] == ["COMPRESSION", "REWRITE"]:
         return RewriteOnSpark(statement)
     declared = own_feature_of(statement)
-    if declared is not None and declared[0].name in _RUNS:
-        request, asjson = _declared(declared[0].name, statement, declared[1], keyspace)
-        return _RUNS[declared[0].name](request, asjson)
+    declaration = declared[0].statement if declared is not None else None
+    spark = declaration.spark if declaration is not None else None
+    if declared is not None and spark is not None:  # (its Statement declares its job on Spark)
+        request, asjson = _declared(declared[0], statement, declared[1], keyspace)
+        job: DeclaredJob = spark(request, asjson)
+        return job
     if words[0] in ("DESCRIBE", "DESC"):
         raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
                          "statements are the shell's")
-    raise SparkError(f"Spark mode runs {_ran()} statements; {tokens[0].value or 'an empty statement'} is the "
-                     "shell's")
+    said = " ".join(statement_words(declared[0])) if declared is not None else \
+        tokens[0].value or "an empty statement"
+    raise SparkError(f"Spark mode runs {_ran()} statements; {said} is the shell's")
 
 
 def _ran() -> str:
-    """What Spark mode runs, as its refusal lists it: the declared statements of `_RUNS` among the
-    others."""
+    """What Spark mode runs, as its refusal lists it: the declared statements Spark has a job of,
+    then its own."""
+    from cqlsh_ext.common.file_formats import listed
     from cqlsh_ext.features import declared
     from cqlsh_ext.features.forms import statement_words
 
-    features = declared(plugins=False)
-    stats, describe = (" ".join(statement_words(features[name])) for name in _RUNS)
-    return f"{stats}, COMPRESSION REWRITE, SELECT and {describe}"
+    jobs = [" ".join(statement_words(feature)) for feature in declared(plugins=False).values()
+            if feature.statement is not None and feature.statement.spark is not None]
+    return listed([*jobs, "COMPRESSION REWRITE", "SELECT", "COPY (SELECT ...) TO"], "and")
 
 
-def _declared(name: str, statement: Lexed, skip: int, keyspace: str | None) -> tuple[Any, bool]:
-    """The statement (its `skip` words, then what feature `name` declares) read as the shell reads
-    it (features.calling.read_statement; a table alone in `keyspace`): its request, and whether it
+def _declared(feature: Feature, statement: Lexed, skip: int, keyspace: str | None) -> tuple[Any, bool]:
+    """The statement (its `skip` words, then what `feature` declares) read as the shell reads it
+    (features.calling.read_statement; a table alone in `keyspace`): its request, and whether it
     asks for JSON. Its refusal is a SparkError, in the statement's words."""
-    from cqlsh_ext.features import declared
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import read_statement, spoken
 
-    feature = declared(plugins=False)[name]
     try:
         return read_statement(feature, statement, skip, keyspace)
     except Invalid as err:
         raise SparkError(spoken(feature, str(err))) from None
-
-
-def _stats(request: StatsRequest, asjson: bool) -> StatsOnSpark:
-    """COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table,
-    read from compression_stats' declaration as the shell reads it; Spark reads the whole table
-    exactly, so the shell's SAMPLE and PARALLEL, and a SELECT of anything but whole rows, are refused.
-    A full scan is what Spark mode is for: confirmed by asking for it."""
-    for clause, given in (("SAMPLE", request.sample), ("PARALLEL", request.parallel)):
-        if given is not None:
-            raise SparkError(f"COMPRESSION STATS {clause} is the shell's; Spark mode scans the whole table "
-                             "exactly (leave it out)")
-    target = request.target
-    if target.select is not None and not target.whole_table:
-        raise SparkError("Spark mode's COMPRESSION STATS reads whole tables: it takes a whole-table SELECT, "
-                         "SELECT columns FROM [keyspace.]table and nothing after it (run the others in the "
-                         "shell)")
-    return StatsOnSpark(replace(request, target=replace(target, whole_table=True), confirm=True), asjson)
 
 
 def _export(statement: Lexed) -> ExportStatementOnSpark:
@@ -192,19 +157,3 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     if target is None:
         raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     return ExportStatementOnSpark(export, target[0], target[1])
-
-
-def _describe(request: DescribeStatement, asjson: bool) -> DescribeOnSpark:
-    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark, the
-    statement read from describe_payload's declaration as the shell reads it."""
-    from cqlsh_ext.describe.parse import LABEL
-
-    if request.sample is not None:
-        raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
-    return DescribeOnSpark(request, asjson)
-
-
-#: The declared statements Spark mode runs, by their feature: what it makes of each one's request
-#: (and whether it asks for JSON).
-_RUNS: dict[str, Callable[[Any, bool], StatsOnSpark | DescribeOnSpark]] = {
-    "compression_stats": _stats, "describe_payload": _describe}

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.payload.places import Decoding
+from cqlsh_ext.payload.view import crossing
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
@@ -59,6 +60,11 @@ def answer_partition(template: Answer, settings: Decoding, keyspace: str, names:
             counts.rows_read.add(read)
             if len(found) >= limit:
                 break
+    # A blob the answer gives whole crosses to the driver with its reading, never decoded again there:
+    # the rows found, and those a sorted or DISTINCT answer holds in its part.
+    found = [tuple(crossing(value) for value in row) for row in found]
+    if part.buffer is not None:
+        part.buffer.rows = [tuple(crossing(value) for value in row) for row in part.buffer.rows]
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps((part, found))]})
 
 

@@ -1,5 +1,9 @@
 """COMPRESSION STATS over a whole table on Spark: the executors build the shell's aggregate.
 
+compression_stats' statement declares it (features.feature.Statement.spark: `on_spark`): what Spark
+refuses of the shell's statement (SAMPLE, PARALLEL, a SELECT of less than whole rows), then the
+job (`StatsOnSpark.run`).
+
 Each Spark partition (a set of token ranges the connector reads) is scanned by one task into a fresh
 `insight.stats.Stats`, exactly as a worker process of the shell's exact scan does (an Aggregate,
 scanning/aggregate.py): `fresh()`, `set_columns(names, types)` with the column types the Python
@@ -9,16 +13,81 @@ Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight.stats import Stats
-from cqlsh_ext.spark.parse import StatsOnSpark
+from cqlsh_ext.reading.read_requests import StatsRequest
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
+
+
+@dataclass(frozen=True)
+class StatsOnSpark:
+    """COMPRESSION STATS: the shell's own typed request (reading.read_requests.StatsRequest: the
+    table, the whole-table SELECT as typed or None for a table named alone, DECODE ALL as
+    `from_headers=False`), and whether the report is asked as JSON (how it is rendered, not what
+    is read)."""
+
+    request: StatsRequest
+    asjson: bool
+
+    @property
+    def keyspace(self) -> str | None:
+        return self.request.target.keyspace
+
+    @property
+    def table(self) -> str:
+        assert self.request.target.table is not None
+        return self.request.target.table
+
+    def run(self, spark: Any, session: Any, conn: Any) -> None:
+        """The statement read by Spark, the shell's report printed (as JSON, or laid out)."""
+        from cqlsh_ext.insight.view_measures import effective_mode
+        from cqlsh_ext.spark.answer_output import print_report
+
+        display = conn.settings.display
+        stats = run(spark, session, self, effective_mode(display.mode), display.cap, _pricing(session, conn))
+        print_report(display, self.asjson, stats.to_json, lambda width: _fitted(stats.render(), width))
+
+
+def _fitted(lines: list[Any], width: int) -> list[str]:
+    """As in the shell: the report laid out for a terminal (`width`; 0 to a pipe or a file)."""
+    from cqlsh_ext.common.text import draws_blocks, fit
+
+    return list(fit(lines, width, draws_blocks(sys.stdout.encoding)))
+
+
+def on_spark(request: StatsRequest, asjson: bool) -> StatsOnSpark:
+    """COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table,
+    read from compression_stats' declaration as the shell reads it; Spark reads the whole table
+    exactly, so the shell's SAMPLE and PARALLEL, and a SELECT of anything but whole rows, are refused.
+    A full scan is what Spark mode is for: confirmed by asking for it."""
+    for clause, given in (("SAMPLE", request.sample), ("PARALLEL", request.parallel)):
+        if given is not None:
+            raise SparkError(f"COMPRESSION STATS {clause} is the shell's; Spark mode scans the whole table "
+                             "exactly (leave it out)")
+    target = request.target
+    if target.select is not None and not target.whole_table:
+        raise SparkError("Spark mode's COMPRESSION STATS reads whole tables: it takes a whole-table SELECT, "
+                         "SELECT columns FROM [keyspace.]table and nothing after it (run the others in the "
+                         "shell)")
+    return StatsOnSpark(replace(request, target=replace(target, whole_table=True), confirm=True), asjson)
+
+
+def _pricing(db: Any, conn: Any) -> Any:
+    """How the report prices capacity units, by the shell's rule (scanning.cost.pricing_for), at
+    the level the connector reads at: LOCAL_QUORUM on Amazon Keyspaces, its default LOCAL_ONE
+    elsewhere (spark/connect.py)."""
+    from cqlsh_ext.scanning.cost import pricing_for
+
+    level = "LOCAL_QUORUM" if conn.settings.keyspaces.keyspaces else "LOCAL_ONE"
+    return pricing_for(level, conn.settings.keyspaces, db, conn.host)
 
 
 def spark_table(session: Any, keyspace: str | None, table: str) -> TableTarget:

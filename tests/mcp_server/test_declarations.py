@@ -188,9 +188,11 @@ def test_the_features_reference_is_what_the_declarations_generate() -> None:
 
 def test_every_declared_service_is_a_function_of_cqlsh_ext() -> None:
     for feature in declared(plugins=False).values():
-        service = feature.service
-        if isinstance(service, Service):
-            assert callable(getattr(importlib.import_module(service.module), service.function)), service
+        # A statement's job on Spark too (Statement.spark): importable without pyspark.
+        spark = feature.statement.spark if feature.statement is not None else None
+        for service in (feature.service, spark):
+            if isinstance(service, Service):
+                assert callable(getattr(importlib.import_module(service.module), service.function)), service
 
 
 def test_a_feature_registered_for_a_while_is_served_then_gone() -> None:

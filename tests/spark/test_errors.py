@@ -23,8 +23,11 @@ def _one_line(proc) -> str:
 
 @pytest.mark.parametrize(("statement", "said"), [
     ("INSERT INTO ks.t (a) VALUES (1)",
-     "Spark mode runs COMPRESSION STATS, COMPRESSION REWRITE, SELECT and DESCRIBE PAYLOAD statements; "
-     "INSERT"),
+     "Spark mode runs DESCRIBE PAYLOAD, COMPRESSION STATS, COMPRESSION REWRITE, SELECT and COPY (SELECT ...) "
+     "TO statements; INSERT is the shell's"),
+    # A declared statement whose Statement names no Spark job: refused by its words.
+    ("COMPRESSION SETTINGS ks.t", "; COMPRESSION SETTINGS is the shell's"),
+    (f"DESCRIBE PAYLOAD {TABLE}.keyspace_name SAMPLE 10", "DESCRIBE PAYLOAD: SAMPLE is the shell's"),
     (f"COMPRESSION STATS SAMPLE {TABLE}", "COMPRESSION STATS SAMPLE is the shell's"),
     (f"COMPRESSION STATS PARALLEL 4 {TABLE}", "COMPRESSION STATS PARALLEL is the shell's"),
     (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "takes a whole-table SELECT"),
@@ -40,6 +43,30 @@ def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said
     # Refused before anything connects or starts: 127.0.0.1:1 is never reached.
     server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
     assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
+
+
+def toy_job(request: object, asjson: bool) -> tuple[str, object, bool]:
+    return ("toy", request, asjson)
+
+
+def test_a_declared_statement_runs_the_spark_job_its_declaration_names(monkeypatch: pytest.MonkeyPatch):
+    """spark.parse has no feature of its own: a statement runs on Spark when its declaration names
+    the job (Statement.spark), handed the request the shell reads from the declaration."""
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.feature import FEATURES, Service
+    from cqlsh_ext.spark.parse import classify
+    from cqlsh_ext.spark.session import SparkError
+
+    statement = Lexed("COMPRESSION SETTINGS JSON ks.t")
+    with pytest.raises(SparkError, match="COMPRESSION SETTINGS is the shell's"):
+        classify(statement)
+    settings = declared(plugins=False)["compression_settings"]
+    assert settings.statement is not None
+    monkeypatch.setitem(FEATURES, "compression_settings", settings._replace(
+        statement=settings.statement._replace(spark=Service(__name__, "toy_job"))))
+    kind, request, asjson = classify(statement)
+    assert (kind, request.keyspace, request.table, asjson) == ("toy", "ks", "t", True)
 
 
 def test_without_pyspark_says_how_to_add_it_here(tmp_path: Path):
