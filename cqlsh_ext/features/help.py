@@ -8,8 +8,7 @@ what HELP of some topics prints besides cqlsh's own (`help_answer`): the shell p
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cqlsh_ext.common.text import HELP_WIDTH
 from cqlsh_ext.features.feature import Text
@@ -152,8 +151,7 @@ def umbrella_mistyped(word: str, words: list[str]) -> str | None:
     return f"{word.upper()} {unknown('statement', words[1], list(parts))} (HELP {word.upper()})"
 
 
-@dataclass(frozen=True)
-class HelpAnswer:
+class HelpAnswer(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at start-up
     """What HELP <typed topics> prints besides cqlsh's own HELP: `said`, lines on stderr (a topic no
     one answers, with the one meant; a package whose features do not load); `alone`, a text printed
     instead of cqlsh's (a topic of several words, HELP DESCRIBE PAYLOAD, or a package's feature);
