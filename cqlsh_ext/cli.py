@@ -169,15 +169,18 @@ def _missing_credentials(cqlshmain: Any, cqlsh_args: list[str]) -> str | None:
     return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
 
 
-def _versions(cqlshmain: Any) -> str:
+def _print_versions(cqlshmain: Any) -> None:
+    """--version: wrapped at words on a terminal (the core's list of formats is one long line); a
+    pipe gets each line whole, as scripts read it."""
     import cassandra
 
+    from cqlsh_ext.common.text import message, screen_width
     from cqlsh_ext.payload.running import version_lines
 
     # (what the core reads too: it is loaded for this, --version is no shell start-up)
     versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
                 f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
-    return versions + "".join(f"\n{line}" for line in outside_lines())
+    print(message(versions + "".join(f"\n{line}" for line in outside_lines()), screen_width(sys.stdout)))
 
 
 def outside_lines() -> list[str]:
@@ -268,7 +271,6 @@ def _main(argv: list[str] | None) -> int:
             return serving
         args = serving.shell_args
 
-    from cqlsh_ext.common.text import message, screen_width
     from cqlsh_ext.upstream import seams
 
     gc_pause.pause()  # until the shell is ready (main() called without run()): see gc_pause
@@ -280,9 +282,7 @@ def _main(argv: list[str] | None) -> int:
         print(help_text(cqlshmain))
         return 0
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
-        # Wrapped at words on a terminal (the core's list of formats is one long line); a pipe gets
-        # each line whole, as scripts read it.
-        print(message(_versions(cqlshmain), screen_width(sys.stdout)))
+        _print_versions(cqlshmain)
         return 0
     if ext.spec:
         from cqlsh_ext.agent.cli_spec import spec_text
