@@ -13,12 +13,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
-from cqlsh_ext.common.text import message, say, screen_width
-from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import SettingError, Settings, add_flags
+from cqlsh_ext.common import gc_pause
 
+# The rest of cqlsh-ext is imported inside the functions, after run() paused the collector: at
+# start-up it scans every object the imports build, again and again (common.gc_pause).
 if TYPE_CHECKING:
     from cqlsh_ext.agent.door import AgentRun
+    from cqlsh_ext.settings import Settings
 
 #: When the process started, as near as it knows: --stats' elapsed time counts from here.
 STARTED = time.monotonic()
@@ -46,6 +47,9 @@ SERVING_SUBCOMMANDS = {
 
 
 def _ext_parser() -> argparse.ArgumentParser:
+    from cqlsh_ext.keyspaces import options as keyspaces_options
+    from cqlsh_ext.settings import add_flags
+
     # allow_abbrev=False: '--de' must stay cqlsh's '--debug', never a prefix of ours.
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, prog="cqlsh-ext")
     # Every flag of ours is a Key in cqlsh_ext.settings.SETTINGS: its dest is the Key's name.
@@ -57,6 +61,8 @@ def _ext_parser() -> argparse.ArgumentParser:
 
 def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
+    from cqlsh_ext.keyspaces import options as keyspaces_options
+
     opts = settings.keyspaces
     if not opts.active:
         return cqlsh_args
@@ -163,15 +169,18 @@ def _missing_credentials(cqlshmain: Any, cqlsh_args: list[str]) -> str | None:
     return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
 
 
-def _versions(cqlshmain: Any) -> str:
+def _print_versions(cqlshmain: Any) -> None:
+    """--version: wrapped at words on a terminal (the core's list of formats is one long line); a
+    pipe gets each line whole, as scripts read it."""
     import cassandra
 
+    from cqlsh_ext.common.text import message, screen_width
     from cqlsh_ext.payload.running import version_lines
 
     # (what the core reads too: it is loaded for this, --version is no shell start-up)
     versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
                 f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
-    return versions + "".join(f"\n{line}" for line in outside_lines())
+    print(message(versions + "".join(f"\n{line}" for line in outside_lines()), screen_width(sys.stdout)))
 
 
 def outside_lines() -> list[str]:
@@ -208,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """The `cqlsh-ext` command: main() and its exit status, from the process's last steps on a
     Ctrl-C ends it at once, never with a traceback from Python's shutdown (ends_at_once)."""
+    gc_pause.pause()  # before the imports: see gc_pause
     from cqlsh_ext.common.interrupt import ends_at_once
 
     try:
@@ -225,6 +235,7 @@ def run() -> None:
 def _internal_error(err: Exception) -> int:
     from cqlsh_ext.agent import crash
     from cqlsh_ext.common.exits import INTERNAL
+    from cqlsh_ext.common.text import say
 
     say(f"cqlsh-ext: {crash.line(err, crash.write(err, 'the start or the end of the run'))}")
     return INTERNAL.code
@@ -245,6 +256,7 @@ def _main(argv: list[str] | None) -> int:
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module
 
+        gc_pause.resume()  # a tool's run, no shell start-up to hurry
         return import_module(SUBCOMMANDS[args[0]]).main(args[1:])
     if args and args[0] in STATEMENT_SUBCOMMANDS:
         from importlib import import_module
@@ -259,10 +271,9 @@ def _main(argv: list[str] | None) -> int:
             return serving
         args = serving.shell_args
 
-    from cqlsh_ext.common import gc_pause
     from cqlsh_ext.upstream import seams
 
-    gc_pause.pause()  # until the shell is ready: see gc_pause
+    gc_pause.pause()  # until the shell is ready (main() called without run()): see gc_pause
     ext_parser = _ext_parser()
     ext, cqlsh_args = ext_parser.parse_known_args(args)
 
@@ -271,9 +282,7 @@ def _main(argv: list[str] | None) -> int:
         print(help_text(cqlshmain))
         return 0
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
-        # Wrapped at words on a terminal (the core's list of formats is one long line); a pipe gets
-        # each line whole, as scripts read it.
-        print(message(_versions(cqlshmain), screen_width(sys.stdout)))
+        _print_versions(cqlshmain)
         return 0
     if ext.spec:
         from cqlsh_ext.agent.cli_spec import spec_text
@@ -287,7 +296,7 @@ def _main(argv: list[str] | None) -> int:
     from cqlsh_ext.agent.door import AgentRun
     from cqlsh_ext.common.exits import RunOutcome
     from cqlsh_ext.keyspaces.errors import KeyspacesError
-    from cqlsh_ext.settings import load, load_dictionaries
+    from cqlsh_ext.settings import SettingError, load, load_dictionaries
 
     try:
         ext.debug = "--debug" in cqlsh_args
@@ -340,6 +349,8 @@ def _usage_error(line: str, ext: argparse.Namespace) -> int:
 
         sys.stderr.write(classify(line, kind="usage").line() + "\n")
     else:
+        from cqlsh_ext.common.text import say
+
         say(f"cqlsh-ext: error: {line}")  # wrapped at words on a terminal, one line in a pipe
     return 2
 

@@ -17,7 +17,7 @@ __all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Hol
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
-_FIRST_GAP = re.compile(r"^ *\S+(?: \S+)*? {2,}(?=\S)")
+_FIRST_GAP = r"^ *\S+(?: \S+)*? {2,}(?=\S)"
 #: What a continuation under the text after the first gap must leave for the text, else it
 #: continues under the line's start.
 _HANGING_ROOM = 24
@@ -143,12 +143,12 @@ def _field_after(text: str, comma: int, width: int) -> bool:
 
 #: A path (absolute, from home, relative with a '/': docs/edit.md) or a web address, after any
 #: opening quote or bracket: never cut or broken (fit).
-_PATH = re.compile(r"""^[('"`]*(?:~?/|\.\.?/|[A-Za-z][\w+.-]*://|[\w.+-]+/[\w.+-])""")
+_PATH = r"""^[('"`]*(?:~?/|\.\.?/|[A-Za-z][\w+.-]*://|[\w.+-]+/[\w.+-])"""
 
 
 def is_path(word: str) -> bool:
     """Whether `word` (no spaces) is a path or a web address, which fit never cuts or breaks."""
-    return _PATH.match(word) is not None
+    return re.match(_PATH, word) is not None
 
 
 def _space(text: str, start: int, width: int) -> int:
@@ -166,7 +166,7 @@ def _continuation(line: str, width: int) -> int:
     indent = len(line) - len(line.lstrip(" "))
     if line.startswith("- ", indent):
         return min(indent + 2, width // 2)
-    gap = _FIRST_GAP.match(line)
+    gap = re.match(_FIRST_GAP, line)
     if gap is not None and width - gap.end() >= _HANGING_ROOM:
         return gap.end()
     return min(indent + 4, width // 2)

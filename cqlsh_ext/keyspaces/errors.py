@@ -16,21 +16,21 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Secrets seen in this process besides the environment's (resolved credentials, passwords).
 _KNOWN_SECRETS: set[str] = set()
 _SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
-#: "signature=<hex>" or "session_token=..." in anything echoed back.
-_SIGNED_FIELD = re.compile(r"(signature|session_token|password)=[^,\s'\"]+")
+#: "signature=<hex>" or "session_token=..." in anything echoed back. (The patterns here are compiled
+#: at first use, through re's cache: every shell imports this module, few fail to connect.)
+_SIGNED_FIELD = r"(signature|session_token|password)=[^,\s'\"]+"
 
 
 class KeyspacesError(Exception):
     """A failure whose str() is the one line the user sees."""
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):  # NamedTuples, not dataclasses: cheaper to create at start-up
     """How a front end's user gives what logging in takes, as `explain`'s lines name it: the
     shell's flags (SHELL_FLAGS), or the Python API's arguments (cqlsh_ext.api)."""
 
@@ -82,7 +82,7 @@ def redact(text: str, extra: Iterable[str] = ()) -> str:
     secrets = set(_KNOWN_SECRETS) | {os.environ.get(name, "") for name in _SECRET_ENV} | set(extra)
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
         text = text.replace(secret, "****")
-    return _SIGNED_FIELD.sub(r"\1=****", text)
+    return re.sub(_SIGNED_FIELD, r"\1=****", text)
 
 
 def one_line(text: str) -> str:
@@ -122,11 +122,11 @@ _UNRESOLVED = ("name or service not known", "nodename nor servname", "temporary 
                "no address associated with hostname", "name does not resolve")
 #: A keyspace named with -k that the session could not use: the driver's NoHostAvailable ("... using
 #: keyspace 'x'"), or the server's "Keyspace 'x' does not exist".
-_NO_KEYSPACE = re.compile(r"using keyspace '([^']+)'|keyspace '?([^' ]+)'? does not exist", re.I)
+_NO_KEYSPACE = r"using keyspace '([^']+)'|keyspace '?([^' ]+)'? does not exist"
 
 
 #: The driver reading a frame whose version byte no CQL server sends (protocol versions are 1 to 6).
-_DRIVER_VERSION = re.compile(r"does not support protocol version (\d+)")
+_DRIVER_VERSION = r"does not support protocol version (\d+)"
 _HIGHEST_CQL_VERSION = 6
 
 
@@ -141,8 +141,7 @@ def _resolver_says(host: str) -> str:
     return "no address found"
 
 
-@dataclass(frozen=True)
-class _Cause:
+class _Cause(NamedTuple):
     """One cause of a connection failure (`err`, its text, lower case, and its type's name), with
     what explain's lines name: `where` (host:port), whether TLS and Amazon Keyspaces were asked
     for, and how the user gives the login and the keyspace."""
@@ -229,7 +228,7 @@ def _no_login_given(c: _Cause) -> str | None:
 
 
 def _not_cql(c: _Cause) -> str | None:
-    version = _DRIVER_VERSION.search(c.text)
+    version = re.search(_DRIVER_VERSION, c.text)
     if version and int(version.group(1)) > _HIGHEST_CQL_VERSION:
         # The first bytes of something else (HTTP, TLS, SSH...) read as a CQL frame's version.
         return (f"{c.where} answers, but not in CQL: another kind of server listens on that port; check "
@@ -285,7 +284,7 @@ def _tls_closed(c: _Cause) -> str | None:
 
 
 def _no_keyspace(c: _Cause) -> str | None:
-    missing = _NO_KEYSPACE.search(_server_message(c.text))
+    missing = re.search(_NO_KEYSPACE, _server_message(c.text), re.I)
     if missing:
         keyspace = missing.group(1) or missing.group(2)
         return f"{c.where} could not use keyspace {keyspace!r}: check that it exists ({c.asked.keyspace})"

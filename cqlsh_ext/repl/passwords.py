@@ -17,16 +17,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_PASSWORD_WORD = re.compile(r"passw(or)?d|\bpwd\b", re.IGNORECASE)
-_LOGIN = re.compile(r"(^|;)\s*login\b", re.IGNORECASE)
-_PASSWORD_FLAG = re.compile(r"(^|\s)(-p|--password)(\s|=|$)")
+# Compiled at first use (re's cache): a script's shell imports this module and never asks.
+_PASSWORD_WORD = r"passw(or)?d|\bpwd\b"
+_LOGIN = r"(^|;)\s*login\b"
+_PASSWORD_FLAG = r"(^|\s)(-p|--password)(\s|=|$)"
 
 
 def carries_password(text: str) -> bool:
     """True for input that must not be remembered: LOGIN, any statement with the word PASSWORD
     (CREATE/ALTER ROLE/USER ... PASSWORD, but also a column named password), and anything that
     looks like a pasted command line with -p/--password. Errs on the side of forgetting."""
-    return bool(_PASSWORD_WORD.search(text) or _LOGIN.search(text) or _PASSWORD_FLAG.search(text))
+    return bool(re.search(_PASSWORD_WORD, text, re.IGNORECASE) or re.search(_LOGIN, text, re.IGNORECASE)
+                or re.search(_PASSWORD_FLAG, text))
 
 
 def forget(readline: Any, statement: str) -> None:

@@ -74,3 +74,18 @@ def test_e_runs_with_the_collector_on(cassandra, home: Path):
     state = _STATE.search(proc.stderr)
     assert state, proc.stderr
     assert state.group(1) == "True"
+
+
+def test_a_tool_runs_with_the_collector_on(tmp_path: Path):
+    # The command (cli.run) pauses the collector before it imports the rest of cqlsh-ext; a tool
+    # (`cqlsh-ext sample-config`, `inspect`, `spark`, ...) has no shell start-up that resumes it.
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: sys.stderr.write('\\ngc-enabled=%s\\n' % gc.isenabled()))\n"
+            "sys.argv = ['cqlsh-ext', 'sample-config']\n"
+            "from cqlsh_ext.cli import run\n"
+            "run()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=isolated_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "[cqlsh_ext]" in proc.stdout
+    assert "gc-enabled=True" in proc.stderr, proc.stderr
