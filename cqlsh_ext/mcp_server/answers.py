@@ -123,9 +123,10 @@ class ToolAnswer:
     #: export's file).
     links: list[dict[str, Any]] = field(default_factory=list)
     #: An answer of rows' rows as spelt when taken (_RowsFitting.settle): the key, the list that
-    #: data holds under it, each row's compact JSON. The body joins those bytes rather than encode
-    #: the rows again; a list no longer the one data holds is encoded as any value.
-    spelt: tuple[str, list[Any], list[bytes]] | None = None
+    #: data holds under it, each row's compact JSON, their quotes and backslashes (counted once,
+    #: by their cost). The body joins those bytes rather than encode the rows again; a list no
+    #: longer the one data holds is encoded as any value.
+    spelt: tuple[str, list[Any], list[bytes], int] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -134,17 +135,22 @@ class ToolAnswer:
     def body(self) -> bytes | None:
         """The structured content's compact JSON (the first text block's UTF-8), its rows' bytes
         as spelt; None for an error."""
+        return self._body()[0]
+
+    def _body(self) -> tuple[bytes | None, int | None]:
+        """body(), and its quotes and backslashes where they are known without counting them
+        (sizing.text_wire_size's `escapes`; None: not known)."""
         data = self.data
         if data is None:
-            return None
+            return None, None
         spelt = self.spelt
         if spelt is not None:
-            key, items, texts = spelt
+            key, items, texts, escapes = spelt
             if data.get(key) is items and len(items) == len(texts):
-                return sizing.joined(data, key, texts)
+                return sizing.joined(data, key, texts, escapes)
             if any(isinstance(item, SpeltRow) for item in data.get(key) or ()):
                 data = {**data, key: [i.value() if isinstance(i, SpeltRow) else i for i in data[key]]}
-        return sizing.compact(data)
+        return sizing.compact(data), None
 
     def json_data(self, body: bytes) -> Any:
         """The structured content as JSON values, as `body` (body()) spells it
@@ -175,13 +181,14 @@ class ToolAnswer:
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
-        body = self.body()
+        body, escapes = self._body()
         if body is None:
             return sizing.message_size(self.texts_of(None), None) + links
         # The text block frames the structured content's compact JSON: joined once, measured as it
-        # is (sizing.framed_wire_size), neither decoded nor encoded again.
-        return (sizing.MESSAGE_BYTES + sizing.BLOCK_BYTES + sizing.framed_wire_size(body, *self.frame())
-                + len(body) + links)
+        # is (sizing.framed_wire_size), neither decoded nor encoded again, its rows' escapes as
+        # their costs counted them.
+        return (sizing.MESSAGE_BYTES + sizing.BLOCK_BYTES
+                + sizing.framed_wire_size(body, *self.frame(), escapes) + len(body) + links)
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
@@ -558,7 +565,8 @@ class _RowsFitting:
         assert data is not None
         key = taken.key
         data[key] = taken.rows[:kept]
-        answer.spelt = (key, data[key], taken.texts[:kept])
+        texts = taken.texts[:kept]
+        answer.spelt = (key, data[key], texts, sum(map(sizing.row_escapes, texts, taken.costs[:kept])))
         data["count"] = kept
         cut, at = taken.cut, taken.next_at
         if kept < len(taken.rows):
