@@ -6,7 +6,7 @@ nothing the shell prints is read back.
   spelt one way: guard.py's Screen) before anything measures or sends it, its long values cut
   inside it (the cut said). A batch's rows are laid out a column at a time as their compact JSON,
   the core writing what it read with the first cut looked at there and the screen's rule for each
-  column applied (JsonRows.answer_bytes, `_laid_out`): no JSON value is made of such a row
+  column applied (JsonRows.answer_rows, `_laid_out`): no JSON value is made of such a row
   (SpeltRow); a row with a value to cut, or one the core spells otherwise than json.dumps, is
   made JSON values, screened and cut as a whole. In an object that says how many, the columns
   and their types, whether the answer was cut and where (`cut`, and a `cursor` that continues it
@@ -86,7 +86,7 @@ class Screen:
     #: Why an answer of rows cut short cannot be continued, where `row` keeps counts a cursor does
     #: not carry (a PER PARTITION LIMIT applied after it); None: it keeps none.
     why_not: str | None = None
-    #: `row` a column at a time, for rows the core lays out (render.json_lines.JsonRows.answer_bytes):
+    #: `row` a column at a time, for rows the core lays out (render.json_lines.JsonRows.answer_rows):
     #: each of an answer's columns (by its result names) None (its values as they are), a JSON
     #: text (every value answered so: redacted whole) or a function of a value's JSON value
     #: (redacted inside); None: no such rule (`row` reads rows whole, or leaves some out).
@@ -96,12 +96,14 @@ class Screen:
 
 class SpeltRow:
     """A row taken as its compact JSON (the core laid it out, its values within the answer's
-    first cut: JsonRows.answer_bytes), never made a JSON value but where one is read (`value`)."""
+    first cut: JsonRows.answer_rows), never made a JSON value but where one is read (`value`);
+    `escapes`: its quotes and backslashes, as the core counted them."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "escapes")
 
-    def __init__(self, text: bytes) -> None:
+    def __init__(self, text: bytes, escapes: int) -> None:
         self.text = text
+        self.escapes = escapes
 
     def value(self) -> Any:
         return json.loads(self.text)
@@ -408,7 +410,7 @@ class Taker:
             return False
         where = f"{self.key}[{len(taken.rows)}]"
         if isinstance(item, SpeltRow):  # within the first cut already: as it is, or a first row cut harder
-            cost = sizing.row_cost(item.text)
+            cost = sizing.row_cost(item.text, item.escapes)
             made = ((item, [], cost, item.text) if cost <= self.room
                     else _cut_row(item.value(), where, self.room, True) if not taken.rows else None)
         else:
@@ -459,7 +461,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     try:
         for batch in answer:
             positions = batch.positions
-            texts = laid(batch) if laid is not None else None
+            texts, escapes = laid(batch) if laid is not None else (None, None)
             rows: list[Any] | None = None
             for i in range(len(batch)):
                 if skip:
@@ -468,8 +470,8 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if own is not None and shown >= own:
                     break
                 text = texts[i] if texts is not None else None
-                if text is not None:
-                    item: Any = SpeltRow(text)
+                if text is not None and escapes is not None:
+                    item: Any = SpeltRow(text, escapes[i])
                 else:
                     rows = rows if rows is not None else batch.rows
                     item = screen.row(spelling.values(rows[i]))
@@ -507,12 +509,13 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     return taker.finish(data, continuation, resume)
 
 
-def _laid_out(spelling: JsonRows, screen: Screen) -> Callable[[AnswerBatch], list[bytes | None]] | None:
+def _laid_out(spelling: JsonRows,
+              screen: Screen) -> Callable[[AnswerBatch], tuple[list[bytes | None], list[int]]] | None:
     """How a batch's rows are spelt a column at a time, the core laying out what it read
-    (JsonRows.answer_bytes), `screen`'s columns rule applied there: each row's compact JSON, or
+    (JsonRows.answer_rows), `screen`'s columns rule applied there: each row's compact JSON, or
     None for a row made a JSON value and screened whole (one with a value the answer cuts, or
     spelt otherwise: a lone surrogate, an integer past 4,300 digits, a float JSON cannot hold:
-    the core says so by a NUL in its line).
+    the core says so by a NUL in its line); and each row's quotes and backslashes.
     None: no batch is (a screen with no columns rule, a name twice)."""
     names = spelling.names
     if screen.columns is None or len(set(names)) != len(names):
@@ -520,12 +523,8 @@ def _laid_out(spelling: JsonRows, screen: Screen) -> Callable[[AnswerBatch], lis
     screens = screen.columns(names)
     cut = CUT_LEVELS[0]
 
-    def laid(batch: AnswerBatch) -> list[bytes | None]:
-        body = spelling.answer_bytes(batch.columns(len(names)), cut, partial(_answer_text, cut), screens)
-        lines: list[bytes | None] = list(body.split(b"\n")[:-1])
-        if b"\0" in body:
-            lines = [None if line is None or b"\0" in line else line for line in lines]
-        return lines
+    def laid(batch: AnswerBatch) -> tuple[list[bytes | None], list[int]]:
+        return spelling.answer_rows(batch.columns(len(names)), cut, partial(_answer_text, cut), screens)
 
     return laid
 

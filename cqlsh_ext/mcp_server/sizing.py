@@ -158,11 +158,12 @@ def message_size(texts: list[str], structured: Any) -> int:
     return answer_size(texts, structured) + MESSAGE_BYTES + BLOCK_BYTES * len(texts)
 
 
-def row_cost(body: bytes) -> int:
-    """What one more row (its compact() bytes, `body`) adds to an answer whose text block is the
-    answer's compact JSON and whose structured content is the same: the row twice, once escaped
-    inside the text block's string (without that string's two quotes), and a comma each."""
-    return len(body) + text_wire_size(body) - 2 + 2
+def row_cost(body: bytes, escapes: int | None = None) -> int:
+    """What one more row (its compact() bytes, `body`; `escapes`: its quotes and backslashes, when
+    known) adds to an answer whose text block is the answer's compact JSON and whose structured
+    content is the same: the row twice, once escaped inside the text block's string (without that
+    string's two quotes), and a comma each."""
+    return len(body) + text_wire_size(body, escapes) - 2 + 2
 
 
 def row_escapes(body: bytes, cost: int) -> int:

@@ -509,12 +509,13 @@ class SpeltWriter:
         registered to be written as they are spelt; None: give the SDK the answer itself."""
         import json
 
+        from cqlsh_ext.payload.columns import json_text_escaped
+
         if not self._keeps(version) or not same_spelling(body):
             return None
         serial, self._next = self._next, self._next + 1
         head, tail = frame
-        text = b"".join((json.dumps(head, ensure_ascii=False)[:-1].encode(),
-                         body.replace(b"\\", b"\\\\").replace(b'"', b'\\"'),
+        text = b"".join((json.dumps(head, ensure_ascii=False)[:-1].encode(), json_text_escaped(body),
                          json.dumps(tail, ensure_ascii=False)[1:].encode()))
         self._pending[serial] = (text, body)
         while len(self._pending) > self.PENDING:
