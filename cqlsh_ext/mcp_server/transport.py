@@ -496,8 +496,9 @@ class SpeltWriter:
         self._secret = secrets.token_hex(16)
         self._marker = f'{{"{self._secret}":'
         self._text_marker = f'"{self._secret}-'
-        #: Each registered answer: its text block as a JSON string, its JSON (UTF-8).
-        self._pending: dict[int, tuple[bytes, bytes]] = {}
+        #: Each registered answer: its text block as a JSON string (in three pieces: the frame's head,
+        #: the answer's JSON escaped, the frame's tail; not joined into one more copy), its JSON.
+        self._pending: dict[int, tuple[tuple[bytes, bytes, bytes], bytes]] = {}
         self._next = 0
         #: Whether each protocol revision's tools/call result keeps structured content as given.
         self._kept: dict[str, bool] = {}
@@ -515,8 +516,8 @@ class SpeltWriter:
             return None
         serial, self._next = self._next, self._next + 1
         head, tail = frame
-        text = b"".join((json.dumps(head, ensure_ascii=False)[:-1].encode(), json_text_escaped(body),
-                         json.dumps(tail, ensure_ascii=False)[1:].encode()))
+        text = (json.dumps(head, ensure_ascii=False)[:-1].encode(), json_text_escaped(body),
+                json.dumps(tail, ensure_ascii=False)[1:].encode())
         self._pending[serial] = (text, body)
         while len(self._pending) > self.PENDING:
             dropped = next(iter(self._pending))
@@ -556,8 +557,8 @@ class SpeltWriter:
             inner = line.index(self._marker)
             closed = line.index("}", inner)
             # (the text block before the structured content, as the SDK orders a result's fields)
-            spliced = sorted([(at, end + 1, text), (inner, closed + 1, body)], key=lambda place: place[0])
-            parts = (line[:spliced[0][0]], spliced[0][2], line[spliced[0][1]:spliced[1][0]], spliced[1][2],
+            spliced = sorted([(at, end + 1, text), (inner, closed + 1, (body,))], key=lambda place: place[0])
+            parts = (line[:spliced[0][0]], *spliced[0][2], line[spliced[0][1]:spliced[1][0]], *spliced[1][2],
                      line[spliced[1][1]:])
         await anyio.to_thread.run_sync(self._write, parts)
 
