@@ -6,7 +6,7 @@ nothing the shell prints is read back.
   spelt one way: guard.py's Screen) before anything measures or sends it, its long values cut
   inside it (the cut said). A batch's rows are laid out a column at a time as their compact JSON,
   the core writing what it read with the first cut looked at there and the screen's rule for each
-  column applied (JsonRows.answer_bytes, `_laid_out`): no JSON value is made of such a row
+  column applied (JsonRows.answer_rows, `_laid_out`): no JSON value is made of such a row
   (SpeltRow); a row with a value to cut, or one the core spells otherwise than json.dumps, is
   made JSON values, screened and cut as a whole. In an object that says how many, the columns
   and their types, whether the answer was cut and where (`cut`, and a `cursor` that continues it
@@ -86,7 +86,7 @@ class Screen:
     #: Why an answer of rows cut short cannot be continued, where `row` keeps counts a cursor does
     #: not carry (a PER PARTITION LIMIT applied after it); None: it keeps none.
     why_not: str | None = None
-    #: `row` a column at a time, for rows the core lays out (render.json_lines.JsonRows.answer_bytes):
+    #: `row` a column at a time, for rows the core lays out (render.json_lines.JsonRows.answer_rows):
     #: each of an answer's columns (by its result names) None (its values as they are), a JSON
     #: text (every value answered so: redacted whole) or a function of a value's JSON value
     #: (redacted inside); None: no such rule (`row` reads rows whole, or leaves some out).
@@ -96,12 +96,14 @@ class Screen:
 
 class SpeltRow:
     """A row taken as its compact JSON (the core laid it out, its values within the answer's
-    first cut: JsonRows.answer_bytes), never made a JSON value but where one is read (`value`)."""
+    first cut: JsonRows.answer_rows), never made a JSON value but where one is read (`value`);
+    `escapes`: its quotes and backslashes, as the core counted them."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "escapes")
 
-    def __init__(self, text: bytes) -> None:
+    def __init__(self, text: bytes, escapes: int) -> None:
         self.text = text
+        self.escapes = escapes
 
     def value(self) -> Any:
         return json.loads(self.text)
@@ -123,9 +125,10 @@ class ToolAnswer:
     #: export's file).
     links: list[dict[str, Any]] = field(default_factory=list)
     #: An answer of rows' rows as spelt when taken (_RowsFitting.settle): the key, the list that
-    #: data holds under it, each row's compact JSON. The body joins those bytes rather than encode
-    #: the rows again; a list no longer the one data holds is encoded as any value.
-    spelt: tuple[str, list[Any], list[bytes]] | None = None
+    #: data holds under it, each row's compact JSON, their quotes and backslashes (counted once,
+    #: by their cost). The body joins those bytes rather than encode the rows again; a list no
+    #: longer the one data holds is encoded as any value.
+    spelt: tuple[str, list[Any], list[bytes], int] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -134,17 +137,22 @@ class ToolAnswer:
     def body(self) -> bytes | None:
         """The structured content's compact JSON (the first text block's UTF-8), its rows' bytes
         as spelt; None for an error."""
+        return self._body()[0]
+
+    def _body(self) -> tuple[bytes | None, int | None]:
+        """body(), and its quotes and backslashes where they are known without counting them
+        (sizing.text_wire_size's `escapes`; None: not known)."""
         data = self.data
         if data is None:
-            return None
+            return None, None
         spelt = self.spelt
         if spelt is not None:
-            key, items, texts = spelt
+            key, items, texts, escapes = spelt
             if data.get(key) is items and len(items) == len(texts):
-                return sizing.joined(data, key, texts)
+                return sizing.joined(data, key, texts, escapes)
             if any(isinstance(item, SpeltRow) for item in data.get(key) or ()):
                 data = {**data, key: [i.value() if isinstance(i, SpeltRow) else i for i in data[key]]}
-        return sizing.compact(data)
+        return sizing.compact(data), None
 
     def json_data(self, body: bytes) -> Any:
         """The structured content as JSON values, as `body` (body()) spells it
@@ -175,13 +183,14 @@ class ToolAnswer:
     def size(self) -> int:
         """The bytes of the message line that carries it (sizing.message_size), its links too."""
         links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
-        body = self.body()
+        body, escapes = self._body()
         if body is None:
             return sizing.message_size(self.texts_of(None), None) + links
         # The text block frames the structured content's compact JSON: joined once, measured as it
-        # is (sizing.framed_wire_size), neither decoded nor encoded again.
-        return (sizing.MESSAGE_BYTES + sizing.BLOCK_BYTES + sizing.framed_wire_size(body, *self.frame())
-                + len(body) + links)
+        # is (sizing.framed_wire_size), neither decoded nor encoded again, its rows' escapes as
+        # their costs counted them.
+        return (sizing.MESSAGE_BYTES + sizing.BLOCK_BYTES
+                + sizing.framed_wire_size(body, *self.frame(), escapes) + len(body) + links)
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
@@ -401,7 +410,7 @@ class Taker:
             return False
         where = f"{self.key}[{len(taken.rows)}]"
         if isinstance(item, SpeltRow):  # within the first cut already: as it is, or a first row cut harder
-            cost = sizing.row_cost(item.text)
+            cost = sizing.row_cost(item.text, item.escapes)
             made = ((item, [], cost, item.text) if cost <= self.room
                     else _cut_row(item.value(), where, self.room, True) if not taken.rows else None)
         else:
@@ -452,7 +461,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     try:
         for batch in answer:
             positions = batch.positions
-            texts = laid(batch) if laid is not None else None
+            texts, escapes = laid(batch) if laid is not None else (None, None)
             rows: list[Any] | None = None
             for i in range(len(batch)):
                 if skip:
@@ -461,8 +470,8 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if own is not None and shown >= own:
                     break
                 text = texts[i] if texts is not None else None
-                if text is not None:
-                    item: Any = SpeltRow(text)
+                if text is not None and escapes is not None:
+                    item: Any = SpeltRow(text, escapes[i])
                 else:
                     rows = rows if rows is not None else batch.rows
                     item = screen.row(spelling.values(rows[i]))
@@ -500,12 +509,13 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     return taker.finish(data, continuation, resume)
 
 
-def _laid_out(spelling: JsonRows, screen: Screen) -> Callable[[AnswerBatch], list[bytes | None]] | None:
+def _laid_out(spelling: JsonRows,
+              screen: Screen) -> Callable[[AnswerBatch], tuple[list[bytes | None], list[int]]] | None:
     """How a batch's rows are spelt a column at a time, the core laying out what it read
-    (JsonRows.answer_bytes), `screen`'s columns rule applied there: each row's compact JSON, or
+    (JsonRows.answer_rows), `screen`'s columns rule applied there: each row's compact JSON, or
     None for a row made a JSON value and screened whole (one with a value the answer cuts, or
     spelt otherwise: a lone surrogate, an integer past 4,300 digits, a float JSON cannot hold:
-    the core says so by a NUL in its line).
+    the core says so by a NUL in its line); and each row's quotes and backslashes.
     None: no batch is (a screen with no columns rule, a name twice)."""
     names = spelling.names
     if screen.columns is None or len(set(names)) != len(names):
@@ -513,12 +523,8 @@ def _laid_out(spelling: JsonRows, screen: Screen) -> Callable[[AnswerBatch], lis
     screens = screen.columns(names)
     cut = CUT_LEVELS[0]
 
-    def laid(batch: AnswerBatch) -> list[bytes | None]:
-        body = spelling.answer_bytes(batch.columns(len(names)), cut, partial(_answer_text, cut), screens)
-        lines: list[bytes | None] = list(body.split(b"\n")[:-1])
-        if b"\0" in body:
-            lines = [None if line is None or b"\0" in line else line for line in lines]
-        return lines
+    def laid(batch: AnswerBatch) -> tuple[list[bytes | None], list[int]]:
+        return spelling.answer_rows(batch.columns(len(names)), cut, partial(_answer_text, cut), screens)
 
     return laid
 
@@ -558,7 +564,8 @@ class _RowsFitting:
         assert data is not None
         key = taken.key
         data[key] = taken.rows[:kept]
-        answer.spelt = (key, data[key], taken.texts[:kept])
+        texts = taken.texts[:kept]
+        answer.spelt = (key, data[key], texts, sum(map(sizing.row_escapes, texts, taken.costs[:kept])))
         data["count"] = kept
         cut, at = taken.cut, taken.next_at
         if kept < len(taken.rows):

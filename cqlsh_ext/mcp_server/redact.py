@@ -108,7 +108,7 @@ def column_screens(patterns: Sequence[Pattern], keyspace: str, table: str, names
                    places: Mapping[str, Sequence[str] | None],
                    columns: frozenset[str]) -> list[str | Callable[[Any], Any] | None]:
     """rows()'s rule for each of an answer's columns (its result `names`), for rows laid out a
-    column at a time (render.json_lines.JsonRows.answer_bytes): None where it leaves the values as
+    column at a time (render.json_lines.JsonRows.answer_rows): None where it leaves the values as
     they are, REDACTED's JSON text where it redacts them whole, else the function of a value's
     JSON value that redacts inside it (value())."""
     if not patterns:

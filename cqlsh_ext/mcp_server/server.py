@@ -229,7 +229,7 @@ class Protocol:
         if writer is None:
             return _result(answer)
         version = str(getattr(ctx, "protocol_version", ""))
-        return _result(answer, lambda body, text: writer.stand_in(version, body, text))
+        return _result(answer, lambda body, frame: writer.stand_in(version, body, frame))
 
     async def run(self, ctx: Any, tool: Tool, arguments: dict[str, Any]) -> tuple[ToolAnswer, bool]:
         """Call `tool` on the shell's thread: its answer, and whether it was stopped; audited."""
@@ -490,14 +490,16 @@ def _declaration(tool: Any) -> Any:
 
 
 def _result(answer: ToolAnswer,
-            stand_in: Callable[[bytes, str], dict[str, Any] | None] | None = None) -> dict[str, Any]:
+            stand_in: Callable[[bytes, tuple[str, str]], tuple[str, dict[str, Any]] | None] | None = None,
+            ) -> dict[str, Any]:
     """The CallToolResult as its wire dict, which the SDK takes as a handler's result: it validates
     and writes it as it would the model, without first dumping a model's copy of the structured
     content (a walk of every row's tree). `stand_in` (stdio's SpeltWriter): what the SDK is given in
-    place of the structured content, which the writer writes from the answer's JSON as spelt (its
-    text block), when it gives one; the SDK then walks no row at all."""
+    place of the text block and the structured content, which the writer writes from the answer's
+    JSON as spelt, when it gives them; the SDK then walks no row and escapes no answer at all."""
     body = answer.body()
-    texts = answer.texts_of(body)
+    given = stand_in(body, answer.frame()) if stand_in is not None and body is not None else None
+    texts = answer.texts_of(body) if given is None else [given[0]]
     content: list[dict[str, Any]] = [{"type": "text", "text": text} for text in texts]
     content += [{"type": "resource_link", "uri": link["uri"], "name": link["name"],
                  "mimeType": link["mimeType"], "size": link["size"], "description": link["description"]}
@@ -506,6 +508,5 @@ def _result(answer: ToolAnswer,
     # SDK's sieve leaves it out for the earlier ones)
     out: dict[str, Any] = {"content": content, "isError": answer.is_error, "resultType": "complete"}
     if body is not None:
-        given = stand_in(body, body.decode("utf-8", "surrogatepass")) if stand_in is not None else None
-        out["structuredContent"] = answer.json_data(body) if given is None else given
+        out["structuredContent"] = answer.json_data(body) if given is None else given[1]
     return out

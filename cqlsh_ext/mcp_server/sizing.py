@@ -104,25 +104,46 @@ def wire_size(text: str) -> int:
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
-def text_wire_size(body: bytes) -> int:
+def text_wire_size(body: bytes, escapes: int | None = None) -> int:
     """wire_size of a JSON text as compact() spells it, from its UTF-8 bytes, without encoding it
     again: JSON has escaped its control characters already, so only its quotes and backslashes are
-    escaped inside the string, a backslash each."""
-    return len(body) + 2 + body.count(b'"') + body.count(b"\\")
+    escaped inside the string, a backslash each (`escapes`: how many, when known)."""
+    if escapes is None:
+        escapes = body.count(b'"') + body.count(b"\\")
+    return len(body) + 2 + escapes
 
 
-def joined(data: dict[str, Any], key: str, items: list[bytes]) -> bytes:
+def joined(data: dict[str, Any], key: str, items: list[bytes], item_escapes: int = 0) -> tuple[bytes, int]:
     """compact(data) with data[key]'s items given as their compact() bytes, spelt once already:
-    the other keys' values encoded here (an object's compact JSON is its pairs joined)."""
-    parts = [compact(name) + b":" + (b"[" + b",".join(items) + b"]" if name == key else compact(value))
-             for name, value in data.items()]
-    return b"{" + b",".join(parts) + b"}"
+    the other keys' values encoded here (an object's compact JSON is its pairs joined), the whole
+    copied once; and its quotes and backslashes (text_wire_size's `escapes`), `item_escapes`
+    those of the items, not counted again."""
+    pieces: list[bytes] = [b"{"]
+    escapes = item_escapes
+    for name, value in data.items():
+        if len(pieces) > 1:
+            pieces.append(b",")
+        if name == key:
+            pair = compact(name) + b":["
+            pieces.append(pair)
+            for at, item in enumerate(items):
+                if at:
+                    pieces.append(b",")
+                pieces.append(item)
+            pieces.append(b"]")
+        else:
+            pair = compact(name) + b":" + compact(value)
+            pieces.append(pair)
+        escapes += pair.count(b'"') + pair.count(b"\\")
+    pieces.append(b"}")
+    return b"".join(pieces), escapes
 
 
-def framed_wire_size(body: bytes, head: str, tail: str) -> int:
+def framed_wire_size(body: bytes, head: str, tail: str, escapes: int | None = None) -> int:
     """wire_size of the text `head + body + tail` (body: a JSON text as compact() spells it, its
-    UTF-8), without decoding the body or encoding it again (text_wire_size)."""
-    return text_wire_size(body) + wire_size(head) + wire_size(tail) - 4
+    UTF-8; `escapes`: its quotes and backslashes, when known), without decoding the body or
+    encoding it again (text_wire_size)."""
+    return text_wire_size(body, escapes) + wire_size(head) + wire_size(tail) - 4
 
 
 def answer_size(texts: list[str], structured: Any) -> int:
@@ -137,11 +158,18 @@ def message_size(texts: list[str], structured: Any) -> int:
     return answer_size(texts, structured) + MESSAGE_BYTES + BLOCK_BYTES * len(texts)
 
 
-def row_cost(body: bytes) -> int:
-    """What one more row (its compact() bytes, `body`) adds to an answer whose text block is the
-    answer's compact JSON and whose structured content is the same: the row twice, once escaped
-    inside the text block's string (without that string's two quotes), and a comma each."""
-    return len(body) + text_wire_size(body) - 2 + 2
+def row_cost(body: bytes, escapes: int | None = None) -> int:
+    """What one more row (its compact() bytes, `body`; `escapes`: its quotes and backslashes, when
+    known) adds to an answer whose text block is the answer's compact JSON and whose structured
+    content is the same: the row twice, once escaped inside the text block's string (without that
+    string's two quotes), and a comma each."""
+    return len(body) + text_wire_size(body, escapes) - 2 + 2
+
+
+def row_escapes(body: bytes, cost: int) -> int:
+    """The quotes and backslashes of a row (its compact() bytes, `body`) whose row_cost is `cost`,
+    not counted again."""
+    return cost - 2 * len(body) - 2
 
 
 @dataclass

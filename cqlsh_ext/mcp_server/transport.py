@@ -465,14 +465,18 @@ async def serve_http(server: Any, options: HttpOptions, log: Any,
 
 class SpeltWriter:
     """stdio's writer (the `stdout` the SDK's stdio_server writes each message's line to), which
-    writes a tools/call answer's structured content from the JSON the answer spelt once (its text
-    block: ToolAnswer.body) rather than from a tree of Python objects.
+    writes a tools/call answer's text block and structured content from the JSON the answer spelt
+    once (ToolAnswer.body) rather than have the SDK validate and serialize them.
 
     The SDK takes structured content only as a dict, which it validates and dumps (a walk of every
-    row's tree) and writes as JSON (another): `stand_in` gives the result a small dict in its place,
-    {"<this process's secret>": n}, and registers the answer's JSON under n; `write` finds that dict
-    in the line the SDK made and writes the JSON there instead. The secret is random, never sent and
-    never in an answer's data, which a dict's first key would have to be to be taken for it.
+    row's tree) and writes as JSON (another); it validates the text block's string and escapes it
+    whole, the answer's JSON once more. `stand_in` gives the result a small string and a small dict
+    in their places, "<this process's secret>-n" and {"<this process's secret>": n}, and registers
+    the answer under n; `write` finds them in the line the SDK made and writes there the text block
+    as a JSON string (its frame escaped as json.dumps escapes, which is the SDK's spelling of a
+    string; the answer's JSON escaped by its quotes and backslashes alone: a JSON text holds no raw
+    control character) and the answer's JSON. The secret is random, never sent and never in an
+    answer's data, which a dict's first key or the text's whole would have to be to be taken for it.
 
     Only where the SDK would spell the same bytes (`same_spelling`): Python's json.dumps and the
     SDK's serializer (pydantic-core) differ on a float of exponent -5 to -9 (1e-05 against 0.00001):
@@ -485,31 +489,42 @@ class SpeltWriter:
     PENDING = 16
 
     def __init__(self, fd: int, log: Any = None) -> None:
-        import io
         import secrets
 
-        self._out = io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8")
+        self._out = os.fdopen(fd, "wb")
         self._log = log
         self._secret = secrets.token_hex(16)
         self._marker = f'{{"{self._secret}":'
-        self._pending: dict[int, str] = {}
+        self._text_marker = f'"{self._secret}-'
+        #: Each registered answer: its text block as a JSON string (in three pieces: the frame's head,
+        #: the answer's JSON escaped, the frame's tail; not joined into one more copy), its JSON.
+        self._pending: dict[int, tuple[tuple[bytes, bytes, bytes], bytes]] = {}
         self._next = 0
         #: Whether each protocol revision's tools/call result keeps structured content as given.
         self._kept: dict[str, bool] = {}
 
-    def stand_in(self, version: str, body: bytes, text: str) -> dict[str, int] | None:
-        """The dict the SDK is given as the structured content of an answer whose compact JSON is
-        `body` (`text` decoded), registered to be written as `text`; None: give the SDK the data."""
+    def stand_in(self, version: str, body: bytes,
+                 frame: tuple[str, str]) -> tuple[str, dict[str, int]] | None:
+        """The string and the dict the SDK is given as the text block and the structured content of
+        an answer whose compact JSON is `body` (the text block: `frame`'s head, `body`, its tail),
+        registered to be written as they are spelt; None: give the SDK the answer itself."""
+        import json
+
+        from cqlsh_ext.payload.columns import json_text_escaped
+
         if not self._keeps(version) or not same_spelling(body):
             return None
         serial, self._next = self._next, self._next + 1
-        self._pending[serial] = text
+        head, tail = frame
+        text = (json.dumps(head, ensure_ascii=False)[:-1].encode(), json_text_escaped(body),
+                json.dumps(tail, ensure_ascii=False)[1:].encode())
+        self._pending[serial] = (text, body)
         while len(self._pending) > self.PENDING:
             dropped = next(iter(self._pending))
             del self._pending[dropped]
             if self._log is not None:
                 self._log(f"an answer's structured content was never written (answer {dropped}): let go")
-        return {self._secret: serial}
+        return f"{self._secret}-{serial}", {self._secret: serial}
 
     def _keeps(self, version: str) -> bool:
         """Whether `version`'s tools/call result carries a structured content through the SDK's sieve
@@ -530,20 +545,26 @@ class SpeltWriter:
     async def write(self, line: str) -> None:
         import anyio
 
-        parts: tuple[str, ...] = (line,)
-        at = line.find(self._marker) if self._pending else -1
+        parts: tuple[str | bytes, ...] = (line,)
+        at = line.find(self._text_marker) if self._pending else -1
         if at >= 0:
-            start = at + len(self._marker)
-            end = line.index("}", start)
-            text = self._pending.pop(int(line[start:end]), None)
-            if text is None:  # never so: let go only past PENDING answers ago
+            start = at + len(self._text_marker)
+            end = line.index('"', start)
+            found = self._pending.pop(int(line[start:end]), None)
+            if found is None:  # never so: let go only past PENDING answers ago
                 raise RuntimeError("an answer's structured content is no longer held: not sent")
-            parts = (line[:at], text, line[end + 1:])
+            text, body = found
+            inner = line.index(self._marker)
+            closed = line.index("}", inner)
+            # (the text block before the structured content, as the SDK orders a result's fields)
+            spliced = sorted([(at, end + 1, text), (inner, closed + 1, (body,))], key=lambda place: place[0])
+            parts = (line[:spliced[0][0]], *spliced[0][2], line[spliced[0][1]:spliced[1][0]], *spliced[1][2],
+                     line[spliced[1][1]:])
         await anyio.to_thread.run_sync(self._write, parts)
 
-    def _write(self, parts: tuple[str, ...]) -> None:
+    def _write(self, parts: tuple[str | bytes, ...]) -> None:
         for part in parts:
-            self._out.write(part)
+            self._out.write(part if isinstance(part, bytes) else part.encode("utf-8"))
 
     async def flush(self) -> None:
         import anyio

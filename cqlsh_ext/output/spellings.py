@@ -294,7 +294,7 @@ class JsonSpelling(Blobs):
         """What _view_object writes before a decoded payload (label, kind, confidence): the native
         core writes the payload's text after it (payload.columns.json_lines); its rows are
         auto-detected, their confidence their label's and kind's. `compact`: without spaces, as
-        an MCP answer spells _view_tree's object (render.json_lines.JsonRows.answer_bytes)."""
+        an MCP answer spells _view_tree's object (render.json_lines.JsonRows.answer_rows)."""
         sure = confidence_of(label, kind)
         sep, colon = (",", ":") if compact else (", ", ": ")
         head = f'{{"label"{colon}{_string(label)}{sep}"kind"{colon}{_string(kind)}{sep}'

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.common import jsonenc
 from cqlsh_ext.common.long_int import LongInt
@@ -1298,32 +1298,76 @@ class JsonSpelt:
     same: str | None = None
 
 
-def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt],
-               answer: tuple[int, int] | None = None) -> bytes:
+def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt]) -> bytes:
     """A batch's rows as JSON Lines, one UTF-8 buffer, each line ended by a newline: `keys` (each
     key's JSON text) with each row's values as `spelt` spells them; a blob column the core read
     and a path's column the core holds laid out by the core (their texts written there, no str a
-    row). `answer` (chars, items): the lines are an MCP answer's rows, compact (`keys` and `spelt`
-    the answer's spellings), a line with a value the answer's cut changes, or one the core does
-    not spell as the answer does, holding a NUL (native.json_lines)."""
+    row)."""
+    def lay(layout: list[Any], rows: int) -> bytes:
+        if not native.available():  # the Python engine: no column is on the core, every piece is text
+            return _python_lines(layout, rows).encode()
+        return native.json_lines(layout, rows)
+
+    return _laid(keys, columns, spelt, None, lay, b"")
+
+
+def answer_rows(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt],
+                answer: tuple[int, int]) -> tuple[list[bytes | None], list[int]]:
+    """json_lines() of an MCP answer's rows (`answer`: chars, items), compact (`keys` and `spelt`
+    the answer's spellings), a row at a time: each row's JSON (no newline), or None for a row with
+    a value the answer's cut changes or one the core does not spell as the answer does (its line
+    held a NUL: native.answer_rows); and each row's quotes and backslashes (what escaping it in a
+    JSON string adds), counted as it was written."""
+    def lay(layout: list[Any], rows: int) -> tuple[list[bytes | None], list[int]]:
+        if native.available():
+            return native.answer_rows(layout, rows, answer)
+        text = _python_lines(layout, rows)
+        lines = [None if "\0" in line else line.encode() for line in text.split("\n")[:-1]]
+        return lines, [0 if line is None else line.count(b'"') + line.count(b"\\") for line in lines]
+
+    nothing: tuple[list[bytes | None], list[int]] = ([], [])
+    return _laid(keys, columns, spelt, answer, lay, nothing)
+
+
+def json_text_escaped(text: bytes) -> bytes:
+    """A JSON text (UTF-8: an MCP answer's JSON) as the inside of a JSON string: its quotes and
+    backslashes escaped, a backslash each (a JSON text holds no raw control character, the one
+    other thing a JSON string escapes); by the core when it runs."""
+    if native.available():
+        return native.json_text_escaped(text)
+    return text.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+
+
+_Laid = TypeVar("_Laid")
+
+
+def _laid(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt],
+          answer: tuple[int, int] | None, lay: Callable[[list[Any], int], _Laid], empty: _Laid) -> _Laid:
+    """`lay` of the batch's layout (_layout) and its rows; `empty` for no row."""
     rows = len(columns[0]) if columns else 0
     if rows == 0:
-        return b""
+        return empty
     try:
-        return _json_lines(keys, columns, spelt, rows, None, answer)
+        return lay(_layout(keys, columns, spelt, None, answer is not None), rows)
     except UnicodeEncodeError:  # (rare: looked for only when UTF-8 refuses a line)
-        return _json_lines(keys, columns, spelt, rows, jsonenc.escaped_surrogates, answer)
+        return lay(_layout(keys, columns, spelt, jsonenc.escaped_surrogates, answer is not None), rows)
 
 
-def _json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt], rows: int,
-                escaped: Callable[[str], str] | None, answer: tuple[int, int] | None = None) -> bytes:
-    """json_lines' lines; `escaped`: what each text spelt in Python goes through (a lone surrogate
-    in a decoded string, which UTF-8 cannot write, as its JSON escape: exactly what the document
-    holds)."""
+def _python_lines(layout: list[Any], rows: int) -> str:
+    """The lines of a layout whose every piece is text (the Python engine: no column on the core)."""
+    return "".join("".join(piece if isinstance(piece, str) else piece[row] for piece in layout)
+                   for row in range(rows))
+
+
+def _layout(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt],
+            escaped: Callable[[str], str] | None, compact: bool) -> list[Any]:
+    """json_lines' pieces of a line (native.json_lines); `escaped`: what each text spelt in Python
+    goes through (a lone surrogate in a decoded string, which UTF-8 cannot write, as its JSON
+    escape: exactly what the document holds); `compact`: an answer's rows, no spaces."""
     def through(spell: Callable[[Any], str]) -> Callable[[Any], str]:
         return spell if escaped is None else (lambda value: escaped(spell(value)))
 
-    between, after = (",", ":") if answer is not None else (", ", ": ")
+    between, after = (",", ":") if compact else (", ", ": ")
     layout: list[Any] = []
     for at, (key, column, how) in enumerate(zip(keys, columns, spelt, strict=True)):
         layout.append(("{" if at == 0 else between) + key + after)
@@ -1338,10 +1382,7 @@ def _json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Seq
             texts = how.many(column.values())
             layout.append(texts if escaped is None else [escaped(text) for text in texts])
     layout.append("}\n")
-    if not native.available():  # the Python engine: no column is on the core, every piece is text
-        return "".join("".join(piece if isinstance(piece, str) else piece[row] for piece in layout)
-                       for row in range(rows)).encode()
-    return native.json_lines(layout, rows, answer)
+    return layout
 
 
 def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],

@@ -357,6 +357,11 @@ class Core(Protocol):
 
     def json_lines(self, layout: list[Any], rows: int, cut: tuple[int, int] | None = None) -> bytes: ...
 
+    def answer_rows(self, layout: list[Any], rows: int, cut: tuple[int, int]
+                    ) -> tuple[list[bytes | None], list[int]]: ...
+
+    def json_text_escaped(self, text: bytes) -> bytes: ...
+
 
 if TYPE_CHECKING:
     # The one import of the core's module (tests/test_native_room.py holds it).
@@ -1011,6 +1016,20 @@ def json_lines(layout: list[Any], rows: int, answer: tuple[int, int] | None = No
     if answer is None:
         return module().json_lines(layout, rows)
     return module().json_lines(layout, rows, answer)
+
+
+def answer_rows(layout: list[Any], rows: int,
+                answer: tuple[int, int]) -> tuple[list[bytes | None], list[int]]:
+    """json_lines() of an MCP answer's rows (`answer`: chars, items), a row at a time: each row's
+    compact JSON (no newline), or None for a row holding a NUL; and each row's quotes and
+    backslashes (mcp_server/sizing.py's row_cost), counted as the core writes it."""
+    return module().answer_rows(layout, rows, answer)
+
+
+def json_text_escaped(text: bytes) -> bytes:
+    """A JSON text (UTF-8) as the inside of a JSON string: its quotes and backslashes escaped (a
+    JSON text holds no raw control character)."""
+    return module().json_text_escaped(text)
 
 
 def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],

@@ -114,25 +114,26 @@ class JsonRows:
         return json_lines(self.keys, columns, self._columns_spelt)
 
 
-    def answer_bytes(self, columns: Sequence[ColumnValues], cut: tuple[int, int], text: Callable[[Any], str],
-                     screens: Sequence[str | Callable[[Any], Any] | None]) -> bytes:
-        """An MCP answer's rows of a batch (mcp_server/answers.py), a line each: values() of the row
-        as compact JSON, laid out as batch_bytes lays a file's out (payload.columns.json_lines), the
-        core writing what it read compact with the answer's `cut` (chars, items) looked at there;
-        `text`: a value's JSON value's compact JSON, or a NUL where the answer spells it otherwise
-        (the NUL stays in its row's line, which the answer spells from values()); `screens`, each
-        column's: None (as it is), a JSON text (every value answered so) or a function of its JSON
-        value (the column's values made JSON values here)."""
-        from cqlsh_ext.payload.columns import json_lines
+    def answer_rows(self, columns: Sequence[ColumnValues], cut: tuple[int, int], text: Callable[[Any], str],
+                    screens: Sequence[str | Callable[[Any], Any] | None],
+                    ) -> tuple[list[bytes | None], list[int]]:
+        """An MCP answer's rows of a batch (mcp_server/answers.py): values() of each row as compact
+        JSON, laid out as batch_bytes lays a file's out (payload.columns.answer_rows), the core
+        writing what it read compact with the answer's `cut` (chars, items) looked at there; None
+        for a row the answer spells from values(): `text` (a value's JSON value's compact JSON)
+        gave a NUL where the answer spells the value otherwise; and each row's quotes and
+        backslashes. `screens`, each column's: None (as it is), a JSON text (every value answered
+        so) or a function of its JSON value (the column's values made JSON values here)."""
+        from cqlsh_ext.payload.columns import answer_rows
 
         spelt = [self._answer_spelt(t, p, f, screen, text, cut[0])
                  for t, p, f, screen in zip(self.types, self.places, self.found, screens, strict=True)]
-        return json_lines(self.keys, columns, spelt, cut)
+        return answer_rows(self.keys, columns, spelt, cut)
 
     def _answer_spelt(self, cqltype: Any, place: ValuePlace | None, found: bool,
                       screen: str | Callable[[Any], Any] | None, text: Callable[[Any], str],
                       chars: int) -> JsonSpelt:
-        """How one column's values are spelt in an MCP answer (answer_bytes): a CQL column's
+        """How one column's values are spelt in an MCP answer (answer_rows): a CQL column's
         common values (an int Python spells, a str of at most `chars` characters) spelt here as
         `text` spells them, no JSON value made."""
         from cqlsh_ext.payload.columns import JsonSpelt

@@ -216,13 +216,15 @@ def test_stdio_writes_the_spelt_json_as_the_sdk_would_write_the_tree(version: st
     for value, spliced_here in values:
         taker = Taker("rows", None, 6000, {"statement": "SELECT v FROM ks.t"})
         assert taker.take(value)
-        answer = taker.finish({"notes": []}, notes=["said"]).fit()
+        answer = taker.finish({"notes": []}, notes=[f"said {odd}"]).fit()  # (the text block's frame)
         expected = _sdk_line(_result(answer), version) + "\n"
         body = answer.body()
         assert body is not None
-        spliced = _result(answer, lambda body, text: writer.stand_in(version, body, text))
-        # a stand-in (no tree for the SDK to walk), or the data: the SDK's own road
+        spliced = _result(answer, lambda body, frame: writer.stand_in(version, body, frame))
+        # stand-ins (no tree for the SDK to walk, no answer for it to escape), or the answer: the
+        # SDK's own road
         assert (spliced["structuredContent"] != answer.data) == spliced_here, value
+        assert (spliced["content"][0]["text"] != answer.texts()[0]) == spliced_here, value
 
         async def send(line: str) -> None:
             await writer.write(line)
@@ -266,7 +268,7 @@ def test_a_lone_surrogate_is_sent_as_u_fffd_said_and_never_ends_the_server(versi
 
     read, write = os.pipe()
     writer = SpeltWriter(write)
-    spliced = _result(answer, lambda body, text: writer.stand_in(version, body, text))
+    spliced = _result(answer, lambda body, frame: writer.stand_in(version, body, frame))
     assert spliced["structuredContent"] != answer.data  # a stand-in: written from the text block
 
     async def send(line: str) -> None:

@@ -262,3 +262,55 @@ def test_a_value_is_cut_exactly_where_a_string_or_an_entry_is_over_its_limit(
         assert cut is value
     else:
         assert _largest(cut)[0] <= chars + 1 and (items is None or _largest(cut)[1] <= items)
+
+
+# ------------------------------------------------------------------- the core's rows of an answer
+
+_ROW_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\n"), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_ROW_TEXT, st.booleans()), min_size=1, max_size=12))
+def test_the_core_answers_each_row_and_its_escapes(values: list[tuple[str, bool]]) -> None:
+    # An answer's rows as the core lays them out (native.answer_rows): each row's line without its
+    # newline, None for a row holding a NUL (the Python side spells it), and the quotes and
+    # backslashes escaping it inside a JSON string adds (the answer's size counts them: row_cost),
+    # against the lines made and counted here.
+    from cqlsh_ext.payload import native
+
+    assert native.available()
+    texts = [text + ("\0" if nul else "") for text, nul in values]
+    lines, escapes = native.answer_rows(['{"v":', texts, ',"w":"\\\\"}\n'], len(texts), (2000, 1000))
+    expected = [None if "\0" in text else f'{{"v":{text},"w":"\\\\"}}'.encode() for text in texts]
+    assert lines == expected
+    assert escapes == [0 if line is None else line.count(b'"') + line.count(b"\\") for line in expected]
+
+
+_JSON_TEXT = st.text(st.characters(codec="utf-8"))
+_JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers() | _JSON_TEXT,
+                           lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(_JSON_TEXT, inner, max_size=4), max_leaves=12)
+
+
+@pytest.mark.parametrize("core", [True, False], ids=["core", "python"])
+@settings(max_examples=200, deadline=None)
+@given(value=_JSON_VALUE)
+def test_a_json_text_escaped_is_the_inside_of_its_json_string(core: bool, value: object) -> None:
+    # stdio's text block is the answer's JSON escaped as the inside of a JSON string
+    # (columns.json_text_escaped, by the core or by Python): json.dumps' spelling of that string.
+    from cqlsh_ext.payload import columns, native
+
+    body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    assert native.available()
+    escaped = columns.json_text_escaped(body) if core else _python_escaped(body)
+    assert escaped == json.dumps(body.decode(), ensure_ascii=False)[1:-1].encode()
+
+
+def _python_escaped(body: bytes) -> bytes:
+    """columns.json_text_escaped with the core off (its Python road)."""
+    from unittest import mock
+
+    from cqlsh_ext.payload import columns, native
+
+    with mock.patch.object(native, "available", return_value=False):
+        return columns.json_text_escaped(body)

@@ -958,6 +958,79 @@ pub fn json_lines<'py>(
     rows: usize,
     cut: Option<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let text = lines_text(py, layout, rows, cut, None)?;
+    Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// json_lines' lines of an MCP answer (`cut`), a row at a time: each row's compact JSON without
+/// its newline, or None where the row holds a NUL (the Python side spells it); and each row's
+/// quotes and backslashes (what escaping it inside a JSON string adds: mcp_server/sizing.py's
+/// row_cost), 0 for a None.
+#[pyfunction]
+pub fn answer_rows<'py>(
+    py: Python<'py>,
+    layout: &Bound<'py, PyList>,
+    rows: usize,
+    cut: (usize, usize),
+) -> PyResult<(Vec<Option<Bound<'py, PyBytes>>>, Vec<usize>)> {
+    let mut ends = Vec::with_capacity(rows);
+    let text = lines_text(py, layout, rows, Some(cut), Some(&mut ends))?;
+    let bytes = text.as_bytes();
+    let (mut lines, mut escapes) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+    let mut start = 0;
+    for end in ends {
+        let line = &bytes[start..end];
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        start = end;
+        if line.contains(&0) {
+            lines.push(None);
+            escapes.push(0);
+        } else {
+            lines.push(Some(PyBytes::new(py, line)));
+            escapes.push(escapes_in(line));
+        }
+    }
+    Ok((lines, escapes))
+}
+
+/// The quotes and backslashes of a text: what escaping it inside a JSON string adds (counted a
+/// byte-wide sum at a time, which the compiler makes a vector loop).
+fn escapes_in(text: &[u8]) -> usize {
+    text.chunks(255)
+        .map(|chunk| {
+            chunk.iter().fold(0u8, |n, &b| n + (u8::from(b == b'"') | u8::from(b == b'\\'))) as usize
+        })
+        .sum()
+}
+
+/// A JSON text (UTF-8, as an MCP answer's rows spell it) as the inside of a JSON string: its
+/// quotes and backslashes escaped, a backslash each; a JSON text holds no raw control character,
+/// the one other thing a JSON string escapes (mcp_server/transport.py's SpeltWriter writes an
+/// answer's text block so, as the MCP SDK's serializer would).
+#[pyfunction]
+pub fn json_text_escaped<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, text.len() + escapes_in(text), |out| {
+        let mut at = 0;
+        for &b in text {
+            if b == b'"' || b == b'\\' {
+                out[at] = b'\\';
+                at += 1;
+            }
+            out[at] = b;
+            at += 1;
+        }
+        Ok(())
+    })
+}
+
+/// json_lines' text; `ends`: where each row's line ends in it, pushed as it is written.
+fn lines_text<'py>(
+    py: Python<'py>,
+    layout: &Bound<'py, PyList>,
+    rows: usize,
+    cut: Option<(usize, usize)>,
+    mut ends: Option<&mut Vec<usize>>,
+) -> PyResult<String> {
     let cut = cut.map(|(chars, items)| held::AnswerCut { chars, items });
     // the Python objects the pieces borrow from, kept alive for the call
     let items: Vec<Bound<'py, PyAny>> = layout.iter().collect();
@@ -1035,11 +1108,13 @@ pub fn json_lines<'py>(
                     }
                 }
             }
+            if let Some(ends) = ends.as_deref_mut() {
+                ends.push(out.len());
+            }
         }
         Ok(out)
     });
-    let text = text.map_err(PyValueError::new_err)?;
-    Ok(PyBytes::new(py, text.as_bytes()))
+    text.map_err(PyValueError::new_err)
 }
 
 /// A stored value's hex; in an answer (`cut`), a NUL after it where the answer cuts it (its

@@ -60,6 +60,8 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<held::HeldContents>()?;
     m.add_function(wrap_pyfunction!(held::held_array, m)?)?;
     m.add_function(wrap_pyfunction!(held::json_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(held::answer_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(held::json_text_escaped, m)?)?;
     m.add_function(wrap_pyfunction!(held::contents_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(held::hold_page, m)?)?;
     m.add_class::<measure::MeasurePlace>()?;
