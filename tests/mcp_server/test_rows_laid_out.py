@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,9 @@ def _redacted(doc: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def table(cassandra, demo: Demo) -> str:  # type: ignore[no-untyped-def]
+def table(cassandra, demo: Demo) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The demo keyspace's `laid_out` table for this module only (dropped after it: other modules
+    count the demo's tables, on a server reused between runs too)."""
     name = f"{demo.keyspace}.laid_out"
     session = cassandra.session()
     session.execute(f"CREATE TABLE IF NOT EXISTS {name} "
@@ -105,8 +108,9 @@ def table(cassandra, demo: Demo) -> str:  # type: ignore[no-untyped-def]
     insert = session.prepare(f"INSERT INTO {name} (id, note, secret, data) VALUES (?, ?, ?, ?)")
     for i in range(12):
         session.execute(insert, (i, LONG_NOTE if i == 7 else f"note {i}", f"s3cret-{i}", _stored(i)))
+    yield name
+    session.execute(f"DROP TABLE IF EXISTS {name}")
     session.shutdown()
-    return name
 
 
 def _oracle(cassandra, table: str, redacting: bool) -> dict[int, dict[str, Any]]:  # type: ignore[no-untyped-def]
