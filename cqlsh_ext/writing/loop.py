@@ -171,9 +171,12 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
     Ctrl-C stops between rows; a second one stops at once (the row in flight is journaled: UNDO
     reads it back if it was written). A write that fails stops it (a timeout may still apply: its
     outcome is the server's to tell, the journal holds its old value), and so does the journal
-    when it cannot be written (a full disk: the row is not sent)."""
+    when it cannot be written (a full disk: the row is not sent), and a row refused before it is
+    sent (WriteRefused: a journal's key that is no key of the table); the rows before it stay
+    written and are counted."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import JournalError
+    from cqlsh_ext.writing.refused import WriteRefused
 
     done = Done()
     with CtrlC(on_first=stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
@@ -204,6 +207,11 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                 done.stop = f"stopped: {err}; {plural(done.left, 'row')} not written"
                 done.failed = True
                 return done
+            except WriteRefused as err:  # this row refused before it was sent (a journal's bad key)
+                done.left = len(rows) - n
+                done.stop = f"stopped: {err}; {plural(done.left, 'row')} not written"
+                done.failed = True
+                return done
             except KeyboardInterrupt as err:
                 done.left = len(rows) - n - 1
                 done.stop = (f"stopped by a second Ctrl-C while writing {key_text(row)} (whether it applied "
@@ -221,6 +229,7 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     from cqlsh_ext.writing.journal import JournalError
+    from cqlsh_ext.writing.refused import WriteRefused
 
     pending: set[Future[Written]] = set()
     sent = finished = 0
@@ -234,7 +243,7 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
                 done.failed = True
                 done.stop = done.stop or (f"stopped at {err.key} (its write failed, whether it applied is "
                                           f"unknown: {err.error})")
-            except JournalError as err:
+            except (JournalError, WriteRefused) as err:
                 done.failed = True
                 done.stop = done.stop or f"stopped: {err}"
             finished += 1

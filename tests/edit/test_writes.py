@@ -260,6 +260,33 @@ def test_a_journal_key_of_the_wrong_length_is_said(cassandra, ks, session, tmp_p
     assert "unpack" not in undo.stderr and unzstd(cell(session, 6, 1).data)["status"] == "DONE"
 
 
+def test_undo_stopped_by_a_bad_key_after_rows_it_wrote_says_what_it_wrote(cassandra, ks, session,
+                                                                          tmp_path) -> None:
+    """A journal whose third row's key is no int (sealed by whoever holds the key): UNDO writes the
+    two rows before it back, then stops there, and says so: never "nothing was written"."""
+    for c in (1, 2, 3):
+        session.execute("INSERT INTO t (p, c, data) VALUES (9, %s, %s)", (c, zstd_doc(DOC)))
+    edit = "UPDATE t SET data.status = 'DONE' WHERE p = 9 ALLOW FILTERING CONFIRM"
+    done = ext(cassandra, tmp_path, "-e", edit, keyspace=ks)
+    assert done.returncode == 0, done.stderr
+    path = Path(journal_of(done.stdout))
+    lines = lines_of(path)
+    rows = sorted({json.loads(line)["row"] for line in lines if b'"row": ' in line})
+    assert len(rows) == 3, lines
+    third = [n for n, line in enumerate(lines) if b'"row": ' in line and json.loads(line)["row"] == rows[2]]
+    for n in third:  # the third row's lines (written before and after it)
+        lines[n] = lines[n].replace(b'"p": "00000009"', b'"p": "000009"')
+    path.write_bytes(reseal(lines, key_of(tmp_path)))
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{path}' CONFIRM", keyspace=ks)
+    said = undo.stdout + undo.stderr
+    statuses = [unzstd(cell(session, 9, c).data)["status"] for c in (1, 2, 3)]
+    assert statuses == ["NEW", "NEW", "DONE"], said  # the store: two written back, the third not
+    assert "nothing was written" not in said, said
+    assert f"line {third[0] + 1}: the key's p is 3 bytes that are no int" in said, said
+    assert "2 rows written back; stopped: " in said, said
+    assert undo.returncode != 0, said
+
+
 def test_a_journal_directory_open_to_others_is_closed_or_refused(cassandra, ks, session, tmp_path) -> None:
     session.execute("INSERT INTO t (p, c, data) VALUES (7, 1, %s)", (zstd_doc(DOC),))
     journals = tmp_path / "journals"
