@@ -71,6 +71,8 @@ def undo_in_windows(plan: WindowsUndo, rows: Iterable[tuple[JournalRead, Journal
                     ctrl_c: CtrlC, advanced: Callable[[int], None], note: Callable[[str], None]) -> Done:
     """Every cell of `rows` written back where it still holds what the load wrote (see the module
     doc), `todo` of them; the counts in plan.done."""
+    from cqlsh_ext.writing.refused import WriteRefused
+
     done = plan.done
     seen = 0
     told = 0
@@ -78,7 +80,11 @@ def undo_in_windows(plan: WindowsUndo, rows: Iterable[tuple[JournalRead, Journal
         for window in _windows(rows):
             if ctrl_c.pressed or plan.failure:
                 break
-            _window(plan, window, ctrl_c)
+            try:
+                _window(plan, window, ctrl_c)
+            except WriteRefused as err:  # a row's key read before the window sends: the windows before stay
+                plan.failure = str(err)
+                break
             seen += len(window)
             advanced(seen)
             if seen - told >= PROGRESS_EVERY:

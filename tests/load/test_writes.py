@@ -97,6 +97,33 @@ def test_a_load_over_existing_rows_then_undo_gives_every_byte_back_and_no_new_ro
     assert abs((time.time() + ttl) - (read_at + original_ttl)) <= 3  # its moment of expiry kept
 
 
+def test_undo_stopped_by_a_bad_key_in_its_second_window_says_what_it_wrote_back(cassandra, ks, session,
+                                                                               tmp_path) -> None:
+    """A load's UNDO writes back a window of cells at a time: a key that is no int in its second
+    window (a journal sealed by whoever holds the key) stops it there, the first window's rows gone
+    as before the load, and it says so: never "nothing was written"."""
+    from writing.journals import entry, key_of, lines_of, reseal
+
+    session.execute("CREATE TABLE w (id int PRIMARY KEY, data blob)")
+    path = write_jsonl(tmp_path / "many.jsonl", [{"id": i, "data": doc(i, "NEW")} for i in range(600)])
+    done = shell(cassandra, tmp_path, ks, f"COPY w (id, data) FROM '{path}' WITH ENCODE data = 'gzip>json' "
+                 "CONFIRM").stdout
+    assert "600 rows written (600 new" in done, done
+    journal = Path(journal_of(done))
+    lines = lines_of(journal)
+    order = [entry(line)["key"]["id"] for line in lines if b'"row": ' in line and b'"key": ' in line]
+    first_window = list(dict.fromkeys(order))[:500]  # the undo's first window: the journal's first 500 cells
+    bad = list(dict.fromkeys(order))[550]
+    lines = [line.replace(f'"id": "{bad}"'.encode(), b'"id": "0000ff"') for line in lines]
+    journal.write_bytes(reseal(lines, key_of(tmp_path)))
+    undone = shell(cassandra, tmp_path, ks, f"UNDO '{journal}' CONFIRM", ok=False)
+    said = undone.stdout + undone.stderr
+    assert "nothing was written" not in said, said
+    assert "the key's id is 3 bytes that are no int" in said and "500 rows written back; stopped: " in said, said
+    left = {row.id for row in session.execute("SELECT id FROM w")}
+    assert left == set(range(600)) - {int(k, 16) for k in first_window}, said
+
+
 def test_kill_9_part_way_then_resume_and_undo_are_exact(cassandra, ks, session, tmp_path) -> None:
     session.execute("CREATE TABLE k (p int, c int, data blob, PRIMARY KEY (p, c))")
     insert = session.prepare("INSERT INTO k (p, c, data) VALUES (?, ?, ?)")
