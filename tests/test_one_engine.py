@@ -436,41 +436,13 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
         reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if not native.available():
         pytest.skip(f"the native core does not run ({native.refusal()})")
-    handed: list[int] = []
-    real = native.module()
-
-    class Counting:
-        """The core's calls, counting the values each is handed (a page of places: rows x places)."""
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
-
-        def decode_page(self, request: Any) -> Any:
-            handed.append(len(request.values))
-            return real.decode_page(request)
-
-        def describe_page(self, request: Any) -> Any:
-            handed.append(len(request.values))
-            return real.describe_page(request)
-
-        def measure_page(self, request: Any) -> Any:
-            handed.append(request.rows * len(request.places))
-            return real.measure_page(request)
-
-        def query_page(self, request: Any) -> Any:
-            handed.append(request.rows * len(request.places))
-            return real.query_page(request)
-
-        def hold_page(self, values: Any, cap: int, text_trees: bool = True, text_gaps: bool = False) -> Any:
-            handed.append(len(values))
-            return real.hold_page(values, cap, text_trees, text_gaps)
-
+    calls = CoreCalls(native.module())
     readable, handed_back = _readable(), Counter(_handed_back_values())  # (they decode: before the counters)
-    monkeypatch.setattr(native, "module", Counting)
+    monkeypatch.setattr(native, "module", calls.module)
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
-    decodes, parses = counts.decodes, counts.parses
-    assert sum(handed) <= len(PAGE), reader  # one call per page, no value twice
+    decodes, parses, handed = counts.decodes, counts.parses, calls.handed
+    assert handed <= len(PAGE), reader  # one call per page, no value twice
     assert parses <= len(PAGE), reader
     assert all(n == 1 for n in counts.records.values()), f"{reader}: a record read twice"
     if reader not in PYTHON_ALONE:  # what the core read is not parsed again: only what it hands back
