@@ -202,12 +202,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                              f"{err.error}), {plural(done.left, 'more row')} not written")
                 done.failed = True
                 return done
-            except JournalError as err:
-                done.left = len(rows) - n
-                done.stop = f"stopped: {err}; {plural(done.left, 'row')} not written"
-                done.failed = True
-                return done
-            except WriteRefused as err:  # this row refused before it was sent (a journal's bad key)
+            except (JournalError, WriteRefused) as err:  # the journal unwritable; the row refused unsent
                 done.left = len(rows) - n
                 done.stop = f"stopped: {err}; {plural(done.left, 'row')} not written"
                 done.failed = True
