@@ -293,8 +293,10 @@ class BlobView:
 
 
 #: What a view's reading is, as it crosses whole (LandedView): every field but its engine's budget,
-#: its layers (crossed without their formats' objects and INSPECT's traces) and its JSON tree.
-_CROSSED = tuple(name for name in BlobView.__slots__ if name not in ("_json", "budget", "layers", "error"))
+#: its layers (crossed without their formats' objects and INSPECT's traces; add_layer notes the
+#: first cut and the first unverified layer again where it lands) and its JSON tree.
+_CROSSED = tuple(name for name in BlobView.__slots__ if name not in (
+    "_json", "budget", "layers", "error", "truncated_layer", "unverified_layer"))
 
 
 class LandedView(BlobView):
@@ -308,8 +310,7 @@ class LandedView(BlobView):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         layers = [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
                    layer.fmt is not None, layer.reading, layer.unverified) for layer in self.layers]
-        fields = {name: getattr(self, name) for name in _CROSSED if name not in ("truncated_layer",
-                                                                                  "unverified_layer")}
+        fields = {name: getattr(self, name) for name in _CROSSED}
         tree = self._json if self.kind == TEXT else _UNREAD
         return _landed, (fields, layers, None if tree is _UNREAD else (tree,))
 
@@ -337,8 +338,7 @@ def crossing(value: Any) -> Any:
         return value
     landed = LandedView(value.stored, value.kind)
     for name in _CROSSED:
-        if name not in ("truncated_layer", "unverified_layer"):
-            setattr(landed, name, getattr(value, name))
+        setattr(landed, name, getattr(value, name))
     if value.kind == RECORD:
         landed.record = value.record  # (a held view's record: the core's tree, made Python objects)
     for layer in value.layers:
