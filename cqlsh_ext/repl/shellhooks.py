@@ -2,7 +2,9 @@
 
 `repl_mode` is decided once, when the main shell is built: a person at a terminal (stdin and
 stdout are terminals, no -e/-f, not a SOURCE sub-shell) and not `--classic`. When it is False
-the shell calls none of this, so the classic loop stays exactly stock.
+the shell calls none of this, so the classic loop stays exactly stock. Whether the shell reads a
+batch (-e, -f, a pipe: its Ctrl-C ends the run, agent.door) is decided here too, from the same
+kwargs (batch_run): the classic loop at a terminal is no batch.
 
 In repl_mode:
 - cqlsh's readline hooks are switched off (its module global `readline` set to None) before
@@ -40,15 +42,30 @@ PRELOAD_SETTLE = 0.002
 KEY_TOPICS = ("keys", "keybindings", "bindings")
 
 
-def wants_repl(settings: Any, kwargs: dict[str, Any]) -> bool:
-    """The Shell kwargs cqlsh's main() passes decide: interactive main shell, not classic."""
-    return (not settings.classic
-            and bool(kwargs.get("tty", True))
+def typed_at_a_terminal(kwargs: dict[str, Any]) -> bool:
+    """The Shell kwargs cqlsh's main() passes decide: a person types the statements at a terminal
+    (the main shell, stdin a terminal; not -e, -f, a pipe, nor SOURCE's sub-shell, which reads a
+    file). Else the run is a batch (agent.door): its Ctrl-C ends it, exit code 130."""
+    return (bool(kwargs.get("tty", True))
             and kwargs.get("stdin") is None
             and not kwargs.get("single_statement")
             and not kwargs.get("is_subshell")
             and kwargs.get("use_conn") is None
-            and sys.stdin.isatty() and sys.stdout.isatty())
+            and sys.stdin.isatty())
+
+
+def batch_run(kwargs: dict[str, Any], running: bool) -> bool:
+    """Whether the shell made with these kwargs reads a batch: -e, -f or a pipe's statements, not
+    the person at the prompt (--classic's included). SOURCE's sub-shell runs as the shell that
+    runs it, which is a batch when `running` says so."""
+    if kwargs.get("is_subshell"):
+        return running
+    return not typed_at_a_terminal(kwargs)
+
+
+def wants_repl(settings: Any, kwargs: dict[str, Any]) -> bool:
+    """Our prompt (prompt_toolkit): typed at a terminal that shows it, and not --classic."""
+    return not settings.classic and typed_at_a_terminal(kwargs) and sys.stdout.isatty()
 
 
 class Preload:

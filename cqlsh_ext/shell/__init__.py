@@ -153,7 +153,8 @@ class ExtShell(Stock):
             repl.shorten_reconnection(self)
         if self.server is None:  # a script's or a program's run (batch), or the interactive shell
             self.results.rows = self.agent.rows  # what each result printed: the run's
-            self.agent.begin(not self.repl_mode, self.printerr, lambda: setattr(self, "stop", True))
+            self.agent.begin(repl.batch_run(kwargs, self.agent.batch), self.printerr,
+                             lambda: setattr(self, "stop", True))
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
 

@@ -195,3 +195,58 @@ def test_what_is_typed_after_a_ctrl_c_right_after_enter_runs_next(term, cassandr
     finally:
         cassandra.faults.clear()
     assert t.exit() == 0
+
+
+@pytest.mark.parametrize("kind", ["select", "payload"])
+def test_ctrl_c_stops_a_statement_at_the_classic_prompt(term, cassandra, slow_ks, kind):
+    # cqlsh's own loop (--classic) at a terminal: Ctrl-C pressed while the statement waits on a late
+    # page stops the statement, not the shell (a script's Ctrl-C ends the run, exit code 130).
+    from waiting import wait_until
+
+    t = term("-k", slow_ks, "--classic", env={"PAGER": ""}, rows=24, cols=80)
+    prompt = rf"cqlsh:{slow_ks}> "
+    t.expect(prompt)
+    start = len(t.text)
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(RIGHT_AFTER_ENTER[kind].format(ks=slow_ks))
+        t.enter()
+        wait_until(lambda: cassandra.faults.met().pages >= 1, "the statement's first page asked for")
+        t.ctrl("c")
+        t.expect(prompt, timeout=120)
+    finally:
+        cassandra.faults.clear()
+    out = t.text[start:]
+    assert t.child.isalive() and "Traceback" not in out, out[-3000:]
+    if kind == "payload":  # cqlsh-ext's own reading says what it read before the press
+        assert "payload query: " in out and "interrupted (Ctrl-C)" in out, out[-3000:]
+    t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
+    assert t.exit() == 0
+
+
+@pytest.mark.parametrize("classic", [True, False], ids=["classic", "default"])
+def test_after_source_ctrl_c_still_stops_only_the_statement(term, cassandra, slow_ks, tmp_path, classic):
+    # SOURCE's file runs as the shell that runs it: at the prompt, a person's. Once a file was
+    # SOURCEd, a statement's Ctrl-C still stops the statement, never the shell (the sub-shell
+    # used to make the rest of the session a script's run, ended by its next Ctrl-C).
+    from waiting import wait_until
+
+    script = tmp_path / "one.cql"
+    script.write_text(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 2;\n")
+    t = term("-k", slow_ks, *(["--classic"] if classic else []), env={"PAGER": ""}, rows=24, cols=80)
+    prompt = rf"cqlsh:{slow_ks}> " if classic else rf"cqlsh:{slow_ks}>"
+    t.expect(prompt)
+    t.run(f"SOURCE '{script}'", until=r"\(1 rows\)")
+    t.expect(prompt)
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(RIGHT_AFTER_ENTER["select"].format(ks=slow_ks))
+        t.enter()
+        wait_until(lambda: cassandra.faults.met().pages >= 1, "the statement's first page asked for")
+        t.ctrl("c")
+        t.expect(prompt, timeout=120)
+    finally:
+        cassandra.faults.clear()
+    assert t.child.isalive()
+    t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
+    assert t.exit() == 0

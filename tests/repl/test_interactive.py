@@ -372,6 +372,31 @@ def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
     assert "\x1b[?2004h" not in t.raw
 
 
+@pytest.mark.parametrize("classic", [True, False], ids=["classic", "default"])
+def test_ctrl_c_at_the_prompt_cancels_the_line_and_the_shell_goes_on(term, repl_ks, classic):
+    # As at cqlsh's own prompt: part of a statement typed, Ctrl-C, a new prompt; what was typed is
+    # dropped (the next statement runs alone), and the shell answers it. --classic used to exit
+    # with 130 here, as a script's Ctrl-C does.
+    t = term(*(["--classic"] if classic else []), cols=80)
+    prompt = r"cqlsh> " if classic else r"cqlsh>"
+    t.expect(prompt)
+    t.type("SELECT * FROM sys")
+    t.expect(r"SELECT \* FROM sys")
+    t.ctrl("c")
+    t.expect(prompt)
+    assert t.child.isalive()
+    out = t.run(f"SELECT count(*) FROM {repl_ks}.orders;", until=r"\(1 rows\)")
+    assert re.search(r"\b60\b", out) and "SyntaxException" not in out, out
+    # Again inside a statement of several lines (cqlsh's continuation prompt).
+    t.type(f"SELECT id FROM {repl_ks}.orders\r")
+    t.expect(r"\.\.\. " if classic else r"\.\.\.")
+    t.ctrl("c")
+    t.expect(prompt)
+    out = t.run(f"SELECT customer FROM {repl_ks}.orders WHERE id = 7;", until=r"\(1 rows\)")
+    assert "customer-07" in out, out
+    assert t.exit() == 0
+
+
 def test_classic_loop_history_never_holds_passwords(term, cassandra, home):
     # cqlsh's readline loop adds every line typed (and a multi-line statement again as one line),
     # reads cqlsh_history at start and writes it back whole at exit: no entry of it carries a
