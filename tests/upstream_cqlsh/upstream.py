@@ -3,7 +3,7 @@ run against a program on the suite's server.
 
 The cqlsh package the project pins (cqlsh 6.2.2) ships no tests, in its wheel or its sdist; scylla-cqlsh's
 sdist on PyPI carries cqlsh's test package (pylib/cqlshlib/test), kept running against Cassandra. It is
-fetched once by its pinned address and sha256 into .cache/upstream-cqlsh (built in a temporary
+fetched once by pip, by name, version and sha256, into .cache/upstream-cqlsh (unpacked in a temporary
 sibling, renamed into place: the first to finish is kept), never copied into the repository, and its
 test package is imported under a name of its own (`upstream_cqlshlib_test`), so that the installed
 cqlshlib (cqlsh 6.2.2's, which the programs run) is the only `cqlshlib`.
@@ -24,22 +24,24 @@ import importlib
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
 import traceback
 import unittest
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-#: The sdist, by its PyPI address and hash (pip cannot fetch it by version: its metadata says 0.0.0).
-SDIST = "scylla_cqlsh-6.0.40"
-SDIST_URL = ("https://files.pythonhosted.org/packages/d4/38/"
-             "8a344ab7c82c4d5486b18e7562d615398bbd78a017d757581ff8fe616377/scylla_cqlsh-6.0.40.tar.gz")
+#: The sdist, by name, version and hash. Its version comes from setuptools-scm, which finds no git
+#: history in an sdist and says 0.0.0 (pip then refuses the download as another version): the
+#: version is given to it (SETUPTOOLS_SCM_PRETEND_VERSION).
+REQUIREMENT = "scylla-cqlsh"
+VERSION = "6.0.40"
+SDIST = f"scylla_cqlsh-{VERSION}"
 SDIST_SHA256 = "efd605095bf88b27216275ed82ccc8782c482eac74f97fb281a54fe457259ab8"
 CACHE = REPO_ROOT / ".cache" / "upstream-cqlsh"
 #: The modules run, in this order.
@@ -59,11 +61,14 @@ def test_dir() -> Path:
     work = Path(tempfile.mkdtemp(dir=CACHE, prefix=f"{SDIST}."))
     try:
         archive = work / f"{SDIST}.tar.gz"
-        with urllib.request.urlopen(SDIST_URL, timeout=120) as answer, archive.open("wb") as out:
-            shutil.copyfileobj(answer, out)
-        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+        requirements = work / "requirements.txt"
+        requirements.write_text(f"{REQUIREMENT}=={VERSION} --hash=sha256:{SDIST_SHA256}\n")
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--no-binary", REQUIREMENT, "-r", str(requirements), "-d", str(work)],
+                       check=True, timeout=600, env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": VERSION})
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()  # (pip checked it too)
         if digest != SDIST_SHA256:
-            raise RuntimeError(f"{SDIST_URL}: sha256 {digest}, not the pinned {SDIST_SHA256}")
+            raise RuntimeError(f"{SDIST}: sha256 {digest}, not the pinned {SDIST_SHA256}")
         with tarfile.open(archive) as tar:
             tar.extractall(work, filter="data")
         try:
