@@ -36,7 +36,8 @@ def test_a_comment_ended_by_a_carriage_return_hides_no_table_over_stdio(serve, d
     assert b"$2a$" not in server.written()
 
 
-def test_a_comment_ended_by_a_carriage_return_hides_no_table_over_http(demo: Demo, assistant_home: Path) -> None:
+def test_a_comment_ended_by_a_carriage_return_hides_no_table_over_http(demo: Demo,
+                                                                       assistant_home: Path) -> None:
     home = assistant_home / "http"
     write_credentials(home, ASSISTANT, ASSISTANT_PASSWORD)
     with HttpMcpServer([*demo.conn], home) as server, server.client() as client:
@@ -53,8 +54,8 @@ def test_what_writes_a_file_is_refused_in_the_shell_s_words(serve, demo: Demo) -
     said = {f"COMPRESSION ADVISE SELECT data FROM {table} LIMIT 5 save /* x */ DICTIONARY '/tmp/d'":
             "COMPRESSION ADVISE ... SAVE DICTIONARY writes a local file",
             "CAPTURE '/tmp/x'": "CAPTURE appends to a local file",
-            f"COPY {table} TO '/tmp/x'": "COPY reads or writes a local file (TO, FROM), or writes the database "
-                                         "(FROM)",
+            f"COPY {table} TO '/tmp/x'":
+            "COPY reads or writes a local file (TO, FROM), or writes the database (FROM)",
             "SHOW SESSION 6e1f5f30-0d8c-11ee-9a8f-5f2c3a1c1b2a":
             "SHOW SESSION reads system_traces: another session's statements"}
     for statement, why in said.items():
