@@ -81,6 +81,20 @@ WRITE_WORDS = frozenset({"insert", "update", "delete", "batch", "begin", "apply"
                          "truncate", "grant", "revoke", "add", "move", "prune"})
 
 
+#: Where docs/agents.md and docs/mcp.md hold the rule's table (`table_text`), as a test checks.
+TABLE_START, TABLE_END = "<!-- the read-only rule: features/read_rule.py RULE -->", "<!-- end of the rule -->"
+
+
+def table_text() -> str:
+    """The rule as the docs print it: a Markdown table, a line a Verdict."""
+    lines = ["| Statement | Under read-only | Why |", "|---|---|---|"]
+    for verdict in RULE:
+        runs = "refused" if not verdict.runs else "runs" if verdict.doors == "every" \
+            else "runs (the shell; `cqlsh-ext mcp` has no session)"
+        lines.append(f"| {verdict.statement} | {runs} | {verdict.why} |")
+    return "\n".join(lines)
+
+
 def _why(statement: str) -> str:
     return next(v.why for v in RULE if v.statement == statement)
 
@@ -130,11 +144,22 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
         if session:
             return None
         return refusal_words(reader, what, f"is a command of the shell's session, which {reader} has not")
-    if first in WRITE_WORDS:
+    if first in WRITE_WORDS or _declared_write(first):
         return refusal_words(reader, what, WRITES_DATABASE)
     if first == "list":
         return refusal_words(reader, what, _why("LIST"))
     return refusal_words(reader, what, _why("any other statement"))
+
+
+def _declared_write(word: str) -> bool:
+    """Whether a command or statement intercept of the shell that starts with `word` is declared to
+    write (features.commands: UNDO, COMPRESSION REWRITE, the edits, the loads): none of its
+    statements is a read feature's (those are found before)."""
+    from cqlsh_ext.features.commands import command, intercepts_for
+
+    declared = command(word)
+    return (declared is not None and not declared.reads_only) \
+        or any(not intercept.reads_only for intercept in intercepts_for(word))
 
 
 def allowed_file_write(feature: Feature, clause: object, tokens: Sequence[Token]) -> bool:
