@@ -113,3 +113,19 @@ def test_show_session_reads_no_trace(cassandra, home: Path, numbered: str) -> No
     assert said_lines(result.stderr) == [
         "refused: cqlsh-ext --read-only runs reads only, and SHOW SESSION reads system_traces: another "
         "session's statements"]
+
+
+def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home: Path,
+                                                                 demo_keyspace: str) -> None:
+    rc = home / "rc"
+    rc.write_text("# the user's rc\n")
+    script = home / "sourced.cql"
+    script.write_text(f"CAPTURE '{rc}';\n" + ATTACK.format(keyspace=demo_keyspace) + ";\n", newline="")
+    result = ext(cassandra, home, "--read-only", "-e", f"SOURCE '{script}'")
+    assert rc.read_text() == "# the user's rc\n"
+    assert _no_hash(result.stdout), result.stdout
+    assert result.returncode == 3, result.stderr
+    lines = said_lines(result.stderr)
+    assert len(lines) == 2, lines
+    assert "refused: cqlsh-ext --read-only runs reads only, and CAPTURE appends to a local file" in lines[0]
+    assert "refused: cqlsh-ext --read-only reads a statement only as the server reads it" in lines[1]
