@@ -21,11 +21,15 @@ def _no_hash(text: str) -> bool:
     return "$2a$" not in text
 
 
-@pytest.mark.parametrize("way", ["-e", "-f", "stdin"])
+@pytest.mark.parametrize("way", ["-e", "-f", "stdin", "cqlshrc"])
 def test_a_comment_ended_by_a_carriage_return_hides_no_table(cassandra, home: Path, demo_keyspace: str,
                                                              way: str) -> None:
     statement = ATTACK.format(keyspace=demo_keyspace)
-    if way == "-e":
+    if way == "cqlshrc":  # read_only set in cqlshrc's [cqlsh_ext], no flag
+        (home / ".cassandra").mkdir(exist_ok=True)
+        (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\nread_only = true\n")
+        result = ext(cassandra, home, stdin=statement + ";\n")
+    elif way == "-e":
         result = ext(cassandra, home, "--read-only", "-e", statement)
     elif way == "-f":
         script = home / "attack.cql"
