@@ -11,7 +11,9 @@ Before the statement runs:
   `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
   the server is sent), and one the schema has (a missing keyspace or table says so);
 - a SELECT (a tool that reads a `statement`) lexed once here, its table resolved and read by the payload
-  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted);
+  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted); and
+  prepared on the server once (features.read_rule.server_tables): a table its metadata names that
+  the policy refuses or hides, or that is not the table read here, is refused;
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
   touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
   read with the payload parser itself (query.grammar, plain=True); a statement it cannot read is
