@@ -1,8 +1,8 @@
 """The shell for programs and assistants (docs/agents.md): what `cqlsh-ext -e` promises a program
 that runs it, beside what it prints for a person.
 
-- read_only.py   --read-only: the statements `cqlsh-ext mcp`'s gate lets through (mcp_server/gate.py)
-                 and its policy's tables (mcp_server/policy.py), refused before they run
+- read_only.py   --read-only: the shell's door to the read-only rule every read-only door keeps to
+                 (features/read_rule.py) and the policy's tables (mcp_server/policy.py)
 - door.py        the run's side (AgentRun, the shell's `agent`): each statement checked, timed and
                  classed by how it ended (common/exits.py); errors as JSON objects; the run's figures
 - errors.py      an error line as data: its kind, hint and position

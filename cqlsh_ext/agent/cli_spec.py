@@ -37,8 +37,9 @@ def spec(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.ArgumentPar
     """The document, from cqlsh's parser and cqlsh-ext's, and the tools --help lists."""
     from cqlsh_ext import __version__
     from cqlsh_ext.agent.errors import KINDS
-    from cqlsh_ext.agent.read_only import RUNS, SESSION_WORDS
+    from cqlsh_ext.agent.read_only import RUNS
     from cqlsh_ext.common.exits import EXITS
+    from cqlsh_ext.features.read_rule import SESSION_WORDS
     from cqlsh_ext.settings.output_formats import DECLARED
     from cqlsh_ext.upstream.seams import import_cqlshmain
 

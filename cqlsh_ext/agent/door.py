@@ -147,13 +147,14 @@ class AgentRun:
             stop()
 
     def refused(self, statement: Lexed, feature: Feature | None, keyspace: str | None,
-                tables_of: Callable[[str], Sequence[str]]) -> bool:
-        """Before `statement` runs (`keyspace` in use, `tables_of` a keyspace's tables): True when
-        --read-only refuses it (said, noted); a SELECT that --resume names is set to go on from its
-        token."""
+                tables_of: Callable[[str], Sequence[str]],
+                prepare: Callable[[str], object] | None = None) -> bool:
+        """Before `statement` runs (`keyspace` in use, `tables_of` a keyspace's tables, `prepare`
+        the session's: the server names a SELECT's table): True when --read-only refuses it (said,
+        noted); a SELECT that --resume names is set to go on from its token."""
         self.statement = statement
         if self.read_only is not None:
-            why = self.read_only.refusal(statement, feature, keyspace, tables_of)
+            why = self.read_only.refusal(statement, feature, keyspace, tables_of, prepare)
             if why is not None:
                 self.error(why, "refused")
                 if self.batch:  # (the interactive shell exits 0, as cqlsh's does)

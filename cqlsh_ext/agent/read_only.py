@@ -1,14 +1,11 @@
-"""--read-only: the shell runs what `cqlsh-ext mcp` runs and nothing else, by the same rules.
-
-A statement is let through when it is a read as the MCP server's gate reads it (mcp_server/gate.py:
-SELECT, DESCRIBE, COMPRESSION STATS, SETTINGS and ADVISE without SAVE DICTIONARY, INSPECT), a read
-feature's statement (features: a package's too; never one that writes or COMPRESSION TRIAL), or a
-command that changes the session alone (USE, CONSISTENCY, PAGING, OUTPUT, DECODE, SOURCE, whose
-statements are each checked, ...); then it names no table the policy refuses (mcp_server/policy.py:
-the tables of credentials and of other sessions' statements, the system tables it does not read,
-those a policy file denies, and those whose values it redacts, which the shell cannot redact). Any
-other statement is refused before it runs, in one line. Decided on the shell's lexer's tokens, as
-the gate decides: no quoting, comment or case hides a word.
+"""--read-only: the shell's door to the read-only rule (features/read_rule.py), the one `cqlsh-ext
+mcp` keeps to. A statement runs when the rule lets it run (a read it knows, read as the server reads
+it) and no table it reads is one the policy refuses (mcp_server/policy.py: the tables of credentials
+and of other sessions' statements, the system tables it does not read, those a policy file denies,
+and those whose values it redacts, which the shell cannot redact). The tables are those the rule
+finds: a feature's as its declaration names them, in the keyspace in use; a SELECT's (the user's, or
+the one a feature reads) those the server names once it has prepared it, beside those its text
+names. Any other statement is refused before it runs, in one line.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.mcp_server import gate
+from cqlsh_ext.features import read_rule
 from cqlsh_ext.mcp_server.policy import Policy, qualified_tables, token_name
 
 if TYPE_CHECKING:
@@ -26,13 +23,9 @@ if TYPE_CHECKING:
 
 #: How a refusal names the switch, and who keeps to the policy.
 READER = "cqlsh-ext --read-only"
-#: The shell's commands that change only the session (what is printed and how, where it reads, who
-#: it is), never what is stored: let through.
-SESSION_WORDS = frozenset({"use", "consistency", "serial", "paging", "expand", "tracing", "show", "help",
-                           "?", "exit", "quit", "clear", "cls", "decode", "decompress", "output", "source",
-                           "login", "capture", "history"})
-#: What a refusal says runs.
-RUNS = f"{gate.ALLOWED}, and the session's commands (USE, CONSISTENCY, PAGING, OUTPUT, DECODE, ...)"
+#: What a refusal says runs, and cqlsh-ext --spec and the skill say.
+RUNS = ("SELECT, DESCRIBE (DESCRIBE PAYLOAD too), COMPRESSION STATS, SETTINGS or ADVISE (without SAVE "
+        "DICTIONARY), INSPECT, and the session's commands (USE, CONSISTENCY, PAGING, OUTPUT, DECODE, ...)")
 
 
 def load(path: str | None) -> ReadOnly:
@@ -53,21 +46,48 @@ class ReadOnly:
     policy: Policy
 
     def refusal(self, statement: Lexed, feature: Feature | None, keyspace: str | None,
-                tables_of: Callable[[str], Sequence[str]]) -> str | None:
+                tables_of: Callable[[str], Sequence[str]],
+                prepare: Callable[[str], object] | None = None) -> str | None:
         """Why `statement` (its first statement: the shell runs one at a time) is refused, one
         line, or None. `feature`: the declared feature it is a statement of; `keyspace`: the one in
         use; `tables_of(keyspace)`: the names of its tables, by which an unqualified name is
-        known to be a table."""
-        tokens = _first(statement.tokens)
+        known to be a table; `prepare`: the session's, by which the server names a SELECT's table."""
+        why = read_rule.statement_refusal(READER, statement, feature, session=True)
+        if why is not None:
+            return why
+        tokens = read_rule.first_statement(statement.tokens)
         if not tokens:
             return None
-        return _statement_refusal(tokens, feature) or self.policy.named_refusal(tokens) \
-            or self._tables(tokens, keyspace, tables_of)
+        why = self.policy.named_refusal(tokens)
+        if why is not None:
+            return why
+        found = read_rule.feature_of(statement) if feature is None else (feature, _words(feature))
+        if found is not None:
+            from cqlsh_ext.cql.errors import QueryError
+            from cqlsh_ext.features.arguments import Invalid
 
-    def _tables(self, tokens: list[Token], keyspace: str | None,
-                tables_of: Callable[[str], Sequence[str]]) -> str | None:
-        """Why a table the statement names is refused: named keyspace.table, or by its name alone
-        in the keyspace in use."""
+            try:
+                tables, select = read_rule.feature_tables(found[0], statement, found[1], keyspace)
+            except (Invalid, QueryError):
+                return None  # the feature says why, reading it as here, and reads nothing
+        elif token_name(tokens[0]).lower() == "select":
+            tables, select = [], statement
+        else:
+            return None  # a session command, DESCRIBE: the schema
+        if select is not None:
+            select_tokens = read_rule.first_statement(select.tokens)
+            why = self.policy.named_refusal(select_tokens)
+            if why is not None:
+                return why
+            tables += self._named(select_tokens, keyspace, tables_of)
+            if prepare is not None:
+                tables += read_rule.server_tables(prepare, select.spanned()) or []
+        return self._tables(tables)
+
+    def _named(self, tokens: list[Token], keyspace: str | None,
+               tables_of: Callable[[str], Sequence[str]]) -> list[tuple[str, str]]:
+        """The tables a statement's text names: keyspace.table, or a name alone that is a table of
+        the keyspace in use."""
         named = qualified_tables(tokens)
         if keyspace is not None:
             known = set(tables_of(keyspace))
@@ -75,7 +95,11 @@ class ReadOnly:
             named += [(keyspace, token_name(tok)) for i, tok in enumerate(tokens)
                       if tok.kind in ("word", "qname") and token_name(tok) in known
                       and i - 1 not in chained and i + 1 not in chained]
-        for ks, table in named:
+        return named
+
+    def _tables(self, tables: list[tuple[str, str]]) -> str | None:
+        """Why one of `tables` is refused."""
+        for ks, table in tables:
             why = self.policy.refusal(ks, table)
             if why is not None:
                 return why
@@ -90,31 +114,10 @@ def runs_read_only(text: str, feature: Feature | None = None) -> bool:
     the tables it names aside (--spec says it of each statement)."""
     from cqlsh_ext.cql.lexer import Lexed
 
-    tokens = _first(Lexed(text).tokens)
-    return not tokens or _statement_refusal(tokens, feature) is None
+    return read_rule.statement_refusal(READER, Lexed(text), feature, session=True) is None
 
 
-def _statement_refusal(tokens: list[Token], feature: Feature | None) -> str | None:
-    """Why the statement is refused for what it is (a write, DDL, ...), or None."""
-    if feature is not None:
-        if feature.writes is not None or feature.shell_only:
-            return (f"refused: {READER} runs reads only, and {' '.join(_words(tokens))} writes "
-                    f"({feature.title}): {RUNS} only")
-        return None
-    if token_name(tokens[0]).lower() in SESSION_WORDS or gate.kind_of(tokens) is not None:
-        return None
-    return f"refused: {READER} runs {RUNS} only; {gate.what_of(tokens)} is not one of them"
+def _words(feature: Feature) -> int:
+    from cqlsh_ext.features.forms import statement_words
 
-
-def _first(tokens: list[Token]) -> list[Token]:
-    """The tokens of the first statement: up to its `;`, without the end token."""
-    out = []
-    for tok in tokens:
-        if tok.kind == "end" or (tok.kind == "punct" and tok.value == ";"):
-            break
-        out.append(tok)
-    return out
-
-
-def _words(tokens: list[Token]) -> list[str]:
-    return [tok.value.upper() for tok in tokens[:2] if tok.kind == "word"]
+    return len(statement_words(feature))

@@ -28,8 +28,10 @@ class Token:
         return "the end" if self.kind == "end" else repr(self.value)
 
 
-#: Space and comments: what may come before a token.
-_SPACE = r"(?:\s+|--[^\n]*|//[^\n]*|/\*.*?\*/)*"
+#: Space and comments: what may come before a token. A `--` or `//` comment ends at a newline or a
+#: carriage return, a `/* */` one at its first `*/` (not nested), as Cassandra's lexer ends them
+#: (src/antlr/Lexer.g: COMMENT, MULTILINE_COMMENT).
+_SPACE = r"(?:\s+|--[^\n\r]*|//[^\n\r]*|/\*.*?\*/)*"
 _SPACE_RE = re.compile(_SPACE, re.DOTALL)
 #: A token with the space before it, one match a token (half the matches of a space a match). The
 #: space is read in a lookahead and taken by a back-reference: atomically (Python 3.10 has no
@@ -40,8 +42,8 @@ _TOKEN = re.compile(r"""
     (?P<string>'(?:[^']|'')*')
   | (?P<dollar>\$\$.*?\$\$)
   | (?P<qname>"(?:[^"]|"")*")
-  | (?P<decimal>\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?)
-  | (?P<int>\d+)
+  | (?P<decimal>[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?)
+  | (?P<int>[0-9]+)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<punct><=|>=|!=|<>|[=<>(),.\[\]*;\-+:?{}])
     )

@@ -189,6 +189,9 @@ class Clause(NamedTuple):
     #: (shell.completion).
     grammar: str = ""
     rules: str = ""
+    #: It writes or appends to a local file (SAVE DICTIONARY 'file'): the read-only rule refuses a
+    #: statement that gives it (features.read_rule).
+    writes_file: bool = False
 
 
 class Statement(NamedTuple):

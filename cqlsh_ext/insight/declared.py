@@ -88,7 +88,7 @@ register(Feature(
                         "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",
                         select=True, omits=("column",), help=Text(_HELP, "ADVISE_ABOUT"),
                         clauses=(Clause(("SAVE", "DICTIONARY"), "dictionaries_to", "string", "'file'",
-                                        closing=True),))))
+                                        closing=True, writes_file=True),))))
 register(Feature(
     "compression_settings", "Compression settings",
     "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "

@@ -1,5 +1,6 @@
-"""The read-only gate: which statements `cqlsh-ext mcp` runs at all. An allow-list of reads,
-everything else refused in one line:
+"""The read-only gate: which statements `cqlsh-ext mcp` runs at all. The read-only rule decides
+(features/read_rule.py, the one every read-only door asks: the shell's --read-only too), in its
+words; of what it lets run, MCP serves these, everything else refused in one line:
 
     SELECT ...                        (payload paths, conditions, GROUP BY and aggregates included)
     DESCRIBE ... / DESC ...           (DESCRIBE PAYLOAD included)
@@ -32,6 +33,7 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
+from cqlsh_ext.features import read_rule
 from cqlsh_ext.mcp_server import bounds
 
 SELECT, DESCRIBE, DESCRIBE_PAYLOAD, INSPECT = "SELECT", "DESCRIBE", "DESCRIBE PAYLOAD", "INSPECT"
@@ -43,6 +45,8 @@ CQL_STATEMENT_WORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "BATCH", "BEGIN",
                        "MOVE", "PRUNE")
 #: The first words of the reads (a syntax error's nearest word is one of them).
 READ_WORDS = ("SELECT", "DESCRIBE", "DESC", "COMPRESSION", "INSPECT")
+#: Who keeps to the read-only rule here, as its refusals name it.
+READER = "cqlsh-ext mcp"
 #: What the gate lets through, as its refusals name it.
 ALLOWED = ("SELECT, DESCRIBE (DESCRIBE PAYLOAD too), COMPRESSION STATS, SETTINGS or ADVISE, "
            "and INSPECT")
@@ -119,13 +123,15 @@ def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None,
         raise Refused("no statement given")
     if ends and any(not _punct(tok, ";") for tok in tokens[ends[0]:]):
         raise Refused(_one_at_a_time())
-    kind = kind_of(statement)
+    read = lexed if lexed is not None else Lexed(text)
+    why = read_rule.statement_refusal(READER, read, None, session=False)
+    kind = kind_of(statement) if why is None else None
     if kind is None:
         unknown = _unknown_word(statement[0])
         if unknown is not None:
             raise Refused(unknown)
-        raise Refused(f"refused: cqlsh-ext mcp is read-only and runs {ALLOWED} only; "
-                      f"{what_of(statement)} is not one of them")
+        raise Refused(why or read_rule.refusal_words(READER, read_rule.what_of(statement),
+                                                     f"is none of what it serves: {ALLOWED}"))
     if kinds is not None and kind not in kinds:
         raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
     return kind, statement
@@ -168,9 +174,7 @@ def kind_of(tokens: list[Token]) -> str | None:
 
         return DESCRIBE_PAYLOAD if recognizes([*tokens, Token("end", "", 0, 0)]) else DESCRIBE
     if first == "COMPRESSION" and len(words) > 1 and words[1] in COMPRESSION_READS:
-        if _saves(tokens):
-            return None  # ADVISE ... SAVE DICTIONARY 'file' writes a file on the server's host
-        return f"COMPRESSION {words[1]}"
+        return f"COMPRESSION {words[1]}"  # (SAVE DICTIONARY refused by the rule: it writes a file)
     if first == "INSPECT":
         after = words[2] if words[1:2] == ["JSON"] and len(words) > 2 else words[1] if len(words) > 1 else ""
         return INSPECT if after == "SELECT" else None
@@ -220,23 +224,6 @@ def _lexing_error(text: str, error: str) -> str:
     if unclosed is not None:
         return f"{unclosed}, at position {at}"
     return f"unexpected character {found.group(1)} at position {at}"
-
-
-def _saves(tokens: list[Token]) -> bool:
-    words = [tok.value.upper() if tok.kind == "word" else "" for tok in tokens]
-    return any(a == "SAVE" and b == "DICTIONARY" for a, b in zip(words, words[1:], strict=False))
-
-
-def what_of(tokens: list[Token]) -> str:
-    """How a refusal names the statement: its first words."""
-    words = [tok.value.upper() for tok in tokens[:2] if tok.kind == "word"]
-    if not words:
-        return f"no statement (it starts with {tokens[0].value!r})"
-    if words[0] == "COMPRESSION" and _saves(tokens):
-        return "COMPRESSION ADVISE ... SAVE DICTIONARY (it writes a file)"
-    if words[0] in ("COMPRESSION", "COPY", "BEGIN", "ALTER", "CREATE", "DROP", "LIST") and len(words) > 1:
-        return " ".join(words)
-    return words[0]
 
 
 def _one_at_a_time() -> str:

@@ -11,7 +11,9 @@ Before the statement runs:
   `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
   the server is sent), and one the schema has (a missing keyspace or table says so);
 - a SELECT (a tool that reads a `statement`) lexed once here, its table resolved and read by the payload
-  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted);
+  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted); and
+  prepared on the server once (features.read_rule.server_tables): a table its metadata names that
+  the policy refuses or hides, or that is not the table read here, is refused;
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
   touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
   read with the payload parser itself (query.grammar, plain=True); a statement it cannot read is
@@ -51,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, SpeltRow, ToolAnswer, failed
-from cqlsh_ext.mcp_server.gate import Refused
+from cqlsh_ext.mcp_server.gate import READER, Refused
 from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace, token_name
 
 if TYPE_CHECKING:
@@ -252,9 +254,10 @@ class Guard:
             raise Refused(why)
         first = _first_statement(lexed)
         found = table_of(first)
+        keyspace = found[0] or work.served.context.keyspace if found is not None else None
+        self._server_tables(work, first, (keyspace, found[1]) if found is not None else None)
         if found is None:
             return Scope(lexed=lexed)
-        keyspace = found[0] or work.served.context.keyspace
         if keyspace is None:
             return Scope(lexed=lexed)  # the server says: no keyspace in use
         scope = self._table(work, keyspace, found[1])
@@ -265,6 +268,24 @@ class Guard:
         if is_system_keyspace(keyspace):
             self._hiding(scope, first)
         return scope
+
+    def _server_tables(self, work: Work, statement: Lexed, read: tuple[str | None, str] | None) -> None:
+        """The tables the server reads for `statement` once it has prepared it (features.read_rule):
+        refused when the policy refuses one, or when the server reads another table than the one
+        the guard read in its text (`read`: what the guard decides on)."""
+        from cqlsh_ext.features.read_rule import server_tables
+
+        tables = server_tables(work.served.context.session.prepare, statement.spanned())
+        for keyspace, table in tables or ():
+            why = self.policy.refusal(keyspace, table)
+            if why is not None:
+                raise Refused(why)
+            if self.policy.hides(keyspace, table):
+                raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
+            if read != (keyspace, table):
+                raise Refused(f"refused: the server reads {keyspace}.{table} in this statement, where "
+                              f"{READER} reads {'.'.join(str(n) for n in read) if read else 'no table'}: "
+                              "a statement is served only as the server reads it")
 
     def _hiding(self, scope: Scope, statement: Lexed) -> None:
         """A SELECT of a system table whose rows name keyspaces (and tables or views of them): where

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.features.read_rule import token_name
+
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
 
@@ -220,11 +222,6 @@ class Policy:
             if tok.kind in ("word", "qname") and token_name(tok) in refused:
                 return self.refusal(token_name(tok)) or f"refused: {token_name(tok)}"
         return None
-
-
-def token_name(tok: Token) -> str:
-    """A name token as the schema spells it: a word in lower case, a quoted name as written."""
-    return tok.value.lower() if tok.kind == "word" else tok.value
 
 
 def qualified_tables(tokens: Sequence[Token]) -> list[tuple[str, str]]:

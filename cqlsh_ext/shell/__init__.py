@@ -221,7 +221,7 @@ class ExtShell(Stock):
             self.printerr(refused)
             return True
         feature = door.feature[0] if door.feature is not None else None
-        if self.agent.refused(lexed, feature, self.current_keyspace, self.agent_tables):
+        if self.agent.refused(lexed, feature, self.current_keyspace, self.agent_tables, self.session.prepare):
             return True  # --read-only's refusal, said (agent.read_only)
         if door.feature is not None:
             self._run_feature(*door.feature, lexed)

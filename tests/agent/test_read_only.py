@@ -41,7 +41,7 @@ def test_what_writes_is_refused_in_one_line_and_nothing_changes(cassandra, home:
     assert result.returncode == 3, result.stderr
     lines = said_lines(result.stderr)
     assert len(lines) == 1, lines
-    assert lines[0].startswith("refused: cqlsh-ext --read-only runs SELECT, DESCRIBE") and named in lines[0]
+    assert lines[0].startswith("refused: cqlsh-ext --read-only runs reads only, and ") and named in lines[0]
     assert not result.stdout.strip()
     assert _stored(cassandra, numbered, 3) == {"n": 3, "word": "w3"}
     session = cassandra.session()
@@ -61,9 +61,7 @@ def test_compression_trial_is_refused_it_writes_scratch_tables(cassandra, home: 
     result = ext(cassandra, home, "--read-only", "-e", f"COMPRESSION TRIAL {numbered}.data INTO scratch")
     assert result.returncode == 3
     assert said_lines(result.stderr) == [
-        "refused: cqlsh-ext --read-only runs reads only, and COMPRESSION TRIAL writes (Compression trial): "
-        "SELECT, DESCRIBE (DESCRIBE PAYLOAD too), COMPRESSION STATS, SETTINGS or ADVISE, and INSPECT, and "
-        "the session's commands (USE, CONSISTENCY, PAGING, OUTPUT, DECODE, ...) only"]
+        "refused: cqlsh-ext --read-only runs reads only, and COMPRESSION TRIAL writes the database"]
 
 
 @pytest.mark.parametrize("statement", [

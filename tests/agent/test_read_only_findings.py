@@ -1,0 +1,135 @@
+"""Issue 105's findings, each as an attacker tried it on the shell's --read-only (features/read_rule.py,
+the rule every read-only door keeps to), driven through the real binary (-e, -f, a pipe) against the
+real server: a comment that ends at a carriage return does not hide the table the server reads; SAVE
+DICTIONARY and CAPTURE write no file; DESCRIBE PAYLOAD table.column reads the column of the table in
+the keyspace in use, and a denied one is refused; SHOW SESSION reads no trace. Every refusal is one
+line, exit code 3, and nothing is printed of what was refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shell_runner import ext, said_lines
+
+#: Finding 1's statement, word for word (its decoy a table of the demo's keyspace).
+ATTACK = ("SELECT role, salted_hash FROM --\r system_auth.roles /*\n {keyspace}.blob_formats -- */\n "
+          "LIMIT 2")
+
+
+def _no_hash(text: str) -> bool:
+    return "$2a$" not in text
+
+
+@pytest.mark.parametrize("way", ["-e", "-f", "stdin", "cqlshrc"])
+def test_a_comment_ended_by_a_carriage_return_hides_no_table(cassandra, home: Path, demo_keyspace: str,
+                                                             way: str) -> None:
+    statement = ATTACK.format(keyspace=demo_keyspace)
+    if way == "cqlshrc":  # read_only set in cqlshrc's [cqlsh_ext], no flag
+        (home / ".cassandra").mkdir(exist_ok=True)
+        (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\nread_only = true\n")
+        result = ext(cassandra, home, stdin=statement + ";\n")
+    elif way == "-e":
+        result = ext(cassandra, home, "--read-only", "-e", statement)
+    elif way == "-f":
+        script = home / "attack.cql"
+        script.write_text(statement + ";\n", newline="")  # the \r kept as written
+        result = ext(cassandra, home, "--read-only", "-f", str(script))
+    else:
+        result = ext(cassandra, home, "--read-only", stdin=statement + ";\n")
+    assert _no_hash(result.stdout) and _no_hash(result.stderr), result.stdout
+    assert result.returncode == 3, (result.returncode, result.stdout, result.stderr)
+    lines = said_lines(result.stderr)
+    # (a script's and a pipe's lines are said at their place: <stdin>:4:refused: ...)
+    assert len(lines) == 1 and "refused: cqlsh-ext --read-only reads a statement only as the server reads " \
+        "it, and a carriage return at position 32 is not followed by a newline" in lines[0], lines
+
+
+def test_the_server_names_the_table_a_select_reads(cassandra, home: Path, demo_keyspace: str) -> None:
+    """Past the text's reading: with `-k system_auth`, `roles` is the credentials table wherever the
+    text seems to say otherwise; the server's prepared statement names it."""
+    result = ext(cassandra, home, "--read-only", "-k", "system_auth", "-e",
+                 "SELECT role, salted_hash FROM roles LIMIT 2")
+    assert _no_hash(result.stdout), result.stdout
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: table system_auth.roles holds credentials or other sessions' statements: "
+        "cqlsh-ext --read-only never reads it"]
+
+
+@pytest.mark.parametrize("clause", ["SAVE DICTIONARY", "save dictionary", "Save /* a */ Dictionary",
+                                    "SAVE\tDICTIONARY"])
+def test_save_dictionary_writes_no_file(cassandra, home: Path, numbered: str, clause: str) -> None:
+    kept = home / "kept.txt"
+    kept.write_text("the user's own file\n")
+    for statement in (f"COMPRESSION ADVISE SAMPLE 20 {numbered} {clause} '{kept}'",
+                      f"COMPRESSION ADVISE SELECT data FROM {numbered} LIMIT 20 {clause} '{kept}'"):
+        result = ext(cassandra, home, "--read-only", "-e", statement)
+        assert kept.read_text() == "the user's own file\n", statement
+        assert result.returncode == 3, (statement, result.stdout, result.stderr)
+        assert said_lines(result.stderr) == [
+            "refused: cqlsh-ext --read-only runs reads only, and COMPRESSION ADVISE ... SAVE DICTIONARY "
+            "writes a local file"], statement
+        assert not result.stdout.strip()
+
+
+def test_capture_appends_to_no_file(cassandra, home: Path) -> None:
+    rc = home / "rc"
+    rc.write_text("# the user's rc\n")
+    result = ext(cassandra, home, "--read-only", "-e",
+                 f"CAPTURE '{rc}'; SELECT (text)'$(touch planted)' AS x FROM system.local")
+    assert rc.read_text() == "# the user's rc\n"
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr)[0] == (
+        "refused: cqlsh-ext --read-only runs reads only, and CAPTURE appends to a local file")
+
+
+def test_describe_payload_reads_the_column_of_the_table_in_use(cassandra, home: Path, numbered: str) -> None:
+    result = ext(cassandra, home, "--read-only", "-k", "system_auth", "-e",
+                 "DESCRIBE PAYLOAD roles.salted_hash SAMPLE 5")
+    assert _no_hash(result.stdout), result.stdout
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: table system_auth.roles holds credentials or other sessions' statements: "
+        "cqlsh-ext --read-only never reads it"]
+    keyspace, table = numbered.split(".")
+    policy = home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{keyspace}.{table}"]\n')
+    for statement in (f"DESCRIBE PAYLOAD {table}.data SAMPLE 5", f"COMPRESSION STATS SAMPLE 5 {table}",
+                      f"INSPECT SELECT data FROM {table} LIMIT 1"):
+        denied = ext(cassandra, home, "--read-only", "--policy", str(policy), "-k", keyspace, "-e", statement)
+        assert denied.returncode == 3, (statement, denied.stderr)
+        assert said_lines(denied.stderr) == [
+            f"refused: table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext "
+            "--read-only never reads it"], statement
+
+
+def test_show_session_reads_no_trace(cassandra, home: Path, numbered: str) -> None:
+    session = cassandra.session()
+    try:
+        traced = session.execute(f"SELECT n FROM {numbered} WHERE p = 0 AND n = 7", trace=True)
+        trace_id = traced.get_query_trace(max_wait_sec=30).trace_id
+    finally:
+        session.shutdown()
+    result = ext(cassandra, home, "--read-only", "-e", f"SHOW SESSION {trace_id}")
+    assert numbered.split(".")[1] not in result.stdout, result.stdout
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: cqlsh-ext --read-only runs reads only, and SHOW SESSION reads system_traces: another "
+        "session's statements"]
+
+
+def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home: Path,
+                                                                 demo_keyspace: str) -> None:
+    rc = home / "rc"
+    rc.write_text("# the user's rc\n")
+    script = home / "sourced.cql"
+    script.write_text(f"CAPTURE '{rc}';\n" + ATTACK.format(keyspace=demo_keyspace) + ";\n", newline="")
+    result = ext(cassandra, home, "--read-only", "-e", f"SOURCE '{script}'")
+    assert rc.read_text() == "# the user's rc\n"
+    assert _no_hash(result.stdout), result.stdout
+    assert result.returncode == 3, result.stderr
+    lines = said_lines(result.stderr)
+    assert len(lines) == 2, lines
+    assert "refused: cqlsh-ext --read-only runs reads only, and CAPTURE appends to a local file" in lines[0]
+    assert "refused: cqlsh-ext --read-only reads a statement only as the server reads it" in lines[1]

@@ -1,0 +1,122 @@
+"""The read-only rule read against the real server, as a parser's fuzzer is written: generated SELECTs
+mixing comments of every kind (`--`, `//`, `/* */`, one holding a `;`), carriage returns, newlines,
+form feeds and other control or space characters, strings and $$strings$$ holding comment marks and
+`;`, names quoted and not, and look-alike letters (a Cyrillic у in system_auth). For each, what the
+guard decides from the text alone (the shell's --read-only without the server's prepared statement:
+agent.read_only.ReadOnly) against what the server reads (its prepared statement's metadata, or its
+refusal of the text). The property: no statement the guard allows reads, on the server, a table the
+policy denies, or another table than the one the guard read in its text. Bounded: a fixed number of
+examples, derandomized; every statement that once got through is kept as an @example."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import strategies as st
+
+from cqlsh_ext.cql.lexer import Lexed
+from cqlsh_ext.features.read_rule import server_tables
+from cqlsh_ext.query.recognize import table_of
+
+pytestmark = pytest.mark.server
+
+#: The keyspace the generated statements name ({ks}), with a table named as Cassandra's credentials
+#: table (`roles`), a table a policy file denies (`decoy`), and one read freely (`blob_formats`).
+KEYSPACE_TABLES = ("blob_formats", "roles", "decoy")
+
+#: Table names, as the statement writes them.
+TABLES = ("{ks}.blob_formats", '"{ks}"."blob_formats"', "blob_formats", "roles", "{ks}.roles", "decoy",
+          "{ks}.decoy", "system_auth.roles", "SYSTEM_AUTH.ROLES", '"system_auth".roles',
+          "system_auth . roles", "system_auth/**/.roles", "s\u0443stem_auth.roles", "system_auth.r\u043eles",
+          "system.local", "system_traces.sessions")
+#: What may stand between two tokens, or inside the text that hides a table: comments and space the
+#: server reads as the guard does, and (RISKY) comment marks alone, line ends, control and space
+#: characters, a ';' where a reader may take a comment's end elsewhere.
+READABLE = (" ", "\n", "\r\n", "\t", "/* c */", "/*\n*/", "/* -- */", "/* /* */", "/* // */", "-- c\n",
+            "// c\r\n", "-- /*\n", "'x -- y'", "'a;b'", "$$ /* $$", "$$--$$", "'--'", '"roles"', "(", ")",
+            ",", ".")
+RISKY = ("\r", "\f", "\v", "\u00a0", "\u2028", "\x00", "--", "//", "/*", "*/", "-- */", "/* ; */", ";",
+         "--\r", "//\r", "-- c\r x\n")
+BITS = READABLE + RISKY
+COLUMNS = ("*", "name", "role", "count(*)", '"name"', "name, role")
+TAILS = ("", " LIMIT 2", " WHERE name = 'a -- b' ALLOW FILTERING", " WHERE name = $$x /* $$ ALLOW FILTERING",
+         " -- trailing", " /* trailing */")
+
+
+#: A table inside a comment or a string, ended as the server ends it or otherwise: `{}` is the table.
+HIDDEN = ("/* {} */", "-- {}\n", "// {}\r\n", "-- x\r {}\n", "// x\r {}\n", "/* {} -- */\n", "-- {} */\n",
+          "/* x */ {} /* y", "'{}'", "$${}$$", '"{}"', "--\r {} /*\n", "/*\r*/ {}")
+
+
+@st.composite
+def statements(draw: Any) -> str:
+    """A SELECT whose FROM is followed (or preceded) by text that may hide a table: comment marks,
+    line ends, strings and other names, in any order."""
+    def hiding() -> str:
+        hidden = st.builds(str.format, st.sampled_from(HIDDEN), st.sampled_from(TABLES))
+        parts = draw(st.lists(st.one_of(st.sampled_from(READABLE), hidden, hidden, st.sampled_from(RISKY)),
+                              max_size=4))
+        return "".join(parts)
+
+    return (f"SELECT{draw(st.sampled_from(READABLE[:4]))}{draw(st.sampled_from(COLUMNS))} FROM{hiding()} "
+            f"{draw(st.sampled_from(TABLES))}{hiding()}{draw(st.sampled_from(TAILS))}")
+
+
+@pytest.fixture(scope="module")
+def reading(cassandra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, str]]:  # type: ignore[no-untyped-def]
+    """(a driver session in the keyspace, the guard with a policy denying its `decoy`, the keyspace)."""
+    from cqlsh_ext.agent import read_only
+
+    keyspace = cassandra.create_keyspace("differential")
+    session = cassandra.session(keyspace)
+    for table in KEYSPACE_TABLES:
+        session.execute(f"CREATE TABLE IF NOT EXISTS {table} (name text PRIMARY KEY, role text, data blob)")
+    session.cluster.refresh_schema_metadata()
+    policy = tmp_path_factory.mktemp("policy") / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{keyspace}.decoy"]\n')
+    try:
+        yield session, read_only.load(str(policy)), keyspace
+    finally:
+        session.shutdown()
+
+
+ATTACK = ("SELECT role, salted_hash FROM --\r system_auth.roles /*\n {ks}.blob_formats -- */\n LIMIT 2")
+
+
+@settings(max_examples=2000, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(template=statements())
+@example(template=ATTACK)  # issue 105, finding 1
+@example(template="SELECT * FROM--\r {ks}.blob_formats")  # found by this test on a4d3dd0's lexer
+@example(template="SELECT * FROM -- x\r system_auth.roles -- {ks}.blob_formats\n")
+@example(template="SELECT * FROM // x\r roles /* {ks}.blob_formats */")
+@example(template="SELECT * FROM /* /* */ system_auth.roles /* */ {ks}.blob_formats */")
+@example(template="SELECT * FROM $$ -- $$ system_auth.roles")
+def test_no_statement_the_guard_allows_reads_another_table_on_the_server(reading: tuple[Any, Any, str],
+                                                                         template: str) -> None:
+    session, guard, keyspace = reading
+    statement = template.replace("{ks}", keyspace)
+    lexed = Lexed(statement)
+
+    def tables_of(name: str) -> list[str]:
+        meta = session.cluster.metadata.keyspaces.get(name)
+        return list(meta.tables) if meta is not None else []
+
+    refused = guard.refusal(lexed, None, keyspace, tables_of)  # the text alone: no prepared statement
+    if refused is not None:
+        event("refused by the guard")
+        return
+    read = server_tables(session.prepare, statement)
+    if read is None:
+        event("allowed; the server reads no statement")
+        return  # nothing runs
+    event("allowed; the server read a table")
+    named = table_of(lexed)
+    assert named is not None, (statement, read)
+    guard_table = (named[0] or keyspace, named[1])
+    for table in read:
+        assert guard.policy.refusal(*table) is None, (statement, table)
+        assert table == guard_table, (statement, table, guard_table)

@@ -1,0 +1,32 @@
+"""The read-only rule at the interactive shell's door (features/read_rule.py), typed in a pseudo-terminal
+as a person types: CAPTURE appends to no file, DESCRIBE PAYLOAD table.column reads the column of the
+table in the keyspace in use (system_auth's roles: refused), SHOW SESSION reads no trace; each
+refusal one line, and the shell goes on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def test_the_interactive_shell_keeps_to_the_rule(term, home: Path) -> None:
+    rc = home / "rc"
+    rc.write_text("# the user's rc\n")
+    t = term("--read-only", "-k", "system_auth")  # (USE system_auth is refused itself)
+    t.prompt()
+    t.type(f"CAPTURE '{rc}';")
+    t.enter()
+    t.expect(r"refused: cqlsh-ext --read-only runs reads only, and CAPTURE appends to a local file")
+    t.prompt()
+    t.type("DESCRIBE PAYLOAD roles.salted_hash SAMPLE 5;")
+    t.enter()
+    t.expect(r"refused: table system_auth\.roles holds credentials or other sessions' statements")
+    t.prompt()
+    t.type("SHOW SESSION 6e1f5f30-0d8c-11ee-9a8f-5f2c3a1c1b2a")
+    t.enter()
+    t.expect(r"refused: cqlsh-ext --read-only runs reads only, and SHOW SESSION reads system_traces")
+    t.prompt()
+    t.type("SELECT release_version FROM system.local;")
+    t.enter()
+    t.expect(r"\(1 rows\)")  # the shell goes on, and reads
+    assert t.exit() == 0
+    assert rc.read_text() == "# the user's rc\n"
