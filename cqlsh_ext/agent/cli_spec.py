@@ -53,6 +53,7 @@ def spec(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.ArgumentPar
         "tools": [{"name": command.split()[1], "command": command, "does": does} for command, does in tools],
         "statements": statements(),
         "read_only": {"runs": RUNS, "session_commands": sorted(word.upper() for word in SESSION_WORDS),
+                      "turned_on_by": ["--read-only", "--policy"],
                       "exit_code": next(e.code for e in EXITS if e.name == "refused")},
         "output_formats": [{"name": fmt.name, "machine": fmt.machine, "help": fmt.help,
                             "reports_as_json": fmt.reports_as_json} for fmt in DECLARED],

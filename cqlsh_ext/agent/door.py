@@ -62,8 +62,9 @@ class AgentRun:
         #: Errors said as JSON objects (--output-format json, a script): (line, kind or None).
         self.json_errors = False
         self._pending: list[tuple[str, str | None]] = []
-        #: The statement running (its text: an error's position is read in it).
+        #: The statement running (its text: an error's position is read in it), the keyspace in use.
         self.statement: Lexed | None = None
+        self.keyspace: str | None = None
         self.statements = 0
         #: A Ctrl-C stopped the run: the statements still to come are not run.
         self.interrupted = False
@@ -152,7 +153,7 @@ class AgentRun:
         """Before `statement` runs (`keyspace` in use, `tables_of` a keyspace's tables, `prepare`
         the session's: the server names a SELECT's table): True when --read-only refuses it (said,
         noted); a SELECT that --resume names is set to go on from its token."""
-        self.statement = statement
+        self.statement, self.keyspace = statement, keyspace
         if self.read_only is not None:
             why = self.read_only.refusal(statement, feature, keyspace, tables_of, prepare)
             if why is not None:
@@ -162,7 +163,7 @@ class AgentRun:
                 return True
         if self.resume is not None and _first_word(statement) == "select":
             resume, self.resume = self.resume, None
-            why = resume.applies(statement)
+            why = resume.applies(statement, keyspace)
             if why is not None:
                 self.error(why, "usage")
                 return True
@@ -252,11 +253,16 @@ class AgentRun:
             if printed.cut is None:
                 continue
             from cqlsh_ext.agent import resume_token  # (a cut's only)
+            from cqlsh_ext.common.private_key import KeyRefused
 
             self.cuts.append(printed.cut)
             token = None
             if printed.resume is not None and self.statement is not None:
-                token = resume_token.token(self.statement, printed.resume, self.rows.before + printed.rows)
+                try:
+                    token = resume_token.token(self.statement, self.keyspace, printed.resume,
+                                               self.rows.before + printed.rows)
+                except KeyRefused as err:  # no key to seal it with: no token, and why
+                    self.error(f"--resume: no token: {err}")
                 self.resume_token = self.resume_token or token
             self.notice(printed.rows, token)
 

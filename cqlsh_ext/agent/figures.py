@@ -1,7 +1,7 @@
 """--stats: the run's figures, one JSON object on standard error when it ends (its last line):
 
     {"type": "stats", "statements": 1, "rows": 10, "exact": false, "truncated": true,
-     "truncated_why": ["max_rows"], "resume": "eyJ2Ijox...", "values": {"decoded": 10, "undecodable": 0},
+     "truncated_why": ["max_rows"], "resume": "eyJ2IjoyLC...", "values": {"decoded": 10, "undecodable": 0},
      "elapsed_s": 0.84, "cpu_s": 0.61, "exit": {"code": 0, "name": "ok"}}
 
 `rows`: the rows the run's SELECTs printed; `truncated`: whether any answer was cut short, and

@@ -54,6 +54,10 @@ _CAP_OF = {(LIMIT, "rows"): "limit", (LIMIT, "values"): "inspect_values", (BYTES
 #: answer: (characters of a string, entries of an array or object) at most, tried in order.
 #: A string stays whole up to 100 characters (a key, an id, a name).
 CUT_LEVELS = ((sizing.DEFAULT_VALUE_CHARS, sizing.DEFAULT_VALUE_ITEMS), (500, 100), (100, 20))
+#: ... and then, for a first row that still does not fit (a row larger than the answer's cap even so:
+#: many columns, a document of many long lists), down to its values' first characters and entries,
+#: then to none of them, rather than answer no row: its columns are all there, each value shown cut.
+FIRST_ROW_LEVELS = (*CUT_LEVELS, (20, 5), (0, 0))
 #: The cuts an answer names at most (then how many more).
 CUTS_SAID = 20
 #: An error line at most (the statement is never echoed whole, nor a server's long message).
@@ -372,9 +376,9 @@ def _spelt_cut(item: Any, chars: int, items: int | None, where: str) -> tuple[An
 
 def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int, bytes] | None:
     """`item` with its long values cut, its cuts, its cost and its compact JSON (_spelt_cut), when
-    it fits `room`; a first row that does not fit is cut harder (CUT_LEVELS) until it does. None:
+    it fits `room`; a first row that does not fit is cut harder (FIRST_ROW_LEVELS) until it does. None:
     it does not fit."""
-    levels = CUT_LEVELS if first else CUT_LEVELS[:1]
+    levels = FIRST_ROW_LEVELS if first else CUT_LEVELS[:1]
     for chars, items in levels:
         made = _spelt_cut(item, chars, items, where)
         if made[2] <= room:
@@ -385,7 +389,7 @@ def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[s
 class Taker:
     """Items (rows, INSPECT's values) taken into an answer while `limit` allows and they fit its
     `cap` as sent (the answer without them, `head`, measured first), each one's long values cut
-    (CUT_LEVELS: harder for a first item that does not fit whole); `finish` makes the answer."""
+    (CUT_LEVELS; FIRST_ROW_LEVELS for a first item that does not fit whole); `finish` makes the answer."""
 
     def __init__(self, key: str, limit: int | None, cap: int, head: dict[str, Any],
                  why_not: str | None = None) -> None:
@@ -570,12 +574,21 @@ class _RowsFitting:
         cut, at = taken.cut, taken.next_at
         if kept < len(taken.rows):
             cut, at = BYTES, taken.at[kept]
-        cursor = self.continuation.cursor(at if cut is not None else self.resume, kept)
+        # A first row that fits no answer even with every value cut (its columns' names alone fill
+        # the cap) is left out, said, and the cursor goes on after it: never the same cursor again.
+        past = not kept and cut == BYTES and at is not None
+        if past:
+            at = (at[0], at[1] + 1)
+        cursor = self.continuation.cursor(at if cut is not None else self.resume, kept + past)
         if cursor is not None:
             data["cursor"] = cursor
         else:
             data.pop("cursor", None)
         data["cut"] = _cut_text(cut, key, kept, answer.cap, cursor is not None, self.continuation.why_not)
+        if past and cursor is not None:
+            data["cut"] = (f"the first of the {key} alone is more than {answer.cap:,} bytes, the answer's "
+                           "cap, even with every value cut: it is left out, and the cursor continues after "
+                           "it (a larger max_bytes, or fewer columns, answers it)")
         data["truncated"] = False if cut is None else [_CAP_OF.get((cut, key), "max_bytes")]
         said = [c for cuts in taken.cuts[:kept] for c in cuts]
         if said:
@@ -600,7 +613,7 @@ class _RowsFitting:
             item, where, _ = taken.first
             if isinstance(item, SpeltRow):
                 item = item.value()
-            for chars, items in CUT_LEVELS:
+            for chars, items in FIRST_ROW_LEVELS:
                 cut, cuts, size, text = _spelt_cut(item, chars, items, where)
                 if size >= taken.costs[0]:
                     continue

@@ -60,7 +60,7 @@ from cqlsh_ext.features.arguments import Invalid, names
 from cqlsh_ext.features.calling import checked, request_of
 from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
 from cqlsh_ext.insight.declared import INSPECT_VALUES
-from cqlsh_ext.mcp_server import answers, bounds, gate, sizing
+from cqlsh_ext.mcp_server import answers, bounds, gate, schema_check, sizing
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.payload_select.declared import DEFAULT_ROWS, MAX_ROWS
 
@@ -301,17 +301,25 @@ class Tool:
     def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         """The answer to a call; a bad argument or a refused statement is an error answer. Its
         arguments (but MCP's own `max_bytes`) are checked against its feature's declaration, as every
-        front end checks a call (features.calling.checked: a JSON null is an argument not given)."""
-        arguments = dict(arguments)
+        front end checks a call (features.calling.checked, in its words), and all of them held to the
+        input schema it declares (schema_check: a JSON null, refused first, is no argument left
+        out; an object's entries and their count; no argument it does not name)."""
+        given, arguments = arguments, dict(arguments)
+        schema = self.input_schema()
         try:
+            why = schema_check.null_refusal(self.name, schema, given)
+            if why is not None:  # a null is no argument left out: said as itself, first
+                raise Invalid(why)
             cap = number(arguments, "max_bytes", work.max_bytes, MIN_BYTES, MAX_BYTES)
             arguments.pop("max_bytes", None)
-            if self.feature is not None:
-                arguments = checked(self.feature, {name: value for name, value in arguments.items()
-                                                   if value is not None})
+            if self.feature is not None:  # (its words first: every door's, for what it declares)
+                checked(self.feature, {name: value for name, value in arguments.items() if value is not None})
                 _bounded(self.feature, arguments)
             else:  # a tool made without a declaration (a test's)
                 _undeclared(self, arguments)
+            why = schema_check.refusal(self.name, schema, given)
+            if why is not None:  # a null, an object's entries, what the declaration does not say
+                raise Invalid(why)
             work.max_bytes = cap or DEFAULT_BYTES
             return self.answer(work, arguments)
         except (Invalid, gate.Refused) as err:
@@ -597,11 +605,11 @@ def _server_major(versions: dict[str, Any]) -> int:
 
 
 
-_MAX_BYTES = {"type": "integer"}
-#: What `max_bytes` is (every tool's description names it; its tool's document says it, and a call
-#: outside its range is refused in words that say it).
-MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
-                 f"(default {DEFAULT_BYTES:,})")
+#: `max_bytes`, its range declared (each tool's input schema: a call outside it is refused in words
+#: that say it, and its tool's document says it beside the type).
+_MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES}
+#: What `max_bytes` is (every tool's description names it; its tool's document says it).
+MAX_BYTES_DOC = f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"
 #: What every description ends with: the size of an answer (tools/list, which every client reads
 #: whole, stays within sizing.LIST_BYTES: a few words).
 _SIZE = f" Max {DEFAULT_BYTES // 1000} KB (max_bytes)."

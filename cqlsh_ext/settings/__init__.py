@@ -237,7 +237,7 @@ class AgentSettings:
 
     #: Only reads run: what `cqlsh-ext mcp`'s gate lets through, the policy's tables refused.
     read_only: bool = False
-    #: A policy file (`cqlsh-ext mcp`'s TOML): its tables never read with --read-only.
+    #: A policy file (`cqlsh-ext mcp`'s TOML): its tables never read; naming one turns read_only on.
     policy: str | None = None
     #: Seconds a statement may run; None: no limit.
     timeout: float | None = None
@@ -499,12 +499,12 @@ SETTINGS: tuple[Key, ...] = (
             "before they run, in one line (exit code 3).",
         summary=f"run reads only; anything else refused before it runs, exit code 3 ({_AGENTS_DOCS})"),
     Key("policy", "agent", "policy", parse_path, ("--policy",), "FILE",
-        help="with --read-only: the tables a policy file (cqlsh-ext mcp's) denies are refused too",
+        help="implies --read-only: the tables a policy file (cqlsh-ext mcp's) denies are refused too",
         parse_flag=_flag_path, unset="the built-in one", example="~/.cassandra/agent-policy.toml",
-        doc="With read_only: a policy file (TOML, as cqlsh-ext mcp --policy reads it): the tables its "
-            "[tables] deny names and the system tables it does not allow are refused; a table whose "
+        doc="A policy file (TOML, as cqlsh-ext mcp --policy reads it); it implies read_only: the tables "
+            "its [tables] deny names and the system tables it does not allow are refused; a table whose "
             "values it redacts is refused too (the shell redacts nothing).",
-        summary="with `--read-only`: a policy file whose tables are refused too"),
+        summary="implies `--read-only`: a policy file whose tables are refused too"),
     Key("timeout", "agent", "timeout", parse_seconds, ("--timeout",), "SECONDS",
         help="stop a statement that runs longer (what it read before is printed, the cut said; exit code 4)",
         unset="no limit", example="300",
@@ -690,6 +690,8 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
         settings.keyspaces.stock_sigv4_provider = module.strip().startswith("cassandra_sigv4")
     if flags is not None:
         _apply_flags(settings, flags)
+    if settings.agent.policy is not None:  # a policy is only ever a read-only one: named, it is kept to
+        settings.agent.read_only = True
     return settings
 
 

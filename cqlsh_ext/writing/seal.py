@@ -32,15 +32,15 @@ import hmac
 import json
 import os
 import re
-import stat
 from typing import Any
 
+from cqlsh_ext.common import private_key
 from cqlsh_ext.writing.refused import WriteRefused
 
 #: The key's file, in cqlsh's directory of the user's (~/.cassandra).
 KEY_DIRECTORY = os.path.join("~", ".cassandra")
 KEY_FILE = "cqlsh-ext-journal.key"
-KEY_BYTES = 32
+KEY_BYTES = private_key.KEY_BYTES
 #: What the MAC of a line is taken over, before the chain id: the format and its version.
 _DOMAIN = b"cqlsh-ext write journal 3\x00"
 _RUN_DOMAIN = b"cqlsh-ext spark run key\x00"
@@ -78,55 +78,18 @@ def user_key(create: bool) -> bytes:
 
 def _read_key(path: str) -> bytes:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise
-    except OSError as err:
-        if os.path.islink(path):
-            raise WriteRefused(f"the journal key {path} is a symbolic link: refused (it must be a file of "
-                               "yours)") from None
-        raise WriteRefused(f"the journal key {path} cannot be read: {err.strerror}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise WriteRefused(f"the journal key {path} is not a regular file: refused")
-        if st.st_uid != os.geteuid():
-            raise WriteRefused(f"the journal key {path} belongs to another user (uid {st.st_uid}): refused")
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            raise WriteRefused(f"the journal key {path} is open to others ({stat.filemode(st.st_mode)[1:]}): "
-                               "refused (chmod 600 it if nobody else could have read it)")
-        data = os.read(fd, KEY_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) != KEY_BYTES:
-        raise WriteRefused(f"the journal key {path} is not a key of {KEY_BYTES} bytes: refused")
-    return data
+        return private_key.read_key(path, "the journal key")
+    except private_key.KeyRefused as err:
+        raise WriteRefused(str(err)) from None
 
 
 def make_key() -> bool:
-    """A new key at its place, written whole under another name and linked into place (another
-    process making one at the same moment keeps its own: the first linked is the key); False when
-    there was one already. WriteRefused when it cannot be made."""
-    path = key_path()
-    directory = os.path.dirname(path)
+    """A new key at its place (common.private_key.make_key: another process making one at the same
+    moment keeps its own); False when there was one already. WriteRefused when it cannot be made."""
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        temporary = os.path.join(directory, f".{KEY_FILE}.{os.getpid()}.new")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, os.urandom(KEY_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            return False  # made before, or a moment ago by another process: that one is the key
-        finally:
-            os.unlink(temporary)
-    except OSError as err:
-        raise WriteRefused(f"the journal key {path} cannot be made: {err.strerror}") from None
-    return True
+        return private_key.make_key(key_path(), "the journal key")
+    except private_key.KeyRefused as err:
+        raise WriteRefused(str(err)) from None
 
 
 def run_key(key: bytes, run: str) -> bytes:
