@@ -25,14 +25,16 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import math
 import re
+import struct
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
-from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, SourceRow
+from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, NumberText, SourceRow
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
@@ -477,6 +479,8 @@ def _json(value: Any, out: list[str]) -> None:
 # ---------------------------------------------------------------------------------------- keys
 
 INTEGER_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "varint"})
+#: Key types a number's text is read into by key_from_text.
+NUMBER_TYPES = INTEGER_TYPES | {"float", "double", "decimal"}
 #: CQL's spellings of a key's value in text (a CSV field): ASCII digits (no "1_000", "+5", " 12",
 #: "1e3" for an integer), a decimal number, NaN and the infinities by CQL's names, a UUID's 36
 #: characters.
@@ -491,12 +495,18 @@ def cql_value(value: Any, cql_type: str) -> Any:
     """A source's key value as the driver takes a value of `cql_type`, exactly as the source's
     kind of value spells it: a JSON, Arrow or pandas value of the type (an integer for an int,
     never a float or a string; a number for a float; a boolean; text, ISO 8601 or cqlsh's time,
-    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`CsvField`) in CQL's
-    spelling of the type; ValueError or TypeError (saying what it is) when it is none."""
+    a UUID's text, `0x...` for the types JSON has no value of), a CSV field (`CsvField`) or a JSON
+    number's text (`NumberText`) read by key_from_text; ValueError or TypeError (saying what it is)
+    when it is none."""
     if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
         value = value.item()
     if isinstance(value, CsvField):
-        return _csv_value(str(value), cql_type)
+        return key_from_text(str(value), cql_type)
+    if isinstance(value, NumberText):
+        if cql_type in NUMBER_TYPES:
+            return key_from_text(str(value), cql_type)
+        # a time's milliseconds, a date's days: the number's value, as the other sources give it
+        value = int(value) if _INTEGER.fullmatch(value) else float(value)
     if cql_type in TEXT_TYPES or cql_type == "inet":
         if not isinstance(value, str):
             raise TypeError(f"{_sort(value)}, not text")
@@ -508,7 +518,9 @@ def cql_value(value: Any, cql_type: str) -> Any:
     if cql_type in ("float", "double", "decimal"):
         if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
             raise TypeError(f"{_sort(value)}, not a number")
-        if cql_type != "decimal":
+        if cql_type == "float":
+            return _float32(decimal.Decimal(value))
+        if cql_type == "double":
             return float(value)
         return decimal.Decimal(value if isinstance(value, int | decimal.Decimal) else repr(value))
     if cql_type == "boolean":
@@ -531,8 +543,13 @@ def _sort(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _csv_value(text: str, cql_type: str) -> Any:
-    """A CSV field's key value, in CQL's spelling of its type (see cql_value)."""
+def key_from_text(text: str, cql_type: str) -> Any:
+    """A key's value from its text (a CSV field, a JSON number as the line spells it), as CQL reads
+    the literal: ASCII digits with a minus sign before for an integer (any length for a varint);
+    a decimal exactly as spelt (its digits and scale: `1.00000000000000000001`, `1e-400`); a
+    double or a float rounded once from the text to the nearest of its type, as Java's parseDouble
+    and parseFloat round (a float never through a double first); NaN and the infinities by CQL's
+    names; see cql_value for the other types."""
     if cql_type in TEXT_TYPES or cql_type == "inet":
         return text
     if cql_type in INTEGER_TYPES:
@@ -544,12 +561,38 @@ def _csv_value(text: str, cql_type: str) -> Any:
             return _FLOAT_NAMES[text]
         if not _NUMBER.fullmatch(text):
             raise ValueError("not a number as CQL spells it")
-        return float(text) if cql_type != "decimal" else decimal.Decimal(text)
+        if cql_type == "decimal":
+            return decimal.Decimal(text)
+        return float(text) if cql_type == "double" else _float32(decimal.Decimal(text))
     if cql_type == "boolean":
         if text.lower() not in ("true", "false"):
             raise ValueError("not true or false")
         return text.lower() == "true"
     return _typed_value(text, cql_type)
+
+
+#: The largest float (32 bits) and half its last place: a number at or past their sum is infinite.
+_FLOAT32_MAX = decimal.Decimal(struct.unpack("<f", b"\xff\xff\x7f\x7f")[0])
+_FLOAT32_PAST = _FLOAT32_MAX + decimal.Decimal(2) ** 103
+
+
+def _float32(exact: decimal.Decimal) -> float:
+    """The float (32 bits) nearest `exact`, ties to even (Java's Float.parseFloat of its text), as
+    the Python float holding it: rounded from the exact value once, where float32(float(text))
+    rounds twice and may land one place off."""
+    if not exact.is_finite():
+        return float(exact)
+    if abs(exact) >= _FLOAT32_PAST:
+        return math.copysign(math.inf, exact)
+    near = min(float(exact), float(_FLOAT32_MAX)) if exact > 0 else max(float(exact), -float(_FLOAT32_MAX))
+    bits = struct.unpack("<I", struct.pack("<f", near))[0]
+    # the float the double rounds to, and its neighbours: the nearest to the exact value is one of them
+    candidates = [struct.unpack("<f", struct.pack("<I", b))[0] for b in (bits - 1, bits, bits + 1)
+                  if 0 <= b < 0x7F800000 or 0x80000000 <= b < 0xFF800000]
+    with decimal.localcontext() as ctx:
+        ctx.prec = 2000  # a float's exact decimal value has at most ~150 significant digits
+        return min(candidates, key=lambda c: (abs(decimal.Decimal(c) - exact),
+                                              struct.unpack("<I", struct.pack("<f", c))[0] & 1))
 
 
 def _typed_value(value: Any, cql_type: str) -> Any:
@@ -608,5 +651,7 @@ def _timestamp(value: Any) -> datetime.datetime:
 
 
 def _brief(value: Any) -> str:
+    if isinstance(value, NumberText):
+        return value if len(value) <= 40 else value[:37] + "..."
     text = json.dumps(value, default=repr, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

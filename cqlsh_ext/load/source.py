@@ -112,6 +112,12 @@ class CsvField(str):
     """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
 
 
+class NumberText(str):
+    """A JSON number as the line spells it (`1.00000000000000000001`, `1e-400`): a key read from
+    its text by its column's type (load.encoded_values.key_from_text, as a CSV field), never
+    through a binary float."""
+
+
 # ---------------------------------------------------------------------------------------- files
 
 @dataclass(frozen=True)
@@ -333,6 +339,8 @@ def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozense
             values.append(None)
         elif column in blobs:
             values.append(json_blob(found[0], text, found[1], found[2]))
+        elif isinstance(found[0], int | float) and not isinstance(found[0], bool):
+            values.append(NumberText(text[found[1]:found[2]]))
         else:
             values.append(found[0])
     stray = None if known is None or members.keys() <= known else next(k for k in members if k not in known)
