@@ -219,6 +219,8 @@ class Pass:
         self.cell_ttl = ttl
         #: Where the source's file stood after the window being written (journaled with its rows).
         self.read: tuple[int, str] | None = None
+        #: The source's file as the load opened it, its size and digest (journaled with each window).
+        self.whole: tuple[int, str] | None = None
         source = job.request.source
         #: How a refusal names the source's row: the file's name before its line.
         self.file = "" if source is None else visible(os.path.basename(source), 60) + " "
@@ -237,6 +239,7 @@ class Pass:
                         break
                     figures.rows += len(window)
                     self.read = getattr(window, "read", None)
+                    self.whole = getattr(window, "whole", None)
                     ready = self._ready(window)
                     if ready:
                         self._window(ready, stop, tick)
@@ -381,7 +384,9 @@ class Pass:
         assert journal is not None and pace is not None
         entries, items = self._journaled(todo)
         if entries and self.read is not None:
-            entries[0]["source_read"] = list(self.read)  # RESUME checks the file by it
+            entries[0]["source_read"] = list(self.read)
+        if entries and self.whole is not None:
+            entries[0]["source_whole"] = list(self.whole)  # RESUME checks the file by it
         try:
             journal.append(entries)
         except JournalError as err:

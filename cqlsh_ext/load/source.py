@@ -98,9 +98,11 @@ class SourceRow:
 
 class Window(list[SourceRow]):
     """Rows read together; `read`, where the source's file stood after them (bytes read and their
-    digest: what RESUME checks the file by), None for data in memory."""
+    digest), `whole`, the file's size and digest as the load opened it (what RESUME checks the
+    file by), None for data in memory."""
 
     read: tuple[int, str] | None = None
+    whole: tuple[int, str] | None = None
 
 
 class Fragment(str):
@@ -142,7 +144,7 @@ def file_rows(fmt: str, path: str, columns: Sequence[str], blobs: frozenset[str]
 
     found = named(fmt)
     if found.fields is not None:
-        source = SourceFile(path, reading.budget)
+        source = SourceFile(path, reading.budget, whole=True)
         split = imported(found.fields)
         rows = _csv_rows(source, columns, blobs, reading.header, skip, split, found.title)
         return _windows(rows, source), None
@@ -273,6 +275,7 @@ def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Ite
             size += row.size
             if len(window) >= WINDOW_ROWS or size >= WINDOW_BYTES:
                 window.read = source.mark() if source is not None else None
+                window.whole = source.whole if source is not None else None
                 yield window
                 window, size = Window(), 0
     except SourceError:
@@ -282,6 +285,7 @@ def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Ite
         raise
     if window:
         window.read = source.mark() if source is not None else None
+        window.whole = source.whole if source is not None else None
         yield window
 
 
@@ -296,7 +300,7 @@ def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], budget:
     line that cannot be read (not UTF-8, not a JSON object, cut short, past the budget) is a refused
     row, and the others go on; `known`: the keys a line may have (the table's columns and their
     companions: another is the row's `stray`)."""
-    source = SourceFile(path, budget)
+    source = SourceFile(path, budget, whole=True)
     return _windows(_json_rows(source, columns, blobs, skip, known), source)
 
 
@@ -586,7 +590,7 @@ def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], bl
                 rows = max(1, min(WINDOW_ROWS, WINDOW_BYTES * count // max(size, 1)))
                 batches = source.iter_batches(batch_size=rows, row_groups=[group], columns=wanted)
                 for window in arrow_rows(schema, batches, columns, blobs, skip, position, rows):
-                    window.read = read
+                    window.read = window.whole = read
                     yield window
         except SourceError:
             raise
@@ -599,7 +603,7 @@ def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], bl
                        for p in range(max(position, skip), position + count)]
             for start in range(0, len(refused), WINDOW_ROWS):
                 window = Window(refused[start:start + WINDOW_ROWS])
-                window.read = read
+                window.read = window.whole = read
                 yield window
         position += count
 
