@@ -19,7 +19,9 @@ source carries beside the payload (a RAW export's `data:stored`, JSON Lines' `"r
   stored document has the key is absent ("a frame's null in a field the document never had").
 
 JSON Lines' own documents (a JSON text, an object that is no export's) and CSV texts are written as
-they are: JSON says what is absent and what is null.
+they are: JSON says what is absent and what is null. A frame's document written back into a stored
+JSON text keeps the stored spelling of each value it leaves as stored (`spelt_tree`: `0.10`,
+`1E5`, `7.0700000000000000001`, a string's escapes), as JSON Lines keeps the line's text.
 """
 
 from __future__ import annotations
@@ -36,6 +38,67 @@ MISSING: Any = object()
 _NUMBERS = (int, float, decimal.Decimal)
 #: Leaves whose equality is their value's (a float's: but NaN, below).
 _EXACT = frozenset({str, int, bool, bytes})
+
+
+class SpeltFloat(float):
+    """A stored JSON text's number read as a float, with its text as stored (`spelling`)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> SpeltFloat:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
+class SpeltInt(int):
+    """A stored JSON text's integer, with its text as stored (`-0`)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> SpeltInt:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
+class SpeltStr(str):
+    """A stored JSON text's string, with its literal as stored (quotes and escapes: `"caf\\u00e9"`)."""
+
+    spelling: str
+
+    def __new__(cls, value: str, spelling: str) -> SpeltStr:
+        found = super().__new__(cls, value)
+        found.spelling = spelling
+        return found
+
+
+#: The leaves spelt_tree gives: a JSON text's writer (load.encoded_values.json_text) writes each
+#: as its `spelling`.
+SPELT = (SpeltFloat, SpeltInt, SpeltStr)
+
+
+def spelt_tree(text: str) -> Any:
+    """A stored JSON text's tree as Python's json reads it (a key given twice: its last value), each
+    number and string value a SPELT leaf holding its text as stored, so that the values a frame's
+    edit leaves as stored are written back as they were spelt, not respelt from their values; None
+    when the text is not JSON (or too deep to read). Python's own scanner (the pure one: the C
+    scanner takes no string hook), read only for a document an edit changed."""
+    import json
+    import json.scanner
+    from _json import scanstring  # json.decoder's, the C one (json's own import of it)
+
+    def spelt_string(s: str, end: int, strict: bool = True) -> tuple[str, int]:
+        value, last = scanstring(s, end, strict)
+        return SpeltStr(value, s[end - 1:last]), last
+
+    decoder = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
+    decoder.parse_string = spelt_string  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        return decoder.decode(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> Any:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
+from cqlsh_ext.load.documents import SPELT
 from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, NumberText, SourceRow
 
 if TYPE_CHECKING:
@@ -286,7 +287,7 @@ class Columns:
         carries them, else the row's) and encoded; the stored bytes themselves where the document
         is the stored one in the stored chain."""
         from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import fresh, settled
+        from cqlsh_ext.load.documents import fresh, settled, spelt_tree
 
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
@@ -298,11 +299,18 @@ class Columns:
             if found is None:
                 document = fresh(document, given.frame)
             else:
-                tree, spelt, chain = found
-                document = settled(tree, spelt, document, given.frame, given.misfit)
-                if document is tree and chain == encoder.chain:
+                tree, spelt, chain, text = found
+                written = settled(tree, spelt, document, given.frame, given.misfit)
+                if written is tree and chain == encoder.chain:
                     assert reference is not None
                     return reference
+                if text is not None and not _records(encoder):
+                    # a document an edit changed, into JSON text: the values it leaves as stored are
+                    # written as the stored text spells them (its numbers' digits, its escapes)
+                    spelt_stored = spelt_tree(text)
+                    if spelt_stored is not None:
+                        written = settled(spelt_stored, spelt, document, given.frame, given.misfit)
+                document = written
             if _records(encoder):
                 return encoder.record(record_of(document)).value
             return encoder.text(json_text(document)).value
@@ -311,10 +319,11 @@ class Columns:
         except (TypeError, ValueError) as err:
             raise RowRefused(f"{plan.name}: {encoder.chain}: its document is not JSON ({err})") from None
 
-    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str] | None:
+    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str, str | None] | None:
         """A stored value's document as the display reads it (its record, or its JSON text's
-        tree), as the exports spell it (BlobReading.blob_parts' payload), and the chain its label
-        names; None for a value that holds no document (text, bytes, a value cut or unread)."""
+        tree), as the exports spell it (BlobReading.blob_parts' payload), the chain its label
+        names, and its JSON text (None: a record); None for a value that holds no document (text,
+        bytes, a value cut or unread)."""
         from cqlsh_ext.payload.columns import BlobReading
         from cqlsh_ext.payload.view import RECORD, TEXT
 
@@ -328,7 +337,7 @@ class Columns:
         encoder = self._encoder(label_chain(view.label, plan.setting))
         if tree is None or spelt is None or isinstance(encoder, str):
             return None
-        return tree, spelt, encoder.chain
+        return tree, spelt, encoder.chain, view.text if view.kind == TEXT else None
 
     def prepare(self, row: SourceRow) -> PreparedRow:
         """The row's key and values (RowRefused: why not)."""
@@ -449,6 +458,8 @@ def _json(value: Any, out: list[str]) -> None:
         out.append(float.__repr__(value))
     elif isinstance(value, Fragment):
         out.append(str(value))
+    elif isinstance(value, SPELT):  # a stored JSON text's value, left as stored: as it was spelt
+        out.append(value.spelling)
     elif isinstance(value, dict):
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
