@@ -27,6 +27,7 @@ JSON text keeps the stored spelling of each value it leaves as stored (`spelt_tr
 from __future__ import annotations
 
 import decimal
+import re
 from typing import Any
 
 from cqlsh_ext.common import jsonenc
@@ -101,11 +102,12 @@ def spelt_tree(text: str) -> Any:
         return None
 
 
-def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> Any:
+def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool, whole: bool = False) -> Any:
     """The document to write: `given` (the source's document) against `stored` (the stored
     document, as its format's reader gives it) and `spelt` (the exports' spelling of it: what an
     untouched source holds); `frame`: an Arrow or pandas document (a null field may be a key
-    absent), `misfit`: the source's row says a place of it did not fit (see the module doc).
+    absent), `misfit`: the source's row says a place of it did not fit (see the module doc),
+    `whole`: a pandas dict, which holds every key of its document (a key it lacks is removed).
     Where every place is the stored one, the stored object itself (`is`): one walk of the tree."""
     if isinstance(given, dict) and isinstance(stored, dict) and isinstance(spelt, dict) \
             and all(type(k) is str for k in stored):
@@ -113,9 +115,9 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
         kept = True
         for key, value in stored.items():
             if key in given:
-                found = settled(value, spelt.get(key, MISSING), given[key], frame, misfit)
-            else:  # a frame with no field for it: as stored; a JSON object without it: removed
-                found = value if frame else MISSING
+                found = settled(value, spelt.get(key, MISSING), given[key], frame, misfit, whole)
+            else:  # a frame with no field for it: as stored; a JSON object, a pandas dict without it: removed
+                found = value if frame and not whole else MISSING
             kept = kept and found is value
             if found is not MISSING:
                 out[key] = found
@@ -126,13 +128,46 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
         return stored if kept else out
     if isinstance(given, list) and isinstance(stored, list) and isinstance(spelt, list) \
             and len(given) == len(stored) == len(spelt):
-        items = [settled(s, e, g, frame, misfit) for s, e, g in zip(stored, spelt, given, strict=True)]
+        items = [settled(s, e, g, frame, misfit, whole) for s, e, g in zip(stored, spelt, given, strict=True)]
         return stored if all(a is b for a, b in zip(items, stored, strict=True)) else items
     if equivalent(given, spelt, frame):
         return stored
     if given is None and misfit and stored is not MISSING and stored is not None:
         return stored  # the export could not fit it: null in the frame, the value in data:stored
     return fresh(given, frame)
+
+
+_PLACE = re.compile(r"\[([0-9]+)\]")
+
+
+def without(document: Any, paths: tuple[str, ...]) -> Any:
+    """`document` with the places `paths` name removed (a frame's `:absent` column: `status`,
+    `customer.tier`, `items[1].qty`: keys by `.`, list items by `[n]`), copied where it changes;
+    a place it does not have is absent already. ValueError for a path that is no place's."""
+    for path in paths:
+        steps: list[str | int] = []
+        for part in path.split("."):
+            name, _, rest = part.partition("[")
+            indexes = _PLACE.findall("[" + rest) if rest else []
+            if not name or (rest and "".join(f"[{i}]" for i in indexes) != "[" + rest):
+                raise ValueError(f"{path!r} is no path of a document's place (customer.tier, items[1].qty)")
+            steps.append(name)
+            steps.extend(int(i) for i in indexes)
+        document = _without(document, steps)
+    return document
+
+
+def _without(value: Any, steps: list[str | int]) -> Any:
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str) and isinstance(value, dict) and step in value:
+        if not rest:
+            return {k: v for k, v in value.items() if k != step}
+        inner = _without(value[step], rest)
+        return value if inner is value[step] else {**value, step: inner}
+    if isinstance(step, int) and isinstance(value, list) and step < len(value) and rest:
+        inner = _without(value[step], rest)
+        return value if inner is value[step] else [*value[:step], inner, *value[step + 1:]]
+    return value
 
 
 def fresh(value: Any, frame: bool) -> Any:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
 from cqlsh_ext.load.documents import SPELT
-from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, NumberText, SourceRow
+from cqlsh_ext.load.source import ABSENT, CsvField, Fragment, GivenValue, NumberText, SourceRow
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
@@ -287,7 +287,7 @@ class Columns:
         carries them, else the row's) and encoded; the stored bytes themselves where the document
         is the stored one in the stored chain."""
         from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import fresh, settled, spelt_tree
+        from cqlsh_ext.load.documents import fresh, settled, spelt_tree, without
 
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
@@ -297,10 +297,11 @@ class Columns:
                 return encoder.text(given.text or "").value
             document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
-                document = fresh(document, given.frame)
+                document = without(fresh(document, given.frame and not given.nulls), given.absent)
             else:
                 tree, spelt, chain, text = found
-                written = settled(tree, spelt, document, given.frame, given.misfit)
+                written = without(settled(tree, spelt, document, given.frame, given.misfit, given.whole),
+                                  given.absent)
                 if written is tree and chain == encoder.chain:
                     assert reference is not None
                     return reference
@@ -309,7 +310,8 @@ class Columns:
                     # written as the stored text spells them (its numbers' digits, its escapes)
                     spelt_stored = spelt_tree(text)
                     if spelt_stored is not None:
-                        written = settled(spelt_stored, spelt, document, given.frame, given.misfit)
+                        written = without(settled(spelt_stored, spelt, document, given.frame, given.misfit,
+                                                  given.whole), given.absent)
                 document = written
             if _records(encoder):
                 return encoder.record(record_of(document)).value
@@ -351,7 +353,8 @@ def known_columns(meta: Any) -> frozenset[str]:
     each (`data:label`, `total:note`: what the exports write beside a column)."""
     from cqlsh_ext.payload.columns import COMPANIONS
 
-    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS)])
+    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS),
+                      *(f"{name}:{ABSENT}" for name in meta.columns)])
 
 
 def stray_text(name: str, meta: Any, keyspace: str) -> str:
