@@ -170,6 +170,32 @@ def _without(value: Any, steps: list[str | int]) -> Any:
     return value
 
 
+def holds_null(value: Any) -> bool:
+    """Whether a document's tree holds a null anywhere (a frame's: a null or a key absent)."""
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(holds_null(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_null(v) for v in value)
+    return False
+
+
+#: How JSON Lines spells a record's NaN and infinities (common.jsonenc.float_name).
+_FLOAT_NAMES = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
+def holds_float_names(value: Any) -> bool:
+    """Whether a record's tree holds a string naming NaN or an infinity anywhere."""
+    if isinstance(value, str):
+        return value in _FLOAT_NAMES
+    if isinstance(value, dict):
+        return any(holds_float_names(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_float_names(v) for v in value)
+    return False
+
+
 def fresh(value: Any, frame: bool) -> Any:
     """The source's value as it spells it, a frame's null fields left out (a key absent)."""
     if not frame:

@@ -51,6 +51,11 @@ KEY_TYPES = frozenset({"text", "varchar", "ascii", "int", "bigint", "smallint", 
                        "inet", "blob"})
 #: What the closing figures call a value written as the source gave its bytes.
 AS_GIVEN = "bytes as given"
+#: What a source cannot say of a document no stored one settles (a row new to the table, no stored
+#: bytes beside it), as the preview counts it (docs/load.md: export WITH RAW = true for an exact copy).
+UNSAID_NULLS = "null fields, written as keys absent (a frame cannot tell a null from a key absent)"
+UNSAID_NAMES = ('"NaN" or "Infinity" strings in a record, written as strings (JSON Lines spells a '
+                "record's NaN and infinities so)")
 
 
 class RowRefused(ValueError):
@@ -95,6 +100,8 @@ class PreparedRow:
     chains: list[str] = field(default_factory=list)
     #: The written columns' values as stored bytes (None: null), once they are reckoned.
     cells: list[bytes | None] = field(default_factory=list)
+    #: What the source could not say of a document no stored one settles (UNSAID_NULLS, UNSAID_NAMES).
+    unsaid: list[str] = field(default_factory=list)
 
 
 class Columns:
@@ -272,7 +279,7 @@ class Columns:
             stored = None if old is None or old[j] is None else bytes(old[j])
             value = prepared.values[j]
             if isinstance(value, Pending):  # (the stored document settled it: the same one is its bytes)
-                prepared.values[j] = self._settled(plan, value, stored)
+                prepared.values[j] = self._settled(plan, value, stored, prepared.unsaid)
                 continue
             chain = prepared.chains[j]
             if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN:
@@ -282,21 +289,33 @@ class Columns:
                 if source is not None and not isinstance(encoder, str) and encoder.holds(stored, source):
                     prepared.values[j] = stored
 
-    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None) -> bytes:
+    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None, unsaid: list[str]) -> bytes:
         """A Pending document settled by the stored one (the source's own stored bytes where it
         carries them, else the row's) and encoded; the stored bytes themselves where the document
-        is the stored one in the stored chain."""
+        is the stored one in the stored chain. Where no stored document settles it, what its source
+        cannot say is added to `unsaid` (the preview counts it: docs/load.md)."""
         from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import fresh, settled, spelt_tree, without
+        from cqlsh_ext.load.documents import (
+            fresh,
+            holds_float_names,
+            holds_null,
+            settled,
+            spelt_tree,
+            without,
+        )
 
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
         try:
             found = self._stored_document(plan, reference) if reference is not None else None
             if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
+                if _records(encoder) and holds_float_names(json_record(given.text or "")):
+                    unsaid.append(UNSAID_NAMES)
                 return encoder.text(given.text or "").value
             document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
+                if given.frame and not given.nulls and holds_null(document):
+                    unsaid.append(UNSAID_NULLS)
                 document = without(fresh(document, given.frame and not given.nulls), given.absent)
             else:
                 tree, spelt, chain, text = found

@@ -64,6 +64,9 @@ class LoadFigures:
     units: int = 0
     read_units: int = 0
     chains: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Rows new to the table whose source cannot say what a document holds, by what (the preview
+    #: says so, and RAW: encoded_values.UNSAID_NULLS, UNSAID_NAMES).
+    unsaid: dict[str, int] = field(default_factory=dict)
     written: int = 0
     #: Of the rows written, those that were new and those overwritten.
     written_new: int = 0
@@ -360,6 +363,8 @@ class Pass:
             if before == prepared.cells:
                 figures.unchanged += 1
                 continue
+            for said in dict.fromkeys(prepared.unsaid):
+                figures.unsaid[said] = figures.unsaid.get(said, 0) + 1
             if old is None:
                 figures.new += 1
             else:

@@ -164,6 +164,10 @@ def _found(figures: LoadFigures) -> list[str]:
                  f"overwritten), {sizeof(figures.bytes_after)} after (the rows written)")
     lines.append(f"  write units (on Amazon Keyspaces: 1 per started KB of a row): {figures.units:,}; "
                  f"reading the rows first: {figures.read_units:,} read units")
+    for what, n in sorted(figures.unsaid.items(), key=lambda item: -item[1]):
+        lines.append(f"  {plural(n, 'row')} new to the table hold {what}: the source cannot say what the "
+                     "stored documents held; for an exact copy export WITH RAW = true (each row then "
+                     "carries its stored bytes)")
     for reason, n in sorted(figures.refused.items(), key=lambda item: -item[1]):
         lines.append(f"  refused {plural(n, 'row')}: {reason}")
     for text in figures.named[:3] if refused <= 3 else figures.named[:3]:
