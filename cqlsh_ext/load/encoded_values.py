@@ -59,7 +59,13 @@ UNSAID_NAMES = ('"NaN" or "Infinity" strings in a record, written as strings (JS
 
 
 class RowRefused(ValueError):
-    """A row not written: str() names the column and why."""
+    """A row not written: str() names the column and why; `group`, the reason the figures count
+    it under where the row's own words name its value (a key of the wrong sort: one line a
+    column and sort, not one a row)."""
+
+    def __init__(self, reason: str, group: str | None = None) -> None:
+        super().__init__(reason)
+        self.group = group
 
 
 @dataclass
@@ -196,7 +202,8 @@ class Columns:
             try:
                 out.append(cql_value(value, plan.cql_type))
             except (TypeError, ValueError, ArithmeticError) as err:
-                raise RowRefused(f"{plan.name}: {_brief(value)} is no {plan.cql_type} ({err})") from None
+                raise RowRefused(f"{plan.name}: {_brief(value)} is no {plan.cql_type} ({err})",
+                                 f"{plan.name}: no {plan.cql_type} ({err})") from None
         return out
 
     def values_of(self, row: SourceRow) -> tuple[list[Any], list[str]]:
@@ -262,6 +269,8 @@ class Columns:
             raise RowRefused(f"{name}: {chain}: {encoder}")
         if given.tree is not None or _records(encoder):  # (a record's JSON: as the exports spell it)
             return Pending(given, encoder), encoder.chain
+        if not given.checked and encoder.spec.payload == "json":
+            _refuse_twice(name, given.text or "")
         try:
             return encoder.text(given.text or "").value, encoder.chain
         except EncodeRefused as err:
@@ -365,6 +374,19 @@ class Columns:
         key = self.key_of(row)
         values, chains = self.values_of(row)
         return PreparedRow(row, key, (), values, chains)
+
+
+def _refuse_twice(name: str, text: str) -> None:
+    """RowRefused where a JSON text gives a key twice in one object (as a JSON Lines line is
+    refused: docs/load.md), which JSON readers read as one of the two without a word; a text that
+    is no JSON is left to the chain's writer to refuse."""
+    from cqlsh_ext.payload.json_text import unique_pairs
+
+    try:
+        json.loads(text, object_pairs_hook=unique_pairs)
+    except (ValueError, RecursionError) as err:
+        if str(err).endswith("given twice in one object"):  # unique_pairs' (others: the writer's to say)
+            raise RowRefused(f"{name}: its JSON text is refused ({err})") from None
 
 
 def known_columns(meta: Any) -> frozenset[str]:
@@ -666,9 +688,19 @@ def _typed_value(value: Any, cql_type: str) -> Any:
 _HEX_KEY = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
 
+#: The zone of a time the source gave without one (a naive datetime, ISO 8601 without an offset):
+#: UTC, told apart from a UTC given so the figures count it (docs/load.md: the preview says so).
+ASSUMED_UTC = datetime.timezone(datetime.timedelta(0), "UTC, assumed")
+
+
+def assumed_utc(key: Sequence[Any]) -> bool:
+    """Whether a key holds a time its source gave without a zone (taken as UTC)."""
+    return any(isinstance(k, datetime.datetime) and k.tzinfo is ASSUMED_UTC for k in key)
+
+
 def _timestamp(value: Any) -> datetime.datetime:
     if isinstance(value, datetime.datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+        return value if value.tzinfo is not None else value.replace(tzinfo=ASSUMED_UTC)
     if isinstance(value, int) and not isinstance(value, bool):  # milliseconds since the epoch
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return epoch + datetime.timedelta(milliseconds=value)
@@ -680,7 +712,7 @@ def _timestamp(value: Any) -> datetime.datetime:
     if len(text) > 5 and text[-5] in "+-" and text[-4:].isdigit():  # cqlsh's +0000
         text = text[:-2] + ":" + text[-2:]
     found = datetime.datetime.fromisoformat(text)
-    return found if found.tzinfo is not None else found.replace(tzinfo=datetime.timezone.utc)
+    return found if found.tzinfo is not None else found.replace(tzinfo=ASSUMED_UTC)
 
 
 def _brief(value: Any) -> str:

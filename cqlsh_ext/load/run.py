@@ -164,6 +164,9 @@ def _found(figures: LoadFigures) -> list[str]:
                  f"overwritten), {sizeof(figures.bytes_after)} after (the rows written)")
     lines.append(f"  write units (on Amazon Keyspaces: 1 per started KB of a row): {figures.units:,}; "
                  f"reading the rows first: {figures.read_units:,} read units")
+    if figures.assumed_utc:
+        lines.append(f"  {plural(figures.assumed_utc, 'row')}: a timestamp key given without a time zone, "
+                     "taken as UTC (give its zone, +00:00 or Z, to say so)")
     for what, n in sorted(figures.unsaid.items(), key=lambda item: -item[1]):
         lines.append(f"  {plural(n, 'row')} new to the table hold {what}: the source cannot say what the "
                      "stored documents held; for an exact copy export WITH RAW = true (each row then "

@@ -76,6 +76,9 @@ class GivenValue:
     whole: bool = False
     #: A pandas dict given alone (no export's columns beside it): its None is null in a new row too.
     nulls: bool = False
+    #: `text` is JSON the source's reader read already, a key given twice refused (a JSON Lines
+    #: line's object or list): not read again for that.
+    checked: bool = False
     #: The places the source says are absent (its `data:absent` column: `customer.tier`,
     #: `items[1].qty`): removed from the document written.
     absent: tuple[str, ...] = ()
@@ -269,8 +272,9 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
                               cut=cut or "its payload is null (an object its stream's reader could not read)")
         raw = value.get("raw")
         return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut,
-                          reference=hex_bytes(raw) if isinstance(raw, str) else None)
-    return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
+                          reference=hex_bytes(raw) if isinstance(raw, str) else None, checked=True)
+    # an object, a list, a number: its JSON text, a document
+    return GivenValue(text=line[start:end], checked=True)
 
 
 def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Iterator[Window]:
@@ -845,6 +849,8 @@ def _python_value(value: Any) -> Any:
     number, however the frame was made)."""
     if value is None or type(value) in _PLAIN:
         return value
+    if type(value).__name__ in _PANDAS_NULLS:  # pandas' missing values inside a document: null
+        return None
     if isinstance(value, dict):
         return {k: _python_value(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -859,6 +865,8 @@ def _python_value(value: Any) -> Any:
 
 
 _PLAIN = frozenset({str, int, float, bool, bytes})
+#: pandas.NA's and pandas.NaT's types (no number, no time: JSON's null).
+_PANDAS_NULLS = frozenset({"NAType", "NaTType"})
 #: The parts of an exported blob a row's value is read with, in _exported_blob's order.
 _EXPORT_PARTS = ("kind", "label", "stored", "note")
 
