@@ -83,8 +83,32 @@ def spelt_tree(text: str) -> Any:
     """A stored JSON text's tree as Python's json reads it (a key given twice: its last value), each
     number and string value a SPELT leaf holding its text as stored, so that the values a frame's
     edit leaves as stored are written back as they were spelt, not respelt from their values; None
-    when the text is not JSON (or too deep to read). Python's own scanner (the pure one: the C
-    scanner takes no string hook), read only for a document an edit changed."""
+    when the text is not JSON (or too deep to read). Read only for a document an edit changed: by
+    the C scanner where the text holds no escape (its strings are spelt as json_text spells them),
+    else by Python's own (the C one takes no string hook)."""
+    global _NUMBERS_SPELT, _ALL_SPELT
+    if "\\" not in text:
+        if _NUMBERS_SPELT is None:
+            import json
+
+            _NUMBERS_SPELT = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
+        decoder = _NUMBERS_SPELT
+    else:
+        if _ALL_SPELT is None:
+            _ALL_SPELT = _python_spelt()
+        decoder = _ALL_SPELT
+    try:
+        return decoder.decode(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+_NUMBERS_SPELT: Any = None
+_ALL_SPELT: Any = None
+
+
+def _python_spelt() -> Any:
+    """Python's own JSON scanner, each number and string a SPELT leaf."""
     import json
     import json.scanner
     from _json import scanstring  # json.decoder's, the C one (json's own import of it)
@@ -96,10 +120,7 @@ def spelt_tree(text: str) -> Any:
     decoder = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
     decoder.parse_string = spelt_string  # type: ignore[attr-defined]
     decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-    try:
-        return decoder.decode(text)
-    except (ValueError, RecursionError):
-        return None
+    return decoder
 
 
 def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool, whole: bool = False) -> Any:
@@ -170,17 +191,6 @@ def _without(value: Any, steps: list[str | int]) -> Any:
     return value
 
 
-def holds_null(value: Any) -> bool:
-    """Whether a document's tree holds a null anywhere (a frame's: a null or a key absent)."""
-    if value is None:
-        return True
-    if isinstance(value, dict):
-        return any(holds_null(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(holds_null(v) for v in value)
-    return False
-
-
 #: How JSON Lines spells a record's NaN and infinities (common.jsonenc.float_name).
 _FLOAT_NAMES = frozenset({"NaN", "Infinity", "-Infinity"})
 
@@ -196,14 +206,18 @@ def holds_float_names(value: Any) -> bool:
     return False
 
 
-def fresh(value: Any, frame: bool) -> Any:
-    """The source's value as it spells it, a frame's null fields left out (a key absent)."""
+def fresh(value: Any, frame: bool, dropped: list[bool] | None = None) -> Any:
+    """The source's value as it spells it, a frame's null fields left out (a key absent; noted in
+    `dropped` where one was)."""
     if not frame:
         return value
     if isinstance(value, dict):
-        return {key: fresh(item, frame) for key, item in value.items() if item is not None}
+        out = {key: fresh(item, frame, dropped) for key, item in value.items() if item is not None}
+        if dropped is not None and len(out) != len(value):
+            dropped.append(True)
+        return out
     if isinstance(value, list):
-        return [fresh(item, frame) for item in value]
+        return [fresh(item, frame, dropped) for item in value]
     return value
 
 

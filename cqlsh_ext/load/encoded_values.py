@@ -307,8 +307,7 @@ class Columns:
         from cqlsh_ext.load.documents import (
             fresh,
             holds_float_names,
-            holds_null,
-            settled,
+                    settled,
             spelt_tree,
             without,
         )
@@ -323,9 +322,10 @@ class Columns:
                 return encoder.text(given.text or "").value
             document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
-                if given.frame and not given.nulls and holds_null(document):
+                dropped: list[bool] = []
+                document = without(fresh(document, given.frame and not given.nulls, dropped), given.absent)
+                if dropped:
                     unsaid.append(UNSAID_NULLS)
-                document = without(fresh(document, given.frame and not given.nulls), given.absent)
             else:
                 tree, spelt, chain, text = found
                 written = without(settled(tree, spelt, document, given.frame, given.misfit, given.whole),

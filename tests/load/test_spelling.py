@@ -23,7 +23,8 @@ ROWS = 6
 def text_of(i: int) -> str:
     """Row i's stored JSON text, compact, its values spelt as a hand (or another language) wrote them."""
     status = "Failed" if i % 2 else "NEW"
-    return (f'{{"id":{i},"price":7.0700000000000000001,"rate":0.10,"n":1E5,"qty":-0,"name":"caf\\u00e9",'
+    name = "caf\\u00e9" if i % 3 == 0 else "cafe"  # (a text with an escape, and texts without)
+    return (f'{{"id":{i},"price":7.0700000000000000001,"rate":0.10,"n":1E5,"qty":-0,"name":"{name}",'
             f'"items":[{{"p":2.50,"w":1e-3}}],"status":"{status}"}}')
 
 
