@@ -220,7 +220,7 @@ class Columns:
             elif value is None:
                 values.append(None)
                 chains.append("")
-            elif isinstance(value, str):
+            elif isinstance(value, str) and not isinstance(value, NumberText):  # (a JSON number: no text)
                 values.append(value)
                 chains.append("")
             else:

@@ -72,3 +72,14 @@ def test_a_timestamp_key_without_a_zone_is_taken_as_utc_and_said(cassandra, ks, 
     assert run.returncode == 0, run.stdout + run.stderr
     # both are 03:04:05 UTC: the same key, the first written
     assert documents(session, "times") == {datetime.datetime(2024, 1, 2, 3, 4, 5): {"i": 1}}
+
+
+def test_a_json_number_into_a_text_column_is_refused_not_its_text(cassandra, ks, session, tmp_path) -> None:
+    """A JSON Lines number is kept as its text for the keys' reading: a text column still refuses it."""
+    session.execute("CREATE TABLE notes (id int PRIMARY KEY, data blob, note text)")
+    path = tmp_path / "notes.jsonl"
+    path.write_text('{"id": 1, "data": {"i": 1}, "note": 5}\n{"id": 2, "data": {"i": 2}, "note": "5"}\n')
+    statement = f"COPY notes (id, data, note) FROM '{path}' WITH ENCODE data = 'zstd>json' CONFIRM"
+    run = ext(cassandra, tmp_path, "-e", statement, keyspace=ks, timeout=300)
+    assert "note: 5 is not text" in run.stdout, run.stdout + run.stderr
+    assert [(r.id, r.note) for r in session.execute("SELECT id, note FROM notes")] == [(2, "5")]
