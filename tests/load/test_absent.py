@@ -14,8 +14,10 @@ from typing import Any
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import zstandard
+from shell_runner import ext
 
 ROWS = 6
 
@@ -76,12 +78,13 @@ def absent_column(frame_rows: int) -> list[list[str] | None]:
     return [["status", "customer.tier"] if i % 2 else None for i in range(frame_rows)]
 
 
-@pytest.mark.parametrize("door", ["arrow", "polars", "pandas"])
-def test_a_frames_absent_column_removes_the_places_it_names(session, db, door) -> None:
+@pytest.mark.parametrize("door", ["arrow", "polars", "pandas", "parquet"])
+def test_a_frames_absent_column_removes_the_places_it_names(cassandra, ks, session, db, tmp_path,
+                                                            door) -> None:
     table = f"absent_{door}"
     orders(session, table)
     answer = db.query(f"SELECT * FROM {table}")
-    if door == "arrow":
+    if door in ("arrow", "parquet"):
         frame: Any = answer.to_arrow()
         ids = frame.column("id").to_pylist()
         absent = pa.array(absent_column(max(ids) + 1), pa.list_(pa.string())).take(pa.array(ids))
@@ -93,8 +96,15 @@ def test_a_frames_absent_column_removes_the_places_it_names(session, db, door) -
     else:
         frame = answer.to_pandas()
         frame["data:absent"] = [absent_column(ROWS)[i] for i in frame["id"]]
-    result = db.write(table, frame, confirm=True)
-    assert (result.written, result.unchanged) == (ROWS // 2, ROWS - ROWS // 2), result.text
+    if door == "parquet":  # written by pyarrow, loaded by the shell's COPY FROM
+        path = tmp_path / "absent.parquet"
+        pq.write_table(frame, path)
+        run = ext(cassandra, tmp_path, "-e", f"COPY {table} FROM '{path}' CONFIRM", keyspace=ks, timeout=300)
+        said = run.stdout + run.stderr
+        assert f"{ROWS // 2} rows written (0 new, {ROWS // 2} overwritten)" in said, said
+    else:
+        result = db.write(table, frame, confirm=True)
+        assert (result.written, result.unchanged) == (ROWS // 2, ROWS - ROWS // 2), result.text
     assert stored_documents(session, table) == {i: removed(i, True) for i in range(ROWS)}
 
 
