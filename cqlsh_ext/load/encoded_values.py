@@ -304,22 +304,17 @@ class Columns:
         is the stored one in the stored chain. Where no stored document settles it, what its source
         cannot say is added to `unsaid` (the preview counts it: docs/load.md)."""
         from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import (
-            fresh,
-            holds_float_names,
-                    settled,
-            spelt_tree,
-            without,
-        )
+        from cqlsh_ext.load.documents import fresh, settled, spelt_tree, without
 
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
         try:
             found = self._stored_document(plan, reference) if reference is not None else None
             if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
-                if _records(encoder) and holds_float_names(json_record(given.text or "")):
+                written = encoder.text(given.text or "").value
+                if _records(encoder) and _names_floats(given.text or ""):
                     unsaid.append(UNSAID_NAMES)
-                return encoder.text(given.text or "").value
+                return written
             document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
                 dropped: list[bool] = []
@@ -374,6 +369,18 @@ class Columns:
         key = self.key_of(row)
         values, chains = self.values_of(row)
         return PreparedRow(row, key, (), values, chains)
+
+
+def _names_floats(text: str) -> bool:
+    """Whether a record's JSON text (JSON Lines') holds a string naming NaN or an infinity; False
+    for a text that is no JSON (a stream's text: java's)."""
+    from cqlsh_ext.encode.chain import json_record
+    from cqlsh_ext.load.documents import holds_float_names
+
+    try:
+        return holds_float_names(json_record(text))
+    except (ValueError, RecursionError):
+        return False
 
 
 def _refuse_twice(name: str, text: str) -> None:
