@@ -550,10 +550,34 @@ class QueryAnswer:
 
     def to_polars(self, **options: Any) -> polars.DataFrame:
         """The answer as a polars.DataFrame (through to_arrow(), no copy per value: polars keeps
-        the Arrow types); `options` go to polars.from_arrow."""
+        the Arrow types, but JSON text, a string: for_polars); `options` go to polars.from_arrow."""
         pl = need("polars")
-        frame: polars.DataFrame = pl.from_arrow(self.to_arrow(), **options)
+        frame: polars.DataFrame = pl.from_arrow(for_polars(self.to_arrow()), **options)
         return frame
+
+
+def for_polars(data: Any) -> Any:
+    """An Arrow table or record batch as polars takes it and writes it again: JSON text (Arrow's
+    `arrow.json`) its string, as pandas has it, wherever it is (polars 2.1 holds the type inside a
+    struct or a list, then panics writing Parquet: write_parquet, sink_parquet); the other types
+    as they are. The load reads such a string back as the JSON text it is where it is the stored
+    one (docs/load.md)."""
+    import pyarrow as pa
+
+    schema = data.schema
+    plain = pa.schema([f.with_type(_json_plain(f.type)) for f in schema], metadata=schema.metadata)
+    return data if plain.equals(schema) else data.cast(plain)
+
+
+def _json_plain(kind: pyarrow.DataType) -> pyarrow.DataType:
+    """`kind` with each `arrow.json` in it its storage (a string)."""
+    import pyarrow as pa
+
+    def leaf(found: pyarrow.DataType) -> pyarrow.DataType:
+        json = isinstance(found, pa.BaseExtensionType) and found.extension_name == "arrow.json"
+        return found.storage_type if json else found
+
+    return _retyped(kind, leaf)
 
 
 def _for_pandas(field: pyarrow.Field) -> pyarrow.Field:
@@ -569,23 +593,35 @@ def _for_pandas(field: pyarrow.Field) -> pyarrow.Field:
 
 
 def _storage(kind: pyarrow.DataType) -> pyarrow.DataType:
+    """`kind` with each extension type in it its storage, a fixed-size binary a binary."""
     import pyarrow as pa
 
-    if isinstance(kind, pa.BaseExtensionType):
-        return _storage(kind.storage_type)
-    if pa.types.is_fixed_size_binary(kind):  # a UUID's bytes (pandas shows no fixed-size binary in a list)
-        return pa.binary()
+    def leaf(found: pyarrow.DataType) -> pyarrow.DataType:
+        if isinstance(found, pa.BaseExtensionType):
+            return _storage(found.storage_type)
+        if pa.types.is_fixed_size_binary(found):  # a UUID's bytes (pandas shows none in a list)
+            return pa.binary()
+        return found
+
+    return _retyped(kind, leaf)
+
+
+def _retyped(kind: pyarrow.DataType, leaf: Callable[[pyarrow.DataType], pyarrow.DataType]
+             ) -> pyarrow.DataType:
+    """`kind` with each type that holds no other (a list's, a map's, a struct's) as `leaf` makes it."""
+    import pyarrow as pa
+
     if pa.types.is_fixed_size_list(kind):
-        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)), kind.list_size)
+        return pa.list_(kind.value_field.with_type(_retyped(kind.value_type, leaf)), kind.list_size)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)))
+        return pa.list_(kind.value_field.with_type(_retyped(kind.value_type, leaf)))
     if pa.types.is_map(kind):
-        return pa.map_(kind.key_field.with_type(_storage(kind.key_type)),
-                       kind.item_field.with_type(_storage(kind.item_type)))
+        return pa.map_(kind.key_field.with_type(_retyped(kind.key_type, leaf)),
+                       kind.item_field.with_type(_retyped(kind.item_type, leaf)))
     if pa.types.is_struct(kind):
         fields = [kind.field(i) for i in range(kind.num_fields)]
-        return pa.struct([f.with_type(_storage(f.type)) for f in fields])
-    return kind
+        return pa.struct([f.with_type(_retyped(f.type, leaf)) for f in fields])
+    return leaf(kind)
 
 
 def _tail(batch: AnswerBatch, skip: int, width: int) -> AnswerBatch:

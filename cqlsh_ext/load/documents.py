@@ -19,12 +19,15 @@ source carries beside the payload (a RAW export's `data:stored`, JSON Lines' `"r
   stored document has the key is absent ("a frame's null in a field the document never had").
 
 JSON Lines' own documents (a JSON text, an object that is no export's) and CSV texts are written as
-they are: JSON says what is absent and what is null.
+they are: JSON says what is absent and what is null. A frame's document written back into a stored
+JSON text keeps the stored spelling of each value it leaves as stored (`spelt_tree`: `0.10`,
+`1E5`, `7.0700000000000000001`, a string's escapes), as JSON Lines keeps the line's text.
 """
 
 from __future__ import annotations
 
 import decimal
+import re
 from typing import Any
 
 from cqlsh_ext.common import jsonenc
@@ -38,11 +41,94 @@ _NUMBERS = (int, float, decimal.Decimal)
 _EXACT = frozenset({str, int, bool, bytes})
 
 
-def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> Any:
+class SpeltFloat(float):
+    """A stored JSON text's number read as a float, with its text as stored (`spelling`)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> SpeltFloat:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
+class SpeltInt(int):
+    """A stored JSON text's integer, with its text as stored (`-0`)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> SpeltInt:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
+class SpeltStr(str):
+    """A stored JSON text's string, with its literal as stored (quotes and escapes: `"caf\\u00e9"`)."""
+
+    spelling: str
+
+    def __new__(cls, value: str, spelling: str) -> SpeltStr:
+        found = super().__new__(cls, value)
+        found.spelling = spelling
+        return found
+
+
+#: The leaves spelt_tree gives: a JSON text's writer (load.encoded_values.json_text) writes each
+#: as its `spelling`.
+SPELT = (SpeltFloat, SpeltInt, SpeltStr)
+
+
+def spelt_tree(text: str) -> Any:
+    """A stored JSON text's tree as Python's json reads it (a key given twice: its last value), each
+    number and string value a SPELT leaf holding its text as stored, so that the values a frame's
+    edit leaves as stored are written back as they were spelt, not respelt from their values; None
+    when the text is not JSON (or too deep to read). Read only for a document an edit changed: by
+    the C scanner where the text holds no escape (its strings are spelt as json_text spells them),
+    else by Python's own (the C one takes no string hook)."""
+    global _NUMBERS_SPELT, _ALL_SPELT
+    if "\\" not in text:
+        if _NUMBERS_SPELT is None:
+            import json
+
+            _NUMBERS_SPELT = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
+        decoder = _NUMBERS_SPELT
+    else:
+        if _ALL_SPELT is None:
+            _ALL_SPELT = _python_spelt()
+        decoder = _ALL_SPELT
+    try:
+        return decoder.decode(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+_NUMBERS_SPELT: Any = None
+_ALL_SPELT: Any = None
+
+
+def _python_spelt() -> Any:
+    """Python's own JSON scanner, each number and string a SPELT leaf."""
+    import json
+    import json.scanner
+    from _json import scanstring  # json.decoder's, the C one (json's own import of it)
+
+    def spelt_string(s: str, end: int, strict: bool = True) -> tuple[str, int]:
+        value, last = scanstring(s, end, strict)
+        return SpeltStr(value, s[end - 1:last]), last
+
+    decoder = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
+    decoder.parse_string = spelt_string  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    return decoder
+
+
+def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool, whole: bool = False) -> Any:
     """The document to write: `given` (the source's document) against `stored` (the stored
     document, as its format's reader gives it) and `spelt` (the exports' spelling of it: what an
     untouched source holds); `frame`: an Arrow or pandas document (a null field may be a key
-    absent), `misfit`: the source's row says a place of it did not fit (see the module doc).
+    absent), `misfit`: the source's row says a place of it did not fit (see the module doc),
+    `whole`: a pandas dict, which holds every key of its document (a key it lacks is removed).
     Where every place is the stored one, the stored object itself (`is`): one walk of the tree."""
     if isinstance(given, dict) and isinstance(stored, dict) and isinstance(spelt, dict) \
             and all(type(k) is str for k in stored):
@@ -50,9 +136,9 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
         kept = True
         for key, value in stored.items():
             if key in given:
-                found = settled(value, spelt.get(key, MISSING), given[key], frame, misfit)
-            else:  # a frame with no field for it: as stored; a JSON object without it: removed
-                found = value if frame else MISSING
+                found = settled(value, spelt.get(key, MISSING), given[key], frame, misfit, whole)
+            else:  # a frame with no field for it: as stored; a JSON object, a pandas dict without it: removed
+                found = value if frame and not whole else MISSING
             kept = kept and found is value
             if found is not MISSING:
                 out[key] = found
@@ -63,7 +149,7 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
         return stored if kept else out
     if isinstance(given, list) and isinstance(stored, list) and isinstance(spelt, list) \
             and len(given) == len(stored) == len(spelt):
-        items = [settled(s, e, g, frame, misfit) for s, e, g in zip(stored, spelt, given, strict=True)]
+        items = [settled(s, e, g, frame, misfit, whole) for s, e, g in zip(stored, spelt, given, strict=True)]
         return stored if all(a is b for a, b in zip(items, stored, strict=True)) else items
     if equivalent(given, spelt, frame):
         return stored
@@ -72,14 +158,66 @@ def settled(stored: Any, spelt: Any, given: Any, frame: bool, misfit: bool) -> A
     return fresh(given, frame)
 
 
-def fresh(value: Any, frame: bool) -> Any:
-    """The source's value as it spells it, a frame's null fields left out (a key absent)."""
+_PLACE = re.compile(r"\[([0-9]+)\]")
+
+
+def without(document: Any, paths: tuple[str, ...]) -> Any:
+    """`document` with the places `paths` name removed (a frame's `:absent` column: `status`,
+    `customer.tier`, `items[1].qty`: keys by `.`, list items by `[n]`), copied where it changes;
+    a place it does not have is absent already. ValueError for a path that is no place's."""
+    for path in paths:
+        steps: list[str | int] = []
+        for part in path.split("."):
+            name, _, rest = part.partition("[")
+            indexes = _PLACE.findall("[" + rest) if rest else []
+            if not name or (rest and "".join(f"[{i}]" for i in indexes) != "[" + rest):
+                raise ValueError(f"{path!r} is no path of a document's place (customer.tier, items[1].qty)")
+            steps.append(name)
+            steps.extend(int(i) for i in indexes)
+        document = _without(document, steps)
+    return document
+
+
+def _without(value: Any, steps: list[str | int]) -> Any:
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str) and isinstance(value, dict) and step in value:
+        if not rest:
+            return {k: v for k, v in value.items() if k != step}
+        inner = _without(value[step], rest)
+        return value if inner is value[step] else {**value, step: inner}
+    if isinstance(step, int) and isinstance(value, list) and step < len(value) and rest:
+        inner = _without(value[step], rest)
+        return value if inner is value[step] else [*value[:step], inner, *value[step + 1:]]
+    return value
+
+
+#: How JSON Lines spells a record's NaN and infinities (common.jsonenc.float_name).
+_FLOAT_NAMES = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
+def holds_float_names(value: Any) -> bool:
+    """Whether a record's tree holds a string naming NaN or an infinity anywhere."""
+    if isinstance(value, str):
+        return value in _FLOAT_NAMES
+    if isinstance(value, dict):
+        return any(holds_float_names(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_float_names(v) for v in value)
+    return False
+
+
+def fresh(value: Any, frame: bool, dropped: list[bool] | None = None) -> Any:
+    """The source's value as it spells it, a frame's null fields left out (a key absent; noted in
+    `dropped` where one was)."""
     if not frame:
         return value
     if isinstance(value, dict):
-        return {key: fresh(item, frame) for key, item in value.items() if item is not None}
+        out = {key: fresh(item, frame, dropped) for key, item in value.items() if item is not None}
+        if dropped is not None and len(out) != len(value):
+            dropped.append(True)
+        return out
     if isinstance(value, list):
-        return [fresh(item, frame) for item in value]
+        return [fresh(item, frame, dropped) for item in value]
     return value
 
 

@@ -25,14 +25,17 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import math
 import re
+import struct
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
-from cqlsh_ext.load.source import CsvField, Fragment, GivenValue, SourceRow
+from cqlsh_ext.load.documents import SPELT
+from cqlsh_ext.load.source import ABSENT, CsvField, Fragment, GivenValue, NumberText, SourceRow
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
@@ -48,10 +51,21 @@ KEY_TYPES = frozenset({"text", "varchar", "ascii", "int", "bigint", "smallint", 
                        "inet", "blob"})
 #: What the closing figures call a value written as the source gave its bytes.
 AS_GIVEN = "bytes as given"
+#: What a source cannot say of a document no stored one settles (a row new to the table, no stored
+#: bytes beside it), as the preview counts it (docs/load.md: export WITH RAW = true for an exact copy).
+UNSAID_NULLS = "null fields, written as keys absent (a frame cannot tell a null from a key absent)"
+UNSAID_NAMES = ('"NaN" or "Infinity" strings in a record, written as strings (JSON Lines spells a '
+                "record's NaN and infinities so)")
 
 
 class RowRefused(ValueError):
-    """A row not written: str() names the column and why."""
+    """A row not written: str() names the column and why; `group`, the reason the figures count
+    it under where the row's own words name its value (a key of the wrong sort: one line a
+    column and sort, not one a row)."""
+
+    def __init__(self, reason: str, group: str | None = None) -> None:
+        super().__init__(reason)
+        self.group = group
 
 
 @dataclass
@@ -92,6 +106,8 @@ class PreparedRow:
     chains: list[str] = field(default_factory=list)
     #: The written columns' values as stored bytes (None: null), once they are reckoned.
     cells: list[bytes | None] = field(default_factory=list)
+    #: What the source could not say of a document no stored one settles (UNSAID_NULLS, UNSAID_NAMES).
+    unsaid: list[str] = field(default_factory=list)
 
 
 class Columns:
@@ -186,7 +202,8 @@ class Columns:
             try:
                 out.append(cql_value(value, plan.cql_type))
             except (TypeError, ValueError, ArithmeticError) as err:
-                raise RowRefused(f"{plan.name}: {_brief(value)} is no {plan.cql_type} ({err})") from None
+                raise RowRefused(f"{plan.name}: {_brief(value)} is no {plan.cql_type} ({err})",
+                                 f"{plan.name}: no {plan.cql_type} ({err})") from None
         return out
 
     def values_of(self, row: SourceRow) -> tuple[list[Any], list[str]]:
@@ -203,7 +220,7 @@ class Columns:
             elif value is None:
                 values.append(None)
                 chains.append("")
-            elif isinstance(value, str):
+            elif isinstance(value, str) and not isinstance(value, NumberText):  # (a JSON number: no text)
                 values.append(value)
                 chains.append("")
             else:
@@ -252,6 +269,8 @@ class Columns:
             raise RowRefused(f"{name}: {chain}: {encoder}")
         if given.tree is not None or _records(encoder):  # (a record's JSON: as the exports spell it)
             return Pending(given, encoder), encoder.chain
+        if not given.checked and encoder.spec.payload == "json":
+            _refuse_twice(name, given.text or "")
         try:
             return encoder.text(given.text or "").value, encoder.chain
         except EncodeRefused as err:
@@ -269,7 +288,7 @@ class Columns:
             stored = None if old is None or old[j] is None else bytes(old[j])
             value = prepared.values[j]
             if isinstance(value, Pending):  # (the stored document settled it: the same one is its bytes)
-                prepared.values[j] = self._settled(plan, value, stored)
+                prepared.values[j] = self._settled(plan, value, stored, prepared.unsaid)
                 continue
             chain = prepared.chains[j]
             if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN:
@@ -279,28 +298,44 @@ class Columns:
                 if source is not None and not isinstance(encoder, str) and encoder.holds(stored, source):
                     prepared.values[j] = stored
 
-    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None) -> bytes:
+    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None, unsaid: list[str]) -> bytes:
         """A Pending document settled by the stored one (the source's own stored bytes where it
         carries them, else the row's) and encoded; the stored bytes themselves where the document
-        is the stored one in the stored chain."""
+        is the stored one in the stored chain. Where no stored document settles it, what its source
+        cannot say is added to `unsaid` (the preview counts it: docs/load.md)."""
         from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import fresh, settled
+        from cqlsh_ext.load.documents import fresh, settled, spelt_tree, without
 
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
         try:
             found = self._stored_document(plan, reference) if reference is not None else None
             if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
-                return encoder.text(given.text or "").value
+                written = encoder.text(given.text or "").value
+                if _records(encoder) and _names_floats(given.text or ""):
+                    unsaid.append(UNSAID_NAMES)
+                return written
             document = given.tree if given.tree is not None else json_record(given.text or "")
             if found is None:
-                document = fresh(document, given.frame)
+                dropped: list[bool] = []
+                document = without(fresh(document, given.frame and not given.nulls, dropped), given.absent)
+                if dropped:
+                    unsaid.append(UNSAID_NULLS)
             else:
-                tree, spelt, chain = found
-                document = settled(tree, spelt, document, given.frame, given.misfit)
-                if document is tree and chain == encoder.chain:
+                tree, spelt, chain, text = found
+                written = without(settled(tree, spelt, document, given.frame, given.misfit, given.whole),
+                                  given.absent)
+                if written is tree and chain == encoder.chain:
                     assert reference is not None
                     return reference
+                if text is not None and not _records(encoder):
+                    # a document an edit changed, into JSON text: the values it leaves as stored are
+                    # written as the stored text spells them (its numbers' digits, its escapes)
+                    spelt_stored = spelt_tree(text)
+                    if spelt_stored is not None:
+                        written = without(settled(spelt_stored, spelt, document, given.frame, given.misfit,
+                                                  given.whole), given.absent)
+                document = written
             if _records(encoder):
                 return encoder.record(record_of(document)).value
             return encoder.text(json_text(document)).value
@@ -309,10 +344,11 @@ class Columns:
         except (TypeError, ValueError) as err:
             raise RowRefused(f"{plan.name}: {encoder.chain}: its document is not JSON ({err})") from None
 
-    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str] | None:
+    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str, str | None] | None:
         """A stored value's document as the display reads it (its record, or its JSON text's
-        tree), as the exports spell it (BlobReading.blob_parts' payload), and the chain its label
-        names; None for a value that holds no document (text, bytes, a value cut or unread)."""
+        tree), as the exports spell it (BlobReading.blob_parts' payload), the chain its label
+        names, and its JSON text (None: a record); None for a value that holds no document (text,
+        bytes, a value cut or unread)."""
         from cqlsh_ext.payload.columns import BlobReading
         from cqlsh_ext.payload.view import RECORD, TEXT
 
@@ -326,7 +362,7 @@ class Columns:
         encoder = self._encoder(label_chain(view.label, plan.setting))
         if tree is None or spelt is None or isinstance(encoder, str):
             return None
-        return tree, spelt, encoder.chain
+        return tree, spelt, encoder.chain, view.text if view.kind == TEXT else None
 
     def prepare(self, row: SourceRow) -> PreparedRow:
         """The row's key and values (RowRefused: why not)."""
@@ -335,12 +371,38 @@ class Columns:
         return PreparedRow(row, key, (), values, chains)
 
 
+def _names_floats(text: str) -> bool:
+    """Whether a record's JSON text (JSON Lines') holds a string naming NaN or an infinity; False
+    for a text that is no JSON (a stream's text: java's)."""
+    from cqlsh_ext.encode.chain import json_record
+    from cqlsh_ext.load.documents import holds_float_names
+
+    try:
+        return holds_float_names(json_record(text))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _refuse_twice(name: str, text: str) -> None:
+    """RowRefused where a JSON text gives a key twice in one object (as a JSON Lines line is
+    refused: docs/load.md), which JSON readers read as one of the two without a word; a text that
+    is no JSON is left to the chain's writer to refuse."""
+    from cqlsh_ext.payload.json_text import unique_pairs
+
+    try:
+        json.loads(text, object_pairs_hook=unique_pairs)
+    except (ValueError, RecursionError) as err:
+        if str(err).endswith("given twice in one object"):  # unique_pairs' (others: the writer's to say)
+            raise RowRefused(f"{name}: its JSON text is refused ({err})") from None
+
+
 def known_columns(meta: Any) -> frozenset[str]:
     """The names a source's column may have: the table's columns and the exports' companions of
     each (`data:label`, `total:note`: what the exports write beside a column)."""
     from cqlsh_ext.payload.columns import COMPANIONS
 
-    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS)])
+    return frozenset([*meta.columns, *(name + suffix for name in meta.columns for suffix in COMPANIONS),
+                      *(f"{name}:{ABSENT}" for name in meta.columns)])
 
 
 def stray_text(name: str, meta: Any, keyspace: str) -> str:
@@ -447,6 +509,8 @@ def _json(value: Any, out: list[str]) -> None:
         out.append(float.__repr__(value))
     elif isinstance(value, Fragment):
         out.append(str(value))
+    elif isinstance(value, SPELT):  # a stored JSON text's value, left as stored: as it was spelt
+        out.append(value.spelling)
     elif isinstance(value, dict):
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
@@ -477,6 +541,8 @@ def _json(value: Any, out: list[str]) -> None:
 # ---------------------------------------------------------------------------------------- keys
 
 INTEGER_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "varint"})
+#: Key types a number's text is read into by key_from_text.
+NUMBER_TYPES = INTEGER_TYPES | {"float", "double", "decimal"}
 #: CQL's spellings of a key's value in text (a CSV field): ASCII digits (no "1_000", "+5", " 12",
 #: "1e3" for an integer), a decimal number, NaN and the infinities by CQL's names, a UUID's 36
 #: characters.
@@ -491,12 +557,18 @@ def cql_value(value: Any, cql_type: str) -> Any:
     """A source's key value as the driver takes a value of `cql_type`, exactly as the source's
     kind of value spells it: a JSON, Arrow or pandas value of the type (an integer for an int,
     never a float or a string; a number for a float; a boolean; text, ISO 8601 or cqlsh's time,
-    a UUID's text, `0x...` for the types JSON has no value of), or a CSV field (`CsvField`) in CQL's
-    spelling of the type; ValueError or TypeError (saying what it is) when it is none."""
+    a UUID's text, `0x...` for the types JSON has no value of), a CSV field (`CsvField`) or a JSON
+    number's text (`NumberText`) read by key_from_text; ValueError or TypeError (saying what it is)
+    when it is none."""
     if hasattr(value, "item") and not isinstance(value, bytes | str):  # numpy's scalars
         value = value.item()
     if isinstance(value, CsvField):
-        return _csv_value(str(value), cql_type)
+        return key_from_text(str(value), cql_type)
+    if isinstance(value, NumberText):
+        if cql_type in NUMBER_TYPES:
+            return key_from_text(str(value), cql_type)
+        # a time's milliseconds, a date's days: the number's value, as the other sources give it
+        value = int(value) if _INTEGER.fullmatch(value) else float(value)
     if cql_type in TEXT_TYPES or cql_type == "inet":
         if not isinstance(value, str):
             raise TypeError(f"{_sort(value)}, not text")
@@ -508,7 +580,9 @@ def cql_value(value: Any, cql_type: str) -> Any:
     if cql_type in ("float", "double", "decimal"):
         if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
             raise TypeError(f"{_sort(value)}, not a number")
-        if cql_type != "decimal":
+        if cql_type == "float":
+            return _float32(decimal.Decimal(value))
+        if cql_type == "double":
             return float(value)
         return decimal.Decimal(value if isinstance(value, int | decimal.Decimal) else repr(value))
     if cql_type == "boolean":
@@ -531,8 +605,13 @@ def _sort(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _csv_value(text: str, cql_type: str) -> Any:
-    """A CSV field's key value, in CQL's spelling of its type (see cql_value)."""
+def key_from_text(text: str, cql_type: str) -> Any:
+    """A key's value from its text (a CSV field, a JSON number as the line spells it), as CQL reads
+    the literal: ASCII digits with a minus sign before for an integer (any length for a varint);
+    a decimal exactly as spelt (its digits and scale: `1.00000000000000000001`, `1e-400`); a
+    double or a float rounded once from the text to the nearest of its type, as Java's parseDouble
+    and parseFloat round (a float never through a double first); NaN and the infinities by CQL's
+    names; see cql_value for the other types."""
     if cql_type in TEXT_TYPES or cql_type == "inet":
         return text
     if cql_type in INTEGER_TYPES:
@@ -544,12 +623,38 @@ def _csv_value(text: str, cql_type: str) -> Any:
             return _FLOAT_NAMES[text]
         if not _NUMBER.fullmatch(text):
             raise ValueError("not a number as CQL spells it")
-        return float(text) if cql_type != "decimal" else decimal.Decimal(text)
+        if cql_type == "decimal":
+            return decimal.Decimal(text)
+        return float(text) if cql_type == "double" else _float32(decimal.Decimal(text))
     if cql_type == "boolean":
         if text.lower() not in ("true", "false"):
             raise ValueError("not true or false")
         return text.lower() == "true"
     return _typed_value(text, cql_type)
+
+
+#: The largest float (32 bits) and half its last place: a number at or past their sum is infinite.
+_FLOAT32_MAX = decimal.Decimal(struct.unpack("<f", b"\xff\xff\x7f\x7f")[0])
+_FLOAT32_PAST = _FLOAT32_MAX + decimal.Decimal(2) ** 103
+
+
+def _float32(exact: decimal.Decimal) -> float:
+    """The float (32 bits) nearest `exact`, ties to even (Java's Float.parseFloat of its text), as
+    the Python float holding it: rounded from the exact value once, where float32(float(text))
+    rounds twice and may land one place off."""
+    if not exact.is_finite():
+        return float(exact)
+    if abs(exact) >= _FLOAT32_PAST:
+        return math.copysign(math.inf, exact)
+    near = min(float(exact), float(_FLOAT32_MAX)) if exact > 0 else max(float(exact), -float(_FLOAT32_MAX))
+    bits = struct.unpack("<I", struct.pack("<f", near))[0]
+    # the float the double rounds to, and its neighbours: the nearest to the exact value is one of them
+    candidates = [struct.unpack("<f", struct.pack("<I", b))[0] for b in (bits - 1, bits, bits + 1)
+                  if 0 <= b < 0x7F800000 or 0x80000000 <= b < 0xFF800000]
+    with decimal.localcontext() as ctx:
+        ctx.prec = 2000  # a float's exact decimal value has at most ~150 significant digits
+        return min(candidates, key=lambda c: (abs(decimal.Decimal(c) - exact),
+                                              struct.unpack("<I", struct.pack("<f", c))[0] & 1))
 
 
 def _typed_value(value: Any, cql_type: str) -> Any:
@@ -590,9 +695,19 @@ def _typed_value(value: Any, cql_type: str) -> Any:
 _HEX_KEY = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
 
+#: The zone of a time the source gave without one (a naive datetime, ISO 8601 without an offset):
+#: UTC, told apart from a UTC given so the figures count it (docs/load.md: the preview says so).
+ASSUMED_UTC = datetime.timezone(datetime.timedelta(0), "UTC, assumed")
+
+
+def assumed_utc(key: Sequence[Any]) -> bool:
+    """Whether a key holds a time its source gave without a zone (taken as UTC)."""
+    return any(isinstance(k, datetime.datetime) and k.tzinfo is ASSUMED_UTC for k in key)
+
+
 def _timestamp(value: Any) -> datetime.datetime:
     if isinstance(value, datetime.datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+        return value if value.tzinfo is not None else value.replace(tzinfo=ASSUMED_UTC)
     if isinstance(value, int) and not isinstance(value, bool):  # milliseconds since the epoch
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return epoch + datetime.timedelta(milliseconds=value)
@@ -604,9 +719,11 @@ def _timestamp(value: Any) -> datetime.datetime:
     if len(text) > 5 and text[-5] in "+-" and text[-4:].isdigit():  # cqlsh's +0000
         text = text[:-2] + ":" + text[-2:]
     found = datetime.datetime.fromisoformat(text)
-    return found if found.tzinfo is not None else found.replace(tzinfo=datetime.timezone.utc)
+    return found if found.tzinfo is not None else found.replace(tzinfo=ASSUMED_UTC)
 
 
 def _brief(value: Any) -> str:
+    if isinstance(value, NumberText):
+        return value if len(value) <= 40 else value[:37] + "..."
     text = json.dumps(value, default=repr, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

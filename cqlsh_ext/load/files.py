@@ -114,12 +114,21 @@ class Line:
 class SourceFile:
     """A file a load reads a line at a time (see the module doc), each byte hashed as it is read."""
 
-    def __init__(self, path: str, budget: int) -> None:
+    def __init__(self, path: str, budget: int, whole: bool = False) -> None:
         self.path = path
         self.budget = budget
         self._file = open_regular(path)
         self._digest = hashlib.blake2b(digest_size=16)
         self.offset = 0
+        #: With `whole`: the file's size and digest as opened, read whole first (what RESUME checks the
+        #: file by: its rows not read yet too).
+        self.whole: tuple[int, str] | None = None
+        if whole:
+            try:
+                self.whole = whole_digest(self._file.fileno())
+            except SourceError as err:
+                self._file.close()
+                raise SourceError(f"{shown(path)}: {err}") from None
 
     def __enter__(self) -> SourceFile:
         return self

@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import visible
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.load.encoded_values import AS_GIVEN, Columns, Pending, PreparedRow, RowRefused, known_columns
+from cqlsh_ext.load.encoded_values import (
+    AS_GIVEN,
+    Columns,
+    Pending,
+    PreparedRow,
+    RowRefused,
+    assumed_utc,
+    known_columns,
+)
 from cqlsh_ext.writing.blob_target import BlobTarget, key_text
 
 if TYPE_CHECKING:
@@ -64,6 +72,11 @@ class LoadFigures:
     units: int = 0
     read_units: int = 0
     chains: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Rows new to the table whose source cannot say what a document holds, by what (the preview
+    #: says so, and RAW: encoded_values.UNSAID_NULLS, UNSAID_NAMES).
+    unsaid: dict[str, int] = field(default_factory=dict)
+    #: Rows whose timestamp key the source gave without a time zone (taken as UTC).
+    assumed_utc: int = 0
     written: int = 0
     #: Of the rows written, those that were new and those overwritten.
     written_new: int = 0
@@ -82,8 +95,10 @@ class LoadFigures:
     def to_write(self) -> int:
         return self.new + self.overwritten
 
-    def refuse(self, text: str, reason: str) -> None:
-        short = reason.split(" (", 1)[0] if len(reason) > 120 else reason
+    def refuse(self, text: str, reason: str, group: str | None = None) -> None:
+        """A row refused: counted under `group` (else its reason, cut where long), named with its
+        reason among the first."""
+        short = group if group is not None else reason.split(" (", 1)[0] if len(reason) > 120 else reason
         self.refused[short] = self.refused.get(short, 0) + 1
         if len(self.named) < NAMED_REFUSALS:
             self.named.append(f"{text}: {reason}")
@@ -219,6 +234,8 @@ class Pass:
         self.cell_ttl = ttl
         #: Where the source's file stood after the window being written (journaled with its rows).
         self.read: tuple[int, str] | None = None
+        #: The source's file as the load opened it, its size and digest (journaled with each window).
+        self.whole: tuple[int, str] | None = None
         source = job.request.source
         #: How a refusal names the source's row: the file's name before its line.
         self.file = "" if source is None else visible(os.path.basename(source), 60) + " "
@@ -237,6 +254,7 @@ class Pass:
                         break
                     figures.rows += len(window)
                     self.read = getattr(window, "read", None)
+                    self.whole = getattr(window, "whole", None)
                     ready = self._ready(window)
                     if ready:
                         self._window(ready, stop, tick)
@@ -271,13 +289,15 @@ class Pass:
             try:
                 key = columns.key_of(row)
             except RowRefused as err:
-                figures.refuse(where, str(err))
+                figures.refuse(where, str(err), err.group)
                 continue
+            if assumed_utc(key):
+                figures.assumed_utc += 1
             text = f"{where}, {key_text(dict(zip((c.name for c in columns.keys), key, strict=True)))}"
             try:
                 serialized = tuple(self._serialized(key))
             except RowRefused as err:
-                figures.refuse(text, str(err))
+                figures.refuse(text, str(err), err.group)
                 continue
             digest = hashlib.blake2b(b"\0".join(len(s).to_bytes(4, "big") + s for s in serialized),
                                      digest_size=16).digest()
@@ -319,8 +339,9 @@ class Pass:
             except UnicodeEncodeError as err:
                 raise RowRefused(f"{plan.name}: {_unencodable(err)}") from None
             except (TypeError, ValueError, OverflowError, struct.error):
-                raise RowRefused(f"{plan.name}: {_brief(value)} is out of range for {_article(plan.cql_type)}"
-                                 f"{_RANGES.get(plan.cql_type, '')}") from None
+                bounds = f"out of range for {_article(plan.cql_type)}{_RANGES.get(plan.cql_type, '')}"
+                raise RowRefused(f"{plan.name}: {_brief(value)} is {bounds}",
+                                 f"{plan.name}: {bounds}") from None
         return out
 
     def _cell(self, index: int, value: Any) -> bytes | None:
@@ -357,6 +378,8 @@ class Pass:
             if before == prepared.cells:
                 figures.unchanged += 1
                 continue
+            for said in dict.fromkeys(prepared.unsaid):
+                figures.unsaid[said] = figures.unsaid.get(said, 0) + 1
             if old is None:
                 figures.new += 1
             else:
@@ -381,7 +404,9 @@ class Pass:
         assert journal is not None and pace is not None
         entries, items = self._journaled(todo)
         if entries and self.read is not None:
-            entries[0]["source_read"] = list(self.read)  # RESUME checks the file by it
+            entries[0]["source_read"] = list(self.read)
+        if entries and self.whole is not None:
+            entries[0]["source_whole"] = list(self.whole)  # RESUME checks the file by it
         try:
             journal.append(entries)
         except JournalError as err:

@@ -164,6 +164,13 @@ def _found(figures: LoadFigures) -> list[str]:
                  f"overwritten), {sizeof(figures.bytes_after)} after (the rows written)")
     lines.append(f"  write units (on Amazon Keyspaces: 1 per started KB of a row): {figures.units:,}; "
                  f"reading the rows first: {figures.read_units:,} read units")
+    if figures.assumed_utc:
+        lines.append(f"  {plural(figures.assumed_utc, 'row')}: a timestamp key given without a time zone, "
+                     "taken as UTC (give its zone, +00:00 or Z, to say so)")
+    for what, n in sorted(figures.unsaid.items(), key=lambda item: -item[1]):
+        lines.append(f"  {plural(n, 'row')} new to the table hold {what}: the source cannot say what the "
+                     "stored documents held; for an exact copy export WITH RAW = true (each row then "
+                     "carries its stored bytes)")
     for reason, n in sorted(figures.refused.items(), key=lambda item: -item[1]):
         lines.append(f"  refused {plural(n, 'row')}: {reason}")
     for text in figures.named[:3] if refused <= 3 else figures.named[:3]:
@@ -350,14 +357,32 @@ def _resume(ctx: WriteContext, request: ResumeRequest, path: str, lock: JournalL
 
 
 def _same_file(path: str, read: JournalRead) -> None:
-    """WriteRefused unless the file holds what the load read: the bytes the journal's last window
-    says were read, by their digest (a journal written before digests: the file's size and time)."""
+    """WriteRefused unless the file is the one the load read: its whole content, by its size and
+    digest as the load opened it (the rows not read yet too: a tail replaced or appended to is
+    another file); a journal written before those, the bytes its last window says were read, by
+    their digest (before digests: the file's size and time)."""
     import os
 
-    from cqlsh_ext.load.files import SourceError, digest_of, shown
+    from cqlsh_ext.load.files import SourceError, digest_of, open_regular, shown, whole_digest
 
-    marks = [row.source_read for row in read.rows() if row.source_read is not None]
+    wholes: set[tuple[int, str]] = set()
+    marks: list[tuple[int, str]] = []
+    for row in read.rows():  # (read from the journal's file again: one pass)
+        if row.source_whole is not None:
+            wholes.add(row.source_whole)
+        if row.source_read is not None:
+            marks.append(row.source_read)
     try:
+        if wholes:
+            with open_regular(path) as f:
+                now = whole_digest(f.fileno())
+            if now not in wholes:
+                size = max(wholes)[0]
+                sizes = f"{size:,} bytes then, {now[0]:,} now" if now[0] != size else \
+                    f"its {size:,} bytes are not those it read"
+                raise WriteRefused(f"{shown(path)} changed since the load read it ({sizes}): RESUME goes on "
+                                   "only with the same file, whole")
+            return
         if marks:
             size, digest = max(marks)
             if digest_of(path, size) != digest:

@@ -14,7 +14,9 @@ How each source spells a blob column (the exports' spellings, docs/export.md, re
   a field of JSON text, Arrow's `arrow.json`, as its text; a null field may be a key a record
   lacked, which load.documents reads against the stored document, the stored bytes beside the
   payload among them), or the stored bytes where the payload is null; without `data:kind` the
-  column alone: a struct, a map or a list a document, a string a document's text, bytes bytes.
+  column alone: a struct, a map or a list a document, a string a document's text, bytes bytes;
+  beside either, a `data:absent` column (a list of paths a row) names places removed.
+- pandas: the same columns, a dict a whole document (a key it lacks is absent).
 - CSV: text; `0x...` (with a reason after it, a value that failed: `0x... (why)`) bytes; an empty
   field null, as cqlsh's COPY FROM reads it.
 """
@@ -69,6 +71,17 @@ class GivenValue:
     reference: bytes | None = None
     #: The source's row says a place of the document did not fit its type (null there).
     misfit: bool = False
+    #: A pandas dict: it holds every key of its document (an export's frame a key for each field
+    #: of the struct), so a key it lacks is absent, removed from the stored document.
+    whole: bool = False
+    #: A pandas dict given alone (no export's columns beside it): its None is null in a new row too.
+    nulls: bool = False
+    #: `text` is JSON the source's reader read already, a key given twice refused (a JSON Lines
+    #: line's object or list): not read again for that.
+    checked: bool = False
+    #: The places the source says are absent (its `data:absent` column: `customer.tier`,
+    #: `items[1].qty`): removed from the document written.
+    absent: tuple[str, ...] = ()
 
     @property
     def has_tree(self) -> bool:
@@ -98,9 +111,11 @@ class SourceRow:
 
 class Window(list[SourceRow]):
     """Rows read together; `read`, where the source's file stood after them (bytes read and their
-    digest: what RESUME checks the file by), None for data in memory."""
+    digest), `whole`, the file's size and digest as the load opened it (what RESUME checks the
+    file by), None for data in memory."""
 
     read: tuple[int, str] | None = None
+    whole: tuple[int, str] | None = None
 
 
 class Fragment(str):
@@ -110,6 +125,12 @@ class Fragment(str):
 
 class CsvField(str):
     """A CSV field: a value's text, read into a key column's type by CQL's spelling of it."""
+
+
+class NumberText(str):
+    """A JSON number as the line spells it (`1.00000000000000000001`, `1e-400`): a key read from
+    its text by its column's type (load.encoded_values.key_from_text, as a CSV field), never
+    through a binary float."""
 
 
 # ---------------------------------------------------------------------------------------- files
@@ -136,7 +157,7 @@ def file_rows(fmt: str, path: str, columns: Sequence[str], blobs: frozenset[str]
 
     found = named(fmt)
     if found.fields is not None:
-        source = SourceFile(path, reading.budget)
+        source = SourceFile(path, reading.budget, whole=True)
         split = imported(found.fields)
         rows = _csv_rows(source, columns, blobs, reading.header, skip, split, found.title)
         return _windows(rows, source), None
@@ -251,8 +272,9 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
                               cut=cut or "its payload is null (an object its stream's reader could not read)")
         raw = value.get("raw")
         return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut,
-                          reference=hex_bytes(raw) if isinstance(raw, str) else None)
-    return GivenValue(text=line[start:end])  # an object, a list, a number: its JSON text, a document
+                          reference=hex_bytes(raw) if isinstance(raw, str) else None, checked=True)
+    # an object, a list, a number: its JSON text, a document
+    return GivenValue(text=line[start:end], checked=True)
 
 
 def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Iterator[Window]:
@@ -267,6 +289,7 @@ def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Ite
             size += row.size
             if len(window) >= WINDOW_ROWS or size >= WINDOW_BYTES:
                 window.read = source.mark() if source is not None else None
+                window.whole = source.whole if source is not None else None
                 yield window
                 window, size = Window(), 0
     except SourceError:
@@ -276,6 +299,7 @@ def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Ite
         raise
     if window:
         window.read = source.mark() if source is not None else None
+        window.whole = source.whole if source is not None else None
         yield window
 
 
@@ -290,7 +314,7 @@ def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], budget:
     line that cannot be read (not UTF-8, not a JSON object, cut short, past the budget) is a refused
     row, and the others go on; `known`: the keys a line may have (the table's columns and their
     companions: another is the row's `stray`)."""
-    source = SourceFile(path, budget)
+    source = SourceFile(path, budget, whole=True)
     return _windows(_json_rows(source, columns, blobs, skip, known), source)
 
 
@@ -333,6 +357,8 @@ def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozense
             values.append(None)
         elif column in blobs:
             values.append(json_blob(found[0], text, found[1], found[2]))
+        elif isinstance(found[0], int | float) and not isinstance(found[0], bool):
+            values.append(NumberText(text[found[1]:found[2]]))
         else:
             values.append(found[0])
     stray = None if known is None or members.keys() <= known else next(k for k in members if k not in known)
@@ -578,7 +604,7 @@ def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], bl
                 rows = max(1, min(WINDOW_ROWS, WINDOW_BYTES * count // max(size, 1)))
                 batches = source.iter_batches(batch_size=rows, row_groups=[group], columns=wanted)
                 for window in arrow_rows(schema, batches, columns, blobs, skip, position, rows):
-                    window.read = read
+                    window.read = window.whole = read
                     yield window
         except SourceError:
             raise
@@ -591,7 +617,7 @@ def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], bl
                        for p in range(max(position, skip), position + count)]
             for start in range(0, len(refused), WINDOW_ROWS):
                 window = Window(refused[start:start + WINDOW_ROWS])
-                window.read = read
+                window.read = window.whole = read
                 yield window
         position += count
 
@@ -626,23 +652,28 @@ def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
     if not blob:
         return values.__getitem__
     part = {name: batch.column(schema.names.index(f"{column}:{name}")).to_pylist()
-            for name in ("label", "kind", "note", "stored") if f"{column}:{name}" in schema.names}
+            for name in ("label", "kind", "note", "stored", ABSENT) if f"{column}:{name}" in schema.names}
+    absents = part.get(ABSENT)
     if "kind" not in part:
         alone = "label" in part
-        return lambda i: _bare_blob(values[i], alone)
+        return lambda i: _bare_blob(values[i], alone, absent=_absent(absents[i] if absents else None))
     labels, kinds = part.get("label"), part["kind"]
     stored, notes = part.get("stored"), part.get("note")
 
     def given(i: int) -> GivenValue | None:
         return _exported_blob(values[i], kinds[i], labels[i] if labels else None,
-                              stored[i] if stored else None, notes[i] if notes else None)
+                              stored[i] if stored else None, notes[i] if notes else None,
+                              absent=_absent(absents[i] if absents else None))
 
     return given
 
 
-def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = None) -> GivenValue | None:
+def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = None, whole: bool = False,
+                   absent: tuple[str, ...] = ()) -> GivenValue | None:
     """A blob of the exports' six columns: its payload (typed), kind, label, stored bytes (beside
-    a payload: the document's, read where the payload cannot say: load.documents) and note."""
+    a payload: the document's, read where the payload cannot say: load.documents) and note;
+    `whole`, a pandas dict (a key it lacks is absent, where the note says no field was left out),
+    `absent`, the places its `:absent` column names."""
     if kind is None:
         return None  # a null blob: its six parts null
     if value is None:
@@ -659,14 +690,16 @@ def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = N
             GivenValue(label=label, kind=kind, text=value)
     if isinstance(value, bytes | bytearray):
         return GivenValue(label=label, kind=kind, data=bytes(value))
+    misfit = isinstance(note, str) and note.startswith(UNFIT)
     return GivenValue(label=label, kind=kind, tree=value, frame=True,
                       reference=bytes(stored) if stored is not None else None,
-                      misfit=isinstance(note, str) and note.startswith(UNFIT))
+                      misfit=misfit, whole=whole and not misfit and isinstance(value, dict), absent=absent)
 
 
-def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
+def _bare_blob(value: Any, label_alone: bool = False, whole: bool = False, absent: tuple[str, ...] = ()
+               ) -> GivenValue | None:
     """A blob column given alone (data in memory, a file not of the exports' shape; `label_alone`:
-    its `:label` column is there, its `:kind` not)."""
+    its `:label` column is there, its `:kind` not; `whole`: a pandas dict, its document whole)."""
     if value is None:
         return None
     if isinstance(value, bytes | bytearray | memoryview):
@@ -676,7 +709,26 @@ def _bare_blob(value: Any, label_alone: bool = False) -> GivenValue | None:
         if data is not None:
             return GivenValue(data=data)
         return GivenValue(text=str(value), label_alone=label_alone)
-    return GivenValue(tree=value, label_alone=label_alone, frame=True)
+    whole = whole and isinstance(value, dict)
+    return GivenValue(tree=value, label_alone=label_alone, frame=True, whole=whole, nulls=whole,
+                      absent=absent)
+
+
+#: The companion column naming, row by row, the places of a document that are absent: a list of
+#: paths (`customer.tier`, `items[1].qty`), a columnar frame's way to remove a key (docs/load.md).
+ABSENT = "absent"
+
+
+def _absent(paths: Any) -> tuple[str, ...]:
+    """A row's `:absent` value: its paths (None, NaN or an empty list: none); SourceError for
+    anything but a list of strings."""
+    if paths is None or (not isinstance(paths, list | tuple) and _missing(paths)):
+        return ()
+    if hasattr(paths, "tolist"):  # a NumPy array (pyarrow's to_pandas)
+        paths = paths.tolist()
+    if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
+        raise SourceError(f"a :absent column holds lists of paths (['customer.tier']), not {paths!r:.60}")
+    return tuple(paths)
 
 
 def _plain(values: list[Any], kind: Any) -> list[Any]:
@@ -767,7 +819,7 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
     missing = [c for c in columns if c not in names]
     if missing:
         raise SourceError(f"the data has no column {missing[0]} (it has {', '.join(names)})")
-    parts = {c: [p for p in _EXPORT_PARTS if f"{c}:{p}" in names] for c in blobs}
+    parts = {c: [p for p in (*_EXPORT_PARTS, ABSENT) if f"{c}:{p}" in names] for c in blobs}
     for start in range(skip, len(frame), WINDOW_ROWS):
         chunk = frame.iloc[start:start + WINDOW_ROWS]
         lists = {name: chunk[name].tolist() for name in chunk.columns}
@@ -777,11 +829,14 @@ def _frame_rows(frame: Any, names: list[str], columns: Sequence[str], blobs: fro
             for column in columns:
                 value = _python_value(lists[column][i])
                 value = None if not isinstance(value, list | dict | bytes) and _missing(value) else value
+                absent = _absent(lists[f"{column}:{ABSENT}"][i]) if column in blobs and \
+                    ABSENT in parts[column] else ()
                 if column in blobs and "kind" in parts[column]:
-                    got = [_part(lists, column, name, i, parts[column]) for name in _EXPORT_PARTS]
-                    values.append(_exported_blob(value, *got))
+                    kind, label, stored, note = (_part(lists, column, name, i, parts[column])
+                                                 for name in _EXPORT_PARTS)
+                    values.append(_exported_blob(value, kind, label, stored, note, whole=True, absent=absent))
                 elif column in blobs:
-                    values.append(_bare_blob(value, "label" in parts[column]))
+                    values.append(_bare_blob(value, "label" in parts[column], whole=True, absent=absent))
                 else:
                     values.append(value)
             window.append(SourceRow(start + i, values))
@@ -794,6 +849,8 @@ def _python_value(value: Any) -> Any:
     number, however the frame was made)."""
     if value is None or type(value) in _PLAIN:
         return value
+    if type(value).__name__ in _PANDAS_NULLS:  # pandas' missing values inside a document: null
+        return None
     if isinstance(value, dict):
         return {k: _python_value(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -808,6 +865,8 @@ def _python_value(value: Any) -> Any:
 
 
 _PLAIN = frozenset({str, int, float, bool, bytes})
+#: pandas.NA's and pandas.NaT's types (no number, no time: JSON's null).
+_PANDAS_NULLS = frozenset({"NAType", "NaTType"})
 #: The parts of an exported blob a row's value is read with, in _exported_blob's order.
 _EXPORT_PARTS = ("kind", "label", "stored", "note")
 

@@ -86,6 +86,8 @@ class JournalRow:
     #: A load's window's first line: the bytes of the file read by then and their digest (RESUME
     #: checks the file by them).
     source_read: tuple[int, str] | None = None
+    #: With it, the file's size and digest as the load opened it (RESUME takes only that file).
+    source_whole: tuple[int, str] | None = None
     #: Its outcome says it was not written and is to be loaded again (not sent when the load stopped,
     #: or looked up by RESUME and found never applied).
     again: bool = False
@@ -355,9 +357,13 @@ def _row(entry: dict[str, Any], path: str, number: int) -> JournalRow:
         read = entry.get("source_read")
         if read is not None:
             read = (int(read[0]), str(read[1]))
+        whole = entry.get("source_whole")
+        if whole is not None:
+            whole = (int(whole[0]), str(whole[1]))
         return JournalRow(key, hexed("old"), hexed("new"), None, optional("ttl"), moment("expires"),
                           optional("writetime"), optional("at"), number, column, moment("new_expires"),
-                          "new_expires" in entry, optional("source_row"), int(entry["row"]), read)
+                          "new_expires" in entry, optional("source_row"), int(entry["row"]), read,
+                          source_whole=whole)
     except (KeyError, TypeError, ValueError, AttributeError):
         raise WriteRefused(f"{path}: line {number:,} is not a journal's line") from None
 

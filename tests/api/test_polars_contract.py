@@ -515,13 +515,13 @@ def test_a_statement_of_its_own_where_and_limit(db, table: str) -> None:
 
 def test_a_whole_blob_with_a_place_of_mixed_sorts_is_a_source(db, table: str) -> None:
     """The whole blob as one column: its `mixed` place holds strings, numbers and booleans, so it is
-    JSON text (Arrow's arrow.json extension type, of which pyarrow makes no empty array): the source
-    is made, and collected it is the full read."""
+    JSON text (Arrow's arrow.json, which polars is handed as its string: polars 2.1 cannot write the
+    extension type inside a struct): the source is made, and collected it is the full read."""
     import cqlsh_ext
 
     text = f"SELECT pk, ck, data FROM {table}"
     whole = db.query(text).to_polars()
-    assert "arrow.json" in str(whole.schema["data"])
+    assert whole.schema["data"].to_schema()["mixed"] == pl.String
     frame = cqlsh_ext.scan(db, text)
     assert frame.collect_schema() == whole.schema
     assert frame.collect().equals(whole)

@@ -134,6 +134,33 @@ def test_resume_refuses_a_file_whose_rows_read_changed(cassandra, ks, session, t
     assert docs_of(session, "changed") == written
 
 
+@pytest.mark.parametrize("change", ["tail replaced", "lines appended"])
+def test_resume_refuses_a_file_whose_rows_not_read_yet_changed(cassandra, ks, session, tmp_path,
+                                                              change) -> None:
+    table = "tail" if change == "tail replaced" else "grown"
+    session.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, data blob, note text)")
+    path = tmp_path / "orders.jsonl"
+    path.write_text("".join(line_of(i) + "\n" for i in range(3000)))
+    stat = path.stat()
+    statement = f"COPY {table} (id, data, note) FROM '{path}' WITH ENCODE data = 'zstd>json' PACE 200 CONFIRM"
+    journal = killed_part_way(cassandra, tmp_path, ks, statement, 600, "600 cells written (part-way)")
+    written = docs_of(session, table)
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:] if line.startswith("{")]
+    read = max(e["source_read"][0] for e in entries if "source_read" in e)
+    data = path.read_bytes()
+    assert 0 < read < len(data)  # the journal holds the file's first rows only
+    if change == "tail replaced":  # the rows not read yet: others of the same size, the time set back
+        path.write_bytes(data[:read] + data[read:].replace(b"NEW", b"OLD"))
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert path.stat().st_size == stat.st_size
+    else:
+        path.write_text(data.decode() + "".join(line_of(i) + "\n" for i in range(3000, 3100)))
+    resumed = shell(cassandra, tmp_path, ks, f"COPY RESUME '{journal}' CONFIRM")
+    said = resumed.stdout + resumed.stderr
+    assert "changed since the load read it" in said and "nothing was written" in said, said
+    assert docs_of(session, table) == written
+
+
 @pytest.mark.parametrize("source", ["fifo", "/dev/zero", "/proc/self/environ"])
 def test_a_fifo_a_device_and_a_kernel_file_are_refused_in_one_line(cassandra, ks, session, tmp_path,
                                                                     source) -> None:
