@@ -17,7 +17,8 @@ def _read(home: Path, statement: str,
           *args: str) -> tuple[list[str], dict[str, object], list[dict[str, object]]]:
     result = run(CQLSH_EXT, [*FLAGS, *args, "-e", statement], home)
     assert result.returncode == 0, result.stderr
-    said = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
+    # (the objects only: that nothing else is there is test_json_all_the_way's)
+    said = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
     return result.stdout.splitlines(), said[-1], said
 
 
