@@ -96,11 +96,16 @@ def skill_text() -> str:
               "- Standard output: one JSON object per row (JSON Lines). A decoded blob is an object "
               "with `label` (its layers: `snappy > json`), `kind` and `payload` (the document); a path's "
               "value is its JSON value.",
-              "- Standard error: each error is one JSON object, `{\"type\": \"error\", \"kind\", "
-              "\"message\", \"hint\", \"position\"}`; an answer cut on purpose says so "
-              "(`{\"type\": \"truncated\", ...}`); the last line is --stats' object: `rows`, `exact`, "
-              "`truncated` and `truncated_why`, `resume`, `values` (decoded, undecodable), `elapsed_s`, "
-              "`cpu_s`, `exit`.",
+              "- DESCRIBE answers JSON objects: `DESCRIBE TABLE ks.t` gives `columns` (name, type, key, "
+              "holds), `partition_key`, `clustering_key`, `options`.",
+              "- Standard error: every line is one JSON object. An error: `{\"type\": \"error\", "
+              "\"kind\", \"message\", \"hint\", \"position\"}` (a misspelt name's hint: \"did you mean "
+              "...?\"); an answer cut on purpose says so (`{\"type\": \"truncated\", \"resume\"}`, or "
+              "`resume_unavailable`: why it cannot go on); a path no document holds is a `warning` naming "
+              "the `nearest` paths (its column is null on every row: ask again with the path meant); "
+              "other lines are `note`s; the last line is --stats' object: `rows`, `exact`, `truncated` "
+              "and `truncated_why`, `resume`, `values` (decoded, undecodable), `elapsed_s`, `cpu_s`, "
+              "`exit`.",
               "- Never report a count or a sum from rows you read when `truncated` is true: count with "
               "the statement instead (`SELECT count(*) ...`, `GROUP BY`).",
               "- `cqlsh-ext --spec` prints every flag, statement, output format and exit code as JSON.", "",
