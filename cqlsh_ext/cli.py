@@ -59,6 +59,15 @@ def _ext_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _shell_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
+    """cqlsh's arguments (_connection_args); with --catalog, a run of no statement (`-e ';'`: the
+    shell writes the catalog instead, never reading standard input nor prompting)."""
+    cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
+    if settings.agent.catalog is not None:
+        cqlsh_args = [*cqlsh_args, "-e", ";"]
+    return cqlsh_args
+
+
 def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
     from cqlsh_ext.keyspaces import options as keyspaces_options
@@ -303,7 +312,7 @@ def _main(argv: list[str] | None) -> int:
         settings = load(ext, cqlshmain.CONFIG_FILE)
         load_dictionaries(settings)
         _stock_timestamps(settings)
-        cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
+        cqlsh_args = _shell_args(settings, cqlshmain, cqlsh_args)
         agent = AgentRun.of(settings, RunOutcome(), STARTED) if serving is None else None
     except (SettingError, KeyspacesError) as err:
         return _usage_error(str(err), ext)
@@ -333,6 +342,9 @@ def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
             code = done.code or 0
     finally:
         agent.flush()
+        finish = getattr(sys.stderr, "finish", None)  # output.stderr_lines.JsonLines: its last line
+        if finish is not None:
+            finish()
     code = agent.outcome.code(code)
     if agent.settings.stats:
         from cqlsh_ext.agent import figures

@@ -65,6 +65,20 @@ def said_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not line.startswith(PASSWORD_WARNING)]
 
 
+def said_text(stderr: str) -> list[str]:
+    """stderr's non-blank lines as a person reads them: with --output-format json each is one JSON
+    object (cqlsh_ext.output.stderr_lines), read here as its message."""
+    import json
+
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith("{"):
+            line = str(json.loads(line).get("message", line))
+        if line.strip():
+            out.append(line)
+    return out
+
+
 def isolated_env(home: Path) -> dict[str, str]:
     """A HOME of its own so no developer cqlshrc or history leaks into a test. CQLSH_EXT_NATIVE
     passes: bin/test runs the engine-sensitive tests again with the native core off."""

@@ -10,6 +10,10 @@ that runs it, beside what it prints for a person.
 - crash.py       an internal error's crash report
 - figures.py     --stats: the run's figures as one JSON object
 - resume_token.py  where a cut SELECT goes on from: its token (--resume)
-- cli_spec.py    --spec: every flag, tool, statement, output format and exit code as one JSON document
+- cli_spec.py    --spec: every flag (type, default), tool, statement, output format, exit code and
+                 report's JSON Schema as one JSON document
 - skill.py       `cqlsh-ext skill [DIR]`: a skill (SKILL.md) for this version
+- catalog.py     --catalog: the schema and what blob columns hold, as one JSON document
+- schema_json.py DESCRIBE as JSON objects under --output-format json
+- export_dir.py  --export-dir: COPY (SELECT ...) TO a new file in the held directory, under --read-only
 """

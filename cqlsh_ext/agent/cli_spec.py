@@ -61,6 +61,7 @@ def spec(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.ArgumentPar
         "error": {"fields": ["type", "kind", "message", "hint", "position", "detail"],
                   "kinds": [{"kind": k.name, "meaning": k.meaning, "hint": k.hint} for k in KINDS]},
         "stats": {"fields": STATS_FIELDS},
+        "reports": reports(),
     }
 
 
@@ -69,8 +70,41 @@ def spec_text(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.Argume
     return json.dumps(spec(cqlsh_parser, ext_parser, tools), indent=1, ensure_ascii=False)
 
 
+#: A value's type by the setting's parser (cqlsh_ext.settings: each Key's `parse`), as --spec says it.
+_VALUE_TYPES = {
+    "parse_bool": "boolean", "parse_count": "integer", "parse_seconds": "number (seconds; 30, 2.5, 2m)",
+    "parse_duration": "number (seconds; 90, 30m, 1h, 2d)", "parse_size": "integer (bytes; 256MiB, 1GiB)",
+    "parse_width": "integer", "parse_path": "path", "parse_paths": "path", "parse_url": "url",
+}
+
+
+def _flag_value(owner: str, action: argparse.Action, takes: str) -> dict[str, Any]:
+    """A flag's value: its `type` (boolean for a switch, else what it is read as), its `default` (the
+    value that holds without it; null when none) and, where none, what holds instead (`unset`)."""
+    if owner == "cqlsh-ext":
+        from cqlsh_ext.settings import SETTINGS
+
+        key = next((k for k in SETTINGS if k.name == action.dest), None)
+        if key is not None:
+            kind = "boolean" if takes == "switch" else _VALUE_TYPES.get(key.parse.__name__, "string")
+            default: Any = key.default
+            if kind == "boolean":
+                default = default == "true"
+            elif kind == "integer" and default is not None and default.isdigit():
+                default = int(default)
+            return {"type": kind, "default": default,
+                    **({"unset": key.unset} if default is None and key.unset else {})}
+    if takes == "switch":
+        return {"type": "boolean", "default": bool(action.default) if action.default is not None else False}
+    default = action.default if action.default not in (None, argparse.SUPPRESS) else None
+    numeric = action.type if action.type in (int, float) else type(default)
+    kind = "integer" if numeric is int else "number" if numeric is float else "string"
+    return {"type": kind, "default": default}
+
+
 def _flags(parser: argparse.ArgumentParser, owner: str) -> list[dict[str, Any]]:
-    """Each flag of `parser`: its spellings, what it takes, its value's name, its help and group."""
+    """Each flag of `parser`: its spellings, what it takes, its value's name, type and default, its
+    help and group."""
     groups = {id(action): group.title for group in parser._action_groups for action in group._group_actions}
     out = []
     for action in parser._actions:
@@ -80,6 +114,7 @@ def _flags(parser: argparse.ArgumentParser, owner: str) -> list[dict[str, Any]]:
                  else "repeat" if isinstance(action, argparse._AppendAction) else "value")
         entry: dict[str, Any] = {"flags": list(action.option_strings), "takes": takes,
                                  "metavar": _metavar(action) if takes != "switch" else None,
+                                 **_flag_value(owner, action, takes),
                                  "help": _help(parser, action), "owner": owner,
                                  "group": groups.get(id(action))}
         if action.choices is not None:
@@ -101,6 +136,20 @@ def _help(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
         return " ".join((text % {**vars(action), "prog": parser.prog}).split())
     except (KeyError, TypeError, ValueError):
         return " ".join(text.split())
+
+
+def reports() -> list[dict[str, Any]]:
+    """The JSON Schema of each report a statement answers with `--output-format json` (its feature's
+    declared output_schema: cqlsh_ext.features), and of --catalog's document."""
+    from cqlsh_ext.agent.catalog import SCHEMA as CATALOG
+    from cqlsh_ext.features import declared
+    from cqlsh_ext.features.forms import statement_words
+
+    out: list[dict[str, Any]] = [{"statement": " ".join(statement_words(feature)), "feature": feature.name,
+            "schema": feature.output_schema}
+           for feature in declared().values() if feature.statement is not None and feature.output_schema]
+    out.append({"statement": None, "flag": "--catalog", "schema": CATALOG})
+    return out
 
 
 def statements() -> list[dict[str, Any]]:

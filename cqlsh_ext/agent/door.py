@@ -34,8 +34,12 @@ if TYPE_CHECKING:
     from cqlsh_ext.agent.timer import StatementTimer
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.feature import Feature
+    from cqlsh_ext.mcp_server.exports import ExportDir
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.settings import AgentSettings, Settings
 
+#: Why a cut answer cannot be gone on with, when its reading says no more.
+NO_RESUME = "the reading cannot be gone on with from its rows"
 #: How long a press the timer sent just as its statement ended is waited for (seconds).
 LATE_PRESS = 0.05
 
@@ -71,12 +75,16 @@ class AgentRun:
         self._timer: StatementTimer | None = None
         #: Why an answer was cut short, in order, as --stats names them (max_rows, timed_out, ...).
         self.cuts: list[str] = []
-        #: The token of the first cut answer that can be gone on with.
+        #: The token of the first cut answer that can be gone on with; else why the first cut one
+        #: cannot be (--stats' resume_unavailable).
         self.resume_token: str | None = None
+        self.resume_unavailable: str | None = None
         #: How the shells made say an error (their printerr) and end their loops (begin()).
         self._printerr: Callable[[str], None] = say
         self._stops: list[Callable[[], None]] = []
         self._kind: str | None = None
+        #: --export-dir's directory, held (export_dir.py): where COPY (SELECT ...) TO may write.
+        self.export_dir: ExportDir | None = None
         #: A run of the shell's (of()); else one that does nothing (a server's shell, `cqlsh-ext mcp`).
         self.active = False
         #: Statements read from a script, -e or a pipe (begin()), not typed at the interactive prompt.
@@ -106,10 +114,16 @@ class AgentRun:
             except resume_token.ResumeError as err:
                 raise SettingError(str(err)) from None
         run = cls(agent, outcome, guard, token, started)
+        if agent.export_dir is not None:
+            run.export_dir = _held_export_dir(agent)
         run.active = True
         # (from the start: a connection that fails says so as JSON too; the interactive shell, once
         # it is made, says its errors as prose: begin())
-        run.json_errors = settings.display.output_format.name == "json"
+        run.json_errors = settings.display.output_format.name == "json" or agent.catalog is not None
+        if run.json_errors:  # every line on standard error one JSON object (output.stderr_lines)
+            from cqlsh_ext.output.stderr_lines import JsonLines
+
+            sys.stderr = JsonLines(sys.stderr, lambda: run.json_errors)
         return run
 
     # ------------------------------------------------------------------ the shell's start
@@ -156,6 +170,13 @@ class AgentRun:
         self.statement, self.keyspace = statement, keyspace
         if self.read_only is not None:
             why = self.read_only.refusal(statement, feature, keyspace, tables_of, prepare)
+            if why is not None and self.export_dir is not None:
+                from cqlsh_ext.agent import export_dir
+
+                if export_dir.is_copy(statement):  # a new file in --export-dir, of a SELECT it runs
+                    why = export_dir.copy_refusal(statement, self.export_dir) or \
+                        self.read_only.refusal(export_dir.inner_select(statement), None, keyspace, tables_of,
+                                               prepare)
             if why is not None:
                 self.error(why, "refused")
                 if self.batch:  # (the interactive shell exits 0, as cqlsh's does)
@@ -209,6 +230,25 @@ class AgentRun:
             self.flush()
         return done
 
+    def write_catalog(self, ctx: ReadContext, tables_of: Callable[[str], Sequence[str]]) -> None:
+        """--catalog: the catalog (catalog.py) on standard output, run as a statement is (its time
+        limit, its errors); under --read-only a table the policy refuses is not sampled."""
+        from cassandra.metadata import protect_name
+
+        from cqlsh_ext.agent import catalog
+        from cqlsh_ext.cql.lexer import Lexed
+
+        guard = self.read_only
+
+        def refusal(keyspace: str, table: str) -> str | None:
+            if guard is None:
+                return None
+            read = Lexed(f"SELECT * FROM {protect_name(keyspace)}.{protect_name(table)}")
+            return guard.refusal(read, None, None, tables_of)
+
+        self.statement = Lexed("--catalog")
+        self.run_statement(lambda: catalog.write(ctx, self.settings.catalog or "", refusal))
+
     def _start_timer(self) -> StatementTimer | None:
         seconds = self.settings.timeout
         if seconds is None:
@@ -256,7 +296,7 @@ class AgentRun:
             from cqlsh_ext.common.private_key import KeyRefused
 
             self.cuts.append(printed.cut)
-            token = None
+            token = why_not = None
             if printed.resume is not None and self.statement is not None:
                 try:
                     token = resume_token.token(self.statement, self.keyspace, printed.resume,
@@ -264,19 +304,26 @@ class AgentRun:
                 except KeyRefused as err:  # no key to seal it with: no token, and why
                     self.error(f"--resume: no token: {err}")
                 self.resume_token = self.resume_token or token
-            self.notice(printed.rows, token)
+            else:
+                why_not = printed.why_not or NO_RESUME
+                if self.resume_token is None:
+                    self.resume_unavailable = self.resume_unavailable or why_not
+            self.notice(printed.rows, token, why_not)
 
-    def notice(self, rows: int, token: str | None) -> None:
-        """The one line that says an answer was cut on purpose (--max-rows)."""
+    def notice(self, rows: int, token: str | None, why_not: str | None = None) -> None:
+        """The one line that says an answer was cut on purpose (--max-rows), with the token that goes
+        on, or why none can (`resume_unavailable`)."""
         import json
 
         most = self.settings.max_rows
         if self.json_errors:
-            sys.stderr.write(json.dumps({"type": "truncated", "why": "max_rows", "rows": rows,
-                                         "resume": token}) + "\n")
+            said: dict[str, object] = {"type": "truncated", "why": "max_rows", "rows": rows, "resume": token}
+            if token is None:
+                said["resume_unavailable"] = why_not or NO_RESUME
+            sys.stderr.write(json.dumps(said) + "\n")
             return
         go_on = f": --resume {token} goes on from the next row" if token else \
-            ": the reading cannot be gone on with from its rows"
+            f": it cannot be gone on with ({why_not or NO_RESUME})"
         say(f"cut at --max-rows {most:,}: {rows:,} rows printed, more follow{go_on}")
 
     # ------------------------------------------------------------------ errors
@@ -327,6 +374,24 @@ class AgentRun:
                 found = replace(found, detail="\n".join(detail).rstrip())
             sys.stderr.write(found.line() + "\n")
         sys.stderr.flush()
+
+
+def _held_export_dir(agent: AgentSettings) -> ExportDir:
+    """--export-dir's directory held, the shell's exports written through it (export.command.HELD);
+    raises SettingError (without --read-only, or a directory not the user's alone)."""
+    from cqlsh_ext.agent import export_dir
+    from cqlsh_ext.export import command
+    from cqlsh_ext.mcp_server.exports import ExportRefused
+    from cqlsh_ext.settings import SettingError
+
+    if not agent.read_only or agent.export_dir is None:
+        raise SettingError(f"{export_dir.FLAG} goes with --read-only: without it COPY writes where it names")
+    try:
+        held = export_dir.hold(agent.export_dir)
+    except ExportRefused as err:
+        raise SettingError(f"{export_dir.FLAG}: {err}") from None
+    command.HELD = export_dir.private_file(held)
+    return held
 
 
 def _first_word(statement: Lexed | None) -> str:

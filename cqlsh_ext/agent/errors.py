@@ -64,6 +64,8 @@ _DRIVER_KINDS = {
     "AggregateNotFound": "not_found", "IndexNotFound": "not_found",
 }
 _CLASS = re.compile(r"^([A-Z][A-Za-z]+): ")
+#: A suggestion the line carries (output.meant, common.text.nearest: "... (did you mean X?)").
+_MEANT = re.compile(r"did you mean ([^?]+)\?")
 #: Where a line says the error is: the server's `line 1:9`, cqlsh's `at line 2, char 5` or
 #: `at char 17` (0-based), cqlsh-ext's `at position 7` (a 0-based offset in the statement).
 _SERVER_AT = re.compile(r"\bline (\d+):(\d+)\b")
@@ -83,8 +85,10 @@ class ErrorData:
 
     def to_json(self) -> dict[str, object]:
         kind = _BY_NAME.get(self.kind, _BY_NAME["statement"])
+        meant = _MEANT.search(self.message)  # the name meant, as the shell says it (output.meant)
         out: dict[str, object] = {"type": "error", "kind": kind.name, "message": self.message,
-                                  "hint": kind.hint, "position": self.position}
+                                  "hint": f"did you mean {meant[1]}?" if meant else kind.hint,
+                                  "position": self.position}
         if self.detail:
             out["detail"] = self.detail
         return out

@@ -32,10 +32,14 @@ def figures(agent: AgentRun, code: int) -> dict[str, Any]:
         usage = resource.getrusage(who)
         cpu += usage.ru_utime + usage.ru_stime
     why = list(dict.fromkeys(agent.cuts))
+    doubted = any(printed.doubt for printed in agent.rows.printed)  # a typo's nulls (row_limit)
     exit_ = of_code(code)
     return {"type": "stats", "statements": agent.statements, "rows": sum(p.rows for p in agent.rows.printed),
-            "exact": not why and code == 0, "truncated": bool(why), "truncated_why": why or None,
+            "exact": not why and code == 0 and not doubted, "truncated": bool(why),
+            "truncated_why": why or None,
             "resume": agent.resume_token,
+            **({"resume_unavailable": agent.resume_unavailable}
+               if agent.resume_token is None and agent.resume_unavailable else {}),
             "values": {"decoded": VALUES.decoded, "undecodable": VALUES.undecodable},
             "elapsed_s": round(time.monotonic() - agent.started, 3), "cpu_s": round(cpu, 3),
             "exit": {"code": code, "name": exit_.name if exit_ is not None else None}}

@@ -1,6 +1,7 @@
 """`cqlsh-ext skill [DIR]`: write a skill for an assistant that runs this cqlsh-ext through its
-shell: DIR/SKILL.md (default .claude/skills/cqlsh-ext, where Claude Code finds a project's skills;
-`-` prints it), with the YAML front matter skills are found by (a `name` of lower case letters,
+shell: DIR/SKILL.md (by default both .agents/skills/cqlsh-ext, where Codex, Gemini CLI, Copilot CLI
+and OpenCode find a project's skills, and .claude/skills/cqlsh-ext, where Claude Code does; `-`
+prints it), with the YAML front matter skills are found by (a `name` of lower case letters,
 digits and hyphens, at most 64 characters; a `description` of at most 1,024), the command line to
 run it with (--read-only by default), the statements it takes with examples on the demo's tables
 (`cqlsh-ext demo load`), and what its answers, errors, figures and exit codes are. It names the
@@ -15,8 +16,9 @@ import sys
 
 #: The skill's name (its directory's, as Claude Code names a skill).
 NAME = "cqlsh-ext"
-#: Where a project's skills are (Claude Code): the default DIR.
-DEFAULT_DIR = os.path.join(".claude", "skills", NAME)
+#: Where a project's skills are: the agents that read `.agents/skills` (Codex, Gemini CLI, Copilot
+#: CLI, OpenCode), and Claude Code's; the skill is written in each unless a DIR is given.
+DEFAULT_DIRS = (os.path.join(".agents", "skills", NAME), os.path.join(".claude", "skills", NAME))
 #: The demo's keyspace and tables, as `cqlsh-ext demo load` makes them (demo.cli).
 DEMO = "compression_demo"
 #: The command line every example runs with: reads only, JSON answers, the run's figures, a time
@@ -68,14 +70,25 @@ def skill_text() -> str:
              "Run one statement at a time, always with these flags:", "", "```",
              f'{RUN} -e "STATEMENT"', "```", "",
              "- The connection is cqlsh's: `HOST PORT` after the flags, or `~/.cassandra/cqlshrc` "
-             "(`[connection] hostname, port`); the login from `~/.cassandra/credentials`. Never put a "
-             "password on the command line. Add `-k KEYSPACE` to name tables without their keyspace.",
+             "(`[connection] hostname, port`); the login from `~/.cassandra/credentials`, or "
+             "`--credentials FILE` naming another file of the same form (`[plain_text_auth]` with "
+             "`username` and `password`, readable by you only). Never put a password on the command "
+             "line. Add `-k KEYSPACE` to name tables without their keyspace.",
+             "- Start with the catalog, one call: the keyspaces, tables, columns with their CQL types, "
+             "and what each blob column holds (`chain`, `format`, `confidence`, from a sample of 20 rows), "
+             "every name spelt ready to paste:", "", "```",
+             f"{RUN} --catalog {DEMO}", "```", "",
+             "  `--catalog` alone lists every keyspace outside the system's; `--catalog 'KS.orders*'` "
+             "some tables (`*` and `?` as wildcards).",
              f"- `--read-only` runs {RUNS} only; anything else is refused before it runs (exit code 3).",
              "- `--max-rows 200` prints at most 200 rows of a SELECT and says so; to see the next ones, "
              "run the same statement again with `--resume TOKEN`, the token --stats gave. Prefer a "
              "narrower WHERE, a LIMIT or a count to reading many rows.",
              "- `--timeout 120` stops a statement that runs longer (exit code 4); a whole-table count "
-             "reads every row: say so before running one on a large table.", "",
+             "reads every row: say so before running one on a large table.",
+             "- A file for the user (CSV, JSON Lines, Parquet): add `--export-dir DIR` (a directory the "
+             "user named) and run `COPY (SELECT ...) TO 'DIR/NAME.csv'`; only a new file inside DIR is "
+             "written (readable by its owner only), never over one, and nothing else.", "",
              "## Examples (the demo keyspace of `cqlsh-ext demo load`)", ""]
     for what, statement in EXAMPLES:
         lines += [f"{what[:1].upper()}{what[1:]}:", "", "```", f'{RUN} -e "{statement}"', "```", ""]
@@ -83,11 +96,16 @@ def skill_text() -> str:
               "- Standard output: one JSON object per row (JSON Lines). A decoded blob is an object "
               "with `label` (its layers: `snappy > json`), `kind` and `payload` (the document); a path's "
               "value is its JSON value.",
-              "- Standard error: each error is one JSON object, `{\"type\": \"error\", \"kind\", "
-              "\"message\", \"hint\", \"position\"}`; an answer cut on purpose says so "
-              "(`{\"type\": \"truncated\", ...}`); the last line is --stats' object: `rows`, `exact`, "
-              "`truncated` and `truncated_why`, `resume`, `values` (decoded, undecodable), `elapsed_s`, "
-              "`cpu_s`, `exit`.",
+              "- DESCRIBE answers JSON objects: `DESCRIBE TABLE ks.t` gives `columns` (name, type, key, "
+              "holds), `partition_key`, `clustering_key`, `options`.",
+              "- Standard error: every line is one JSON object. An error: `{\"type\": \"error\", "
+              "\"kind\", \"message\", \"hint\", \"position\"}` (a misspelt name's hint: \"did you mean "
+              "...?\"); an answer cut on purpose says so (`{\"type\": \"truncated\", \"resume\"}`, or "
+              "`resume_unavailable`: why it cannot go on); a path no document holds is a `warning` naming "
+              "the `nearest` paths (its column is null on every row: ask again with the path meant); "
+              "other lines are `note`s; the last line is --stats' object: `rows`, `exact`, `truncated` "
+              "and `truncated_why`, `resume`, `values` (decoded, undecodable), `elapsed_s`, `cpu_s`, "
+              "`exit`.",
               "- Never report a count or a sum from rows you read when `truncated` is true: count with "
               "the statement instead (`SELECT count(*) ...`, `GROUP BY`).",
               "- `cqlsh-ext --spec` prints every flag, statement, output format and exit code as JSON.", "",
@@ -106,12 +124,12 @@ def _yaml_string(text: str) -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cqlsh-ext skill",
-        description="Write a skill (SKILL.md) for an assistant that runs this cqlsh-ext: Claude Code finds "
-                    "it under .claude/skills/ (a project's) or ~/.claude/skills/ (yours); other agents "
-                    "read it where their instructions (AGENTS.md) point (cqlsh-ext docs agents).")
-    parser.add_argument("directory", nargs="?", default=DEFAULT_DIR, metavar="DIR",
-                        help=f"the skill's directory, SKILL.md written in it (default {DEFAULT_DIR}); "
-                             "- prints it instead")
+        description="Write a skill (SKILL.md) for an assistant that runs this cqlsh-ext: Codex, Gemini CLI, "
+                    "Copilot CLI and OpenCode find it under .agents/skills/, Claude Code under "
+                    ".claude/skills/ (a project's; ~/.claude/skills/ yours) (cqlsh-ext docs agents).")
+    parser.add_argument("directory", nargs="?", default=None, metavar="DIR",
+                        help=f"the skill's directory, SKILL.md written in it (default: both "
+                             f"{' and '.join(DEFAULT_DIRS)}); - prints it instead")
     return parser
 
 
@@ -123,13 +141,14 @@ def main(argv: list[str]) -> int:
     if args.directory == "-":
         sys.stdout.write(text)
         return 0
-    path = os.path.join(args.directory, "SKILL.md")
-    try:
-        os.makedirs(args.directory, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as err:
-        say(f"cqlsh-ext skill: {path}: {err.strerror or err}")
-        return 1
-    print(path)
+    for directory in (args.directory,) if args.directory else DEFAULT_DIRS:
+        path = os.path.join(directory, "SKILL.md")
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as err:
+            say(f"cqlsh-ext skill: {path}: {err.strerror or err}")
+            return 1
+        print(path)
     return 0

@@ -21,7 +21,13 @@ from cqlsh_ext.export.parse import LABEL, STOCK_COPY_TO, CopyError, parse
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.export.target import PrivateFile
     from cqlsh_ext.settings.shell import Shell
+
+#: Where the shell's exports are written under --read-only --export-dir (agent.export_dir holds the
+#: directory and sets it): each file made through the held directory's descriptor, 0600; None: the
+#: file the statement names, as COPY TO writes it.
+HELD: PrivateFile | None = None
 
 
 def intercept(shell: Shell, statement: Lexed) -> bool:
@@ -47,10 +53,17 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     from cqlsh_ext.export.run import export as write_export
     from cqlsh_ext.reading.context import shell_context
 
-    written = write_export(shell_context(shell), export)
-    if written is not None:
+    written = write_export(shell_context(shell), export, HELD)
+    if written is None:
+        return True
+    if shell.settings.display.output_format.name == "json":  # a program's answer: JSON, as every one
+        import json
+
+        sys.stdout.write(json.dumps({"copy": export.path, "format": export.fmt, "rows": written.rows,
+                                     "interrupted": written.interrupted, "message": written.line}) + "\n")
+    else:
         say(written.line, sys.stdout)
-        sys.stdout.flush()
+    sys.stdout.flush()
     return True
 
 

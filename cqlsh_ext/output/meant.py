@@ -14,7 +14,9 @@ __all__ = ["with_meant"]
 
 #: The server's words for a table or a keyspace it has not (Cassandra 4 and 5, Amazon Keyspaces).
 _NO_TABLE = re.compile(r"(?:unconfigured table |table )(?:(?P<ks>\w+)\.)?(?P<table>\w+)\b")
-_NO_KEYSPACE = re.compile(r"Keyspace '?(?P<ks>\w+)'? does not exist")
+_NO_KEYSPACE = re.compile(r"[Kk]eyspace '?(?P<ks>\w+)'? does not exist"
+                          r"|'(?P<named>\w+)' not found in keyspaces\b")
+_NOT_IN_KEYSPACE = re.compile(r"'(?P<name>\w+)' not found in keyspace '(?P<ks>\w+)'")
 #: cqlsh's and the server's syntax errors, at the word they stop at.
 _SYNTAX_AT = re.compile(r"(?:no viable alternative at input|mismatched input|extraneous input) "
                         r"'(?P<word>\w+)'")
@@ -22,18 +24,22 @@ _EXPECTING = re.compile(r"expecting K_([A-Z]+)\b")
 
 
 def with_meant(text: str, tables: Callable[[str], Iterable[str]], keyspaces: Iterable[str],
-               current: str | None, words: Callable[[], Iterable[str]]) -> str:
+               current: str | None, words: Callable[[], Iterable[str]], statement: str | None = None) -> str:
     """`text` with the name it names meant added, when one is near: `tables(ks)` the tables of a
     keyspace, `keyspaces` every keyspace, `current` the keyspace in use, `words()` the grammar's
-    words."""
+    words; `statement`, the one the error is of: where the server names a table without its
+    keyspace (Cassandra 5: "table t does not exist"), the keyspace the statement names it in."""
     if "did you mean" in text:
         return text
     missing_ks = _NO_KEYSPACE.search(text)
     if missing_ks:
-        return _added(text, missing_ks.end(), nearest(missing_ks["ks"], keyspaces))
+        return _added(text, missing_ks.end(), nearest(missing_ks["ks"] or missing_ks["named"], keyspaces))
+    missing_in = _NOT_IN_KEYSPACE.search(text)  # the client-side DESCRIBE's words (keyspaces.describe)
+    if missing_in:
+        return _added(text, missing_in.end(), nearest(missing_in["name"], tables(missing_in["ks"])))
     if "does not exist" in text or "unconfigured table" in text:
         missing = _NO_TABLE.search(text)
-        keyspace = (missing["ks"] if missing and missing["ks"] else current) if missing else None
+        keyspace = (missing["ks"] or _named_in(statement, missing["table"]) or current) if missing else None
         if missing and keyspace:
             return _added(text, missing.end(), nearest(missing["table"], tables(keyspace)))
     syntax = _SYNTAX_AT.search(text)
@@ -42,6 +48,12 @@ def with_meant(text: str, tables: Callable[[str], Iterable[str]], keyspaces: Ite
         near = nearest(syntax["word"].upper(), [expected[1]] if expected else known)
         return _added(text, syntax.end(), near)
     return text
+
+
+def _named_in(statement: str | None, table: str) -> str | None:
+    """The keyspace `statement` names `table` in (`ks.table`), or None."""
+    found = re.search(r'(\w+)"?\s*\.\s*"?' + re.escape(table) + r"\b", statement or "")
+    return found[1] if found else None
 
 
 def _added(text: str, at: int, meant: str | None) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 Position = tuple["bytes | None", int]
 #: Why a result ended before its last row, as --stats names it.
 MAX_ROWS = "max_rows"
+#: Why a result's rows may be wrong: a path no value read had.
+PATH_NOT_FOUND = "path_not_found"
 
 
 class Printed:
@@ -26,12 +28,17 @@ class Printed:
     on from (`resume`: None when it was not cut, or the reading cannot go on from its rows). (A
     plain class: the module is imported at every start-up, where a dataclass costs its making.)"""
 
-    __slots__ = ("cut", "resume", "rows")
+    __slots__ = ("cut", "doubt", "resume", "rows", "why_not")
 
     def __init__(self) -> None:
         self.rows = 0
         self.cut: str | None = None
         self.resume: Position | None = None
+        #: Why its rows may be wrong though none was cut (PATH_NOT_FOUND: a path no value read had,
+        #: a typo's column of nulls), else None: the run's answer is then not exact (--stats).
+        self.doubt: str | None = None
+        #: Why a cut result cannot be gone on with (its reading's words), when `resume` is None.
+        self.why_not: str | None = None
 
 
 class RowLimit:
@@ -105,6 +112,8 @@ class RowLimit:
         finally:
             VALUES.held = False
             VALUES.reading(answer.notes)
+            if self.printed and answer.notes is not None and answer.notes.paths_never_found_count:
+                self.printed[-1].doubt = PATH_NOT_FOUND
 
     def _answer_rows(self, answer: Any) -> Iterator[list[Any]]:
         printed, (_, skip) = self._begin()

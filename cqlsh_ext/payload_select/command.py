@@ -61,13 +61,19 @@ def refuse_copy(shell: Shell, statement: Lexed) -> bool:
 def run(shell: Shell, ctx: ReadContext, plan: Plan, target: TableTarget) -> None:
     """The plan read (reading.select) in the command's context and printed (render.terminal).
     Raises QueryError."""
-    from cqlsh_ext.reading.select import read_select, resumable
+    from cqlsh_ext.reading.select import read_select, reads_in_order, resumable
     from cqlsh_ext.render.terminal import print_answer
 
-    state, given = shell.results.rows.reading_start()  # a resumed SELECT's (--resume)
-    if shell.results.rows.start is not None and resumable(plan) is not None:
-        shell.results.rows.start = None
-        raise QueryError(f"--resume: this statement's answer cannot be gone on with ({resumable(plan)})")
+    rows = shell.results.rows
+    state, given = rows.reading_start()  # a resumed SELECT's (--resume)
+    why_not = resumable(plan, reads_in_order(ctx))
+    if rows.start is not None and why_not is not None:
+        rows.start = None
+        raise QueryError(f"--resume: this statement's answer cannot be gone on with ({why_not})")
     answer = read_select(ctx, plan, target, paging_state=state, given=given)
     if answer is not None:
-        print_answer(shell.results, answer, target.meta)
+        try:
+            print_answer(shell.results, answer, target.meta)
+        finally:
+            if rows.printed and rows.printed[-1].cut is not None and rows.printed[-1].resume is None:
+                rows.printed[-1].why_not = why_not  # said with the cut (agent.door: resume_unavailable)

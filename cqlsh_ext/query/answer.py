@@ -74,6 +74,19 @@ class PathsSeen:
             out.append((path, nearest, seen))
         return out
 
+    def meant(self, path: str, nearest: Sequence[str]) -> list[str]:
+        """The whole paths `path` (one no value had) may have meant: its steps up to where it stopped,
+        then each of the `nearest` keys seen there (never_found's); the keys alone where its text
+        is not simple steps."""
+        from cqlsh_ext.query.grammar import spell_key
+
+        _depth, key, _keys = self.missed[path]
+        steps = path.split(".")
+        if not isinstance(key, str) or key not in steps[1:]:
+            return list(nearest)
+        at = steps.index(key, 1)
+        return [".".join([*steps[:at], spell_key(near)]) for near in nearest]
+
     def never_found_count(self) -> int:
         """How many paths no value had."""
         return sum(1 for path in self.missed if path not in self.found)

@@ -138,16 +138,25 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     return TypedAnswer(columns, pages, notes, plan, places, reading)
 
 
-def resumable(plan: Plan) -> str | None:
+def reads_in_order(ctx: ReadContext) -> bool:
+    """Whether a whole-table payload query of this run is read as one stream in the server's order,
+    so that an answer cut by --max-rows goes on (--resume) from where it was cut: a run that cuts
+    or resumes answers (cqlsh_ext.agent)."""
+    agent = ctx.settings.agent
+    return agent.max_rows is not None or agent.resume is not None
+
+
+def resumable(plan: Plan, in_order: bool = False) -> str | None:
     """Why a cut answer of `plan` cannot be gone on with from where it was cut (None: it can):
-    its rows must come out of one stream in the order the server pages them."""
+    its rows must come out of one stream in the order the server pages them (`in_order`: a whole
+    table is read so, reads_in_order)."""
     if not plan.local_rows:
         return None  # the server's pages, one answer row per row
     if plan.aggregates:
         return "groups and aggregates are counted over every row read before any is answered"
     if plan.distinct or plan.order_by:
         return "DISTINCT and ORDER BY sort every row read before any is answered"
-    if plan.reads_beyond_partitions and not plan.server_where:
+    if plan.reads_beyond_partitions and not plan.server_where and not in_order:
         return "the whole table is read by token ranges at once, its rows answered in no fixed order"
     return None
 
@@ -278,9 +287,15 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
         ask = FullScanQuestion(
             LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the "
             "WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
-        scan = whole_table(ctx, plan.server_statement.removesuffix(" ALLOW FILTERING"), target.meta, ask)
+        # A streamed answer that --max-rows may cut, or one --resume goes on with, is read as one
+        # stream in the server's order: each row's Position is then a paging state to go on from
+        # (output.row_limit); token ranges read at once give the rows in no order to go on from.
+        in_order = answer.streamed and reads_in_order(ctx)
+        scan = whole_table(ctx, plan.server_statement.removesuffix(" ALLOW FILTERING"), target.meta, ask,
+                           **({"workers": 1, "streams": 1} if in_order else {}))
         if scan is None:
             return None
+        scan.paging_state = paging_state if in_order else None
         progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
     else:
         scan = ReadPlan(plan.server_statement, paging_state=paging_state, bind=bind)

@@ -32,6 +32,26 @@ def closing_text(notes: ReadNotes) -> str | None:
     return f"{LABEL}: " + "; ".join([", ".join(closing_parts(notes)), *missing, *closing_ends(notes)])
 
 
+def closing_objects(notes: ReadNotes) -> list[dict[str, object]]:
+    """The closing line as a program reads it on standard error (output.stderr_lines): a `note`
+    with the reading's figures (ReadNotes.to_json), after a `warning` for each path no value read
+    had, naming the whole paths nearest to it; nothing when closing_text says nothing."""
+    text = closing_text(notes)
+    if text is None:
+        return []
+    warnings: list[dict[str, object]] = []
+    answer = notes.answer
+    for path, nearest, seen in notes.paths_never_found:
+        meant = answer.counts.paths.meant(path, nearest) if answer is not None else list(nearest)
+        said = f" (did you mean {', '.join(meant)}?)" if meant else ""
+        warnings.append({"type": "warning", "kind": "path_not_found", "path": path, "nearest": meant,
+                         "keys_seen": seen[:_KEYS_NAMED],
+                         "message": f"no value read has {path}{said}: its column is null on every row"})
+    figures = notes.to_json()
+    figures["exact"] = figures["exact"] and not warnings  # a typo's nulls: the answer may be wrong
+    return [*warnings, {"type": "note", "kind": LABEL.replace(" ", "_"), "message": text, **figures}]
+
+
 def closing_line(notes: ReadNotes, out: IO[str], width: int = 0) -> None:
     """closing_text on `out` (stderr in scripts: JSON Lines on stdout stay valid), fitted to `width`,
     else to the terminal `out` writes to (common.text.message)."""

@@ -51,6 +51,12 @@ def print_answer(results: Results, answer: TypedAnswer, table_meta: Any) -> None
         answer.close()
         if results.interactive:
             closing_line(notes, sys.stdout, results.screen_width())
+        elif display.output_format.name == "json":  # a program's: JSON objects (output.stderr_lines)
+            from cqlsh_ext.output.stderr_lines import write
+            from cqlsh_ext.render.closing import closing_objects
+
+            for said in closing_objects(notes):
+                write(said)
         else:
             closing_line(notes, sys.stderr)
 

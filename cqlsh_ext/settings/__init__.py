@@ -249,6 +249,11 @@ class AgentSettings:
     resume: str | None = None
     #: --spec: the command line as one JSON document; never in cqlshrc.
     spec: bool = False
+    #: --catalog: the keyspaces, tables and columns (PATTERN's; "": every one outside the system's) as
+    #: one JSON document instead of statements; None: not asked; never in cqlshrc.
+    catalog: str | None = None
+    #: --export-dir: with read_only, the directory COPY ... TO may write new files in (agent.export_dir).
+    export_dir: str | None = None
 
 
 @dataclass
@@ -319,6 +324,11 @@ class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at st
             self.store(group, value)
         else:
             setattr(group, self.attr, value)
+
+
+def _pattern(text: str) -> str:
+    """--catalog's PATTERN: "" (the flag alone) names every keyspace outside the system's."""
+    return text.strip()
 
 
 def _store_keyspaces(opts: KeyspacesOptions, value: KeyspacesValue) -> None:
@@ -534,6 +544,19 @@ SETTINGS: tuple[Key, ...] = (
         help="print every flag, tool, statement, output format and exit code as one JSON document, and exit",
         default="false", flag_only=True,
         doc="", summary="the command line as one JSON document (the flag only)"),
+    Key("catalog", "agent", "catalog", parse_text, ("--catalog",), "PATTERN", takes="optional",
+        help="print the keyspaces, tables and columns (CQL types; for blob columns what a sample of 20 "
+             "rows holds: chain, format, confidence) as one JSON document, and exit; PATTERN (keyspace or "
+             "keyspace.table, * and ? as wildcards) names some; without it every one outside the system's",
+        parse_flag=_pattern, unset="not asked", example="shop.orders*", flag_only=True,
+        doc="", summary="the schema and what blob columns hold, as one JSON document (the flag only)"),
+    Key("export_dir", "agent", "export_dir", parse_path, ("--export-dir",), "DIR",
+        help="with --read-only: COPY (SELECT ...) TO 'file' may write new files inside DIR (owner-only, "
+             "never over a file), and nowhere else",
+        parse_flag=_flag_path, unset="no COPY TO with --read-only", example="~/cqlsh-ext-exports",
+        doc="With read_only: the directory COPY ... TO may write new files in (each readable by its owner "
+            "only, never over an existing file); every other COPY stays refused.",
+        summary=f"with `--read-only`: where `COPY ... TO` may write new files ({_AGENTS_DOCS})"),
     Key("mcp_oauth_issuer", "mcp", "oauth_issuer", parse_url, ("--oauth-issuer",), "URL",
         help="with --http: take OAuth 2.1 access tokens (JWTs) this authorization server issued (their iss, "
              "exactly) instead of a static token",

@@ -314,12 +314,13 @@ class ExtShell(Stock):
     # ------------------------------------------------ what it prints (output.pipeline, shell.results)
 
     def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        conn, keyspace = getattr(self, "conn", None), getattr(self, "current_keyspace", None)
+        statement = self.agent.statement.text if self.agent.statement is not None else None
         if self.agent.json_errors:  # a program's run: kept, written as JSON (agent.door)
             self.statement_error = True  # as cqlsh's printerr: the run exits 2
-            self.agent.keep(str(text))
+            self.agent.keep(said(str(text), conn, keyspace, False, statement))  # the name meant, as ever
             return
-        conn, keyspace = getattr(self, "conn", None), getattr(self, "current_keyspace", None)
-        super().printerr(said(str(text), conn, keyspace), *args, **kwargs)
+        super().printerr(said(str(text), conn, keyspace, statement=statement), *args, **kwargs)
 
     def perform_simple_statement(self, statement: Any) -> Any:
         self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
@@ -373,7 +374,11 @@ class ExtShell(Stock):
             self.server.serve(shell_context(self), dict(self.connection_versions or {}))
             self.statement_error = False  # cqlsh's main() exits 2 after a script whose statement failed
             return
-        if self.repl_mode:
+        if self.agent.settings.catalog is not None:  # --catalog: the catalog, no statement
+            from cqlsh_ext.reading.context import shell_context
+
+            self.agent.write_catalog(shell_context(self), self.agent_tables)
+        elif self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
@@ -416,6 +421,10 @@ class ExtShell(Stock):
     def do_describe(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces.command import describe, server_describes
 
+        if self.settings.display.output_format.name == "json":  # the schema as objects, not CQL text
+            from cqlsh_ext.agent.schema_json import describe as describe_json
+
+            return describe_json(self, parsed)
         if server_describes(self.connection_versions["build"]):
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2): from the driver's schema, printed by

@@ -25,15 +25,16 @@ def same_grammar(server_release: str, built: str) -> bool:
     return major_minor(server_release) == major_minor(built)
 
 
-def said(text: str, conn: Any, keyspace: str | None) -> str:
+def said(text: str, conn: Any, keyspace: str | None, fitted: bool = True,
+         statement: str | None = None) -> str:
     """A message as the shell writes it: a name the server has not, or a word the grammar has not,
     with the one meant (output.meant; none before the connection is made), wrapped at words for a
-    terminal (common.text.message), where the terminal would break it inside a word; a pipe or a
-    file gets its one line."""
+    terminal (common.text.message; `fitted` False: never, a program's JSON error), where the
+    terminal would break it inside a word; a pipe or a file gets its one line."""
     if conn is not None:
         from cqlsh_ext.output.meant import schema_of, with_meant
         from cqlsh_ext.upstream.seams import grammar_words
 
         keyspaces, tables = schema_of(getattr(conn, "metadata", None))
-        text = with_meant(text, tables, keyspaces, keyspace, grammar_words)
-    return message(text, screen_width(sys.stderr))
+        text = with_meant(text, tables, keyspaces, keyspace, grammar_words, statement)
+    return message(text, screen_width(sys.stderr)) if fitted else text

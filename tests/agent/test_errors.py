@@ -11,10 +11,10 @@ from shell_runner import CQLSH_EXT, PASSWORD_WARNING, ext, run
 
 
 def _objects(stderr: str) -> list[dict[str, object]]:
-    """The errors on standard error: its lines that start with `{`, each one JSON object (the rest
-    is prose: cqlsh's warning about -p on the command line, a payload query's closing figures)."""
-    said = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
-    assert {said["type"] for said in said} <= {"error", "truncated", "stats"}, said
+    """The errors on standard error, whose every line is one JSON object (beside the errors: cqlsh's
+    warning about -p on the command line, a payload query's closing figures as a note)."""
+    said = [json.loads(line) for line in stderr.splitlines() if line.strip()]
+    assert {said["type"] for said in said} <= {"error", "truncated", "stats", "note", "warning"}, said
     return [said for said in said if said["type"] == "error"]
 
 
@@ -67,14 +67,18 @@ def test_an_option_refused_before_connecting_is_an_object(home: Path) -> None:
     assert error["kind"] == "usage" and "--max-rows" in str(error["message"])
 
 
-def test_what_is_no_error_stays_prose_beside_the_objects(cassandra, home: Path, numbered: str) -> None:
+def test_what_is_no_error_is_a_warning_or_a_note_beside_the_objects(cassandra, home: Path,
+                                                                     numbered: str) -> None:
     result = ext(cassandra, home, "--output-format", "json", "--stats",
                  "-e", f"SELECT n FROM {numbered} WHERE data.word = 'w3' ALLOW FILTERING")
     assert result.returncode == 0 and json.loads(result.stdout) == {"n": 3}
-    said = [line for line in result.stderr.splitlines() if line.strip()]
-    assert said[0].startswith(PASSWORD_WARNING[0]) and not _objects(result.stderr)
-    assert any(line.startswith(f"payload query: {250} rows read, 1 matched") for line in said), said
-    assert json.loads(said[-1])["type"] == "stats"
+    said = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
+    assert not _objects(result.stderr)
+    assert said[0]["type"] == "warning" and str(said[0]["message"]).startswith(PASSWORD_WARNING[0])
+    [closing] = [o for o in said if o.get("kind") == "payload_query"]
+    assert closing["type"] == "note" and (closing["rows_read"], closing["matched"]) == (250, 1), closing
+    assert str(closing["message"]).startswith("payload query: 250 rows read, 1 matched")
+    assert said[-1]["type"] == "stats"
 
 
 def test_without_json_errors_are_prose_as_ever(cassandra, home: Path, numbered: str) -> None:

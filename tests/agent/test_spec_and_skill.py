@@ -20,14 +20,15 @@ SPEC_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "required": ["spec_version", "program", "version", "flags", "tools", "statements", "output_formats",
-                 "exit_codes", "error", "stats", "read_only"],
+                 "exit_codes", "error", "stats", "read_only", "reports"],
     "properties": {
         "spec_version": {"type": "integer", "minimum": 1},
         "program": {"const": "cqlsh-ext"},
         "version": {"type": "string", "pattern": r"^\d+\.\d+"},
         "flags": {"type": "array", "items": {
-            "type": "object", "required": ["flags", "takes", "help", "owner"],
+            "type": "object", "required": ["flags", "takes", "type", "default", "help", "owner"],
             "properties": {"flags": _NAMES, "takes": {"enum": ["switch", "value", "optional", "repeat"]},
+                           "type": {"type": "string", "minLength": 1},
                            "metavar": {"type": ["string", "null"]}, "help": {"type": "string"},
                            "owner": {"enum": ["cqlsh", "cqlsh-ext"]}}}},
         "tools": {"type": "array", "items": {"type": "object", "required": ["name", "command", "does"]}},
@@ -43,6 +44,9 @@ SPEC_SCHEMA = {
         "error": {"type": "object", "required": ["fields", "kinds"]},
         "stats": {"type": "object", "required": ["fields"]},
         "read_only": {"type": "object", "required": ["runs", "exit_code"]},
+        "reports": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["statement", "schema"],
+            "properties": {"schema": {"type": "object", "minProperties": 1}}}},
     },
 }
 
@@ -86,6 +90,15 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
     assert {(0, "ok"), (1, "connection"), (2, "statement"), (3, "refused"), (4, "timed_out"),
             (70, "internal"), (130, "interrupted")} <= codes
     assert {f["name"] for f in spec["output_formats"]} == {"table", "vertical", "json", "csv"}  # type: ignore[union-attr]
+    by_flag = {entry["flags"][-1]: entry for entry in spec["flags"]}  # type: ignore[union-attr, index]
+    assert (by_flag["--stats"]["type"], by_flag["--stats"]["default"]) == ("boolean", False)
+    assert by_flag["--max-rows"]["type"] == "integer" and by_flag["--max-rows"]["unset"] == "every row"
+    assert (by_flag["--request-timeout"]["type"], by_flag["--request-timeout"]["default"]) == ("integer", 10)
+    assert {"--catalog", "--export-dir", "--credentials"} <= set(by_flag)
+    reports = {r["statement"] or r["flag"]: r["schema"] for r in spec["reports"]}  # type: ignore[union-attr]
+    for schema in reports.values():
+        Draft202012Validator.check_schema(schema)
+    assert {"DESCRIBE PAYLOAD", "COMPRESSION STATS", "INSPECT", "--catalog"} <= set(reports)
     by_words = {s["words"]: s for s in statements}
     assert by_words["UNDO"]["read_only"] is False and by_words["COMPRESSION STATS"]["read_only"] is True
     assert by_words["COMPRESSION TRIAL"]["read_only"] is False
@@ -93,6 +106,10 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
 
 def test_the_skill_is_written_read_as_a_skill_and_every_command_in_it_runs(demo_keyspace: str,
                                                                           connected_home: Path) -> None:
+    import subprocess
+
+    from shell_runner import isolated_env
+
     from cqlsh_ext import __version__
 
     home = connected_home
@@ -102,6 +119,16 @@ def test_the_skill_is_written_read_as_a_skill_and_every_command_in_it_runs(demo_
     assert written.stdout.strip() == str(path)
     text = path.read_text()
     assert text == run(CQLSH_EXT, ["skill", "-"], home).stdout
+    # without DIR: where every agent finds a project's skills, .agents/skills and .claude/skills
+    project = home / "project"
+    project.mkdir()
+    landed = subprocess.run([CQLSH_EXT, "skill"], cwd=project, env=isolated_env(home), capture_output=True,
+                            text=True, timeout=60)
+    both = [Path(".agents/skills/cqlsh-ext/SKILL.md"), Path(".claude/skills/cqlsh-ext/SKILL.md")]
+    assert landed.returncode == 0 and landed.stdout.split() == [str(p) for p in both], landed
+    assert all((project / p).read_text() == text for p in both)
+    for named in ("--credentials", "--catalog", "--export-dir"):
+        assert named in text, named
     head, body = re.fullmatch(r"---\n(.*?)\n---\n(.*)", text, re.DOTALL).groups()  # type: ignore[union-attr]
     front = yaml.safe_load(head)
     assert set(front) == {"name", "description"}

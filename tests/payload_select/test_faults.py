@@ -11,7 +11,7 @@ import signal
 import pexpect
 import pytest
 from orders import rows, write_table
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import CQLSH_EXT, isolated_env, said_text
 
 from .conftest import shell
 
@@ -44,7 +44,8 @@ def test_throttling_is_retried_and_nothing_is_lost(cassandra, faults_orders, hom
         cassandra.faults.clear()
     assert out.returncode == 0, out.stderr
     assert {json.loads(line)["ck"] for line in out.stdout.splitlines()} == _truth(data, "PAID")
-    assert f"{COUNT:,} rows read" in out.stderr and "stopped" not in out.stderr
+    [closing] = [line for line in said_text(out.stderr) if line.startswith("payload query:")]
+    assert f"{COUNT:,} rows read" in closing and "stopped" not in closing, out.stderr
 
 
 def test_an_error_that_stays_ends_the_scan_with_the_rows_found(cassandra, faults_orders, home):
@@ -55,7 +56,7 @@ def test_an_error_that_stays_ends_the_scan_with_the_rows_found(cassandra, faults
                     "--output-format", "json")
     finally:
         cassandra.faults.clear()
-    closing = [line for line in out.stderr.splitlines() if line.startswith("payload query:")]
+    closing = [line for line in said_text(out.stderr) if line.startswith("payload query:")]
     assert len(closing) == 1 and "stopped by an error: OverloadedErrorMessage" in closing[0], out.stderr
     read = int(closing[0].split(": ", 1)[1].split(" rows read")[0].replace(",", ""))
     found = {json.loads(line)["ck"] for line in out.stdout.splitlines()}

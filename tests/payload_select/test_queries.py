@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from orders import MISSING, take
-from shell_runner import STOCK_CQLSH, run, without_patch_warning
+from shell_runner import STOCK_CQLSH, run, said_text, without_patch_warning
 
 from cqlsh_ext.scanning.plan import STREAMS
 from tests.query.test_evaluate import TRUTH
@@ -223,7 +223,9 @@ def test_a_path_no_value_has_is_named_with_the_nearest_keys(cassandra, orders, h
     undecodable = sum(1 for _row, doc in orders.rows if doc is None)  # a group of their own
     assert json_lines(out.stdout) == [{"data.stauts": None, "count": len(orders.rows) - undecodable},
                                       {"data.stauts": {"$undecodable": True}, "count": undecodable}]
-    assert out.stderr.rstrip().endswith("; no value read has data.stauts (nearest keys seen there: status)")
+    # (--output-format json: the closing line is a note's message, after the path's warning)
+    closing = said_text(out.stderr)[-1]
+    assert closing.endswith("; no value read has data.stauts (nearest keys seen there: status)"), closing
     assert ("2 worker processes" in out.stderr) == (workers == "2")  # parts merged from the workers
     out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE data.stauts = 'PAID' ALLOW FILTERING",
                 env=env)

@@ -1,0 +1,181 @@
+"""`cqlsh-ext --catalog [PATTERN]`: what an assistant asks first, in one call: the keyspaces, their
+tables and columns with their CQL types and keys, and for each blob column what a small sample
+says it holds, as one JSON document on standard output (docs/agents.md):
+
+    {"catalog": "compression_demo", "sample_rows": 20, "keyspaces": [{"keyspace": "compression_demo",
+     "name": "compression_demo", "tables": [{"table": "blob_formats", "name": "compression_demo.blob_formats",
+     "columns": [{"column": "data", "name": "data", "type": "blob", "key": null, "holds": "blob",
+       "sample": {"values": 20, "undecodable": 0, "chain": ["zstd"], "format": "json",
+                  "label": "zstd>json", "confidence": "confident", "share": 0.4,
+                  "labels": [{"label": "zstd>json", "values": 8, "confidence": "confident"}, ...]}}]}]}]}
+
+`name` is each one spelt ready to paste into a statement (quoted where CQL needs it). A column's
+type, key and `holds` are MCP describe_table's (mcp_server.table_columns: its JSON text columns told
+from the same sample); a blob's values are read by the value engine, the one thing that reads a
+stored value (payload.engine), its confidence payload.confidence's. PATTERN: a keyspace, or
+keyspace.table, `*` and `?` as wildcards; without one, every keyspace outside the system's. Under
+--read-only a table the policy refuses is listed without a sample, the refusal said instead.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.resolve import TableTarget
+
+#: Rows read of each table for its sample (one request).
+SAMPLE_ROWS = 20
+_NAMED = {"type": "string"}
+_NULLABLE = {"type": ["string", "null"]}
+#: The document's JSON Schema (draft 2020-12), as --spec gives it.
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+    "required": ["catalog", "sample_rows", "keyspaces"],
+    "properties": {
+        "catalog": _NAMED, "sample_rows": {"type": "integer"},
+        "keyspaces": {"type": "array", "items": {
+            "type": "object", "required": ["keyspace", "name", "tables"],
+            "properties": {"keyspace": _NAMED, "name": _NAMED, "tables": {"type": "array", "items": {
+                "type": "object", "required": ["table", "name", "columns"],
+                "properties": {"table": _NAMED, "name": _NAMED, "sample": _NAMED, "columns": {
+                    "type": "array", "items": {
+                        "type": "object", "required": ["column", "name", "type", "key", "holds"],
+                        "properties": {
+                            "column": _NAMED, "name": _NAMED, "type": _NAMED,
+                            "key": {"enum": ["partition", "clustering", None]}, "holds": _NULLABLE,
+                            "sample": {"type": ["object", "string"], "properties": {
+                                "values": {"type": "integer"}, "undecodable": {"type": "integer"},
+                                "chain": {"type": ["array", "null"], "items": _NAMED},
+                                "format": _NULLABLE, "label": _NULLABLE, "confidence": _NULLABLE,
+                                "share": {"type": "number"}, "labels": {"type": "array"}}}}}}}}}}}}},
+}
+
+
+def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None]) -> dict[str, Any]:
+    """The catalog of the keyspaces and tables `pattern` names ("": every one outside the system's);
+    `refusal(keyspace, table)`: why a table's values may not be read (--read-only's policy), or None."""
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.cql.system import SYSTEM_KEYSPACES
+    from cqlsh_ext.reading.resolve import table_target
+
+    cluster = ctx.cluster
+    try:
+        cluster.refresh_schema_metadata(max_schema_agreement_wait=0)
+    except Exception:  # noqa: BLE001 -- the schema the connection read is better than none
+        pass
+    meta = cluster.metadata
+    keyspace_pattern, _, table_pattern = pattern.partition(".")
+    keyspaces = []
+    for name in sorted(meta.keyspaces):
+        if not _matches(name, keyspace_pattern) or (not keyspace_pattern and name in SYSTEM_KEYSPACES):
+            continue
+        tables = []
+        for table in sorted(meta.keyspaces[name].tables):
+            if not _matches(table, table_pattern):
+                continue
+            target = table_target(meta, name, table)
+            if target is not None:
+                tables.append(_table(ctx, target, refusal(name, table)))
+        keyspaces.append({"keyspace": name, "name": protect_name(name), "tables": tables})
+    if pattern and not any(ks["tables"] for ks in keyspaces):
+        _none_matched(pattern, meta)
+    return {"catalog": pattern or "*", "sample_rows": SAMPLE_ROWS, "keyspaces": keyspaces}
+
+
+def _none_matched(pattern: str, meta: Any) -> None:
+    """A pattern that names no table: a warning on standard error, with the name it may have meant
+    (common.text.nearest, as every misspelt name is told)."""
+    from cqlsh_ext.common.text import nearest
+    from cqlsh_ext.output.stderr_lines import write
+
+    keyspace, _, table = pattern.partition(".")
+    names = list(meta.keyspaces) if not table or keyspace not in meta.keyspaces else \
+        [f"{keyspace}.{name}" for name in meta.keyspaces[keyspace].tables]
+    meant = nearest(pattern if table else keyspace, names)
+    said = f" (did you mean {meant}?)" if meant else ""
+    write({"type": "warning", "kind": "not_found", "message": f"--catalog {pattern}: no table matches{said}",
+           "nearest": [meant] if meant else []})
+
+
+def _matches(name: str, pattern: str) -> bool:
+    return not pattern or fnmatch.fnmatchcase(name, pattern)
+
+
+def _table(ctx: ReadContext, target: TableTarget, refused: str | None) -> dict[str, Any]:
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.mcp_server.table_columns import BLOB, columns
+
+    described = columns(ctx, target, 0 if refused else SAMPLE_ROWS)
+    entry: dict[str, Any] = {"table": target.name,
+                             "name": f"{protect_name(target.keyspace)}.{protect_name(target.name)}"}
+    for column in described:
+        column["column"] = column["name"]
+        column["name"] = protect_name(column["name"])
+    blobs = [c for c in described if c["holds"] == BLOB]
+    if refused:
+        entry["sample"] = f"not read: {refused}"
+    elif blobs:
+        _sample_blobs(ctx, target, blobs)
+    entry["columns"] = [{k: c[k] for k in ("column", "name", "type", "key", "holds", "sample") if k in c}
+                        for c in described]
+    return entry
+
+
+def _sample_blobs(ctx: ReadContext, target: TableTarget, blobs: list[dict[str, Any]]) -> None:
+    """Each blob column's `sample`: what the value engine reads in SAMPLE_ROWS rows."""
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.scanning.scan import error_text, one_page
+
+    query = (f"SELECT {', '.join(c['name'] for c in blobs)} FROM "
+             f"{protect_name(target.keyspace)}.{protect_name(target.name)} LIMIT {SAMPLE_ROWS}")
+    try:
+        rows = one_page(ctx.session, query, SAMPLE_ROWS, ctx.timeout or 10.0, ctx.consistency)
+    except Exception as err:  # noqa: BLE001 -- said in its place; the rest of the catalog stands
+        for column in blobs:
+            column["sample"] = f"not read: {error_text(err)}"
+        return
+    for column in blobs:
+        values = [bytes(row[column["column"]]) for row in rows if row[column["column"]] is not None]
+        column["sample"] = held(values, ctx.display.cap)
+
+
+def held(values: list[bytes], cap: int) -> dict[str, Any]:
+    """What `values` hold, as the value engine reads them: the most frequent label's chain, format
+    and confidence, its share of the values, and every label with its count."""
+    from cqlsh_ext.payload.confidence import view_confidence
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    views = ValueEngine(cap=cap).views(values)
+    decoded = [view for view in views if view.reading is not None]
+    labels = Counter(view.label for view in decoded)
+    first: dict[str, Any] = {}
+    for view in decoded:
+        first.setdefault(view.label, view)
+    out: dict[str, Any] = {"values": len(views), "undecodable": len(views) - len(decoded)}
+    if not labels:
+        return {**out, "chain": None, "format": None, "label": None, "confidence": None, "share": 0.0,
+                "labels": []}
+    top, count = labels.most_common(1)[0]
+    view = first[top]
+    out.update(chain=list(view.chain), format=view.reading, label=top, confidence=view_confidence(view),
+               share=round(count / len(views), 3),
+               labels=[{"label": label, "values": n, "confidence": view_confidence(first[label])}
+                       for label, n in labels.most_common()])
+    return out
+
+
+def write(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None]) -> None:
+    """The catalog on standard output, one JSON line."""
+    import sys
+
+    sys.stdout.write(json.dumps(catalog(ctx, pattern, refusal), ensure_ascii=False) + "\n")
+    sys.stdout.flush()

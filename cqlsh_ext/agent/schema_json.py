@@ -1,0 +1,115 @@
+"""DESCRIBE under `--output-format json`: the schema as objects a program reads, one JSON line, rather
+than cqlsh's CQL text (docs/agents.md). From the driver's schema metadata (refreshed first), as the
+client-side DESCRIBE of a 3.x server reads it (keyspaces.describe):
+
+    DESCRIBE KEYSPACES      {"describe": "keyspaces", "keyspaces": ["ks", ...]}
+    DESCRIBE TABLES         {"describe": "tables", "tables": [{"keyspace": "ks", "table": "t"}, ...]}
+    DESCRIBE KEYSPACE ks    {"describe": "keyspace", "keyspace": "ks", "replication": {...},
+                             "durable_writes": true, "tables": [TABLE, ...], "types": [...], "cql": "..."}
+    DESCRIBE TABLE ks.t     TABLE: {"describe": "table", "keyspace", "table", "columns": [{"name",
+                             "type", "key", "holds"}], "partition_key", "clustering_key", "options",
+                             "cql"}
+    DESCRIBE CLUSTER        {"describe": "cluster", "cluster", "partitioner", "snitch"}
+    anything else           {"describe": "types" | "schema" | ..., "cql": "..."} or its names listed
+
+A column's `holds` is MCP describe_table's (mcp_server.table_columns): blob, blobs inside, text, null.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.settings.shell import Shell
+    from cqlsh_ext.upstream.protocol import Parsed
+
+
+def describe(shell: Shell, parsed: Parsed) -> None:
+    """The DESCRIBE cqlsh parsed, answered as one JSON object on the shell's output (an error: one
+    line through its printerr)."""
+    from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError, describe_request, described
+    from cqlsh_ext.reading.context import shell_context
+
+    request = describe_request(parsed, shell.cql_unprotect_name)
+    try:
+        kind, rows = described(shell.conn, shell.current_keyspace, request)  # (refreshes the schema)
+        answer = _answer(Schema(shell.conn.metadata, shell_context(shell)), shell.current_keyspace,
+                         request.words, request.names, kind, rows)
+    except KeyspacesDescribeError as err:
+        shell.printerr(str(err))
+        return
+    shell.stdout.write(json.dumps(answer, ensure_ascii=False, default=str) + "\n")
+
+
+class Schema:
+    """The driver's schema metadata, and the context describe_table's columns are read in."""
+
+    def __init__(self, meta: Any, ctx: ReadContext) -> None:
+        self.meta = meta
+        self.ctx = ctx
+
+    def keyspace(self, name: str | None) -> Any:
+        return self.meta.keyspaces.get(name) if name is not None else None
+
+    def table(self, keyspace: str, name: str) -> dict[str, Any] | None:
+        """A table as an object: its columns (mcp_server.table_columns: name, CQL type, key, what it
+        holds; no value read), its keys, its options, its CQL; None when there is none."""
+        from cqlsh_ext.mcp_server.table_columns import columns
+        from cqlsh_ext.reading.resolve import table_target
+
+        target = table_target(self.meta, keyspace, name)
+        if target is None:
+            return None
+        table = target.meta
+        order = getattr(table, "clustering_order", None) or {}
+        return {"describe": "table", "keyspace": keyspace, "table": table.name,
+                "columns": columns(self.ctx, target, 0),
+                "partition_key": list(target.partition_key),
+                "clustering_key": [{"name": c, "order": str(order.get(c, "ASC")).upper()}
+                                   for c in target.clustering_key],
+                "options": {str(k): v for k, v in sorted(getattr(table, "options", {}).items())},
+                "cql": str(table.export_as_string())}
+
+
+def _answer(schema: Schema, current: str | None, words: tuple[str, ...], names: Any, kind: str,
+            rows: Any) -> dict[str, Any]:
+    what = words[0] if words else ""
+    if kind == "keyspaces":
+        return {"describe": "keyspaces", "keyspaces": [row["name"] for row in rows]}
+    if kind == "list":
+        item = "table" if what in ("tables", "columnfamilies") else "name"
+        return {"describe": what,
+                what: [{"keyspace": row["keyspace_name"], item: row["name"]} for row in rows]}
+    if kind == "cluster":
+        return {"describe": "cluster", **rows[0]}
+    keyspace = schema.keyspace(names.get("ksname") or current)
+    if what == "keyspace" and keyspace is not None:
+        return _keyspace_object(schema, keyspace)
+    if what in ("table", "columnfamily") and keyspace is not None:
+        table = schema.table(keyspace.name, names.get("cfname") or "")
+        if table is not None:
+            return table
+    return {"describe": " ".join(words) or "name", "cql": "\n\n".join(str(row) for row in rows)}
+
+
+def _keyspace_object(schema: Schema, keyspace: Any) -> dict[str, Any]:
+    """A keyspace: its replication, its tables (each Schema.table) and types, its CQL."""
+    tables = [schema.table(keyspace.name, name) for name in sorted(keyspace.tables)]
+    return {"describe": "keyspace", "keyspace": keyspace.name, "replication": _replication(keyspace),
+            "durable_writes": bool(keyspace.durable_writes), "tables": [t for t in tables if t is not None],
+            "types": sorted(keyspace.user_types), "cql": str(keyspace.export_as_string())}
+
+
+def _replication(keyspace: Any) -> dict[str, str]:
+    """The keyspace's replication map, as CREATE KEYSPACE writes it."""
+    from ast import literal_eval
+
+    strategy = keyspace.replication_strategy
+    text = strategy.export_for_schema() if strategy is not None else "{}"
+    try:
+        found = literal_eval(text)
+    except (ValueError, SyntaxError):
+        return {"class": str(text)}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {"class": str(text)}

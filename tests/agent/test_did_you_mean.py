@@ -1,0 +1,30 @@
+"""Did-you-mean on every road: a misspelt table or keyspace gets the same suggestion in a JSON error's
+`hint` as in the shell's prose line (output.meant), whether the server or DESCRIBE says it is not
+there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from shell_runner import CQLSH_EXT, run
+
+
+def _error(home: Path, statement: str, *flags: str) -> dict[str, object]:
+    result = run(CQLSH_EXT, ["--read-only", "--output-format", "json", *flags, "-e", statement], home)
+    assert result.returncode == 2, result
+    [error] = [json.loads(line) for line in result.stderr.splitlines() if '"type": "error"' in line]
+    return error
+
+
+def test_a_misspelt_table_or_keyspace_is_told_the_one_meant_as_json_and_as_prose(
+        demo_keyspace: str, connected_home: Path) -> None:
+    ks = demo_keyspace
+    for statement, meant in ((f"SELECT name FROM {ks}.blob_formts", "blob_formats"),
+                             (f"DESCRIBE TABLE {ks}.blob_formts", "blob_formats"),
+                             (f"DESCRIBE KEYSPACE {ks}x", ks),
+                             (f"SELECT name FROM {ks}x.blob_formats", ks)):
+        error = _error(connected_home, statement)
+        assert error["hint"] == f"did you mean {meant}?", (statement, error)
+        prose = run(CQLSH_EXT, ["--read-only", "-e", statement], connected_home)
+        assert f"(did you mean {meant}?)" in prose.stderr, (statement, prose.stderr)

@@ -1,0 +1,56 @@
+"""Every cut answer goes on: a payload query that filters inside the documents of a whole table, cut by
+--max-rows, gives a token that goes on with it, and its pages read through the tokens are one full
+read exactly (no row twice, none missing); an answer that cannot go on from its rows (groups) says
+why instead (`resume_unavailable`). Run as an assistant runs them, on the demo's 200 orders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from shell_runner import CQLSH_EXT, run
+
+FLAGS = ["--read-only", "--output-format", "json", "--stats"]
+
+
+def _read(home: Path, statement: str,
+          *args: str) -> tuple[list[str], dict[str, object], list[dict[str, object]]]:
+    result = run(CQLSH_EXT, [*FLAGS, *args, "-e", statement], home)
+    assert result.returncode == 0, result.stderr
+    # (the objects only: that nothing else is there is test_json_all_the_way's)
+    said = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    return result.stdout.splitlines(), said[-1], said
+
+
+def test_a_cut_payload_query_resumed_through_its_tokens_is_one_full_read(demo_keyspace: str,
+                                                                        connected_home: Path) -> None:
+    statement = (f"SELECT data.orderId, data.status FROM {demo_keyspace}.table_with_compressed_json "
+                 "WHERE data.status IN ('PAID', 'SHIPPED') ALLOW FILTERING")
+    whole, stats, _ = _read(connected_home, statement)
+    assert stats["exact"] is True and len(whole) > 40, stats  # the demo's 200 orders: about a third
+    pages, token, calls = [], None, 0
+    while True:
+        rows, stats, said = _read(connected_home, statement, "--max-rows", "9",
+                                  *(["--resume", str(token)] if token else []))
+        calls += 1
+        pages += rows
+        token = stats["resume"]
+        if not token:
+            assert stats["truncated"] is False, stats
+            break
+        [cut] = [s for s in said if s["type"] == "truncated"]
+        assert cut["resume"] == token and len(rows) == 9, said
+        assert calls < 50
+    assert calls in (-(-len(whole) // 9), -(-len(whole) // 9) + 1)  # (the last may find none left)
+    assert len(pages) == len(set(pages)) == len(whole), (len(pages), len(whole))  # none twice, none missing
+    assert sorted(pages) == sorted(whole)
+
+
+def test_a_cut_answer_that_cannot_go_on_says_why(demo_keyspace: str, connected_home: Path) -> None:
+    statement = (f"SELECT data.status, count(*) FROM {demo_keyspace}.table_with_compressed_json "
+                 "GROUP BY data.status ALLOW FILTERING")
+    rows, stats, said = _read(connected_home, statement, "--max-rows", "2")
+    assert len(rows) == 2
+    [cut] = [s for s in said if s["type"] == "truncated"]
+    assert cut["resume"] is None and "groups" in str(cut["resume_unavailable"]), cut
+    assert stats["resume"] is None and stats["resume_unavailable"] == cut["resume_unavailable"], stats
