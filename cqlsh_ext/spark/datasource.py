@@ -20,8 +20,11 @@ connector (docs/spark.md, "Spark 4").
   literals (=, <>, <, <=, >, >=, IN) becomes a payload condition of the statement read
   (api.conditions: the kinds where it keeps every row Spark's comparison keeps; floats stay
   Spark's, whose NaN is greater than any number), and is applied again to each batch as Spark
-  compares; `explain("formatted")` shows them as PushedFilters. Python data sources take pushed
-  filters only with spark.sql.python.filterPushdown.enabled on: `register` turns it on.
+  compares; `explain("formatted")` shows them as PushedFilters. Only on a Spark whose scans keep
+  their own reads (scans_own_their_reads): Spark 4.1 to 4.3 read a frame's later queries with
+  the read planned for its last pushed filters, and there the reader takes none. Python data
+  sources take pushed filters only with spark.sql.python.filterPushdown.enabled on: `register`
+  turns it on.
 - `blobs` = `stored`: the table's columns with each blob as its stored bytes, undecoded, as the
   connector gives them: what `cqlsh-ext spark`'s statements read on Spark 4 (stats_job.read_table).
 
@@ -75,15 +78,35 @@ def register(spark: Any, arguments: Sequence[str] | None = None) -> None:
         parallelism = int(spark.sparkContext.defaultParallelism)
     except Exception:  # Spark Connect: no SparkContext here
         parallelism = 1
-    spark.dataSource.register(source_class(1 + 2 * parallelism, arguments))
+    spark.dataSource.register(source_class(1 + 2 * parallelism, arguments, scans_own_their_reads(spark)))
 
 
-def source_class(min_partitions: int, arguments: Sequence[str] | None = None) -> type[CqlshExtSource]:
-    """The data source with `min_partitions` as its floor and `arguments` as its connection (a
-    class of its own: Spark pickles the registered class, by value, to each Python worker)."""
+def source_class(min_partitions: int, arguments: Sequence[str] | None = None,
+                 takes_filters: bool = False) -> type[CqlshExtSource]:
+    """The data source with `min_partitions` as its floor, `arguments` as its connection, taking
+    pushed filters or not (a class of its own: Spark pickles the registered class, by value, to
+    each Python worker)."""
     return type("CqlshExtSource", (CqlshExtSource,), {
         "min_partitions": min_partitions, "arguments": None if arguments is None else tuple(arguments),
-        "__module__": __name__})
+        "takes_filters": takes_filters, "__module__": __name__})
+
+
+#: Spark's builder of a Python data source's scan (org.apache.spark.sql.execution.datasources.v2.python).
+_SCAN_BUILDER = "org.apache.spark.sql.execution.datasources.v2.python.PythonScanBuilder"
+
+
+def scans_own_their_reads(spark: Any) -> bool:
+    """Whether this Spark keeps the read it plans with a scan's pushed filters (the reader's
+    partitions and read function) to that scan. Spark 4.1 to 4.3 keep it on the frame's source
+    instead (PythonDataSourceV2.setReadInfo), and every later scan of the frame that hands the source
+    no filter, and each side of a join, reads with it: a reader that took filters would make
+    `df.count()` after `df.filter(...).count()` the filtered count. A scan builder that holds its
+    own read info (apache/spark after 4.3) is the fix; unknown (Spark Connect: no JVM here): no."""
+    try:
+        builder = spark._jvm.java.lang.Class.forName(_SCAN_BUILDER)
+        return any(field.getName() == "readInfo" for field in builder.getDeclaredFields())
+    except Exception:
+        return False
 
 
 @dataclass(frozen=True)
@@ -223,6 +246,8 @@ class CqlshExtSource(DataSource):
     min_partitions = 1
     #: The connection as cqlsh-ext's command line gives it (register's), for options naming none.
     arguments: tuple[str, ...] | None = None
+    #: Whether the reader takes the filters Spark pushes (register: scans_own_their_reads).
+    takes_filters = False
 
     @classmethod
     def name(cls) -> str:
@@ -247,7 +272,7 @@ class CqlshExtSource(DataSource):
         if schema != spark_schema(plan.spark_arrow):
             raise Error(f"{NAME}: the schema is the answer's (read from its leading sample): "
                         "leave .schema() out")
-        return TokenRangeReader(options, plan, schema)
+        return TokenRangeReader(options, plan, schema, self.takes_filters)
 
 
 @dataclass
@@ -258,15 +283,16 @@ class TokenRanges(InputPartition):
 
 
 class TokenRangeReader(DataSourceReader):
-    def __init__(self, options: SourceOptions, plan: Planned, schema: Any) -> None:
+    def __init__(self, options: SourceOptions, plan: Planned, schema: Any, takes_filters: bool) -> None:
         self.options = options
         self.plan = plan
         self.schema = schema
+        self.takes_filters = takes_filters and plan.stored is None
         self.pushed: list[Pushed] = []
 
     def pushFilters(self, filters: list[Any]) -> Iterable[Any]:  # noqa: N802 - Spark's name
         for spark_filter in filters:
-            taken = pushed(spark_filter, self.plan) if self.plan.stored is None else None
+            taken = pushed(spark_filter, self.plan) if self.takes_filters else None
             if taken is None:
                 yield spark_filter
             else:
