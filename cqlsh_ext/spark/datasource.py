@@ -61,6 +61,10 @@ NAME = "cqlsh_ext"
 PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
 #: The connector's spark.cassandra.input.split.sizeInMB: about this much data a partition.
 SPLIT_SIZE_MB = 512.0
+#: The most partitions a read is cut into (a task each, all planned on Spark's driver at once;
+#: 5 TB of a table at the default split size): `partitions` and `min_partitions` above it are
+#: refused, as is a `split_size_mb` that cuts the table into more; the default split size grows.
+MAX_PARTITIONS = 10_000
 #: cqlsh_ext.connect's arguments, as options.
 CONNECT_OPTIONS = ("host", "port", "username", "password", "credentials", "keyspace", "amazon_keyspaces",
                    "decode", "cqlshrc", "dictionaries")
@@ -113,6 +117,8 @@ def scans_own_their_reads(spark: Any) -> bool:
 class SourceOptions:
     """What the options ask: the statement's parts, the connection, the partitions."""
 
+    #: The table's keyspace (None: the connection's) and name, as the schema spells them.
+    keyspace: str | None
     table: str
     columns: str
     where: str | None
@@ -120,14 +126,18 @@ class SourceOptions:
     #: cqlsh-ext's command-line arguments instead of `connect` (register's).
     arguments: tuple[str, ...] | None
     partitions: int | None
-    split_size_mb: float
+    #: None: the default (SPLIT_SIZE_MB, grown to keep within MAX_PARTITIONS).
+    split_size_mb: float | None
     min_partitions: int
     stored: bool
 
     def statement(self, pushed: Sequence[Pushed] = ()) -> tuple[str, list[Any] | None]:
         """The SELECT read, with the pushed filters' payload conditions (their values bound)."""
+        from cqlsh_ext.cql.spelling import spell
+
         conditions = ([self.where] if self.where else []) + [p.condition for p in pushed]
-        text = f"SELECT {self.columns} FROM {self.table}"
+        table = spell(self.table) if self.keyspace is None else f"{spell(self.keyspace)}.{spell(self.table)}"
+        text = f"SELECT {self.columns} FROM {table}"
         if conditions:
             text += " WHERE " + " AND ".join(conditions) + " ALLOW FILTERING"
         params = [v for p in pushed for v in p.bound]
@@ -136,22 +146,24 @@ class SourceOptions:
 
 def source_options(options: Mapping[str, str], min_partitions: int,
                    arguments: tuple[str, ...] | None = None) -> SourceOptions:
-    """The options read (Spark gives them as strings), or Error with one line; `arguments`: the
-    registered connection, for options that name none."""
+    """The options read (Spark gives them as strings), each within its range, or Error with one
+    line, before anything is read; `arguments`: the registered connection, for options that name
+    none."""
     given = {key.lower(): value for key, value in options.items()}
     unknown = sorted(set(given) - set(CONNECT_OPTIONS) - set(READ_OPTIONS))
     if unknown:
         known = ", ".join(READ_OPTIONS + CONNECT_OPTIONS)
-        raise Error(f"{NAME}: unknown option {unknown[0]!r} (options: {known})")
-    table = given.get("table") or given.get("path")
-    if not table:
+        raise Error(f"{NAME}: unknown option {_shown(unknown[0])} (options: {known})")
+    named = given.get("table") or given.get("path")
+    if not named:
         raise Error(f"{NAME}: name the table: .option(\"table\", \"keyspace.table\")")
+    keyspace, table = _table_name(named)
     blobs = given.get("blobs", "decoded").lower()
     if blobs not in BLOBS:
-        raise Error(f"{NAME}: blobs takes {' or '.join(BLOBS)}, not {blobs!r}")
+        raise Error(f"{NAME}: blobs takes {' or '.join(BLOBS)}, not {_shown(blobs)}")
     connect: dict[str, Any] = {k: given[k] for k in CONNECT_OPTIONS if given.get(k)}
     if "port" in connect:
-        connect["port"] = _number(connect["port"], "port", int)
+        connect["port"] = _whole(connect["port"], "port", 65535)
     if "dictionaries" in connect:
         connect["dictionaries"] = [p.strip() for p in connect["dictionaries"].split(",") if p.strip()]
     if connect or arguments is None:
@@ -160,23 +172,77 @@ def source_options(options: Mapping[str, str], min_partitions: int,
         arguments = (*arguments, "-d", "none")
     if blobs == "stored":
         connect["decode"] = "none"  # the stored bytes only: nothing decoded
-    parts = given.get("partitions")
+    parts, split = given.get("partitions"), given.get("split_size_mb")
     return SourceOptions(
-        table=table, columns=given.get("columns") or "*", where=given.get("where") or None,
+        keyspace=keyspace, table=table, columns=_clauseless(given.get("columns") or "*", "columns"),
+        where=_clauseless(given["where"], "where") if given.get("where") else None,
         connect=connect, arguments=arguments,
-        partitions=None if parts is None else _number(parts, "partitions", int),
-        split_size_mb=_number(given.get("split_size_mb", SPLIT_SIZE_MB), "split_size_mb", float),
-        min_partitions=_number(given.get("min_partitions", min_partitions), "min_partitions", int),
+        partitions=None if parts is None else _whole(parts, "partitions", MAX_PARTITIONS),
+        split_size_mb=None if split is None else _split_size(split),
+        min_partitions=_whole(given.get("min_partitions", min_partitions), "min_partitions", MAX_PARTITIONS),
         stored=blobs == "stored")
 
 
-def _number(text: Any, name: str, kind: type[int] | type[float]) -> Any:
+def _shown(text: str) -> str:
+    """An option's text as a message quotes it: escaped, on one line, cut."""
+    from cqlsh_ext.common.text import shorten
+
+    return shorten(repr(text), 60)
+
+
+def _tokens(text: str, option: str) -> list[Any]:
+    """The option's CQL tokens (comments are space), the end token left out."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import tokenize
+
     try:
-        value = kind(text)
+        return tokenize(text)[:-1]
+    except QueryError as err:
+        raise Error(f"{NAME}: {option} {_shown(text)}: {err}") from None
+
+
+def _table_name(text: str) -> tuple[str | None, str]:
+    """`keyspace.table`, or `table`, as CQL names them (a plain name in lower case, a quoted one
+    as written): names only, never more of a statement."""
+    tokens = _tokens(text, "table")
+    names, dots = tokens[::2], tokens[1::2]
+    if len(tokens) not in (1, 3) or any(t.kind not in ("word", "qname") for t in names) \
+            or any(t.value != "." for t in dots):
+        raise Error(f"{NAME}: table takes keyspace.table (CQL names), not {_shown(text)}")
+    spelt = [t.value.lower() if t.kind == "word" else t.value for t in names]
+    return (None, spelt[0]) if len(spelt) == 1 else (spelt[0], spelt[1])
+
+
+def _clauseless(text: str, option: str) -> str:
+    """`columns` (or `where`) as given, when it is that part of the statement only: no FROM (a
+    reserved word, never a column's name unquoted) and no `;`, so that the statement reads the
+    table the `table` option names and nothing else (the statement's parser checks the rest
+    against the table's schema)."""
+    for token in _tokens(text, option):
+        if (token.kind, token.value.lower()) in (("word", "from"), ("punct", ";")):
+            what = "the table's columns and payload paths" if option == "columns" else "conditions"
+            raise Error(f"{NAME}: {option} takes {what} (the table option names the table), "
+                        f"not {_shown(text)}")
+    return text
+
+
+def _whole(text: Any, name: str, most: int) -> int:
+    try:
+        value = int(text)
     except (TypeError, ValueError):
         value = 0
-    if not value > 0:
-        raise Error(f"{NAME}: {name} takes a positive number, not {text!r}")
+    if not 0 < value <= most:
+        raise Error(f"{NAME}: {name} takes a whole number from 1 to {most:,}, not {_shown(str(text))}")
+    return value
+
+
+def _split_size(text: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise Error(f"{NAME}: split_size_mb takes a positive number of megabytes, not {_shown(text)}")
     return value
 
 
@@ -192,6 +258,8 @@ class Planned:
     stored: Any
     keyspace: str
     table: str
+    #: How many partitions each read is cut into (partition_count).
+    count: int
 
     @property
     def spark_arrow(self) -> Any:
@@ -225,6 +293,9 @@ def planned(options: SourceOptions) -> Planned:
     db = database(options)
     statement, _ = options.statement()
     _lexed, plan, target = db._plain_plan(statement, NAME)
+    if (target.keyspace if options.keyspace is None else options.keyspace, options.table) != \
+            (target.keyspace, target.name):  # (what _clauseless keeps out: never read another table)
+        raise Error(f"{NAME}: the statement reads {target.keyspace}.{target.name}, not the table named")
     if plan.aggregates or plan.group_by or plan.order_by or plan.distinct or plan.limit is not None:
         raise Error(f"{NAME}: a source reads rows; aggregate, group, sort and limit them in Spark")
     paths = plan.predicates or any(item.kind not in ("star", "column") for item in plan.items)
@@ -235,8 +306,9 @@ def planned(options: SourceOptions) -> Planned:
         arrow = sample.schema
         columns = list(sample._typed.fixed())
     stored = stored_columns(columns, arrow) if options.stored else None
+    count = partition_count(db, options, target.keyspace, target.name)
     return Planned(tuple((c.name, c.role, c.source) for c in columns), kinds, arrow, stored,
-                   target.keyspace, target.name)
+                   target.keyspace, target.name, count)
 
 
 class CqlshExtSource(DataSource):
@@ -303,8 +375,8 @@ class TokenRangeReader(DataSourceReader):
 
         db = database(self.options)
         statement, params = self.options.statement(self.pushed)
-        count = partition_count(db, self.options, self.plan)
-        return [TokenRanges(part) for part in partitions(db, statement, count, params, kinds=self.plan.kinds)]
+        return [TokenRanges(part) for part in
+                partitions(db, statement, self.plan.count, params, kinds=self.plan.kinds)]
 
     def read(self, partition: TokenRanges) -> Iterator[Any]:
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -323,9 +395,11 @@ class TokenRangeReader(DataSourceReader):
                     yield spark_batch(batch, target)
 
 
-def partition_count(db: Any, options: SourceOptions, plan: Planned) -> int:
+def partition_count(db: Any, options: SourceOptions, keyspace: str, table: str) -> int:
     """The connector's rule: the table's estimated size (system.size_estimates, scaled to the
-    whole ring) over the split size, at least the floor; `partitions` when given."""
+    whole ring) over the split size, at least the floor; `partitions` when given. Never more than
+    MAX_PARTITIONS: a split size asked that cuts the table into more is refused (naming the
+    smallest that does not), the default grows."""
     if options.partitions is not None:
         return options.partitions
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
@@ -335,9 +409,17 @@ def partition_count(db: Any, options: SourceOptions, plan: Planned) -> int:
         span: int | None = ring_for(server_partitioner(db.session)).span
     except RingError:
         span = None
-    size = table_size(db.session, plan.keyspace, plan.table, span)
-    by_size = math.ceil(size.bytes / (options.split_size_mb * 2 ** 20)) if size is not None else 1
-    return max(options.min_partitions, by_size)
+    size = table_size(db.session, keyspace, table, span)
+    megabytes = size.bytes / 2 ** 20 if size is not None else 0.0
+    split = SPLIT_SIZE_MB if options.split_size_mb is None else options.split_size_mb
+    by_size = math.ceil(megabytes / split)
+    if by_size > MAX_PARTITIONS:
+        if options.split_size_mb is not None:
+            raise Error(f"{NAME}: split_size_mb {split:g} cuts {keyspace}.{table} (about {megabytes:.3g} MB "
+                        f"by the server's estimate) into more than {MAX_PARTITIONS:,} partitions: take "
+                        f"at least {megabytes / MAX_PARTITIONS:.3g}")
+        by_size = MAX_PARTITIONS
+    return max(options.min_partitions, by_size, 1)
 
 
 _OPS = {EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<", LessThanOrEqual: "<=",

@@ -178,6 +178,30 @@ def test_a_mistyped_option_is_one_line(job):
     assert job.result["mistyped"].startswith("cqlsh_ext: unknown option 'tabel' (options: table, ")
 
 
+def test_options_out_of_range_are_refused_before_any_reading(job):
+    """Each refused in one line when the frame is made (before: taken, and a partition count of
+    a million or 10^9, or a split size of 1e-12 MB, ran Spark's driver out of heap or for minutes)."""
+    table = job.table.qualified
+    assert job.result["refused"]["partitions"] == \
+        "cqlsh_ext: partitions takes a whole number from 1 to 10,000, not '1000000'"
+    assert job.result["refused"]["min_partitions"] == \
+        "cqlsh_ext: min_partitions takes a whole number from 1 to 10,000, not '1000000000'"
+    assert re.fullmatch(rf"cqlsh_ext: split_size_mb 1e-12 cuts {table} \(about [0-9.e-]+ MB by the server's "
+                        r"estimate\) into more than 10,000 partitions: take at least [0-9.e-]+",
+                        job.result["refused"]["split_size_mb"])
+
+
+def test_columns_and_table_read_the_table_named_and_nothing_else(job):
+    """A statement's text in `columns` read another table (before: `* FROM ks.types --` made the
+    types table's frame); a clause in `table` was pasted after FROM."""
+    types = f"{job.table.keyspace}.types"
+    assert job.result["refused"]["columns"] == (
+        "cqlsh_ext: columns takes the table's columns and payload paths (the table option names the table), "
+        f"not '* FROM {types} --'")
+    assert job.result["refused"]["table"] == ("cqlsh_ext: table takes keyspace.table (CQL names), "
+                                              f"not '{job.table.qualified} WHERE id = 1'")
+
+
 def test_types_spark_has_not_are_converted(job, cassandra):
     with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
                            password=cassandra.password) as db:
