@@ -79,10 +79,50 @@ def register(spark: Any, arguments: Sequence[str] | None = None) -> None:
     every read that names no connection option."""
     spark.conf.set(PUSHDOWN, "true")
     try:
-        parallelism = int(spark.sparkContext.defaultParallelism)
+        context = spark.sparkContext
+        parallelism = int(context.defaultParallelism)
     except Exception:  # Spark Connect: no SparkContext here
-        parallelism = 1
-    spark.dataSource.register(source_class(1 + 2 * parallelism, arguments, scans_own_their_reads(spark)))
+        context, parallelism = None, 1
+    source = source_class(1 + 2 * parallelism, arguments, scans_own_their_reads(spark))
+    python = None if context is None else workers_python(context)
+    if python is None:
+        spark.dataSource.register(source)
+        return
+    spark_default, context.pythonExec = context.pythonExec, python  # what the registration carries
+    try:
+        spark.dataSource.register(source)
+    finally:
+        context.pythonExec = spark_default
+
+
+def workers_python(context: Any) -> str | None:
+    """The interpreter the source's Python workers run on a local master, where it is not Spark's
+    choice: this one (as `cqlsh-ext spark`'s executors), when nobody chose (PYSPARK_PYTHON unset:
+    Spark's `python3` from the PATH, which need not have cqlsh_ext: ModuleNotFoundError in the
+    workers). An interpreter chosen is kept, and one without cqlsh_ext refused in one line, naming
+    PYSPARK_PYTHON. On a cluster, Spark's choice stands (the executors are other machines, where
+    this interpreter need not be: docs/spark.md, "On a cluster")."""
+    import os
+    import subprocess
+    import sys
+
+    if not str(context.master).startswith("local"):
+        return None
+    chosen = context.pythonExec
+    if not os.environ.get("PYSPARK_PYTHON") and chosen == "python3":
+        return sys.executable
+    if chosen == sys.executable:  # (this one has cqlsh_ext: it runs it)
+        return None
+    finds = "import importlib.util as u, sys; sys.exit(u.find_spec('cqlsh_ext') is None)"
+    try:
+        found = subprocess.run([chosen, "-c", finds], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        found = False
+    if not found:
+        raise Error(f"{NAME}: Spark's Python workers run {chosen!r} (PYSPARK_PYTHON), which has no "
+                    f"cqlsh_ext: set PYSPARK_PYTHON to one that has ({sys.executable!r} has) before the "
+                    "Spark session starts")
+    return None
 
 
 def source_class(min_partitions: int, arguments: Sequence[str] | None = None,
