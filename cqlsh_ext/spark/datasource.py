@@ -14,7 +14,8 @@ connector (docs/spark.md, "Spark 4").
 - The partitions: the token ring cut as the Spark Cassandra Connector cuts it, by the table's size
   in system.size_estimates over `split_size_mb` (512), at least `min_partitions` (1 + 2 x Spark's
   default parallelism, as the connector; `register` reads it) or exactly `partitions`; each
-  partition is an API partition (api.partitions), read by cqlsh_ext.read_partition on a connection
+  partition is an API partition (api.partitions), planned with the schema when the frame is made
+  (a read with pushed filters plans its own), read by cqlsh_ext.read_partition on a connection
   its Python worker keeps: the same reading db.query does, the native core's Arrow batches.
 - pushFilters: a comparison of a path's column (or of a field of a blob's payload struct) with
   literals (=, <>, <, <=, >, >=, IN) becomes a payload condition of the statement read
@@ -300,6 +301,10 @@ class Planned:
     table: str
     #: How many partitions each read is cut into (partition_count).
     count: int
+    #: The statement's partitions without pushed filters (api.partitions.Partition), planned with
+    #: the schema on its connection: a read that takes no filter needs no connection of its own
+    #: to plan (Spark plans each in a Python worker of its own).
+    parts: tuple[Any, ...] = ()
 
     @property
     def spark_arrow(self) -> Any:
@@ -328,6 +333,7 @@ def database(options: SourceOptions) -> Any:
 def planned(options: SourceOptions) -> Planned:
     """The statement planned on its table, its kinds read from its leading sample."""
     from cqlsh_ext.api.call import Call
+    from cqlsh_ext.api.partitions import partitions
     from cqlsh_ext.spark.datasource_arrow import stored_columns
 
     db = database(options)
@@ -347,8 +353,9 @@ def planned(options: SourceOptions) -> Planned:
         columns = list(sample._typed.fixed())
     stored = stored_columns(columns, arrow) if options.stored else None
     count = partition_count(db, options, target.keyspace, target.name)
+    parts = tuple(partitions(db, statement, count, None, kinds=kinds))
     return Planned(tuple((c.name, c.role, c.source) for c in columns), kinds, arrow, stored,
-                   target.keyspace, target.name, count)
+                   target.keyspace, target.name, count, parts)
 
 
 class CqlshExtSource(DataSource):
@@ -410,9 +417,18 @@ class TokenRangeReader(DataSourceReader):
             else:
                 self.pushed.append(taken)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What Spark pickles into every task's read function: the planned partitions left out
+        (each task is handed its own)."""
+        from dataclasses import replace
+
+        return {**self.__dict__, "plan": replace(self.plan, parts=())}
+
     def partitions(self) -> list[TokenRanges]:
         from cqlsh_ext.api.partitions import partitions
 
+        if not self.pushed and self.plan.parts:
+            return [TokenRanges(part) for part in self.plan.parts]
         db = database(self.options)
         statement, params = self.options.statement(self.pushed)
         return [TokenRanges(part) for part in
