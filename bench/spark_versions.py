@@ -5,8 +5,9 @@ the two, same run, same server.
 For each run it prints the wall time (noisy on a shared machine), the CPU time of the whole
 process tree (the JVM and Spark's Python workers included: this process is their subreaper, so
 every descendant is waited for and counted: getrusage(RUSAGE_CHILDREN)), and from Spark's event
-log the tasks' executor run time. Spark 4 runs with .cache/spark4-site (bin/setup --spark) first
-on PYTHONPATH.
+log the tasks' executor run time; then each Spark's median with its spread, and Spark 4's CPU over
+Spark 3.5's round by round (median and spread). Spark 4 runs with .cache/spark4-site (bin/setup
+--spark) first on PYTHONPATH.
 
     .venv/bin/python bench/spark_versions.py --host 127.0.0.1 --port P [--rows 100000] [--repeat 2]
                                              [--cores 2] [--query]
@@ -116,9 +117,14 @@ def main() -> int:
     base = {k: statistics.median(one[k] for one in figures["3.5"]) for k in ("wall", "cpu", "task_s")}
     for version, runs in figures.items():
         med = {k: statistics.median(one[k] for one in runs) for k in ("wall", "cpu", "task_s")}
-        print(f"  Spark {version:<4} CPU {med['cpu']:7.1f} s ({med['cpu'] / base['cpu']:.2f} x 3.5's), "
-              f"task time {med['task_s']:6.1f} s ({args.rows / med['task_s']:,.0f} rows per task-second), "
-              f"wall {med['wall']:6.1f} s")
+        cpus = [one["cpu"] for one in runs]
+        print(f"  Spark {version:<4} CPU {med['cpu']:7.1f} s (spread {min(cpus):.1f}-{max(cpus):.1f}; "
+              f"{med['cpu'] / base['cpu']:.2f} x 3.5's), task time {med['task_s']:6.1f} s "
+              f"({args.rows / med['task_s']:,.0f} rows per task-second), wall {med['wall']:6.1f} s")
+    # Each round's own ratio (its two runs side by side): the spread the machine's noise leaves.
+    ratios = [four["cpu"] / old["cpu"] for four, old in zip(figures["4"], figures["3.5"], strict=True)]
+    print(f"  Spark 4 / Spark 3.5 CPU, round by round: {', '.join(f'{r:.2f}' for r in ratios)} "
+          f"(median {statistics.median(ratios):.2f}, spread {min(ratios):.2f}-{max(ratios):.2f})")
     return 0
 
 

@@ -66,12 +66,24 @@ def main(host: str, port: str, user: str, password: str, table: str, types: str,
         "seven": [seven.rdd.getNumPartitions(), seven.count()],
         "sized": [sized.rdd.getNumPartitions(), sized.count()],
     }
+    from cqlsh_ext.spark.session import java_error
+
     try:  # a mistyped option: what the user reads of it (cqlsh-ext spark's one line from Spark's error)
         read(tabel="x")
     except Exception as err:
-        from cqlsh_ext.spark.session import java_error
-
         result["mistyped"] = java_error(err)
+    # Options out of their ranges, and a statement's parts where names are due: what load() says
+    # (the frame's columns where it takes them: nothing is read, nothing counted).
+    result["refused"] = {}
+    for case, options in {"partitions": {"partitions": "1000000"},
+                          "min_partitions": {"min_partitions": str(10 ** 9)},
+                          "split_size_mb": {"split_size_mb": "1e-12"},
+                          "columns": {"columns": f"* FROM {types} --"},
+                          "table": {"table": f"{table} WHERE id = 1"}}.items():
+        try:
+            result["refused"][case] = f"taken: {', '.join(read(**options).columns)}"
+        except Exception as err:
+            result["refused"][case] = java_error(err)
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
     write_arrow(read(table=types).toArrow(), out / "types.arrow")
