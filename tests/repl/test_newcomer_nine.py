@@ -118,3 +118,57 @@ def test_an_export_s_object_inside_a_document_is_refused_naming_where(term, shel
                      _words(said.splitlines())), said
     assert _stored(cassandra, shelf) == before
     t.exit()
+
+
+@pytest.fixture(scope="module")
+def nine(cassandra) -> str:
+    """A keyspace of a short name (its journals' paths fit 80 columns from ~) with one order."""
+    import snappy
+
+    ks = cassandra.create_keyspace("nine")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob)")
+    session.execute("INSERT INTO orders (id, data) VALUES (1, %s)",
+                    (snappy.compress(b'{"status": "NEW", "total": 12}'),))
+    session.shutdown()
+    return ks
+
+
+def test_a_load_s_paths_fit_80_columns_from_home_each_whole_on_its_row(term, nine, home):
+    # The file's absolute path in a load's lines and the journal's (98-104 characters) broke
+    # mid-name at 80 columns. A path in the home directory is spelt from ~ where its line is too wide,
+    # and one that fits the screen but not after its indent starts at the left edge: whole on a row.
+    source = home / "fixes-of-the-orders-table" / "orders-status-fixed-by-hand.jsonl"
+    source.parent.mkdir()
+    _write_lines(source, [{"id": 1, "data": {"status": "PAID", "total": 12}}])
+    t = term("-k", nine, env={"PAGER": ""}, rows=60, cols=COLS)
+    t.prompt()
+    t.run(f"COPY orders FROM '{source}' WITH ENCODE data = 'snappy>json' CONFIRM;",
+          until=r"Undo: UNDO '[0-9a-f]{8}' CONFIRM")
+    t.prompt()
+    screen = t.display()
+    shown = "~/fixes-of-the-orders-table/orders-status-fixed-by-hand.jsonl"
+    assert any(f"'{shown}'" in row for row in screen), screen
+    journal = re.compile(rf"~/\.cassandra/journal/load-{nine}\.orders-\d{{8}}T\d{{6}}-[0-9a-f]{{8}}\.jsonl")
+    assert any(journal.search(row) for row in screen), screen  # whole on one row
+    assert all(len(row) <= COLS for row in screen)
+    t.exit()
+
+
+def test_small_ones_plural_limit_after_allow_filtering_and_help_keys(cassandra, shelf, home, tmp_path):
+    from shell_runner import CQLSH_EXT, run
+
+    connect = [cassandra.host, str(cassandra.port)]
+    # "1 rows written" of an export of one row.
+    target = tmp_path / "one.jsonl"
+    said = run(CQLSH_EXT, [*connect, "-k", shelf, "-e",
+                           f"COPY (SELECT id, data FROM orders WHERE id = 1) TO '{target}'"], home)
+    assert f"1 row written to {target}" in said.stdout + said.stderr, said.stderr
+    # LIMIT after ALLOW FILTERING: where it goes, not only that it was unexpected.
+    late = "SELECT id, data.status FROM orders WHERE data.status = 'NEW' ALLOW FILTERING LIMIT 3"
+    said = run(CQLSH_EXT, [*connect, "-k", shelf, "-e", late], home)
+    assert "unexpected 'LIMIT': LIMIT goes before ALLOW FILTERING" in said.stderr, said.stderr
+    # HELP KEYS from -e: the interactive prompt's keys, not "No help on KEYS".
+    said = run(CQLSH_EXT, [*connect, "-e", "HELP KEYS"], home)
+    assert said.returncode == 0 and "Key bindings (HELP KEYS):" in said.stdout, said.stdout + said.stderr
+    assert "No help" not in said.stdout + said.stderr
