@@ -94,17 +94,18 @@ UNDONE_KINDS = ("edit", "rewrite", "load")
 CUT = "CUT"
 
 
-def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
+def run_undo(ctx: WriteContext, request: UndoRequest, finishing: int | None = None) -> UndoFigures:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
     for a journal or a target that is refused, before anything is written. Its figures. The
     journal (found by its path, its id or LAST: writing.journal_names) is locked for the run
-    (writing.journal_lock): a live run's is refused."""
+    (writing.journal_lock): a live run's is refused. `finishing`: the rows an earlier UNDO of the
+    journal, stopped on its way, wrote back (this run finishes it: its first line says so)."""
     from cqlsh_ext.writing.journal_lock import JournalLock
     from cqlsh_ext.writing.journal_names import find_journal
 
     path, found = find_journal(request.path, ctx.journal_dir, UNDONE_KINDS)
     with JournalLock.take(path, "an UNDO"):
-        return _run_undo(ctx, request, path, found)
+        return _run_undo(ctx, request, path, found, finishing)
 
 
 def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
@@ -129,7 +130,8 @@ def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
             "stopped": done.stop or None}
 
 
-def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -> UndoFigures:
+def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, finishing: int | None
+              ) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal_names import hint_name
@@ -153,6 +155,13 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     asking = not request.confirm and bool(todo) and ctx.ask is not None and not unsealed and \
         (not cut or request.cut)
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
+    noun, where = _cells(first, blob)
+    add = '' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''
+    finishing_now = finishing is not None and todo > 0
+    if finishing_now:  # (first of all: what this run does, never words that read as a refusal)
+        left = max(todo - (finishing or 0), 0)
+        say(f"finishing UNDO '{hint_name(path, ctx.journal_dir)}': {plural(left, noun)} of {where} left of "
+            f"{todo:,}{add}", out)
     if found:
         _say_found(request, path, out)
     _say_unvouched(parts, out)
@@ -160,9 +169,8 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
         raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
                            f"known; add {CUT} to write back the rows it holds "
                            f"(UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM)")
-    noun, where = _cells(first, blob)
-    say(f"undo: {plural(todo, noun)} of {where} to write back"
-        f"{'' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''}", out)
+    if not finishing_now:
+        say(f"undo: {plural(todo, noun)} of {where} to write back{add}", out)
     if not todo:
         return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
