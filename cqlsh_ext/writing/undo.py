@@ -130,7 +130,7 @@ def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
             "stopped": done.stop or None}
 
 
-def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, finishing: int | None
+def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, back: int | None
               ) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
@@ -157,20 +157,16 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, f
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
     noun, where = _cells(first, blob)
     add = '' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''
-    finishing_now = finishing is not None and todo > 0
-    if finishing_now:  # (first of all: what this run does, never words that read as a refusal)
-        left = max(todo - (finishing or 0), 0)
-        say(f"finishing UNDO '{hint_name(path, ctx.journal_dir)}': {plural(left, noun)} of {where} left of "
-            f"{todo:,}{add}", out)
+    heading = _heading(hint_name(path, ctx.journal_dir), todo, back, noun, where, add)
+    if back is not None and todo:  # (finishing: first of all what it does, never words of a refusal)
+        say(heading, out)
     if found:
         _say_found(request, path, out)
     _say_unvouched(parts, out)
     if request.confirm and cut and not request.cut:
-        raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
-                           f"known; add {CUT} to write back the rows it holds "
-                           f"(UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM)")
-    if not finishing_now:
-        say(f"undo: {plural(todo, noun)} of {where} to write back{add}", out)
+        raise _cut_refused(cut[0], hint_name(path, ctx.journal_dir))
+    if back is None or not todo:
+        say(heading, out)
     if not todo:
         return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
@@ -214,6 +210,21 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, f
     written = undo_journal.path
     _closing(ctx, done, request, path, written, noun, whose)
     return UndoFigures(todo, still, done, written)
+
+
+def _cut_refused(part: JournalRead, named: str) -> WriteRefused:
+    """A journal without its closing line, confirmed without CUT: what to add."""
+    return WriteRefused(f"{part.path} has no closing line: its rows after line {part.lines:,} are not known; "
+                        f"add {CUT} to write back the rows it holds (UNDO '{named}' {CUT} CONFIRM)")
+
+
+def _heading(named: str, todo: int, finishing: int | None, noun: str, where: str, add: str) -> str:
+    """What the UNDO will do: the `todo` rows (cells: `noun`) it writes back, or, finishing an UNDO
+    stopped on its way (`finishing`: the rows it wrote back), those left of them."""
+    if finishing is None or not todo:
+        return f"undo: {plural(todo, noun)} of {where} to write back{add}"
+    left = plural(max(todo - finishing, 0), noun)
+    return f"finishing UNDO '{named}': {left} of {where} left of {todo:,}{add}"
 
 
 def _say_found(request: UndoRequest, path: str, out: IO[str]) -> None:
