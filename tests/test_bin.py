@@ -506,6 +506,24 @@ def test_bin_test_refuses_an_unknown_flag_in_one_line_before_it_installs_anythin
     assert not installed.exists()  # no install, no lint, no server
 
 
+def test_bin_test_refuses_a_mistyped_flag_of_its_own_in_a_checkout_never_set_up(tmp_path: Path):
+    # With no .venv yet, `bin/test --fsat` started bin/setup (minutes: the native core's build) before
+    # pytest's parser could refuse it. A near miss of bin/test's own flags needs no parser: refused
+    # at once; anything else still waits for it (the install goes on).
+    root = _checkout(tmp_path, "test")
+    shutil.copy2(REPO_ROOT / "tools" / "pytest_args.py", root / "tools" / "pytest_args.py")
+    installed = root / "installed"
+    _script(root / "bin" / "setup", f'echo "setup $*" >> "{installed}"; exit 9\n')
+    proc = _run(root, "test", "--fsat")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.splitlines() == ["bin/test: unknown flag --fsat (did you mean --fast?): bin/test "
+                                        "--help says what it takes; pytest's own: .venv/bin/python -m pytest "
+                                        "--help"]
+    assert not installed.exists()
+    proc = _run(root, "test", "-k", "codecs", "--lf")  # pytest's: for its parser, after the install
+    assert installed.read_text() == "setup --test\n" and proc.returncode == 9, proc.stderr
+
+
 def test_bin_test_takes_fast_anywhere_and_hands_the_rest_to_pytest(tmp_path: Path):
     # `bin/test -k codecs --fast` is the fast layer with -k codecs, as `bin/test --fast -k codecs` is.
     root = _checkout(tmp_path, "test")

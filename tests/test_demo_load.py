@@ -111,3 +111,17 @@ def test_a_long_load_shows_its_progress_on_the_terminal(cassandra, tmp_path: Pat
     screen = [row for row in t.display() if row]
     assert not any("rows/s" in row for row in screen), screen  # cleared
     assert f"{keyspace}.table_with_compressed_json: 1,500 rows" in screen, screen
+
+
+def test_a_load_into_a_pipe_says_its_progress_in_a_few_lines(cassandra, tmp_path: Path):
+    # Into a pipe or a log, `demo load` said nothing for 80 s on 20,000 rows (no terminal, no status
+    # line): a line at each tenth of the documents now, on stderr, the counts alone on stdout.
+    keyspace = f"demo_piped_{os.getpid()}"
+    out = run(CQLSH_EXT, ["demo", "load", "-k", keyspace, "--rows", "1000", cassandra.host,
+                          str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password], tmp_path,
+              timeout=300)
+    assert out.returncode == 0, out.stderr
+    said = [line for line in out.stderr.splitlines() if line.startswith("demo load: ")]
+    assert said == ["demo load: 1,000 of 2,000 documents written",
+                    "demo load: 2,000 of 2,000 documents written"], out.stderr
+    assert f"{keyspace}.table_with_compressed_json: 1,000 rows" in out.stdout.splitlines()

@@ -52,7 +52,8 @@ def _run_all(cassandra, demo, home: Path, statements: list[str]) -> None:  # noq
 
 def test_the_guides_examples_name_the_demo_s_tables() -> None:
     for name in ("load.md", "export.md", "api.md"):
-        assert "shop.orders" not in _guide(name), name
+        # (shop.t in export.md's SCHEMA example and keyspace="shop" in api.md's stayed: issue 109)
+        assert not re.search(r"\bshop\.|keyspace\W+shop\b|/shop/", _guide(name)), name
     load = _statements(_first_block(_guide("load.md"), "sql"))
     assert all("table_with_compressed_json" in s for s in load if s.startswith("COPY t")), load
 

@@ -24,6 +24,8 @@ AUTHORS = {
     "history (a changelog's 'used to')": re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )\bused to\b",
                                                     re.IGNORECASE),
     "a count of tests (stale by the next commit)": re.compile(r"\b\d[\d,]*(?: \+ \d[\d,]*)? tests\b"),
+    "history (what it was before)": re.compile(r"\bwhere (?:it|cqlsh-ext|the shell) (?:was|printed|said) a\b",
+                                               re.IGNORECASE),
 }
 #: A date in a sentence that says how long something took: the date of one run.
 _DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
@@ -57,7 +59,8 @@ def test_the_rule_finds_what_the_issue_found() -> None:
               "it answered in 16 to 19 s at a load average of 25 on that machine.",
               "and 2,774 + 853 took 27 min that morning.",
               "It used to be lost once in a while.",
-              "8 min 44 s from a fresh clone to its answer (2026-11-26), 122 s of CPU in all."]
+              "8 min 44 s from a fresh clone to its answer (2026-11-26), 122 s of CPU in all.",
+              "exit status 2, where it was a Python traceback."]  # (issue 109's)
     for sentence in before:
         found = [what for what, pattern in AUTHORS.items() if pattern.search(sentence)]
         dated = bool(_DATE.search(sentence) and _TIMED.search(sentence))

@@ -181,10 +181,14 @@ def test_a_cut_has_one_mark_and_a_quoted_string_keeps_its_closing_quote():
 
 def test_a_word_wider_than_the_screen_is_cut_and_the_words_after_it_go_on():
     # A report's title at 80 columns: its source, a path, whole on a line of its own (never cut: it
-    # copies as one), its counts on the next line, never dropped.
+    # copies as one), its counts on the next line, never dropped. The path fits the screen but not
+    # after the indent: at the left edge, on one row (indented, the terminal broke it mid-name).
     path = "/tmp/pytest-of-root/pytest-345/popen-gw0/test_text_report_fits_the_term0/values:"
     lines = list(fit([f"COMPRESSION TRIAL {path} 30 values (files), 3 variants, 3.4 s"], 80))
-    assert lines == ["COMPRESSION TRIAL", f"    {path}", "    30 values (files), 3 variants, 3.4 s"]
+    assert lines == ["COMPRESSION TRIAL", path, "    30 values (files), 3 variants, 3.4 s"]
+    longer = path.replace("values", "values-of-a-long-name")  # wider than the screen: at the indent
+    lines = list(fit([f"COMPRESSION TRIAL {longer} 30 values (files), 3 variants, 3.4 s"], 80))
+    assert lines == ["COMPRESSION TRIAL", f"    {longer}", "    30 values (files), 3 variants, 3.4 s"]
     # A word that is no path (a payload's preview) is cut with '…', the words after it on.
     word = "x" * 90
     lines = list(fit([f"a preview {word} and after"], 80))

@@ -52,7 +52,7 @@ def _roff(text: str) -> list[str]:
 
 def page() -> str:
     from cqlsh_ext import __version__
-    from cqlsh_ext.cli import help_text
+    from cqlsh_ext.cli import SERVING_SUBCOMMANDS, STATEMENT_SUBCOMMANDS, SUBCOMMANDS, help_text
 
     os.environ["COLUMNS"] = str(WIDTH)  # argparse lays --help out at the terminal's width
     usage = help_text(exit_codes=False)  # they have a section of their own
@@ -66,7 +66,7 @@ def page() -> str:
         "[options] [host [port]]",
         ".br",
         ".B cqlsh-ext",
-        "demo | inspect | mcp | sample-config | spark | trial ...",
+        " | ".join(sorted({*SUBCOMMANDS, *STATEMENT_SUBCOMMANDS, *SERVING_SUBCOMMANDS})) + " ...",
         ".SH DESCRIPTION",
         "The official cqlsh 6.2 with a result display that decodes compressed blob values "
         "(snappy, LZ4, zstd, gzip, ...), queries inside payloads, exports, edits and rewrites of "

@@ -6,6 +6,11 @@ named, and the exit status is 2.
 
     .venv/bin/python tools/pytest_args.py -k codecs -n 0     # nothing said, exit status 0
     .venv/bin/python tools/pytest_args.py --fsat             # one line on stderr, exit status 2
+    python3 tools/pytest_args.py --before-setup --fsat       # the same, in a checkout never set up
+
+In a checkout never set up (no pytest yet) `--before-setup` refuses at once a flag that is a near
+miss of bin/test's own (`--fsat`), which needs no parser: the install it would start takes
+minutes; pytest's parser reads the rest once the test tools are installed.
 
 Run from the checkout (pytest's rootdir, whose pyproject.toml and conftest.py it reads).
 """
@@ -44,6 +49,19 @@ def refusal(args: list[str]) -> str | None:
     return None
 
 
+def near_own(args: list[str]) -> str | None:
+    """The one line for a flag that is none of bin/test's own but a near miss of one (`--fsat`),
+    or None: what is said before the test tools are installed (see the module doc)."""
+    for arg in args:
+        flag = arg.split("=", 1)[0]
+        if flag.startswith("--") and flag not in OWN_FLAGS:
+            near = difflib.get_close_matches(flag, OWN_FLAGS, n=1, cutoff=0.75)
+            if near:
+                return (f"bin/test: unknown flag {flag} (did you mean {near[0]}?): bin/test --help says what "
+                        "it takes; pytest's own: .venv/bin/python -m pytest --help")
+    return None
+
+
 def _pytest_flags(config: object) -> list[str]:
     """The long flags pytest's parser knows (its groups' options), or none when it cannot say."""
     try:
@@ -61,7 +79,8 @@ if __name__ == "__main__":
     # (tests/api's) is read as the run will read it.
     sys.path.insert(1, ".")
 
-    said = refusal(sys.argv[1:])
+    given = sys.argv[1:]
+    said = near_own(given[1:]) if given[:1] == ["--before-setup"] else refusal(given)
     if said is not None:
         say(said)
         sys.exit(2)

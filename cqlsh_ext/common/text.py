@@ -51,7 +51,9 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     where it starts goes to the next line, and one wider than that line's room stands alone on a
     line of its own (at the line's indent: a statement pasted back continues there), so that the
     terminal shows it on as many rows as it takes and it copies as one (a break and an indent inside
-    it would not paste). No line is longer than `width` but such a path, and a word that is no path
+    it would not paste); one that fits the screen's width but not after the indent starts at the
+    left edge, whole on its row. A line too wide spells the paths in the home directory from `~`
+    first (home_short). No line is longer than `width` but such a path, and a word that is no path
     with `cut` False. A `OneRow` line is cut, never wrapped."""
     for line in lines:
         if isinstance(line, OneRow):
@@ -98,6 +100,10 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
     if not width or len(line) <= width:
         yield line
         return
+    line = home_short(line)
+    if len(line) <= width:
+        yield line
+        return
     follow = " " * _continuation(line, width)
     text = line
     while len(text) > width:
@@ -105,7 +111,8 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
         end = text.find(" ", start)
         word_end = len(text) if end < 0 else end
         if word_end > width and is_path(text[start:word_end]):  # wider than the room: alone, whole
-            yield text[:start] + text[start:word_end]
+            # (at the screen's left edge where only there it fits on one row; else at the indent)
+            yield text[start:word_end] if word_end - start <= width else text[:word_end]
             rest = text[word_end:].lstrip(" ")
             if not rest:
                 return
@@ -144,6 +151,18 @@ def _field_after(text: str, comma: int, width: int) -> bool:
 #: A path (absolute, from home, relative with a '/': docs/edit.md) or a web address, after any
 #: opening quote or bracket: never cut or broken (fit).
 _PATH = r"""^[('"`]*(?:~?/|\.\.?/|[A-Za-z][\w+.-]*://|[\w.+-]+/[\w.+-])"""
+
+
+def home_short(text: str) -> str:
+    """`text` with each path in the user's home directory spelt from `~` (`~/.cassandra/journal/...`):
+    what a line too wide for the screen says so that its paths fit; every statement that takes a
+    path (COPY, UNDO, RESUME, SAVE) reads `~` back as the home directory."""
+    import os
+
+    home = os.path.expanduser("~").rstrip("/")
+    if len(home) < 2 or home not in text:
+        return text
+    return re.sub(rf"(?<![\w./~-]){re.escape(home)}(?=/)", "~", text)
 
 
 def is_path(word: str) -> bool:

@@ -143,6 +143,8 @@ def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
     if progress is not None:
         progress.ctrl_c = ("(Ctrl-C stops; demo load again fills it)", "(Ctrl-C: stop)")
     written = 0
+    # Off a terminal (a pipe, a log) no status line: a line at each tenth of the documents instead.
+    tenth, told = max(2 * rows // 10, 1), 0
     try:
         generated = documents(rows)  # one sequence (one seed): the same documents as ever
         for start in range(0, rows, LOAD_CHUNK):
@@ -156,6 +158,9 @@ def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
             written += 2 * len(docs)
             if progress is not None:
                 progress.update(written, force=True)
+            elif written // tenth > told:
+                told = written // tenth
+                say(f"demo load: {written:,} of {2 * rows:,} documents written")
     finally:
         if progress is not None:
             progress.close()

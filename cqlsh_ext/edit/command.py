@@ -94,16 +94,16 @@ def do_undo(shell: Shell, parsed: Parsed) -> None:
     request = UndoRequest(path, previewed or confirmed, confirm, parsed.get_binding("cut") is not None)
     ctx = write_context(shell)
     try:
-        _say_if_undone(ctx, path)
-        run_undo(ctx, request)
+        run_undo(ctx, request, finishing=_say_if_undone(ctx, path))
     except WriteRefused as err:
         shell.printerr(f"undo: {err}; nothing was written")
 
 
-def _say_if_undone(ctx: WriteContext, given: str) -> None:
+def _say_if_undone(ctx: WriteContext, given: str) -> int | None:
     """First of all, when the journal `given` names was undone already (see the module doc: UNDO LAST
     twice), which UNDO did it and how to have its values back; a journal not found is left to UNDO
-    to refuse."""
+    to refuse. An UNDO that stopped on its way is not said so: this one finishes it, and says that
+    first (writing.undo), from the rows it wrote back, returned."""
     from cqlsh_ext.common.text import say
     from cqlsh_ext.writing.journal_names import find_journal, hint_name
     from cqlsh_ext.writing.refused import WriteRefused
@@ -112,10 +112,13 @@ def _say_if_undone(ctx: WriteContext, given: str) -> None:
     try:
         path, _found = find_journal(given, ctx.journal_dir, UNDONE_KINDS)
     except WriteRefused:
-        return
+        return None
     undo = _undone_by(ctx.journal_dir, path)
+    if undo is not None and not undo.ended:
+        return undo.written
     if undo is not None:
         say(undo.text(hint_name(undo.journal, ctx.journal_dir)), ctx.out)
+    return None
 
 
 #: Undo journals of one table looked at at most, newest first.
@@ -162,7 +165,25 @@ def _undone_by(directory: str, path: str) -> _Undone | None:
     again = os.path.realpath(undo.journal)
     if any(named_path == again and u.started >= undo.started for named_path, u in undos):
         return None  # that UNDO was undone in turn: the journal's values are back
+    # Stopped on its way (a Ctrl-C closes its journal too): the UNDOs of the journal, together,
+    # wrote back fewer rows than it holds written; they are the rows written back so far.
+    back = sum(u.written for named_path, u in undos if named_path == target)
+    if back < _written_rows(path):
+        undo = replace(undo, written=back, ended=False)
     return replace(undo, whose=_WHOSE.get(named.group("kind"), "the edit"))
+
+
+def _written_rows(path: str) -> int:
+    """The rows the journal at `path` says were written (or may have been: a kill left them
+    unsaid), which its UNDO writes back; 0 for one that does not verify (UNDO refuses it)."""
+    from cqlsh_ext.writing.journal_read import read_journal
+    from cqlsh_ext.writing.refused import WriteRefused
+
+    try:
+        read = read_journal(path)
+    except WriteRefused:
+        return 0
+    return sum(1 for applied in read.outcomes.values() if applied is not False)
 
 
 #: A journal's kind as a person says whose rows UNDO writes back (writing.undo's words).

@@ -67,9 +67,8 @@ def summary(ctx: ReadContext, confirm: bool, outcome: Outcome, stopped: str, mec
         else:
             say(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", out)
     for change in outcome.rows[:PREVIEW_ROWS]:
-        say("  " + key_text(change.key), out)
-        for path, old, new in change.changes:
-            say(f"    {path}: {_side(old)} -> {_side(new)}", out)
+        for line in change_lines(change.key, change.changes):
+            say(line, out)
     if len(outcome.rows) > PREVIEW_ROWS:
         say(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", out)
     if not outcome.rows:
@@ -101,6 +100,28 @@ def _units(ctx: ReadContext, rows: Sequence[RowChange], mechanism: Mechanism, ou
     writes = plural(len(rows), "conditional write")
     say(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {writes} (1 per started KB of each "
         "new value)", out)
+
+
+def change_lines(key: dict[str, Any], changes: Sequence[tuple[str, Any, Any]]) -> list[str]:
+    """A row's lines in a preview (an edit's, a load's): its key, then each `path: old -> new`."""
+    return ["  " + key_text(key),
+            *(f"    {path}: {_side(old)} -> {_side(new)}" for path, old, new in changes)]
+
+
+def document_changes(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
+    """The places where document `new` differs from `old` (JSON values, REMOVE for a key one of
+    them lacks), each `(path, old, new)` below `path`: an object's keys one by one, a list's
+    items where both have as many, else the value whole."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in [*old, *(k for k in new if k not in old)]:
+            out.extend(document_changes(f"{path}.{key}", old.get(key, REMOVE), new.get(key, REMOVE)))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [change for i, (a, b) in enumerate(zip(old, new, strict=True))
+                for change in document_changes(f"{path}[{i}]", a, b)]
+    same = type(old) is type(new) and old == new
+    return [] if same else [(path, old, new)]
 
 
 def _side(value: Any) -> str:

@@ -218,6 +218,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
 def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: Any,
                  interrupted: bool, writing_pressed: bool = False) -> tuple[int, str]:
     """The rows written, and the line that says so (and what else the file's writing met)."""
+    from cqlsh_ext.common.text import plural
     from cqlsh_ext.render.closing import closing_parts
 
     fmt = named_format(statement.fmt)
@@ -232,7 +233,8 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
         how += ", the Parquet file's typed columns"
     if fmt.name == "jsonl" and statement.path.lower().endswith(".json"):
         how += ": one object per line, not an array"  # what a .json name does not say
-    sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
+    sections = [f"{plural(rows, 'row')} written to {statement.path} ({how})",
+                ", ".join(closing_parts(reading))]
     if statement.typed:
         for name, count in summary.misfits.items():
             sections.append(f"{name}: {count:,} value{'s' if count != 1 else ''} did not fit the column's "

@@ -235,6 +235,8 @@ class Columns:
         name = plan.name
         if given is None:
             return None, ""
+        if given.refused is not None:
+            raise RowRefused(f"{name}: {given.refused}")
         if given.cut is not None:
             raise RowRefused(f"{name}: the source holds it cut ({given.cut}): not its whole value")
         label = label_chain(given.label, plan.setting) if given.label else None
@@ -343,6 +345,38 @@ class Columns:
             raise RowRefused(f"{plan.name}: {encoder.chain}: {err}") from None
         except (TypeError, ValueError) as err:
             raise RowRefused(f"{plan.name}: {encoder.chain}: its document is not JSON ({err})") from None
+
+    def changes(self, old: Sequence[Any] | None, prepared: PreparedRow) -> list[tuple[str, Any, Any]]:
+        """What the row's write changes, as a preview shows it (edit.preview): each `path: old ->
+        new` of a blob's document read from its stored bytes before and after (its chain too where
+        that changes), a value whole where either holds no document (a new row's), a text
+        column's value."""
+        from cqlsh_ext.edit.document import REMOVE
+        from cqlsh_ext.edit.preview import document_changes
+
+        out: list[tuple[str, Any, Any]] = []
+        for j, plan in enumerate(self.written):
+            before = REMOVE if old is None or old[j] is None else old[j]
+            after = REMOVE if prepared.values[j] is None else prepared.values[j]
+            if not plan.blob:
+                if before != after:
+                    out.append((plan.name, before, after))
+                continue
+            if before is not REMOVE and after is not REMOVE and bytes(before) == bytes(after):
+                continue
+            (was, was_chain), (now, now_chain) = self._shown(plan, before), self._shown(plan, after)
+            if was_chain and now_chain and was_chain != now_chain:
+                out.append((f"{plan.name} (its chain)", was_chain, now_chain))
+            out.extend(document_changes(plan.name, was, now))
+        return out
+
+    def _shown(self, plan: ColumnPlan, value: Any) -> tuple[Any, str]:
+        """A blob's stored value as a preview shows it: its document and chain, else its bytes
+        (no chain); a null (REMOVE) as it is."""
+        if not isinstance(value, bytes | bytearray | memoryview):
+            return value, ""
+        found = self._stored_document(plan, bytes(value))
+        return (found[0], found[2]) if found is not None else (bytes(value), "")
 
     def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str, str | None] | None:
         """A stored value's document as the display reads it (its record, or its JSON text's

@@ -47,6 +47,8 @@ LABEL = "COPY FROM"
 IN_FLIGHT = 32
 #: Refused rows named one by one (the rest counted by reason).
 NAMED_REFUSALS = 20
+#: Rows to write whose changes a preview shows, field by field (as an edit's preview does).
+SHOWN_ROWS = 3
 #: Why a row whose key an earlier row of the source has is not written.
 TWICE = "its key is loaded twice (an earlier row of the source has it): the first is written"
 
@@ -236,6 +238,8 @@ class Pass:
         self.read: tuple[int, str] | None = None
         #: The source's file as the load opened it, its size and digest (journaled with each window).
         self.whole: tuple[int, str] | None = None
+        #: The preview's first rows to write: each key and what its write changes (Columns.changes).
+        self.shown: list[tuple[dict[str, Any], list[tuple[str, Any, Any]]]] = []
         source = job.request.source
         #: How a refusal names the source's row: the file's name before its line.
         self.file = "" if source is None else visible(os.path.basename(source), 60) + " "
@@ -387,6 +391,10 @@ class Pass:
             self._sizes[id(prepared)] = (size, after, before)
             if self.journal is None:  # the preview's figures; the run's are the rows written
                 self._count([prepared])
+                if len(self.shown) < SHOWN_ROWS:
+                    names = (c.name for c in columns.keys)
+                    self.shown.append((dict(zip(names, prepared.key, strict=True)),
+                                       columns.changes(None if old is None else old.values, prepared)))
             figures.units += wcu(key_size + after)
             todo.append((prepared, old, loads.timestamp(old, old.sent if old is not None else sent_at)))
         if self.journal is None or not todo:

@@ -140,6 +140,14 @@ def _preview(ctx: WriteContext, job: LoadJob, data: Any) -> tuple[LoadFigures, b
         if progress is not None:
             progress.close()
     lines = [f"{statement(job.request)} (preview: nothing is written)", *_found(figures)]
+    if one.shown:
+        from cqlsh_ext.edit.preview import change_lines
+
+        more = figures.to_write - len(one.shown)
+        lines.append(f"  the first {plural(len(one.shown), 'row')} to write, what changes:"
+                     if more else "  what the rows to write change:")
+        for key, changes in one.shown:
+            lines.extend(change_lines(key, changes))
     if figures.interrupted:
         lines.append("  stopped by Ctrl-C: the figures are those of the rows read")
     lines.append(PROMISE)

@@ -9,6 +9,9 @@ How each source spells a blob column (the exports' spellings, docs/export.md, re
   kept as the line spells it: the numbers and escapes of a JSON text as stored); "0x..." (bytes);
   null; any other JSON value is a document (an object or a list as its JSON text, a string as its
   text).
+- Wherever a document holds the exports' object of a blob (its label, kind and payload: an
+  export's envelope), the row is refused naming where (`envelope_refusal`): a key set beside the
+  payload, or an envelope inside a document, is a fix made at the wrong level, never a document.
 - Parquet and Arrow data: the six columns the exports write (`data`, `data:label`, `data:kind`,
   `data:note`, `data:stored`, `data:confidence`): the payload (a struct a record, a string a text;
   a field of JSON text, Arrow's `arrow.json`, as its text; a null field may be a key a record
@@ -82,6 +85,8 @@ class GivenValue:
     #: The places the source says are absent (its `data:absent` column: `customer.tier`,
     #: `items[1].qty`): removed from the document written.
     absent: tuple[str, ...] = ()
+    #: Why the value is not written (an export's envelope at the wrong level: envelope_refusal).
+    refused: str | None = None
 
     @property
     def has_tree(self) -> bool:
@@ -254,7 +259,13 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
     if isinstance(value, str):
         data = hex_bytes(value)
         return GivenValue(data=data) if data is not None else GivenValue(text=value)
-    if isinstance(value, dict) and _is_blob_object(plain := {k: v[0] for k, v in value.items()}):
+    plain = {k: v[0] for k, v in value.items()} if isinstance(value, dict) else value
+    if isinstance(plain, dict) and not _is_blob_object(plain) and _is_envelope(plain):
+        beside = [key for key in plain if key not in BLOB_OBJECT_KEYS]
+        one = len(beside) == 1
+        return GivenValue(refused=f"{', '.join(beside)} {'is' if one else 'are'} beside payload: put "
+                          f"{'it' if one else 'them'} inside")
+    if isinstance(value, dict) and _is_blob_object(plain):
         members, value = value, plain
         kind = value.get("kind")
         label = value.get("label") if isinstance(value.get("label"), str) else None
@@ -271,10 +282,13 @@ def json_blob(value: Any, line: str, start: int, end: int) -> GivenValue | None:
             return GivenValue(label=label, kind=kind,
                               cut=cut or "its payload is null (an object its stream's reader could not read)")
         raw = value.get("raw")
-        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut,
+        # (an envelope in the payload: its text names "payload", which few documents' do)
+        refused = envelope_refusal(payload, "payload") if '"payload"' in line[first:last] else None
+        return GivenValue(label=label, kind=kind, text=line[first:last], cut=cut, refused=refused,
                           reference=hex_bytes(raw) if isinstance(raw, str) else None, checked=True)
-    # an object, a list, a number: its JSON text, a document
-    return GivenValue(text=line[start:end], checked=True)
+    text = line[start:end]  # an object, a list, a number: its JSON text, a document
+    return GivenValue(text=text, checked=True,
+                      refused=envelope_refusal(plain) if '"payload"' in text else None)
 
 
 def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Iterator[Window]:
@@ -306,6 +320,33 @@ def _windows(rows: Iterator[SourceRow], source: SourceFile | None = None) -> Ite
 def _is_blob_object(value: dict[str, Any]) -> bool:
     """The object the exports write for a blob: a kind of theirs and a payload, no other keys."""
     return value.get("kind") in BLOB_KINDS and "payload" in value and value.keys() <= BLOB_OBJECT_KEYS
+
+
+def _is_envelope(value: dict[Any, Any]) -> bool:
+    """An export's object of a blob, whatever else it holds: its label, a kind of theirs, a payload."""
+    kind = value.get("kind")
+    return "payload" in value and "label" in value and isinstance(kind, str) and kind in BLOB_KINDS
+
+
+def envelope_refusal(tree: Any, below: str = "") -> str | None:
+    """Why a document (`tree`, JSON values) that holds an export's envelope of a blob is not
+    written, naming where it sits (`below`: the path of `tree` in the source's value, `payload`
+    for an envelope's); None for a document without one. An envelope is the exports' wrapping of
+    a value, never a document's: a load that wrote it would store the label, the kind and the
+    payload as the document's fields (the user's fix made a level too high or too low)."""
+    stack: list[tuple[Any, str]] = [(tree, below)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            if _is_envelope(value):
+                where = f"inside the document, at {path}" if path else "where its document goes"
+                return f"an export's object (label, kind, payload) {where}: give its payload alone there"
+            stack.extend((item, f"{path}.{key}" if path else str(key)) for key, item in value.items()
+                         if isinstance(item, dict | list))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value)
+                         if isinstance(item, dict | list))
+    return None
 
 
 def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0,
@@ -693,7 +734,8 @@ def _exported_blob(value: Any, kind: Any, label: Any, stored: Any, note: Any = N
     misfit = isinstance(note, str) and note.startswith(UNFIT)
     return GivenValue(label=label, kind=kind, tree=value, frame=True,
                       reference=bytes(stored) if stored is not None else None,
-                      misfit=misfit, whole=whole and not misfit and isinstance(value, dict), absent=absent)
+                      misfit=misfit, whole=whole and not misfit and isinstance(value, dict), absent=absent,
+                      refused=envelope_refusal(value, "payload"))
 
 
 def _bare_blob(value: Any, label_alone: bool = False, whole: bool = False, absent: tuple[str, ...] = ()
@@ -711,7 +753,7 @@ def _bare_blob(value: Any, label_alone: bool = False, whole: bool = False, absen
         return GivenValue(text=str(value), label_alone=label_alone)
     whole = whole and isinstance(value, dict)
     return GivenValue(tree=value, label_alone=label_alone, frame=True, whole=whole, nulls=whole,
-                      absent=absent)
+                      absent=absent, refused=envelope_refusal(value))
 
 
 #: The companion column naming, row by row, the places of a document that are absent: a list of

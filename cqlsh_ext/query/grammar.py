@@ -270,7 +270,15 @@ class _Parser(Cursor):
             if tok.kind != "int" or int(tok.value) <= 0:
                 raise QueryError(f"LIMIT takes a positive integer, not {tok.describe()}")
             limit = int(tok.value)
-        allow, confirm = self.statement_end()
+        try:
+            allow, confirm = self.statement_end()
+        except QueryError as err:  # (a clause after ALLOW FILTERING: its place named)
+            late = self.peek().value.upper() if self.peek().kind == "word" else ""
+            before = [t.value.lower() for t in self.tokens[:self.pos]]
+            if late in ("WHERE", "GROUP", "ORDER", "LIMIT") and "filtering" in before[-2:]:
+                raise QueryError(f"{err}: {late} goes before ALLOW FILTERING (SELECT ... {late} ... "
+                                 "ALLOW FILTERING)") from None
+            raise
         if not _reaches(items, predicates, group_by, order_by) and not self.plain:
             return None
         refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)

@@ -300,7 +300,12 @@ class SliceSampler:
     def _stop_reason(self) -> str:
         plan, joined = self.plan, len(self.done)
         if plan.rows is not None:
-            return f"{plan.rows:,} rows read" if self.stats.rows >= plan.rows else ""
+            read = self.stats.rows
+            if read < plan.rows:
+                return ""
+            # (slices are the sample's units, each read whole: the last one may hold a few more)
+            return f"{plan.rows:,} rows read" if read == plan.rows else \
+                f"{plan.rows:,} rows asked, {read:,} read (its last slice read whole)"
         target = self.target_slices
         if target is not None:
             return f"{plan.percent:g} % of the ring read" if joined >= target else ""

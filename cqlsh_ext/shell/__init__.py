@@ -460,7 +460,7 @@ class ExtShell(Stock):
     def do_help(self, parsed: Parsed) -> None:
         from cqlsh_ext.shell.help import help_answer
 
-        keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
+        keys = frozenset(repl.KEY_TOPICS)  # HELP KEYS (the interactive prompt's, asked anywhere)
         answer = help_answer([str(topic) for topic in parsed.get_binding("topic", ())],
                              lambda: seams.help_topic_words(self.get_help_topics()) | keys)
         for line in answer.said:
@@ -481,6 +481,9 @@ class ExtShell(Stock):
 
         if self.repl_mode:
             repl.do_help(self, parsed, helper)
+        elif answer.topics and all(topic.lower() in repl.KEY_TOPICS for topic in answer.topics):
+            print("The interactive prompt's keys (cqlsh-ext without -e or -f, on a terminal):")
+            repl.print_key_help()
         else:
             helper(self, parsed)
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from cqlsh_ext.common.text import Table, fill, fit
+from cqlsh_ext.common.text import Table, fill
 
 __all__ = ["Guides", "render"]
 
@@ -33,6 +33,9 @@ _SOURCE_ONLY = {"tests": "a test in cqlsh-ext's source", "bench": "a benchmark i
 #: (`tools/` only with a program's name: MCP's methods are `tools/list`, `tools/call`.)
 _SOURCE_PATH = r"(?:\.\./)?(?:(?:tests|bench)/[\w./*-]*\w|tools/[\w/-]+\.py)"
 #: A parenthesis that only cites such paths ("(tests/api/test_cancel.py)"): left out whole.
+#: The spaces that line a code line's trailing comment up with its neighbours' (`-- preview`, `# 120`):
+#: two are kept where the line is too wide for the screen.
+_COMMENT_GAP = re.compile(r"(?<=\S) {3,}(?=(?:--|#|//) )")
 _CITATION = re.compile(rf" ?\((?:\s*{_SOURCE_PATH}(?:\s*(?:,|;|and)\s*)?)+\s*\)")
 _SOURCE_WORD = re.compile(rf"(?<![\w/]){_SOURCE_PATH}")
 #: A guide named by its path (docs/edit.md).
@@ -138,9 +141,12 @@ def _starts_block(line: str) -> bool:
 def _lay(block: _Block, topic: str, guides: Guides, width: int) -> list[str]:
     if block.kind == "code":
         room = width - CODE_INDENT
-        indent = " " * (CODE_INDENT if all(len(line) <= room for line in block.lines) else 0)
         kept = [_CITATION.sub("", line.rstrip()) for line in block.lines]  # a comment's citation
-        return list(fit([indent + line for line in kept], width, cut=False))
+        kept = [_COMMENT_GAP.sub("  ", line) if len(line) > room else line for line in kept]
+        indent = " " * (CODE_INDENT if all(len(line) <= room for line in kept) else 0)
+        # Line for line, never wrapped: a wrapped line (a comment on a row of its own) reads as
+        # another line of code; one wider than the screen is whole, as a path is.
+        return [indent + line for line in kept]
     text = _inline(" ".join(block.lines), topic, guides)
     if block.kind == "heading":
         laid = _filled(text, width, "", "")

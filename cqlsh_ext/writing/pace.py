@@ -207,9 +207,10 @@ TIME_LEFT_SECONDS = 10.0
 class TimeLeft:
     """The time a run has left, from the share of its work done (0 to 1) at each moment: the share
     left over the recent rate, an exponentially weighted rate whose weight halves every
-    TIME_LEFT_SECONDS x ln 2 seconds (a burst of ranges finishing at once moves it a little, a
-    pace that changed moves it within seconds). None until there is a rate to go by: the share is
-    known (not None) at two moments."""
+    TIME_LEFT_SECONDS x ln 2 seconds, or a third of the run so far where that is shorter (a burst
+    of ranges finishing at once moves it a little, a pace that changed moves it within seconds, a
+    slow start does not hold it). None until there is a rate to go by: the share is known (not
+    None) at two moments."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic,
                  seconds: float = TIME_LEFT_SECONDS) -> None:
@@ -219,6 +220,8 @@ class TimeLeft:
         self.seconds = seconds
         self._exp = math.exp
         self._last: tuple[float, float] | None = None
+        #: When the share was first known: the rate is smoothed over at most a third of the time since.
+        self._first = 0.0
         self.rate: float | None = None
 
     def __call__(self, share: float | None) -> float | None:
@@ -227,7 +230,7 @@ class TimeLeft:
             self._last, self.rate = None, None
             return None
         if self._last is None:
-            self._last = (now, share)
+            self._last, self._first = (now, share), now
             return None
         then, before = self._last
         dt = now - then
@@ -238,7 +241,9 @@ class TimeLeft:
         if self.rate is None:
             self.rate = recent if recent > 0 else None
             return self._left(share)
-        weight = 1 - self._exp(-dt / self.seconds)
+        # (over TIME_LEFT_SECONDS, or a third of the run so far where that is less: a slow first
+        # second on a busy machine does not hold the estimate of a run of seconds)
+        weight = 1 - self._exp(-dt / max(min(self.seconds, (now - self._first) / 3), dt))
         self.rate += weight * (recent - self.rate)
         return self._left(share)
 

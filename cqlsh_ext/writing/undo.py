@@ -94,17 +94,18 @@ UNDONE_KINDS = ("edit", "rewrite", "load")
 CUT = "CUT"
 
 
-def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
+def run_undo(ctx: WriteContext, request: UndoRequest, finishing: int | None = None) -> UndoFigures:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
     for a journal or a target that is refused, before anything is written. Its figures. The
     journal (found by its path, its id or LAST: writing.journal_names) is locked for the run
-    (writing.journal_lock): a live run's is refused."""
+    (writing.journal_lock): a live run's is refused. `finishing`: the rows an earlier UNDO of the
+    journal, stopped on its way, wrote back (this run finishes it: its first line says so)."""
     from cqlsh_ext.writing.journal_lock import JournalLock
     from cqlsh_ext.writing.journal_names import find_journal
 
     path, found = find_journal(request.path, ctx.journal_dir, UNDONE_KINDS)
     with JournalLock.take(path, "an UNDO"):
-        return _run_undo(ctx, request, path, found)
+        return _run_undo(ctx, request, path, found, finishing)
 
 
 def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
@@ -129,7 +130,8 @@ def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
             "stopped": done.stop or None}
 
 
-def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -> UndoFigures:
+def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, back: int | None
+              ) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal_names import hint_name
@@ -153,16 +155,18 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     asking = not request.confirm and bool(todo) and ctx.ask is not None and not unsealed and \
         (not cut or request.cut)
     out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
+    noun, where = _cells(first, blob)
+    add = '' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''
+    heading = _heading(hint_name(path, ctx.journal_dir), todo, back, noun, where, add)
+    if back is not None and todo:  # (finishing: first of all what it does, never words of a refusal)
+        say(heading, out)
     if found:
         _say_found(request, path, out)
     _say_unvouched(parts, out)
     if request.confirm and cut and not request.cut:
-        raise WriteRefused(f"{cut[0].path} has no closing line: its rows after line {cut[0].lines:,} are not "
-                           f"known; add {CUT} to write back the rows it holds "
-                           f"(UNDO '{hint_name(path, ctx.journal_dir)}' {CUT} CONFIRM)")
-    noun, where = _cells(first, blob)
-    say(f"undo: {plural(todo, noun)} of {where} to write back"
-        f"{'' if request.confirm or asking else ' (add CONFIRM to write them)' if not unsealed else ''}", out)
+        raise _cut_refused(cut[0], hint_name(path, ctx.journal_dir))
+    if back is None or not todo:
+        say(heading, out)
     if not todo:
         return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
@@ -206,6 +210,21 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     written = undo_journal.path
     _closing(ctx, done, request, path, written, noun, whose)
     return UndoFigures(todo, still, done, written)
+
+
+def _cut_refused(part: JournalRead, named: str) -> WriteRefused:
+    """A journal without its closing line, confirmed without CUT: what to add."""
+    return WriteRefused(f"{part.path} has no closing line: its rows after line {part.lines:,} are not known; "
+                        f"add {CUT} to write back the rows it holds (UNDO '{named}' {CUT} CONFIRM)")
+
+
+def _heading(named: str, todo: int, finishing: int | None, noun: str, where: str, add: str) -> str:
+    """What the UNDO will do: the `todo` rows (cells: `noun`) it writes back, or, finishing an UNDO
+    stopped on its way (`finishing`: the rows it wrote back), those left of them."""
+    if finishing is None or not todo:
+        return f"undo: {plural(todo, noun)} of {where} to write back{add}"
+    left = plural(max(todo - finishing, 0), noun)
+    return f"finishing UNDO '{named}': {left} of {where} left of {todo:,}{add}"
 
 
 def _say_found(request: UndoRequest, path: str, out: IO[str]) -> None:

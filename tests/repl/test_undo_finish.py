@@ -69,19 +69,27 @@ def test_an_interrupted_undo_names_its_finish_and_finishing_it_is_a_summary(term
     counted = re.search(r"undo:\s+([\d,]+)\s+cells\s+of", stopped)
     assert counted and int(counted.group(1).replace(",", "")) == 2 * written, stopped[-3000:]
     assert f"Finish it: {undo}" in stopped, stopped[-3000:]
+    back_before = applied(home, "undo")
     start = len(t.text)
     t.type(undo + ";")
     t.enter()
     t.expect(r"cells\s+written\s+back")
     t.prompt()
     finished = t.text[start:]
+    # It says first what it will do, never that the journal was undone already (a refusal's words).
+    said = " ".join(finished.split()).rsplit(f"{undo};", 1)[1].strip()  # (after the statement, as drawn)
+    left = 2 * written - back_before
+    first = rf"finishing {re.escape(undo.removesuffix(' CONFIRM'))}: {left:,} cells of \S+ \([^)]*\) left of "
+    assert re.match(first + f"{2 * written:,} ", said), said[:400]
+    assert "already undone" not in finished and "Undo the undo" not in finished.split("written back")[0], \
+        finished[-3000:]
     # the summary says it once, not a line a row
     assert " ".join(finished.split()).count("already restored") == 1, finished[-3000:]
-    heading = re.search(r"undo:\s+([\d,]+)\s+cells\s+of", finished)
     summary = re.search(r"([\d,]+) cells written back, ([\d,]+) already restored", " ".join(finished.split()))
-    assert heading and summary, finished[-3000:]
-    todo, back, restored = (int(x.replace(",", "")) for x in (heading.group(1), *summary.groups()))
-    assert 0 < back and 0 < restored and back + restored == todo == 2 * written, finished[-3000:]
+    assert summary, finished[-3000:]
+    back, restored = (int(x.replace(",", "")) for x in summary.groups())
+    assert 0 < back and 0 < restored and back + restored == 2 * written and restored == back_before, \
+        finished[-3000:]
     after = {r.id: (r.data, r.note) for r in session.execute("SELECT id, data, note FROM orders_slow")}
     assert after == before
     assert max(len(row) for row in t.display()) <= 80
