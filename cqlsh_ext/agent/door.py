@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.settings import AgentSettings, Settings
 
+#: What cqlsh's main() exits with when Ctrl-C stops it connecting.
+CONNECTION_ABORTED = "Connection aborted."
 #: How long a press the timer sent just as its statement ended is waited for (seconds).
 LATE_PRESS = 0.05
 
@@ -183,11 +185,11 @@ class AgentRun:
         try:
             done = run()
         except KeyboardInterrupt:
-            self._stopped(timer)
+            self._stopped(timer, printed)
             return True
         except Exception as err:
             if wraps_ctrl_c(err):
-                self._stopped(timer)
+                self._stopped(timer, printed)
                 return True
             from cqlsh_ext.agent import crash  # (on a bug only: nothing of it at start-up)
 
@@ -203,7 +205,7 @@ class AgentRun:
             self._said_cut(printed)
             self.flush()
         if presses() > heard:  # stopped at a first press, and ended as if by itself
-            self._stopped(timer)
+            self._stopped(timer, printed)
             self.flush()
         return done
 
@@ -229,21 +231,27 @@ class AgentRun:
                 pass
         self._timer = None
 
-    def _stopped(self, timer: StatementTimer | None) -> None:
-        """A statement stopped by its --timeout or by Ctrl-C: said, noted."""
+    def _stopped(self, timer: StatementTimer | None, before: int) -> None:
+        """A statement stopped by its --timeout or by Ctrl-C: said, noted; `before`: the results
+        printed before it (rows.printed): "printed above" only when a row of its answer was, or it
+        is no read (a write's summary with its Resume and Undo lines: what it did)."""
+        if _first_word(self.statement) != "select":
+            said = "what the statement did before is printed above"
+        elif any(result.shown for result in self.rows.printed[before:]):
+            said = "what it read before is printed above"
+        else:
+            said = "no row of its answer was printed"
         if timer is not None and timer.fired:
             self.outcome.note(exits.TIMED_OUT)
             self.cuts.append("timed_out")
-            self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; "
-                              "what it read before is printed above", "timed_out")
+            self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; {said}",
+                       "timed_out")
             return
         self.interrupted = True
         self._stop()
         self.outcome.note(exits.INTERRUPTED)
         self.cuts.append("interrupted")
-        # A read's rows, a write's summary with its Resume and Undo lines: what it did, either way.
-        self.error("interrupted (Ctrl-C): what the statement did before is printed above; "
-                          "the run stops here", "interrupted")
+        self.error(f"interrupted (Ctrl-C): {said}; the run stops here", "interrupted")
 
     def _said_cut(self, before: int) -> None:
         """Each result --max-rows cut during the statement said, with its token."""
@@ -283,13 +291,19 @@ class AgentRun:
         finally:
             self._kind = None
 
-    def fatal(self, text: str) -> None:
+    def fatal(self, text: str) -> int:
         """cqlsh's last words before it exits 1 ('Connection error: ...', "Can't open ..."), which
-        Python would have printed: said as every error is."""
+        Python would have printed: said as every error is; the run's exit code: 130 for a Ctrl-C
+        while connecting (cqlsh's 'Connection aborted.'), else 1."""
+        if text == CONNECTION_ABORTED:
+            kind, code = "interrupted", exits.INTERRUPTED.code
+        else:
+            kind, code = ("usage" if text.startswith("Can't open") else "connection"), exits.CONNECTION.code
         if not self.json_errors:
             say(text)
-            return
-        self._pending.append((text, "usage" if text.startswith("Can't open") else "connection"))
+        else:
+            self._pending.append((text, kind))
+        return code
 
     def keep(self, text: str) -> None:
         """A line the shell's printerr was handed, kept to be written as JSON (of the kind error()

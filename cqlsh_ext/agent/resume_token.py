@@ -74,7 +74,7 @@ def read(text: str) -> ResumeToken:
                 and index >= 0 and before >= 0 and (state is None or isinstance(state, str))):
             raise ValueError("fields")
         position = (None if state is None else bytes.fromhex(state), index)
-    except (ValueError, KeyError, UnicodeError, binascii.Error, TypeError):
+    except (ValueError, KeyError, UnicodeError, binascii.Error, TypeError, RecursionError):  # (nesting)
         raise ResumeError("--resume: not a token of this version's (--stats and --max-rows give one "
                           "with the answer they cut)") from None
     return ResumeToken(statement, position, before)
