@@ -312,7 +312,8 @@ class AgentRun:
 
     def flush(self) -> None:
         """The errors kept, each one JSON object on standard error; a line that starts with a space
-        (cqlsh's statement and caret under a syntax error) is the detail of the one before."""
+        (cqlsh's statement and caret under a syntax error) is the detail of the one before, and the
+        other lines of one error (a server's message that holds line breaks) its message's."""
         if not self._pending:
             return
         from cqlsh_ext.agent.errors import classify
@@ -320,9 +321,12 @@ class AgentRun:
         pending, self._pending = self._pending, []
         grouped: list[tuple[str, str | None, list[str]]] = []
         for text, kind in pending:
-            for line in text.splitlines() or [""]:
+            for at, line in enumerate(text.splitlines() or [""]):
                 if grouped and (line[:1].isspace() or not line.strip()):
                     grouped[-1][2].append(line)
+                elif at and grouped:
+                    last, last_kind, detail = grouped[-1]
+                    grouped[-1] = (f"{last}\n{line}", last_kind, detail)
                 else:
                     grouped.append((line, kind, []))
         statement = self.statement.text if self.statement is not None else None
