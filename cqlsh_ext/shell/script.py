@@ -41,13 +41,13 @@ def _read_linearly(loop: ScriptLoop) -> None:
     each character once), its lines split where io splits them untranslated (\n, \r, \r\n)."""
     import codecs
 
-    stdin = loop.stdin
+    stdin = getattr(loop, "stdin", None)  # (cqlsh's Shell's: where its get_input_line reads)
     if isinstance(stdin, codecs.StreamReaderWriter):
         import io
 
         # (stdin.stream: codecs.open's binary file; the wrapper reads it from where it is)
-        loop.stdin = io.TextIOWrapper(stdin.stream, encoding=getattr(stdin, "encoding", None) or "utf-8",
-                                      newline="")
+        setattr(loop, "stdin", io.TextIOWrapper(stdin.stream, newline="",  # noqa: B010 (not a Protocol member)
+                                                encoding=getattr(stdin, "encoding", None) or "utf-8"))
 
 
 class ScriptLoop(Protocol):
@@ -56,8 +56,6 @@ class ScriptLoop(Protocol):
 
     statement_reading: StatementSoFar
     statement: io.StringIO
-    #: Where cqlsh's get_input_line reads the script's lines (its `-f` file, SOURCE's, stdin).
-    stdin: Any
     stop: bool
     single_statement: str | None
     prompt: str
