@@ -250,11 +250,30 @@ def _internal_error(err: Exception) -> int:
     return INTERNAL.code
 
 
+class _NoOutput(io.TextIOBase):
+    """Standard output of a process started without one (`cqlsh-ext ... >&-`): its first write
+    ends the run as a reader gone does (`| head`: main(), exit code 141); a run that prints
+    nothing (a write) runs as ever."""
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise BrokenPipeError(errno.EBADF, "standard output is closed")
+
+    def fileno(self) -> int:
+        return 1  # (where main() puts /dev/null once the run ended)
+
+    def isatty(self) -> bool:
+        return False
+
+
 def _main(argv: list[str] | None) -> int:
     from cqlsh_ext.common.private_process import make_private
 
     make_private()  # before anything runs an outside piece: none reads this process's environment
     args = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started without one (`>&-`): Python leaves None, which every print fails on
+        sys.stdout = _NoOutput()
     for stream in (sys.stdout, sys.stderr):
         # A decoded document's string may hold a lone surrogate (its "\\ud800" escape: valid JSON,
         # no Unicode character), which UTF-8 cannot write: printed as that escape, exactly what
@@ -334,10 +353,9 @@ def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
     code: int = 0
     try:
         cqlshmain.main(cqlsh_args, "")
-    except SystemExit as done:  # cqlsh's: 2 (a statement failed), or 'Connection error: ...' (1)
+    except SystemExit as done:  # cqlsh's: 2 (a statement failed), 'Connection error: ...' (1), ...
         if isinstance(done.code, str):
-            agent.fatal(done.code)
-            code = 1
+            code = agent.fatal(done.code)
         else:
             code = done.code or 0
     finally:

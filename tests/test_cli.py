@@ -99,10 +99,13 @@ def test_version_comparison():
 @pytest.mark.parametrize(("text", "said"), [
     # The case: a header left open, after a good section (the line is the 4th).
     ("[ui]\ncolor = on\n\n[cqlsh_ext\ndecompress = auto\n",
-     "line 4: '[cqlsh_ext' is a [section] header without its closing ]"),
-    ("decompress = auto\n[cqlsh_ext]\n", "line 1: 'decompress = auto' comes before any [section] header"),
+     "line 4 is a [section] header without its closing ]"),
+    ("decompress = auto\n[cqlsh_ext]\n", "line 1 comes before any [section] header"),
     ("[cqlsh_ext]\ndecompress = auto\njust words\n[ui\n",
-     "line 3: 'just words' is neither a [section] header nor a key = value line (also line 4)"),
+     "line 3 is neither a [section] header nor a key = value line (also line 4)"),
+    # A file that is no cqlshrc (a .env): none of its lines is said, it may hold a secret.
+    ("SECRET=hunter2\n", "line 1 comes before any [section] header"),
+    ("[x]\nSECRET hunter2\n", "line 2 is neither a [section] header nor a key = value line"),
     ("[cqlsh_ext]\ndecompress = auto\ndecompress = gzip\n",
      "line 3: key 'decompress' in [cqlsh_ext] is given twice"),
 ])

@@ -119,6 +119,24 @@ def test_past_its_bounds_a_statement_is_refused_in_one_line_and_the_shell_goes_o
     assert inspected.stdout.rstrip().endswith("(1 blob value in 2 rows, 1 null)"), inspected.stdout
 
 
+def test_an_8_mib_line_from_f_is_refused_as_from_stdin_and_the_script_goes_on(cassandra, ks: str,
+                                                                              tmp_path: Path) -> None:
+    # Read as stdin is read (linear: bench/script_reading.py measures it), the same refusal at the
+    # same line; the CRLF line ends of the script's other lines kept as they were.
+    line = f"SELECT * FROM {ks}.c WHERE pk = 0 AND ck IN (" + "1," * (4 << 20) + "1);"
+    text = f"{line}\r\nSELECT count(*) FROM {ks}.c\r\n WHERE pk = 0;\r\n"
+    script = tmp_path / "long.cql"
+    script.write_bytes(text.encode())
+    from_file = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path, timeout=600)
+    piped = run(CQLSH_EXT, cassandra.cqlsh_args, tmp_path, stdin=text, timeout=600)
+    assert _without_place(_said(from_file.stderr), script) == [
+        "Statement refused: 8.0 MiB, more than the shell reads as one statement (1 MiB): split it into "
+        "several statements (a long IN list into several of a few thousand keys each)"], from_file.stderr
+    assert [re.sub(r"^<stdin>:\d+:", "", said) for said in _said(piped.stderr)] == \
+        _without_place(_said(from_file.stderr), script)
+    assert from_file.stdout.split() == piped.stdout.split() == ["count", "-------", "3", "(1", "rows)"]
+
+
 def test_binary_junk_from_f_is_one_line(cassandra, tmp_path: Path) -> None:
     import random
 

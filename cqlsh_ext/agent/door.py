@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 #: Why a cut answer cannot be gone on with, when its reading says no more.
 NO_RESUME = "the reading cannot be gone on with from its rows"
+#: What cqlsh's main() exits with when Ctrl-C stops it connecting.
+CONNECTION_ABORTED = "Connection aborted."
 #: How long a press the timer sent just as its statement ended is waited for (seconds).
 LATE_PRESS = 0.05
 
@@ -206,11 +208,11 @@ class AgentRun:
         try:
             done = run()
         except KeyboardInterrupt:
-            self._stopped(timer)
+            self._stopped(timer, printed)
             return True
         except Exception as err:
             if wraps_ctrl_c(err):
-                self._stopped(timer)
+                self._stopped(timer, printed)
                 return True
             from cqlsh_ext.agent import crash  # (on a bug only: nothing of it at start-up)
 
@@ -226,7 +228,7 @@ class AgentRun:
             self._said_cut(printed)
             self.flush()
         if presses() > heard:  # stopped at a first press, and ended as if by itself
-            self._stopped(timer)
+            self._stopped(timer, printed)
             self.flush()
         return done
 
@@ -271,21 +273,27 @@ class AgentRun:
                 pass
         self._timer = None
 
-    def _stopped(self, timer: StatementTimer | None) -> None:
-        """A statement stopped by its --timeout or by Ctrl-C: said, noted."""
+    def _stopped(self, timer: StatementTimer | None, before: int) -> None:
+        """A statement stopped by its --timeout or by Ctrl-C: said, noted; `before`: the results
+        printed before it (rows.printed): "printed above" only when a row of its answer was, or it
+        is no read (a write's summary with its Resume and Undo lines: what it did)."""
+        if _first_word(self.statement) != "select":
+            said = "what the statement did before is printed above"
+        elif any(result.shown for result in self.rows.printed[before:]):
+            said = "what it read before is printed above"
+        else:
+            said = "no row of its answer was printed"
         if timer is not None and timer.fired:
             self.outcome.note(exits.TIMED_OUT)
             self.cuts.append("timed_out")
-            self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; "
-                              "what it read before is printed above", "timed_out")
+            self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; {said}",
+                       "timed_out")
             return
         self.interrupted = True
         self._stop()
         self.outcome.note(exits.INTERRUPTED)
         self.cuts.append("interrupted")
-        # A read's rows, a write's summary with its Resume and Undo lines: what it did, either way.
-        self.error("interrupted (Ctrl-C): what the statement did before is printed above; "
-                          "the run stops here", "interrupted")
+        self.error(f"interrupted (Ctrl-C): {said}; the run stops here", "interrupted")
 
     def _said_cut(self, before: int) -> None:
         """Each result --max-rows cut during the statement said, with its token."""
@@ -337,13 +345,19 @@ class AgentRun:
         finally:
             self._kind = None
 
-    def fatal(self, text: str) -> None:
+    def fatal(self, text: str) -> int:
         """cqlsh's last words before it exits 1 ('Connection error: ...', "Can't open ..."), which
-        Python would have printed: said as every error is."""
+        Python would have printed: said as every error is; the run's exit code: 130 for a Ctrl-C
+        while connecting (cqlsh's 'Connection aborted.'), else 1."""
+        if text == CONNECTION_ABORTED:
+            kind, code = "interrupted", exits.INTERRUPTED.code
+        else:
+            kind, code = ("usage" if text.startswith("Can't open") else "connection"), exits.CONNECTION.code
         if not self.json_errors:
             say(text)
-            return
-        self._pending.append((text, "usage" if text.startswith("Can't open") else "connection"))
+        else:
+            self._pending.append((text, kind))
+        return code
 
     def keep(self, text: str) -> None:
         """A line the shell's printerr was handed, kept to be written as JSON (of the kind error()
@@ -352,7 +366,8 @@ class AgentRun:
 
     def flush(self) -> None:
         """The errors kept, each one JSON object on standard error; a line that starts with a space
-        (cqlsh's statement and caret under a syntax error) is the detail of the one before."""
+        (cqlsh's statement and caret under a syntax error) is the detail of the one before, and the
+        other lines of one error (a server's message that holds line breaks) its message's."""
         if not self._pending:
             return
         from cqlsh_ext.agent.errors import classify
@@ -360,9 +375,12 @@ class AgentRun:
         pending, self._pending = self._pending, []
         grouped: list[tuple[str, str | None, list[str]]] = []
         for text, kind in pending:
-            for line in text.splitlines() or [""]:
+            for at, line in enumerate(text.splitlines() or [""]):
                 if grouped and (line[:1].isspace() or not line.strip()):
                     grouped[-1][2].append(line)
+                elif at and grouped:
+                    last, last_kind, detail = grouped[-1]
+                    grouped[-1] = (f"{last}\n{line}", last_kind, detail)
                 else:
                     grouped.append((line, kind, []))
         statement = self.statement.text if self.statement is not None else None

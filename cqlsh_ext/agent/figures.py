@@ -4,11 +4,12 @@
      "truncated_why": ["max_rows"], "resume": "eyJ2IjoyLC...", "values": {"decoded": 10, "undecodable": 0},
      "elapsed_s": 0.84, "cpu_s": 0.61, "exit": {"code": 0, "name": "ok"}}
 
-`rows`: the rows the run's SELECTs printed; `truncated`: whether any answer was cut short, and
-why (`max_rows`: --max-rows on purpose; `timed_out`, `interrupted`); `exact`: nothing was cut and
-no statement failed; `resume`: the token that goes on with the first cut answer from its next row
-(--resume), null when none can; `values`: the blob values printed that decoded and those that did
-not; `cpu_s`: user and system time of the process and its worker processes.
+`rows`: the rows the run's SELECTs printed (written out: not those read that a Ctrl-C or --timeout
+stopped before they were); `truncated`: whether any answer was cut short, and why (`max_rows`:
+--max-rows on purpose; `timed_out`, `interrupted`); `exact`: nothing was cut and no statement
+failed; `resume`: the token that goes on with the first cut answer from its next row (--resume),
+null when none can; `values`: the blob values printed that decoded and those that did not; `cpu_s`:
+user and system time of the process and its worker processes.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def figures(agent: AgentRun, code: int) -> dict[str, Any]:
     why = list(dict.fromkeys(agent.cuts))
     doubted = any(printed.doubt for printed in agent.rows.printed)  # a typo's nulls (row_limit)
     exit_ = of_code(code)
-    return {"type": "stats", "statements": agent.statements, "rows": sum(p.rows for p in agent.rows.printed),
+    return {"type": "stats", "statements": agent.statements, "rows": sum(p.shown for p in agent.rows.printed),
             "exact": not why and code == 0 and not doubted, "truncated": bool(why),
             "truncated_why": why or None,
             "resume": agent.resume_token,

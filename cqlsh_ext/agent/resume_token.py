@@ -123,7 +123,7 @@ def read(text: str) -> ResumeToken:
                 and set(data) == {"v", "t", "s", "p", "i", "b"}):
             raise ValueError("fields")
         position = (None if state is None else bytes.fromhex(state), index)
-    except (ValueError, KeyError, UnicodeError, binascii.Error, TypeError):
+    except (ValueError, KeyError, UnicodeError, binascii.Error, TypeError, RecursionError):  # (nesting)
         raise ResumeError(_NOT_A_TOKEN) from None
     try:
         key = read_key(key_path(), _KEY_NAMED)

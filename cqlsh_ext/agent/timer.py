@@ -11,6 +11,8 @@ import os
 import signal
 import threading
 
+from cqlsh_ext.common.interrupt import pressing
+
 #: Seconds between the first press and the second.
 GRACE = 5.0
 
@@ -39,8 +41,11 @@ class StatementTimer:
                 if self._ended.is_set():
                     return
                 self.fired = True
+                # (what the reading's closing line says: timed out, not a person's Ctrl-C)
+                pressing(f"--timeout {self.seconds:g} s")
                 os.kill(os.getpid(), signal.SIGINT)
 
     def cancel(self) -> None:
         with self._lock:
             self._ended.set()
+            pressing(None)

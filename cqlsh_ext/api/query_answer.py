@@ -654,7 +654,13 @@ def _canonical(value: object) -> str:
         return "{" + ",".join(f"{_canonical(k)}:{_canonical(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_canonical(v) for v in value) + "]"
+    if type(value) is int and value.bit_length() > _PLAIN_BITS:  # repr() refuses past 4,300 digits
+        return f"int:{value:x}"
     return repr(value)
+
+
+#: An int of at most this many bits has fewer digits than Python's repr() converts.
+_PLAIN_BITS = 14_000
 
 
 def encode_state(owner: bytes, state: bytes | None, index: int, given: int) -> bytes:

@@ -32,9 +32,10 @@ REFUSED = Exit(3, "refused", "a statement refused before it ran by --read-only o
 TIMED_OUT = Exit(4, "timed_out", "a statement ran past --timeout and was stopped; what it read before "
                  "is printed", 3)
 INTERNAL = Exit(70, "internal", "an internal error of cqlsh-ext's: its one line names a crash report", 5)
-INTERRUPTED = Exit(130, "interrupted", "stopped by Ctrl-C (SIGINT); what was read before is printed", 4)
-OUTPUT_CLOSED = Exit(141, "output_closed", "standard output closed by its reader (`| head`), as a "
-                     "shell reports a command the pipe ended", 0)
+INTERRUPTED = Exit(130, "interrupted", "stopped by Ctrl-C (SIGINT), while connecting too; what was read "
+                   "before is printed", 4)
+OUTPUT_CLOSED = Exit(141, "output_closed", "standard output closed by its reader (`| head`), or closed "
+                     "from the start (`>&-`), as a shell reports a command the pipe ended", 0)
 
 #: Every exit code, in the order of their numbers.
 EXITS: tuple[Exit, ...] = (OK, CONNECTION, STATEMENT, REFUSED, TIMED_OUT, INTERNAL, INTERRUPTED,

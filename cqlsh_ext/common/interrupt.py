@@ -123,6 +123,21 @@ class CtrlC:
 
 #: The presses a CtrlC heard in this process, first and second (presses()).
 _heard = [0]
+#: Who is pressing now: None for a person's Ctrl-C, else its words (a time limit's: agent.timer).
+_presser: list[str | None] = [None]
+
+
+def pressing(who: str | None) -> None:
+    """The presses that follow come from `who` ("--timeout 2 s": a statement's time limit sends
+    SIGINT as a Ctrl-C), not from a person; None: from a person again."""
+    _presser[0] = who
+
+
+def interrupted_words() -> str:
+    """How a reading stopped by a press says so: "interrupted (Ctrl-C)", or "timed out (--timeout
+    2 s)" when its time limit pressed (pressing())."""
+    who = _presser[0]
+    return "interrupted (Ctrl-C)" if who is None else f"timed out ({who})"
 
 
 def presses() -> int:
@@ -315,5 +330,5 @@ def wraps_ctrl_c(err: BaseException) -> bool:
     return False
 
 
-__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child", "presses",
-           "shielded", "wraps_ctrl_c"]
+__all__ = ["CtrlC", "Flag", "Remote", "answering", "ends_at_once", "hand_on", "ignore_in_child",
+           "interrupted_words", "presses", "pressing", "shielded", "wraps_ctrl_c"]

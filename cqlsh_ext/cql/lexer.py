@@ -79,7 +79,7 @@ def tokenize(text: str) -> list[Token]:
         elif kind == "int":
             append(Token(kind, raw, start, pos, _integer(raw)))
         else:  # decimal
-            append(Token(kind, raw, start, pos, Decimal(raw)))
+            append(Token(kind, raw, start, pos, _decimal(raw)))
     append(Token("end", "", size, size))
     return tokens
 
@@ -90,6 +90,15 @@ def _integer(raw: str) -> int | None:
     try:
         return int(raw)
     except ValueError:
+        return None
+
+
+def _decimal(raw: str) -> Decimal | None:
+    """A decimal literal's value; None for one whose exponent no decimal holds (1.5e999999999999999999999:
+    Decimal() raises InvalidOperation), which a reader that takes numbers refuses in its words."""
+    try:
+        return Decimal(raw)
+    except ArithmeticError:
         return None
 
 
@@ -148,6 +157,17 @@ class Cursor:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self._questions: list[int] | None = None
+
+    def questions_before(self, at: int) -> int:
+        """How many `?` markers are among the tokens before token `at` (a marker's index): their
+        places found once, each asked in log time (counting them again at each marker of an IN
+        list of 20,000 took 17 s)."""
+        if self._questions is None:
+            self._questions = [i for i, t in enumerate(self.tokens) if t.kind == "punct" and t.value == "?"]
+        import bisect
+
+        return bisect.bisect_left(self._questions, at)
 
     def peek(self, ahead: int = 0) -> Token:
         at = self.pos + ahead

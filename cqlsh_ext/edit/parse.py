@@ -375,6 +375,8 @@ def _number(tok: Token, negative: bool = False) -> int | float:
         if abs(number) == float("inf"):
             raise QueryError(f"{tok.value} is beyond a double")
         return Spelt(text if _JSON_NUMBER.fullmatch(text) else repr(-number if negative else number))
+    if value is None and tok.kind == "decimal":  # an exponent no decimal holds
+        raise QueryError(f"{tok.value} is beyond a double")
     if value is None:  # past Python's int-string limit, which the lexer leaves unread
         from cqlsh_ext.payload.numbers import integer_of
 

@@ -242,5 +242,7 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
     if writing_pressed:
         sections.append("Ctrl-C while writing: the file was finished with the rows read")
     elif interrupted:
-        sections.append("interrupted (Ctrl-C): the file holds the rows read before")
+        from cqlsh_ext.common.interrupt import interrupted_words
+
+        sections.append(f"{interrupted_words()}: the file holds the rows read before")
     return rows, f"{LABEL}: " + "; ".join(sections)

@@ -12,7 +12,7 @@ and its lexer reads it all again: an unclosed comment of 100,000 lines took 123 
 shell meets a statement:
 
 1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the scripts' loop is the shell's:
-   shell/script.py):
+   shell/script.py, which reads a `-f` file and SOURCE's as stdin is read, each character once):
    measured a line at a time, each character once (cql.grammar_bounds.Measure): at most
    STATEMENT_BYTES, STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else
    refused in one line at the line that passes the bound; the rest of it (to its end) is dropped

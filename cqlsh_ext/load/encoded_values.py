@@ -443,10 +443,13 @@ def stray_text(name: str, meta: Any, keyspace: str) -> str:
     """Why a source's column `name` (not a known_columns one) is refused: the nearest column named."""
     import difflib
 
+    from cqlsh_ext.common.text import visible
+
     columns = list(meta.columns)
     near = difflib.get_close_matches(name, columns, n=1)
     hint = f"did you mean {near[0]}?" if near else f"its columns: {', '.join(columns)}"
-    return f"{name} is no column of {keyspace}.{meta.name} ({hint})"
+    # (a file's header: any bytes at all, a terminal's escapes too)
+    return f"{visible(name, 80)} is no column of {keyspace}.{meta.name} ({hint})"
 
 
 def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:

@@ -104,7 +104,9 @@ def with_columns(ctx: WriteContext, request: LoadRequest) -> LoadRequest:
         return request
     columns = tuple(n for n in names if n in meta.columns)
     if not columns:
-        raise QueryError(f"{path} names no column of {request.keyspace}.{meta.name}")
+        from cqlsh_ext.load.files import shown
+
+        raise QueryError(f"{shown(path)} names no column of {request.keyspace}.{meta.name}")
     return replace(request, columns=columns)
 
 

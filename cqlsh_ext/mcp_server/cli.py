@@ -87,11 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     http.add_argument("--tls-key", metavar="FILE", help="and this private key (PEM)")
     http.add_argument("--tls-client-ca", metavar="FILE",
                       help="require client certificates signed by this CA (mutual TLS)")
-    from cqlsh_ext.mcp_server.http_bounds import BODY_SECONDS
+    from cqlsh_ext.mcp_server.http_bounds import BODY_SECONDS, BODY_WHOLE
 
     http.add_argument("--http-body-timeout", type=float, metavar="SECONDS",
-                      help="close a connection whose request body makes no progress this long, "
-                           f"answered 408 (nginx's client_body_timeout; default {BODY_SECONDS:g})")
+                      help="close a connection whose request body makes no progress this long, or is "
+                           f"not whole within {BODY_WHOLE} times it, answered 408 (nginx's "
+                           f"client_body_timeout; default {BODY_SECONDS:g})")
     http.add_argument("--private-network", action="store_true",
                       help="an address other than loopback without TLS: the network is yours alone "
                            "(a Compose network); a token (or OAuth) is still required")

@@ -14,7 +14,9 @@ response completes):
   bound of 5 s);
 - BODY_SECONDS (`--http-body-timeout`): a request's body makes progress (some bytes arrive) at
   least this often, else the connection is closed after `408 Request Timeout` (nginx's
-  client_body_timeout); time the server itself stops reading (its flow control) is not counted;
+  client_body_timeout); and it arrives whole within BODY_WHOLE times that of its start (60 s by
+  default), however steadily it trickles (a byte every 2 s held a slot for as long as its client
+  liked); time the server itself stops reading (its flow control) is not counted;
 - a connection is *authenticated* once a request on it carried the server's token (or an OAuth
   access token it took; on a server without either, once a request reached /mcp): transport.py
   says so through `prove(scope)`. Connections not authenticated yet cannot hold the server: one
@@ -40,6 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 HEAD_SECONDS = 10.0
 BODY_SECONDS = 20.0
+#: A request's body arrives whole within this many times BODY_SECONDS (--http-body-timeout).
+BODY_WHOLE = 3
 PER_CLIENT = 64
 UNPROVEN_PER_CLIENT = 16
 TOTAL = 512
@@ -180,6 +184,7 @@ class _BoundedConnection(_Protocol):
     _told: _Told
     _body_seconds: float
     _body_timed_out: str
+    _body_not_whole: str
     #: h11's states (uvicorn's h11, imported when the class is made).
     _idle: Any
     _send_body: Any
@@ -188,6 +193,8 @@ class _BoundedConnection(_Protocol):
     _head_timer: Any = None
     _body_timer: Any = None
     _body_progress = 0.0
+    #: When the body being read started (moved on by the time the server paused reading it).
+    _body_started = 0.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -246,6 +253,7 @@ class _BoundedConnection(_Protocol):
         if state is self._send_body:
             self._body_progress = self.loop.time()
             if self._body_timer is None:
+                self._body_started = self._body_progress
                 self._body_timer = self.loop.call_later(self._body_seconds, self._body_late)
         else:
             self._body_ended()
@@ -279,10 +287,19 @@ class _BoundedConnection(_Protocol):
         self._body_timer = None
         if self.transport.is_closing() or self.conn.their_state is not self._send_body:
             return
-        body_seconds = self._body_seconds
-        waited = self.loop.time() - self._body_progress
-        if waited < body_seconds or self.flow.read_paused:  # progress since, or the server's pause
-            self._body_timer = self.loop.call_later(max(body_seconds - waited, 0.1), self._body_late)
+        body_seconds, now = self._body_seconds, self.loop.time()
+        if self.flow.read_paused:  # the server's pause: counted neither way
+            self._body_started += body_seconds
+            self._body_timer = self.loop.call_later(body_seconds, self._body_late)
+            return
+        waited = now - self._body_progress
+        left = body_seconds * BODY_WHOLE - (now - self._body_started)
+        if left <= 0:
+            self._close(_TIMED_OUT, self._body_not_whole)
+            return
+        if waited < body_seconds:  # progress since
+            again = max(min(body_seconds - waited, left), 0.1)
+            self._body_timer = self.loop.call_later(again, self._body_late)
             return
         # The request's application sees the connection gone (transport.py reads a body whole
         # before handing it on, and hands on none that did not end).
@@ -314,6 +331,7 @@ def protocol(log: Callable[[str], None], body_seconds: float = BODY_SECONDS) -> 
         _told = _Told(log)
         _body_seconds = body_seconds
         _body_timed_out = f"a request's body made no progress for {body_seconds:g} s"
+        _body_not_whole = f"a request's body did not arrive whole within {body_seconds * BODY_WHOLE:g} s"
         _idle = h11.IDLE
         _send_body = h11.SEND_BODY
 

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.common.interrupt import answering
+from cqlsh_ext.common.interrupt import CtrlC, answering
 from cqlsh_ext.output.row_limit import RowLimit
 from cqlsh_ext.settings import NONE, DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
@@ -279,9 +279,21 @@ class ResultPipeline:
         table = table_meta.name if table_meta else None
         places: list[ValuePlace | None] = [ValuePlace(ks_name, table, name) for name in names]
         writer = make_writer(fmt, shell.query_out, names, types, self.display, places)
-        for rows in pages:
-            writer.write_values(rows)
+        for rows in pages:  # (a page is waited for outside _written_whole: Ctrl-C ends the wait at once)
+            with self._written_whole() as ctrl_c:
+                writer.write_values(self.rows.counted(rows, ctrl_c))
         writer.finish()
+
+    @contextmanager
+    def _written_whole(self) -> Iterator[CtrlC]:
+        """Around rows being written out: a first Ctrl-C (or --timeout's) lets the page, or with a
+        machine format the row (RowLimit.counted), being written end whole, then stops the statement
+        as a press does (KeyboardInterrupt), so that --stats counts exactly the rows printed; a
+        second press stops at once (a reader that holds the pipe full)."""
+        with CtrlC() as ctrl_c:
+            yield ctrl_c
+        if ctrl_c.pressed:
+            raise KeyboardInterrupt
 
     # ------------------------------------------------------------------ one page
 
@@ -299,9 +311,10 @@ class ResultPipeline:
                                        [_values(result.current_rows, names)])
         types = result.column_types
         if not self._decodes(types):
-            with self._page(names, types, table_meta, row_count_offset):
+            with self._written_whole(), self._page(names, types, table_meta, row_count_offset):
                 self.stock.print_static_result(self.shell, result, table_meta, with_header, tty,
                                                row_count_offset)
+                self.rows.shown(len(result.current_rows or ()))
             return
         if not names and not table_meta:
             return
@@ -376,10 +389,12 @@ class ResultPipeline:
                 for part in later:
                     values += table.formatted_rows(names, types, part, ks_name, table_name, ks_meta,
                                                    page.formats, page.display)
-                if shell.expand_enabled:
-                    self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
-                else:
-                    self.print_formatted_result(formatted_names, values, with_header, tty)
+                with self._written_whole():  # (a page's rows counted whole: its lines are not its rows)
+                    if shell.expand_enabled:
+                        self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
+                    else:
+                        self.print_formatted_result(formatted_names, values, with_header, tty)
+                    self.rows.shown(len(values))
             finally:
                 page.display = None  # the next page of the result decides again
 

@@ -11,9 +11,12 @@ as each page is fetched (`page_state`); a typed answer's rows carry their Positi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.common.interrupt import CtrlC
 
 #: A row's place in a reading: (the paging state its page was asked with, its index in the page).
 Position = tuple["bytes | None", int]
@@ -24,14 +27,17 @@ PATH_NOT_FOUND = "path_not_found"
 
 
 class Printed:
-    """One result as it was printed: its rows, whether --max-rows cut it (`cut`), and where it goes
-    on from (`resume`: None when it was not cut, or the reading cannot go on from its rows). (A
-    plain class: the module is imported at every start-up, where a dataclass costs its making.)"""
+    """One result as it was printed: its rows taken to be printed (`rows`: --max-rows' room), those
+    written out (`shown`: a Ctrl-C or --timeout may stop it between the two), whether --max-rows cut
+    it (`cut`), and where it goes on from (`resume`: None when it was not cut, or the reading cannot
+    go on from its rows). (A plain class: the module is imported at every start-up, where a
+    dataclass costs its making.)"""
 
-    __slots__ = ("cut", "doubt", "resume", "rows", "why_not")
+    __slots__ = ("cut", "doubt", "resume", "rows", "shown", "why_not")
 
     def __init__(self) -> None:
         self.rows = 0
+        self.shown = 0
         self.cut: str | None = None
         self.resume: Position | None = None
         #: Why its rows may be wrong though none was cut (PATH_NOT_FOUND: a path no value read had,
@@ -66,6 +72,25 @@ class RowLimit:
         self.printed.append(printed)
         start, self.start = self.start or (None, 0), None
         return printed, start
+
+    def shown(self, count: int) -> None:
+        """`count` rows of the result being printed were written out (the writers, each table page)."""
+        if self.printed:
+            self.printed[-1].shown += count
+
+    def counted(self, rows: Iterable[Any], stop: CtrlC) -> Iterator[Any]:
+        """`rows` as a writer writes them, each one counted shown once the writer asks for the next
+        (it was written) or for none (the last); none after `stop` (a CtrlC) was pressed."""
+        taken = 0
+        for row in rows:
+            if taken:
+                self.shown(1)
+                taken = 0
+            if stop.pressed:
+                return
+            taken = 1
+            yield row
+        self.shown(taken)
 
     def _room(self, printed: Printed) -> int | None:
         return None if self.most is None else max(0, self.most - printed.rows)

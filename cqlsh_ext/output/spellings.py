@@ -537,6 +537,14 @@ class CsvSpelling(Blobs):
         super().__init__(settings)
         #: Collections, UDTs and other values without a text form of their own are their JSON text.
         self.json = JsonSpelling(settings)
+        #: The values cut at the output cap (a field holds no word of it: the writer says them once
+        #: the result ends), and why the first was.
+        self.cuts = 0
+        self.first_cut = ""
+
+    def _cut(self, why: str) -> None:
+        self.cuts += 1
+        self.first_cut = self.first_cut or why
 
     def value(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
         """A CSV field: plain text for scalars, JSON text for collections and UDTs."""
@@ -564,10 +572,15 @@ class CsvSpelling(Blobs):
             if view is None:
                 return hexed
             VALUES.count(view.kind)
+            if view.truncated_layer is not None:
+                self._cut(cut_text(view))
             if view.kind == RECORD:
-                from cqlsh_ext.payload.formats.tree import jsonable
+                from cqlsh_ext.payload.formats.tree import jsonable_cut
 
-                return json.dumps(jsonable(view.record, Budget.for_cap(self.cap)), ensure_ascii=False)
+                tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
+                if cut and view.truncated_layer is None:
+                    self._cut(cut)
+                return json.dumps(tree, ensure_ascii=False)
         except Exception as err:  # the last-resort boundary, as in the table
             view = failed(stored, err)
             VALUES.count(FAILED)

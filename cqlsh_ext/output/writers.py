@@ -102,6 +102,13 @@ class CsvWriter:
 
     def finish(self) -> None:
         self.out.flush()
+        spelling = self.spelling
+        if spelling.cuts:  # (json says it in the value's object, the table in its cell)
+            from cqlsh_ext.common.text import say
+
+            values = "1 value" if spelling.cuts == 1 else f"{spelling.cuts:,} values"
+            say(f"csv: {values} cut at the output cap, its field holding what was kept (the first: "
+                f"{spelling.first_cut}): --max-output-size SIZE keeps more")
 
 
 def rows_values(rows: Iterable[Any], names: list[str]) -> Iterable[list[Any]]:

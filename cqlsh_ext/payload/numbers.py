@@ -54,6 +54,13 @@ def integer_of(digits: str, doing: str = "a payload condition compares") -> int:
     return int(digits)
 
 
+def exponent_refusal(literal: str, doing: str = "a payload condition compares") -> str:
+    """The one line that refuses a number literal whose exponent no decimal holds."""
+    from cqlsh_ext.common.text import visible
+
+    return f"the number {visible(literal, 40)}: {doing} numbers whose exponent a decimal holds"
+
+
 def _refusal(digits: int, doing: str) -> str:
     return f"a number of {digits:,} digits: {doing} numbers of at most {INTEGER_DIGITS:,} digits"
 

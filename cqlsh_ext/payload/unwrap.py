@@ -392,9 +392,10 @@ def _read_as_structured(view: BlobView, data: bytes, label: str, name: str, tree
 
 
 def stored_text(value: bytes) -> tuple[str, bool] | None:
-    """(text, clean) when a value that matched no format is stored as text (MIN_TEXT_LENGTH)."""
+    """(text, clean) when a value that matched no format is stored as text (MIN_TEXT_LENGTH; a
+    shorter one only when it is a JSON object or array that parses: `{}`, `["é"]`)."""
     if len(value) < MIN_TEXT_LENGTH:
-        return None
+        return _short_json_value(value)
     if value.startswith(_UTF16_BOMS):
         try:
             text = value.decode("utf-16")
@@ -420,6 +421,21 @@ def stored_text(value: bytes) -> tuple[str, bool] | None:
         # or array (`{"a": "xéy"}`: no random bytes are that).
         if len(value) < SHORT_TEXT and not _short_json(text):
             return None
+    return text, b"\xc2" not in value and "\t" not in text and "\n" not in text and "\r" not in text
+
+
+def _short_json_value(value: bytes) -> tuple[str, bool] | None:
+    """(text, clean) for a value shorter than MIN_TEXT_LENGTH that is a JSON object or array (no
+    random value of a few bytes parses as one and starts with { or [ by chance often enough to
+    matter: it must parse whole)."""
+    if value.lstrip()[:1] not in (b"{", b"["):
+        return None
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not _short_json(text) or _CONTROL_RE.search(text):
+        return None
     return text, b"\xc2" not in value and "\t" not in text and "\n" not in text and "\r" not in text
 
 

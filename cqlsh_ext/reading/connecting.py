@@ -92,6 +92,15 @@ def connection(args: list[str], keyspaces: KeyspacesSide, kind: type[C], *, prog
     finder.add_argument("--cqlshrc")
     cqlshrc = finder.parse_known_args(cqlsh_args)[0].cqlshrc
     cqlshmain = seams.import_cqlshmain(cqlshrc)
+    # An option neither parser takes (the shell's --read-only): cqlsh would read it as the host
+    # name, and the host as the port ("'127.0.0.1' is not a valid port number").
+    stray = next((word for word in cqlshmain.parser.parse_known_args(cqlsh_args)[1]
+                  if word.startswith("-") and word != "-"), None)
+    if stray is not None:
+        from cqlsh_ext.common.text import visible
+
+        typed = visible(stray.split("=", 1)[0], 60)
+        raise ConnectionRefused(f"unknown option {typed}: {prog} --help lists them")
     with seams.cqlshrc_in_force(cqlshmain, cqlshrc) as config_file:
         ext.debug = "--debug" in cqlsh_args
         settings = load(ext, config_file)

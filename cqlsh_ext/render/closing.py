@@ -95,7 +95,9 @@ def closing_ends(notes: ReadNotes) -> list[str]:
     if notes.cancelled:
         ends.append("stopped before its end (cancelled, or a time limit): the answer covers the rows read")
     elif notes.interrupted:
-        ends.append("interrupted (Ctrl-C): the answer covers the rows read")
+        from cqlsh_ext.common.interrupt import interrupted_words
+
+        ends.append(f"{interrupted_words()}: the answer covers the rows read")
     elif notes.output_closed:
         ends.append(f"stopped {notes.closed_by or 'when the output closed'}")
     if notes.error:

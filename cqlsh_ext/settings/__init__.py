@@ -642,42 +642,38 @@ def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
     parser = configparser.RawConfigParser()
     if not path:
         return parser
+    from cqlsh_ext.common.text import visible
+
     try:
         parser.read(path)
     except configparser.Error as err:
-        raise SettingError(f"{path}: {_ini_problem(err)}") from None
+        raise SettingError(f"{visible(path, 200)}: {_ini_problem(err)}") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise SettingError(f"{path}: cannot be read: {err}") from None
+        raise SettingError(f"{visible(path, 200)}: cannot be read: {visible(str(err), 200)}") from None
     return parser
 
 
 def _ini_problem(err: configparser.Error) -> str:
-    """What configparser found wrong, naming the line (its first line says only 'parsing errors')."""
-    import ast
-
-    def text(shown: str) -> str:  # configparser keeps each bad line as its repr()
-        try:
-            return str(ast.literal_eval(shown)).strip()
-        except (ValueError, SyntaxError):
-            return shown.strip()
+    """What configparser found wrong, naming the line by its number, never by its text: a file given
+    as cqlshrc that is none (a credentials file, a .env) may hold a secret on any line."""
+    from cqlsh_ext.common.text import visible
 
     if isinstance(err, configparser.MissingSectionHeaderError):
-        return f"line {err.lineno}: {text(repr(err.line))!r} comes before any [section] header"
+        return f"line {err.lineno} comes before any [section] header"
     if isinstance(err, configparser.ParsingError) and err.errors:
-        lineno, shown = err.errors[0]
-        line = text(shown)
+        lineno, shown = err.errors[0]  # (shown: the line's repr(), read to say what it is, not said)
+        line = shown.strip("'\"").strip()
         why = ("a [section] header without its closing ]" if line.startswith("[") and "]" not in line
                else "neither a [section] header nor a key = value line")
         more = [str(n) for n, _ in err.errors[1:]]
         also = f" (also line{'s' if len(more) > 1 else ''} {', '.join(more)})" if more else ""
-        return f"line {lineno}: {line!r} is {why}{also}"
+        return f"line {lineno} is {why}{also}"
     twice = (configparser.DuplicateSectionError, configparser.DuplicateOptionError)
     if isinstance(err, twice) and err.lineno:
-        what = (f"section [{err.section}]" if isinstance(err, configparser.DuplicateSectionError)
-                else f"key {err.option!r} in [{err.section}]")
+        what = (f"section [{visible(err.section, 60)}]" if isinstance(err, configparser.DuplicateSectionError)
+                else f"key {visible(repr(err.option), 60)} in [{visible(err.section, 60)}]")
         return f"line {err.lineno}: {what} is given twice"
-    first = str(err).splitlines()[0].rstrip(":")
-    return f"cannot be read as an ini file: {first}"
+    return f"cannot be read as an ini file ({type(err).__name__})"
 
 
 def load(flags: Any = None, config_file: str | None = None) -> Settings:

@@ -34,6 +34,22 @@ def unreadable_input(err: UnicodeDecodeError, lineno: int) -> str:
             f"{read:,} line{'' if read == 1 else 's'} read: nothing from there on is run")
 
 
+def _read_linearly(loop: ScriptLoop) -> None:
+    """cqlsh opens `-f`'s file and SOURCE's with codecs.open, whose readline looks for the line's end
+    again in all it has read of the line at every chunk of it: a line of 8 MB cost 10 s of CPU
+    before the shell could measure and refuse it, 24 MB 88 s. The same file read as stdin is (io:
+    each character once), its lines split where io splits them untranslated (\n, \r, \r\n)."""
+    import codecs
+
+    stdin = getattr(loop, "stdin", None)  # (cqlsh's Shell's: where its get_input_line reads)
+    if isinstance(stdin, codecs.StreamReaderWriter):
+        import io
+
+        # (stdin.stream: codecs.open's binary file; the wrapper reads it from where it is)
+        setattr(loop, "stdin", io.TextIOWrapper(stdin.stream, newline="",  # noqa: B010 (not a Protocol member)
+                                                encoding=getattr(stdin, "encoding", None) or "utf-8"))
+
+
 class ScriptLoop(Protocol):
     """What the scripts' loop (`run_script`) uses of the shell: cqlsh's reading of a script's lines
     (its statement so far, its prompts, onecmd, its end of input) and the statement's bounds."""
@@ -61,6 +77,7 @@ def run_script(loop: ScriptLoop, cql_errors: tuple[type[BaseException], ...]) ->
     bound is refused at the line that passes it, and one of nothing to run (a lone `;`) is not sent.
     `cql_errors`: what cqlsh's loop says in one line (cqlshmain.CQL_ERRORS)."""
     reading = loop.statement_reading
+    _read_linearly(loop)
     with loop.prepare_loop():
         while not loop.stop:
             try:

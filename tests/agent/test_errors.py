@@ -30,6 +30,14 @@ def test_a_server_error_is_one_object_and_the_rows_stay_on_stdout(cassandra, hom
     assert error["hint"]
 
 
+def test_a_server_error_holding_line_breaks_is_one_object(cassandra, home: Path, numbered: str) -> None:
+    result = ext(cassandra, home, "--output-format", "json", "-e",
+                 f"SELECT n FROM {numbered} WHERE p = 'a\nb\nc'")
+    assert result.returncode == 2
+    [error] = _objects(result.stderr)
+    assert error["kind"] == "invalid" and "(a\nb\nc)" in str(error["message"]), error
+
+
 def test_a_syntax_error_names_its_position(cassandra, home: Path, numbered: str) -> None:
     result = ext(cassandra, home, "--output-format", "json", "-e", f"SELECT n FROM {numbered} WHER n = 1")
     assert result.returncode == 2

@@ -465,6 +465,19 @@ def test_a_file_column_not_the_tables_is_refused_naming_the_nearest(cassandra, k
     assert list(session.execute(f"SELECT * FROM {regions}")) == []
 
 
+def test_a_csv_header_naming_no_column_is_said_escaped_on_one_line(cassandra, ks, session, regions,
+                                                                   tmp_path) -> None:
+    # A header of a terminal's escapes (a title set, the screen cleared) and a line break.
+    path = tmp_path / "escapes.csv"
+    path.write_bytes(b'id,ck,"\x1b]0;owned\x07\x1b[2J\nx",data\n1,1,eu,"{""a"": 1}"\n')
+    run = ext(cassandra, tmp_path, "-e",
+              f"COPY {regions} FROM '{path}' WITH ENCODE data = 'zstd>json' CONFIRM", keyspace=ks)
+    said = run.stdout + run.stderr
+    assert "\x1b" not in said and "\x07" not in said, said
+    assert "\\x1b]0;owned\\x07\\x1b[2J\\nx is no column of" in said, said
+    assert list(session.execute(f"SELECT * FROM {regions}")) == []
+
+
 def test_a_later_json_lines_key_not_the_tables_refuses_its_row(cassandra, ks, session, regions,
                                                              tmp_path) -> None:
     path = tmp_path / "later.jsonl"

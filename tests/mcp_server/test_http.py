@@ -472,6 +472,44 @@ def test_a_token_holders_slow_body_is_cut_and_a_steady_one_is_not(demo: Demo, as
     assert "Traceback" not in log and "Error handling POST request" not in log, log
 
 
+def test_a_token_holders_trickling_body_is_cut_at_its_whole_deadline(demo: Demo,
+                                                                     assistant_home: Path) -> None:
+    # A byte every half of --http-body-timeout: progress each time, yet the body must arrive whole
+    # within http_bounds.BODY_WHOLE times the timeout (a byte every 2 s held a slot past 66 s).
+    import threading
+    import time
+
+    from cqlsh_ext.mcp_server import http_bounds
+
+    timeout = 1.0
+    whole = timeout * http_bounds.BODY_WHOLE
+    auth = f"Authorization: Bearer {TOKEN}\r\n"
+    with _start(demo, assistant_home, "--http-body-timeout", f"{timeout:g}",
+                env={"CQLSH_EXT_MCP_TOKEN": TOKEN}) as server:
+        slow = _connect(server.port)
+        slow.sendall(_head(server.port, auth, 10_000))
+        closed = threading.Event()
+
+        def trickle() -> None:
+            while not closed.is_set():
+                try:
+                    slow.sendall(b" ")
+                except OSError:  # the server closed it
+                    return
+                time.sleep(timeout / 2)  # the client's pace, not a wait for the server
+
+        sender = threading.Thread(target=trickle, daemon=True)
+        sender.start()
+        answer = _told(slow).decode()  # the event: the server closes it
+        closed.set()
+        sender.join()
+        log = server.log.read_text()
+    assert answer.startswith("HTTP/1.1 408 Request Timeout"), answer
+    assert answer.endswith(f"closed: a request's body did not arrive whole within {whole:g} s\n"), answer
+    assert f"closed 1 HTTP connection: a request's body did not arrive whole within {whole:g} s" in log, log
+    assert "Traceback" not in log, log
+
+
 def test_a_cursor_is_continued_only_by_the_client_it_was_given_to(demo: Demo, assistant_home: Path) -> None:
     statement = f"SELECT name FROM {demo.keyspace}.blob_formats"
     with _start(demo, assistant_home) as server, server.client() as one, server.client() as other:

@@ -45,6 +45,14 @@ def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said
     assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
 
 
+@pytest.mark.parametrize("flag", ["--read-only", "--timeout=5"])
+def test_a_shell_option_spark_mode_does_not_take_is_named(tmp_path: Path, flag: str):
+    # cqlsh read it as the host name and the host as the port: "'127.0.0.1' is not a valid port number".
+    server = type("Unreachable", (), {"cqlsh_args": [flag, "127.0.0.1", "1"]})()
+    line = _one_line(run_spark(server, tmp_path, ["-e", f"SELECT * FROM {TABLE}"]))
+    assert line == f"cqlsh-ext spark: unknown option {flag.split('=')[0]}: cqlsh-ext spark --help lists them"
+
+
 def toy_job(request: object, asjson: bool) -> tuple[str, object, bool]:
     return ("toy", request, asjson)
 

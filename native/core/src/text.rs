@@ -23,14 +23,16 @@ fn control(b: u8) -> bool {
 }
 
 /// unwrap.stored_text. Err(HandBack): UTF-16 text (its rule reads Unicode categories), and a short
-/// non-ASCII text that starts as JSON (unwrap._short_json reads it).
+/// non-ASCII text, or one shorter than min_text_length, that starts as JSON (unwrap._short_json reads it).
 pub fn stored_text(
     value: &[u8],
     min_text_length: usize,
     short_text: usize,
 ) -> Result<Option<TextFound>, DErr> {
     if value.len() < min_text_length {
-        return Ok(None);
+        // unwrap._short_json_value: a short value that may be a JSON object or array is Python's to read
+        let first = value.iter().find(|b| !b.is_ascii_whitespace());
+        return if matches!(first, Some(b'{') | Some(b'[')) { Err(DErr::HandBack) } else { Ok(None) };
     }
     if value.starts_with(b"\xff\xfe") || value.starts_with(b"\xfe\xff") {
         return Err(DErr::HandBack);
