@@ -119,3 +119,17 @@ def test_a_payload_select_the_rule_allows_runs_on_spark(cassandra, table: Table,
             if value is not None and i % 23 and order(i)["status"] == "PAID"}
     assert paid
     assert {row["id"]: row["data.amount"] for row in json_lines(proc.stdout)} == paid
+
+
+def test_help_says_read_only_and_policy(tmp_path: Path) -> None:
+    import subprocess
+
+    from shell_runner import CQLSH_EXT, isolated_env
+
+    shown = subprocess.run([CQLSH_EXT, "spark", "--help"], cwd=tmp_path, env=isolated_env(tmp_path),
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    said = " ".join(shown.stdout.split())
+    assert "[--read-only] [--policy FILE]" in said
+    assert "--policy FILE implies --read-only" in said  # the shell's own flag, its own help
+    assert "exit code 3, before Spark starts" in said
