@@ -68,13 +68,27 @@ def test_a_rewrite_is_refused_and_nothing_is_written(cassandra, table: Table, tm
     (None, "SELECT role, salted_hash FROM system_auth.roles"),
     # A name alone, in -k's keyspace: the table the server names when it prepares the statement.
     ("system_auth", "SELECT role, salted_hash FROM roles"),
-], ids=["named", "in-the-keyspace-in-use"])
+    # A feature's table.column in the keyspace in use; the SELECT a feature reads.
+    ("system_auth", "DESCRIBE PAYLOAD roles.salted_hash"),
+    (None, "COMPRESSION STATS SELECT role, salted_hash FROM system_auth.roles"),
+], ids=["named", "in-the-keyspace-in-use", "describe-payload", "stats-select"])
 def test_the_credentials_table_is_refused(cassandra, tmp_path: Path, keyspace: str | None,
                                           statement: str) -> None:
     in_use = ["-k", keyspace] if keyspace else []
     proc = run_spark(cassandra, tmp_path, ["--read-only", *NO_SPARK, *in_use, "-e", statement])
     assert _refused(proc) == ("refused: table system_auth.roles holds credentials or other sessions' "
                               "statements: cqlsh-ext --read-only never reads it")
+
+
+def test_a_statement_the_server_would_read_otherwise_is_refused(cassandra, table: Table,
+                                                                tmp_path: Path) -> None:
+    # The server ends the `--` comment at the carriage return and reads system_auth.roles; cqlsh's
+    # lexer reads the comment on to the newline, and the table named after it (issue 105).
+    statement = (f"SELECT role, salted_hash FROM --\r system_auth.roles /*\n {table.qualified} -- */\n"
+                 " LIMIT 2")
+    proc = run_spark(cassandra, tmp_path, ["--read-only", *NO_SPARK, "-e", statement])
+    assert _refused(proc) == ("refused: cqlsh-ext --read-only reads a statement only as the server reads "
+                              "it, and a carriage return at position 32 is not followed by a newline")
 
 
 @pytest.mark.parametrize("in_use", [False, True], ids=["named", "in-the-keyspace-in-use"])
