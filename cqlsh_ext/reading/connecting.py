@@ -10,6 +10,7 @@ keyspaces feature, above this layer: the front end hands it in (`KeyspacesSide`,
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -79,15 +80,19 @@ def flags_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def connection(args: list[str], keyspaces: KeyspacesSide, kind: type[C], *, prog: str,
-               plain_or_sigv4_only: str | None = None) -> C:
+               plain_or_sigv4_only: str | None = None, flags: Mapping[str, object] | None = None) -> C:
     """The connection the shell would make with these arguments (a `kind`), the dictionaries they
     name loaded. `plain_or_sigv4_only`: the front end's name when it authenticates only with a
     user name and password or with SigV4 (Spark's connector), refusing cqlshrc's other providers.
+    `flags`: settings' flags the front end read itself (by name: `cqlsh-ext spark`'s --read-only
+    and --policy), applied over cqlshrc as the shell applies its own.
     Raises ConnectionRefused, SettingError or the keyspaces side's error, with one line; cqlsh's
     option parser exits (SystemExit) as it does in the shell."""
     from cqlsh_ext.upstream import seams
 
     ext, cqlsh_args = flags_parser(prog).parse_known_args(args)
+    for name, value in (flags or {}).items():
+        setattr(ext, name, value)
     finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     finder.add_argument("--cqlshrc")
     cqlshrc = finder.parse_known_args(cqlsh_args)[0].cqlshrc

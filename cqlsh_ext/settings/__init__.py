@@ -17,7 +17,7 @@ cqlsh_ext.keyspaces.options.env_region. The shell receives the object through it
 from __future__ import annotations
 
 import configparser
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -620,11 +620,12 @@ FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces an
                "agent": "programs and assistants (cqlsh-ext docs agents)"}
 
 
-def add_flags(parser: argparse.ArgumentParser, group: str) -> None:
-    """The flags of one group's settings, under its heading, in declaration order."""
+def add_flags(parser: argparse.ArgumentParser, group: str, names: Collection[str] | None = None) -> None:
+    """The flags of one group's settings, under its heading, in declaration order (`names`: only
+    these settings' flags, for a front end that takes a few: `cqlsh-ext spark --read-only`)."""
     heading = parser.add_argument_group(FLAG_GROUPS[group])
     for key in SETTINGS:
-        if key.group != group or not key.flags:
+        if key.group != group or not key.flags or (names is not None and key.name not in names):
             continue
         options: dict[str, Any] = {"dest": key.name, "help": key.help}
         if key.takes == "switch":

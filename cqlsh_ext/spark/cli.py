@@ -1,9 +1,13 @@
-"""`cqlsh-ext spark [--master URL] [cqlsh connection options] -e STATEMENT | -f FILE`.
+"""`cqlsh-ext spark [--master URL] [--read-only] [--policy FILE] [cqlsh connection options]
+-e STATEMENT | -f FILE`.
 
 The connection arguments are the shell's (host, port, -u/-p, --ssl, --credentials, --cqlshrc, -k,
 --keyspaces REGION, --sigv4, --region, --certfile), read by cqlsh's own option reader and our
 settings; -d and --output-format as in the shell. Each statement runs as Spark jobs; the report is
-the shell's. Errors are one line on stderr, exit code 2.
+the shell's. Errors are one line on stderr, exit code 2. --read-only and --policy are the shell's
+flags (the same settings, cqlshrc's read_only and policy too): every statement is asked of the
+read-only rule the shell asks (agent.read_only) before Spark starts, a refusal the shell's one line
+and exit code 3.
 """
 
 from __future__ import annotations
@@ -11,21 +15,33 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.spark.session import SparkError
 
 if TYPE_CHECKING:
+    from cqlsh_ext.agent.read_only import ReadOnly
     from cqlsh_ext.cql.lexer import Lexed
 
-USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
+USAGE = ("cqlsh-ext spark [--master URL] [--read-only] [--policy FILE] [connection options] "
+         "(-e STATEMENT | -f FILE)")
 DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table), SELECT statements with payload
 paths, conditions, aggregates and GROUP BY, DESCRIBE PAYLOAD (every row) and COMPRESSION REWRITE
 (its writes from the executors) on Apache Spark, reading the table through the Spark Cassandra
 Connector (pyspark 3.5) or cqlsh-ext's own Python data source (pyspark 4.1 and later); values are
 decoded in the executors by cqlsh-ext itself. The connection options are the shell's (cqlsh-ext
---help)."""
+--help). With --read-only (or --policy FILE, which implies it) each statement is first asked of the
+read-only rule the shell's --read-only keeps to (cqlsh-ext docs agents): one it refuses is said in
+the shell's one line, exit code 3, before Spark starts."""
+
+#: The shell's settings whose flags `cqlsh-ext spark` takes beside the connection's (settings.SETTINGS).
+READ_ONLY_FLAGS = ("read_only", "policy")
+
+
+class Refused(SparkError):
+    """A statement the read-only rule refuses: its one line, exit code 3 (common.exits.REFUSED)."""
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -45,12 +61,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--fetch-jars", action="store_true",
                         help="download the connector's jars into the cache and exit (bin/setup --spark; "
                              "Spark 3.5's: Spark 4 needs none)")
+    from cqlsh_ext.settings import add_flags
+
+    add_flags(parser, "agent", READ_ONLY_FLAGS)  # the shell's own flags, read as the shell reads them
     return parser
 
 
 def _statements(options: Any) -> list[Lexed]:
-    """The statements of -e or -f, split at each `;`: the text lexed once, each statement a part
-    of it (cqlsh_ext.cql.lexer.Lexed) that spark.parse and the payload-query parser read."""
+    """The statements of -e or -f, split at each `;`: the text lexed once, each statement its
+    tokens (cqlsh_ext.cql.lexer.Lexed) that spark.parse, the payload-query parser and the read-only
+    rule read, in its own text (`_alone`)."""
     if options.execute:
         text = options.execute
     elif options.file:
@@ -72,9 +92,25 @@ def _statements(options: Any) -> list[Lexed]:
     for i, tok in enumerate(tokens):
         if (tok.kind == "punct" and tok.value == ";") or tok.kind == "end":
             if i > start:
-                statements.append(script.part(start, i))
+                statements.append(_alone(script, start, i))
             start = i + 1
     return statements
+
+
+def _alone(script: Lexed, first: int, stop: int) -> Lexed:
+    """The statement of the script's tokens[first:stop] in a text of its own, from the end of the
+    `;` before it to the start of the one after, its tokens (not lexed again) placed in it: as the
+    shell hands each statement, so that the read-only rule reads what lies between its tokens, and
+    none of the statement before it (whose `;` would read as one inside a comment)."""
+    from dataclasses import replace
+
+    from cqlsh_ext.cql.lexer import Lexed, Token
+
+    tokens = script.tokens
+    cut = tokens[first - 1].end if first else 0
+    end = tokens[stop].start - cut
+    moved = [replace(tok, start=tok.start - cut, end=tok.end - cut) for tok in tokens[first:stop]]
+    return Lexed(script.text[cut:cut + end], [*moved, Token("end", "", end, end)])
 
 
 def fetch_jars(spark_args: Any) -> int:
@@ -97,6 +133,11 @@ def main(args: list[str]) -> int:
         if spark_args.fetch_jars:
             return fetch_jars(spark_args)
         return _run(spark_args, rest)
+    except Refused as err:
+        from cqlsh_ext.common import exits
+
+        print(err, file=sys.stderr)  # the shell's line, word for word
+        return exits.REFUSED.code
     except SparkError as err:
         print(f"cqlsh-ext spark: {err}", file=sys.stderr)
         return 2
@@ -111,10 +152,13 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     from cqlsh_ext.spark import connect, session
 
     try:
-        conn = connect.connection(rest)
+        conn = connect.connection(rest, {name: getattr(spark_args, name) for name in READ_ONLY_FLAGS})
     except (SettingError, KeyspacesError) as err:
         raise SparkError(str(err)) from None
     statements = _statements(conn.options)
+    guard = _read_only(conn)
+    if guard is not None:  # what the text decides (a write, a denied table named), before anything connects
+        _check(guard, statements, conn.options.keyspace, lambda keyspace: (), None)
     from cqlsh_ext.spark.parse import classify
 
     # Every one checked before Spark starts (a table named alone is in -k's keyspace).
@@ -132,6 +176,9 @@ def _run(spark_args: Any, rest: list[str]) -> int:
         raise SparkError(str(err)) from None
     try:
         db.default_timeout = conn.options.request_timeout
+        if guard is not None:  # the tables the server names when it prepares each, before Spark starts
+            _check(guard, statements, conn.options.keyspace, lambda keyspace: _tables_of(cluster, keyspace),
+                   db.prepare)
         spark4 = session.pyspark_version() >= (4, 0)
         if not spark4:
             _check_partitioner(db, conn)
@@ -155,6 +202,34 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     finally:
         cluster.shutdown()
     return 0
+
+
+def _read_only(conn: Any) -> ReadOnly | None:
+    """--read-only's guard (the shell's: agent.read_only) when the settings ask for it, else None."""
+    if not conn.settings.agent.read_only:
+        return None
+    from cqlsh_ext.agent import read_only
+    from cqlsh_ext.mcp_server.policy import PolicyError
+
+    try:
+        return read_only.load(conn.settings.agent.policy)
+    except PolicyError as err:
+        raise SparkError(str(err)) from None
+
+
+def _check(guard: ReadOnly, statements: list[Lexed], keyspace: str | None,
+           tables_of: Callable[[str], Sequence[str]], prepare: Callable[[str], object] | None) -> None:
+    """Refused, with the shell's line, at the first statement the read-only rule refuses."""
+    for statement in statements:
+        why = guard.refusal(statement, None, keyspace, tables_of, prepare)
+        if why is not None:
+            raise Refused(why)
+
+
+def _tables_of(cluster: Any, keyspace: str) -> list[str]:
+    """The tables and views of `keyspace` in the driver's schema (a name alone is one of them)."""
+    meta = cluster.metadata.keyspaces.get(keyspace)
+    return [] if meta is None else [*meta.tables, *getattr(meta, "views", {})]
 
 
 def connection_arguments(rest: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ configured from the same host, port, credentials, TLS and SigV4 settings.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from cqlsh_ext.reading.connecting import Connection, ConnectionRefused
@@ -124,13 +125,14 @@ class SparkConnection(Connection):
 _STORE_PASSWORD = "changeit"
 
 
-def connection(args: list[str]) -> SparkConnection:
-    """The connection the shell would make with these arguments; SparkError, SettingError or
+def connection(args: list[str], flags: Mapping[str, object] | None = None) -> SparkConnection:
+    """The connection the shell would make with these arguments (`flags`: the settings' flags
+    `cqlsh-ext spark` read itself, --read-only and --policy); SparkError, SettingError or
     KeyspacesError with one line when they do not make one Spark's connector can use."""
     from cqlsh_ext.keyspaces import wiring
 
     try:
         return make_connection(args, wiring, SparkConnection, prog="cqlsh-ext spark",
-                               plain_or_sigv4_only="Spark mode")
+                               plain_or_sigv4_only="Spark mode", flags=flags)
     except ConnectionRefused as err:
         raise SparkError(str(err)) from None
