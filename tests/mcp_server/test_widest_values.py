@@ -172,6 +172,15 @@ def test_the_report_in_the_shell_mcp_and_the_api(  # type: ignore[no-untyped-def
 
     # MCP: a tool of its declaration, called; the API: db.widest_values, made from it.
     server = serve(env=env)
+    # tools/list as test_server.py expects it, from the copy's registry: the report among them, no
+    # list of names to edit.
+    registry = in_copy(widest_tree, tmp_path, sys.executable, "-c",
+                       "from cqlsh_ext.features import read_features\n"
+                       "from cqlsh_ext.mcp_server.tools import TOOLS\n"
+                       "print(' '.join(name for name in read_features() if not TOOLS[name].files))")
+    assert registry.returncode == 0, registry.stderr
+    assert [tool.name for tool in server.tools()] == registry.stdout.split()
+    assert "widest_values" in registry.stdout.split()
     tool = {tool.name: tool for tool in server.tools()}["widest_values"]
     assert (tool.title, tool.input_schema["required"]) == ("Widest values", ["table"])
     assert tool.input_schema["properties"]["rows"]["maximum"] == 100
