@@ -146,7 +146,9 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     tokens, found = _closing(feature, text, tokens)
     keywords = {argument.keyword.upper(): argument for argument in feature.arguments
                 if argument.keyword is not None and declared is not None and argument.name not in omitted}
-    positional = list(feature.required)
+    # A required argument with a keyword is read after its word alone (TO n), never in its place.
+    positional = [name for name in feature.required
+                  if declared is None or feature.argument(name).keyword is None]
     given: dict[str, Any] = {}
     select = None
     i = 1 if as_json else 0

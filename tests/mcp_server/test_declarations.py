@@ -276,6 +276,51 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
         assert str(raised.value).startswith(said) and "\n" not in str(raised.value), text
 
 
+def _cut_bytes() -> Feature:
+    """A statement whose required argument follows its keyword: `CUT BYTES ks.t.c TO n`."""
+    from cqlsh_ext.features.feature import Statement
+
+    return Feature("cut_bytes", "Cut bytes", "Keeps a blob column's first bytes.",
+                   (Argument("column", "string", "keyspace.table.column", required=True),
+                    Argument("keep", "integer", "bytes kept", required=True, keywords={"minimum": 0},
+                             keyword="TO")),
+                   Reads("column", "column"), READ, {"type": "object"}, lambda ctx, call: None,
+                   statement=Statement(("CUT", "BYTES"), "CUT BYTES ks.t.data TO 16;"))
+
+
+def test_a_required_argument_with_a_keyword_is_written_after_it_in_help_and_the_statement(
+        shell_grammar: None) -> None:
+    # HELP says the form the statement takes (TO n), and the statement takes that form only: a
+    # bare number where TO n goes is refused in one line, as is TO without its number.
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import statement_arguments
+    from cqlsh_ext.features.shell_statement import help_of, help_section
+    from cqlsh_ext.shell.completion import rules
+
+    form = "CUT BYTES [JSON] [keyspace.]table.column TO n"
+    with registered(_cut_bytes()) as feature:
+        assert f"  {form}  -- Cut bytes: Keeps a blob column's first bytes.\n" in help_section()
+        assert (help_of(["cut", "bytes"]) or "").startswith(f"{form};")
+        # Tab's grammar of the statement: its column, then TO and a number (no number alone).
+        assert rules(feature).split("::=")[1].split(";")[0].split() == [
+            '"CUT"', '"BYTES"', "(", '"JSON"', ")*", "<columnFamilyName>", '"."', "column=<cident>",
+            '"TO"', "<wholenumber>"]
+
+        def read(text: str) -> dict[str, Any]:
+            return statement_arguments(feature, text, Lexed(text).tokens[:-1]).arguments
+
+        assert read("ks.t.data TO 16") == {"column": "ks.t.data", "keep": 16}
+        for text, said in [("ks.t.data 16", f"cut_bytes: '16' is no argument of it: {form}, e.g. "
+                                            "CUT BYTES ks.t.data TO 16;"),
+                           ("ks.t.data", "cut_bytes: keep is required (bytes kept)"),
+                           ("ks.t.data TO", f"cut_bytes: TO takes a whole number: {form}, e.g. "
+                                            "CUT BYTES ks.t.data TO 16;")]:
+            with pytest.raises(Invalid) as raised:
+                read(text)
+            assert str(raised.value) == said, text
+
+
 @pytest.fixture
 def shell_grammar() -> None:
     """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
