@@ -421,6 +421,60 @@ def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-u
     assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
 
 
+#: The toy package's feature declaring its method in the API (db.count_rows), as cqlsh-ext's own do.
+METHOD_MODULE = TOY_MODULE.replace("import READ, Argument, Feature, Reads, register",
+                                   "import READ, Argument, Feature, Method, Reads, register") \
+    .replace("    count_rows))", '    count_rows, method=Method("count_rows")))')
+
+
+@pytest.mark.server
+def test_a_package_feature_s_declared_method_is_a_method_of_the_connection(  # type: ignore[no-untyped-def]
+        demo, cassandra, tmp_path: Path) -> None:
+    from tests.shell_runner import api
+
+    assert 'method=Method("count_rows")' in METHOD_MODULE
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin, "toy_rows", METHOD_MODULE)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+    session = cassandra.session()
+    try:
+        counted = session.execute(f"SELECT count(*) FROM {table}").one()[0]
+    finally:
+        session.shutdown()
+    proc = api(cassandra, home, "import inspect, json\n"
+               "print('count_rows' in dir(db), list(inspect.signature(db.count_rows).parameters))\n"
+               "print(json.dumps(db.count_rows(argv[0]).to_dict()))\n"
+               "try:\n"
+               "    db.count_rows(42)\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env)
+    assert proc.returncode == 0, proc.stderr
+    listed, answered, refused = proc.stdout.splitlines()
+    assert listed == "True ['table', 'progress']"
+    assert json.loads(answered) == {"table": table, "rows": counted} and counted > 0
+    assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
+
+
+def test_a_package_method_named_as_one_of_the_connection_s_own_is_refused_in_one_line() -> None:
+    from cqlsh_ext import Error
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.features.feature import Method
+
+    db = Database.__new__(Database)  # no connection: the methods' lookup alone
+    for own in ("query", "stats"):
+        clash = Feature("toy_clash", "Toy", "Clashes.", (), Reads("keyspaces"), READ, {"type": "object"},
+                        lambda ctx, call: None, method=Method(own))
+        with registered(clash), pytest.raises(Error) as raised:
+            db.toy_anything  # noqa: B018  (the lookup is what is refused)
+        assert str(raised.value) == (f"the read feature toy_clash of a package declares the method db.{own}, "
+                                     "which is cqlsh-ext's own: its package must name it otherwise")
+    with pytest.raises(AttributeError):
+        db.toy_anything  # noqa: B018
+
+
 #: A package's read feature with bounds on an argument (no request builder, as no package's has):
 #: its service answers the arguments it was handed, so what reaches it is seen.
 BOUNDED_MODULE = '''
