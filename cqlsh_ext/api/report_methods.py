@@ -131,8 +131,9 @@ def call(db: Connected, feature: Feature, arguments: Mapping[str, Any],
     """The feature called with `arguments` (None and False: not given) on `db`: its request built by
     its declared builder and handed to its service, or (a feature that declares none, a package's)
     the service handed a FeatureCall once the table is found; its report answered."""
+    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import checked, ready_service, request_of, table_named
+    from cqlsh_ext.features.calling import checked, ready_service, refusal, request_of, table_named
     from cqlsh_ext.features.feature import FeatureCall
 
     given = {name: value for name, value in arguments.items() if value is not None and value is not False}
@@ -150,7 +151,12 @@ def call(db: Connected, feature: Feature, arguments: Mapping[str, Any],
             raise Error(str(err)) from None
         if service is None:
             raise Error(f"{feature.name} declares no service: the API cannot run it")
-        answer: ReportAnswer | None = service(ctx, request)
+        try:
+            answer: ReportAnswer | None = service(ctx, request)
+        except QueryError as err:  # a service handed a FeatureCall: its refusal, as every front end says it
+            if feature.request is not None:
+                raise  # cqlsh-ext's own reading's, said in its own words (Database._report)
+            raise Error(refusal(feature, err)) from None
         return answer
 
     return db._report(read, progress)

@@ -293,6 +293,13 @@ def read_statement(feature: Feature, statement: Lexed, skip: int, keyspace: str 
     return (feature.request(call) if feature.request is not None else call), stated.as_json
 
 
+def refusal(feature: Feature, err: Exception) -> str:
+    """A service's refusal (its QueryError: `the table holds no blob column`) as every front end says
+    it: one line naming the feature, as an argument's refusal is (`widest_values: ...`; the shell's
+    `spoken` puts its statement's words instead), never the exception's class nor a traceback."""
+    return f"{feature.name}: {' '.join(str(err).split())}"
+
+
 def spoken(feature: Feature, said: str) -> str:
     """A refusal as a statement's reader says it: a declared statement's words where the declaration
     names the feature (`COMPRESSION SETTINGS: sample is at least 1`, not `compression_settings: ...`)."""

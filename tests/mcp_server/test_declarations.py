@@ -458,6 +458,55 @@ def test_a_package_feature_s_declared_method_is_a_method_of_the_connection(  # t
     assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
 
 
+#: A report made by the recipe whose service refuses, as docs/extending.md says a refusal is made
+#: (a QueryError): the table it is asked for holds no column it reads.
+REFUSING_MODULE = '''
+from cqlsh_ext.features.feature import READ, Argument, Feature, Method, Reads, register
+
+
+def refuse(ctx, call):
+    from cqlsh_ext.cql.errors import QueryError
+
+    raise QueryError(f"{'.'.join(call.table)} holds no column it reads")
+
+
+register(Feature(
+    "toy_refusing", "Toy refusing", "Refuses every table.",
+    (Argument("table", "string", "keyspace.table", required=True),),
+    Reads("table", "table"), READ, {"type": "object"}, refuse, method=Method("toy_refusing")))
+'''
+
+
+@pytest.mark.server
+def test_a_report_s_refusal_is_one_clean_line_at_every_front_end(  # type: ignore[no-untyped-def]
+        serve, demo, cassandra, tmp_path: Path) -> None:
+    from tests.shell_runner import api, ext
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin, "toy_refusing", REFUSING_MODULE)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+    said = f"toy_refusing: {table} holds no column it reads"
+
+    refused = ext(cassandra, home, "-e", f"TOY REFUSING {table}", env=env)
+    assert refused.returncode == 2 and not refused.stdout
+    assert refused.stderr.strip().splitlines()[-1] == said, refused.stderr  # (after cqlsh's password warning)
+    assert "QueryError" not in refused.stderr and "Traceback" not in refused.stderr
+
+    server = serve(env=env)
+    answer = server.call("toy_refusing", table=table)
+    assert answer.is_error and answer.texts == [said], answer.texts
+    assert "Traceback" not in server.logged() and "QueryError" not in server.logged(), server.logged()
+
+    proc = api(cassandra, home, "try:\n"
+               "    db.toy_refusing(argv[0])\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env)
+    assert proc.returncode == 0 and proc.stdout.splitlines() == [said], proc.stdout + proc.stderr
+
+
 def test_a_package_method_named_as_one_of_the_connection_s_own_is_refused_in_one_line() -> None:
     from cqlsh_ext import Error
     from cqlsh_ext.api.database import Database
