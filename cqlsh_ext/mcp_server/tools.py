@@ -174,11 +174,6 @@ class Work:
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
-    def report_of(self, read: Callable[[ReadContext], ReportAnswer | None]) -> ToolAnswer:
-        """A report's figures, read by `read` (a typed request's service) in the call's context."""
-        return answers.report(read(self.context()), self.max_bytes, self.said, self.errors, self.screen)
-
-
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
