@@ -567,7 +567,7 @@ class Database:
     def __dir__(self) -> list[str]:
         from cqlsh_ext.api.report_methods import method_names
 
-        return sorted({*super().__dir__(), *method_names()})
+        return sorted({*super().__dir__(), *method_names(self)})
 
     def inspect(self, statement: str) -> list[dict[str, Any]]:
         """INSPECT SELECT ...: each blob value of the SELECT's rows, layer by layer, as data."""

@@ -6,7 +6,8 @@ whose parameters are the declared arguments, in order, the required ones without
 the declaration, looks up the table it reads (a table alone is in the connection's keyspace), builds
 the request with the declared builder (or hands the service a FeatureCall), and answers the report
 (api.report.ReportResult); a bad argument is cqlsh_ext.Error, one line naming it, as at every front
-end. db.feature(name, ...) calls a package's read feature the same way."""
+end. A package's read feature that declares its method is one too (db.<its method>); db.feature(name,
+...) calls any package's read feature the same way."""
 
 from __future__ import annotations
 
@@ -35,16 +36,41 @@ def _declared() -> dict[str, Feature]:
             if feature.method is not None}
 
 
-def method_names() -> list[str]:
-    """The names of the methods made from the declarations."""
-    return list(_declared())
+def _packages(db: Connected) -> dict[str, Feature]:
+    """The packages' read features that declare their method (features.calling.plugins), by the
+    method's name; one whose name the connection has already (its own: db.query, db.stats) refused
+    in one line rather than left unreachable."""
+    from cqlsh_ext.features import PluginError
+    from cqlsh_ext.features.calling import plugins
+
+    own = _declared()
+    methods: dict[str, Feature] = {}
+    try:
+        found = plugins()
+    except PluginError as err:
+        raise Error(str(err)) from None
+    for feature in found.values():
+        if feature.method is None:
+            continue
+        name = feature.method.name
+        if name in own or hasattr(type(db), name) or name.startswith("_"):
+            raise Error(f"the read feature {feature.name} of a package declares the method db.{name}, "
+                        "which is cqlsh-ext's own: its package must name it otherwise")
+        methods[name] = feature
+    return methods
+
+
+def method_names(db: Connected) -> list[str]:
+    """The names of db's methods made from the declarations: cqlsh-ext's, then the packages'."""
+    return [*_declared(), *_packages(db)]
 
 
 def method_of(db: Connected, name: str) -> Callable[..., Any]:
-    """db.<name>: the method the feature that declares it is (AttributeError for any other name): a
-    report's answers a ReportResult, a write feature's the result its Method declares (RewriteResult,
-    ...; else a WriteResult: api.writes.declared_write)."""
-    feature = _declared().get(name) if not name.startswith("_") else None
+    """db.<name>: the method the feature that declares it is (AttributeError for any other name),
+    cqlsh-ext's own or a package's read feature's: a report's answers a ReportResult, a write
+    feature's the result its Method declares (RewriteResult, ...; else a WriteResult:
+    api.writes.declared_write)."""
+    feature = None if name.startswith("_") else _declared().get(name) or _packages(db).get(name)
     if feature is None or feature.method is None:
         raise AttributeError(f"{type(db).__name__!r} object has no attribute {name!r}")
     signature = signature_of(feature)
@@ -105,8 +131,9 @@ def call(db: Connected, feature: Feature, arguments: Mapping[str, Any],
     """The feature called with `arguments` (None and False: not given) on `db`: its request built by
     its declared builder and handed to its service, or (a feature that declares none, a package's)
     the service handed a FeatureCall once the table is found; its report answered."""
+    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import checked, ready_service, request_of, table_named
+    from cqlsh_ext.features.calling import checked, ready_service, refusal, request_of, table_named
     from cqlsh_ext.features.feature import FeatureCall
 
     given = {name: value for name, value in arguments.items() if value is not None and value is not False}
@@ -124,7 +151,12 @@ def call(db: Connected, feature: Feature, arguments: Mapping[str, Any],
             raise Error(str(err)) from None
         if service is None:
             raise Error(f"{feature.name} declares no service: the API cannot run it")
-        answer: ReportAnswer | None = service(ctx, request)
+        try:
+            answer: ReportAnswer | None = service(ctx, request)
+        except QueryError as err:  # a service handed a FeatureCall: its refusal, as every front end says it
+            if feature.request is not None:
+                raise  # cqlsh-ext's own reading's, said in its own words (Database._report)
+            raise Error(refusal(feature, err)) from None
         return answer
 
     return db._report(read, progress)

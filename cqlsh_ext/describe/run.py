@@ -327,14 +327,7 @@ def _read_sample(ctx: ReadContext, target: Target, description: Description, cho
         sampler.set_columns(names, types)
         return True
 
-    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
-        sampler.add_page(scanner.page_range, rows, scanner.range_finished)
-        if ctx.stop.is_set():
-            scanner.interrupted = True
-            return False
-        return True
-
-    consume(scanner, start, take)
+    consume(scanner, start, sampler.taker(scanner, ctx.stop))
     description.interrupted = description.interrupted or scanner.interrupted
     description.scan = f"{spec.streams} parallel streams"
     description.retried = scanner.retried

@@ -157,13 +157,6 @@ def _closing(spacing: Spacing, depth: int) -> str:
     return "\n" + spacing.indent * depth if spacing.indent is not None else ""
 
 
-def spell_path(column: str, steps: Sequence[Step]) -> str:
-    """`data.items[0].qty`: a path as the statement writes it."""
-    from cqlsh_ext.query.grammar import spell_key
-
-    return column + "".join(f"[{s}]" if isinstance(s, int) else f".{spell_key(s)}" for s in steps)
-
-
 def brief(value: Any, width: int = 60) -> str:
     """A short JSON spelling of a value for the preview's `path: old -> new` lines."""
     if value is REMOVE:

@@ -80,10 +80,6 @@ def named_format(fmt: str) -> FileFormat:
     return named(fmt)
 
 
-def format_name(fmt: str) -> str:
-    return named_format(fmt).title
-
-
 def parse(statement: Lexed) -> ExportStatement:
     """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;], from the statement's tokens."""
     text, tokens = statement.text, statement.tokens

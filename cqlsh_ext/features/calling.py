@@ -146,7 +146,9 @@ def statement_arguments(feature: Feature, text: str, tokens: list[Token]) -> Sta
     tokens, found = _closing(feature, text, tokens)
     keywords = {argument.keyword.upper(): argument for argument in feature.arguments
                 if argument.keyword is not None and declared is not None and argument.name not in omitted}
-    positional = list(feature.required)
+    # A required argument with a keyword is read after its word alone (TO n), never in its place.
+    positional = [name for name in feature.required
+                  if declared is None or feature.argument(name).keyword is None]
     given: dict[str, Any] = {}
     select = None
     i = 1 if as_json else 0
@@ -289,6 +291,13 @@ def read_statement(feature: Feature, statement: Lexed, skip: int, keyspace: str 
     call = FeatureCall(stated.arguments, table_named(feature, stated.arguments, keyspace),
                        select=stated.select, clauses=stated.clauses)
     return (feature.request(call) if feature.request is not None else call), stated.as_json
+
+
+def refusal(feature: Feature, err: Exception) -> str:
+    """A service's refusal (its QueryError: `the table holds no blob column`) as every front end says
+    it: one line naming the feature, as an argument's refusal is (`widest_values: ...`; the shell's
+    `spoken` puts its statement's words instead), never the exception's class nor a traceback."""
+    return f"{feature.name}: {' '.join(str(err).split())}"
 
 
 def spoken(feature: Feature, said: str) -> str:

@@ -86,7 +86,8 @@ class Argument(NamedTuple):
     keywords: Mapping[str, Any] = MappingProxyType({})
     listed: bool = True
     #: Its spelling in a declared shell statement (Statement): the word before its value (`SAMPLE`:
-    #: SAMPLE 500); None: given in order when required, else as `name = value`.
+    #: SAMPLE 500; a required one is written after its word too, never bare: `TO n`); None: given in
+    #: order when required, else as `name = value`.
     keyword: str | None = None
     #: Its value after its keyword is conditions, as CQL writes a WHERE's: the text up to the options
     #: that end the statement (DESCRIBE PAYLOAD ks.t.c WHERE data.status = 'PAID' SAMPLE 500).

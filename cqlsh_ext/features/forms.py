@@ -43,7 +43,7 @@ def usage(feature: Feature) -> str:
                 and argument.instead_of is None]
     instead = {argument.instead_of: argument for argument in feature.arguments
                if argument.instead_of is not None and argument.keyword is not None and declared}
-    required = [(_positional(feature, name) if declared else f"<{name}>")
+    required = [(_required_usage(feature, name) if declared else f"<{name}>")
                 + (f" | {_option_usage(feature, instead[name])[1:-1]}" if name in instead else "")
                 for name in feature.required]
     named = [f"[{argument.name} = <{argument.type or 'value'}>]" for argument in feature.arguments
@@ -78,6 +78,15 @@ def placeholder(argument: Argument) -> str:
     if argument.conditions:
         return "conditions"
     return {"integer": "n", "boolean": ""}.get(argument.type or "", f"<{argument.type or 'value'}>")
+
+
+def _required_usage(feature: Feature, name: str) -> str:
+    """A required argument in a declared statement's usage: after its keyword where it has one
+    (`TO n`: the statement reads it there alone), else where it stands (`_positional`)."""
+    argument = feature.argument(name)
+    if argument.keyword is not None:
+        return " ".join(part for part in (argument.keyword, placeholder(argument)) if part)
+    return _positional(feature, name)
 
 
 def _positional(feature: Feature, name: str) -> str:

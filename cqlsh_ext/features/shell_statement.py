@@ -209,8 +209,9 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
     report, which the shell prints as every report, and whether the statement asked for JSON. A bad
     argument, a table that is not there, the service's failure: said in one line (ctx.error, naming
     the statement's words where it declares them), and None."""
+    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.calling import ready_service, spoken
+    from cqlsh_ext.features.calling import ready_service, refusal, spoken
     from cqlsh_ext.reading.typed import ReportAnswer
 
     call, as_json = called(ctx, feature, skip, statement)
@@ -226,6 +227,9 @@ def answer(ctx: ReadContext, feature: Feature, skip: int,
         return None, as_json
     try:
         answered = service(ctx, call)
+    except QueryError as err:  # its refusal: said as every front end says it
+        ctx.error(spoken(feature, refusal(feature, err)))
+        return None, as_json
     except Exception as err:  # the package's service: its failure in one line, the shell goes on
         ctx.error(f"{feature.name}: {type(err).__name__}: {err}".splitlines()[0])
         return None, as_json

@@ -138,14 +138,7 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
         sampler.set_columns(names, types)
         return _has_payloads(ctx, stats)
 
-    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
-        sampler.add_page(scanner.page_range, rows, scanner.range_finished)
-        if ctx.stop.is_set():
-            scanner.interrupted = True
-            return False
-        return True
-
-    taken = consume(scanner, start, take)
+    taken = consume(scanner, start, sampler.taker(scanner, ctx.stop))
     if taken is None:
         return None, None
     if sampler.whole_table and not scanner.interrupted and scanner.error is None:

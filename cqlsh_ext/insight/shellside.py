@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed
 
 
 @dataclass(frozen=True)
@@ -109,10 +108,6 @@ def named_table(ctx: ReadContext, keyspace: str | None, table: str | None,
         found = find_table(ctx.cluster, ks, ks, table)
         meta = found.meta if found is not None and not found.view else None  # tables, not views
     return ks, table, meta
-
-
-def wants_json(ctx: ReadContext, parsed: Parsed) -> bool:
-    return parsed.get_binding("asjson") is not None or ctx.display.output_format.reports_as_json
 
 
 def report(title: str, to_json: Callable[[], Any], render: Callable[[], Sequence[Line]],

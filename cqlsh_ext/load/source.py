@@ -88,11 +88,6 @@ class GivenValue:
     #: Why the value is not written (an export's envelope at the wrong level: envelope_refusal).
     refused: str | None = None
 
-    @property
-    def has_tree(self) -> bool:
-        return self.text is None and self.data is None and self.tree is not None
-
-
 @dataclass(frozen=True)
 class SourceRow:
     """One row of the source: its position (0 for the first row, a file's header not counted) and

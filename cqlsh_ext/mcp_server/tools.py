@@ -57,7 +57,7 @@ from cqlsh_ext.cql.spelling import spell
 from cqlsh_ext.describe.declared import TEXT_SAMPLE_ROWS
 from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names
-from cqlsh_ext.features.calling import checked, request_of
+from cqlsh_ext.features.calling import checked, refusal, request_of
 from cqlsh_ext.features.feature import FEATURES, Feature, FeatureCall, Reads
 from cqlsh_ext.insight.declared import INSPECT_VALUES
 from cqlsh_ext.mcp_server import answers, bounds, gate, schema_check, sizing
@@ -173,11 +173,6 @@ class Work:
         continuation = answers.Continuation(self.cursors, whole, why_not, skip, before, self.owner)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
-
-    def report_of(self, read: Callable[[ReadContext], ReportAnswer | None]) -> ToolAnswer:
-        """A report's figures, read by `read` (a typed request's service) in the call's context."""
-        return answers.report(read(self.context()), self.max_bytes, self.said, self.errors, self.screen)
-
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
@@ -483,13 +478,18 @@ def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> 
     as the guard read it (not resolved again), handed to its service in the call's context; its
     report answered as every report is. Never ADVISE's SAVE DICTIONARY: that writes a file on the
     server's host (no request built from arguments asks for it)."""
+    from cqlsh_ext.cql.errors import QueryError
+
     table = found = None
     if feature.reads.what == "table" and feature.reads.argument is not None:
         table = table_of(work, arguments.get(feature.reads.argument))
         _known(work, *table)
         found = work.found if work.named == table else None
     request = request_of(feature, FeatureCall(arguments, table, found, bound=_statement_bound))
-    answer = service_of(feature.name)(work.context(), request)
+    try:
+        answer = service_of(feature.name)(work.context(), request)
+    except QueryError as err:  # its refusal: one line, as every front end says it (no fault of ours)
+        return failed(refusal(feature, err))
     if isinstance(answer, Mapping):  # its declared fields as data (propose_edit's proposal), screened
         data = jsonenc.loaded(work.screen.report({**answer, "notes": list(work.said)}))
         return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)

@@ -92,10 +92,7 @@ class ArrowRows(PageRows):
         alone (a reader that keeps a few rows: the page's other blobs are never made)."""
         if self._rows is not None:
             return self._rows[index]
-        if index < 0:
-            index += self.row_count
-        if not 0 <= index < self.row_count:
-            raise IndexError("a page's row out of range")
+        index = self._in_range(index)
         row = self._made.get(index)
         if row is None:
             made = self._columns

@@ -26,6 +26,15 @@ class PageRows(Sequence[tuple[Any, ...]]):
     def row(self, index: int) -> tuple[Any, ...]:
         raise NotImplementedError
 
+    def _in_range(self, index: int) -> int:
+        """A row's index as `row` takes it (negative: from the end), within the page's rows, else
+        IndexError (what every subclass's `row` says)."""
+        if index < 0:
+            index += self.row_count
+        if not 0 <= index < self.row_count:
+            raise IndexError("a page's row out of range")
+        return index
+
     def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
         """Column i's values as the driver gives them: of every row, or of `rows` only (in its order)."""
         raise NotImplementedError

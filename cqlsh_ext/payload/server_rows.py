@@ -317,10 +317,7 @@ class ServerRows(PageRows):
         rows of the page: the others are never decoded)."""
         if self._rows is not None:
             return self._rows[index]
-        if index < 0:
-            index += self.row_count
-        if not 0 <= index < self.row_count:
-            raise IndexError("a page's row out of range")
+        index = self._in_range(index)
         made = self._made.get(index)
         if made is None:
             if self._cells is None:  # rows asked one by one: the page's cells split once

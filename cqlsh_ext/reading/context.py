@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -157,11 +157,6 @@ class ReadContext:
     def decoding(self) -> Decoding:
         """How values decode: -d's mode, the output cap, the column settings."""
         return self.settings.display.decoding()
-
-    def with_display(self, display: DisplaySettings) -> ReadContext:
-        """The same context with other display settings (an export's WITH RAW, say)."""
-        return replace(self, settings=replace(self.settings, display=display))
-
 
 def shell_context(shell: Shell) -> ReadContext:
     """The context of a command the shell runs: its session, keyspace, levels and settings; a

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from json.encoder import encode_basestring as encode_string
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS
 
@@ -178,12 +178,3 @@ class JsonRows:
         return JsonSpelt(plain, common if exact is not None else many)
 
 
-def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:
-    """Every row of `batches` on `out`, one JSON object a line: how many."""
-    written = 0
-    for batch in batches:
-        text = rows.lines(batch)
-        if text:
-            out.write("\n".join(text) + "\n")
-        written += len(text)
-    return written

@@ -36,10 +36,6 @@ class RewriteTarget:
     dictionaries: tuple[int | None, ...]
 
     @property
-    def stored_bare(self) -> bool:
-        return not self.labels
-
-    @property
     def shown(self) -> str:
         """The chain as a value's label says it (no level: frames do not record it), with its
         dictionary: what 'already in the target' means."""

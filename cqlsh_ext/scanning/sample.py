@@ -59,13 +59,19 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.common.interrupt import Flag
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.aggregate import Aggregate
 from cqlsh_ext.scanning.ring import Ring
 from cqlsh_ext.scanning.scan import ScanSpec
+
+if TYPE_CHECKING:
+    import threading
+
+    from cqlsh_ext.scanning.consume import Take
+    from cqlsh_ext.scanning.scan import Scanner
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
 #: is estimated between slices), large enough that a request is not wasted on an empty range.
@@ -262,6 +268,20 @@ class SliceSampler:
         """The result's columns (first page), for the report's Totals and every slice's."""
         self.stats.set_columns(names, types)
         self._columns = (list(names), list(types))
+
+    def taker(self, scanner: Scanner, stop: threading.Event) -> Take:
+        """consume()'s `take` of this sample's scan (DESCRIBE PAYLOAD's, COMPRESSION STATS'): each
+        page added to its slice (`add_page`); a stop asked (the reading's ctx.stop) ends the scan,
+        marked interrupted."""
+
+        def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
+            self.add_page(scanner.page_range, rows, scanner.range_finished)
+            if stop.is_set():
+                scanner.interrupted = True
+                return False
+            return True
+
+        return take
 
     def add_page(self, index: int, rows: list[Any], finished: bool) -> bool:
         """One page of the slice launched `index`-th; False once the sample is decided."""

@@ -77,7 +77,11 @@ def _positional(feature: Feature, name: str) -> str:
 
 
 def _required(feature: Feature, name: str) -> str:
-    """A required argument, or what stands instead of it (`| "FROM" <stringLiteral>`)."""
+    """A required argument (after its keyword where it has one: `"TO" <wholenumber>`), or what stands
+    instead of it (`| "FROM" <stringLiteral>`)."""
+    own = feature.argument(name)
+    if own.keyword is not None:
+        return f"{_literal((own.keyword,))} {_value(own)}".strip()
     instead = next((argument for argument in feature.arguments if argument.instead_of == name), None)
     if instead is None or instead.keyword is None:
         return _positional(feature, name)

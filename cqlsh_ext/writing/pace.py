@@ -188,18 +188,6 @@ class Pace:
         self.figures.rate = self.rate
         self._changed = now
 
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until no write is in flight; False if `timeout` passed first."""
-        deadline = None if timeout is None else self.clock() + timeout
-        with self._cond:
-            while self.in_flight:
-                left = None if deadline is None else deadline - self.clock()
-                if left is not None and left <= 0:
-                    return False
-                self._cond.wait(0.1 if left is None else min(0.1, left))
-        return True
-
-
 #: The time left is smoothed over about this many seconds of the recent rate.
 TIME_LEFT_SECONDS = 10.0
 

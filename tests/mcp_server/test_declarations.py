@@ -276,6 +276,51 @@ def test_a_declared_feature_is_a_statement_of_its_words_and_arguments() -> None:
         assert str(raised.value).startswith(said) and "\n" not in str(raised.value), text
 
 
+def _cut_bytes() -> Feature:
+    """A statement whose required argument follows its keyword: `CUT BYTES ks.t.c TO n`."""
+    from cqlsh_ext.features.feature import Statement
+
+    return Feature("cut_bytes", "Cut bytes", "Keeps a blob column's first bytes.",
+                   (Argument("column", "string", "keyspace.table.column", required=True),
+                    Argument("keep", "integer", "bytes kept", required=True, keywords={"minimum": 0},
+                             keyword="TO")),
+                   Reads("column", "column"), READ, {"type": "object"}, lambda ctx, call: None,
+                   statement=Statement(("CUT", "BYTES"), "CUT BYTES ks.t.data TO 16;"))
+
+
+def test_a_required_argument_with_a_keyword_is_written_after_it_in_help_and_the_statement(
+        shell_grammar: None) -> None:
+    # HELP says the form the statement takes (TO n), and the statement takes that form only: a
+    # bare number where TO n goes is refused in one line, as is TO without its number.
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.features.arguments import Invalid
+    from cqlsh_ext.features.calling import statement_arguments
+    from cqlsh_ext.features.shell_statement import help_of, help_section
+    from cqlsh_ext.shell.completion import rules
+
+    form = "CUT BYTES [JSON] [keyspace.]table.column TO n"
+    with registered(_cut_bytes()) as feature:
+        assert f"  {form}  -- Cut bytes: Keeps a blob column's first bytes.\n" in help_section()
+        assert (help_of(["cut", "bytes"]) or "").startswith(f"{form};")
+        # Tab's grammar of the statement: its column, then TO and a number (no number alone).
+        assert rules(feature).split("::=")[1].split(";")[0].split() == [
+            '"CUT"', '"BYTES"', "(", '"JSON"', ")*", "<columnFamilyName>", '"."', "column=<cident>",
+            '"TO"', "<wholenumber>"]
+
+        def read(text: str) -> dict[str, Any]:
+            return statement_arguments(feature, text, Lexed(text).tokens[:-1]).arguments
+
+        assert read("ks.t.data TO 16") == {"column": "ks.t.data", "keep": 16}
+        for text, said in [("ks.t.data 16", f"cut_bytes: '16' is no argument of it: {form}, e.g. "
+                                            "CUT BYTES ks.t.data TO 16;"),
+                           ("ks.t.data", "cut_bytes: keep is required (bytes kept)"),
+                           ("ks.t.data TO", f"cut_bytes: TO takes a whole number: {form}, e.g. "
+                                            "CUT BYTES ks.t.data TO 16;")]:
+            with pytest.raises(Invalid) as raised:
+                read(text)
+            assert str(raised.value) == said, text
+
+
 @pytest.fixture
 def shell_grammar() -> None:
     """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
@@ -374,6 +419,109 @@ def test_the_toy_feature_is_found_in_the_shell_and_the_api(  # type: ignore[no-u
     assert called.pop("truncated") is False  # MCP's word on its cap, beside the feature's answer
     assert json.loads(answered) == called == {"table": table, "rows": counted}
     assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
+
+
+#: The toy package's feature declaring its method in the API (db.count_rows), as cqlsh-ext's own do.
+METHOD_MODULE = TOY_MODULE.replace("import READ, Argument, Feature, Reads, register",
+                                   "import READ, Argument, Feature, Method, Reads, register") \
+    .replace("    count_rows))", '    count_rows, method=Method("count_rows")))')
+
+
+@pytest.mark.server
+def test_a_package_feature_s_declared_method_is_a_method_of_the_connection(  # type: ignore[no-untyped-def]
+        demo, cassandra, tmp_path: Path) -> None:
+    from tests.shell_runner import api
+
+    assert 'method=Method("count_rows")' in METHOD_MODULE
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin, "toy_rows", METHOD_MODULE)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+    session = cassandra.session()
+    try:
+        counted = session.execute(f"SELECT count(*) FROM {table}").one()[0]
+    finally:
+        session.shutdown()
+    proc = api(cassandra, home, "import inspect, json\n"
+               "print('count_rows' in dir(db), list(inspect.signature(db.count_rows).parameters))\n"
+               "print(json.dumps(db.count_rows(argv[0]).to_dict()))\n"
+               "try:\n"
+               "    db.count_rows(42)\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env)
+    assert proc.returncode == 0, proc.stderr
+    listed, answered, refused = proc.stdout.splitlines()
+    assert listed == "True ['table', 'progress']"
+    assert json.loads(answered) == {"table": table, "rows": counted} and counted > 0
+    assert refused == "toy_rows: table takes a string (keyspace.table), not 42"
+
+
+#: A report made by the recipe whose service refuses, as docs/extending.md says a refusal is made
+#: (a QueryError): the table it is asked for holds no column it reads.
+REFUSING_MODULE = '''
+from cqlsh_ext.features.feature import READ, Argument, Feature, Method, Reads, register
+
+
+def refuse(ctx, call):
+    from cqlsh_ext.cql.errors import QueryError
+
+    raise QueryError(f"{'.'.join(call.table)} holds no column it reads")
+
+
+register(Feature(
+    "toy_refusing", "Toy refusing", "Refuses every table.",
+    (Argument("table", "string", "keyspace.table", required=True),),
+    Reads("table", "table"), READ, {"type": "object"}, refuse, method=Method("toy_refusing")))
+'''
+
+
+@pytest.mark.server
+def test_a_report_s_refusal_is_one_clean_line_at_every_front_end(  # type: ignore[no-untyped-def]
+        serve, demo, cassandra, tmp_path: Path) -> None:
+    from tests.shell_runner import api, ext
+
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    env = _toy_plugin(plugin, "toy_refusing", REFUSING_MODULE)
+    home = tmp_path / "home"
+    home.mkdir()
+    table = f"{demo.keyspace}.blob_formats"
+    said = f"toy_refusing: {table} holds no column it reads"
+
+    refused = ext(cassandra, home, "-e", f"TOY REFUSING {table}", env=env)
+    assert refused.returncode == 2 and not refused.stdout
+    assert refused.stderr.strip().splitlines()[-1] == said, refused.stderr  # (after cqlsh's password warning)
+    assert "QueryError" not in refused.stderr and "Traceback" not in refused.stderr
+
+    server = serve(env=env)
+    answer = server.call("toy_refusing", table=table)
+    assert answer.is_error and answer.texts == [said], answer.texts
+    assert "Traceback" not in server.logged() and "QueryError" not in server.logged(), server.logged()
+
+    proc = api(cassandra, home, "try:\n"
+               "    db.toy_refusing(argv[0])\n"
+               "except cqlsh_ext.Error as err:\n"
+               "    print(err)\n", table, env=env)
+    assert proc.returncode == 0 and proc.stdout.splitlines() == [said], proc.stdout + proc.stderr
+
+
+def test_a_package_method_named_as_one_of_the_connection_s_own_is_refused_in_one_line() -> None:
+    from cqlsh_ext import Error
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.features.feature import Method
+
+    db = Database.__new__(Database)  # no connection: the methods' lookup alone
+    for own in ("query", "stats"):
+        clash = Feature("toy_clash", "Toy", "Clashes.", (), Reads("keyspaces"), READ, {"type": "object"},
+                        lambda ctx, call: None, method=Method(own))
+        with registered(clash), pytest.raises(Error) as raised:
+            db.toy_anything  # noqa: B018  (the lookup is what is refused)
+        assert str(raised.value) == (f"the read feature toy_clash of a package declares the method db.{own}, "
+                                     "which is cqlsh-ext's own: its package must name it otherwise")
+    with pytest.raises(AttributeError):
+        db.toy_anything  # noqa: B018
 
 
 #: A package's read feature with bounds on an argument (no request builder, as no package's has):

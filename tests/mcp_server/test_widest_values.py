@@ -1,11 +1,13 @@
 """A built-in report is its service and its declaration (issue 99): WIDEST VALUES (`WIDEST VALUES
-ks.t [ROWS n]`: one argument and a bounded option) added to a copy of the tree in three files, its
-service (insight/reports/widest.py), one more `register` in insight/declared.py and its own test,
-passes lint-imports, the declarations' tests and the fast tests a new feature touches there (ruff on
-what it adds); it is then a statement of the shell (HELP lists it, HELP <its words> prints its
-document, Tab completes it, it runs and refuses an option out of its bounds in one line), an MCP tool
-(tools/list, called), a method of the Python API and a section of docs/features.md, with no other
-file touched. Its answer is held to the table's own values read with the driver."""
+ks.t [ROWS n]`: one argument and a bounded option) added to a copy of the tree in four files, its
+service (insight/reports/widest.py), one more `register` in insight/declared.py, its own test and its
+service's line in its package's README.md, passes lint-imports, the declarations' tests, the
+maintainers' docs tests and the fast tests a new feature touches there (ruff on what it adds); it is
+then a statement of the shell (HELP lists it, HELP <its words> prints its document, Tab completes it,
+it runs and refuses an option out of its bounds in one line), an MCP tool (tools/list, as
+test_server.py expects it, and called), a method of the Python API and a section of
+docs/features.md, with no other file touched. Its answer is held to the table's own values read
+with the driver."""
 
 from __future__ import annotations
 
@@ -19,11 +21,20 @@ from tests.repl.terminal import Term
 from tests.shell_runner import api, ext
 
 from .harness import write_credentials
-from .tree_copy import FAST, assert_checks_pass, changed, copied, copy_env, in_copy
+from .tree_copy import (
+    FAST,
+    MAINTAINER_DOCS,
+    add_readme_line,
+    assert_checks_pass,
+    changed,
+    copied,
+    copy_env,
+    in_copy,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The report's three files, as a person adding a report writes them.
+#: The report's files but its README line, as a person adding a report writes them.
 SERVICE = ("cqlsh_ext/insight/reports/widest.py", '''"""WIDEST VALUES: a table's widest stored values of its
 blob columns, widest first, each with its row's key: where the table's bytes are."""
 
@@ -85,13 +96,18 @@ def test_widest_values_reads_its_table_and_its_bounded_rows():
     with pytest.raises(Invalid, match="rows is at most 100"):
         read_statement(widest, Lexed("WIDEST VALUES t ROWS 1000"), 2, "ks")
 ''')
+#: The fourth: the service's line in its package's README.md (tests/test_maintainer_docs.py).
+README = "cqlsh_ext/insight/reports/README.md"
+
+
 def _add_the_report(copy: Path) -> None:
-    """The report's three files: its service, its declaration (appended to its package's
-    declarations), its test."""
+    """The report's four files: its service, its declaration (appended to its package's
+    declarations), its test, its service's line in its package's README."""
     for name, text in (SERVICE, TEST):
         (copy / name).write_text(text)
     declarations = copy / "cqlsh_ext/insight/declared.py"
     declarations.write_text(declarations.read_text() + DECLARATION)
+    assert add_readme_line(copy, SERVICE[0], "WIDEST VALUES: a table's widest stored blob values.") == README
 
 
 @pytest.fixture(scope="module")
@@ -99,14 +115,14 @@ def widest_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("widest-tree")
     before = copied(copy)
     _add_the_report(copy)
-    assert changed(copy, before) == sorted([SERVICE[0], "cqlsh_ext/insight/declared.py", TEST[0]])
+    assert changed(copy, before) == sorted([SERVICE[0], "cqlsh_ext/insight/declared.py", TEST[0], README])
     return copy
 
 
-def test_the_report_passes_the_lints_and_the_declarations_tests_in_its_three_files(
+def test_the_report_passes_the_lints_and_the_declarations_tests_in_its_four_files(
         widest_tree: Path, tmp_path: Path) -> None:
     assert_checks_pass(widest_tree, tmp_path, [SERVICE[0], TEST[0], "cqlsh_ext/insight/declared.py"],
-                       [TEST[0], *FAST])
+                       [TEST[0], *FAST, MAINTAINER_DOCS])
     guide = in_copy(widest_tree, tmp_path, sys.executable, "-m", "cqlsh_ext", "docs", "features")
     assert guide.returncode == 0, guide.stderr
     assert "widest_values" in guide.stdout
@@ -172,6 +188,15 @@ def test_the_report_in_the_shell_mcp_and_the_api(  # type: ignore[no-untyped-def
 
     # MCP: a tool of its declaration, called; the API: db.widest_values, made from it.
     server = serve(env=env)
+    # tools/list as test_server.py expects it, from the copy's registry: the report among them, no
+    # list of names to edit.
+    registry = in_copy(widest_tree, tmp_path, sys.executable, "-c",
+                       "from cqlsh_ext.features import read_features\n"
+                       "from cqlsh_ext.mcp_server.tools import TOOLS\n"
+                       "print(' '.join(name for name in read_features() if not TOOLS[name].files))")
+    assert registry.returncode == 0, registry.stderr
+    assert [tool.name for tool in server.tools()] == registry.stdout.split()
+    assert "widest_values" in registry.stdout.split()
     tool = {tool.name: tool for tool in server.tools()}["widest_values"]
     assert (tool.title, tool.input_schema["required"]) == ("Widest values", ["table"])
     assert tool.input_schema["properties"]["rows"]["maximum"] == 100

@@ -1,9 +1,10 @@
 """A write statement is its service and its declaration (issue 99, "a write statement's recipe ... in
 at most 3 files"): REVERSE BYTES (`REVERSE BYTES ks.t.column [WHERE ...] [CONFIRM]`: each stored value
-of a blob column written back with its bytes reversed) added to a copy of the tree in three files, its
+of a blob column written back with its bytes reversed) added to a copy of the tree in four files, its
 service (edit/statements/reverse.py, writing through writing.loop.write_changes), one more `register`
-in edit/declared.py (and the names it imports there) and its own test, passes lint-imports, the
-declarations' tests and the fast tests a new feature touches there (ruff on what it adds); it is then a
+in edit/declared.py (and the names it imports there), its own test and its service's line in its
+package's README.md, passes lint-imports, the declarations' tests, the maintainers' docs tests and the
+fast tests a new feature touches there (ruff on what it adds); it is then a
 statement of the shell (HELP lists it, it previews, writes with CONFIRM, journaled, and UNDO writes the
 old values back), a method of the Python API (db.reverse_bytes, its result naming the journal db.undo
 takes) and, as every write, no MCP tool, with no other file touched. What it writes is held to the
@@ -19,7 +20,16 @@ import pytest
 
 from tests.shell_runner import api, ext, journal_of
 
-from .tree_copy import FAST, assert_checks_pass, changed, copied, copy_env, in_copy
+from .tree_copy import (
+    FAST,
+    MAINTAINER_DOCS,
+    add_readme_line,
+    assert_checks_pass,
+    changed,
+    copied,
+    copy_env,
+    in_copy,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,10 +118,16 @@ def test_reverse_bytes_reads_its_column_its_where_and_confirm():
     with pytest.raises(Invalid, match="column is required"):
         read_statement(reverse, Lexed("REVERSE BYTES WHERE id = 1"), 2, "ks")
 ''')
+#: The fourth: the service's line in its package's README.md (tests/test_maintainer_docs.py).
+README = "cqlsh_ext/edit/statements/README.md"
+
+
 def _add_the_statement(copy: Path) -> None:
-    """The statement's three files: its service, its declaration (appended to its package's
+    """The statement's four files: its service, its declaration (appended to its package's
     declarations, with the name it needs imported there: Statement; Method is imported already, the
-    package's own writes declaring theirs), its test."""
+    package's own writes declaring theirs), its test, its service's line in its package's README."""
+    assert add_readme_line(copy, SERVICE[0], "REVERSE BYTES: a blob column's values written back reversed.") \
+        == README
     for name, text in (SERVICE, TEST):
         (copy / name).write_text(text)
     declarations = copy / DECLARATIONS
@@ -125,13 +141,14 @@ def reverse_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("reverse-tree")
     before = copied(copy)
     _add_the_statement(copy)
-    assert changed(copy, before) == sorted([SERVICE[0], DECLARATIONS, TEST[0]])
+    assert changed(copy, before) == sorted([SERVICE[0], DECLARATIONS, TEST[0], README])
     return copy
 
 
-def test_the_write_statement_passes_the_lints_and_the_declarations_tests_in_its_three_files(
+def test_the_write_statement_passes_the_lints_and_the_declarations_tests_in_its_four_files(
         reverse_tree: Path, tmp_path: Path) -> None:
-    assert_checks_pass(reverse_tree, tmp_path, [SERVICE[0], TEST[0], DECLARATIONS], [TEST[0], *FAST])
+    assert_checks_pass(reverse_tree, tmp_path, [SERVICE[0], TEST[0], DECLARATIONS],
+                       [TEST[0], *FAST, MAINTAINER_DOCS])
     guide = in_copy(reverse_tree, tmp_path, sys.executable, "-m", "cqlsh_ext", "docs", "features")
     assert guide.returncode == 0, guide.stderr
     assert "reverse_bytes" in guide.stdout

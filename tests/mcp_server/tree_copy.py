@@ -22,6 +22,23 @@ FAST = ["tests/mcp_server/test_declarations.py", "tests/test_feature_commands.py
         "tests/repl/test_feature_statement.py", "tests/test_architecture_doc.py"]
 
 
+#: The maintainers' docs test a new module meets (its package's README.md names it), run in a
+#: recipe's copy with the module's README line added (`add_readme_line`).
+MAINTAINER_DOCS = "tests/test_maintainer_docs.py"
+
+
+def add_readme_line(copy: Path, module: str, says: str) -> str:
+    """The line of the new module `module` (a path in the tree) in its package's README.md, under
+    its Modules, as a person adding it writes it; the README's path."""
+    path = Path(module)
+    readme = path.parent / "README.md"
+    text = (copy / readme).read_text()
+    heading = "## Modules\n\n"
+    assert heading in text, readme
+    (copy / readme).write_text(text.replace(heading, f"{heading}- `{path.name}`: {says}\n", 1))
+    return str(readme)
+
+
 def copied(copy: Path) -> dict[str, bytes]:
     """The checkout's files as they are now (tracked and new, not ignored), copied into `copy`."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
