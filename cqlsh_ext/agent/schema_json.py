@@ -35,7 +35,7 @@ def describe(shell: Shell, parsed: Parsed) -> None:
     request = describe_request(parsed, shell.cql_unprotect_name)
     try:
         kind, rows = described(shell.conn, shell.current_keyspace, request)  # (refreshes the schema)
-        answer = _answer(Schema(shell.conn.metadata, shell_context(shell)), shell.current_keyspace,
+        answer = _answer(DriverSchema(shell.conn.metadata, shell_context(shell)), shell.current_keyspace,
                          request.words, request.names, kind, rows)
     except KeyspacesDescribeError as err:
         shell.printerr(str(err))
@@ -43,7 +43,7 @@ def describe(shell: Shell, parsed: Parsed) -> None:
     shell.stdout.write(json.dumps(answer, ensure_ascii=False, default=str) + "\n")
 
 
-class Schema:
+class DriverSchema:
     """The driver's schema metadata, and the context describe_table's columns are read in."""
 
     def __init__(self, meta: Any, ctx: ReadContext) -> None:
@@ -73,7 +73,7 @@ class Schema:
                 "cql": str(table.export_as_string())}
 
 
-def _answer(schema: Schema, current: str | None, words: tuple[str, ...], names: Any, kind: str,
+def _answer(schema: DriverSchema, current: str | None, words: tuple[str, ...], names: Any, kind: str,
             rows: Any) -> dict[str, Any]:
     what = words[0] if words else ""
     if kind == "keyspaces":
@@ -94,8 +94,8 @@ def _answer(schema: Schema, current: str | None, words: tuple[str, ...], names: 
     return {"describe": " ".join(words) or "name", "cql": "\n\n".join(str(row) for row in rows)}
 
 
-def _keyspace_object(schema: Schema, keyspace: Any) -> dict[str, Any]:
-    """A keyspace: its replication, its tables (each Schema.table) and types, its CQL."""
+def _keyspace_object(schema: DriverSchema, keyspace: Any) -> dict[str, Any]:
+    """A keyspace: its replication, its tables (each DriverSchema.table) and types, its CQL."""
     tables = [schema.table(keyspace.name, name) for name in sorted(keyspace.tables)]
     return {"describe": "keyspace", "keyspace": keyspace.name, "replication": _replication(keyspace),
             "durable_writes": bool(keyspace.durable_writes), "tables": [t for t in tables if t is not None],

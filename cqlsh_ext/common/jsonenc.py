@@ -64,6 +64,10 @@ def time_text(value: datetime.datetime, millis: bool = False) -> str:
     return value.isoformat(timespec="microseconds" if fine else "milliseconds") + "Z"
 
 
+#: The strings a float JSON numbers cannot hold is written as (float_name).
+FLOAT_NAMES = frozenset({"NaN", "Infinity", "-Infinity"})
+
+
 def float_name(value: float) -> str | None:
     """"NaN", "Infinity" or "-Infinity" for a float JSON numbers cannot hold; None for the others."""
     if math.isfinite(value):

@@ -41,34 +41,34 @@ _NUMBERS = (int, float, decimal.Decimal)
 _EXACT = frozenset({str, int, bool, bytes})
 
 
-class SpeltFloat(float):
+class StoredFloat(float):
     """A stored JSON text's number read as a float, with its text as stored (`spelling`)."""
 
     spelling: str
 
-    def __new__(cls, spelling: str) -> SpeltFloat:
+    def __new__(cls, spelling: str) -> StoredFloat:
         found = super().__new__(cls, spelling)
         found.spelling = spelling
         return found
 
 
-class SpeltInt(int):
+class StoredInt(int):
     """A stored JSON text's integer, with its text as stored (`-0`)."""
 
     spelling: str
 
-    def __new__(cls, spelling: str) -> SpeltInt:
+    def __new__(cls, spelling: str) -> StoredInt:
         found = super().__new__(cls, spelling)
         found.spelling = spelling
         return found
 
 
-class SpeltStr(str):
+class StoredStr(str):
     """A stored JSON text's string, with its literal as stored (quotes and escapes: `"caf\\u00e9"`)."""
 
     spelling: str
 
-    def __new__(cls, value: str, spelling: str) -> SpeltStr:
+    def __new__(cls, value: str, spelling: str) -> StoredStr:
         found = super().__new__(cls, value)
         found.spelling = spelling
         return found
@@ -76,7 +76,7 @@ class SpeltStr(str):
 
 #: The leaves spelt_tree gives: a JSON text's writer (load.encoded_values.json_text) writes each
 #: as its `spelling`.
-SPELT = (SpeltFloat, SpeltInt, SpeltStr)
+SPELT = (StoredFloat, StoredInt, StoredStr)
 
 
 def spelt_tree(text: str) -> Any:
@@ -91,7 +91,7 @@ def spelt_tree(text: str) -> Any:
         if _NUMBERS_SPELT is None:
             import json
 
-            _NUMBERS_SPELT = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
+            _NUMBERS_SPELT = json.JSONDecoder(parse_float=StoredFloat, parse_int=StoredInt)
         decoder = _NUMBERS_SPELT
     else:
         if _ALL_SPELT is None:
@@ -115,11 +115,13 @@ def _python_spelt() -> Any:
 
     def spelt_string(s: str, end: int, strict: bool = True) -> tuple[str, int]:
         value, last = scanstring(s, end, strict)
-        return SpeltStr(value, s[end - 1:last]), last
+        return StoredStr(value, s[end - 1:last]), last
 
-    decoder = json.JSONDecoder(parse_float=SpeltFloat, parse_int=SpeltInt)
-    decoder.parse_string = spelt_string  # type: ignore[attr-defined]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    # (Any: the scanner's hooks are attributes json's decoder sets itself, undeclared in its stub)
+    decoder: Any = json.JSONDecoder(parse_float=StoredFloat, parse_int=StoredInt)
+    decoder.parse_string = spelt_string
+    scanner: Any = json.scanner
+    decoder.scan_once = scanner.py_make_scanner(decoder)
     return decoder
 
 
@@ -191,14 +193,12 @@ def _without(value: Any, steps: list[str | int]) -> Any:
     return value
 
 
-#: How JSON Lines spells a record's NaN and infinities (common.jsonenc.float_name).
-_FLOAT_NAMES = frozenset({"NaN", "Infinity", "-Infinity"})
 
 
 def holds_float_names(value: Any) -> bool:
     """Whether a record's tree holds a string naming NaN or an infinity anywhere."""
     if isinstance(value, str):
-        return value in _FLOAT_NAMES
+        return value in jsonenc.FLOAT_NAMES
     if isinstance(value, dict):
         return any(holds_float_names(v) for v in value.values())
     if isinstance(value, list | tuple):

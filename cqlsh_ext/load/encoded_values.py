@@ -54,8 +54,8 @@ AS_GIVEN = "bytes as given"
 #: What a source cannot say of a document no stored one settles (a row new to the table, no stored
 #: bytes beside it), as the preview counts it (docs/load.md: export WITH RAW = true for an exact copy).
 UNSAID_NULLS = "null fields, written as keys absent (a frame cannot tell a null from a key absent)"
-UNSAID_NAMES = ('"NaN" or "Infinity" strings in a record, written as strings (JSON Lines spells a '
-                "record's NaN and infinities so)")
+UNSAID_NAMES = ("NaN or Infinity spelt as strings in a record, written as strings (JSON Lines spells "
+                "a record's NaN and infinities so)")
 
 
 class RowRefused(ValueError):

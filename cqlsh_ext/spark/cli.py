@@ -40,7 +40,7 @@ the shell's one line, exit code 3, before Spark starts."""
 READ_ONLY_FLAGS = ("read_only", "policy")
 
 
-class Refused(SparkError):
+class ReadOnlyRefused(SparkError):
     """A statement the read-only rule refuses: its one line, exit code 3 (common.exits.REFUSED)."""
 
 
@@ -133,7 +133,7 @@ def main(args: list[str]) -> int:
         if spark_args.fetch_jars:
             return fetch_jars(spark_args)
         return _run(spark_args, rest)
-    except Refused as err:
+    except ReadOnlyRefused as err:
         from cqlsh_ext.common import exits
 
         print(err, file=sys.stderr)  # the shell's line, word for word
@@ -219,11 +219,11 @@ def _read_only(conn: Any) -> ReadOnly | None:
 
 def _check(guard: ReadOnly, statements: list[Lexed], keyspace: str | None,
            tables_of: Callable[[str], Sequence[str]], prepare: Callable[[str], object] | None) -> None:
-    """Refused, with the shell's line, at the first statement the read-only rule refuses."""
+    """ReadOnlyRefused, with the shell's line, at the first statement the read-only rule refuses."""
     for statement in statements:
         why = guard.refusal(statement, None, keyspace, tables_of, prepare)
         if why is not None:
-            raise Refused(why)
+            raise ReadOnlyRefused(why)
 
 
 def _tables_of(cluster: Any, keyspace: str) -> list[str]:

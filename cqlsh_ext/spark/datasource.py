@@ -282,7 +282,7 @@ def _split_size(text: str) -> float:
         value = float(text)
     except (TypeError, ValueError):
         value = math.nan
-    if not (value > 0 and math.isfinite(value)):
+    if not 0 < value < math.inf:  # (NaN compares false)
         raise Error(f"{NAME}: split_size_mb takes a positive number of megabytes, not {_shown(text)}")
     return value
 
