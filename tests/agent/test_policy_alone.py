@@ -22,7 +22,8 @@ def test_a_policy_alone_refuses_its_tables_and_what_writes(cassandra, home: Path
     write = ext(cassandra, home, "--policy", str(policy), "-e",
                 f"DELETE FROM {numbered} WHERE p = 0 AND n = 0")
     assert write.returncode == 3, write.stderr
-    assert said_lines(write.stderr)[0] == "refused: cqlsh-ext --read-only runs reads only, and DELETE writes the database"
+    assert said_lines(write.stderr)[0] == \
+        "refused: cqlsh-ext --read-only runs reads only, and DELETE writes the database"
 
 
 def test_cqlshrc_s_policy_alone_is_read_only_too(cassandra, home: Path, numbered: str) -> None:
