@@ -421,7 +421,8 @@ class ExtShell(Stock):
     def do_describe(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces.command import describe, server_describes
 
-        if self.settings.display.output_format.name == "json":  # the schema as objects, not CQL text
+        if self.settings.display.output_format.name == "json" and self.server is None:
+            # the schema as objects, not CQL text (a program's run; MCP's describe_table answers CQL)
             from cqlsh_ext.agent.schema_json import describe as describe_json
 
             return describe_json(self, parsed)
