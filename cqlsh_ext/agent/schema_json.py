@@ -17,30 +17,24 @@ A column's `holds` is MCP describe_table's (mcp_server.table_columns): blob, blo
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.settings.shell import Shell
     from cqlsh_ext.upstream.protocol import Parsed
 
 
-def describe(shell: Shell, parsed: Parsed) -> None:
-    """The DESCRIBE cqlsh parsed, answered as one JSON object on the shell's output (an error: one
-    line through its printerr)."""
-    from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError, describe_request, described
-    from cqlsh_ext.reading.context import shell_context
+def describe(conn: Any, keyspace: str | None, ctx: ReadContext, parsed: Parsed,
+             unprotect: Callable[[str], str]) -> dict[str, Any]:
+    """The DESCRIBE cqlsh parsed (on the connection `conn`, `keyspace` in use; `unprotect`: the
+    shell's reading of a quoted name), answered as one JSON object; raises
+    keyspaces.describe.KeyspacesDescribeError, whose line the shell says."""
+    from cqlsh_ext.keyspaces.describe import describe_request, described
 
-    request = describe_request(parsed, shell.cql_unprotect_name)
-    try:
-        kind, rows = described(shell.conn, shell.current_keyspace, request)  # (refreshes the schema)
-        answer = _answer(DriverSchema(shell.conn.metadata, shell_context(shell)), shell.current_keyspace,
-                         request.words, request.names, kind, rows)
-    except KeyspacesDescribeError as err:
-        shell.printerr(str(err))
-        return
-    shell.stdout.write(json.dumps(answer, ensure_ascii=False, default=str) + "\n")
+    request = describe_request(parsed, unprotect)
+    kind, rows = described(conn, keyspace, request)  # (refreshes the schema)
+    return _answer(DriverSchema(conn.metadata, ctx), keyspace, request.words, request.names, kind, rows)
 
 
 class DriverSchema:

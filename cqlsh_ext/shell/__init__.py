@@ -423,9 +423,20 @@ class ExtShell(Stock):
 
         if self.settings.display.output_format.name == "json" and self.server is None:
             # the schema as objects, not CQL text (a program's run; MCP's describe_table answers CQL)
-            from cqlsh_ext.agent.schema_json import describe as describe_json
+            import json
 
-            return describe_json(self, parsed)
+            from cqlsh_ext.agent.schema_json import describe as describe_json
+            from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError
+            from cqlsh_ext.reading.context import shell_context
+
+            try:
+                answer = describe_json(self.conn, self.current_keyspace, shell_context(self), parsed,
+                                       self.cql_unprotect_name)
+            except KeyspacesDescribeError as err:
+                self.printerr(str(err))
+                return None
+            self.stdout.write(json.dumps(answer, ensure_ascii=False, default=str) + "\n")
+            return None
         if server_describes(self.connection_versions["build"]):
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2): from the driver's schema, printed by
