@@ -45,7 +45,7 @@ def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said
     assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
 
 
-@pytest.mark.parametrize("flag", ["--read-only", "--timeout=5"])
+@pytest.mark.parametrize("flag", ["--max-rows=3", "--timeout=5"])
 def test_a_shell_option_spark_mode_does_not_take_is_named(tmp_path: Path, flag: str):
     # cqlsh read it as the host name and the host as the port: "'127.0.0.1' is not a valid port number".
     server = type("Unreachable", (), {"cqlsh_args": [flag, "127.0.0.1", "1"]})()
