@@ -58,8 +58,7 @@ RULE: tuple[Verdict, ...] = (
             "changes only the session", "session"),
     Verdict("SOURCE", True, "each statement of the file is checked by this rule", "session"),
     Verdict("CAPTURE", False, "appends to a local file"),
-    Verdict("COPY", False, "reads or writes a local file (TO, FROM), or writes the database (FROM); "
-            "the shell's --export-dir lets COPY (SELECT ...) TO write a new file inside its directory"),
+    Verdict("COPY", False, "reads or writes a local file (TO, FROM), or writes the database (FROM)"),
     Verdict("COMPRESSION ADVISE ... SAVE DICTIONARY", False, WRITES_FILE),
     Verdict("LOGIN", False, "changes the role the session reads as"),
     Verdict("SHOW SESSION", False, "reads system_traces: another session's statements"),

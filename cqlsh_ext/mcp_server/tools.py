@@ -605,11 +605,13 @@ def _server_major(versions: dict[str, Any]) -> int:
 
 
 
-#: `max_bytes`, its range declared (each tool's input schema: a call outside it is refused in words
-#: that say it, and its tool's document says it beside the type).
-_MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES}
+#: `max_bytes`: its range is not in tools/list's schema (36 bytes a tool would take tools/list past
+#: sizing.LIST_BYTES); its document says it, and a call outside it is refused in words that say it
+#: (Tool.call's `number`).
+_MAX_BYTES = {"type": "integer"}
 #: What `max_bytes` is (every tool's description names it; its tool's document says it).
-MAX_BYTES_DOC = f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"
+MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
+                 f"(default {DEFAULT_BYTES:,})")
 #: What every description ends with: the size of an answer (tools/list, which every client reads
 #: whole, stays within sizing.LIST_BYTES: a few words).
 _SIZE = f" Max {DEFAULT_BYTES // 1000} KB (max_bytes)."

@@ -131,7 +131,7 @@ def test_resources_and_prompts(serve, demo: Demo, cassandra, tmp_path: Path) -> 
     listed_query = next(tool for tool in server.tools() if tool.name == "query")
     assert listed_query.description in described.text and "ALLOW FILTERING CONFIRM" in described.text
     assert "ALLOW FILTERING CONFIRM" not in (listed_query.description or "")
-    assert "- max_bytes (integer, 1,024 to 1,048,576): the answer's bytes as sent at most" in described.text
+    assert "- max_bytes (integer): the answer's bytes as sent at most, 1,024 to 1,048,576" in described.text
     read = server.portal.call(server.client.read_resource, f"cqlsh-ext://schema/{ks}/blob_formats").contents[0]
     assert read.mime_type == "application/json"
     assert json.loads(read.text) == server.call("describe_table", table=f"{ks}.blob_formats").data
