@@ -127,15 +127,13 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
         if feature.writes is not None or feature.shell_only:
             return refusal_words(reader, what, WRITES_DATABASE)
         for clause in feature.statement.clauses if feature.statement is not None else ():
-            if clause.writes_file and _has_words(tokens, clause.words) and not allowed_file_write(tokens):
+            if clause.writes_file and _has_words(tokens, clause.words):
                 return refusal_words(reader, f"{what} ... {' '.join(clause.words)}", WRITES_FILE)
         return None
     first = token_name(tokens[0]).lower() if tokens[0].kind == "word" else ""
     second = token_name(tokens[1]).lower() if len(tokens) > 1 and tokens[1].kind == "word" else ""
     if first == "select" or first in ("describe", "desc"):
         return None
-    if first == "copy" and not _copies_from(tokens) and allowed_file_write(tokens):
-        return None  # COPY ... TO a file the door lets it write (never FROM: that writes the database)
     if first in ("capture", "copy", "login"):
         return refusal_words(reader, what, _why(first.upper()))
     if first == "show" and second not in SHOW_WORDS:
@@ -160,26 +158,6 @@ def _declared_write(word: str) -> bool:
     declared = command(word)
     return (declared is not None and not declared.reads_only) \
         or any(not intercept.reads_only for intercept in intercepts_for(word))
-
-
-def _copies_from(tokens: Sequence[Token]) -> bool:
-    """Whether a COPY loads (a FROM outside brackets: COPY (SELECT ... FROM t) TO only exports)."""
-    depth = 0
-    for tok in tokens:
-        if tok.kind == "punct" and tok.value in "([{":
-            depth += 1
-        elif tok.kind == "punct" and tok.value in ")]}":
-            depth -= 1
-        elif depth == 0 and tok.kind == "word" and tok.value.lower() == "from":
-            return True
-    return False
-
-
-def allowed_file_write(tokens: Sequence[Token]) -> bool:
-    """Whether a statement that writes a local file (COPY ... TO, a clause declared writes_file) may
-    write it here: the one place such an exception is decided (a directory a door was given for
-    files, the file the statement names inside it). None is given yet: every file write is refused."""
-    return False
 
 
 def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
