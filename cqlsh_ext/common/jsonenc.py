@@ -11,9 +11,9 @@ and the JSON text of collections in CSV), the records decoded from blobs embedde
   (`float_name`, the one place that names them, also for the table's rendering of records);
 - UUIDs, inet addresses, dates, times of day, decimals in reports: their text; durations as cqlsh
   prints them; sets and tuples: arrays;
-- integers past 4,300 digits (a document's: long_int.LongInt) are JSON numbers in files; where
-  the reader is a program whose parser refuses them as Python's json and pydantic's do by default
-  (an MCP client), strings of their digits (`long_integers_as_text`).
+- integers past 4,300 digits (a document's: long_int.LongInt; a CQL varint) are JSON numbers in
+  files; where the reader is a program whose parser refuses them as Python's json and pydantic's
+  do by default (an MCP client), strings of their digits (`long_integers_as_text`), said so there.
 
 cqlsh_ext.output.spellings writes CQL values typed by their column with these functions (and keeps
 decimals and varints digit for digit); `dumps` writes report documents, and `loaded` gives the
@@ -32,7 +32,13 @@ import struct
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
-from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS, PYTHON_DIGITS, LongInt
+from cqlsh_ext.common.long_int import (
+    PAST_PYTHON_DIGITS,
+    PYTHON_DIGITS,
+    LongInt,
+    LongIntegerError,
+    integer_text,
+)
 
 _UTC = datetime.timezone.utc
 
@@ -142,19 +148,29 @@ def has_long_digits(body: bytes) -> bool:
     return _PAST_READ_DIGITS in body.translate(_DIGITS_ONLY)
 
 
-def long_integers_as_text(value: Any) -> Any:
-    """A JSON value with each integer of more than PYTHON_DIGITS digits as a string: a document's
-    (LongInt) its digits, another its hex (as the display shows it); each container new."""
+def long_integers_as_text(value: Any, found: list[tuple[str, int]] | None = None, where: str = "") -> Any:
+    """A JSON value with each integer of more than PYTHON_DIGITS digits as the string of its digits
+    (a document's LongInt as written, a CQL varint's every digit as the shell shows it; one past
+    INTEGER_DIGITS, which no decimal text is written of, in hex as `0x...`); each container new.
+    `found` gets each such integer's place (`where`, then .key or [i] inside) and its digits."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
         if isinstance(value, LongInt):
-            return value.text
-        if abs(value) < PAST_PYTHON_DIGITS:
+            text = value.text
+        elif abs(value) < PAST_PYTHON_DIGITS:
             return value
-        return f"{'-' if value < 0 else ''}0x{abs(value):x}"  # as the display shows another's
+        else:
+            try:
+                text = integer_text(value)
+            except LongIntegerError:
+                text = f"{'-' if value < 0 else ''}0x{abs(value):x}"
+        if found is not None:
+            found.append((where, len(text.lstrip("-"))))
+        return text
     if isinstance(value, dict):
-        return {k: long_integers_as_text(v) for k, v in value.items()}
+        return {k: long_integers_as_text(v, found, f"{where}.{k}" if where else str(k))
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [long_integers_as_text(v) for v in value]
+        return [long_integers_as_text(v, found, f"{where}[{i}]") for i, v in enumerate(value)]
     return value
 
 

@@ -366,12 +366,17 @@ def _spelt_cut(item: Any, chars: int, items: int | None, where: str) -> tuple[An
     """`item` cut at one level (_cut), with its cost as a row and its compact JSON, spelt here once:
     the answer joins it."""
     cut, cuts = _cut(item, chars, items, where)
-    text, replaced = sizing.spelt(cut)
-    if replaced:
-        many = "s" if replaced > 1 else ""
-        cuts.append(f"{where}: {replaced:,} lone surrogate{many} (no Unicode character, which the "
+    made = sizing.spelt(cut, where)
+    if made.replaced:
+        many = "s" if made.replaced > 1 else ""
+        cuts.append(f"{where}: {made.replaced:,} lone surrogate{many} (no Unicode character, which the "
                     "protocol's JSON cannot carry) sent as U+FFFD")
-    return cut, cuts, sizing.row_cost(text), text
+    # Never a string in a number's place unsaid: the client's parser refuses the whole message
+    # holding such a number (the SDK's, pydantic-core's: "number out of range").
+    cuts += [f"{place}: an integer of {digits:,} digits sent as a string of them (the MCP client's JSON "
+             f"parser refuses a number of more than {PYTHON_DIGITS:,} digits)"
+             for place, digits in made.long_integers]
+    return cut, cuts, sizing.row_cost(made.body), made.body
 
 
 def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int, bytes] | None:

@@ -53,22 +53,41 @@ BLOCK_BYTES = len('{"type":"text","text":},')
 def compact(data: Any) -> bytes:
     """`data` as compact JSON (no spaces), UTF-8: as the SDK serializes structured content (spelt()
     says what it changed)."""
-    return spelt(data)[0]
+    return spelt(data).body
 
 
-def spelt(data: Any) -> tuple[bytes, int]:
-    """compact(data), and how many lone surrogates it sent as U+FFFD. Two things a stored document
-    may hold that no JSON number or UTF-8 string can are spelt otherwise (both rare, so looked for
-    only when the plain spelling fails): a float past the double's range (a document's 1e400) by its
-    name (jsonenc.finite, as every JSON we write spells it; json.dumps' bare Infinity is no JSON);
-    and a lone surrogate (jsonenc.without_surrogates) as U+FFFD: the SDK cannot write it (it ended
-    the server) and its client cannot read its JSON escape (pydantic's parser refuses the message).
-    An integer past 4,300 digits, which the client's parser refuses, is the string of its digits
-    (jsonenc.long_integers_as_text; looked for when the text has such a run of digits)."""
-    body, replaced = _spelt(data)
-    if jsonenc.has_long_digits(body):
-        return _spelt(jsonenc.long_integers_as_text(data))
-    return body, replaced
+@dataclass(frozen=True)
+class Spelt:
+    """A JSON value's compact JSON (`body`, UTF-8), how many lone surrogates it sent as U+FFFD
+    (`replaced`), and the place and digits of each integer it sent as a string (`long_integers`)."""
+
+    body: bytes
+    replaced: int = 0
+    long_integers: tuple[tuple[str, int], ...] = ()
+
+
+def spelt(data: Any, where: str = "") -> Spelt:
+    """compact(data), and what it spelt otherwise. Three things a stored value may hold that no JSON
+    number or UTF-8 string the client reads can are spelt otherwise (all rare, so looked for only
+    when the plain spelling fails or shows a long run of digits): a float past the double's range (a
+    document's 1e400) by its name (jsonenc.finite, as every JSON we write spells it; json.dumps'
+    bare Infinity is no JSON); a lone surrogate (jsonenc.without_surrogates) as U+FFFD: the SDK
+    cannot write it (it ended the server) and its client cannot read its JSON escape (pydantic's
+    parser refuses the message); and an integer past 4,300 digits (a document's, a varint's) as the
+    string of its digits (jsonenc.long_integers_as_text): the SDK's client (pydantic-core's JSON
+    parser) refuses the whole message holding such a number ("number out of range"), as Python's
+    json refuses the text. `where` names the value in the places said (rows[3])."""
+    try:
+        body, replaced = _spelt(data)
+    except ValueError:  # an integer past this process's digits: spelt as text below
+        body, replaced = b"", 0
+    if body and not jsonenc.has_long_digits(body):
+        return Spelt(body, replaced)
+    found: list[tuple[str, int]] = []
+    texts = jsonenc.long_integers_as_text(data, found, where)
+    if not found:  # a long run of digits in a string: nothing to spell otherwise
+        return Spelt(body, replaced) if body else Spelt(*_spelt(texts))
+    return Spelt(*_spelt(texts), tuple(found))
 
 
 def _spelt(data: Any) -> tuple[bytes, int]:
