@@ -303,14 +303,12 @@ class _Entered:
 
 
 def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
-            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE, restored_words: str = "") -> None:
+            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE) -> None:
     """The closing line: what was written, what was left alone, why it stopped; then the statements
     that finish or undo it (`undo`, '' for none), each on a line of its own, so that it pastes
     whole. A run that failed says it on stderr (a script's exit status is then 2), and a second
     Ctrl-C goes on to the shell once it is said."""
     line = head
-    if done.restored:
-        line += f", {done.restored:,} {restored_words}"
     if done.changed:
         line += f", {done.changed:,} {changed_words}"
     if done.rewritten:

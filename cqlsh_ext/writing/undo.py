@@ -223,8 +223,10 @@ def _heading(named: str, todo: int, finishing: int | None, noun: str, where: str
     stopped on its way (`finishing`: the rows it wrote back), those left of them."""
     if finishing is None or not todo:
         return f"undo: {plural(todo, noun)} of {where} to write back{add}"
-    left = plural(max(todo - finishing, 0), noun)
-    return f"finishing UNDO '{named}': {left} of {where} left of {todo:,}{add}"
+    # What the stopped UNDO's journal says it wrote, not a count of what is left: a write it had
+    # sent when killed may have landed unjournaled (the closing line counts what each row held).
+    return (f"finishing UNDO '{named}': it wrote back {finishing:,} of the {plural(todo, noun)} of {where} "
+            f"before it stopped; the others to write back{add}")
 
 
 def _say_found(request: UndoRequest, path: str, out: IO[str]) -> None:
@@ -238,9 +240,9 @@ def _say_found(request: UndoRequest, path: str, out: IO[str]) -> None:
 
 def _closing(ctx: WriteContext, done: Done, request: UndoRequest, path: str, written: str | None, noun: str,
              whose: str) -> None:
-    """The closing line, then the statement that finishes an UNDO stopped on its way (the same
-    UNDO: the rows written back are counted as already restored, nothing is written to them
-    again) and the one that undoes it."""
+    """The rows found already restored, on a line of their own (nothing is written to them: an UNDO
+    stopped on its way wrote them back), then the closing line, of what this run wrote, then the
+    statement that finishes an UNDO stopped on its way (the same UNDO) and the one that undoes it."""
     from cqlsh_ext.writing.journal_names import hint_name
 
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
@@ -248,9 +250,10 @@ def _closing(ctx: WriteContext, done: Done, request: UndoRequest, path: str, wri
         cut_word = f" {CUT}" if request.cut else ""
         finish = f"Finish it: UNDO '{hint_name(path, ctx.journal_dir)}'{cut_word} CONFIRM"
         again = f"{finish}\n{again}" if again else finish
+    if done.restored:  # (its own line: what this run writes back is the closing line's alone)
+        say(f"{plural(done.restored, noun)} {_restored_words(whose)}.", ctx.out)
     closing(ctx, done, f"{plural(done.written, noun)} written back", f"changed since {whose}: left alone",
-            again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back",
-            _restored_words(whose))
+            again, _rewritten_words(whose), f"whose TTL ran out since {whose}: nothing to write back")
 
 
 def _say_unvouched(parts: Sequence[JournalRead], out: IO[str]) -> None:
@@ -360,7 +363,7 @@ def _rewritten_words(whose: str) -> str:
 
 
 def _restored_words(whose: str) -> str:
-    return f"already restored (they hold the value from before {whose}): nothing to write"
+    return f"already restored (they hold the value from before {whose}): nothing written to them"
 
 
 def key_values(writer: CellWriter, keys: Sequence[str], row: JournalRow, path: str) -> list[Any]:

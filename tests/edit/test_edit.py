@@ -308,8 +308,8 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     # UNDO just put them there): done, said so, nothing written, no journal.
     sh.onecmd(f"UNDO '{third}' CONFIRM;")
     out, _ = said(capsys)
-    assert "0 rows written back, 2 already restored (they hold the value from before the undo): nothing to " \
-        "write." in out and "Journal: " not in out and "changed since" not in out, out
+    assert "2 rows already restored (they hold the value from before the undo): nothing written to them.\n" \
+        "0 rows written back." in out and "Journal: " not in out and "changed since" not in out, out
     assert all(stored(session, 109, seq) == edited[seq] for seq in range(3))
 
 

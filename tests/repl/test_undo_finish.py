@@ -1,9 +1,11 @@
 """An UNDO stopped by Ctrl-C, and the same UNDO run again to finish it, in the interactive shell on an
 80-column terminal (pyte): the load Ctrl-C'd part-way counts the rows it wrote, and its UNDO counts
-as many; the stopped UNDO prints the statement that finishes it; finishing prints a summary whose
-counts add up, not a line a row; the table is then as it was before the load. The server answers
-the table's reads and writes late while the UNDO runs (its fault handler: a faults_* keyspace), so
-that Ctrl-C lands part-way; each press waits for the journal's count, never for a time."""
+as many; the stopped UNDO prints the statement that finishes it; finishing says first how many
+its journal says were written back, and at its end what it found already restored, one counted line,
+then what it wrote back (the counts add up), not a line a row; the table is then as it was before
+the load. The server answers the table's reads and writes late while the UNDO runs (its fault
+handler: a faults_* keyspace), so that Ctrl-C lands part-way; each press waits for the journal's
+count, never for a time."""
 
 from __future__ import annotations
 
@@ -78,16 +80,19 @@ def test_an_interrupted_undo_names_its_finish_and_finishing_it_is_a_summary(term
     finished = t.text[start:]
     # It says first what it will do, never that the journal was undone already (a refusal's words).
     said = " ".join(finished.split()).rsplit(f"{undo};", 1)[1].strip()  # (after the statement, as drawn)
-    left = 2 * written - back_before
-    first = rf"finishing {re.escape(undo.removesuffix(' CONFIRM'))}: {left:,} cells of \S+ \([^)]*\) left of "
-    assert re.match(first + f"{2 * written:,} ", said), said[:400]
+    first = (rf"finishing {re.escape(undo.removesuffix(' CONFIRM'))}: it wrote back {back_before:,} of the "
+             rf"{2 * written:,} cells of \S+ \([^)]*\) before it stopped; the others to write back ")
+    assert re.match(first, said), said[:400]
     assert "already undone" not in finished and "Undo the undo" not in finished.split("written back")[0], \
         finished[-3000:]
     # the summary says it once, not a line a row
     assert " ".join(finished.split()).count("already restored") == 1, finished[-3000:]
-    summary = re.search(r"([\d,]+) cells written back, ([\d,]+) already restored", " ".join(finished.split()))
+    # what was written back before, one counted line; then what this run wrote back
+    summary = re.search(r"([\d,]+) cells already restored \(they hold the value from before the "
+                        r"load\): nothing written to them\. ([\d,]+) cells written back\.",
+                        " ".join(finished.split()))
     assert summary, finished[-3000:]
-    back, restored = (int(x.replace(",", "")) for x in summary.groups())
+    restored, back = (int(x.replace(",", "")) for x in summary.groups())
     assert 0 < back and 0 < restored and back + restored == 2 * written and restored == back_before, \
         finished[-3000:]
     after = {r.id: (r.data, r.note) for r in session.execute("SELECT id, data, note FROM orders_slow")}

@@ -393,7 +393,7 @@ def test_rows_a_killed_undo_restored_are_said_as_restored(cassandra, ks, session
                                  env=isolated_env(tmp_path))
         assert child.stdout is not None
         line = wait_until(lambda: _line_of(child, "Journal: "), "the UNDO's journal", process=child)
-        undoing = journal_of(line)
+        undoing = killed_undo = journal_of(line)
         wait_until(lambda: undoing.read_text().count('"applied": true') >= 20, "20 rows written back",
                    process=child)
         child.send_signal(signal.SIGKILL)
@@ -408,8 +408,17 @@ def test_rows_a_killed_undo_restored_are_said_as_restored(cassandra, ks, session
     assert f"  {rows - len(restored)} still as the rewrite wrote them; {len(restored)} already restored " \
         "(nothing to write); 0 changed since the rewrite (left alone)" in preview.stdout, preview.stdout
     undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks, timeout=600)
-    assert f"{rows - len(restored)} rows written back, {len(restored)} already restored (they hold the " \
-        "value from before the rewrite): nothing to write." in undo.stdout, undo.stdout + undo.stderr
+    # Finishing it: the rows the killed UNDO's journal says it wrote back first; at the end what was
+    # found already restored (its writes in flight at the kill too), one counted line, then what
+    # this run wrote back, never "N written back ... nothing to write" on one line.
+    lines = undo.stdout.splitlines()
+    said = killed_undo.read_text().count('"applied": true')
+    named = journal.stem.rsplit("-", 1)[1]
+    assert lines[0] == (f"finishing UNDO '{named}': it wrote back {said} of the {rows} rows of "
+                        f"{ks}.undo_killed.data before it stopped; the others to write back"), lines
+    assert lines[-3:-1] == [f"{len(restored)} rows already restored (they hold the value from before the "
+                            "rewrite): nothing written to them.",
+                            f"{rows - len(restored)} rows written back."], undo.stdout + undo.stderr
     assert "changed since" not in undo.stdout
     assert values(session, "undo_killed") == original  # every byte
 

@@ -96,8 +96,8 @@ def test_a_strangers_write_in_between_is_left_alone(cassandra, ks, session, tmp_
     again = ext(cassandra, tmp_path, "-e", f"UNDO '{second}' CONFIRM",
                 keyspace=ks)  # nothing of its own left to write
     # c = 0 and c = 2 hold what it writes back (the stranger wrote those very bytes to c = 0): done.
-    assert "0 rows written back, 2 already restored (they hold the value from before the edit): nothing to " \
-        "write, 1 changed since the edit: left alone." in again.stdout, again.stdout
+    assert "2 rows already restored (they hold the value from before the edit): nothing written to them.\n" \
+        "0 rows written back, 1 changed since the edit: left alone." in again.stdout, again.stdout
     # It says first that the first UNDO undid this journal, and how to undo that one (its journal,
     # named by the first run's 'Undo the undo' line); of its own run, no journal and no hint.
     first_hint = next(line for line in undo.stdout.splitlines() if line.startswith("Undo the undo: "))
