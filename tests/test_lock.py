@@ -1,8 +1,10 @@
 """The locks against pyproject.toml's ranges: locks/main.txt (what bin/setup, CI and the Docker image
 install) holds a version of every requirement of every extra, within its range, with its files'
-hashes, on every Python the locks serve; locks/other-end.txt holds locks/other-end.in's versions and
-the test extra's; and every lowest bound pyproject.toml gives is a version one of them holds or
-tests/test_environment.py installs: the oldest release tested, as pyproject.toml says. No network.
+hashes, on every Python the locks serve; locks/other-end.txt holds locks/other-end.in's versions (each
+the other end of its range from main.txt's: the oldest pyarrow, polars, DuckDB, MCP SDK and uvicorn
+supported, pandas 3) and the test extra's; and every lowest bound pyproject.toml gives is a version
+one of them holds or tests/test_environment.py installs: the oldest release tested, as
+pyproject.toml says. No network.
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def test_the_other_end_holds_its_versions_and_the_test_extra() -> None:
     other, main = _lock("other-end.txt"), _lock("main.txt")
     forced = [Requirement(line) for line in (LOCKS / "other-end.in").read_text().splitlines()
               if line.strip() and not line.startswith("#")]
-    assert {canonicalize_name(r.name) for r in forced} == {"pandas", "pyarrow", "polars", "duckdb"}
+    assert {canonicalize_name(r.name) for r in forced} == {"pandas", "pyarrow", "polars", "duckdb", "mcp",
+                                                           "uvicorn"}
     for requirement in forced:
         (pinned,) = requirement.specifier
         assert _pinned(other, requirement.name, "3.11") == Version(pinned.version), requirement

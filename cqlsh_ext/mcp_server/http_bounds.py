@@ -4,9 +4,9 @@ for as long as its client likes: 19,985 connections each sending half a header t
 19,998 of its 20,000 file handles; and 64 idle connections from each of 8 addresses held all 512
 slots, a client with a valid token (and /healthz) answered 503 for as long as they reconnected. So
 on uvicorn's h11 protocol (the one it runs without httptools; named here rather than left for
-uvicorn to choose, and pinned in pyproject.toml's mcp extra with the parts of it this relies on:
-its client address, loop, transport, flow control, h11 connection and request cycle, and when a
-response completes):
+uvicorn to choose, and held to a range in pyproject.toml's mcp extra, tested at both ends, for the
+parts of it this relies on: its client address, loop, transport, flow control, h11 connection and
+request cycle, and when a response completes):
 
 - HEAD_SECONDS: a request's head (its request line and headers) arrives whole within this long of
   the connection's start, or of the previous answer's end, else the connection is closed after
