@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.json_text import StoredFloat, StoredInt
+from cqlsh_ext.payload.json_text import StoredFloat, StoredInt, unique_pairs
 from cqlsh_ext.writing.refused import WriteRefused
 
 Step = str | int
@@ -43,7 +43,7 @@ def read_json(text: str) -> Any:
     the interpreter goes)."""
     try:
         return json.loads(text, parse_float=StoredFloat, parse_int=StoredInt, parse_constant=_no_constant,
-                          object_pairs_hook=_object)
+                          object_pairs_hook=unique_pairs)  # a key twice: one would be lost
     except RecursionError:
         raise EditRefused("its JSON is nested too deeply to rewrite here") from None
     except ValueError as err:
@@ -52,17 +52,6 @@ def read_json(text: str) -> Any:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):  # a key twice: writing the object back would lose one
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"key {key!r} twice in one object")
-            seen.add(key)
-    return found
 
 
 @dataclass(frozen=True)
