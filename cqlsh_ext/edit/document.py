@@ -1,9 +1,10 @@
 """One document edited: paths set or removed in a tree, and JSON text written back as it was spelt.
 
-JSON text is read with its numbers kept as written (Spelt: `1.50` stays `1.50`, `1e3` stays
-`1e3`) and its keys in order, then written with the separators and indentation the stored text
-used. The caller checks that the untouched document writes back to the stored text byte for byte
-(`json_spacing`): a text this writer would spell differently is refused, never rewritten.
+JSON text is read with its numbers kept as written (payload.json_text.StoredFloat: `1.50` stays
+`1.50`, `1e3` stays `1e3`) and its keys in order, then written with the separators and
+indentation the stored text used. The caller checks that the untouched document writes back to
+the stored text byte for byte (`json_spacing`): a text this writer would spell differently is
+refused, never rewritten.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.payload.json_text import StoredFloat, StoredInt, unique_pairs
 from cqlsh_ext.writing.refused import WriteRefused
 
 Step = str | int
@@ -23,28 +25,6 @@ REMOVE: Any = object()
 
 class EditRefused(WriteRefused):
     """A row this edit does not rewrite; str() is the one-line reason."""
-
-
-class Spelt(float):
-    """A JSON number kept as written (its value a float for comparisons; `text` the spelling)."""
-
-    text: str
-
-    def __new__(cls, text: str) -> Spelt:
-        value = super().__new__(cls, float(text))
-        value.text = text
-        return value
-
-
-class SpeltInt(int):
-    """A JSON integer kept as written (`-0`, leading spellings a producer chose)."""
-
-    text: str
-
-    def __new__(cls, text: str) -> SpeltInt:
-        value = super().__new__(cls, int(text))
-        value.text = text
-        return value
 
 
 @dataclass(frozen=True)
@@ -58,11 +38,12 @@ class Op:
 
 
 def read_json(text: str) -> Any:
-    """The JSON text's tree with numbers as written (Spelt, SpeltInt); EditRefused when it is not
-    JSON this module writes back (NaN, a key twice, nested deeper than the interpreter goes)."""
+    """The JSON text's tree with numbers as written (payload.json_text.StoredFloat, StoredInt);
+    EditRefused when it is not JSON this module writes back (NaN, a key twice, nested deeper than
+    the interpreter goes)."""
     try:
-        return json.loads(text, parse_float=Spelt, parse_int=SpeltInt, parse_constant=_no_constant,
-                          object_pairs_hook=_object)
+        return json.loads(text, parse_float=StoredFloat, parse_int=StoredInt, parse_constant=_no_constant,
+                          object_pairs_hook=unique_pairs)  # a key twice: one would be lost
     except RecursionError:
         raise EditRefused("its JSON is nested too deeply to rewrite here") from None
     except ValueError as err:
@@ -71,17 +52,6 @@ def read_json(text: str) -> Any:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):  # a key twice: writing the object back would lose one
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"key {key!r} twice in one object")
-            seen.add(key)
-    return found
 
 
 @dataclass(frozen=True)
@@ -123,8 +93,8 @@ def write_json(tree: Any, spacing: Spacing) -> str:
 
 
 def _write(value: Any, spacing: Spacing, depth: int, out: list[str]) -> None:
-    if isinstance(value, Spelt | SpeltInt):
-        out.append(value.text)
+    if isinstance(value, StoredFloat | StoredInt):
+        out.append(value.spelling)
     elif isinstance(value, dict):
         if not value:
             out.append("{}")

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
 from cqlsh_ext.cql.types import CqlType
-from cqlsh_ext.edit.document import REMOVE, Op, Spelt, SpeltInt, Step
+from cqlsh_ext.edit.document import REMOVE, Op, Step
+from cqlsh_ext.payload.json_text import StoredFloat, StoredInt
 from cqlsh_ext.query.grammar import Schema, Where
 
 if TYPE_CHECKING:
@@ -366,15 +367,15 @@ _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?
 
 
 def _number(tok: Token, negative: bool = False) -> int | float:
-    """The literal as a number that keeps its spelling (document.Spelt, SpeltInt), as the stored
-    document's untouched numbers do; one JSON cannot spell (`.5`, `1.`) is spelt as JSON would."""
+    """The literal as a number that keeps its spelling (payload.json_text.StoredFloat, StoredInt), as
+    the stored document's untouched numbers do; one JSON cannot spell (`.5`, `1.`) is spelt as JSON would."""
     value = tok.literal
     text = ("-" if negative else "") + tok.value
     if isinstance(value, Decimal):
         number = float(value)
         if abs(number) == float("inf"):
             raise QueryError(f"{tok.value} is beyond a double")
-        return Spelt(text if _JSON_NUMBER.fullmatch(text) else repr(-number if negative else number))
+        return StoredFloat(text if _JSON_NUMBER.fullmatch(text) else repr(-number if negative else number))
     if value is None and tok.kind == "decimal":  # an exponent no decimal holds
         raise QueryError(f"{tok.value} is beyond a double")
     if value is None:  # past Python's int-string limit, which the lexer leaves unread
@@ -385,7 +386,7 @@ def _number(tok: Token, negative: bool = False) -> int | float:
         except ValueError as err:
             raise QueryError(str(err)) from None
     assert isinstance(value, int)
-    return SpeltInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
+    return StoredInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
 
 
 def spell_literal(value: Any) -> str:

@@ -33,34 +33,13 @@ from typing import Any
 from cqlsh_ext.common import jsonenc
 from cqlsh_ext.load.source import Fragment
 from cqlsh_ext.payload.arrow_types import json_text
+from cqlsh_ext.payload.json_text import StoredFloat, StoredInt
 
 #: A key a document does not have (not null: absent).
 MISSING: Any = object()
 _NUMBERS = (int, float, decimal.Decimal)
 #: Leaves whose equality is their value's (a float's: but NaN, below).
 _EXACT = frozenset({str, int, bool, bytes})
-
-
-class StoredFloat(float):
-    """A stored JSON text's number read as a float, with its text as stored (`spelling`)."""
-
-    spelling: str
-
-    def __new__(cls, spelling: str) -> StoredFloat:
-        found = super().__new__(cls, spelling)
-        found.spelling = spelling
-        return found
-
-
-class StoredInt(int):
-    """A stored JSON text's integer, with its text as stored (`-0`)."""
-
-    spelling: str
-
-    def __new__(cls, spelling: str) -> StoredInt:
-        found = super().__new__(cls, spelling)
-        found.spelling = spelling
-        return found
 
 
 class StoredStr(str):

@@ -168,11 +168,12 @@ class Guard:
 
         def describe(work: Work, column: str, sample: int) -> dict[str, Any] | None:
             from cqlsh_ext.describe.parse import DescribeStatement
-            from cqlsh_ext.mcp_server.tools import describe_reader
+            from cqlsh_ext.features import service_of
 
             assert scope.keyspace is not None and scope.table is not None
             request = DescribeStatement(scope.keyspace, scope.table, column, sample=sample)
-            report = describe_reader(work.context(), request)
+            # DESCRIBE PAYLOAD's service (describe.run.describe: its refusals said by ctx.error).
+            report = service_of("describe_payload")(work.context(), request)
             if report is None:
                 return None
             return redact.payload_report(scope.patterns, scope.keyspace, scope.table, report.data())

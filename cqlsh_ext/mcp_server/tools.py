@@ -66,14 +66,13 @@ from cqlsh_ext.payload_select.declared import DEFAULT_ROWS, MAX_ROWS
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.mcp_server.exports import ExportDir
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
+    from cqlsh_ext.reading.typed import TypedAnswer
 
 #: An answer's cap by default, in bytes of the message that carries it (`cqlsh-ext mcp
 #: --max-bytes`, a call's `max_bytes`), and the most a call may ask for.
@@ -176,10 +175,6 @@ class Work:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def _no_progress(label: str, enabled: bool, estimate: int | None = None) -> None:
-    return None  # nobody watches a line on a server's log
 
 
 class Refusal(Exception):
@@ -422,7 +417,6 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.common import jsonenc
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.resolve import find_table
 
@@ -462,12 +456,6 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
         answer.data = schema_answer(answer.data)
     return answer
-
-
-def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswer | None:
-    """DESCRIBE PAYLOAD's report (describe.run.describe: its refusals said by ctx.error) of the request."""
-    answered: ReportAnswer | None = service_of("describe_payload")(ctx, request)
-    return answered
 
 
 def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> ToolAnswer:

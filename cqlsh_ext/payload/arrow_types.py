@@ -305,16 +305,22 @@ def value_kind(value: Any, like: Kind) -> Kind:
 def settled(kind: Kind) -> Kind:
     """`kind` as written: a record place without keys (only `{}` seen) is JSON text, as Parquet
     has no empty struct."""
-    if isinstance(kind, Struct):
-        if not kind.fields:
-            return Json()
-        return Struct(tuple((n, settled(k)) for n, k in kind.fields), kind.cql)
+    if isinstance(kind, Struct) and not kind.fields:
+        return Json()
+    return held_mapped(kind, settled)
+
+
+def held_mapped(kind: Kind, change: Callable[[Kind], Kind]) -> Kind:
+    """`kind` with `change` made to each kind it holds (a list's item, a record's fields, a map's
+    key and value, a blob's payload); a leaf as it is."""
     if isinstance(kind, List):
-        return List(settled(kind.item), kind.size)
+        return List(change(kind.item), kind.size)
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, change(k)) for name, k in kind.fields), kind.cql)
     if isinstance(kind, Map):
-        return Map(settled(kind.key), settled(kind.value))
+        return Map(change(kind.key), change(kind.value))
     if isinstance(kind, Blob):
-        return Blob(settled(kind.payload), kind.steps)
+        return Blob(change(kind.payload), kind.steps)
     return kind
 
 

@@ -68,6 +68,7 @@ from cqlsh_ext.payload.arrow_types import (
     compile_kind,
     cql_kind,
     fitted,
+    held_mapped,
     json_text,
     kind_spec,
     merge,
@@ -657,15 +658,7 @@ def _whole_type(kind: Kind) -> Kind:
         return Int(64)
     if isinstance(kind, Dec):
         return Dec(kind.scale, 38 - kind.scale)
-    if isinstance(kind, List):
-        return List(_whole_type(kind.item), kind.size)
-    if isinstance(kind, Struct):
-        return Struct(tuple((name, _whole_type(k)) for name, k in kind.fields), kind.cql)
-    if isinstance(kind, Map):
-        return Map(_whole_type(kind.key), _whole_type(kind.value))
-    if isinstance(kind, Blob):
-        return Blob(_whole_type(kind.payload), kind.steps)
-    return kind
+    return held_mapped(kind, _whole_type)
 
 
 def _sort_of(kind: Kind) -> str:
@@ -683,15 +676,7 @@ def _null_to_json(kind: Kind) -> Kind:
     """Places where only nulls were seen: JSON text (they hold whatever comes)."""
     if isinstance(kind, Null):
         return Json()
-    if isinstance(kind, List):
-        return List(_null_to_json(kind.item), kind.size)
-    if isinstance(kind, Struct):
-        return Struct(tuple((name, _null_to_json(k)) for name, k in kind.fields), kind.cql)
-    if isinstance(kind, Map):
-        return Map(_null_to_json(kind.key), _null_to_json(kind.value))
-    if isinstance(kind, Blob):
-        return Blob(_null_to_json(kind.payload), kind.steps)
-    return kind
+    return held_mapped(kind, _null_to_json)
 
 
 def _cql_sample_kind(seed: Kind, values: Sequence[Any], reading: BlobReading,
@@ -737,13 +722,7 @@ def _with_payloads(kind: Kind, payloads: dict[tuple[str, ...], list[tuple[Any, i
     """`kind` with each Blob's payload kind read from its sampled payloads."""
     if isinstance(kind, Blob):
         return Blob(sample_kind(Null(), payloads.get(kind.steps, [])), kind.steps)
-    if isinstance(kind, List):
-        return List(_with_payloads(kind.item, payloads), kind.size)
-    if isinstance(kind, Map):
-        return Map(_with_payloads(kind.key, payloads), _with_payloads(kind.value, payloads))
-    if isinstance(kind, Struct):
-        return Struct(tuple((name, _with_payloads(k, payloads)) for name, k in kind.fields), kind.cql)
-    return kind
+    return held_mapped(kind, lambda held: _with_payloads(held, payloads))
 
 
 def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[ColumnValues]], reading: BlobReading,

@@ -14,6 +14,29 @@ from cqlsh_ext.common import long_int
 from cqlsh_ext.payload import budget
 
 
+class StoredFloat(float):
+    """A stored JSON text's number read as a float, with its text as stored (`spelling`: `1.50`
+    stays `1.50`, `1e3` stays `1e3` when the text is written again: an edit, a load)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> StoredFloat:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
+class StoredInt(int):
+    """A stored JSON text's integer, with its text as stored (`-0`)."""
+
+    spelling: str
+
+    def __new__(cls, spelling: str) -> StoredInt:
+        found = super().__new__(cls, spelling)
+        found.spelling = spelling
+        return found
+
+
 def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's members (json's object_pairs_hook) for a reading whose text becomes what is
     written (a load, encode()): ValueError naming a key given twice, which json.loads would read

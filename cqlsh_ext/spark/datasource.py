@@ -27,7 +27,7 @@ connector (docs/spark.md, "Spark 4").
   sources take pushed filters only with spark.sql.python.filterPushdown.enabled on: `register`
   turns it on.
 - `blobs` = `stored`: the table's columns with each blob as its stored bytes, undecoded, as the
-  connector gives them: what `cqlsh-ext spark`'s statements read on Spark 4 (stats_job.read_table).
+  connector gives them: what `cqlsh-ext spark`'s statements read on Spark 4 (rows.read_table).
 
 Connection options are cqlsh_ext.connect's: host, port, username, password, credentials,
 keyspace, amazon_keyspaces, decode, cqlshrc, dictionaries (paths, comma-separated); each Python

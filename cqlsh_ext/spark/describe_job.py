@@ -16,14 +16,13 @@ Spark reads every row: SAMPLE is refused by the statement parser, a WHERE on col
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
+from cqlsh_ext.spark.rows import merged_on_spark
+from cqlsh_ext.spark.session import SparkError
 
 
 @dataclass(frozen=True)
@@ -51,27 +50,12 @@ def on_spark(request: DescribeStatement, asjson: bool) -> DescribeOnSpark:
     return DescribeOnSpark(request, asjson)
 
 
-def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],
-                       types: Sequence[Any], counts: CoreCounts, batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor): its rows into a fresh Description (rows.filled_part)."""
-    part = template.fresh()
-    if evaluator_settings is not None:
-        from cqlsh_ext.query.evaluate import Evaluator
-
-        # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
-        part.evaluator = Evaluator(*evaluator_settings)
-    return filled_part(part, names, types, counts, batches)
-
-
 def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any:
     """The statement read by Spark: the shell's Report (describe.report) of every row."""
-    import pickle
-    from functools import partial
-
     from cqlsh_ext.describe import run as shell_run
     from cqlsh_ext.describe.report import Reading, Report
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.spark.stats_job import read_table, result_columns
+    from cqlsh_ext.spark.stats_job import result_columns
 
     # The shell's DESCRIBE resolves its column in a reading's context: here the Spark driver's
     # session (its schema, keyspace and settings; nothing is asked, nothing read through it).
@@ -90,23 +74,9 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
     evaluator_settings = (plan, decoding, target.keyspace) if plan is not None and plan.predicates else None
     names, types = result_columns(session, target.query)
     description = Description(target.query, target.column, decoding, target.place)
-    context = spark.sparkContext
-    rows_read, from_arrow = context.accumulator(0), context.accumulator(0)
     started = time.monotonic()
-    try:
-        frame = read_table(spark, target.keyspace, target.meta.name, names)
-        task = partial(describe_partition, description, evaluator_settings, names, types,
-                       CoreCounts(rows_read, from_arrow))
-        parts_rdd = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(
-            lambda row: pickle.loads(row.part))
-        with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
-            parts = parts_rdd.collect()
-    except Exception as err:
-        raise read_failed(spark, f"{target.keyspace}.{target.meta.name}", err) from None
-    for part in parts:
-        description.merge(part)
-    description.scan = (f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
-                        f"{from_arrow_note(from_arrow.value)}")
+    description.scan = merged_on_spark(spark, description, target.keyspace, target.meta.name, names, types,
+                                       f"{LABEL} {target.name} on Spark", evaluator_settings)
     reading = Reading("all", "on Spark", time.monotonic() - started)
     return Report(target.name, str(target.cqltype), description, reading, stmt.where,
                   lambda place: shell_run.decode_place(target, place.name))

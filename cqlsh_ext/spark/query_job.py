@@ -24,7 +24,7 @@ from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, arrow_pages, from_arrow_note, with_dictionaries
+from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, arrow_pages, spark_how, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
 
 Row = tuple[Any, ...]
@@ -78,7 +78,8 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     from functools import partial
 
     from cqlsh_ext.cql.spelling import columns_select
-    from cqlsh_ext.spark.stats_job import read_table, result_columns
+    from cqlsh_ext.spark.rows import read_table
+    from cqlsh_ext.spark.stats_job import result_columns
 
     names, driver_types = result_columns(session, columns_select(ks, table, names))
     frame = read_table(spark, ks, table, names)
@@ -174,9 +175,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
         rows = rows[:plan.limit] if plan.limit is not None else rows
     else:
         rows = answer.final()
-    context = spark.sparkContext
-    how = (f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
-           f"{from_arrow_note(from_arrow.value)}")
+    how = spark_how(spark.sparkContext, len(parts), from_arrow.value)
     from cqlsh_ext.reading.select import answer_columns
     from cqlsh_ext.reading.typed import ReadNotes, TypedAnswer
     from cqlsh_ext.render.closing import closing_line

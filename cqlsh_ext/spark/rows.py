@@ -2,7 +2,9 @@
 time (the shell's aggregates and the value engine work per page: COMPRESSION STATS, SELECT,
 DESCRIBE PAYLOAD) as payload.arrow_rows.ArrowRows, read as the server's page is: a blob column's
 cells by the native core from the batch's buffers, the other columns a reader asks for made the
-Python driver's values (Arrow's to_pylist, then driver_value)."""
+Python driver's values (Arrow's to_pylist, then driver_value); and the one job of the reports
+(`merged_on_spark`: COMPRESSION STATS, DESCRIBE PAYLOAD), each task filling a part of the
+report's aggregate, merged on the driver."""
 
 from __future__ import annotations
 
@@ -77,20 +79,79 @@ def from_arrow_note(cells: int) -> str:
 PART_SCHEMA = "part binary"
 
 
-def filled_part(part: Any, names: Sequence[str], types: Sequence[Any], counts: CoreCounts,
-                batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor) of an Aggregate-like reader (COMPRESSION STATS, DESCRIBE
-    PAYLOAD): its rows, Arrow batch by batch, into `part` (`set_columns`, then `add_rows` a page
-    at a time: an ArrowRows), `counts` counting them; yields one Arrow batch holding the filled
-    part, pickled (PART_SCHEMA)."""
+def filled_part(template: Any, evaluator_settings: Any, names: Sequence[str], types: Sequence[Any],
+                counts: CoreCounts, batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor) of an Aggregate-like reader (COMPRESSION STATS' Stats,
+    DESCRIBE PAYLOAD's Description): its rows, Arrow batch by batch, into a fresh part of
+    `template` (`set_columns`, then `add_rows` a page at a time: an ArrowRows), `counts` counting
+    them; yields one Arrow batch holding the filled part, pickled (PART_SCHEMA)."""
     import pickle
 
     import pyarrow
 
+    part = template.fresh()
+    if evaluator_settings is not None:  # a WHERE's payload conditions (DESCRIBE PAYLOAD's)
+        from cqlsh_ext.query.evaluate import Evaluator
+
+        # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
+        part.evaluator = Evaluator(*evaluator_settings)
     part.set_columns(names, types)
     for page in counts.counted(arrow_pages(batches, types)):
         part.add_rows(page)
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
+
+
+def merged_on_spark(spark: Any, template: Any, ks: str, table: str, names: Sequence[str],
+                    types: Sequence[Any], label: str, evaluator_settings: Any = None) -> str:
+    """The Aggregate-like reader `template` filled by Spark, the one job of COMPRESSION STATS and
+    DESCRIBE PAYLOAD: ks.table's columns `names` read (read_table), each task filling a fresh part
+    (filled_part), the parts merged into `template` on the driver; `label` on the progress line.
+    Returns how Spark read the table (the report's scan line)."""
+    import pickle
+    from functools import partial
+
+    from cqlsh_ext.spark.session import TaskProgress, read_failed
+
+    context = spark.sparkContext
+    rows_read, from_arrow = context.accumulator(0), context.accumulator(0)
+    try:
+        frame = read_table(spark, ks, table, names)
+        # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
+        counts = CoreCounts(rows_read, from_arrow)
+        task = partial(filled_part, template, evaluator_settings, names, types, counts)
+        tasks = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA)
+        with TaskProgress(spark, label, rows_read):
+            parts = [pickle.loads(row.part) for row in tasks.collect()]
+    except Exception as err:
+        raise read_failed(spark, f"{ks}.{table}", err) from None
+    for part in parts:
+        template.merge(part)
+    return spark_how(context, len(parts), from_arrow.value)
+
+
+def spark_how(context: Any, tasks: int, cells: int) -> str:
+    """How Spark read a table, as a job's report or closing line says it: its application, master,
+    tasks and the blob cells the native core read from Arrow."""
+    return f"Spark {context.applicationId}, master {context.master}, {tasks} tasks{from_arrow_note(cells)}"
+
+
+def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
+    """The table's columns `names`, in that order, blobs as their stored bytes: through the
+    connector (Spark 3.5), or cqlsh-ext's data source (Spark 4: spark/datasource.py, `blobs` =
+    `stored`, connected with the command's arguments: cli.py registered it)."""
+    from pyspark.sql import functions
+
+    from cqlsh_ext.spark.session import on_spark4
+
+    if on_spark4(spark):
+        from cqlsh_ext.query.grammar import quote
+        from cqlsh_ext.spark.datasource import NAME
+
+        frame = spark.read.format(NAME).options(table=f"{quote(ks)}.{quote(table)}", blobs="stored",
+                                                columns=", ".join(quote(n) for n in names)).load()
+    else:
+        frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
+    return frame.select(*[functions.col(f"`{n}`") for n in names])
 
 
 Task = Callable[[Iterable[Any]], Iterator[Any]]

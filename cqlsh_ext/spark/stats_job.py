@@ -14,14 +14,13 @@ Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.reading.read_requests import StatsRequest
-from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
-from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
+from cqlsh_ext.spark.rows import merged_on_spark
+from cqlsh_ext.spark.session import SparkError
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.resolve import TableTarget
@@ -104,11 +103,6 @@ def spark_table(session: Any, keyspace: str | None, table: str) -> TableTarget:
     return found
 
 
-def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any]:
-    found = spark_table(session, keyspace, table)
-    return found.keyspace, found.meta
-
-
 def stats_query(session: Any, stmt: StatsOnSpark, ks: str, meta: Any) -> str:
     """The SELECT the shell scans for this statement (a table named alone: its payload columns,
     cql.types.table_payload_columns)."""
@@ -135,56 +129,16 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     return list(result.column_names), list(result.column_types)
 
 
-def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], counts: CoreCounts,
-                   batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor): its rows into a fresh Stats (rows.filled_part)."""
-    return filled_part(template.fresh(), names, types, counts, batches)
-
-
-def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
-    """The table's columns `names`, in that order, blobs as their stored bytes: through the
-    connector (Spark 3.5), or cqlsh-ext's data source (Spark 4: spark/datasource.py, `blobs` =
-    `stored`, connected with the command's arguments: cli.py registered it)."""
-    from pyspark.sql import functions
-
-    from cqlsh_ext.spark.session import on_spark4
-
-    if on_spark4(spark):
-        from cqlsh_ext.query.grammar import quote
-        from cqlsh_ext.spark.datasource import NAME
-
-        frame = spark.read.format(NAME).options(table=f"{quote(ks)}.{quote(table)}", blobs="stored",
-                                                columns=", ".join(quote(n) for n in names)).load()
-    else:
-        frame = spark.read.format("org.apache.spark.sql.cassandra").options(keyspace=ks, table=table).load()
-    return frame.select(*[functions.col(f"`{n}`") for n in names])
-
-
 def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, pricing: Any = None) -> Stats:
-    import pickle
-    from functools import partial
-
-    ks, meta = table_meta(session, stmt.keyspace, stmt.table)
+    found = spark_table(session, stmt.keyspace, stmt.table)
+    ks, meta = found.keyspace, found.meta
     query = stats_query(session, stmt, ks, meta)
     names, types = result_columns(session, query)
     stats = Stats(query, mode, cap, from_headers=stmt.request.from_headers, pricing=pricing)
     stats.set_columns(names, types)
     if not stats.has_payloads:
         raise SparkError("the result has no blob or text column")
-    context = spark.sparkContext
-    rows_read, from_arrow = context.accumulator(0), context.accumulator(0)
-    try:
-        frame = read_table(spark, ks, stmt.table, names)
-        # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
-        task = partial(scan_partition, stats, names, types, CoreCounts(rows_read, from_arrow))
-        tasks = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA)
-        with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
-            partials = [pickle.loads(row.part) for row in tasks.collect()]
-    except Exception as err:
-        raise read_failed(spark, f"{ks}.{stmt.table}", err) from None
-    for part in partials:
-        stats.merge(part)
-    stats.scan = (f"Spark {context.applicationId}, master {context.master}, {len(partials)} tasks"
-                  f"{from_arrow_note(from_arrow.value)}")
+    stats.scan = merged_on_spark(spark, stats, ks, stmt.table, names, types,
+                                 f"COMPRESSION STATS {ks}.{stmt.table} on Spark")
     stats.finish()
     return stats
