@@ -6,18 +6,22 @@ Our own flags are taken off the command line first; everything else goes to cqls
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 import time
-from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.common import gc_pause
 
+#: typing's own flag, without importing typing (nor argparse): a warm session's call
+#: (agent.session_client) starts with this module's imports alone.
+TYPE_CHECKING = False
 # The rest of cqlsh-ext is imported inside the functions, after run() paused the collector: at
 # start-up it scans every object the imports build, again and again (common.gc_pause).
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from cqlsh_ext.agent.door import AgentRun
     from cqlsh_ext.settings import Settings
 
@@ -47,6 +51,8 @@ SERVING_SUBCOMMANDS = {
 
 
 def _ext_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from cqlsh_ext.keyspaces import options as keyspaces_options
     from cqlsh_ext.settings import add_flags
 
@@ -100,6 +106,8 @@ def help_text(cqlshmain: Any | None = None, exit_codes: bool = True) -> str:
     finally:
         cqlsh_parser.epilog = epilog
     # Without its usage: ours wraps onto as many lines as the width asks, none of which belong here.
+    import argparse
+
     ext_parser.usage = argparse.SUPPRESS
     # The tools and cqlsh's closing paragraph filled to the width argparse fills its own to.
     import shutil

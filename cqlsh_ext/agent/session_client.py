@@ -11,17 +11,18 @@ as an interruption of the call: the session stops the statement as Ctrl-C stops 
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import signal
 import socket
 import stat
 import struct
 import sys
 
-#: A session's name: a file name's safe letters.
-NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: A session's name: a file name's safe letters (checked without `re`: every import is the start's).
+NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+#: What a message is, its first byte: a call (the words, NUL-separated, and the caller's descriptors),
+#: a question (status), a Ctrl-C; the answers: a call's exit code, a session's status (its JSON).
+CALL, STATUS, INTERRUPT, EXIT, STATUS_JSON = b"C", b"S", b"I", b"E", b"J"
 #: Words a call never sends: a password belongs to the session (`--serve`), never to a socket.
 SECRET_FLAGS = ("-p", "--password")
 #: A message's length, before its JSON.
@@ -58,23 +59,23 @@ def sessions_dir() -> str:
 
 
 def socket_path(name: str) -> str:
-    if not NAME.fullmatch(name):
+    if not 0 < len(name) <= 64 or not NAME_LETTERS.issuperset(name):
         raise SessionError(f"session name {name!r}: letters, digits, '_', '.' and '-' only (64 at most)",
                            USAGE)
     return os.path.join(sessions_dir(), f"{name}.sock")
 
 
-def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
-    data = json.dumps(message).encode()
-    framed = _LENGTH.pack(len(data)) + data
+def send(sock: socket.socket, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
+    framed = _LENGTH.pack(len(body) + 1) + kind + body
     if fds:
         socket.send_fds(sock, [framed], fds)
     else:
         sock.sendall(framed)
 
 
-def receive(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, object] | None, list[int]]:
-    """One message and the descriptors that came with it; (None, []) when the other side closed."""
+def receive(sock: socket.socket, max_fds: int = 0) -> tuple[tuple[bytes, bytes] | None, list[int]]:
+    """One message (its kind, its body) and the descriptors that came with it; (None, fds) when the
+    other side closed."""
     data, fds, _flags, _addr = socket.recv_fds(sock, 65536, max_fds) if max_fds else (
         sock.recv(65536), [], 0, None)
     if not data:
@@ -85,7 +86,13 @@ def receive(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, object] | 
             return None, fds
         data += more
     size = _LENGTH.unpack_from(data)[0]
-    return json.loads(data[_LENGTH.size:_LENGTH.size + size]), fds
+    message = data[_LENGTH.size:_LENGTH.size + size]
+    return (message[:1], message[1:]), fds
+
+
+def words(body: bytes) -> list[str]:
+    """A call's command line from its message's body."""
+    return body.decode("utf-8", "surrogateescape").split("\0") if body else []
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -132,6 +139,8 @@ def _json_errors(args: list[str]) -> bool:
 
 def _say(line: str, code: int, args: list[str]) -> int:
     if _json_errors(args):
+        import json  # (an error's line only: a call's start never pays for it)
+
         kind = "usage" if code == USAGE else "connection"
         hint = ("cqlsh-ext --help lists the options" if code == USAGE
                 else "cqlsh-ext --session-status lists the running sessions")
@@ -163,13 +172,13 @@ def call(name: str, args: list[str]) -> int:
     sock = connect(name)
     cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
     try:
-        send(sock, {"call": args}, [0, 1, 2, cwd])
+        send(sock, CALL, "\0".join(args).encode("utf-8", "surrogateescape"), [0, 1, 2, cwd])
     finally:
         os.close(cwd)
 
     def interrupt(signum: int, frame: object) -> None:
         try:
-            send(sock, {"interrupt": True})
+            send(sock, INTERRUPT)
         except OSError:
             pass
 
@@ -184,9 +193,9 @@ def call(name: str, args: list[str]) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
         sock.close()
-    if answer is None or "exit" not in answer:
+    if answer is None or answer[0] != EXIT:
         raise SessionError(f"session {name} ended during the call (its server stopped)")
-    return int(str(answer["exit"]))
+    return int(answer[1])
 
 
 def status(args: list[str]) -> int:
@@ -196,7 +205,7 @@ def status(args: list[str]) -> int:
     if name is not None and name.startswith("-"):
         name = None
     if name is not None:
-        print(json.dumps(_status_of(name)))
+        print(_status_of(name))
         return 0
     found = []
     for entry in sorted(os.listdir(sessions_dir())):
@@ -205,17 +214,18 @@ def status(args: list[str]) -> int:
                 found.append(_status_of(entry[:-len(".sock")]))
             except SessionError:
                 continue  # a socket its server left behind: not running
-    print(json.dumps(found))
+    print(f"[{', '.join(found)}]")
     return 0
 
 
-def _status_of(name: str) -> dict[str, object]:
+def _status_of(name: str) -> str:
+    """The session's status, its JSON object as the session wrote it."""
     sock = connect(name)
     try:
-        send(sock, {"status": True})
+        send(sock, STATUS)
         answer, _fds = receive(sock)
     finally:
         sock.close()
-    if answer is None:
+    if answer is None or answer[0] != STATUS_JSON:
         raise SessionError(f"session {name} ended before it answered")
-    return answer
+    return answer[1].decode()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import json
 import os
 import select
 import selectors
@@ -246,7 +247,7 @@ def _loop(session: Session, listener: socket.socket, idle: float, cqlshmain: Any
                         conn, began = running.pop(pid)
                         selector.unregister(conn)
                         try:
-                            session_client.send(conn, {"exit": code})
+                            session_client.send(conn, session_client.EXIT, str(code).encode())
                         except OSError:
                             pass
                         conn.close()
@@ -262,7 +263,7 @@ def _loop(session: Session, listener: socket.socket, idle: float, cqlshmain: Any
         for pid in list(running):
             code = _wait(pid)
             try:
-                session_client.send(running[pid][0], {"exit": code})
+                session_client.send(running[pid][0], session_client.EXIT, str(code).encode())
             except OSError:
                 pass
         os.close(woken)
@@ -319,11 +320,11 @@ def _accept(session: Session, listener: socket.socket, cqlshmain: Any,
         return None
     conn.settimeout(None)
     try:
-        if message is not None and "status" in message:
-            session_client.send(conn, session.status())
-        elif message is not None and isinstance(words := message.get("call"), list) and len(fds) == 4:
+        if message is not None and message[0] == session_client.STATUS:
+            session_client.send(conn, session_client.STATUS_JSON, json.dumps(session.status()).encode())
+        elif message is not None and message[0] == session_client.CALL and len(fds) == 4:
             session.calls += 1
-            return _fork_call(session, [str(word) for word in words], fds, cqlshmain, ext_parser), conn
+            return _fork_call(session, session_client.words(message[1]), fds, cqlshmain, ext_parser), conn
     finally:
         for fd in fds:
             os.close(fd)
