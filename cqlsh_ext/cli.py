@@ -234,9 +234,10 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """The `cqlsh-ext` command: main() and its exit status, from the process's last steps on a
     Ctrl-C ends it at once, never with a traceback from Python's shutdown (ends_at_once)."""
-    from cqlsh_ext.agent import session_client  # the standard library only: a warm call starts at once
+    if any(word == "--session" or word.startswith(("--session=", "--session-status"))
+           for word in sys.argv[1:]):
+        from cqlsh_ext.agent import session_client  # the standard library only: a warm call starts at once
 
-    if session_client.wanted(sys.argv[1:]):
         sys.exit(session_client.main(sys.argv[1:]))
     gc_pause.pause()  # before the imports: see gc_pause
     from cqlsh_ext.common.interrupt import ends_at_once

@@ -23,8 +23,6 @@ NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 #: What a message is, its first byte: a call (the words, NUL-separated, and the caller's descriptors),
 #: a question (status), a Ctrl-C; the answers: a call's exit code, a session's status (its JSON).
 CALL, STATUS, INTERRUPT, EXIT, STATUS_JSON = b"C", b"S", b"I", b"E", b"J"
-#: Words a call never sends: a password belongs to the session (`--serve`), never to a socket.
-SECRET_FLAGS = ("-p", "--password")
 #: A message's length, before its JSON.
 _LENGTH = struct.Struct("!I")
 #: The exit codes a call's own failures end with (common.exits: connection, statement).
@@ -126,10 +124,9 @@ def option_value(args: list[str], flag: str) -> tuple[str | None, list[str]]:
     return None, args
 
 
-def wanted(args: list[str]) -> bool:
-    """Whether the command line is a call through a session or a question about sessions."""
-    return any(word in ("--session", "--session-status")
-               or word.startswith(("--session=", "--session-status=")) for word in args)
+def _is_password(word: str) -> bool:
+    """-p, -pSECRET, --password, --password=SECRET: cqlsh's one password option, in each form."""
+    return word.startswith("--password") or (word.startswith("-p") and not word.startswith("--"))
 
 
 def _json_errors(args: list[str]) -> bool:
@@ -158,10 +155,14 @@ def main(args: list[str]) -> int:
         name, rest = option_value(args, "--session")
         if name is None:
             raise SessionError("--session needs a session's NAME", USAGE)
-        secret = next((word for word in rest if word in SECRET_FLAGS or word.startswith("--password=")), None)
+        secret = next((word for word in rest if _is_password(word)), None)
         if secret is not None:
-            raise SessionError(f"--session {name}: {secret.split('=', 1)[0]} is never sent to a session; the "
-                               f"session logs in as cqlsh-ext --serve {name} was told to", USAGE)
+            flag = "--password" if secret.startswith("--") else "-p"
+            raise SessionError(f"--session {name}: {flag} is never sent to a session; the session logs in "
+                               f"as cqlsh-ext --serve {name} was told to", USAGE)
+        if "--serve" in rest or any(word.startswith("--serve=") for word in rest):
+            raise SessionError(f"--session {name}: --serve starts a session of its own, never inside one",
+                               USAGE)
         return call(name, rest)
     except SessionError as err:
         return _say(str(err), err.code, args)

@@ -42,7 +42,7 @@ IDLE_SECONDS = 900.0
 
 
 @dataclass
-class Connection:
+class ConnectionWords:
     """What a command line says of the connection: cqlsh's and --keyspaces' options given, and the
     host and port words."""
 
@@ -51,10 +51,10 @@ class Connection:
 
 
 @dataclass
-class Session:
+class WarmSession:
     name: str
     args: list[str]
-    connection: Connection
+    connection: ConnectionWords
     host: str
     run_call: RunCall
     since: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
@@ -73,14 +73,15 @@ def _connection_dests(ext_parser: argparse.ArgumentParser) -> set[str]:
     return {action.dest for action in keyspaces._actions}
 
 
-def connection_of(args: list[str], cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> Connection:
+def connection_of(args: list[str], cqlshmain: Any,
+                  ext_parser: argparse.ArgumentParser) -> ConnectionWords:
     ext, cqlsh_args = ext_parser.parse_known_args(args)
     cqlsh, left = cqlshmain.parser.parse_known_args(cqlsh_args)
     given = {dest: getattr(cqlsh, dest) for dest in CQLSH_CONNECTION
              if getattr(cqlsh, dest) != cqlshmain.parser.get_default(dest)}
     given.update({dest: getattr(ext, dest) for dest in _connection_dests(ext_parser)
                   if getattr(ext, dest, None) != ext_parser.get_default(dest)})
-    return Connection(given, [word for word in left if not word.startswith("-")])
+    return ConnectionWords(given, [word for word in left if not word.startswith("-")])
 
 
 def serve_refusal(args: list[str], cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> str | None:
@@ -99,7 +100,7 @@ def serve_refusal(args: list[str], cqlshmain: Any, ext_parser: argparse.Argument
     return None
 
 
-def call_refusal(session: Session, call: Connection) -> str | None:
+def call_refusal(session: WarmSession, call: ConnectionWords) -> str | None:
     """The one line for a call whose connection options differ from the session's, or None: a
     session never answers from another connection than the one it was started with."""
     for dest, value in call.options.items():
@@ -113,7 +114,7 @@ def call_refusal(session: Session, call: Connection) -> str | None:
     return None
 
 
-def _host(connection: Connection, cqlshmain: Any) -> str:
+def _host(connection: ConnectionWords, cqlshmain: Any) -> str:
     """The host the session connects to, as cqlsh finds it: the host word, $CQLSH_HOST, cqlshrc."""
     if connection.positional:
         return connection.positional[0]
@@ -160,7 +161,7 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
         _note(f"error: {refusal}")
         return session_client.USAGE
     connection = connection_of(args, cqlshmain, ext_parser)
-    session = Session(name, args, connection, _host(connection, cqlshmain), run_call)
+    session = WarmSession(name, args, connection, _host(connection, cqlshmain), run_call)
     try:
         path = session_client.socket_path(name)
         listener = _listen(name, path)
@@ -176,13 +177,21 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
         idle = IDLE_SECONDS if idle is None else idle
         _note(f"session {name} is ready ({session.host}): cqlsh-ext --session {name} -e ... runs through it; "
               f"Ctrl-C stops it, as do {idle:g} s without a call")
-        _loop(session, listener, idle, cqlshmain, ext_parser)
+        signal.signal(signal.SIGTERM, _stop)  # `kill`: stopped as Ctrl-C stops it, its socket removed
+        try:
+            _loop(session, listener, idle, cqlshmain, ext_parser)
+        except KeyboardInterrupt:
+            pass
     finally:
         listener.close()
         if os.path.exists(path):
             os.unlink(path)
     _note(f"session {name} stopped after {session.calls} call{'s' if session.calls != 1 else ''}")
     return 0
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _listen(name: str, path: str) -> socket.socket:
@@ -213,7 +222,7 @@ def _exit_code(status: int) -> int:
     return 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
 
 
-def _loop(session: Session, listener: socket.socket, idle: float, cqlshmain: Any,
+def _loop(session: WarmSession, listener: socket.socket, idle: float, cqlshmain: Any,
           ext_parser: argparse.ArgumentParser) -> None:
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, None)
@@ -304,7 +313,7 @@ def _heard(conn: socket.socket, pid: int, selector: selectors.BaseSelector) -> N
         pass
 
 
-def _accept(session: Session, listener: socket.socket, cqlshmain: Any,
+def _accept(session: WarmSession, listener: socket.socket, cqlshmain: Any,
             ext_parser: argparse.ArgumentParser) -> tuple[int, socket.socket] | None:
     conn, _addr = listener.accept()
     refusal = peer_refusal(conn, os.getuid())
@@ -338,7 +347,7 @@ def peer_refusal(conn: socket.socket, owner: int) -> str | None:
     return None if uid == owner else f"refused a caller running as uid {uid}: the session is uid {owner}'s"
 
 
-def _fork_call(session: Session, args: list[str], fds: list[int] | None, cqlshmain: Any,
+def _fork_call(session: WarmSession, args: list[str], fds: list[int] | None, cqlshmain: Any,
                ext_parser: argparse.ArgumentParser) -> int:
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
@@ -352,12 +361,13 @@ def _fork_call(session: Session, args: list[str], fds: list[int] | None, cqlshma
         os._exit(code)
 
 
-def _run_call(session: Session, args: list[str], fds: list[int] | None, cqlshmain: Any,
+def _run_call(session: WarmSession, args: list[str], fds: list[int] | None, cqlshmain: Any,
               ext_parser: argparse.ArgumentParser) -> int:
     """In the call's process: the caller's streams and directory taken, then the session's
     connection options and the call's words run as a cold run runs them (session.run_call)."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if fds is not None:
         for target, fd in enumerate(fds[:3]):

@@ -138,9 +138,10 @@ def test_another_connection_or_a_password_is_refused_in_one_line(session, warm_h
     other = _warm(warm_home, runtime_dir, "-k", "system", "-e", "SELECT now() FROM system.local")
     assert other.returncode == 2 and other.stdout == ""
     assert other.stderr.count("\n") == 1 and "keyspace system differs" in other.stderr, other.stderr
-    secret = _warm(warm_home, runtime_dir, "-p", "hunter2", "-e", "SELECT 1")
-    assert secret.returncode == 2 and "hunter2" not in secret.stderr
-    assert secret.stderr.count("\n") == 1 and "never sent to a session" in secret.stderr
+    for given in (["-p", "hunter2"], ["-phunter2"], ["--password=hunter2"]):
+        secret = _warm(warm_home, runtime_dir, *given, "-e", "SELECT 1")
+        assert secret.returncode == 2 and "hunter2" not in secret.stderr
+        assert secret.stderr.count("\n") == 1 and "never sent to a session" in secret.stderr
 
 
 def test_a_session_not_running_says_so_exit_1(warm_home: Path, runtime_dir: Path) -> None:
@@ -174,3 +175,25 @@ def test_the_client_loads_neither_cqlsh_nor_the_driver(warm_home: Path, runtime_
     heavy = {name for name in loaded if name.split(".")[0] in ("cqlshlib", "cassandra", "cqlsh_ext_native")
              or name.startswith(("cqlsh_ext.shell", "cqlsh_ext.settings", "cqlsh_ext.payload"))}
     assert not heavy, sorted(heavy)
+
+
+def test_an_idle_session_ends_and_takes_its_socket_with_it(cassandra, tmp_path: Path,
+                                                           runtime_dir: Path) -> None:
+    idle = subprocess.Popen([CQLSH_EXT, "--serve", "idle-test", "--session-idle", "0.1",
+                             *cassandra.cqlsh_args],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True,
+                            env=_env(tmp_path, runtime_dir))
+    _out, err = idle.communicate(timeout=300)  # the event: it ends by itself
+    assert idle.returncode == 0, err
+    assert "session idle-test is ready" in err and "session idle-test stopped after 0 calls" in err
+    assert not (runtime_dir / "cqlsh-ext" / "idle-test.sock").exists()
+
+
+def test_a_sessions_directory_others_may_enter_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "cqlsh-ext").mkdir(mode=0o755)
+    (tmp_path / "cqlsh-ext").chmod(0o755)
+    result = run(CQLSH_EXT, ["--session", "any", "-e", "SELECT 1"], tmp_path,
+                 env={"XDG_RUNTIME_DIR": str(tmp_path)})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "that only you may enter (0700)" in result.stderr, result.stderr
