@@ -23,7 +23,10 @@ NAME_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 #: What a message is, its first byte: a call (the words, NUL-separated, and the caller's descriptors),
 #: a question (status), a Ctrl-C; the answers: a call's exit code, a session's status (its JSON).
 CALL, STATUS, INTERRUPT, EXIT, STATUS_JSON = b"C", b"S", b"I", b"E", b"J"
-#: A message's length, before its JSON.
+#: The words of a call that reads no statement from the terminal (-e, -f, a report, a document).
+STATEMENTS_GIVEN = ("-e", "--execute", "-f", "--file", "--catalog", "--spec", "-h", "--help", "-v",
+                    "--version")
+#: A message's length, before its kind and body.
 _LENGTH = struct.Struct("!I")
 #: The exit codes a call's own failures end with (common.exits: connection, statement).
 NO_SESSION = 1
@@ -163,6 +166,10 @@ def main(args: list[str]) -> int:
         if "--serve" in rest or any(word.startswith("--serve=") for word in rest):
             raise SessionError(f"--session {name}: --serve starts a session of its own, never inside one",
                                USAGE)
+        if os.isatty(0) and not any(word.startswith(STATEMENTS_GIVEN) for word in rest):
+            # The session's process is no job of this terminal's: the prompt would be stopped (SIGTTIN).
+            raise SessionError(f"--session {name} runs -e, -f and a pipe's statements; the interactive "
+                               f"shell runs without --session", USAGE)
         return call(name, rest)
     except SessionError as err:
         return _say(str(err), err.code, args)

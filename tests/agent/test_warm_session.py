@@ -197,3 +197,17 @@ def test_a_sessions_directory_others_may_enter_is_refused(tmp_path: Path) -> Non
                  env={"XDG_RUNTIME_DIR": str(tmp_path)})
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "that only you may enter (0700)" in result.stderr, result.stderr
+
+
+def test_the_interactive_shell_is_not_run_through_a_session(tmp_path: Path, runtime_dir: Path) -> None:
+    # Standard input a terminal, no statement given: the prompt would belong to the session's process,
+    # which no terminal's job holds; said before any session is asked.
+    main_end, terminal = os.openpty()
+    try:
+        result = subprocess.run([CQLSH_EXT, "--session", NAME], stdin=terminal, capture_output=True,
+                                text=True, env=_env(tmp_path, runtime_dir), timeout=120)
+    finally:
+        os.close(main_end)
+        os.close(terminal)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "runs -e, -f and a pipe's statements" in result.stderr
