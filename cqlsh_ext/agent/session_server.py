@@ -254,7 +254,8 @@ def _loop(session: WarmSession, listener: socket.socket, idle: float, cqlshmain:
                         if pid not in running:
                             continue
                         conn, began = running.pop(pid)
-                        selector.unregister(conn)
+                        if conn in selector.get_map():  # (a caller gone was unregistered when it went)
+                            selector.unregister(conn)
                         try:
                             session_client.send(conn, session_client.EXIT, str(code).encode())
                         except OSError:
@@ -357,6 +358,8 @@ def _fork_call(session: WarmSession, args: list[str], fds: list[int] | None, cql
     code = 70
     try:
         code = _run_call(session, args, fds, cqlshmain, ext_parser)
+    except KeyboardInterrupt:  # a Ctrl-C before the call's own handling began
+        code = 130
     finally:
         os._exit(code)
 

@@ -211,3 +211,17 @@ def test_the_interactive_shell_is_not_run_through_a_session(tmp_path: Path, runt
         os.close(terminal)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "runs -e, -f and a pipe's statements" in result.stderr
+
+
+def test_a_caller_killed_during_its_call_leaves_the_session_serving(cassandra, session, warm_home: Path,
+                                                                   runtime_dir: Path, slow_table: str,
+                                                                   numbered: str) -> None:
+    client = subprocess.Popen([CQLSH_EXT, "--session", NAME, "-e", f"SELECT n, v FROM {slow_table}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=_env(warm_home, runtime_dir))
+    wait_until(lambda: cassandra.faults.met().pages >= 1, "the scan's first page asked for", process=client)
+    client.kill()  # no Ctrl-C to forward: its socket's end stops the statement
+    client.wait(timeout=60)
+    after = _warm(warm_home, runtime_dir, "-e", f"SELECT n FROM {numbered} WHERE p = 0 AND n = 3")
+    assert after.returncode == 0 and " 3\n" in after.stdout, after.stderr
+    assert session.poll() is None
