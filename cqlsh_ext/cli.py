@@ -6,18 +6,22 @@ Our own flags are taken off the command line first; everything else goes to cqls
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 import time
-from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.common import gc_pause
 
+#: typing's own flag, without importing typing (nor argparse): a warm session's call
+#: (agent.session_client) starts with this module's imports alone.
+TYPE_CHECKING = False
 # The rest of cqlsh-ext is imported inside the functions, after run() paused the collector: at
 # start-up it scans every object the imports build, again and again (common.gc_pause).
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from cqlsh_ext.agent.door import AgentRun
     from cqlsh_ext.settings import Settings
 
@@ -47,6 +51,8 @@ SERVING_SUBCOMMANDS = {
 
 
 def _ext_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from cqlsh_ext.keyspaces import options as keyspaces_options
     from cqlsh_ext.settings import add_flags
 
@@ -100,6 +106,8 @@ def help_text(cqlshmain: Any | None = None, exit_codes: bool = True) -> str:
     finally:
         cqlsh_parser.epilog = epilog
     # Without its usage: ours wraps onto as many lines as the width asks, none of which belong here.
+    import argparse
+
     ext_parser.usage = argparse.SUPPRESS
     # The tools and cqlsh's closing paragraph filled to the width argparse fills its own to.
     import shutil
@@ -226,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """The `cqlsh-ext` command: main() and its exit status, from the process's last steps on a
     Ctrl-C ends it at once, never with a traceback from Python's shutdown (ends_at_once)."""
+    if any(word == "--session" or word.startswith(("--session=", "--session-status"))
+           for word in sys.argv[1:]):
+        from cqlsh_ext.agent import session_client  # the standard library only: a warm call starts at once
+
+        sys.exit(session_client.main(sys.argv[1:]))
     gc_pause.pause()  # before the imports: see gc_pause
     from cqlsh_ext.common.interrupt import ends_at_once
 
@@ -321,6 +334,8 @@ def _main(argv: list[str] | None) -> int:
                                                                                                 cqlsh_args)
     if mistyped is not None:
         return _usage_error(mistyped, ext)
+    if ext.serve is not None:
+        return _serve(ext, args, cqlshmain, ext_parser)
     from cqlsh_ext.agent.door import AgentRun
     from cqlsh_ext.common.exits import RunOutcome
     from cqlsh_ext.keyspaces.errors import KeyspacesError
@@ -345,6 +360,62 @@ def _main(argv: list[str] | None) -> int:
         return int(serving.run(lambda: cqlshmain.main(cqlsh_args, "")))
     assert agent is not None
     return _shell_run(cqlshmain, cqlsh_args, agent)
+
+
+def _serve(ext: argparse.Namespace, args: list[str], cqlshmain: Any,
+           ext_parser: argparse.ArgumentParser) -> int:
+    """--serve NAME [connection options]: a warm session (agent.session_server)."""
+    from cqlsh_ext.agent.session_client import option_value
+    from cqlsh_ext.agent.session_server import serve
+    from cqlsh_ext.settings import SettingError
+    from cqlsh_ext.settings.values import parse_seconds
+
+    _name, session_args = option_value(args, "--serve")
+    _idle, session_args = option_value(session_args, "--session-idle")
+    try:
+        idle = parse_seconds(ext.session_idle) if isinstance(ext.session_idle, str) else ext.session_idle
+    except (SettingError, ValueError) as err:
+        return _usage_error(f"--session-idle: {err}", ext)
+    from cqlsh_ext import shell  # loaded once, every call's for free
+    from cqlsh_ext.agent import door  # noqa: F401
+
+    del shell
+    return serve(ext.serve, session_args, cqlshmain, ext_parser, idle, call_in_session)
+
+
+def call_in_session(args: list[str], refusal: str | None) -> int:
+    """One call of a warm session, in the process forked for it (agent.session_server): run()'s
+    steps on `args` (the session's connection options and the call's words), or `refusal` said as
+    a usage error; the exit code sys.exit would end a cold run with."""
+    global STARTED
+
+    gc_pause.pause()
+    STARTED = time.monotonic()  # --stats' elapsed time: the call's, not the session's
+    sys.argv = [sys.argv[0], *args]
+    from cqlsh_ext.common.interrupt import ends_at_once
+
+    code: str | int | None
+    try:
+        if refusal is None:
+            code = main(args)
+        else:
+            code = _usage_error(refusal, _ext_parser().parse_known_args(args)[0])
+    except SystemExit as done:
+        code = done.code
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as err:  # a bug outside any statement, as run() says it
+        code = _internal_error(err)
+    ends_at_once()
+    if isinstance(code, str):  # as sys.exit prints a message and ends with 1
+        sys.stderr.write(code + "\n")
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the reader gone: nothing more reaches it
+            pass
+    return int(code or 0)
 
 
 def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:

@@ -16,4 +16,6 @@ that runs it, beside what it prints for a person.
 - catalog.py     --catalog: the schema and what blob columns hold, as one JSON document
 - schema_json.py DESCRIBE as JSON objects under --output-format json
 - export_dir.py  --export-dir: COPY (SELECT ...) TO a new file in the held directory, under --read-only
+- session_server.py  --serve NAME: a warm session, each call forked from it on the caller's streams
+- session_client.py  --session NAME, --session-status: the call's client (the standard library only)
 """

@@ -254,6 +254,14 @@ class AgentSettings:
     catalog: str | None = None
     #: --export-dir: with read_only, the directory COPY ... TO may write new files in (agent.export_dir).
     export_dir: str | None = None
+    #: --serve NAME: hold a warm session of that name (agent.session_server); never in cqlshrc.
+    serve: str | None = None
+    #: --session NAME: run through the warm session NAME (agent.session_client); never in cqlshrc.
+    session: str | None = None
+    #: --session-status [NAME]: the running sessions as JSON ("": every one); never in cqlshrc.
+    session_status: str | None = None
+    #: --session-idle: seconds a warm session waits for a call before it ends; None: 900.
+    session_idle: float | None = None
 
 
 @dataclass
@@ -557,6 +565,27 @@ SETTINGS: tuple[Key, ...] = (
         doc="With read_only: the directory COPY ... TO may write new files in (each readable by its owner "
             "only, never over an existing file); every other COPY stays refused.",
         summary=f"with `--read-only`: where `COPY ... TO` may write new files ({_AGENTS_DOCS})"),
+    Key("serve", "agent", "serve", parse_text, ("--serve",), "NAME",
+        help="hold a warm session called NAME: it checks the connection options given, keeps the "
+             "connection's settings, cqlsh and the native core loaded, and runs each --session NAME call "
+             "on a socket only you can open; Ctrl-C stops it",
+        parse_flag=_flag_text, unset="no session", example="dev", flag_only=True,
+        doc="", summary=f"hold a warm session NAME for `--session NAME` calls ({_AGENTS_DOCS})"),
+    Key("session", "agent", "session", parse_text, ("--session",), "NAME",
+        help="run this call through the warm session NAME (--serve NAME): the same flags, output and exit "
+             "code as without it, none of the start-up's cost; its connection options are the session's",
+        parse_flag=_flag_text, unset="a cold run", example="dev", flag_only=True,
+        doc="", summary="run through the warm session NAME (the flag only)"),
+    Key("session_status", "agent", "session_status", parse_text, ("--session-status",), "NAME",
+        takes="optional",
+        help="print the warm session NAME (name, pid, host, since, calls) as a JSON object, or without NAME "
+             "every running one as a JSON list, and exit",
+        parse_flag=_pattern, unset="not asked", example="dev", flag_only=True,
+        doc="", summary="the warm sessions as JSON (the flag only)"),
+    Key("session_idle", "agent", "session_idle", parse_seconds, ("--session-idle",), "SECONDS",
+        help="with --serve: end the session after this long without a call (default 900)",
+        unset="900", example="3600", flag_only=True,
+        doc="", summary="with `--serve`: seconds without a call before the session ends (the flag only)"),
     Key("mcp_oauth_issuer", "mcp", "oauth_issuer", parse_url, ("--oauth-issuer",), "URL",
         help="with --http: take OAuth 2.1 access tokens (JWTs) this authorization server issued (their iss, "
              "exactly) instead of a static token",

@@ -95,6 +95,9 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
     assert by_flag["--max-rows"]["type"] == "integer" and by_flag["--max-rows"]["unset"] == "every row"
     assert (by_flag["--request-timeout"]["type"], by_flag["--request-timeout"]["default"]) == ("integer", 10)
     assert {"--catalog", "--export-dir", "--credentials"} <= set(by_flag)
+    assert {"--serve", "--session", "--session-status", "--session-idle"} <= set(by_flag)
+    idle = by_flag["--session-idle"]
+    assert idle["type"].startswith("number") and idle["unset"] == "900"
     reports = {r["statement"] or r["flag"]: r["schema"] for r in spec["reports"]}  # type: ignore[union-attr]
     for schema in reports.values():
         Draft202012Validator.check_schema(schema)
@@ -127,7 +130,7 @@ def test_the_skill_is_written_read_as_a_skill_and_every_command_in_it_runs(demo_
     both = [Path(".agents/skills/cqlsh-ext/SKILL.md"), Path(".claude/skills/cqlsh-ext/SKILL.md")]
     assert landed.returncode == 0 and landed.stdout.split() == [str(p) for p in both], landed
     assert all((project / p).read_text() == text for p in both)
-    for named in ("--credentials", "--catalog", "--export-dir"):
+    for named in ("--credentials", "--catalog", "--export-dir", "--serve", "--session ", "--session-status"):
         assert named in text, named
     head, body = re.fullmatch(r"---\n(.*?)\n---\n(.*)", text, re.DOTALL).groups()  # type: ignore[union-attr]
     front = yaml.safe_load(head)

@@ -1,0 +1,97 @@
+"""Issue 108's warm sessions: a call's client CPU through `cqlsh-ext --session NAME` against a cold
+run of the same statement (`cqlsh-ext HOST PORT -u -p -e STATEMENT`). Goal: at most a tenth.
+
+    .venv/bin/python bench/warm_session.py --port P [--host H] [-u USER] [-p PASSWORD] [--runs N]
+        [--statement CQL]
+
+Figures: the CPU (user + system) of the command's process and its children, from
+getrusage(RUSAGE_CHILDREN) in a small wrapper around it (bench/statement_shapes.py's), medians of
+--runs runs (default 5), cold and warm interleaved. The warm call's own figure is its client's
+(what an assistant's shell pays); the session's process forked for the call (its connection and
+statement) is printed beside it, from the session's own children's rusage, read through /proc.
+Each run's output is checked: the warm answer must equal the cold one, or the run counts for nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from statement_shapes import BIN, server_arguments  # noqa: E402
+
+#: Runs the command argv[1:]: its output, exit status and the CPU seconds of it and its children.
+WRAPPER = """
+import resource, subprocess, sys
+proc = subprocess.run(sys.argv[1:], capture_output=True)
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stdout.buffer.write(b"%f %d\\n" % (used.ru_utime + used.ru_stime, proc.returncode) + proc.stdout)
+"""
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, int, bytes]:
+    done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], capture_output=True, env=env, timeout=300,
+                          check=True).stdout
+    head, _, out = done.partition(b"\n")
+    cpu, code = head.split()
+    return float(cpu), int(code), out
+
+
+def session_cpu(pid: int) -> float:
+    """The session's children's CPU so far (the calls' processes it reaped): /proc's cutime + cstime."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    server_arguments(parser, "warm_bench")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--statement", default="SELECT release_version FROM system.local")
+    args = parser.parse_args()
+    program = str(BIN / "cqlsh-ext")
+    login = [args.host, str(args.port), "-u", args.username, "-p", args.password]
+    with tempfile.TemporaryDirectory() as runtime:
+        env = {**os.environ, "XDG_RUNTIME_DIR": runtime}
+        server = subprocess.Popen([program, "--serve", "bench", *login], stdin=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, env=env)
+        assert server.stderr is not None
+        for line in server.stderr:
+            if "is ready" in line:
+                break
+        else:
+            raise SystemExit(f"the session did not start (exit code {server.wait()})")
+        cold_cpu, warm_cpu, forked_cpu = [], [], []
+        try:
+            for _ in range(args.runs):
+                cpu, code, cold = timed([program, *login, "-e", args.statement], env)
+                cold_cpu.append(cpu)
+                before = session_cpu(server.pid)
+                cpu, warm_code, warm = timed([program, "--session", "bench", "-e", args.statement], env)
+                if (warm_code, warm) != (code, cold):
+                    raise SystemExit(f"the warm call answered otherwise: {warm!r} (exit {warm_code}) "
+                                     f"against {cold!r} (exit {code})")
+                warm_cpu.append(cpu)
+                forked_cpu.append(session_cpu(server.pid) - before)
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.communicate(timeout=60)
+    cold_ms, warm_ms = statistics.median(cold_cpu) * 1000, statistics.median(warm_cpu) * 1000
+    print(f"cold run, client CPU:       {cold_ms:7.1f} ms (median of {args.runs}; "
+          f"{min(cold_cpu) * 1000:.1f}-{max(cold_cpu) * 1000:.1f})")
+    print(f"warm call, client CPU:      {warm_ms:7.1f} ms ({min(warm_cpu) * 1000:.1f}-"
+          f"{max(warm_cpu) * 1000:.1f})")
+    print(f"warm call, session's fork:  {statistics.median(forked_cpu) * 1000:7.1f} ms (the call's process "
+          f"in the session: its connection and statement)")
+    print(f"warm / cold, client:        {warm_ms / cold_ms:7.3f} (goal: at most 0.1)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
