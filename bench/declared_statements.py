@@ -73,9 +73,9 @@ def main() -> None:
     cqlshmain = seams.import_cqlshmain(None)
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     cqlshmain.setup_cqlruleset(cql3handling)
     from types import SimpleNamespace
 

@@ -69,13 +69,13 @@ def completer() -> Callable[[str], str]:
     """Tab's answer after `head` (a word being started: none): the candidates, one line."""
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
     from cqlsh_ext.repl.completer import CqlCompleter
+    from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     if cqlshmain.cqlruleset is None:
-        shell.register_commands()
+        register_grammar()
         cqlshmain.setup_cqlruleset(cql3handling)
     asking = CqlCompleter(None, cqlshmain.cqlruleset)  # type: ignore[arg-type]  # no schema names asked
 

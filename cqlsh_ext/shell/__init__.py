@@ -507,14 +507,6 @@ class ExtShell(Stock):
     do_help.__doc__ = Stock.do_help.__doc__
 
 
-def register_commands() -> None:
-    """Teach cqlsh's grammar every declared command and statement
-    (shell.completion.register_grammar); must run before cqlshmain.main() builds its rule set."""
-    from cqlsh_ext.shell.completion import register_grammar
-
-    register_grammar()
-
-
 def shell_class(settings: Settings, agent: AgentRun | None = None,
                 server: ServingLoop | None = None) -> type[ExtShell]:
     """The Shell class of one run: its settings, its side for programs (agent.door; None: one that

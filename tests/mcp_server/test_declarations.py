@@ -326,11 +326,11 @@ def shell_grammar() -> None:
     """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     cqlshmain = import_cqlshmain(None)
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
 
