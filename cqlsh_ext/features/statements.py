@@ -32,6 +32,11 @@ def _taken() -> frozenset[str]:
     from cqlsh_ext.upstream.seams import first_words
 
     shells = {c.word.upper() for c in commands()} | {w.upper() for i in intercepts() for w in i.words}
+    # A statement whose first word starts cqlsh's statements too (its Statement `recognizes` its
+    # own: DESCRIBE PAYLOAD) leaves that word cqlsh's.
+    shells |= {words[0].upper() for feature in declared(plugins=False).values()
+               if feature.statement is not None and feature.statement.recognizes is not None
+               for words in (statement_words(feature), *feature.statement.aliases)}
     stated = {words[0].upper() for feature in declared(plugins=False).values()
               if feature.statement is not None
               for words in (statement_words(feature), *feature.statement.aliases)}
