@@ -116,8 +116,9 @@ def make_shell(host: str, port: int, user: str, password: str) -> object:
 
     cqlshmain = seams.import_cqlshmain(None)
     from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     from cqlshlib import cql3handling
 
     cqlshmain.setup_cqlruleset(cql3handling)

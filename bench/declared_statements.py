@@ -3,9 +3,9 @@ ADVISE, SETTINGS: insight/declared.py), beside what cqlsh's grammar cost the sam
 read them (the grammar still completes them; the shell no longer parses them with it).
 
   declared   our lexer (cql.lexer.Lexed), the feature found by its words
-             (features.shell_statement.own_feature_of), its arguments and clauses read from its
+             (features.statements.own_feature_of), its arguments and clauses read from its
              declaration and its request built by its declared builder
-             (features.shell_statement.called): the shell's whole reading of the statement
+             (shell.door.called): the shell's whole reading of the statement
   cqlsh      cqlsh's grammar (cql_whole_parse_tokens, start symbol cqlshCommand) on cqlsh's tokens:
              what the shell ran before for these statements, the request's building from its parse
              left out (a few dictionary lookups)
@@ -73,14 +73,15 @@ def main() -> None:
     cqlshmain = seams.import_cqlshmain(None)
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     cqlshmain.setup_cqlruleset(cql3handling)
     from types import SimpleNamespace
 
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.features.shell_statement import called, own_feature_of
+    from cqlsh_ext.features.statements import own_feature_of
+    from cqlsh_ext.shell.door import called
 
     rules = cqlshmain.cqlruleset
 

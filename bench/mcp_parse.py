@@ -76,8 +76,8 @@ from bench.mcp_parse import statement
 from cqlsh_ext.upstream import seams
 cqlshmain = seams.import_cqlshmain(None)
 from cqlshlib import cql3handling
-from cqlsh_ext import shell
-shell.register_commands()
+from cqlsh_ext.shell.completion import register_grammar
+register_grammar()
 cqlshmain.setup_cqlruleset(cql3handling)
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.mcp_server import gate
@@ -185,9 +185,9 @@ def _at_bounds(shape: str) -> int:
     if cqlshmain.cqlruleset is None:
         from cqlshlib import cql3handling
 
-        from cqlsh_ext import shell
+        from cqlsh_ext.shell.completion import register_grammar
 
-        shell.register_commands()
+        register_grammar()
         cqlshmain.setup_cqlruleset(cql3handling)
 
     def passes(n: int) -> bool:

@@ -49,10 +49,11 @@ def _shell() -> Any:
     from cqlsh_ext.export import run as export_run
     from cqlsh_ext.payload_select import command
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
     columns = {name: SimpleNamespace(name=name, cql_type=kind)

@@ -352,8 +352,9 @@ def _main(argv: list[str] | None) -> int:
         return _usage_error(str(err), ext)
 
     from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     shell_class = shell.shell_class(settings, agent, serving.server if serving is not None else None)
     seams.install_shell_class(cqlshmain, shell_class)
     if serving is not None:

@@ -234,10 +234,11 @@ def in_process_shell(cassandra: Any, keyspace: str | None = None) -> Iterator[An
 
     from cqlsh_ext import shell
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
     sh = shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",

@@ -85,16 +85,14 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
 def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
     declared = {i.name: i for i in commands.intercepts()}
     assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
-                             "COPY (SELECT ...) TO", "DESCRIBE PAYLOAD",
-                             "encode() in INSERT, UPDATE and BATCH"}
+                             "COPY (SELECT ...) TO", "encode() in INSERT, UPDATE and BATCH"}
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
         "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
     assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
-    topics = [t for i in commands.intercepts() for t in i.topics] + [
-        t for c in commands.commands() for t in c.topics]
+    topics = commands.help_topics()
     assert {name for name, _ in topics} >= {"queries", "export", "payload", "encode", "trial"}
     for name, text in topics:
         if " " in name:  # HELP DESCRIBE PAYLOAD: asked for in words, not a do_<topic> method
@@ -103,3 +101,15 @@ def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) ->
         else:
             assert getattr(ext_shell, f"do_{name}").__doc__ == str(text)
     assert "do_payload" in dir(ext_shell) and "payload" in ext_shell.get_help_topics()
+
+
+def test_describe_payload_is_declared_once_its_statement_with_its_help() -> None:
+    # Its HELP topics and HELP DESCRIBE's line were a second declaration (a statement intercept with
+    # no handler) beside its feature's Statement; they are the Statement's now (issue 110).
+    from cqlsh_ext.features import declared
+
+    statement = declared(plugins=False)["describe_payload"].statement
+    assert statement is not None
+    assert [topic for topic, _ in statement.topics] == ["payload", "describe payload", "desc payload"]
+    assert [word for word, _ in statement.see_also] == ["describe", "desc"]
+    assert not [i for i in commands.intercepts() if {"describe", "desc"} & i.words]

@@ -146,9 +146,9 @@ def test_special_command_rule_shape():
 def test_first_words_of_statements_and_commands():
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
     words = seams.first_words()

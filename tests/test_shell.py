@@ -359,14 +359,16 @@ def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_p
 def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
     # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
-    from cqlsh_ext import shell
     from cqlsh_ext.common.text import HELP_WIDTH
-    from cqlsh_ext.features import commands
+    from cqlsh_ext.features import commands, declared
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     topics = [c.word for c in commands.commands()]
     topics += [topic for c in commands.commands() for topic, _ in c.topics]
     topics += [topic for i in commands.intercepts() for topic, _ in i.topics]
+    topics += [topic for feature in declared(plugins=False).values() if feature.statement is not None
+               for topic, _ in feature.statement.topics]
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "; ".join(f"HELP {t}" for t in topics)], tmp_path)
     assert out.returncode == 0 and out.stdout.count("[cqlsh-ext]") >= len(topics), out.stderr
     lines = out.stdout.splitlines()
@@ -421,10 +423,10 @@ def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
 def test_help_answers_every_command_the_shell_adds(cassandra, tmp_path):
     # HELP of each word a statement of ours starts with, each form of COMPRESSION, RESUME, DESCRIBE
     # PAYLOAD inside HELP DESCRIBE, each text cqlsh-ext's own; a mistyped topic gets the one meant.
-    from cqlsh_ext import shell
     from cqlsh_ext.features import commands
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     words = [c.word.upper() for c in commands.commands()]
     asked = [*words, "DESCRIBE PAYLOAD", "COMPRESSION STATS", "COMPRESSION ADVISE", "COMPRESSION SETTINGS",
              "COMPRESSION TRIAL", "COMPRESSION REWRITE", "RESUME", "COMPRESSION REWRITE RESUME", "UNDO",

@@ -32,10 +32,10 @@ def ruleset() -> Any:
     """cqlsh's grammar as its main() sets it up (our commands among its own)."""
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
 
     cqlshmain = seams.import_cqlshmain(None)
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
     return cqlshmain.cqlruleset

@@ -172,9 +172,8 @@ def _texts_users_read(tmp_path: Path) -> dict[str, str]:
         shown = subprocess.run([CQLSH_EXT, *args], capture_output=True, text=True, env=env, timeout=120)
         assert shown.returncode == 0, (args, shown.stderr)
         texts[" ".join(args)] = shown.stdout
-    for intercept in commands.intercepts():
-        for word, line in intercept.see_also:
-            texts[f"HELP {word.upper()}"] = str(line)
+    for word, line in commands.see_also():
+        texts[f"HELP {word.upper()}"] = str(line)
     return texts
 
 

@@ -24,11 +24,11 @@ WIDTH = 72
 def help_sections() -> list[tuple[list[str], str]]:
     """Each HELP text of cqlsh-ext's, with every topic that prints it (`HELP UNDO` and `HELP EDIT`
     print one text), the texts in the order of their first topic's name."""
-    from cqlsh_ext import shell
     from cqlsh_ext.features import commands
     from cqlsh_ext.features.help import help_of
+    from cqlsh_ext.shell.completion import register_grammar
 
-    shell.register_commands()
+    register_grammar()
     by_text: dict[str, list[str]] = {}
     for command in commands.commands():
         by_text.setdefault(help_of(command), []).append(command.word.upper())

@@ -16,7 +16,7 @@ from cqlsh_ext.features.arguments import (
     names,
     sample_argument,
 )
-from cqlsh_ext.features.commands import StatementIntercept, register_intercept, register_mistyped
+from cqlsh_ext.features.commands import register_mistyped
 from cqlsh_ext.features.feature import (
     READ,
     Argument,
@@ -106,7 +106,12 @@ DESCRIBE_PAYLOAD_STATEMENT = Statement(
     help=Text("cqlsh_ext.describe.help", "PAYLOAD_ABOUT"),
     completers=(("column", Service("cqlsh_ext.describe.command", "complete_column")),),
     clauses=(Clause(("SEED",), "seed", "integer", "s", goes_with="sample"),),
-    spark=Service("cqlsh_ext.spark.describe_job", "on_spark"))
+    spark=Service("cqlsh_ext.spark.describe_job", "on_spark"),
+    # Its HELP topics, and what HELP DESCRIBE (HELP DESC) adds after cqlsh's.
+    topics=tuple((topic, StatementHelp("describe_payload"))
+                 for topic in ("payload", "describe payload", "desc payload")),
+    see_also=tuple((word, Text("cqlsh_ext.describe.help", "DESCRIBE_SEE_ALSO"))
+                   for word in ("describe", "desc")))
 DESCRIBE_PAYLOAD = register(Feature(
     "describe_payload", "What a blob column holds",
     f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "
@@ -136,13 +141,5 @@ DESCRIBE_PAYLOAD = register(Feature(
 #: The words a DESCRIBE PAYLOAD statement starts with (its own and its alias's), lower case.
 _WORDS = frozenset(words[0].lower() for words in (DESCRIBE_PAYLOAD_STATEMENT.words,
                                                   *DESCRIBE_PAYLOAD_STATEMENT.aliases))
-_SEE_ALSO = Text("cqlsh_ext.describe.help", "DESCRIBE_SEE_ALSO")
-# DESCRIBE PAYLOAD is describe_payload's statement: its HELP topics and what HELP DESCRIBE adds here
-# (its completion is written from the declaration: shell.completion).
-register_intercept(StatementIntercept(
-    "DESCRIBE PAYLOAD", _WORDS, None,
-    topics=tuple((topic, StatementHelp("describe_payload"))
-                 for topic in ("payload", "describe payload", "desc payload")),
-    see_also=tuple((word, _SEE_ALSO) for word in sorted(_WORDS, key=len, reverse=True))))
 register_mistyped(tuple(sorted(_WORDS, key=len, reverse=True)),
                   Service("cqlsh_ext.describe.command", "mistyped"))

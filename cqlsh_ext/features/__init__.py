@@ -2,9 +2,9 @@
 them: what a feature is (`feature`: Feature, Argument, Statement, the registry), the shell's commands
 and statement intercepts (`commands`), a statement's form (`forms`), the one reading of a call
 against its declaration (`calling`), HELP's texts from the declarations (`help`), each answer's JSON
-Schema (`output_schemas`), docs/features.md written from them (`reference`), the way in for a
-declared statement (`shell_statement`) and a statement's text measured before cqlsh's lexer
-(`statement_bounds`). The shell's HELP, completion and loop of scripts are cqlsh_ext.shell's.
+Schema (`output_schemas`), docs/features.md written from them (`reference`), which declared
+statement a statement is (`statements`) and a statement's text measured before cqlsh's lexer
+(`statement_bounds`). The shell's door, HELP, completion and loop of scripts are cqlsh_ext.shell's.
 
 Each feature package declares its features, statements, commands and intercepts in its own module
 (`cqlsh_ext/<package>/declared.py`), found through the entry point group `cqlsh_ext.features`: the

@@ -15,14 +15,14 @@ from every declared statement that starts with its word.
 
 A *statement intercept* (`StatementIntercept`) is a statement of ours that starts with one of CQL's
 words (a SELECT reaching into payloads, COPY (SELECT ...) TO, encode() in INSERT/UPDATE/BATCH, the
-edits, DESCRIBE PAYLOAD, COMPRESSION REWRITE): it names the first words it looks at, its grammar and
+edits, COMPRESSION REWRITE): it names the first words it looks at, its grammar and
 completers (for completion: cqlsh never parses it), its HELP topics and whether it only reads. The
 shell hands every statement whose first word is declared to these handlers, in order (an intercept
 declares those it is tried `after`), before cqlsh sees it; each answers True (its own: run, or
 refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement). A
 feature's statement whose first word is cqlsh's too (DESCRIBE PAYLOAD) is read from its feature's
-declaration before these (its Statement tells it from cqlsh's), and declares only its completion
-and HELP here.
+declaration before these (its Statement tells it from cqlsh's), and declares its HELP topics and
+HELP's lines there too (Statement.topics, Statement.see_also): no intercept.
 """
 
 # No `from __future__ import annotations`: the declarations' types are NamedTuples, whose string
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "StatementIntercept",
            "command", "commands", "help_phrases", "help_topics", "intercepts", "intercepts_for", "mistyped",
-           "phrase_help", "register_command", "register_intercept", "register_mistyped"]
+           "phrase_help", "register_command", "register_intercept", "register_mistyped", "see_also"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
@@ -61,7 +61,7 @@ class Command(NamedTuple):
     rule: str
     grammar: HelpText
     help: HelpText
-    #: None: the shell reads the command from its feature's declaration (features.shell_statement)
+    #: None: the shell reads the command from its feature's declaration (shell.door)
     #: before cqlsh's grammar, which only completes it.
     handler: Handler | None
     #: Only reads: cancelling it with Ctrl-C cannot leave a write half done on the server.
@@ -198,11 +198,24 @@ def command(word: str) -> Command | None:
 
 
 def help_topics() -> list[tuple[str, HelpText]]:
-    """Every HELP topic the commands and intercepts declare, (topic, text), in declaration order;
-    topics of several words included (the text as declared: str() reads it)."""
-    _loaded()
-    return [t for c in _DECLARED.values() for t in c.topics] + \
-        [t for i in _INTERCEPTS.values() for t in i.topics]
+    """Every HELP topic the commands, intercepts and features' statements declare, (topic, text), in
+    declaration order; topics of several words included (the text as declared: str() reads it)."""
+    return [t for c in commands() for t in c.topics] + [t for i in _INTERCEPTS.values() for t in i.topics] + \
+        [t for statement in _statements() for t in statement.topics]
+
+
+def see_also() -> list[tuple[str, HelpText]]:
+    """Every line HELP of a word adds after cqlsh's own HELP of it, (word, line), as the intercepts
+    and the features' statements declare them."""
+    return [line for i in intercepts() for line in i.see_also] + \
+        [line for statement in _statements() for line in statement.see_also]
+
+
+def _statements() -> list[Any]:
+    """cqlsh-ext's own features' statements (features.feature.Statement), in the registry's order."""
+    from cqlsh_ext.features import declared
+
+    return [f.statement for f in declared(plugins=False).values() if f.statement is not None]
 
 
 def help_phrases() -> list[str]:

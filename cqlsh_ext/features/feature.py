@@ -242,6 +242,12 @@ class Statement(NamedTuple):
     #: run of it (the shell's SAMPLE), the job then `job.run(spark, session, connection)` (its
     #: executors' tasks, the report printed); None: the statement is the shell's alone.
     spark: Service | None = None
+    #: More HELP topics that print its HELP (HELP PAYLOAD for DESCRIBE PAYLOAD): (topic, text), a
+    #: topic of several words asked for as HELP <words>.
+    topics: tuple[tuple[str, HelpText], ...] = ()
+    #: Lines HELP of a word adds after cqlsh's own HELP of it: (word, line) (HELP DESCRIBE points
+    #: to HELP DESCRIBE PAYLOAD).
+    see_also: tuple[tuple[str, HelpText], ...] = ()
 
 
 class Method(NamedTuple):

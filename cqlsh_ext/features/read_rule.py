@@ -163,7 +163,7 @@ def _declared_write(word: str) -> bool:
 def feature_of(statement: Lexed) -> tuple[Feature, int] | None:
     """cqlsh-ext's own declared feature `statement` is a statement of, and how many of its tokens
     are the feature's words (a package's feature: the shell's door names it)."""
-    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.features.statements import own_feature_of
 
     return own_feature_of(statement)
 

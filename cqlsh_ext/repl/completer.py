@@ -55,9 +55,9 @@ def _menu_room(label: str) -> int:
 
 def _feature_words(head: str, partial: str, found: list[str]) -> list[str]:
     """The words of the packages' read features' statements that complete `partial` after `head`
-    (features.shell_statement), those cqlsh's grammar offered aside; none when a package's failed."""
+    (features.statements), those cqlsh's grammar offered aside; none when a package's failed."""
     from cqlsh_ext.features import PluginError
-    from cqlsh_ext.features.shell_statement import next_words
+    from cqlsh_ext.features.statements import next_words
 
     try:
         words = next_words(head, partial)

@@ -7,7 +7,7 @@ none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so 
 kept. The collaborators:
 
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
-  shell's door (handle_statement) hands a statement to its declaration (features.shell_statement:
+  shell's door (handle_statement) hands a statement to its declaration (shell.door:
   cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
   first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
   (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
@@ -202,12 +202,12 @@ class ExtShell(Stock):
             passwords.forget(cqlshmain.readline, srcstr)
 
     def _handle_statement(self, tokens: Any, srcstr: str) -> Any:
-        # The shell's door: a declared statement (features.shell_statement.arrival) is read from its
+        # The shell's door: a declared statement (shell.door.arrival) is read from its
         # declaration; else the intercepts declared for its first word, in order: one that takes
         # the statement ends it here, a rewrite goes on, rewritten, to the next and to cqlsh; any
         # other statement goes to cqlsh as written. Each is handed a Lexed: the statement's text,
         # lexed once when first read (cqlsh_ext.cql.lexer).
-        from cqlsh_ext.features.shell_statement import arrival
+        from cqlsh_ext.shell.door import arrival
 
         if all(tok[0] == "endtoken" for tok in tokens):
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
@@ -247,12 +247,12 @@ class ExtShell(Stock):
         return done
 
     def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
-        """A declared feature's statement (features.shell_statement: a package's, or one cqlsh-ext
+        """A declared feature's statement (shell.door: a package's, or one cqlsh-ext
         declares with its feature), run and printed on the shell's output."""
-        from cqlsh_ext.features import shell_statement
         from cqlsh_ext.reading.context import shell_context
+        from cqlsh_ext.shell import door
 
-        shell_statement.run(shell_context(self), feature, skip, statement, self.query_out,
+        door.run(shell_context(self), feature, skip, statement, self.query_out,
                             self.results.screen_width())
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
@@ -505,14 +505,6 @@ class ExtShell(Stock):
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__
-
-
-def register_commands() -> None:
-    """Teach cqlsh's grammar every declared command and statement
-    (shell.completion.register_grammar); must run before cqlshmain.main() builds its rule set."""
-    from cqlsh_ext.shell.completion import register_grammar
-
-    register_grammar()
 
 
 def shell_class(settings: Settings, agent: AgentRun | None = None,

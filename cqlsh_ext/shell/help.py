@@ -36,13 +36,14 @@ class HelpAnswer(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to creat
 
 def help_answer(typed: list[str], known: Callable[[], frozenset[str]]) -> HelpAnswer:
     """HELP of the topics `typed` (as typed; none: HELP alone), from the declarations: the commands'
-    and intercepts' topics (features.commands), the packages' features (features.shell_statement);
+    and intercepts' topics (features.commands), the packages' features (features.statements);
     `known`, the topics cqlsh's HELP answers (lower case), asked only where no declaration does."""
     from cqlsh_ext.common.text import nearest
     from cqlsh_ext.features import PluginError
-    from cqlsh_ext.features.commands import help_phrases, intercepts, phrase_help
-    from cqlsh_ext.features.shell_statement import help_of as feature_help
-    from cqlsh_ext.features.shell_statement import help_section
+    from cqlsh_ext.features.commands import help_phrases, phrase_help
+    from cqlsh_ext.features.commands import see_also as declared_see_also
+    from cqlsh_ext.features.statements import help_of as feature_help
+    from cqlsh_ext.features.statements import help_section
 
     asked = [topic.lower() for topic in typed]
     said: list[str] = []
@@ -65,8 +66,7 @@ def help_answer(typed: list[str], known: Callable[[], frozenset[str]]) -> HelpAn
         said.append(f"*** No help on {topic}" + (f" (did you mean {near}?)" if near else ""))
     if unknown and len(unknown) == len(typed):
         return HelpAnswer(tuple(said), topics=None)
-    see_also = tuple(str(line) for intercept in intercepts() for word, line in intercept.see_also
-                     if word in asked)
+    see_also = tuple(str(line) for word, line in declared_see_also() if word in asked)
     topics = tuple(topic for topic in typed if topic not in unknown)
     return HelpAnswer(tuple(said), None, topics, after, see_also)
 

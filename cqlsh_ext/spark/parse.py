@@ -2,7 +2,7 @@
 is lexed once, each statement a part of it, and the payload-query parser reads the same tokens).
 
 A statement a feature declares is told and read by its declaration as the shell tells and reads it
-(features.shell_statement.own_feature_of, features.calling.read_statement), and runs on Spark when
+(features.statements.own_feature_of, features.calling.read_statement), and runs on Spark when
 its Statement declares `spark`, the job Spark runs for it (COMPRESSION STATS: stats_job.py; DESCRIBE
 PAYLOAD: describe_job.py), which refuses what Spark does not run of it (the shell's SAMPLE); any
 other declared statement is refused in one line naming it. Spark mode's own, which no feature's
@@ -71,10 +71,10 @@ def classify(statement: Lexed, keyspace: str | None = None) -> (QueryStatement |
                                                                 | RewriteOnSpark | DeclaredJob):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run; a
     table named alone is in `keyspace` (-k). A statement a feature declares is told by its
-    declaration (features.shell_statement.own_feature_of: its words, DESCRIBE PAYLOAD from cqlsh's
+    declaration (features.statements.own_feature_of: its words, DESCRIBE PAYLOAD from cqlsh's
     DESCRIBE), read as the shell reads it, then handed to the job its Statement declares for Spark."""
     from cqlsh_ext.features.forms import statement_words
-    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.features.statements import own_feature_of
 
     tokens = statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]

@@ -443,7 +443,7 @@ def first_words() -> frozenset[str]:
     declares them (with ours: the shell registers its commands before it first asks): what cqlsh's
     completion offers on an empty line. Read once per process: the shell reads it in its main
     thread before its prompt exists (cqlsh_ext.shell), and the packages' features' statements
-    (features.shell_statement) read the same words, in whichever thread completes."""
+    (features.statements) read the same words, in whichever thread completes."""
     if not _FIRST_WORDS:
         found = import_cqlshmain(None).cqlruleset.cql_complete("", "", cassandra_conn=None,
                                                               startsymbol="cqlshCommand")

@@ -320,8 +320,8 @@ import json, sys
 from cassandra.auth import PlainTextAuthProvider
 from cqlsh_ext.upstream import seams
 cqlshmain = seams.import_cqlshmain(None)
-from cqlsh_ext import shell
-shell.register_commands()
+from cqlsh_ext.shell.completion import register_grammar
+register_grammar()
 from cqlshlib import cql3handling
 cqlshmain.setup_cqlruleset(cql3handling)
 host, port, ks = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -295,7 +295,7 @@ def test_a_required_argument_with_a_keyword_is_written_after_it_in_help_and_the_
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.calling import statement_arguments
-    from cqlsh_ext.features.shell_statement import help_of, help_section
+    from cqlsh_ext.features.statements import help_of, help_section
     from cqlsh_ext.shell.completion import rules
 
     form = "CUT BYTES [JSON] [keyspace.]table.column TO n"
@@ -326,17 +326,17 @@ def shell_grammar() -> None:
     """cqlsh's grammar with the shell's statements registered, as in the shell (their first words)."""
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     cqlshmain = import_cqlshmain(None)
-    shell.register_commands()
+    register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
 
 
 def test_tab_offers_a_features_words_then_the_arguments_not_named_yet(shell_grammar: None) -> None:
-    from cqlsh_ext.features.shell_statement import next_words
+    from cqlsh_ext.features.statements import next_words
 
     with registered(_limited()):
         assert next_words("", "TO") == ["TOY"]
@@ -353,7 +353,7 @@ def test_a_feature_whose_first_word_is_the_shells_is_no_statement_and_help_says_
         shell_grammar: None) -> None:
     # SELECT SAMPLE ks.t: the shell's SELECT runs (cqlsh's, CQL's), never the package's feature.
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.features.shell_statement import feature_of, help_of, help_section, next_words
+    from cqlsh_ext.features.statements import feature_of, help_of, help_section, next_words
 
     shadowed = Feature("select_sample", "Sample", "Samples a table.",
                        (Argument("table", "string", "keyspace.table", required=True),),
@@ -824,7 +824,7 @@ def _stated(name: str, text: str) -> Any:
     be `name`), then its arguments, JSON, SELECT and clauses (calling.Stated)."""
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.calling import statement_arguments
-    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.features.statements import own_feature_of
 
     feature = declared(plugins=False)[name]
     lexed = Lexed(text)
@@ -876,10 +876,10 @@ def test_describe_payloads_form_is_its_declarations() -> None:
 
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
     # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
-    # declaration alone; the shell hands it to the shell_statement door before cqlsh's grammar.
+    # declaration alone; the shell hands it to the shell's door (shell.door) before cqlsh's grammar.
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
-    from cqlsh_ext.features.shell_statement import own_feature_of
+    from cqlsh_ext.features.statements import own_feature_of
 
     features = declared(plugins=False)
     stated = {name: feature for name, feature in features.items() if feature.statement is not None}

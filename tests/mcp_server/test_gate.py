@@ -24,9 +24,9 @@ def cqlsh_rules() -> None:
     if cqlshmain.cqlruleset is None:
         from cqlshlib import cql3handling
 
-        from cqlsh_ext import shell
+        from cqlsh_ext.shell.completion import register_grammar
 
-        shell.register_commands()
+        register_grammar()
         cqlshmain.setup_cqlruleset(cql3handling)
 
 

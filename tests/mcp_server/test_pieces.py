@@ -56,9 +56,9 @@ def _cqlsh_tokens(text: str) -> list[object]:
     if cqlshmain.cqlruleset is None:
         from cqlshlib import cql3handling
 
-        from cqlsh_ext import shell
+        from cqlsh_ext.shell.completion import register_grammar
 
-        shell.register_commands()
+        register_grammar()
         cqlshmain.setup_cqlruleset(cql3handling)
     return list(seams.split_statements(text + "\n;")[0])
 

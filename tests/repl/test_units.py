@@ -34,9 +34,9 @@ def ruleset():
     if cqlshmain.cqlruleset is None:
         from cqlshlib import cql3handling
 
-        from cqlsh_ext import shell
+        from cqlsh_ext.shell.completion import register_grammar
 
-        shell.register_commands()
+        register_grammar()
         cqlshmain.setup_cqlruleset(cql3handling)
     return cqlshmain.cqlruleset
 
