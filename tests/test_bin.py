@@ -480,7 +480,15 @@ def test_a_first_demo_opens_the_shell_while_the_native_core_builds_in_the_backgr
             ".cache/native-build.log): this start runs on the Python engine, the next ones on the core"
             ) in first.stderr.splitlines()
     assert "loaded on engine 0" in first.stderr
+    # bin/setup run meanwhile (bin/test's) waits for that build rather than start a second one
+    # writing the same wheel's folder.
+    waiting = subprocess.Popen([str(root / "bin" / "setup")], cwd=root, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    assert waiting.stderr is not None
+    assert waiting.stderr.readline().startswith(
+        "bin/setup: waiting for the native core's build in the background to end (pid ")
     subprocess.run(["sh", "-c", f'echo go > "{gate}"'], timeout=30, check=True)  # the build goes on
+    assert waiting.wait(timeout=60) == 0
     deadline = time.monotonic() + 30
     while (root / ".cache" / "native-build.pid").exists() and time.monotonic() < deadline:
         time.sleep(0.05)  # (waiting on the build's end, its pid file removed, not on a duration)
