@@ -10,12 +10,16 @@
                  whole documents and four paths, measured on the message line the client received
   after cancel   a payload scan of a 60,000-row table cancelled after a second: the time from the
                  cancellation to the next call's answer, against that call on an idle server
-  CPU a row      (--per-row) `query`'s CPU a row on a running server (the server process's, its
-                 children's included: /proc's utime, stime, cutime, cstime around each call)
-                 against the Python API's `db.query(...).records()` of the same statement in a
-                 process of its own (getrusage, children included, around each call), the calls
+  CPU a row      (--per-row) `query`'s CPU a row on a running server, the whole server process
+                 (its threads' CPU time, the SDK, the event loop and the answer's bytes included,
+                 its reaped children's too) between a call of SMALL_CALL (10) rows and one of as
+                 many rows as one answer of --per-row-bytes holds (at most 1,000): the difference
+                 over the rows between, so a call's own start (parsing, planning, the request) is
+                 not counted as rows; against the Python API's `db.query(...).records()` of the
+                 same two statements (LIMIT 10, LIMIT N) in a process of its own (getrusage,
+                 children included, around each call), measured the same way; the calls
                  alternating, in one run: the whole blob (a plain SELECT) and a payload query's
-                 paths with the blob, as many rows as one answer of --per-row-bytes holds; with
+                 paths with the blob; with
                  --before, another checkout's tree's two readers in the same rounds; with --after,
                  the "after" side's readers are a tree's too (`git archive` of a commit, or of the
                  commit with one's own diff applied), not this checkout's, whose other files may
@@ -413,10 +417,14 @@ def answers(host: str, port: int, home: str, repeat: int, show: bool) -> None:
 
 #: --per-row's goal: `query`'s CPU a row at most this many times the API's.
 GOAL = 1.5
-#: The statements --per-row reads (the demo's compressed orders, ~3 KB each): the whole blob, and a
-#: payload query's paths with the blob (the plain road, the blob read with its paths).
+#: --per-row's two calls: SMALL_CALL rows, and as many as one answer holds, at most LARGE_CALL.
+SMALL_CALL, LARGE_CALL = 10, 1000
+#: The statements --per-row reads (the demo's compressed orders, ~3 KB each): the whole blob, a
+#: payload query's paths with the blob (the plain road, the blob read with its paths), and paths
+#: alone (the one whose 1,000 rows fit an answer of 1 MiB: a whole order is some 7 KB as JSON).
 PER_ROW = (f"SELECT id, data FROM {KEYSPACE}.table_with_compressed_json",
-           f"SELECT id, data.status, data.customer, data FROM {KEYSPACE}.table_with_compressed_json")
+           f"SELECT id, data.status, data.customer, data FROM {KEYSPACE}.table_with_compressed_json",
+           f"SELECT id, data.status, data.customer FROM {KEYSPACE}.table_with_compressed_json")
 
 #: The Python API's side of --per-row: a process of its own, connected once, reading each statement
 #: it is given on stdin (`db.query(statement).records()`, every row taken) and answering the rows
@@ -503,8 +511,6 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    from cqlsh_ext.payload_select.declared import MAX_ROWS
-
     home = tempfile.mkdtemp(prefix="bench-mcp-rows-")
     _credentials(home)
     sides = [RowsSide("after", None if after is None else str(Path(after).resolve()), host, port, home)]
@@ -526,26 +532,32 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
                 side.pid = (set(_server_pids()) - known).pop()
                 clients.append(client)
             for statement in PER_ROW:
-                arguments = {"statement": statement, "limit": MAX_ROWS, "max_bytes": answer_bytes}
+                arguments = {"statement": statement, "limit": LARGE_CALL, "max_bytes": answer_bytes}
                 result = await clients[0].call_tool("query", arguments)  # the count a call answers
                 rows = result.structured_content["count"]
-                limited = f"{statement} LIMIT {rows}"
+                sizes = (SMALL_CALL, rows)
                 readers = [(side, client, reader) for side, client in zip(sides, clients, strict=True)
                            for reader in ("mcp", "api")]
                 for round_ in range(repeat + 1):  # (the first round warms every reader, not counted)
                     turn = round_ % len(readers)
                     for side, client, reader in readers[turn:] + readers[:turn]:
-                        if reader == "api":
-                            got, spent = side.api_call(limited)
-                        else:
-                            started = _process_cpu(side.pid)
-                            result = await client.call_tool("query", arguments)
-                            got, spent = result.structured_content["count"], _process_cpu(side.pid) - started
-                        if got != rows:
-                            raise RuntimeError(f"{side.name} {reader}: {got} rows, not {rows}: {statement}")
+                        spent: list[float] = []
+                        for size in sizes:
+                            if reader == "api":
+                                got, cpu = side.api_call(f"{statement} LIMIT {size}")
+                            else:
+                                started = _process_cpu(side.pid)
+                                result = await client.call_tool("query", {**arguments, "limit": size})
+                                cpu = _process_cpu(side.pid) - started
+                                got = result.structured_content["count"]
+                            if got != size:
+                                raise RuntimeError(f"{side.name} {reader}: {got} rows, not {size}: "
+                                                   f"{statement}")
+                            spent.append(cpu)
                         if round_:
-                            figures.setdefault((statement, side.name, reader), []).append(spent / rows * 1e6)
-                print(f"  {statement} ({rows} rows a call)", flush=True)
+                            figures.setdefault((statement, side.name, reader), []).append(
+                                (spent[1] - spent[0]) / (rows - SMALL_CALL) * 1e6)
+                print(f"  {statement} (calls of {SMALL_CALL} and {rows} rows)", flush=True)
 
     try:
         anyio.run(measure)
@@ -553,8 +565,9 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
         for side in sides:
             side.close()
     med = statistics.median
-    print(f"\nCPU a row (us; medians of {repeat} calls a reader, the readers' order turned each round, "
-          f"spread min-max; load average {os.getloadavg()[0]:.1f}; {answer_bytes:,} bytes an answer)")
+    print(f"\nCPU a row (us; a row of the larger call beyond the {SMALL_CALL}-row one, the whole server "
+          f"process; medians of {repeat} rounds, the readers' order turned each round, spread min-max; "
+          f"load average {os.getloadavg()[0]:.1f}; {answer_bytes:,} bytes an answer)")
     for statement in PER_ROW:
         print(statement)
         for side in sides:

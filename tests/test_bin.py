@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import REPO_ROOT
@@ -436,6 +437,68 @@ def test_setup_without_cargo_says_how_to_get_the_core_in_one_line(tmp_path: Path
         "(Rust 1.85 or later builds it: Debian 12's rustc-web and cargo-web; or install a prebuilt wheel of "
         "it, which bin/wheels makes: README, Install)")
     assert "maturin" not in calls.read_text() and "./native" not in calls.read_text()
+
+
+def test_a_first_demo_opens_the_shell_while_the_native_core_builds_in_the_background(tmp_path: Path):
+    # Issue 111: the core's first build (5 of a first bin/demo's 7 minutes on 2 cores) no longer holds
+    # the shell: the demo opens on the Python engine, says so in one line, and the next start, the
+    # build installed, runs on the core. The build's stand-in waits on a FIFO the test opens.
+    root = _checkout(tmp_path, "demo")
+    shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    for source in ("Cargo.toml", "core/Cargo.toml", "bindings/Cargo.toml", "Cargo.lock", "pyproject.toml",
+                   "mirror.manifest", ".cargo/config.toml", "core/build.rs", "core/src/lib.rs",
+                   "bindings/src/lib.rs", "core/libdeflate/lib.c"):
+        (root / "native" / source).parent.mkdir(parents=True, exist_ok=True)
+        (root / "native" / source).write_text("// native\n")
+    gate = root / "build-gate"
+    os.mkfifo(gate)
+    calls = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python",
+            f'echo "python $*" >> "{calls}"\n'
+            f'case "$*" in *"pip wheel"*) read go < "{gate}"; mkdir -p .cache/native-wheel;'
+            ' touch .cache/native-wheel/cqlsh_ext_native-0.1.0-cp39-abi3-linux_x86_64.whl ;; esac\n')
+    _script(root / "rust" / "cargo", "exit 0\n")
+    _script(root / "bin" / "dev-cassandra",
+            "mkdir -p .cache/dev-cassandra\necho 'starting Cassandra 5.0 ...'\n")
+    _script(root / ".venv" / "bin" / "cqlsh-ext",
+            'if [ "$1" = demo ]; then echo "loaded on engine ${CQLSH_EXT_NATIVE:-default}"; exit 0; fi\n'
+            'echo "the shell on engine ${CQLSH_EXT_NATIVE:-default}"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHON", "CI")}
+    env["PATH"] = f"{root / 'rust'}:/usr/bin:/bin"
+
+    def demo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(root / "bin" / "demo")], cwd=root, capture_output=True, text=True, env=env,
+                              timeout=60)
+
+    first = demo()  # the build is held at its gate: the shell opened all the same
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "the shell on engine 0\n"  # CQLSH_EXT_NATIVE=0: the Python engine
+    assert ("bin/setup: building the native core in the background (minutes of CPU; "
+            ".cache/native-build.log): this start runs on the Python engine, the next ones on the core"
+            ) in first.stderr.splitlines()
+    assert "loaded on engine 0" in first.stderr
+    # bin/setup run meanwhile (bin/test's) waits for that build rather than start a second one
+    # writing the same wheel's folder.
+    waiting = subprocess.Popen([str(root / "bin" / "setup")], cwd=root, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    assert waiting.stderr is not None
+    assert waiting.stderr.readline().startswith(
+        "bin/setup: waiting for the native core's build in the background to end (pid ")
+    subprocess.run(["sh", "-c", f'echo go > "{gate}"'], timeout=30, check=True)  # the build goes on
+    assert waiting.wait(timeout=60) == 0
+    deadline = time.monotonic() + 30
+    while (root / ".cache" / "native-build.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # (waiting on the build's end, its pid file removed, not on a duration)
+    assert not (root / ".cache" / "native-build.pid").exists(), "the build did not end"
+    assert "--force-reinstall --no-deps .cache/native-wheel/cqlsh_ext_native-" in calls.read_text()
+    second = demo()
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "the shell on engine default\n"  # the core installed: no longer turned off
+    assert "native core" not in second.stderr
+    assert calls.read_text().count("pip wheel") == 1
 
 
 def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path: Path):
