@@ -233,3 +233,25 @@ def test_a_filter_cut_at_the_call_s_limit_says_so(serve, demo: Demo) -> None:
     # formats from outside installed, the test plugin's among them)
     capped = server.call("query", statement=statement, limit=1000, max_bytes=4096).data
     assert capped["notes"][-1].endswith("stopped at the answer's cap of 4,096 bytes"), capped["notes"]
+
+
+def test_a_filter_s_answers_read_through_their_cursors_are_one_full_read(serve, demo: Demo) -> None:
+    # A payload filter over a whole table, cut by the call's limit or by the answer's byte cap: each
+    # cut answer's cursor goes on from its next row, and the answers, read to the end, are one full
+    # read exactly (no row twice, none missing).
+    server = serve()
+    statement = (f"SELECT id, data.status FROM {demo.keyspace}.table_with_compressed_json WHERE "
+                 "data.status IN ('PAID', 'SHIPPED') ALLOW FILTERING")
+    whole = server.call("query", statement=statement, limit=1000, max_bytes=1 << 20).data
+    assert whole["truncated"] is False and "cursor" not in whole and whole["count"] > 40, whole["count"]
+    full = sorted(json.dumps(row, sort_keys=True) for row in whole["rows"])
+    for caps in ({"limit": 25}, {"limit": 1000, "max_bytes": 6144}):
+        answers = [server.call("query", statement=statement, **caps).data]
+        while "cursor" in answers[-1]:
+            assert len(answers) <= whole["count"], answers[-1]["cut"]  # a cursor that moves on
+            cursor = answers[-1]["cursor"]
+            answers.append(server.call("query", statement=statement, cursor=cursor, **caps).data)
+        assert len(answers) > 1, (caps, answers[0]["cut"])
+        read = [json.dumps(row, sort_keys=True) for answer in answers for row in answer["rows"]]
+        assert len(read) == len(set(read)) == len(full) and sorted(read) == full, (caps, len(read), len(full))
+
