@@ -7,7 +7,8 @@ its --timeout's timer is on (timer.py); after, how it ended is noted for the run
 (common.exits.RunOutcome): a Ctrl-C (exit code 130: what it read before printed, the run stopped), its
 time up (4: the run goes on with the next statement), an internal error (70: its crash report
 written, crash.py). Each result a SELECT printed is counted (output.row_limit), and one cut by
---max-rows says so, with the token that goes on from the next row (resume_token.py).
+--max-rows, or stopped at its --timeout, says so, with the token that goes on from the next row
+(resume_token.py), or why none can.
 
 With `--output-format json` (not in the interactive shell) each error is one JSON object on
 standard error (errors.py), the lines cqlsh prints under one (a syntax error's statement and caret)

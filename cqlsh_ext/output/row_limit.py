@@ -2,7 +2,9 @@
 result pipeline's stock results, a typed answer's batches), are counted, and are cut at the run's
 --max-rows on purpose; a result cut so keeps where it goes on from (`Printed.resume`, a Position:
 the paging state its page was asked with, and how many rows of that page were printed before),
-which a later run hands back (`RowLimit.start`) to go on exactly from the next row.
+which a later run hands back (`RowLimit.start`) to go on exactly from the next row. A result
+stopped between two rows (--timeout) goes on from the row after the last one shown
+(`Printed.stopped_at`), from the Positions of the rows it gave out.
 
 A stock result's page knows the paging state it was asked with from output.paging, which keeps it
 as each page is fetched (`page_state`); a typed answer's rows carry their Positions
