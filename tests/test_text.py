@@ -162,6 +162,7 @@ def test_the_nearest_declared_name_to_a_typo():
     assert nearest("json", ["bson", "msgpack", "text"]) is None  # one letter in four: another name
     assert nearest("zsdt", CODEC_NAMES) == "zstd"  # two letters swapped: one slip
     assert nearest("PAYLAOD", ["PAYLOAD", "TABLE"]) == "PAYLOAD"
+    assert nearest("FORM", ["FORMAT", "FROM", "FORMATS"]) == "FROM"  # a slip, before a word merely alike
 
 
 def test_a_word_from_a_list_mistyped_is_one_line_with_the_nearest_and_the_list():

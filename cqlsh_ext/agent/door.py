@@ -7,7 +7,8 @@ its --timeout's timer is on (timer.py); after, how it ended is noted for the run
 (common.exits.RunOutcome): a Ctrl-C (exit code 130: what it read before printed, the run stopped), its
 time up (4: the run goes on with the next statement), an internal error (70: its crash report
 written, crash.py). Each result a SELECT printed is counted (output.row_limit), and one cut by
---max-rows says so, with the token that goes on from the next row (resume_token.py).
+--max-rows, or stopped at its --timeout, says so, with the token that goes on from the next row
+(resume_token.py), or why none can.
 
 With `--output-format json` (not in the interactive shell) each error is one JSON object on
 standard error (errors.py), the lines cqlsh prints under one (a syntax error's statement and caret)
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.common import exits
 from cqlsh_ext.common.exits import RunOutcome
 from cqlsh_ext.common.text import say
-from cqlsh_ext.output.row_limit import RowLimit
+from cqlsh_ext.output.row_limit import MAX_ROWS, RowLimit
 
 if TYPE_CHECKING:
     from cqlsh_ext.agent.read_only import ReadOnly
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 #: Why a cut answer cannot be gone on with, when its reading says no more.
 NO_RESUME = "the reading cannot be gone on with from its rows"
+#: Why a SELECT stopped before its answer began cannot be (nothing of it to go on from).
+NOT_BEGUN = "it was stopped before its answer began: run it again"
 #: What cqlsh's main() exits with when Ctrl-C stops it connecting.
 CONNECTION_ABORTED = "Connection aborted."
 #: How long a press the timer sent just as its statement ended is waited for (seconds).
@@ -288,6 +291,8 @@ class AgentRun:
             self.cuts.append("timed_out")
             self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; {said}",
                        "timed_out")
+            if _first_word(self.statement) == "select":
+                self._said_timed_out(before)
             return
         self.interrupted = True
         self._stop()
@@ -318,21 +323,50 @@ class AgentRun:
                     self.resume_unavailable = self.resume_unavailable or why_not
             self.notice(printed.rows, token, why_not)
 
-    def notice(self, rows: int, token: str | None, why_not: str | None = None) -> None:
-        """The one line that says an answer was cut on purpose (--max-rows), with the token that goes
-        on, or why none can (`resume_unavailable`)."""
+    def _said_timed_out(self, before: int) -> None:
+        """A SELECT its --timeout stopped: the token that goes on from the row after the last one it
+        printed (its reading's Position there: output.row_limit), or why none can."""
+        results = self.rows.printed[before:]
+        printed = results[-1] if results else None
+        token = None
+        why_not = NOT_BEGUN if printed is None else printed.why_not
+        at = printed.stopped_at() if printed is not None and why_not is None else None
+        if printed is not None and at is not None and self.statement is not None:
+            from cqlsh_ext.agent import resume_token
+            from cqlsh_ext.common.private_key import KeyRefused
+
+            try:
+                token = resume_token.token(self.statement, self.keyspace, at,
+                                           self.rows.before + printed.shown)
+            except KeyRefused as err:  # no key to seal it with: no token, and why
+                why_not = f"no key to seal its token with: {err}"
+        elif why_not is None:
+            why_not = NO_RESUME
+        self.rows.start = None  # (a resumed start no result took is not the next statement's)
+        if token is not None:
+            self.resume_token = self.resume_token or token
+        elif self.resume_token is None:
+            self.resume_unavailable = self.resume_unavailable or why_not
+        self.notice(printed.shown if printed is not None else 0, token, why_not, "timed_out")
+
+    def notice(self, rows: int, token: str | None, why_not: str | None = None, cut: str = MAX_ROWS) -> None:
+        """The one line that says an answer was cut (`cut`: on purpose by --max-rows, or stopped at
+        --timeout), with the token that goes on, or why none can (`resume_unavailable`)."""
         import json
 
-        most = self.settings.max_rows
         if self.json_errors:
-            said: dict[str, object] = {"type": "truncated", "why": "max_rows", "rows": rows, "resume": token}
+            said: dict[str, object] = {"type": "truncated", "why": cut, "rows": rows, "resume": token}
             if token is None:
                 said["resume_unavailable"] = why_not or NO_RESUME
             sys.stderr.write(json.dumps(said) + "\n")
             return
         go_on = f": --resume {token} goes on from the next row" if token else \
             f": it cannot be gone on with ({why_not or NO_RESUME})"
-        say(f"cut at --max-rows {most:,}: {rows:,} rows printed, more follow{go_on}")
+        if cut == MAX_ROWS:
+            most = self.settings.max_rows or 0
+            say(f"cut at --max-rows {most:,}: {rows:,} rows printed, more follow{go_on}")
+        else:
+            say(f"cut at --timeout {self.settings.timeout or 0:g} s: {rows:,} rows printed{go_on}")
 
     # ------------------------------------------------------------------ errors
 

@@ -84,8 +84,9 @@ def skill_text() -> str:
              "- `--max-rows 200` prints at most 200 rows of a SELECT and says so; to see the next ones, "
              "run the same statement again with `--resume TOKEN`, the token --stats gave. Prefer a "
              "narrower WHERE, a LIMIT or a count to reading many rows.",
-             "- `--timeout 120` stops a statement that runs longer (exit code 4); a whole-table count "
-             "reads every row: say so before running one on a large table.",
+             "- `--timeout 120` stops a statement that runs longer (exit code 4), its rows printed "
+             "going on with `--resume TOKEN` as a cut does; a whole-table count reads every row: say "
+             "so before running one on a large table.",
              "- A file for the user (CSV, JSON Lines, Parquet): add `--export-dir DIR` (a directory the "
              "user named) and run `COPY (SELECT ...) TO 'DIR/NAME.csv'`; only a new file inside DIR is "
              "written (readable by its owner only), never over one, and nothing else.",

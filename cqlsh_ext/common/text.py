@@ -599,9 +599,10 @@ def nearest(word: str, names: Iterable[str]) -> str | None:
     typed = word.lower()
     if typed in spelled:
         return None
-    found = difflib.get_close_matches(typed, list(spelled), n=1, cutoff=NEAR)
-    if not found:  # two letters swapped ('zsdt', 'PAYLAOD'): one slip, however short the word
-        found = [name for name in spelled if _swapped(typed, name)][:1]
+    # Two letters swapped ('zsdt', 'PAYLAOD', 'FORM'): one slip, however short the word, and nearer
+    # than a name merely alike ('FORM' is FROM, not FORMAT).
+    found = [name for name in spelled if _swapped(typed, name)][:1] or \
+        difflib.get_close_matches(typed, list(spelled), n=1, cutoff=NEAR)
     return spelled[found[0]] if found else None
 
 

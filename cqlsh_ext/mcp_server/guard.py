@@ -153,7 +153,7 @@ class Guard:
             with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
-            return failed(str(err))
+            return failed(self._meant(work, str(err)))
         if scope.plan is not None and not work.stop.is_set() and _nothing(answer):
             assert answer.data is not None
             mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
@@ -222,7 +222,7 @@ class Guard:
             if why is not None:
                 raise Refused(why)
             if _keyspace_meta(work.served.context.cluster, keyspace) is None:
-                raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
+                raise _absent(work.served.context.cluster, keyspace)
             return Scope(keyspace)
         return Scope()  # the keyspaces (each screened: screen_of), or nothing of the database
 
@@ -230,10 +230,11 @@ class Guard:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
-        target = _target(work.served.context.cluster, keyspace, table)
+        cluster = work.served.context.cluster
+        target = _target(cluster, keyspace, table)
         if target.view and self.policy.hides(keyspace, str(getattr(target.meta, "base_table_name", ""))):
             # A view of a hidden table holds its rows: absent as it is.
-            raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
+            raise _absent(cluster, keyspace, table)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -282,7 +283,7 @@ class Guard:
             if why is not None:
                 raise Refused(why)
             if self.policy.hides(keyspace, table):
-                raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
+                raise _absent(work.served.context.cluster, keyspace, table)
             if read != (keyspace, table):
                 raise Refused(f"refused: the server reads {keyspace}.{table} in this statement, where "
                               f"{READER} reads {'.'.join(str(n) for n in read) if read else 'no table'}: "
@@ -521,7 +522,7 @@ class Guard:
         """The answer's prose said in the tools' terms (hints.py). What a list left out is never
         counted: denied means absent."""
         if answer.error is not None:
-            answer.error = hints.for_assistant(answer.error)
+            answer.error = hints.for_assistant(self._meant(work, answer.error))
         answer.notes = [hints.for_assistant(note) for note in answer.notes]
         data = answer.data
         if data is None:
@@ -532,6 +533,28 @@ class Guard:
             data["error"] = hints.for_assistant(data["error"])
         hints.report(data)  # a report's sentences; never rows, values or paths (hints._VALUES)
         return answer
+
+
+    def _meant(self, work: Work, error: str) -> str:
+        """`error` with the name it names meant added, as the shell adds it (output.meant: a table,
+        a keyspace, a column, a word of the grammar), among the keyspaces and tables the policy lets the
+        client see: never one it hides or refuses."""
+        from cqlsh_ext.output.meant import columns_of, schema_of, with_meant
+        from cqlsh_ext.upstream.seams import grammar_words
+
+        policy, ctx = self.policy, work.served.context
+        metadata = getattr(ctx.cluster, "metadata", None)
+        keyspaces, tables = schema_of(metadata)
+
+        def seen_tables(keyspace: str) -> list[str]:
+            return [name for name in tables(keyspace)
+                    if not policy.hides(keyspace, name) and policy.refusal(keyspace, name) is None]
+
+        seen = [ks for ks in keyspaces if not policy.hides(ks) and policy.refusal(ks) is None]
+        statement = work.admitted.lexed.text if work.admitted is not None else None
+        return with_meant(error, seen_tables, seen, ctx.keyspace, grammar_words, statement,
+                          lambda keyspace, table: columns_of(metadata)(keyspace, table)
+                          if table in seen_tables(keyspace) else [])
 
 
 def _nothing(answer: ToolAnswer) -> bool:
@@ -758,9 +781,15 @@ def _target(cluster: Any, keyspace: str, table: str) -> TableTarget:
     target = find_table(cluster, keyspace, keyspace, table, refresh=True)
     if target is not None:
         return target
-    if cluster.metadata.keyspaces.get(keyspace) is None:
-        raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
-    raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
+    raise _absent(cluster, keyspace, table)
+
+
+def _absent(cluster: Any, keyspace: str, table: str | None = None) -> Refused:
+    """The one line for a keyspace, or a table (`table`), the schema has not or the policy hides:
+    absent alike (after() adds the one meant, among the names the client may see)."""
+    if table is None or cluster.metadata.keyspaces.get(keyspace) is None:
+        return Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
+    return Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
 
 
 def _normal_path(path: str) -> str:

@@ -156,6 +156,7 @@ class Work:
         if admitted is not None and admitted.sent is not None:
             allowed = gate.read(admitted.sent.text, {gate.SELECT}, admitted.sent)
         ctx = self.context()
+        ctx.in_order = True  # its answer, cut by the call's caps, goes on from its rows (a cursor)
         skip = before = 0
         if resume is not None:
             skip, before = _count(resume.extra.get("skip")), _count(resume.extra.get("answered"))
@@ -191,7 +192,7 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
     of it, taken as they are. None when the server refused it (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.reading.resolve import statement_table
-    from cqlsh_ext.reading.select import LABEL, read_select, resumable
+    from cqlsh_ext.reading.select import LABEL, read_select, reads_in_order, resumable
     from cqlsh_ext.reading.statement import read_statement
 
     statement = allowed.lexed
@@ -199,7 +200,7 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
         planned = _planned(ctx, statement, admitted)
         if planned is not None:
             plan, target = planned
-            why_not = resumable(plan)
+            why_not = resumable(plan, reads_in_order(ctx))
             if resuming and why_not is not None:
                 raise Refusal(f"refused: this statement's answer cannot be continued ({why_not})")
             answer = read_select(ctx, plan, target, paging_state=paging_state, given=max(0, given))

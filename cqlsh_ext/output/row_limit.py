@@ -2,7 +2,9 @@
 result pipeline's stock results, a typed answer's batches), are counted, and are cut at the run's
 --max-rows on purpose; a result cut so keeps where it goes on from (`Printed.resume`, a Position:
 the paging state its page was asked with, and how many rows of that page were printed before),
-which a later run hands back (`RowLimit.start`) to go on exactly from the next row.
+which a later run hands back (`RowLimit.start`) to go on exactly from the next row. A result
+stopped between two rows (--timeout) goes on from the row after the last one shown
+(`Printed.stopped_at`), from the Positions of the rows it gave out.
 
 A stock result's page knows the paging state it was asked with from output.paging, which keeps it
 as each page is fetched (`page_state`); a typed answer's rows carry their Positions
@@ -33,9 +35,9 @@ class Printed:
     go on from its rows). (A plain class: the module is imported at every start-up, where a
     dataclass costs its making.)"""
 
-    __slots__ = ("cut", "doubt", "resume", "rows", "shown", "why_not")
+    __slots__ = ("cut", "doubt", "marks", "resume", "rows", "shown", "start", "why_not")
 
-    def __init__(self) -> None:
+    def __init__(self, start: Position = (None, 0)) -> None:
         self.rows = 0
         self.shown = 0
         self.cut: str | None = None
@@ -45,6 +47,40 @@ class Printed:
         self.doubt: str | None = None
         #: Why a cut result cannot be gone on with (its reading's words), when `resume` is None.
         self.why_not: str | None = None
+        #: Where its reading started (a resumed SELECT's token's Position, else the first row's).
+        self.start = start
+        #: The batches of a typed answer given out and not yet all shown, with the first row shown
+        #: after: (its index in the result, its rows' Positions, the first of them given out, how
+        #: many): where a stop between two rows goes on from (stopped_at); None: its reading has none.
+        self.marks: list[tuple[int, Any, int, int]] | None = []
+
+    def gave(self, positions: Any, first: int, count: int) -> None:
+        """`count` rows of a batch whose Positions are `positions` (None: none), from its `first`
+        on, given out to be printed after the result's `rows` so far."""
+        marks = self.marks
+        if marks is None:
+            return
+        if positions is None:
+            self.marks = None
+            return
+        while marks and marks[0][0] + marks[0][3] < self.shown:  # before the last row shown
+            del marks[0]
+        marks.append((self.rows, positions, first, count))
+
+    def stopped_at(self) -> Position | None:
+        """Where its reading goes on from when it was stopped after the rows shown (--timeout): the
+        row after the last one shown (read again from its page, that page's rows up to it left
+        out), or where it started when none was; None when its reading has no positions."""
+        shown, marks = self.shown, self.marks
+        if marks is None:
+            return None
+        if not shown:
+            return self.start
+        for at, positions, first, count in marks:
+            if at <= shown - 1 < at + count:
+                state, index = positions[first + shown - 1 - at]
+                return state, index + 1
+        return None
 
 
 class RowLimit:
@@ -68,9 +104,9 @@ class RowLimit:
         return state, max(0, self.before - skip)
 
     def _begin(self) -> tuple[Printed, Position]:
-        printed = Printed()
-        self.printed.append(printed)
         start, self.start = self.start or (None, 0), None
+        printed = Printed(start)
+        self.printed.append(printed)
         return printed, start
 
     def shown(self, count: int) -> None:
@@ -111,12 +147,14 @@ class RowLimit:
             offset, leave_out[0] = leave_out[0], 0
             rows = rows[offset:]
             room = self._room(printed)
+            state = getattr(result, PAGE_STATE, None)
             if room is not None and len(rows) > room:
-                printed.cut, printed.resume = MAX_ROWS, (getattr(result, PAGE_STATE, None), offset + room)
+                printed.cut, printed.resume = MAX_ROWS, (state, offset + room)
                 rows = rows[:room]
                 settle(result)
                 result.response_future = _Ended(result.response_future)
             result._current_rows = rows
+            printed.gave(_PagePlaces(state, offset), 0, len(rows))
             printed.rows += len(rows)
 
         def fetch_next_page() -> None:
@@ -152,6 +190,7 @@ class RowLimit:
             if room is not None and len(rows) - first > room:
                 printed.cut = MAX_ROWS
                 printed.resume = positions[first + room] if positions is not None else None
+                printed.gave(positions, first, room)
                 printed.rows += room
                 notes = answer.notes
                 if notes is not None:
@@ -160,6 +199,7 @@ class RowLimit:
                 if room:
                     yield list(rows[first:first + room])
                 return
+            printed.gave(positions, first, len(rows) - first)
             printed.rows += len(rows) - first
             yield list(rows[first:]) if first else rows
 
@@ -204,6 +244,19 @@ class ValueCounts:
 
 #: The process's count (--stats reads it): the writers and the display count each value they write.
 VALUES = ValueCounts()
+
+
+class _PagePlaces:
+    """The Positions of a stock result's page's rows, from its `first` on (without a tuple made
+    per row: one is made when a stop asks where it goes on from)."""
+
+    __slots__ = ("first", "state")
+
+    def __init__(self, state: bytes | None, first: int) -> None:
+        self.state, self.first = state, first
+
+    def __getitem__(self, i: int) -> Position:
+        return self.state, self.first + i
 
 
 class _Ended:

@@ -72,8 +72,10 @@ def run(shell: Shell, ctx: ReadContext, plan: Plan, target: TableTarget) -> None
         raise QueryError(f"--resume: this statement's answer cannot be gone on with ({why_not})")
     answer = read_select(ctx, plan, target, paging_state=state, given=given)
     if answer is not None:
+        begun = len(rows.printed)
         try:
             print_answer(shell.results, answer, target.meta)
         finally:
-            if rows.printed and rows.printed[-1].cut is not None and rows.printed[-1].resume is None:
-                rows.printed[-1].why_not = why_not  # said with the cut (agent.door: resume_unavailable)
+            if len(rows.printed) > begun and rows.printed[-1].resume is None:
+                # said with a cut or a stop (agent.door: resume_unavailable)
+                rows.printed[-1].why_not = why_not

@@ -190,7 +190,10 @@ class _Parser(Cursor):
         column = self.name()
         cqltype = self.schema.type_of(column)
         if cqltype is None:
-            raise QueryError(f"unknown column {column}")
+            from cqlsh_ext.common.text import nearest
+
+            near = nearest(column, self.schema.columns)
+            raise QueryError(f"unknown column {column}" + (f" (did you mean {near}?)" if near else ""))
         follows = self.peek()
         if follows.kind != "punct" or follows.value not in (".", "["):
             return Column(column)

@@ -133,6 +133,9 @@ class ReadContext:
     width: int = 0
     #: Seconds a request may take, instead of the session's (a program's per-call timeout).
     request_timeout: float | None = None
+    #: A whole table's payload query is read as one stream in the server's order, so that its
+    #: answer, cut, goes on from its rows (reading.select.reads_in_order: an MCP query's cursor).
+    in_order: bool = False
 
     @property
     def where(self) -> str:

@@ -140,10 +140,11 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
 
 def reads_in_order(ctx: ReadContext) -> bool:
     """Whether a whole-table payload query of this run is read as one stream in the server's order,
-    so that an answer cut by --max-rows goes on (--resume) from where it was cut: a run that cuts
-    or resumes answers (cqlsh_ext.agent)."""
+    so that an answer cut by --max-rows, stopped at --timeout or by an answer's cap (`in_order`: an
+    MCP query's) goes on (--resume, a cursor) from where it was cut: a run that cuts or resumes
+    answers (cqlsh_ext.agent)."""
     agent = ctx.settings.agent
-    return agent.max_rows is not None or agent.resume is not None
+    return ctx.in_order or agent.max_rows is not None or agent.resume is not None or agent.timeout is not None
 
 
 def resumable(plan: Plan, in_order: bool = False) -> str | None:

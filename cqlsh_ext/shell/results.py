@@ -32,9 +32,10 @@ def said(text: str, conn: Any, keyspace: str | None, fitted: bool = True,
     terminal (common.text.message; `fitted` False: never, a program's JSON error), where the
     terminal would break it inside a word; a pipe or a file gets its one line."""
     if conn is not None:
-        from cqlsh_ext.output.meant import schema_of, with_meant
+        from cqlsh_ext.output.meant import columns_of, schema_of, with_meant
         from cqlsh_ext.upstream.seams import grammar_words
 
-        keyspaces, tables = schema_of(getattr(conn, "metadata", None))
-        text = with_meant(text, tables, keyspaces, keyspace, grammar_words, statement)
+        metadata = getattr(conn, "metadata", None)
+        keyspaces, tables = schema_of(metadata)
+        text = with_meant(text, tables, keyspaces, keyspace, grammar_words, statement, columns_of(metadata))
     return message(text, screen_width(sys.stderr)) if fitted else text

@@ -73,6 +73,30 @@ def slow_rows(cassandra) -> str:  # type: ignore[no-untyped-def]
     return f"{ks}.rows_slow"
 
 
+#: Rows of the late table: more than a scan's first page (scanning.scan.FIRST_PAGE, 100).
+LATE_ROWS = 160
+
+
+@pytest.fixture(scope="session")
+def late_rows(cassandra, slow_rows: str) -> str:  # type: ignore[no-untyped-def]
+    """keyspace.table `late_rows` beside slow_rows, LATE_ROWS rows (n, a gzip-compressed JSON blob
+    {"n": n}) over 4 partitions: a whole-table scan's first page does not hold them all, so the
+    test server can answer its first page at once and the others late (tests/fault_handler.py)."""
+    import gzip
+
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    ks = slow_rows.split(".")[0]
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE late_rows (p int, n int, data blob, PRIMARY KEY (p, n))")
+    insert = session.prepare("INSERT INTO late_rows (p, n, data) VALUES (?, ?, ?)")
+    execute_concurrent_with_args(session, insert, [(n % 4, n, gzip.compress(b'{"n": %d}' % n))
+                                                   for n in range(LATE_ROWS)], concurrency=16,
+                                 raise_on_first_error=True)
+    session.shutdown()
+    return f"{ks}.late_rows"
+
+
 @pytest.fixture
 def slow_table(cassandra, slow_rows: str) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """slow_rows, every page of which the server answers SLOW_MS late while the test runs."""

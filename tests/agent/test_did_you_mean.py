@@ -1,6 +1,6 @@
-"""Did-you-mean on every road: a misspelt table or keyspace gets the same suggestion in a JSON error's
-`hint` as in the shell's prose line (output.meant), whether the server or DESCRIBE says it is not
-there."""
+"""Did-you-mean on every road: a misspelt table, keyspace, column or keyword (FORM) gets the same
+suggestion in a JSON error's `hint` as in the shell's prose line (output.meant), whether the server,
+DESCRIBE or the payload parser says it is not there, in a plain SELECT or a payload query's."""
 
 from __future__ import annotations
 
@@ -23,7 +23,11 @@ def test_a_misspelt_table_or_keyspace_is_told_the_one_meant_as_json_and_as_prose
     for statement, meant in ((f"SELECT name FROM {ks}.blob_formts", "blob_formats"),
                              (f"DESCRIBE TABLE {ks}.blob_formts", "blob_formats"),
                              (f"DESCRIBE KEYSPACE {ks}x", ks),
-                             (f"SELECT name FROM {ks}x.blob_formats", ks)):
+                             (f"SELECT name FROM {ks}x.blob_formats", ks),
+                             (f"SELECT name FORM {ks}.blob_formats", "FROM"),
+                             (f"SELECT name, data.format FORM {ks}.blob_formats", "FROM"),
+                             (f"SELECT nme FROM {ks}.blob_formats", "name"),
+                             (f"SELECT nme, data.format FROM {ks}.blob_formats", "name")):
         error = _error(connected_home, statement)
         assert error["hint"] == f"did you mean {meant}?", (statement, error)
         prose = run(CQLSH_EXT, ["--read-only", "-e", statement], connected_home)

@@ -1,7 +1,8 @@
 """Every cut answer goes on: a payload query that filters inside the documents of a whole table, cut by
---max-rows, gives a token that goes on with it, and its pages read through the tokens are one full
-read exactly (no row twice, none missing); an answer that cannot go on from its rows (groups) says
-why instead (`resume_unavailable`). Run as an assistant runs them, on the demo's 200 orders."""
+--max-rows or stopped at --timeout, gives a token that goes on with it, and its pages read through
+the tokens are one full read exactly (no row twice, none missing), --stats' `rows` the rows printed;
+an answer that cannot go on from its rows (groups) says why instead (`resume_unavailable`). Run as
+an assistant runs them, on the demo's 200 orders and on a table the test server answers late."""
 
 from __future__ import annotations
 
@@ -54,3 +55,29 @@ def test_a_cut_answer_that_cannot_go_on_says_why(demo_keyspace: str, connected_h
     [cut] = [s for s in said if s["type"] == "truncated"]
     assert cut["resume"] is None and "groups" in str(cut["resume_unavailable"]), cut
     assert stats["resume"] is None and stats["resume_unavailable"] == cut["resume_unavailable"], stats
+
+
+def test_a_payload_query_stopped_at_its_timeout_goes_on_through_its_token(cassandra, connected_home: Path,
+                                                                        late_rows: str) -> None:
+    statement = f"SELECT n, data.n FROM {late_rows} WHERE data.n >= 0 ALLOW FILTERING"
+    whole, stats, _ = _read(connected_home, statement)
+    assert stats["exact"] is True and len(whole) == 160, stats
+    # The scan's first page (100 rows) comes at once, every later one long after the limit: the
+    # limit, never the machine's speed, stops the reading, after the rows printed.
+    cassandra.faults.set("delay", -1, 3000, after=1, table="late_rows")
+    try:
+        cut = run(CQLSH_EXT, [*FLAGS, "--timeout", "2", "-e", statement], connected_home)
+    finally:
+        cassandra.faults.clear()
+    assert cut.returncode == 4, cut.stderr
+    said = [json.loads(line) for line in cut.stderr.splitlines() if line.startswith("{")]
+    printed = cut.stdout.splitlines()
+    [stopped] = [s for s in said if s["type"] == "truncated"]
+    stats = said[-1]
+    assert stopped["why"] == "timed_out" and stopped["rows"] == stats["rows"] == len(printed), (said, printed)
+    assert stats["resume"] == stopped["resume"] and stats["resume"], said
+    rest, stats, _ = _read(connected_home, statement, "--resume", str(stats["resume"]))
+    assert stats["exact"] is True and stats["rows"] == len(rest), stats
+    pages = printed + rest
+    assert len(pages) == len(set(pages)) == len(whole), (len(printed), len(rest))  # none twice, none missing
+    assert sorted(pages) == sorted(whole)

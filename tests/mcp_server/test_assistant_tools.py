@@ -233,3 +233,57 @@ def test_a_filter_cut_at_the_call_s_limit_says_so(serve, demo: Demo) -> None:
     # formats from outside installed, the test plugin's among them)
     capped = server.call("query", statement=statement, limit=1000, max_bytes=4096).data
     assert capped["notes"][-1].endswith("stopped at the answer's cap of 4,096 bytes"), capped["notes"]
+
+
+def test_a_filter_s_answers_read_through_their_cursors_are_one_full_read(serve, demo: Demo) -> None:
+    # A payload filter over a whole table, cut by the call's limit or by the answer's byte cap: each
+    # cut answer's cursor goes on from its next row, and the answers, read to the end, are one full
+    # read exactly (no row twice, none missing).
+    server = serve()
+    statement = (f"SELECT id, data.status FROM {demo.keyspace}.table_with_compressed_json WHERE "
+                 "data.status IN ('PAID', 'SHIPPED') ALLOW FILTERING")
+    whole = server.call("query", statement=statement, limit=1000, max_bytes=1 << 20).data
+    assert whole["truncated"] is False and "cursor" not in whole and whole["count"] > 40, whole["count"]
+    full = sorted(json.dumps(row, sort_keys=True) for row in whole["rows"])
+    for caps in ({"limit": 25}, {"limit": 1000, "max_bytes": 6144}):
+        answers = [server.call("query", statement=statement, **caps).data]
+        while "cursor" in answers[-1]:
+            assert len(answers) <= whole["count"], answers[-1]["cut"]  # a cursor that moves on
+            cursor = answers[-1]["cursor"]
+            answers.append(server.call("query", statement=statement, cursor=cursor, **caps).data)
+        assert len(answers) > 1, (caps, answers[0]["cut"])
+        read = [json.dumps(row, sort_keys=True) for answer in answers for row in answer["rows"]]
+        assert len(read) == len(set(read)) == len(full) and sorted(read) == full, (caps, len(read), len(full))
+
+
+def test_a_misspelt_name_is_told_the_one_meant_never_one_the_policy_hides(serve, demo: Demo,
+                                                                         assistant_home: Path) -> None:
+    # The suggestion the shell's JSON error gives as its `hint` for the same typo, in the tool's
+    # error; among the names the policy lets the assistant see: a typo of a hidden table's name is
+    # answered as a name with nothing near.
+    from shell_runner import CQLSH_EXT, run
+
+    ks = demo.keyspace
+    policy = assistant_home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{ks}.blob_formats"]\n')
+    server = serve("--policy", str(policy))
+    orders = "table_with_compressed_json"
+    for statement, meant in ((f"SELECT id FROM {ks}.table_with_compresed_json", orders),
+                             (f"SELECT id FROM {ks}x.{orders}", ks),
+                             (f"SELECT id, data.status FORM {ks}.{orders}", "FROM"),
+                             (f"SELECT dta FROM {ks}.{orders}", "data"),
+                             (f"SELECT id, dta.status FROM {ks}.{orders}", "data")):
+        said = server.call("query", statement=statement).error
+        assert f"(did you mean {meant}?)" in said, (statement, said)
+        shell = run(CQLSH_EXT, [*demo.conn, "--output-format", "json", "-e", statement], assistant_home)
+        [error] = [json.loads(line) for line in shell.stderr.splitlines() if '"type": "error"' in line]
+        assert error["hint"] == f"did you mean {meant}?", (statement, error)
+    assert server.call("describe_table", table=f"{ks}.table_with_compresed_json").error == (
+        f"no table {ks}.table_with_compresed_json (did you mean {orders}?) (list_tables names the tables "
+        f"of {ks})")
+    assert server.call("list_tables", keyspace=f"{ks}x").error == (
+        f"no keyspace {ks}x (did you mean {ks}?) (list_keyspaces names them)")
+    assert server.call("query", statement=f"SELECT name FROM {ks}.blob_formts").error == (
+        f"no table {ks}.blob_formts (list_tables names the tables of {ks})")
+    assert server.call("query", statement=f"SELECT name FROM {ks}.blob_formats").error.startswith(
+        f"refused: table {ks}.blob_formats is denied by the policy")
