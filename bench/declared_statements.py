@@ -5,7 +5,7 @@ read them (the grammar still completes them; the shell no longer parses them wit
   declared   our lexer (cql.lexer.Lexed), the feature found by its words
              (features.statements.own_feature_of), its arguments and clauses read from its
              declaration and its request built by its declared builder
-             (shell.door.called): the shell's whole reading of the statement
+             (shell.dispatcher.called): the shell's whole reading of the statement
   cqlsh      cqlsh's grammar (cql_whole_parse_tokens, start symbol cqlshCommand) on cqlsh's tokens:
              what the shell ran before for these statements, the request's building from its parse
              left out (a few dictionary lookups)
@@ -81,7 +81,7 @@ def main() -> None:
 
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.statements import own_feature_of
-    from cqlsh_ext.shell.door import called
+    from cqlsh_ext.shell.dispatcher import called
 
     rules = cqlshmain.cqlruleset
 

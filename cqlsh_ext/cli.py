@@ -280,11 +280,8 @@ class _NoOutput(io.TextIOBase):
         return False
 
 
-def _main(argv: list[str] | None) -> int:
-    from cqlsh_ext.common.private_process import make_private
-
-    make_private()  # before anything runs an outside piece: none reads this process's environment
-    args = list(sys.argv[1:] if argv is None else argv)
+def _writable_streams() -> None:
+    """stdout and stderr that every print can write to."""
     if sys.stdout is None:  # started without one (`>&-`): Python leaves None, which every print fails on
         sys.stdout = _NoOutput()
     for stream in (sys.stdout, sys.stderr):
@@ -294,6 +291,14 @@ def _main(argv: list[str] | None) -> int:
         # never holds one: what stock cqlsh prints is unchanged.)
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+
+
+def _main(argv: list[str] | None) -> int:
+    from cqlsh_ext.common.private_process import make_private
+
+    make_private()  # before anything runs an outside piece: none reads this process's environment
+    args = list(sys.argv[1:] if argv is None else argv)
+    _writable_streams()
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module
 

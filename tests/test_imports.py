@@ -105,7 +105,7 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.payload_select.declared", "cqlsh_ext.query", "cqlsh_ext.query.recognize", "cqlsh_ext.repl",
     "cqlsh_ext.repl.passwords", "cqlsh_ext.repl.shellhooks", "cqlsh_ext.rewrite",
     "cqlsh_ext.rewrite.declared", "cqlsh_ext.settings", "cqlsh_ext.settings.output_formats",
-    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.completion", "cqlsh_ext.shell.door",
+    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.completion", "cqlsh_ext.shell.dispatcher",
     "cqlsh_ext.shell.door_bounds", "cqlsh_ext.shell.help", "cqlsh_ext.shell.results",
     "cqlsh_ext.shell.script", "cqlsh_ext.upstream",
     "cqlsh_ext.upstream.methods",

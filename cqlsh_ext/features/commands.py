@@ -61,7 +61,7 @@ class Command(NamedTuple):
     rule: str
     grammar: HelpText
     help: HelpText
-    #: None: the shell reads the command from its feature's declaration (shell.door)
+    #: None: the shell reads the command from its feature's declaration (shell.dispatcher)
     #: before cqlsh's grammar, which only completes it.
     handler: Handler | None
     #: Only reads: cancelling it with Ctrl-C cannot leave a write half done on the server.

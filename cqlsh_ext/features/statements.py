@@ -5,7 +5,7 @@ is (`own_feature_of`, `feature_of`), the words Tab offers of a package's stateme
 what HELP says of them (`help_of`, `help_section`). A package's feature is the words of its name and
 its arguments; a statement whose first word is the shell's (`select_sample` -> SELECT ...) is none of a
 package's: Tab never offers it, and HELP says so beside it (MCP and the Python API serve it as ever).
-The shell runs what these find (shell.door); the read-only rule and Spark's mode read the same.
+The shell runs what these find (shell.dispatcher); the read-only rule and Spark's mode read the same.
 
 Imported when the shell starts: it imports nothing heavy at module level (the packages' features
 are loaded at the first statement, HELP or Tab that may be one of theirs)"""

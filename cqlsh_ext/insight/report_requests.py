@@ -5,7 +5,7 @@ declares its builder (`Feature.request`); `calling.request_of` checks the argume
 declaration, then builds. A request names its table and columns as typed parts, never as a SELECT's
 text, but for the SELECT a person typed as a statement's target (the shell's, where the feature's
 Statement says `select`). The shell reads its declared statements into the same calls
-(shell.door), with the values of the clauses only it has (FeatureCall.clauses: SAMPLE
+(shell.dispatcher), with the values of the clauses only it has (FeatureCall.clauses: SAMPLE
 UNTIL ..., PARALLEL n, SAVE DICTIONARY 'file')."""
 
 from __future__ import annotations

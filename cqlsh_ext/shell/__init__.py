@@ -7,7 +7,7 @@ none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so 
 kept. The collaborators:
 
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
-  shell's door (handle_statement) hands a statement to its declaration (shell.door:
+  shell's door (handle_statement) hands a statement to its declaration (shell.dispatcher:
   cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
   first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
   (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
@@ -202,12 +202,12 @@ class ExtShell(Stock):
             passwords.forget(cqlshmain.readline, srcstr)
 
     def _handle_statement(self, tokens: Any, srcstr: str) -> Any:
-        # The shell's door: a declared statement (shell.door.arrival) is read from its
+        # The shell's door: a declared statement (shell.dispatcher.arrival) is read from its
         # declaration; else the intercepts declared for its first word, in order: one that takes
         # the statement ends it here, a rewrite goes on, rewritten, to the next and to cqlsh; any
         # other statement goes to cqlsh as written. Each is handed a Lexed: the statement's text,
         # lexed once when first read (cqlsh_ext.cql.lexer).
-        from cqlsh_ext.shell.door import arrival
+        from cqlsh_ext.shell.dispatcher import arrival
 
         if all(tok[0] == "endtoken" for tok in tokens):
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
@@ -247,13 +247,13 @@ class ExtShell(Stock):
         return done
 
     def _run_feature(self, feature: Feature, skip: int, statement: Lexed) -> None:
-        """A declared feature's statement (shell.door: a package's, or one cqlsh-ext
+        """A declared feature's statement (shell.dispatcher: a package's, or one cqlsh-ext
         declares with its feature), run and printed on the shell's output."""
         from cqlsh_ext.reading.context import shell_context
-        from cqlsh_ext.shell import door
+        from cqlsh_ext.shell import dispatcher
 
-        door.run(shell_context(self), feature, skip, statement, self.query_out,
-                            self.results.screen_width())
+        dispatcher.run(shell_context(self), feature, skip, statement, self.query_out,
+                       self.results.screen_width())
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # A word chosen from a list and mistyped is told in one line, the nearest and the list;

@@ -876,7 +876,7 @@ def test_describe_payloads_form_is_its_declarations() -> None:
 
 def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() -> None:
     # COMPRESSION SETTINGS: its words, [JSON], SAMPLE n and the table, from compression_settings'
-    # declaration alone; the shell hands it to the shell's door (shell.door) before cqlsh's grammar.
+    # declaration alone; the shell hands it to the shell's door (shell.dispatcher) before cqlsh's grammar.
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.features.statements import own_feature_of
