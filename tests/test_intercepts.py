@@ -122,6 +122,7 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
     # list they are read from (Tab, HELP, the read-only rule read the same), and a statement it says
     # no to goes on to cqlsh unchanged.
     from cqlsh_ext import features
+    from cqlsh_ext.agent.cli_spec import statements
     from cqlsh_ext.features.feature import DECLARED_IN, FEATURES, READ, Feature, Reads, Statement, register
 
     claimed: list[str] = []
@@ -144,6 +145,8 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
         assert select.index("a SELECT reaching into payloads") < select.index("toy_claimed_select")
         claim = next(i for i in commands.intercepts() if i.name == "toy_claimed_select")
         assert (claim.words, claim.reads_only, claim.rule) == (frozenset({"select"}), True, "<toyClaimed>")
+        # --spec lists it once, as its feature's statement.
+        assert [s.get("feature") or s.get("name") for s in statements()].count("toy_claimed_select") == 1
         ext_shell.onecmd("SELECT /* claimed */ pk FROM notes;")
         assert claimed == ["SELECT /* claimed */ pk FROM notes;"]
         # Said no to: cqlsh's, as written.
