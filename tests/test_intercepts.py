@@ -113,3 +113,45 @@ def test_describe_payload_is_declared_once_its_statement_with_its_help() -> None
     assert [topic for topic, _ in statement.topics] == ["payload", "describe payload", "desc payload"]
     assert [word for word, _ in statement.see_also] == ["describe", "desc"]
     assert not [i for i in commands.intercepts() if {"describe", "desc"} & i.words]
+
+
+def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(ext_shell,
+                                                                                monkeypatch) -> None:
+    # A feature's statement that starts with a word of CQL's declares its claim, its grammar and its
+    # order in its Statement (issue 110): the shell's door tries it with the intercepts, in the one
+    # list they are read from (Tab, HELP, the read-only rule read the same), and a statement it says
+    # no to goes on to cqlsh unchanged.
+    from cqlsh_ext import features
+    from cqlsh_ext.agent.cli_spec import statements
+    from cqlsh_ext.features.feature import DECLARED_IN, FEATURES, READ, Feature, Reads, Statement, register
+
+    claimed: list[str] = []
+
+    def claims(shell: Any, statement: Any) -> bool:
+        if "/* claimed */" not in statement.text:
+            return False
+        claimed.append(statement.text)
+        return True
+
+    monkeypatch.setattr(features, "_own_modules", [*features._own_modules, __name__])
+    toy = Feature("toy_claimed_select", "Toy", "A toy.", (), Reads("nothing"), READ, {"type": "object"},
+                  lambda ctx, call: None,
+                  statement=Statement(("SELECT",), "SELECT /* claimed */ pk FROM notes;", claims=claims,
+                                      rule="<toyClaimed>", grammar="<toyClaimed> ::= \"SELECT\" ;",
+                                      after=("a SELECT reaching into payloads",)))
+    register(toy)  # here, so that this module declares it: one of cqlsh-ext's own (features.own)
+    try:
+        select = [i.name for i in commands.intercepts_for("select")]
+        assert select.index("a SELECT reaching into payloads") < select.index("toy_claimed_select")
+        claim = next(i for i in commands.intercepts() if i.name == "toy_claimed_select")
+        assert (claim.words, claim.reads_only, claim.rule) == (frozenset({"select"}), True, "<toyClaimed>")
+        # --spec lists it once, as its feature's statement.
+        assert [s.get("feature") or s.get("name") for s in statements()].count("toy_claimed_select") == 1
+        ext_shell.onecmd("SELECT /* claimed */ pk FROM notes;")
+        assert claimed == ["SELECT /* claimed */ pk FROM notes;"]
+        # Said no to: cqlsh's, as written.
+        assert ext_shell.onecmd("SELECT pk FROM notes;") and len(claimed) == 1
+    finally:
+        FEATURES.pop(toy.name, None)
+        DECLARED_IN.pop(toy.name, None)
+    assert "toy_claimed_select" not in {i.name for i in commands.intercepts()}

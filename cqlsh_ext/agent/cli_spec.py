@@ -161,8 +161,9 @@ def statements() -> list[dict[str, Any]]:
     from cqlsh_ext.features.commands import commands, intercepts
     from cqlsh_ext.features.forms import form, statement_words
 
+    features = declared()
     out: list[dict[str, Any]] = []
-    for feature in declared().values():
+    for feature in features.values():
         if feature.statement is None:
             continue
         writes = feature.writes is not None or feature.shell_only
@@ -176,8 +177,8 @@ def statements() -> list[dict[str, Any]]:
         out.append({"kind": "command", "words": command.word.upper(), "writes": not command.reads_only,
                     "read_only": runs_read_only(command.word)})
     for intercept in intercepts():
-        if intercept.handler is None:
-            continue
+        if intercept.handler is None or intercept.name in features:
+            continue  # a feature's claim (Statement.claims): its statement is listed above
         words = sorted(word.upper() for word in intercept.words)
         out.append({"kind": "intercept", "name": intercept.name, "words": " | ".join(words),
                     "writes": not intercept.reads_only,

@@ -22,7 +22,9 @@ declares those it is tried `after`), before cqlsh sees it; each answers True (it
 refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement). A
 feature's statement whose first word is cqlsh's too (DESCRIBE PAYLOAD) is read from its feature's
 declaration before these (its Statement tells it from cqlsh's), and declares its HELP topics and
-HELP's lines there too (Statement.topics, Statement.see_also): no intercept.
+HELP's lines there too (Statement.topics, Statement.see_also): no intercept. A feature's statement
+that starts with a word of CQL's declares its claim, its grammar and its order in its Statement
+(`claims`, `rule`, `grammar`, `after`): `intercepts()` is the one list of both, tried in order.
 """
 
 # No `from __future__ import annotations`: the declarations' types are NamedTuples, whose string
@@ -159,10 +161,32 @@ def register_intercept(declared: StatementIntercept) -> StatementIntercept:
     return declared
 
 
+def _claimed() -> dict[str, StatementIntercept]:
+    """The features' statements that claim statements of CQL's words (features.feature.Statement
+    `claims`), by their feature's name, as the intercepts are read (their HELP topics and lines are
+    read from the Statement: help_topics, see_also)."""
+    from cqlsh_ext.features import declared
+
+    claimed: dict[str, StatementIntercept] = {}
+    for feature in declared(plugins=False).values():
+        statement = feature.statement
+        if statement is None or statement.claims is None:
+            continue
+        if feature.name in _INTERCEPTS:
+            raise RuntimeError(f"statement claim {feature.name!r} is declared twice")
+        words = frozenset(words[0].lower() for words in (statement.words, *statement.aliases))
+        claimed[feature.name] = StatementIntercept(
+            feature.name, words, statement.claims, feature.writes is None, statement.rule,
+            statement.grammar, statement.grammar_completers, after=statement.after)
+    return claimed
+
+
 def intercepts() -> list[StatementIntercept]:
-    """Every statement intercept declared, in the order they are tried: each after those it names
-    `after`, else in the order declared."""
+    """Every statement intercept and features' statement claim declared (one list), in the order
+    they are tried: each after those it names `after`, else in the order declared (the intercepts,
+    then the claims)."""
     _loaded()
+    entries = {**_INTERCEPTS, **_claimed()}
     placed: dict[str, StatementIntercept] = {}
 
     def place(intercept: StatementIntercept, path: tuple[str, ...]) -> None:
@@ -171,11 +195,11 @@ def intercepts() -> list[StatementIntercept]:
         if intercept.name in path:
             raise RuntimeError(f"statement intercepts tried after each other: {' -> '.join(path)}")
         for name in intercept.after:
-            if name in _INTERCEPTS:
-                place(_INTERCEPTS[name], (*path, intercept.name))
+            if name in entries:
+                place(entries[name], (*path, intercept.name))
         placed[intercept.name] = intercept
 
-    for intercept in _INTERCEPTS.values():
+    for intercept in entries.values():
         place(intercept, ())
     return list(placed.values())
 

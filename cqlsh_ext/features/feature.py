@@ -248,6 +248,20 @@ class Statement(NamedTuple):
     #: Lines HELP of a word adds after cqlsh's own HELP of it: (word, line) (HELP DESCRIBE points
     #: to HELP DESCRIBE PAYLOAD).
     see_also: tuple[tuple[str, HelpText], ...] = ()
+    #: A statement that starts with a word of CQL's (COPY, SELECT, UPDATE): its claim on a lexed
+    #: statement of its first words, `(shell, statement) -> True | False | Rewrite`, tried in order
+    #: with the intercepts (features.commands: True its own, run or refused in one line; False not
+    #: its own, handed on unchanged; a Rewrite cqlsh runs instead). None: a statement of its words
+    #: is its own, read from this declaration (shell.door).
+    claims: Callable[..., Any] | None = None
+    #: A claimed statement's grammar for Tab (cqlsh never parses it): its symbol, its rules in
+    #: cqlsh's grammar language, and completers for their symbols (features.commands.Completers).
+    rule: str = ""
+    grammar: HelpText = ""
+    grammar_completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = ()
+    #: The claims it is tried after (a feature's name, or an intercept's): one whose statements
+    #: another's also takes.
+    after: tuple[str, ...] = ()
 
 
 class Method(NamedTuple):

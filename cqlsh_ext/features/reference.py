@@ -77,7 +77,8 @@ def _shell(features: dict[str, Feature]) -> list[str]:
         if declared.handler is not None:
             lines.append(f"| `{declared.word.upper()}` | command | HELP {declared.word.upper()} |")
     for intercept in intercepts():
-        if intercept.handler is not None:
+        # A feature's claim (Statement.claims) is its statement, listed above.
+        if intercept.handler is not None and intercept.name not in features:
             topics = ", ".join(f"HELP {topic.upper()}" for topic, _ in intercept.topics) \
                 or "(none of its own)"
             lines.append(f"| {_cell(intercept.name)} | statement intercept | {topics} |")

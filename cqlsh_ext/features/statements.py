@@ -38,7 +38,7 @@ def _taken() -> frozenset[str]:
                if feature.statement is not None and feature.statement.recognizes is not None
                for words in (statement_words(feature), *feature.statement.aliases)}
     stated = {words[0].upper() for feature in declared(plugins=False).values()
-              if feature.statement is not None
+              if feature.statement is not None and feature.statement.claims is None
               for words in (statement_words(feature), *feature.statement.aliases)}
     return first_words() - (stated - shells)
 
@@ -86,7 +86,9 @@ def _own_words() -> list[tuple[tuple[str, ...], Feature]]:
     words (its own, then its aliases)."""
     from cqlsh_ext.features import declared
 
-    return [(words, feature) for feature in declared(plugins=False).values() if feature.statement is not None
+    # A statement that claims its own among CQL's (Statement.claims) is tried with the intercepts.
+    return [(words, feature) for feature in declared(plugins=False).values()
+            if feature.statement is not None and feature.statement.claims is None
             for words in (feature.statement.words, *feature.statement.aliases)]
 
 
