@@ -168,12 +168,11 @@ class Guard:
 
         def describe(work: Work, column: str, sample: int) -> dict[str, Any] | None:
             from cqlsh_ext.describe.parse import DescribeStatement
-            from cqlsh_ext.features import service_of
+            from cqlsh_ext.mcp_server.tools import describe_reader
 
             assert scope.keyspace is not None and scope.table is not None
             request = DescribeStatement(scope.keyspace, scope.table, column, sample=sample)
-            # DESCRIBE PAYLOAD's service (describe.run.describe: its refusals said by ctx.error).
-            report = service_of("describe_payload")(work.context(), request)
+            report = describe_reader(work.context(), request)
             if report is None:
                 return None
             return redact.payload_report(scope.patterns, scope.keyspace, scope.table, report.data())

@@ -66,13 +66,14 @@ from cqlsh_ext.payload_select.declared import DEFAULT_ROWS, MAX_ROWS
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.mcp_server.exports import ExportDir
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.reading.typed import TypedAnswer
+    from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
 
 #: An answer's cap by default, in bytes of the message that carries it (`cqlsh-ext mcp
 #: --max-bytes`, a call's `max_bytes`), and the most a call may ask for.
@@ -457,6 +458,13 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
         answer.data = schema_answer(answer.data)
     return answer
+
+
+def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswer | None:
+    """DESCRIBE PAYLOAD's report (describe.run.describe: its refusals said by ctx.error) of the request:
+    the guard's diagnose reads it here, so that the guard names no tool."""
+    answered: ReportAnswer | None = service_of("describe_payload")(ctx, request)
+    return answered
 
 
 def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
