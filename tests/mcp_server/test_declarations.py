@@ -27,8 +27,9 @@ from cqlsh_ext.mcp_server.tools import TOOLS, Tool, Work, served_tools
 
 def _work() -> Work:
     # No connection: what is refused here is refused before anything reads, and the toy that is
-    # admitted reads nothing (the call's decode settings are the only thing of the session touched).
-    served = SimpleNamespace(context=SimpleNamespace(display=SimpleNamespace(columns={}), cluster=None))
+    # admitted reads nothing (the call's decode settings, and the keyspace a refusal's did-you-mean reads).
+    served = SimpleNamespace(context=SimpleNamespace(display=SimpleNamespace(columns={}), cluster=None,
+                                                     keyspace=None))
     return Work(served=served, stop=threading.Event())  # type: ignore[arg-type]
 
 
