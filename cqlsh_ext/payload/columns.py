@@ -63,6 +63,7 @@ from cqlsh_ext.payload.arrow_types import (
     Str,
     Struct,
     Unfit,
+    arrow_field,
     arrow_type,
     as_they_are,
     compile_kind,
@@ -237,7 +238,7 @@ def arrow_schema(columns: Sequence[AnswerColumn], metadata: dict[str, str] | Non
     """The pyarrow.Schema of fixed columns (every field nullable)."""
     import pyarrow as pa
 
-    fields = [pa.field(name, arrow_type(kind)) for column in columns for name, kind in column.fields()]
+    fields = [arrow_field(name, kind) for column in columns for name, kind in column.fields()]
     meta = {k.encode(): v.encode() for k, v in (metadata or {}).items()}
     return pa.schema(fields, metadata=meta or None)
 
@@ -787,10 +788,10 @@ def given_types(columns: Sequence[AnswerColumn], schema: Any) -> GivenTypes:
     else: nothing is read before it is said."""
     import pyarrow as pa
 
-    from cqlsh_ext.payload.arrow_types import arrow_type_named, given_kind
+    from cqlsh_ext.payload.arrow_types import arrow_type_named, given_kind, given_type
 
     if isinstance(schema, pa.Schema):
-        items: list[tuple[Any, Any]] = [(f.name, f.type) for f in schema]
+        items: list[tuple[Any, Any]] = [(f.name, given_type(f)) for f in schema]
     elif isinstance(schema, Mapping):
         items = list(schema.items())
     else:
