@@ -94,7 +94,7 @@ def scan(db: Connected, statement: str, params: Params = None) -> polars.LazyFra
     """See the module doc. Error (one line) for a statement that is not a SELECT of rows (an
     aggregate, GROUP BY, ORDER BY, DISTINCT: polars does those on the frame)."""
     from cqlsh_ext.api.call import Call
-    from cqlsh_ext.api.query_answer import for_polars, need
+    from cqlsh_ext.api.query_answer import need
 
     pl = need("polars")
     import pyarrow as pa
@@ -109,7 +109,7 @@ def scan(db: Connected, statement: str, params: Params = None) -> polars.LazyFra
         kinds = sample._kinds()
         columns = list(sample._typed.fixed())
     # (Table.from_batches: pyarrow's empty_table() builds no extension type inside a list or struct)
-    frame_schema = pl.from_arrow(for_polars(pa.Table.from_batches([], schema))).schema
+    frame_schema = pl.from_arrow(pa.Table.from_batches([], schema)).schema
     source = _Source(db, lexed, params, plan, target, columns, kinds, frame_schema)
     frame: polars.LazyFrame = register_io_source(source, schema=frame_schema, explain_name="cqlsh_ext",
                                                  explain_detail=" ".join(statement.split()))
@@ -146,8 +146,6 @@ class _Source:
         import polars as pl
 
         from cqlsh_ext.api.call import Call
-        from cqlsh_ext.api.query_answer import for_polars
-
         wanted = list(range(len(self.columns)))
         if with_columns is not None:
             names = set(with_columns) | (set(predicate.meta.root_names()) if predicate is not None else set())
@@ -172,7 +170,7 @@ class _Source:
         left = n_rows
         try:
             for batch in answer.to_reader():
-                frame = pl.from_arrow(for_polars(batch))
+                frame = pl.from_arrow(batch)
                 assert isinstance(frame, pl.DataFrame)
                 if left is not None:
                     frame = frame.head(left)

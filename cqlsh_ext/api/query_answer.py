@@ -550,41 +550,16 @@ class QueryAnswer:
 
     def to_polars(self, **options: Any) -> polars.DataFrame:
         """The answer as a polars.DataFrame (through to_arrow(), no copy per value: polars keeps
-        the Arrow types, but JSON text, a string: for_polars); `options` go to polars.from_arrow."""
+        the Arrow types); `options` go to polars.from_arrow."""
         pl = need("polars")
-        frame: polars.DataFrame = pl.from_arrow(for_polars(self.to_arrow()), **options)
+        frame: polars.DataFrame = pl.from_arrow(self.to_arrow(), **options)
         return frame
 
 
-def for_polars(data: Any) -> Any:
-    """An Arrow table or record batch as polars takes it and writes it again: JSON text (Arrow's
-    `arrow.json`) its string, as pandas has it, wherever it is (polars 2.1 holds the type inside a
-    struct or a list, then panics writing Parquet: write_parquet, sink_parquet); the other types
-    as they are. The load reads such a string back as the JSON text it is where it is the stored
-    one (docs/load.md)."""
-    import pyarrow as pa
-
-    schema = data.schema
-    plain = pa.schema([f.with_type(_json_plain(f.type)) for f in schema], metadata=schema.metadata)
-    return data if plain.equals(schema) else data.cast(plain)
-
-
-def _json_plain(kind: pyarrow.DataType) -> pyarrow.DataType:
-    """`kind` with each `arrow.json` in it its storage (a string)."""
-    import pyarrow as pa
-
-    def leaf(found: pyarrow.DataType) -> pyarrow.DataType:
-        json = isinstance(found, pa.BaseExtensionType) and found.extension_name == "arrow.json"
-        return found.storage_type if json else found
-
-    return _retyped(kind, leaf)
-
-
 def _for_pandas(field: pyarrow.Field) -> pyarrow.Field:
-    """A column's field as pandas takes it losing nothing: an Arrow extension type (uuid, JSON)
-    its storage (16 bytes, the JSON text) wherever pandas' ArrowDtype cannot hold it (inside a
-    list, a map or a struct; JSON text at the top too), a uuid column itself kept (its values
-    become uuid.UUID objects)."""
+    """A column's field as pandas takes it losing nothing: an Arrow extension type (a uuid) its
+    storage (16 bytes) wherever pandas' ArrowDtype cannot hold it (inside a list, a map or a
+    struct), a uuid column itself kept (its values become uuid.UUID objects)."""
     import pyarrow as pa
 
     if isinstance(field.type, pa.BaseExtensionType) and field.type.extension_name == "arrow.uuid":

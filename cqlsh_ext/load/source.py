@@ -14,7 +14,7 @@ How each source spells a blob column (the exports' spellings, docs/export.md, re
   payload, or an envelope inside a document, is a fix made at the wrong level, never a document.
 - Parquet and Arrow data: the six columns the exports write (`data`, `data:label`, `data:kind`,
   `data:note`, `data:stored`, `data:confidence`): the payload (a struct a record, a string a text;
-  a field of JSON text, Arrow's `arrow.json`, as its text; a null field may be a key a record
+  a field of JSON text, marked so or Arrow's `arrow.json`, as its text; a null field may be a key a record
   lacked, which load.documents reads against the stored document, the stored bytes beside the
   payload among them), or the stored bytes where the payload is null; without `data:kind` the
   column alone: a struct, a map or a list a document, a string a document's text, bytes bytes;
@@ -34,7 +34,7 @@ from typing import Any
 
 from cqlsh_ext.load.files import Line, SourceError, SourceFile, line_error, open_regular, shown
 from cqlsh_ext.output.spellings import BLOB_OBJECT_KEYS
-from cqlsh_ext.payload.arrow_types import UNFIT
+from cqlsh_ext.payload.arrow_types import UNFIT, is_json_text
 from cqlsh_ext.payload.json_text import unique_pairs
 
 __all__ = ["SourceError"]
@@ -119,7 +119,7 @@ class Window(list[SourceRow]):
 
 
 class Fragment(str):
-    """JSON text standing for a value (an `arrow.json` field's): written into a document's text as
+    """JSON text standing for a value (a JSON-text field's: is_json_text): written into a document's text as
     it is, read as JSON into a record."""
 
 
@@ -683,8 +683,7 @@ def arrow_rows(schema: Any, batches: Iterator[Any], columns: Sequence[str], blob
 def _column_reader(batch: Any, schema: Any, column: str, blob: bool) -> Any:
     """The i -> value function of one column of a batch."""
     array = batch.column(schema.names.index(column))
-    kind = schema.field(column).type
-    values = _plain(array.to_pylist(), kind)
+    values = _plain(array.to_pylist(), schema.field(column))
     if not blob:
         return values.__getitem__
     part = {name: batch.column(schema.names.index(f"{column}:{name}")).to_pylist()
@@ -768,43 +767,48 @@ def _absent(paths: Any) -> tuple[str, ...]:
     return tuple(paths)
 
 
-def _plain(values: list[Any], kind: Any) -> list[Any]:
-    """An Arrow column's Python values, its JSON text (`arrow.json`) as Fragments."""
-    if not _has_json(kind):
+def _plain(values: list[Any], field: Any) -> list[Any]:
+    """An Arrow column's Python values, its JSON text (arrow_types.is_json_text) as Fragments."""
+    if not _has_json(field):
         return values
-    tree = _tree_of(kind)
+    tree = _tree_of(field)
     return [tree(v) for v in values]
 
 
-def _has_json(kind: Any) -> bool:
+def _inner_fields(kind: Any) -> list[Any]:
+    """The fields of the places inside a value of Arrow type `kind` (a struct's, a list's item,
+    a map's value)."""
     import pyarrow as pa
 
-    if isinstance(kind, pa.BaseExtensionType):
-        return kind.extension_name == "arrow.json"
     if pa.types.is_struct(kind):
-        return any(_has_json(kind.field(i).type) for i in range(kind.num_fields))
+        return [kind.field(i) for i in range(kind.num_fields)]
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        return _has_json(kind.value_type)
+        return [kind.value_field]
     if pa.types.is_map(kind):
-        return _has_json(kind.item_type)
-    return False
+        return [kind.item_field]
+    return []
 
 
-def _tree_of(kind: Any) -> Callable[[Any], Any]:
-    """The function making a value of Arrow type `kind` (as to_pylist gives it) its tree, JSON text
+def _has_json(field: Any) -> bool:
+    return is_json_text(field) or any(_has_json(f) for f in _inner_fields(field.type))
+
+
+def _tree_of(field: Any) -> Callable[[Any], Any]:
+    """The function making a value of a pyarrow.Field (as to_pylist gives it) its tree, JSON text
     places as Fragments: made once a column, so a value's walk asks no type what it is."""
     import pyarrow as pa
 
-    if isinstance(kind, pa.BaseExtensionType) and kind.extension_name == "arrow.json":
+    kind = field.type
+    if is_json_text(field):
         return lambda value: None if value is None else Fragment(value)
     if pa.types.is_struct(kind):
-        fields = [(kind.field(i).name, _tree_of(kind.field(i).type)) for i in range(kind.num_fields)]
+        fields = [(f.name, _tree_of(f)) for f in _inner_fields(kind)]
         return lambda value: None if value is None else {name: tree(value.get(name)) for name, tree in fields}
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        item = _tree_of(kind.value_type)
+        item = _tree_of(kind.value_field)
         return lambda value: None if value is None else [item(v) for v in value]
     if pa.types.is_map(kind):
-        entry = _tree_of(kind.item_type)
+        entry = _tree_of(kind.item_field)
         return lambda value: None if value is None else [(k, entry(v)) for k, v in value]
     return _as_is
 

@@ -402,14 +402,40 @@ def _kind_of_type(node: Any, steps: tuple[str, ...] | None) -> Kind:
 # ------------------------------------------------------------------ Arrow types
 
 
-def arrow_type(kind: Kind, storage: bool = False) -> Any:
-    """The Arrow type of `kind`; `storage`: with its extension types' storage instead (a JSON
-    text's string, a uuid's 16 bytes), as pyarrow builds nested arrays from Python values."""
+#: The field metadata of a string field that holds JSON text. JSON text is a plain string, not
+#: Arrow's `arrow.json` extension type: polars cannot use the extension (it neither compares nor
+#: casts it, and panics writing it inside a struct) and pyarrow's Table.from_pylist refuses it
+#: inside a struct (ArrowNotImplementedError), so an answer's schema would not take its own rows.
+JSON_TEXT_METADATA = {b"cqlsh_ext": b"json"}
+
+
+def is_json_text(field: Any) -> bool:
+    """Whether a pyarrow.Field holds JSON text: marked so (JSON_TEXT_METADATA), or of Arrow's
+    `arrow.json` extension type (another producer's data, an export of cqlsh-ext before 2026-11)."""
     import pyarrow as pa
 
-    if isinstance(kind, Json):  # Arrow's canonical JSON extension: Parquet's JSON type, DuckDB's JSON
-        return pa.string() if storage else pa.json_()
-    if isinstance(kind, (Null, Str)):
+    kind = field.type
+    if isinstance(kind, pa.BaseExtensionType):
+        return bool(kind.extension_name == "arrow.json")
+    return field.metadata is not None and field.metadata.get(b"cqlsh_ext") == b"json" \
+        and pa.types.is_string(kind)
+
+
+def arrow_field(name: str, kind: Kind, storage: bool = False) -> Any:
+    """The pyarrow.Field of a place of `kind` named `name` (JSON text marked: JSON_TEXT_METADATA)."""
+    import pyarrow as pa
+
+    marked = JSON_TEXT_METADATA if isinstance(kind, Json) else None
+    return pa.field(name, arrow_type(kind, storage), metadata=marked)
+
+
+def arrow_type(kind: Kind, storage: bool = False) -> Any:
+    """The Arrow type of `kind`; `storage`: with its extension types' storage instead (a uuid's 16
+    bytes), as pyarrow builds nested arrays from Python values. JSON text is a string, its field
+    marked (arrow_field)."""
+    import pyarrow as pa
+
+    if isinstance(kind, (Null, Str, Json)):
         return pa.string()
     if isinstance(kind, Bool):
         return pa.bool_()
@@ -420,16 +446,16 @@ def arrow_type(kind: Kind, storage: bool = False) -> Any:
     if isinstance(kind, Dec):
         return pa.decimal128(kind.precision or _DECIMAL_DIGITS, kind.scale)
     if isinstance(kind, List):
-        item = arrow_type(kind.item, storage)
+        item = arrow_field("item", kind.item, storage)
         return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
     if isinstance(kind, Blob):
-        return pa.struct([("payload", arrow_type(kind.payload, storage)), ("label", pa.string()),
+        return pa.struct([arrow_field("payload", kind.payload, storage), ("label", pa.string()),
                           ("kind", pa.string()), ("note", pa.string()), ("stored", pa.binary()),
                           ("confidence", pa.string())])
     if isinstance(kind, Struct):
-        return pa.struct([(name, arrow_type(k, storage)) for name, k in kind.fields])
+        return pa.struct([arrow_field(name, k, storage) for name, k in kind.fields])
     if isinstance(kind, Map):
-        return pa.map_(arrow_type(kind.key, storage), arrow_type(kind.value, storage))
+        return pa.map_(arrow_type(kind.key, storage), arrow_field("value", kind.value, storage))
     if storage and kind.name == "uuid":
         return pa.binary(16)
     return _LEAF_TYPES[kind.name]()
@@ -524,13 +550,13 @@ def given_kind(arrow: Any, like: Kind | None = None) -> Kind:
     elif t.is_binary(arrow):
         kind = Leaf("binary")
     elif isinstance(arrow, pa.BaseExtensionType) and arrow.extension_name == "arrow.json":
-        kind = Json()
+        kind = Json()  # (a field marked JSON text is given as this type: given_type)
     elif t.is_decimal128(arrow) and 0 <= arrow.scale <= arrow.precision:
         kind = Dec(arrow.scale, arrow.precision - arrow.scale, arrow.precision)
     elif t.is_list(arrow) or t.is_fixed_size_list(arrow):
         item = like.item if isinstance(like, List) else None
         size = arrow.list_size if t.is_fixed_size_list(arrow) else None
-        kind = List(given_kind(arrow.value_type, item), size)
+        kind = List(given_kind(given_type(arrow.value_field), item), size)
     elif t.is_struct(arrow):
         given = like if isinstance(like, Struct) else None
         inner = dict(given.fields) if given is not None else {}
@@ -538,17 +564,26 @@ def given_kind(arrow: Any, like: Kind | None = None) -> Kind:
         names = [arrow.field(i).name for i in range(arrow.num_fields)]
         if given is not None and given.cql and names != [name for name, _ in given.fields]:
             raise ValueError(f"{arrow}: a CQL tuple or UDT keeps its fields ({', '.join(inner)})")
-        kind = Struct(tuple((name, given_kind(arrow.field(i).type, inner.get(name)))
+        kind = Struct(tuple((name, given_kind(given_type(arrow.field(i)), inner.get(name)))
                             for i, name in enumerate(names)), cql)
     elif t.is_map(arrow):
         key, value = (like.key, like.value) if isinstance(like, Map) else (None, None)
-        kind = Map(given_kind(arrow.key_type, key), given_kind(arrow.item_type, value))
+        kind = Map(given_kind(arrow.key_type, key), given_kind(given_type(arrow.item_field), value))
     else:
         raise ValueError(f"{arrow} is no type given here (one of {', '.join(GIVEN_NAMES)}, structs and maps "
                          "of them, or a CQL column's own type)")
-    if arrow_type(kind) != arrow:
+    # (a record, a list or a map is checked place by place above; JSON text is written a string)
+    if not isinstance(kind, (Json, List, Struct, Map)) and arrow_type(kind) != arrow:
         raise ValueError(f"{arrow} is no type given here (one of {', '.join(GIVEN_NAMES)})")
     return kind
+
+
+def given_type(field: Any) -> Any:
+    """The type a schema's pyarrow.Field gives: Arrow's `arrow.json` where it holds JSON text (an
+    answer's own schema marks its JSON-text fields: is_json_text), else its type."""
+    import pyarrow as pa
+
+    return pa.json_() if is_json_text(field) else field.type
 
 
 def rewritten(old: Kind, new: Kind) -> bool:

@@ -63,6 +63,7 @@ from cqlsh_ext.payload.arrow_types import (
     Str,
     Struct,
     Unfit,
+    arrow_field,
     arrow_type,
     as_they_are,
     compile_kind,
@@ -238,7 +239,7 @@ def arrow_schema(columns: Sequence[AnswerColumn], metadata: dict[str, str] | Non
     """The pyarrow.Schema of fixed columns (every field nullable)."""
     import pyarrow as pa
 
-    fields = [pa.field(name, arrow_type(kind)) for column in columns for name, kind in column.fields()]
+    fields = [arrow_field(name, kind) for column in columns for name, kind in column.fields()]
     meta = {k.encode(): v.encode() for k, v in (metadata or {}).items()}
     return pa.schema(fields, metadata=meta or None)
 
@@ -688,12 +689,44 @@ def _cql_sample_kind(seed: Kind, values: Sequence[Any], reading: BlobReading,
     payloads: dict[tuple[str, ...], list[tuple[Any, int]]] = {}
     for value in values:
         if value is not None:
-            found = value_kind(value, seed)
-            merged = merge(kind, found)
-            if not _inside(merged, (Json,)):
-                kind = merged
+            kind = _cql_merged(seed, kind, value_kind(value, seed))
             _blob_payloads(seed, value, reading, place, payloads)
     return _whole_type(_with_payloads(kind, payloads))
+
+
+#: A CQL decimal place whose sampled values no decimal128 holds (more than 38 digits, whole and
+#: scale together: 123456789012345678901.5 beside 1E-26): each value's exact text, a string, the
+#: JSON writer's spelling of it. Not decimal256: polars 2.1 panics taking one from Arrow and
+#: refuses one in Parquet, DuckDB 2.0 reads one as a double. (A varint is decimal128(38, 0) by
+#: its type alone: one past 38 digits does not fit, as docs/export.md says.)
+DECIMAL_TEXT = Leaf("cql_json")
+
+
+def _cql_merged(seed: Kind, kind: Kind, found: Kind) -> Kind:
+    """A CQL column's kind (`seed` its type's) with a sampled value's (`found`, value_kind's)
+    merged in: its decimal places widened to the scale and digits they need up to decimal128's 38,
+    past that their exact text (DECIMAL_TEXT); where only JSON text would hold both otherwise,
+    `kind` (the value then does not fit, with its note)."""
+    if isinstance(seed, Dec) and seed != _VARINT:
+        if DECIMAL_TEXT in (kind, found):
+            return DECIMAL_TEXT
+        merged = merge(kind, found)  # (Json here: a decimal past 38 digits, or two that are together)
+        return DECIMAL_TEXT if isinstance(merged, Json) else merged
+    if isinstance(seed, List) and isinstance(kind, List) and isinstance(found, List):
+        return List(_cql_merged(seed.item, kind.item, found.item), kind.size)
+    if isinstance(seed, Map) and isinstance(kind, Map) and isinstance(found, Map):
+        return Map(_cql_merged(seed.key, kind.key, found.key),
+                   _cql_merged(seed.value, kind.value, found.value))
+    if isinstance(seed, Struct) and isinstance(kind, Struct) and isinstance(found, Struct) \
+            and len(seed.fields) == len(kind.fields) == len(found.fields):
+        places = zip(seed.fields, kind.fields, found.fields, strict=True)
+        return Struct(tuple((name, _cql_merged(s, k, f)) for (name, s), (_, k), (_, f) in places), kind.cql)
+    merged = merge(kind, found)
+    return kind if _inside(merged, (Json,)) else merged
+
+
+#: A varint's kind, by its type (arrow_types.cql_kind).
+_VARINT = Dec(0, 38)
 
 
 def _blob_payloads(kind: Kind, value: Any, reading: BlobReading, place: ValuePlace | None,
@@ -766,10 +799,10 @@ def given_types(columns: Sequence[AnswerColumn], schema: Any) -> GivenTypes:
     else: nothing is read before it is said."""
     import pyarrow as pa
 
-    from cqlsh_ext.payload.arrow_types import arrow_type_named, given_kind
+    from cqlsh_ext.payload.arrow_types import arrow_type_named, given_kind, given_type
 
     if isinstance(schema, pa.Schema):
-        items: list[tuple[Any, Any]] = [(f.name, f.type) for f in schema]
+        items: list[tuple[Any, Any]] = [(f.name, given_type(f)) for f in schema]
     elif isinstance(schema, Mapping):
         items = list(schema.items())
     else:

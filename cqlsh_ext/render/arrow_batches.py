@@ -55,8 +55,9 @@ class ArrowBatches:
             arrays += [as_pyarrow(a) for a in fitted.arrays]
             if fitted.misfits and notes is not None:
                 notes.misfits[column.name] = notes.misfits.get(column.name, 0) + fitted.misfits
-        # The core lays a JSON-text place out as its storage (a string): the schema's type is Arrow's
-        # JSON extension over it (a cast of the type alone, the buffers kept).
+        # The core lays a JSON-text place out as Arrow's JSON extension: the schema's type is its
+        # storage, a string in a marked field (arrow_types.arrow_field; a cast of the type alone,
+        # the buffers kept).
         arrays = [a if a.type == field.type else a.cast(field.type)
                   for a, field in zip(arrays, self.schema, strict=True)]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)

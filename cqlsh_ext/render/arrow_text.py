@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cqlsh_ext.common import jsonenc
+from cqlsh_ext.payload.arrow_types import is_json_text
 from cqlsh_ext.render.arrow_batches import ArrowBatches
 from cqlsh_ext.render.parquet import Summary
 
@@ -34,18 +35,18 @@ if TYPE_CHECKING:
 Spell = Callable[[Any], str]
 
 
-def spelling(arrow: Any) -> Spell:
-    """The JSON text of a value of Arrow type `arrow` (a pyarrow.DataType), as Table.to_pylist
-    gives it."""
+def spelling(field: Any) -> Spell:
+    """The JSON text of a value of a pyarrow.Field, as Table.to_pylist gives it."""
     import pyarrow as pa
 
     t = pa.types
-    if isinstance(arrow, pa.BaseExtensionType) and arrow.extension_name == "arrow.json":
+    arrow = field.type
+    if is_json_text(field):
         return lambda value: "null" if value is None else str(value)  # JSON text: itself
     if isinstance(arrow, pa.BaseExtensionType):  # a uuid: its text
         return lambda value: "null" if value is None else jsonenc.string(str(value))
     if t.is_struct(arrow):
-        fields = [(arrow.field(i).name, spelling(arrow.field(i).type)) for i in range(arrow.num_fields)]
+        fields = [(arrow.field(i).name, spelling(arrow.field(i))) for i in range(arrow.num_fields)]
         keys = [jsonenc.string(name) for name, _ in fields]
 
         def struct(value: Any) -> str:
@@ -55,7 +56,7 @@ def spelling(arrow: Any) -> Spell:
                                    for key, (name, spell) in zip(keys, fields, strict=True)) + "}"
         return struct
     if t.is_map(arrow):
-        key_of, item_of = _key_text(arrow.key_type), spelling(arrow.item_type)
+        key_of, item_of = _key_text(arrow.key_field), spelling(arrow.item_field)
 
         def mapping(value: Any) -> str:
             if value is None:
@@ -63,14 +64,14 @@ def spelling(arrow: Any) -> Spell:
             return "{" + ", ".join(f"{jsonenc.string(key_of(k))}: {item_of(v)}" for k, v in value) + "}"
         return mapping
     if t.is_list(arrow) or t.is_fixed_size_list(arrow) or t.is_large_list(arrow):
-        item = spelling(arrow.value_type)
+        item = spelling(arrow.value_field)
         return lambda value: "null" if value is None else "[" + ", ".join(item(v) for v in value) + "]"
     return _scalar_json
 
 
-def _key_text(arrow: Any) -> Callable[[Any], str]:
+def _key_text(field: Any) -> Callable[[Any], str]:
     """A map key as an object's key: a string as it is, another value its JSON text."""
-    spell = spelling(arrow)
+    spell = spelling(field)
     return lambda key: key if isinstance(key, str) else spell(key)
 
 
@@ -105,15 +106,16 @@ def _scalar_text(value: Any) -> str:
     return str(value)
 
 
-def csv_spelling(arrow: Any) -> Spell:
-    """A CSV field of a value of Arrow type `arrow`: a scalar's text, a JSON-text place its JSON,
+def csv_spelling(field: Any) -> Spell:
+    """A CSV field of a value of a pyarrow.Field: a scalar's text, a JSON-text place its JSON,
     a struct, list or map its JSON text; null the empty field."""
     import pyarrow as pa
 
     t = pa.types
+    arrow = field.type
     if t.is_struct(arrow) or t.is_map(arrow) or t.is_list(arrow) or t.is_fixed_size_list(arrow) \
             or t.is_large_list(arrow):
-        spell = spelling(arrow)
+        spell = spelling(field)
         return lambda value: "" if value is None else spell(value)
     return lambda value: "" if value is None else _scalar_text(value)
 
@@ -133,12 +135,12 @@ class ArrowTextSink:
         self.out: Any = out
         if fmt == "json":
             self.keys = [jsonenc.string(name) + ": " for name in self.names]
-            self.spell = [spelling(field.type) for field in self.arrow.schema]
+            self.spell = [spelling(field) for field in self.arrow.schema]
             self.text: Any = None
         else:
             self.text = io.TextIOWrapper(self.out, encoding="utf-8", newline="")
             self.writer = csv.writer(self.text, lineterminator="\n")
-            self.spell = [csv_spelling(field.type) for field in self.arrow.schema]
+            self.spell = [csv_spelling(field) for field in self.arrow.schema]
             self.writer.writerow(self.names)
 
     @property

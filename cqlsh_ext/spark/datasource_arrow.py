@@ -4,8 +4,8 @@ bytes where cqlsh-ext spark's statements read them, and the pushed filters appli
 
 Spark takes Arrow batches whose schema is exactly the Spark schema's (to_arrow_schema, UTC): what
 Spark has no type for is given its nearest: a uuid column is its text (as the Cassandra connector
-gives it), a uuid inside a collection, tuple or UDT its 16 bytes, a JSON text (arrow.json) its
-string; timestamps are Spark's microseconds.
+gives it), a uuid inside a collection, tuple or UDT its 16 bytes (JSON text is a string already,
+another producer's arrow.json its string); timestamps are Spark's microseconds.
 """
 
 from __future__ import annotations

@@ -83,18 +83,53 @@ def test_pl_from_arrow_of_an_answer_is_what_docs_say(db, table: str) -> None:
 
 
 def test_a_decimal_of_any_scale_is_read_losslessly(db, table: str) -> None:
-    """The sample (40 rows) holds scales up to 9: a later decimal of scale 26, of 40 digits, of
-    scale 40 is not in the column's decimal128(38, 9) but in NAME:exact, exactly: every door
-    (to_arrow, to_pandas, to_polars, the polars source) gives every value back."""
+    """A sample of 40 rows: a later decimal its column's type does not hold (of scale 26, of 40
+    digits, of scale 40) is in NAME:exact, exactly, and where the sample held such decimals the
+    column is each value's exact text: every door (to_arrow, to_pandas, to_polars, the polars
+    source) gives every value back."""
     import cqlsh_ext
 
     text = f"SELECT id, d FROM {table}"
     want = dict(enumerate(DECIMALS))
 
     def recovered(rows: list[dict[str, Any]]) -> dict[int, Decimal]:
-        return {r["id"]: Decimal(r["d:exact"]) if r["d:exact"] is not None else r["d"] for r in rows}
+        return {r["id"]: Decimal(r["d:exact"]) if r["d:exact"] is not None else Decimal(r["d"]) for r in rows}
 
     assert recovered(db.query(text, sample_rows=40).to_arrow().to_pylist()) == want
     assert recovered(db.query(text, sample_rows=40).to_pandas().to_dict("records")) == want
     assert recovered(db.query(text, sample_rows=40).to_polars().to_dicts()) == want
     assert recovered(cqlsh_ext.scan(db, text).collect().to_dicts()) == want
+
+
+def test_decimals_no_decimal128_holds_are_their_exact_text(db, table: str, cassandra, tmp_path) -> None:
+    """Issue 106: sampled whole, the decimals need more than decimal128's 38 digits (scale 40 beside
+    39 whole digits): the column is each value's exact text, no value null (a scale-26 decimal was
+    null in decimal128(38, 9)) in to_arrow, to_polars and the shell's Parquet export read by
+    polars; those of the first rows and the scale-26 one need 38 at most: decimal128(38, 26), each
+    value exact. The oracle: the decimals the test wrote, digit for digit (Decimal.as_tuple)."""
+    import polars as pl
+    import pyarrow as pa
+
+    from tests.payload_select.conftest import shell
+
+    def exact(texts: dict[int, Any]) -> dict[int, Any]:
+        return {k: None if v is None else Decimal(v).as_tuple() for k, v in texts.items()}
+
+    want = {k: d.as_tuple() for k, d in enumerate(DECIMALS)}
+    answer = db.query(f"SELECT id, d FROM {table}")
+    assert answer.schema.field("d").type == pa.string()
+    rows = answer.to_arrow().to_pylist()
+    assert exact({r["id"]: r["d"] for r in rows}) == want
+    assert {r["d:note"] for r in rows} == {r["d:exact"] for r in rows} == {None}
+    frame = db.query(f"SELECT id, d FROM {table}").to_polars()
+    assert exact(dict(zip(frame["id"], frame["d"], strict=True))) == want
+    path = tmp_path / "d.parquet"
+    out = shell(cassandra, tmp_path, f"COPY (SELECT id, d FROM {table}) TO '{path}'")
+    assert out.returncode == 0, out.stderr
+    frame = pl.read_parquet(path)
+    assert exact(dict(zip(frame["id"], frame["d"], strict=True))) == want
+
+    held = db.query(f"SELECT id, d FROM {table} WHERE id IN (1, 2, 40)").to_arrow()
+    assert held.schema.field("d").type == pa.decimal128(38, 26)
+    assert {r["id"]: r["d"] for r in held.to_pylist()} == {k: DECIMALS[k] for k in (1, 2, 40)}
+    assert held["d:exact"].null_count == held.num_rows

@@ -515,7 +515,7 @@ def test_a_statement_of_its_own_where_and_limit(db, table: str) -> None:
 
 def test_a_whole_blob_with_a_place_of_mixed_sorts_is_a_source(db, table: str) -> None:
     """The whole blob as one column: its `mixed` place holds strings, numbers and booleans, so it is
-    JSON text (Arrow's arrow.json, which polars is handed as its string: polars 2.1 cannot write the
+    JSON text (a plain string, its field marked: polars 2.1 could not write Arrow's arrow.json
     extension type inside a struct): the source is made, and collected it is the full read."""
     import cqlsh_ext
 

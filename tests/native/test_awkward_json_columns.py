@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from cqlsh_ext.payload import native
+from cqlsh_ext.payload.arrow_types import is_json_text
 from cqlsh_ext.settings import DisplaySettings
 from tests.file_pages import write_file
 
@@ -84,17 +85,18 @@ AT_SMALL_CAP: list[tuple[str, bool]] = [
 ]
 
 
-def rebuilt(value: Any, arrow: Any) -> Any:
-    """An exported cell as a JSON value, read by its Arrow type (a JSON text place: json.loads of it)."""
+def rebuilt(value: Any, place: Any) -> Any:
+    """An exported cell as a JSON value, read by its pyarrow.Field (a JSON text place: json.loads of it)."""
+    arrow = place.type
     if value is None:
         return None
-    if isinstance(arrow, pa.BaseExtensionType) and arrow.extension_name == "arrow.json":
+    if is_json_text(place):
         return json.loads(value)
     if pa.types.is_struct(arrow):
-        return {arrow.field(i).name: rebuilt(value[arrow.field(i).name], arrow.field(i).type)
+        return {arrow.field(i).name: rebuilt(value[arrow.field(i).name], arrow.field(i))
                 for i in range(arrow.num_fields)}
     if pa.types.is_list(arrow) or pa.types.is_large_list(arrow):
-        return [rebuilt(v, arrow.value_type) for v in value]
+        return [rebuilt(v, arrow.value_field) for v in value]
     return value
 
 
@@ -138,8 +140,8 @@ def test_awkward_documents_laid_out_by_the_core_are_what_json_loads_reads(
         monkeypatch: pytest.MonkeyPatch) -> None:
     settings = DisplaySettings() if cap is None else dataclasses.replace(DisplaySettings(), cap=cap)
     table = pq.read_table(exported(docs, tmp_path / "core", settings, True))
-    arrow = table.schema.field("data").type
-    assert pa.types.is_struct(arrow)
+    arrow = table.schema.field("data")
+    assert pa.types.is_struct(arrow.type)
     payloads, notes, kinds, stored = (table[name].to_pylist()
                                       for name in ("data", "data:note", "data:kind", "data:stored"))
     for row, (text, past_budget) in enumerate(docs * 2):

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cqlsh_ext.payload.arrow_types import is_json_text
+
 pa = pytest.importorskip("pyarrow")
 
 SCALARS = st.one_of(
@@ -29,32 +31,34 @@ DOCUMENTS = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_si
                          max_leaves=12)
 
 
-def same(arrow: Any, value: Any, kind: Any) -> bool:
-    """Whether an Arrow value of type `kind` (as pyarrow's to_pylist gives it) holds the document
-    `value`: a JSON place (Arrow's JSON extension) holds its JSON text; a struct holds a record's keys
-    (the keys it lacks null); numbers equal as numbers."""
+def same(arrow: Any, value: Any, place: Any) -> bool:
+    """Whether an Arrow value of the pyarrow.Field `place` (as pyarrow's to_pylist gives it) holds the
+    document `value`: a JSON place (a string field marked JSON text) holds its JSON text; a struct
+    holds a record's keys (the keys it lacks null); numbers equal as numbers."""
+    kind = place.type
     if value is None:
         return arrow is None
-    if kind == pa.json_():
+    if is_json_text(place):
         return isinstance(arrow, str) and json.loads(arrow) == json.loads(json.dumps(value))
     if isinstance(value, bool) or isinstance(arrow, bool):
         return type(arrow) is type(value) and arrow == value
     if isinstance(value, dict):
         return pa.types.is_struct(kind) and isinstance(arrow, dict) and set(value) <= set(arrow) and all(
-            same(arrow[field.name], value.get(field.name), field.type) for field in kind)
+            same(arrow[field.name], value.get(field.name), field) for field in kind)
     if isinstance(value, list):
         return pa.types.is_list(kind) and isinstance(arrow, list) and len(arrow) == len(value) and all(
-            same(a, v, kind.value_type) for a, v in zip(arrow, value, strict=True))
+            same(a, v, kind.value_field) for a, v in zip(arrow, value, strict=True))
     if isinstance(value, (int, float)):
         return isinstance(arrow, (int, float, Decimal)) and not isinstance(arrow, bool) and arrow == value
     return bool(arrow == value)
 
 
-def null_places(arrow: Any, value: Any, kind: Any, where: str = "") -> list[str]:
+def null_places(arrow: Any, value: Any, place: Any, where: str = "") -> list[str]:
     """Where Arrow holds null or nothing of a document that holds something (the places the note
     must name), in the document's order: a struct's fields in the struct's order, then the keys it
     has no field for; a list's items by index ("tags[2]"). Every other place must hold the
     document's value there (same): AssertionError where it does not."""
+    kind = place.type
     if value is None:
         assert arrow is None, (arrow, where)
         return []
@@ -64,14 +68,14 @@ def null_places(arrow: Any, value: Any, kind: Any, where: str = "") -> list[str]
         names = [field.name for field in kind]
         out: list[str] = []
         for field in kind:
-            out += null_places(arrow[field.name], value.get(field.name), field.type,
+            out += null_places(arrow[field.name], value.get(field.name), field,
                                f"{where}.{field.name}" if where else field.name)
         return out + [f"{where}.{key}" if where else key for key in value if key not in names]
     if isinstance(value, list) and pa.types.is_list(kind):
         assert isinstance(arrow, list) and len(arrow) == len(value), (arrow, value)
-        return [place for i, (a, v) in enumerate(zip(arrow, value, strict=True))
-                for place in null_places(a, v, kind.value_type, f"{where}[{i}]")]
-    assert same(arrow, value, kind), (arrow, value, where)
+        return [inner for i, (a, v) in enumerate(zip(arrow, value, strict=True))
+                for inner in null_places(a, v, kind.value_field, f"{where}[{i}]")]
+    assert same(arrow, value, place), (arrow, value, where)
     return []
 
 
@@ -96,7 +100,7 @@ def test_arrow_holds_each_value_or_says_why_not(values: list[Any], sample: int,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     table = _answer(values, sample, monkeypatch).to_arrow()
     assert table.schema.names == ["i", "i:note", "v", "v:note"]
-    kind = table.schema.field("v").type
+    kind = table.schema.field("v")
     for row, value in zip(table.to_pylist(), values, strict=True):
         note = row["v:note"]
         if note is None:

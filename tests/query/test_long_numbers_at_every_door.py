@@ -177,7 +177,7 @@ def _written(target: Path) -> dict[int, str]:
     import pyarrow.parquet as pq
 
     read = pq.read_table(target).to_pylist()
-    return {row["ck"]: row["data.n"] for row in read}  # the JSON text of each value (arrow.json)
+    return {row["ck"]: row["data.n"] for row in read}  # the JSON text of each value (a marked string)
 
 
 # ------------------------------------------------------------------ literals past the numbers

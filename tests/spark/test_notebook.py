@@ -1,9 +1,11 @@
-"""A notebook's pattern on one Spark 4 frame of cqlsh-ext's data source (tests/spark/notebook_job.py):
-count, a filtered count, count again, groupBy, self-joins, isnan, each answer equal to an oracle
-computed from the bytes the server stores, decoded with the producers' own libraries (not
-cqlsh-ext's). Spark 4.3 keeps the read it planned for a scan with pushed filters on the frame's
-source and reads later scans of the frame with it: a source that took the filters answered the
-count after the filtered count with the filtered count."""
+"""A notebook's pattern on one Spark frame (tests/spark/notebook_job.py): count, a filtered count,
+count again, groupBy, self-joins, isnan, each answer equal to an oracle computed from the bytes the
+server stores, decoded with the producers' own libraries (not cqlsh-ext's), on the road docs/spark.md
+gives each Spark: Spark 4 through cqlsh-ext's data source, Spark 3.5 through the Spark Cassandra
+Connector and `cqlsh_ext.spark.udf.decoded`. Spark 4.3 keeps the read it planned for a scan with
+pushed filters on the frame's source and reads later scans of the frame with it: a source that
+took the filters answered the count after the filtered count with the filtered count. The table
+is written once for both."""
 
 from __future__ import annotations
 
@@ -49,8 +51,8 @@ def producers_record(i: int, blob: bytes | None) -> dict | None:
 
 
 @pytest.fixture(scope="module")
-def answers(cassandra, tmp_path_factory) -> tuple[dict, dict[int, dict | None], dict[int, float]]:
-    home = tmp_path_factory.mktemp("spark4-notebook")
+def table(cassandra) -> tuple[str, dict[int, dict | None], dict[int, float]]:
+    """The orders table, and the oracle's input: each row's record as its producer reads it, its score."""
     keyspace = cassandra.create_keyspace("notebook")
     session = cassandra.session(keyspace)
     session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob, score double)")
@@ -62,11 +64,20 @@ def answers(cassandra, tmp_path_factory) -> tuple[dict, dict[int, dict | None], 
     session.shutdown()
     records = {row.id: producers_record(row.id, row.data) for row in rows}
     scores = {row.id: row.score for row in rows}
+    return f"{keyspace}.orders", records, scores
+
+
+@pytest.fixture(scope="module", params=["4", "3.5"])
+def answers(request, cassandra, table, tmp_path_factory) -> tuple[dict, dict[int, dict | None],
+                                                                   dict[int, float]]:
+    spark = request.param
+    name, records, scores = table
+    home = tmp_path_factory.mktemp(f"spark{spark}-notebook")
     out = home / "out"
     out.mkdir()
     proc = subprocess.run([sys.executable, str(JOB), cassandra.host, str(cassandra.port), cassandra.username,
-                           cassandra.password, f"{keyspace}.orders", str(out)], cwd=home,
-                          env=spark_env(home, "4"), capture_output=True, text=True, timeout=900)
+                           cassandra.password, name, str(out), spark], cwd=home,
+                          env=spark_env(home, spark), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return dict(json.loads((out / "answers.json").read_text())), records, scores
 
