@@ -167,7 +167,8 @@ def test_sample_n_reads_and_reports_exactly_n_rows(cassandra, skewed, tmp_path: 
         values = sum(c["values"] + c["nulls"] for c in doc["columns"])
         assert doc["rows"] == doc["sample"]["rows_read"] == values == 200, doc["sample"]
         assert doc["sample"]["stopped"] == "200 rows read", doc["sample"]
-    text = " ".join(cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE 200 SEED 1 {ks}.t").stdout.split())
+    said = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE 200 SEED 1 {ks}.t").stdout
+    text = " ".join(said.split())
     assert "stopped: 200 rows read" in text and "rows asked" not in text, text
 
 
