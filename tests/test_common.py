@@ -7,6 +7,7 @@ import signal
 import threading
 
 import pytest
+from own_process import in_own_process
 
 from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC, Remote, answering, heard_while, shielded
@@ -14,9 +15,11 @@ from cqlsh_ext.common.text import fit, is_path, message, screen_width
 
 
 def _press() -> None:
+    """Ctrl-C, as a terminal sends it: in a test run in_own_process, never the pytest worker's."""
     os.kill(os.getpid(), signal.SIGINT)
 
 
+@in_own_process
 def test_first_ctrl_c_asks_to_stop_second_interrupts_and_the_previous_handler_comes_back() -> None:
     before = signal.getsignal(signal.SIGINT)
     noted: list[str] = []
@@ -30,6 +33,7 @@ def test_first_ctrl_c_asks_to_stop_second_interrupts_and_the_previous_handler_co
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@in_own_process
 def test_a_ctrl_c_put_back_after_its_command_ended_hands_the_press_on() -> None:
     """The interactive shell's pager saves the handler in force when it starts (a payload query's
     scan's) and puts it back when it is quit, after the scan has ended: the next command's first
@@ -50,6 +54,7 @@ def test_a_ctrl_c_put_back_after_its_command_ended_hands_the_press_on() -> None:
         signal.signal(signal.SIGINT, before)
 
 
+@in_own_process
 def test_an_inner_ctrl_c_that_ends_last_leaves_the_outer_ones_handler_alone() -> None:
     before = signal.getsignal(signal.SIGINT)
     outer = CtrlC().__enter__()
@@ -63,6 +68,7 @@ def test_an_inner_ctrl_c_that_ends_last_leaves_the_outer_ones_handler_alone() ->
     signal.signal(signal.SIGINT, before)
 
 
+@in_own_process
 def test_a_question_is_answered_by_the_first_ctrl_c_whatever_the_command_installed() -> None:
     before = signal.getsignal(signal.SIGINT)
     with CtrlC() as running:
@@ -75,6 +81,7 @@ def test_a_question_is_answered_by_the_first_ctrl_c_whatever_the_command_install
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@in_own_process
 def test_ctrl_c_sets_a_flag_it_is_given() -> None:
     stop = threading.Event()
     with CtrlC(stop):
@@ -131,6 +138,7 @@ def test_a_remote_press_stops_the_commands_of_its_thread_only() -> None:
     assert seen == {"noted": "first", "scan": True, "later": True, "after": False, "other": False}
 
 
+@in_own_process
 def test_a_second_press_while_the_work_starts_waits_for_the_work_to_end(monkeypatch) -> None:
     """An export's file is finished in a thread (heard_while) so a press is heard meanwhile. A
     second press that lands while that thread is being started raised in the starting thread,
@@ -161,6 +169,7 @@ def test_a_second_press_while_the_work_starts_waits_for_the_work_to_end(monkeypa
     assert signal.getsignal(signal.SIGINT) is before  # the handler before the command is back
 
 
+@in_own_process
 def test_a_first_press_while_the_work_runs_is_noted_and_the_work_finishes() -> None:
     noted: list[str] = []
     with CtrlC(on_first=lambda: noted.append("first")) as writing:
@@ -168,6 +177,7 @@ def test_a_first_press_while_the_work_runs_is_noted_and_the_work_finishes() -> N
         assert writing.pressed and noted == ["first"]
 
 
+@in_own_process
 def test_shielded_clean_up_ignores_ctrl_c() -> None:
     before = signal.getsignal(signal.SIGINT)
     with shielded():
@@ -269,3 +279,46 @@ def test_the_pager_s_stand_in_has_the_terminal_s_width() -> None:
         os.close(sub)
         os.close(main)
     assert proc.stderr.split() == ["80", "False"], proc.stderr  # fitted to 80, still no terminal itself
+
+
+#: A statement that starts while an import's lock is freed: Ctrl-C pressed then is handled inside
+#: importlib's weakref callback, where Python drops the KeyboardInterrupt ("Exception ignored"). Run
+#: in a child process of its own: the SIGINT is never the pytest worker's.
+_DROPPED_PRESS = """
+import json, os, signal, sys, weakref
+from cqlsh_ext.common.interrupt import CtrlC, carried
+dropped = []
+sys.unraisablehook = lambda raised: dropped.append(raised.exc_type.__name__)
+class Lock:
+    pass
+def freed(_ref):  # as importlib's _get_module_lock callback: the press is handled in here
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):
+        pass
+def statement():
+    lock = Lock()
+    ref = weakref.ref(lock, freed)
+    del lock
+    with CtrlC() as ctrl_c:  # the export's, entered after its imports
+        return ctrl_c.pressed
+bare = statement()
+with carried():  # the shell's statement
+    kept = statement()
+print(json.dumps({"dropped": dropped, "bare": bare, "carried": kept, "restored":
+                  signal.getsignal(signal.SIGINT) is signal.default_int_handler}))
+"""
+
+
+def test_a_ctrl_c_python_drops_while_a_statement_starts_still_stops_it() -> None:
+    # tests/repl/test_ctrl_c.py::test_ctrl_c_right_after_enter_is_never_lost[export-0.0] lost its
+    # Ctrl-C inside importlib's weakref callback and the export ran to its end (120 s).
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _DROPPED_PRESS], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["dropped"] == ["KeyboardInterrupt", "KeyboardInterrupt"], said  # each press dropped
+    assert said["bare"] is False  # lost, as it was
+    assert said["carried"] is True and said["restored"] is True, said

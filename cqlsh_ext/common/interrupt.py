@@ -15,6 +15,9 @@ saved this one and puts it back when the pager is quit), that one is left in pla
 once exited, hands a press on to the handler it had replaced: a CtrlC put back after its command
 has ended never swallows the next command's first Ctrl-C.
 
+While the interactive shell starts a statement (`carried()`), a press Python dropped (raised
+inside a weakref or gc callback) is not lost: the statement's first CtrlC starts pressed.
+
 A question waiting for the person at the terminal (a [y/N], ---MORE---, a password) is asked
 inside `answering()`: Ctrl-C answers it at once, whatever the running command installed.
 
@@ -77,6 +80,9 @@ class CtrlC:
         except ValueError:  # not the main interpreter, say: Ctrl-C is not ours to catch
             return self
         self._installed = True
+        if _carried[0]:  # a press carried() saw whose KeyboardInterrupt Python dropped
+            _carried[0] = False
+            self._press()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -204,6 +210,36 @@ def hand_on(handler: Any, signum: int, frame: FrameType | None) -> None:
         handler(signum, frame)
         return
     raise KeyboardInterrupt
+
+
+#: carried()'s press, raised as KeyboardInterrupt and not yet seen to stop anything.
+_carried = [False]
+
+
+@contextmanager
+def carried() -> Iterator[None]:
+    """While the shell starts a statement: Ctrl-C does what the handler in force does (cqlsh's:
+    KeyboardInterrupt), and is noted. Python drops a KeyboardInterrupt raised in a weakref or gc
+    callback (an import's lock freed, a collection) with an "Exception ignored" line: the press was
+    lost and the statement ran to its end. The first CtrlC entered after such a press starts
+    pressed instead: the command stops at its first boundary. A press whose KeyboardInterrupt
+    reached the caller is forgotten when the statement ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        _carried[0] = True
+        hand_on(previous, signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        _carried[0] = False
+        if signal.getsignal(signal.SIGINT) is note:
+            signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager

@@ -193,15 +193,16 @@ _WHOSE = {"rewrite": "the rewrite", "load": "the load"}
 def _undo_journals(directory: str, table: str) -> list[tuple[str, _Undone]]:
     """The table's undo journals that verify and wrote rows back, newest first, each with the path of
     the journal it undid (real)."""
+    from cqlsh_ext.writing.journal_names import name_prefixes
     from cqlsh_ext.writing.journal_read import read_journal
     from cqlsh_ext.writing.refused import WriteRefused
 
-    prefix = f"undo-{table}-"
+    prefixes = name_prefixes("undo", table)
     found: list[tuple[float, str]] = []
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
-                if not (entry.name.startswith(prefix) and _NAME.match(entry.name)):
+                if not (entry.name.startswith(prefixes) and _NAME.match(entry.name)):
                     continue
                 try:
                     st = entry.stat(follow_symlinks=False)

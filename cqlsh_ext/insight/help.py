@@ -64,7 +64,8 @@ STATS_ABOUT = """          Opens with a verdict: what client-side compression sa
           partition has the same chance, however wide). Unlike ADVISE and
           SETTINGS, whose SAMPLE n takes the first n values or rows, it reads
           from everywhere in the ring:
-            SAMPLE n                   the first slices drawn that hold n rows
+            SAMPLE n                   n rows: the first slices drawn that hold
+                                       them, the last cut at the n-th
             SAMPLE p PERCENT           p % of the ring's slices
             SAMPLE UNTIL x PERCENT     until every figure shown is within +-x %
                                        (totals, ratios) or +-x points (shares)

@@ -19,7 +19,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from cqlsh_ext.common import gc_pause
-from cqlsh_ext.common.interrupt import hand_on
+from cqlsh_ext.common.interrupt import carried, hand_on
 from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.highlight import CqlLexer, style
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
@@ -243,7 +243,7 @@ def execute(shell: Shell, text: str, cqlshmain: Any, sigint: _PromptSigint | Non
             return
         source = text + "\n"
         shell.statement.write(source)
-        with paged_output(shell, first):
+        with carried(), paged_output(shell, first):
             shell.onecmd(source)
     except cqlshmain.CQL_ERRORS as err:
         shell.printerr(getattr(err, "message", str(err)))

@@ -30,7 +30,8 @@ The ring is cut into M equal slices, sized from the table's partition count so t
 about SLICE_PARTITIONS partitions; slices are read in random order (whole partitions: no LIMIT,
 paged), several at once, until the plan says stop:
 
-    SAMPLE n              the first slices (in the order drawn) that hold n rows or more
+    SAMPLE n              the first slices (in the order drawn) that hold n rows, the last one
+                          cut at the n-th row (its part counts as a slice: one of K)
     SAMPLE p PERCENT      the first p % of the slices, so about p % of the partitions
     SAMPLE UNTIL x PERCENT [WITHIN s SECONDS]
                           the first slices (30 at least) whose every figure is within its
@@ -204,7 +205,9 @@ class SliceSampler:
         #: By launch index (the scanner's range index): slices being read, and slices read to the
         #: end that wait for an earlier one.
         self._reading: dict[int, Totals] = {}
-        self._waiting: dict[int, Totals] = {}
+        self._waiting: dict[int, Totals | list[Any]] = {}
+        #: SAMPLE n: by launch index, the rows of a slice being read, held until it joins.
+        self._held: dict[int, list[Any]] = {}
 
     # -------------------------------------------------------------------- scanning
     def count_partitions(self, session: Any, keyspace: str, table: str, partition_key: list[str]) -> None:
@@ -287,21 +290,42 @@ class SliceSampler:
         """One page of the slice launched `index`-th; False once the sample is decided."""
         if self.enough:
             return False
+        if self.plan.rows is not None:
+            # SAMPLE n is n rows: a slice's rows are held until it joins, and the slice that reaches
+            # n adds only those up to it; the one that joins next is cut there as it is read.
+            held = self._held.setdefault(index, [])
+            held.extend(rows)
+            if finished or (index == len(self.done) and self.stats.rows + len(held) >= self.plan.rows):
+                self._waiting[index] = self._held.pop(index)
+                self._join()
+            return not self.enough
         part = self._reading.get(index)
         if part is None:
-            assert self._columns is not None, "set_columns first"
-            part = self._reading[index] = self.stats.fresh()
-            part.set_columns(*self._columns)
+            part = self._reading[index] = self._fresh()
         part.add_rows(rows)
         if finished:
             self._waiting[index] = self._reading.pop(index)
             self._join()
         return not self.enough
 
+    def _fresh(self) -> Totals:
+        assert self._columns is not None, "set_columns first"
+        part = self.stats.fresh()
+        part.set_columns(*self._columns)
+        return part
+
+    def _cut(self, rows: list[Any]) -> Totals:
+        """A SAMPLE n slice's totals: its rows up to the n-th of the sample."""
+        assert self.plan.rows is not None
+        part = self._fresh()
+        part.add_rows(rows[:self.plan.rows - self.stats.rows])
+        return part
+
     def _join(self) -> None:
         """Slices read to the end join in launch order, each followed by the stopping rules."""
         while not self.enough and len(self.done) in self._waiting:
-            part = self._waiting.pop(len(self.done))
+            waited = self._waiting.pop(len(self.done))
+            part = self._cut(waited) if isinstance(waited, list) else waited
             totals = {key: value for key, value in part.snapshot().items() if value}
             self.stats.merge(part)
             self.done.append(totals)
@@ -316,16 +340,12 @@ class SliceSampler:
                 self.stopped, self.enough = reason, True
                 self._reading.clear()
                 self._waiting.clear()
+                self._held.clear()
 
     def _stop_reason(self) -> str:
         plan, joined = self.plan, len(self.done)
         if plan.rows is not None:
-            read = self.stats.rows
-            if read < plan.rows:
-                return ""
-            # (slices are the sample's units, each read whole: the last one may hold a few more)
-            return f"{plan.rows:,} rows read" if read == plan.rows else \
-                f"{plan.rows:,} rows asked, {read:,} read (its last slice read whole)"
+            return f"{plan.rows:,} rows read" if self.stats.rows >= plan.rows else ""
         target = self.target_slices
         if target is not None:
             return f"{plan.percent:g} % of the ring read" if joined >= target else ""

@@ -25,6 +25,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.export.parse import LABEL, ExportStatement
 from cqlsh_ext.payload.arrow_types import (
     Blob,
@@ -236,9 +237,10 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     codec = export.codec or "zstd"
     parts = closing_parts(reading)
     if misfits.value:
-        parts.append(f"{misfits.value:,} values did not fit their column's type (null there, with a note)")
-    print(f"{LABEL}: {written.value:,} rows written to {export.path} (Parquet part files by Spark, {codec}); "
-          + ", ".join(parts))
+        parts.append(f"{plural(misfits.value, 'value')} did not fit their column's type (null there, "
+                     "with a note)")
+    print(f"{LABEL}: {plural(written.value, 'row')} written to {export.path} (Parquet part files by Spark, "
+          f"{codec}); " + ", ".join(parts))
     sys.stdout.flush()
 
 

@@ -142,12 +142,11 @@ def _parts_directory(ctx: WriteContext, job: Job, run_id: str) -> str:
     """A new directory for the run's journal parts (0700), in the journal directory, its name ending
     in the run's short id (writing.journal_names)."""
     from cqlsh_ext.writing.journal import secure_directory
-    from cqlsh_ext.writing.journal_names import short_id
+    from cqlsh_ext.writing.journal_names import name_base, short_id
 
     base = ctx.journal_dir
     secure_directory(base)
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    path = os.path.join(base, f"rewrite-{job.work.keyspace}.{job.work.table}-{stamp}")
+    path = os.path.join(base, name_base("rewrite", job.work.keyspace, job.work.table))
     ident = short_id(run_id)
     n = 1
     while True:

@@ -31,13 +31,13 @@ for a null loaded, `"column"` naming the cell's column, `"new_expires"` when the
 expires (its TTL), and `"source_row"` the position of its row in the file or data (RESUME goes on
 after those written).
 
-A journal's file is named `KIND-KS.TABLE-STAMP-ID.jsonl`, ID its run's short id
-(writing.journal_names: what a hint names it by); the run that writes it holds its lock until it
-closes it (writing.journal_lock). Journals hold stored values: created readable by the user only
-(0600, O_EXCL, never through a symlink) in a directory only the user can open (0700; a directory
-that others may write, or that is not the user's, is refused, or made 0700 with a word when it is
-the user's own), by default a `journal` directory beside the shell's history (cqlsh's CQL_HISTORY
-moves both).
+A journal's file is named `KIND-KS.TABLE-STAMP-ID.jsonl`, ID its run's short id, KS.TABLE cut short
+(writing.journal_names: what a hint names it by, and why the cut); the run that writes it holds its
+lock until it closes it (writing.journal_lock). Journals hold stored values: created readable by the
+user only (0600, O_EXCL, never through a symlink) in a directory only the user can open (0700; a
+directory that others may write, or that is not the user's, is refused, or made 0700 with a word
+when it is the user's own), by default a `journal` directory beside the shell's history (cqlsh's
+CQL_HISTORY moves both).
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ import errno
 import os
 import stat
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -54,7 +53,14 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal_lock import JournalLock
-from cqlsh_ext.writing.journal_names import FORMAT, VERSION, sealed_journals, short_id, written_here
+from cqlsh_ext.writing.journal_names import (
+    FORMAT,
+    VERSION,
+    name_base,
+    sealed_journals,
+    short_id,
+    written_here,
+)
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.seal import KeyMissing, Sealer, key_path, new_run, run_key, user_key
 
@@ -176,8 +182,8 @@ class Journal:
         else:
             self._sealer = Sealer(part.key, part.chain, 1, part.mac)
             first = part.line
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        base = os.path.join(directory, f"{prefix or head['kind']}-{head['keyspace']}.{head['name']}-{stamp}")
+        base = os.path.join(directory, name_base(prefix or str(head["kind"]), str(head["keyspace"]),
+                                                 str(head["name"])))
         ident = short_id(str(head["run"]))
         path, n = f"{base}-{ident}.jsonl", 1
         while True:

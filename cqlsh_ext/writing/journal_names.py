@@ -4,7 +4,10 @@ user types it after the hint a run prints (`UNDO '3fa9c2d1' CONFIRM`, `UNDO LAST
 
 A journal's file is `KIND-KS.TABLE-STAMP-ID.jsonl` (a Spark run's directory of parts
 `rewrite-KS.TABLE-STAMP-ID`), ID the first 8 hex digits of its run's random id: a hint naming it
-fits on one line of an 80-column terminal and pastes as one statement. A name is found as given
+fits on one line of an 80-column terminal and pastes as one statement. KS.TABLE is cut to
+TABLE_CHARS, so that the path in the default directory fits such a line whole (the journal's
+first line names the table in full); journals written before, named with it whole, are found
+alike. A name is found as given
 when it is a path (it holds a '/', or a file of that name is here); otherwise in the journal
 directory, by its id or its file name; LAST is the journal of that kind this session (this
 process: the interactive shell, a script, a program) wrote last, else the user's changed last in
@@ -17,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from cqlsh_ext.writing.refused import WriteRefused
 
@@ -30,12 +34,34 @@ ID_DIGITS = 8
 LAST = "LAST"
 #: Journals of a directory looked at at most (names only: nothing is read but a directory's entries).
 MAX_NAMES = 100_000
+#: The UTC stamp in a journal's name: when its run started.
+STAMP = "%Y%m%dT%H%M%S"
+#: The most characters of KS.TABLE a journal's name holds: with the longest kind (`rewrite-`), the
+#: stamp and the id, its path in the default directory, `~/.cassandra/journal/NAME`, is 80 at most.
+TABLE_CHARS = 80 - len("~/.cassandra/journal/rewrite-") - len("-YYYYmmddTHHMMSS-") - ID_DIGITS - len(".jsonl")
 _ID = re.compile(rf"-([0-9a-f]{{{ID_DIGITS}}})(?:\.jsonl)?$")
 
 
 def short_id(run: str) -> str:
     """The id a journal of run `run` (its random id, in hex) is named with."""
     return run[:ID_DIGITS]
+
+
+def table_part(keyspace: str, table: str) -> str:
+    """How a journal's name spells its table: KS.TABLE, cut to TABLE_CHARS."""
+    return f"{keyspace}.{table}"[:TABLE_CHARS].rstrip(".")
+
+
+def name_base(kind: str, keyspace: str, table: str) -> str:
+    """A new journal's name (a Spark run's directory's) before its id: KIND-KS.TABLE-STAMP, now."""
+    return f"{kind}-{table_part(keyspace, table)}-{time.strftime(STAMP, time.gmtime())}"
+
+
+def name_prefixes(kind: str, named: str) -> tuple[str, ...]:
+    """How the names of a table's journals of `kind` begin: `named` (KS.TABLE, whole or as a name
+    holds it) cut as names are now, and whole as journals written before were named."""
+    cut = named[:TABLE_CHARS].rstrip(".")
+    return (f"{kind}-{cut}-",) if cut == named else (f"{kind}-{cut}-", f"{kind}-{named}-")
 
 
 def id_of(path: str) -> str | None:

@@ -9,10 +9,10 @@ UNDO of the older journal writes it back; a cell anyone else wrote, with the sam
 no such line and is left alone.
 
 The cells are found in the undo journals of the same table in the user's journal directory
-(`undo-KS.TABLE-*.jsonl`), newest first, each verified as any journal is; a journal that does not
-verify counts for nothing. They are kept as keyed 16-byte digests of (key, bytes, write time), at
-most MAX_CELLS of them (past that, the older journals' cells are not looked at: those rows are left
-alone, as before).
+(`undo-KS.TABLE-*.jsonl`, KS.TABLE as names cut it or whole), newest first, each verified as any
+journal is; a journal that does not verify counts for nothing. They are kept as keyed 16-byte
+digests of (key, bytes, write time), at most MAX_CELLS of them (past that, the older journals'
+cells are not looked at: those rows are left alone, as before).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import os
 from collections.abc import Mapping
 
 from cqlsh_ext.writing.blob_target import BlobTarget
+from cqlsh_ext.writing.journal_names import name_prefixes
 from cqlsh_ext.writing.refused import WriteRefused
 
 #: Cells of this table's undo journals kept at most (16 bytes each, with a set's overhead).
@@ -82,12 +83,12 @@ class UndoWrites:
 
     def _journals(self) -> list[str]:
         """This table's undo journals in the directory, the user's own regular files, newest first."""
-        prefix = f"undo-{self.keyspace}.{self.table}-"
+        prefixes = name_prefixes("undo", f"{self.keyspace}.{self.table}")
         found: list[tuple[float, str]] = []
         try:
             with os.scandir(self.directory) as entries:
                 for entry in entries:
-                    if not (entry.name.startswith(prefix) and entry.name.endswith(".jsonl")):
+                    if not (entry.name.startswith(prefixes) and entry.name.endswith(".jsonl")):
                         continue
                     try:
                         st = entry.stat(follow_symlinks=False)

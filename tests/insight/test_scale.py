@@ -143,18 +143,33 @@ def test_a_seed_repeats_the_sample(cassandra, skewed, tmp_path: Path):
     assert seed3 == again == third
     rows300 = [_repeatable(d) for d in docs[5:]]
     assert rows300[0] == rows300[1]
-    # SAMPLE n: the first slices that hold n rows, so n rows or a slice's worth more
-    read = rows300[0]["sample"]["rows_read"]
-    assert rows300[0]["rows"] == read >= 300
-    # what it read said, not only what was asked (a report of 301 rows said '300 rows read')
-    assert rows300[0]["sample"]["stopped"] == (
-        "300 rows read" if read == 300 else f"300 rows asked, {read:,} read (its last slice read whole)")
+    # SAMPLE n: the first slices that hold n rows, the last one cut at the n-th
+    assert rows300[0]["rows"] == rows300[0]["sample"]["rows_read"] == 300
+    assert rows300[0]["sample"]["stopped"] == "300 rows read"
     for doc in docs[:5]:
         sample = doc["sample"]
         assert sample["stopped"] == "10 % of the ring read", sample
         # the exact figures cover the sample's rows, no more (no slice past the K-th counted)
         assert doc["rows"] == sample["rows_read"] == sum(c["values"] + c["nulls"] for c in doc["columns"])
     assert {d["sample"]["seed"] for d in docs[:5]} == {3, 4, 5}
+
+
+def test_sample_n_reads_and_reports_exactly_n_rows(cassandra, skewed, tmp_path: Path):
+    # `COMPRESSION STATS SAMPLE 200` read its last token-range slice whole and reported "200 rows
+    # asked, 201 read" (issue 109): the slice that reaches n is cut at the n-th row, whatever the
+    # slices drawn (the wide partition's slice among them for some seeds).
+    ks, _truth, _rows = skewed
+    statements = "; ".join(f"COMPRESSION STATS JSON SAMPLE 200 SEED {seed} SELECT data FROM {ks}.t"
+                           for seed in range(1, 5))
+    docs = json_docs(cqlsh_ext(cassandra, tmp_path, statements + ";").stdout)
+    assert len(docs) == 4
+    for doc in docs:
+        values = sum(c["values"] + c["nulls"] for c in doc["columns"])
+        assert doc["rows"] == doc["sample"]["rows_read"] == values == 200, doc["sample"]
+        assert doc["sample"]["stopped"] == "200 rows read", doc["sample"]
+    said = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE 200 SEED 1 {ks}.t").stdout
+    text = " ".join(said.split())
+    assert "stopped: 200 rows read" in text and "rows asked" not in text, text
 
 
 def test_sample_needs_a_whole_table_select(cassandra, skewed, tmp_path: Path):

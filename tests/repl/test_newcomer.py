@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from own_process import in_own_process
 from shell_runner import CQLSH_EXT, run
 
 from cqlsh_ext.edit.help import DELETE_SEE_ALSO, UPDATE_SEE_ALSO
@@ -203,6 +204,7 @@ def test_rewrite_s_preview_says_its_time_is_the_least_at_80_columns(term, orders
     t.exit()
 
 
+@in_own_process
 def test_a_ctrl_c_before_the_prompt_starts_is_never_the_next_statement_s():
     # Pressed as a statement's last lines are written (a COMPRESSION STATS finishing), before the
     # next prompt has started, a Ctrl-C was taken as pressed after the next statement's Enter: that

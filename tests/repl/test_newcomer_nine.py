@@ -172,3 +172,55 @@ def test_small_ones_plural_limit_after_allow_filtering_and_help_keys(cassandra, 
     said = run(CQLSH_EXT, [*connect, "-e", "HELP KEYS"], home)
     assert said.returncode == 0 and "Key bindings (HELP KEYS):" in said.stdout, said.stdout + said.stderr
     assert "No help" not in said.stdout + said.stderr
+
+
+@pytest.fixture(scope="module")
+def long_named(cassandra) -> str:
+    """A keyspace of a long name (its journals' whole names reach past 80 columns from ~) with one
+    order."""
+    import snappy
+
+    ks = cassandra.create_keyspace("newcomer_nine_journals")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob)")
+    session.execute("INSERT INTO orders (id, data) VALUES (1, %s)",
+                    (snappy.compress(b'{"status": "NEW", "total": 12}'),))
+    session.shutdown()
+    return ks
+
+
+def test_journal_paths_of_a_load_a_rewrite_and_undo_fit_80_columns_and_old_names_are_found(
+        term, long_named, home, tmp_path):
+    # A journal's path named its keyspace and table whole: 88-104 columns from ~, broken mid-name
+    # at 80. Each run's "Journal:" path is whole on one row now; a journal named whole, as before,
+    # is still found by its id, and an UNDO of it is known as such.
+    ks = long_named
+    assert len(f"~/.cassandra/journal/rewrite-{ks}.orders-20261129T125244-3fa9c2d1.jsonl") > COLS
+    source = _write_lines(tmp_path / "fix.jsonl", [{"id": 1, "data": {"status": "PAID", "total": 12}}])
+    journal = re.compile(r"~/\.cassandra/journal/(load|rewrite|undo)-[\w.]+-\d{8}T\d{6}-([0-9a-f]{8})\.jsonl")
+    t = term("-k", ks, env={"PAGER": ""}, rows=100, cols=COLS)  # every run on one screen
+    t.prompt()
+    said = t.run(f"COPY orders FROM '{source}' WITH ENCODE data = 'snappy>json' CONFIRM;",
+                 until=r"Undo: UNDO '[0-9a-f]{8}' CONFIRM")
+    t.prompt()
+    # The load's journal as a journal written before was named (its table whole): UNDO by its id
+    # finds it, and a second UNDO knows it was undone.
+    [load_id] = re.findall(r"Undo: UNDO '([0-9a-f]{8})' CONFIRM", said)
+    [written] = (home / ".cassandra" / "journal").glob(f"load-*-{load_id}.jsonl")
+    stamp = re.search(r"-(\d{8}T\d{6})-", written.name).group(1)
+    written.rename(written.with_name(f"load-{ks}.orders-{stamp}-{load_id}.jsonl"))
+    said = t.run(f"UNDO '{load_id}' CONFIRM;", until=r"Undo the undo: UNDO '[0-9a-f]{8}' CONFIRM")
+    t.prompt()
+    assert "1 row written back" in _words(said.splitlines()), said
+    t.run(f"UNDO '{load_id}';", until=r"Nothing (?:written|to write back)[^\n]*\n")
+    t.prompt()
+    assert any(row.startswith("undo: already undone:") for row in t.display()), t.display()
+    t.run(f"COMPRESSION REWRITE {ks}.orders.data AS 'zstd' CONFIRM;",
+          until=r"Undo: UNDO '[0-9a-f]{8}' CONFIRM")
+    t.prompt()
+    t.run("UNDO LAST CONFIRM;", until=r"Undo the undo: UNDO '[0-9a-f]{8}' CONFIRM")
+    t.prompt()
+    # Each run's journal, and the one UNDO LAST names: each path whole on its row.
+    found = [m.group(1) for row in t.display() if (m := journal.search(row))]
+    assert found == ["load", "undo", "rewrite", "rewrite", "undo"], t.display()
+    t.exit()

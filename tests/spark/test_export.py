@@ -26,8 +26,10 @@ def exports(cassandra, tmp_path_factory):
     statements = home / "statements.cql"
     rows, groups = SELECT.format(t=table.qualified), GROUPED.format(t=table.qualified)
     parquet = "WITH FORMAT = 'parquet'"
+    one = f"SELECT id FROM {table.qualified} WHERE data.amount = 37 ALLOW FILTERING CONFIRM"  # row 1 alone
     statements.write_text(f"COPY ({rows}) TO '{home / 'spark_rows'}' {parquet};\n"
                           f"COPY ({groups}) TO '{home / 'spark_groups'}' {parquet};\n"
+                          f"COPY ({one}) TO '{home / 'spark_one'}' {parquet};\n"
                           f"COPY ({rows}) TO '{home / 'spark_rows'}' {parquet};\n")
     spark = run_spark(cassandra, home, ["--master", "local[2]", "-f", str(statements)])
     for name, select in (("shell_rows.parquet", SELECT), ("shell_groups.parquet", GROUPED)):
@@ -39,7 +41,7 @@ def exports(cassandra, tmp_path_factory):
 def test_spark_writes_what_the_shell_writes(exports):
     home, table, spark = exports
     written = [line for line in spark.stdout.splitlines() if line.startswith("COPY (SELECT ...): ")]
-    assert len(written) == 2, spark.stdout + spark.stderr
+    assert len(written) == 3, spark.stdout + spark.stderr
     assert written[0].startswith(f"COPY (SELECT ...): {len(table.values):,} rows written to "
                                  f"{home / 'spark_rows'} (Parquet part files by Spark, zstd)")
     assert list((home / "spark_rows").glob("part-*.parquet"))
@@ -56,6 +58,12 @@ def test_spark_writes_what_the_shell_writes(exports):
     decoded = {r["id"]: r for r in rows if r["data"] is not None}
     for i, row in decoded.items():
         assert row["data"]["status"] == order(i)["status"] and row["data.amount"] == order(i)["amount"]
+
+
+def test_one_row_written_is_said_in_the_singular(exports):
+    # "1 rows written" (issue 109): the shell's export said "1 row written"; Spark's said "rows".
+    home, _table, spark = exports
+    assert f"COPY (SELECT ...): 1 row written to {home / 'spark_one'} " in spark.stdout, spark.stdout
 
 
 def test_an_existing_directory_is_kept_unless_overwrite_is_said(exports):

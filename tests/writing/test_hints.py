@@ -62,12 +62,13 @@ def test_the_undo_hint_fits_one_line_at_80_columns_and_pasted_runs_the_undo(cass
         t.expect(r"1 row written back\.")
         t.prompt()
         assert stored(cassandra, ks) == original
-        # The old hint's shape: the journal's whole path, wrapped at 80 columns over three lines.
+        # The old hint's shape: the journal's whole absolute path (its home not yet spelt ~),
+        # wrapped at 80 columns over three lines.
         said = t.run(f"UPDATE {TABLE} SET data.status = 'AGAIN' WHERE id = 1 CONFIRM;",
                      until=r"Undo: UNDO '[0-9a-f]{8}' CONFIRM\n")
         t.prompt()
         path = re.search(r"Journal:\s+(.+?\.jsonl)", said, re.DOTALL).group(1)  # type: ignore[union-attr]
-        path = re.sub(r"\n[ \t]*", "", path)
+        path = re.sub(r"^~", str(tmp_path), re.sub(r"\n[ \t]*", "", path))
         wrapped = message(f"UNDO '{path}' CONFIRM", 80)
         assert wrapped.count("\n") >= 2 and wrapped.splitlines()[-1].strip() == "CONFIRM", wrapped
         t.type(PASTE_START + wrapped + ";" + PASTE_END)
