@@ -147,9 +147,9 @@ def _preload() -> None:
     here, every call's for free."""
     from cqlsh_ext.agent import door  # noqa: F401
     from cqlsh_ext.codecs import registry
-    from cqlsh_ext.payload import native
+    from cqlsh_ext.payload.running import reads_pages_whole
 
-    native.available()  # the native core
+    reads_pages_whole()  # loads the native core where it runs (the payload layer's one room for it)
     registry.dispatch_table()
 
 
