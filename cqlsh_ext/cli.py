@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 # start-up it scans every object the imports build, again and again (common.gc_pause).
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
 
     from cqlsh_ext.agent.door import AgentRun
@@ -242,16 +243,21 @@ def run() -> None:
     gc_pause.pause()  # before the imports: see gc_pause
     from cqlsh_ext.common.interrupt import ends_at_once
 
-    try:
-        code: str | int | None = main()
-    except SystemExit as done:  # cqlsh's own exits (sys.exit(2), 'Connection error: ...')
-        code = done.code
-    except KeyboardInterrupt:  # before the shell hears Ctrl-C itself (or after)
-        code = 130
-    except Exception as err:  # a bug outside any statement: said in one line, its crash report written
-        code = _internal_error(err)
+    code = _exit_status(main)
     ends_at_once()
     sys.exit(code)
+
+
+def _exit_status(step: Callable[[], int]) -> str | int | None:
+    """What `step` ends the process with, as sys.exit takes it."""
+    try:
+        return step()
+    except SystemExit as done:  # cqlsh's own exits (sys.exit(2), 'Connection error: ...')
+        return done.code
+    except KeyboardInterrupt:  # before the shell hears Ctrl-C itself (or after)
+        return 130
+    except Exception as err:  # a bug outside any statement: said in one line, its crash report written
+        return _internal_error(err)
 
 
 def _internal_error(err: Exception) -> int:
@@ -382,8 +388,7 @@ def _serve(ext: argparse.Namespace, args: list[str], cqlshmain: Any,
         idle = parse_seconds(ext.session_idle) if isinstance(ext.session_idle, str) else ext.session_idle
     except (SettingError, ValueError) as err:
         return _usage_error(f"--session-idle: {err}", ext)
-    from cqlsh_ext import shell  # loaded once, every call's for free
-    from cqlsh_ext.agent import door  # noqa: F401
+    from cqlsh_ext import shell  # loaded once, every call's for free (the rest: session_server's preload)
 
     del shell
     return serve(ext.serve, session_args, cqlshmain, ext_parser, idle, call_in_session)
@@ -400,18 +405,10 @@ def call_in_session(args: list[str], refusal: str | None) -> int:
     sys.argv = [sys.argv[0], *args]
     from cqlsh_ext.common.interrupt import ends_at_once
 
-    code: str | int | None
-    try:
-        if refusal is None:
-            code = main(args)
-        else:
-            code = _usage_error(refusal, _ext_parser().parse_known_args(args)[0])
-    except SystemExit as done:
-        code = done.code
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as err:  # a bug outside any statement, as run() says it
-        code = _internal_error(err)
+    if refusal is None:
+        code = _exit_status(lambda: main(args))
+    else:
+        code = _exit_status(lambda: _usage_error(refusal, _ext_parser().parse_known_args(args)[0]))
     ends_at_once()
     if isinstance(code, str):  # as sys.exit prints a message and ends with 1
         sys.stderr.write(code + "\n")

@@ -264,8 +264,8 @@ def _loop(session: WarmSession, listener: socket.socket, idle: float, cqlshmain:
                         took = (time.monotonic() - began) * 1000
                         _note(f"call {session.calls}: exit {code} in {took:.0f} ms")
                     last = time.monotonic()
-                else:
-                    _heard(key.fileobj, key.data, selector)  # type: ignore[arg-type]
+                elif isinstance(key.fileobj, socket.socket):  # a caller's connection (data: its pid)
+                    _heard(key.fileobj, key.data, selector)
     finally:
         signal.set_wakeup_fd(-1)
         for pid in running:  # Ctrl-C on the session: its calls stop as theirs would
