@@ -38,6 +38,16 @@ def _checkout(tmp_path: Path, launcher: str) -> Path:
     return root
 
 
+def _demo_with_setup(tmp_path: Path) -> Path:
+    """A checkout of bin/demo with the real bin/setup beside it, and a package for it to install."""
+    root = _checkout(tmp_path, "demo")
+    shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir(exist_ok=True)
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    return root
+
+
 def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHON"}
     return subprocess.run([str(root / "bin" / args[0]), *args[1:]], cwd=root, capture_output=True,
@@ -71,11 +81,7 @@ def test_demo_prints_its_status_on_stderr_and_only_the_shell_on_stdout(tmp_path:
 
 def test_a_first_demo_says_on_stderr_what_it_is_doing(tmp_path: Path):
     # The real bin/setup under bin/demo: a first run installs, and says so before pip's quiet minute.
-    root = _checkout(tmp_path, "demo")
-    shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
-    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir(exist_ok=True)
-    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    root = _demo_with_setup(tmp_path)
     calls = root / "calls.log"
     _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{calls}"\n')
     _script(root / "bin" / "dev-cassandra",
@@ -443,11 +449,7 @@ def test_a_first_demo_opens_the_shell_while_the_native_core_builds_in_the_backgr
     # Issue 111: the core's first build (5 of a first bin/demo's 7 minutes on 2 cores) no longer holds
     # the shell: the demo opens on the Python engine, says so in one line, and the next start, the
     # build installed, runs on the core. The build's stand-in waits on a FIFO the test opens.
-    root = _checkout(tmp_path, "demo")
-    shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
-    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    (root / "cqlsh_ext").mkdir(exist_ok=True)
-    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    root = _demo_with_setup(tmp_path)
     for source in ("Cargo.toml", "core/Cargo.toml", "bindings/Cargo.toml", "Cargo.lock", "pyproject.toml",
                    "mirror.manifest", ".cargo/config.toml", "core/build.rs", "core/src/lib.rs",
                    "bindings/src/lib.rs", "core/libdeflate/lib.c"):

@@ -120,18 +120,23 @@ def test_an_export_s_object_inside_a_document_is_refused_naming_where(term, shel
     t.exit()
 
 
-@pytest.fixture(scope="module")
-def nine(cassandra) -> str:
-    """A keyspace of a short name (its journals' paths fit 80 columns from ~) with one order."""
+def _one_order(cassandra, name: str) -> str:
+    """A keyspace `name` (its length decides its journals' paths) with one order, snappy JSON."""
     import snappy
 
-    ks = cassandra.create_keyspace("nine")
+    ks = cassandra.create_keyspace(name)
     session = cassandra.session(ks)
     session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob)")
     session.execute("INSERT INTO orders (id, data) VALUES (1, %s)",
                     (snappy.compress(b'{"status": "NEW", "total": 12}'),))
     session.shutdown()
     return ks
+
+
+@pytest.fixture(scope="module")
+def nine(cassandra) -> str:
+    """A keyspace of a short name (its journals' paths fit 80 columns from ~) with one order."""
+    return _one_order(cassandra, "nine")
 
 
 def test_a_load_s_paths_fit_80_columns_from_home_each_whole_on_its_row(term, nine, home):
@@ -178,15 +183,7 @@ def test_small_ones_plural_limit_after_allow_filtering_and_help_keys(cassandra, 
 def long_named(cassandra) -> str:
     """A keyspace of a long name (its journals' whole names reach past 80 columns from ~) with one
     order."""
-    import snappy
-
-    ks = cassandra.create_keyspace("newcomer_nine_journals")
-    session = cassandra.session(ks)
-    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob)")
-    session.execute("INSERT INTO orders (id, data) VALUES (1, %s)",
-                    (snappy.compress(b'{"status": "NEW", "total": 12}'),))
-    session.shutdown()
-    return ks
+    return _one_order(cassandra, "newcomer_nine_journals")
 
 
 def test_journal_paths_of_a_load_a_rewrite_and_undo_fit_80_columns_and_old_names_are_found(
