@@ -395,21 +395,19 @@ def _serve(ext: argparse.Namespace, args: list[str], cqlshmain: Any,
 
 
 def call_in_session(args: list[str], refusal: str | None) -> int:
-    """One call of a warm session, in the process forked for it (agent.session_server): run()'s
-    steps on `args` (the session's connection options and the call's words), or `refusal` said as
-    a usage error; the exit code sys.exit would end a cold run with."""
+    """One call of a warm session, in the session's process (agent.session_server): run()'s steps
+    on `args` (the session's connection options and the call's words), or `refusal` said as a usage
+    error; the exit code sys.exit would end a cold run with. (No ends_at_once: the process goes on.)"""
     global STARTED
 
     gc_pause.pause()
     STARTED = time.monotonic()  # --stats' elapsed time: the call's, not the session's
     sys.argv = [sys.argv[0], *args]
-    from cqlsh_ext.common.interrupt import ends_at_once
-
     if refusal is None:
         code = _exit_status(lambda: main(args))
     else:
         code = _exit_status(lambda: _usage_error(refusal, _ext_parser().parse_known_args(args)[0]))
-    ends_at_once()
+    gc_pause.resume()  # (a call that ended before its shell was ready)
     if isinstance(code, str):  # as sys.exit prints a message and ends with 1
         sys.stderr.write(code + "\n")
         code = 1

@@ -230,6 +230,12 @@ def test_a_shell_command_parsed_as_handle_statement_parses_it():
     assert out.split() == ['"Ks"', "None"]
 
 
+def test_a_shell_handed_a_connection_asks_it_for_its_session():
+    # agent.kept_connection lends a warm session's Session through the Cluster's connect().
+    source = inspect.getsource(seams.stock_shell_class().__init__)
+    assert "self.conn = use_conn" in source and "self.session = self.conn.connect(keyspace)" in source
+
+
 def test_connection_hook_targets():
     from cassandra.cluster import Cluster
     from cqlshlib import copyutil, sslhandling

@@ -119,8 +119,10 @@ class ExtShell(Stock):
             # Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*).
             seams.first_words()
             repl.before_connect(self)
+        from cqlsh_ext.agent import kept_connection
         from cqlsh_ext.keyspaces import wiring
 
+        kept_connection.lend(kwargs)  # a warm session's call: the session's connection, no new login
         # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
         # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
         # cqlsh's banner in its own loop (its history warning, 'Connected to ...') fitted to a
@@ -132,6 +134,7 @@ class ExtShell(Stock):
                                keyspaces=self._keyspaces_read), \
                 contextlib.redirect_stdout(banner) if fitting else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
+        kept_connection.keep(self)
         banner.flush()
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
             if getattr(self, stream, None) is banner:
@@ -461,6 +464,9 @@ class ExtShell(Stock):
 
         with answering():  # its password prompt: Ctrl-C answers it at once
             super().do_login(parsed)  # a new Cluster on success
+        from cqlsh_ext.agent import kept_connection
+
+        kept_connection.opened(self.conn)  # in a warm session's call: closed when the call ends
         if self.repl_mode:
             repl.shorten_reconnection(self)
 

@@ -111,6 +111,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "trace=...), the driver's paging_state a keyword of it: paging_from", "shell"),
     ("cassandra-driver", "ResultSet.paging_state: the state the page after the current one is asked "
                          "with", "output.paging"),
+    ("cqlsh", "Shell(use_conn=cluster) takes its session from cluster.connect(keyspace) (its __init__, "
+              "SOURCE's sub-shells): lend_session", "agent.kept_connection"),
 )
 
 #: Shell methods cqlsh-ext overrides, with the parameters they must still have.
@@ -340,6 +342,18 @@ def paging_from(session: Any, state: bytes) -> Iterator[None]:
             del session.execute_async
         else:
             session.execute_async = own
+
+
+def lend_session(cluster: Any, session_for: Callable[[str | None], Any]) -> Callable[[], None]:
+    """cqlsh's Shell handed `use_conn=cluster` still asks it for a session of its own
+    (`cluster.connect(keyspace)`: new pools, new connections): `session_for(keyspace)` answers in
+    its place, on this one cluster object, until the function returned is called."""
+
+    def connect(keyspace: str | None = None, wait_for_all_pools: bool = False) -> Any:
+        return session_for(keyspace)
+
+    cluster.connect = connect
+    return lambda: vars(cluster).pop("connect", None)
 
 
 def statement_text(tokens: Any, srcstr: str) -> str:

@@ -2,7 +2,9 @@
 it against the real server, and calls through it (`--session NAME`) that answer what a cold run of
 the same flags answers, byte for byte and exit code for exit code; the socket only its user opens;
 --session-status as JSON; a changed connection, a password and a missing session refused in one
-line; Ctrl-C forwarded (exit 130); a client that loads neither cqlsh nor the driver.
+line; Ctrl-C forwarded (exit 130); a client that loads neither cqlsh nor the driver; the calls on
+the session's one connection, as the server lists its clients; what a call changes gone at the next;
+a call arriving during another waiting its turn.
 
 One session for the module: its start is one cold start and one connection."""
 
@@ -225,3 +227,64 @@ def test_a_caller_killed_during_its_call_leaves_the_session_serving(cassandra, s
     after = _warm(warm_home, runtime_dir, "-e", f"SELECT n FROM {numbered} WHERE p = 0 AND n = 3")
     assert after.returncode == 0 and " 3\n" in after.stdout, after.stderr
     assert session.poll() is None
+
+
+def _clients(result) -> set[tuple[str, int]]:  # type: ignore[no-untyped-def]
+    """The server's client connections (address, port) a run saw: system_views.clients' rows."""
+    assert result.returncode == 0, result.stderr
+    return {(row["address"], row["port"]) for row in map(json.loads, result.stdout.splitlines())}
+
+
+def test_calls_run_on_the_sessions_one_connection_a_cold_run_on_its_own(cassandra, session, warm_home: Path,
+                                                                        runtime_dir: Path) -> None:
+    # The server's word for it: the connections it lists are the same for three calls in a row (a
+    # call with a login of its own adds its connections, gone by the next call), and a cold run's
+    # listing holds a connection of its own that none of the calls saw.
+    listing = ["--output-format", "json", "-e", "SELECT address, port FROM system_views.clients"]
+    seen = [_clients(_warm(warm_home, runtime_dir, *listing)) for _ in range(3)]
+    assert seen[0] == seen[1] == seen[2], seen
+    cold = _clients(ext(cassandra, warm_home, *listing))
+    assert cold - seen[0], (cold, seen[0])
+
+
+def test_what_a_call_changes_is_gone_at_the_next_call(cassandra, session, warm_home: Path, runtime_dir: Path,
+                                                     numbered: str) -> None:
+    # Every shell state a statement sets (cqlsh's and cqlsh-ext's), and USE's keyspace on the
+    # connection itself: the next call starts as a cold run starts.
+    keyspace, table = numbered.split(".")
+    setting = [f"USE {keyspace}", "CONSISTENCY ALL", "SERIAL CONSISTENCY LOCAL_SERIAL", "PAGING 7",
+               "TRACING ON",
+               "EXPAND ON", "DECOMPRESS OFF", "OUTPUT FORMAT JSON", f"DECODE '{table}.data' AS 'gzip'"]
+    changed = _warm(warm_home, runtime_dir, "-e", "; ".join(setting))
+    assert changed.returncode == 0, changed.stderr
+    shown = ["-e", "CONSISTENCY; SERIAL CONSISTENCY; PAGING; TRACING; EXPAND; DECOMPRESS; OUTPUT; DECODE; "
+                   f"SELECT n FROM {table} WHERE p = 0 AND n = 1"]
+    cold = ext(cassandra, warm_home, *shown)
+    warm = _warm(warm_home, runtime_dir, *shown)
+    assert "No keyspace has been specified" in cold.stderr and cold.returncode == 2, cold.stderr
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+
+
+def test_a_call_arriving_during_another_waits_its_turn(session, warm_home: Path, runtime_dir: Path,
+                                                       numbered: str) -> None:
+    env = _env(warm_home, runtime_dir)
+    # its statements from a pipe, held open
+    first = subprocess.Popen([CQLSH_EXT, "--session", NAME], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+
+    def status() -> dict[str, int]:
+        said = run(CQLSH_EXT, ["--session-status", NAME], warm_home,
+                   env={"XDG_RUNTIME_DIR": str(runtime_dir)})
+        return dict(json.loads(said.stdout))
+
+    wait_until(lambda: status()["running"] == 1, "the first call running", process=first)
+    second = subprocess.Popen([CQLSH_EXT, "--session", NAME, "-e",
+                               f"SELECT n FROM {numbered} WHERE p = 0 AND n = 2"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    wait_until(lambda: status()["waiting"] == 1, "the second call waiting", process=second)
+    assert second.poll() is None
+    # the first call's statement and its input's end: it ends, and the second runs
+    out, err = first.communicate(f"SELECT n FROM {numbered} WHERE p = 0 AND n = 1;\n", timeout=120)
+    assert first.returncode == 0 and " 1\n" in out, err
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0 and " 2\n" in out, err
