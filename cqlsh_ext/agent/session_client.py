@@ -11,9 +11,11 @@ as an interruption of the call: the session stops the statement as Ctrl-C stops 
 
 from __future__ import annotations
 
+# _signal and _socket: the C modules under signal and socket, which build enums of their constants
+# at import, a sixth of the client's own start (bench/warm_session.py); a socket.socket is one.
+import _signal
+import _socket
 import os
-import signal
-import socket
 import stat
 import struct
 import sys
@@ -66,19 +68,29 @@ def socket_path(name: str) -> str:
     return os.path.join(sessions_dir(), f"{name}.sock")
 
 
-def send(sock: socket.socket, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
+def send(sock: _socket.socket, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
     framed = _LENGTH.pack(len(body) + 1) + kind + body
-    if fds:
-        socket.send_fds(sock, [framed], fds)
+    if fds:  # socket.send_fds' message: the descriptors as SCM_RIGHTS
+        rights = struct.pack(f"{len(fds)}i", *fds)
+        sent = sock.sendmsg([framed], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
+        if sent < len(framed):
+            sock.sendall(framed[sent:])
     else:
         sock.sendall(framed)
 
 
-def receive(sock: socket.socket, max_fds: int = 0) -> tuple[tuple[bytes, bytes] | None, list[int]]:
+def receive(sock: _socket.socket, max_fds: int = 0) -> tuple[tuple[bytes, bytes] | None, list[int]]:
     """One message (its kind, its body) and the descriptors that came with it; (None, fds) when the
     other side closed."""
-    data, fds, _flags, _addr = socket.recv_fds(sock, 65536, max_fds) if max_fds else (
-        sock.recv(65536), [], 0, None)
+    fds: list[int] = []
+    if max_fds:  # socket.recv_fds' reading: SCM_RIGHTS' descriptors
+        data, ancillary, _flags, _addr = sock.recvmsg(65536, _socket.CMSG_LEN(max_fds * 4))
+        for level, kind, rights in ancillary:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                whole = len(rights) - len(rights) % 4
+                fds.extend(struct.unpack(f"{whole // 4}i", rights[:whole]))
+    else:
+        data = sock.recv(65536)
     if not data:
         return None, fds
     while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
@@ -96,15 +108,15 @@ def words(body: bytes) -> list[str]:
     return body.decode("utf-8", "surrogateescape").split("\0") if body else []
 
 
-def peer_uid(sock: socket.socket) -> int:
+def peer_uid(sock: _socket.socket) -> int:
     """The user id of the process at the socket's other end (SO_PEERCRED: pid, uid, gid)."""
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     return int(struct.unpack("3i", creds)[1])
 
 
-def connect(name: str) -> socket.socket:
+def connect(name: str) -> _socket.socket:
     path = socket_path(name)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except (FileNotFoundError, ConnectionRefusedError):
@@ -190,7 +202,7 @@ def call(name: str, args: list[str]) -> int:
         except OSError:
             pass
 
-    previous = signal.signal(signal.SIGINT, interrupt)
+    previous = _signal.signal(_signal.SIGINT, interrupt)
     try:
         while True:
             try:
@@ -199,7 +211,7 @@ def call(name: str, args: list[str]) -> int:
             except InterruptedError:  # (PEP 475 retries; kept for clarity)
                 continue
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(_signal.SIGINT, previous)
         sock.close()
     if answer is None or answer[0] != EXIT:
         raise SessionError(f"session {name} ended during the call (its server stopped)")
