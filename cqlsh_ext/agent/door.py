@@ -292,13 +292,15 @@ class AgentRun:
             self.error(f"timed out: the statement was stopped at --timeout {timer.seconds:g} s; {said}",
                        "timed_out")
             if _first_word(self.statement) == "select":
-                self._said_timed_out(before)
+                self._said_stopped(before, "timed_out")
             return
         self.interrupted = True
         self._stop()
         self.outcome.note(exits.INTERRUPTED)
         self.cuts.append("interrupted")
         self.error(f"interrupted (Ctrl-C): {said}; the run stops here", "interrupted")
+        if _first_word(self.statement) == "select":
+            self._said_stopped(before, "interrupted")
 
     def _said_cut(self, before: int) -> None:
         """Each result --max-rows cut during the statement said, with its token."""
@@ -323,9 +325,10 @@ class AgentRun:
                     self.resume_unavailable = self.resume_unavailable or why_not
             self.notice(printed.rows, token, why_not)
 
-    def _said_timed_out(self, before: int) -> None:
-        """A SELECT its --timeout stopped: the token that goes on from the row after the last one it
-        printed (its reading's Position there: output.row_limit), or why none can."""
+    def _said_stopped(self, before: int, cut: str) -> None:
+        """A SELECT its --timeout or a Ctrl-C stopped (`cut`: timed_out, interrupted): the token that
+        goes on from the row after the last one it printed (its reading's Position there:
+        output.row_limit), or why none can."""
         results = self.rows.printed[before:]
         printed = results[-1] if results else None
         token = None
@@ -347,11 +350,11 @@ class AgentRun:
             self.resume_token = self.resume_token or token
         elif self.resume_token is None:
             self.resume_unavailable = self.resume_unavailable or why_not
-        self.notice(printed.shown if printed is not None else 0, token, why_not, "timed_out")
+        self.notice(printed.shown if printed is not None else 0, token, why_not, cut)
 
     def notice(self, rows: int, token: str | None, why_not: str | None = None, cut: str = MAX_ROWS) -> None:
-        """The one line that says an answer was cut (`cut`: on purpose by --max-rows, or stopped at
-        --timeout), with the token that goes on, or why none can (`resume_unavailable`)."""
+        """The one line that says an answer was cut (`cut`: on purpose by --max-rows, stopped at
+        --timeout or by Ctrl-C), with the token that goes on, or why none can (`resume_unavailable`)."""
         import json
 
         if self.json_errors:
@@ -365,6 +368,8 @@ class AgentRun:
         if cut == MAX_ROWS:
             most = self.settings.max_rows or 0
             say(f"cut at --max-rows {most:,}: {rows:,} rows printed, more follow{go_on}")
+        elif cut == "interrupted":
+            say(f"cut by Ctrl-C: {rows:,} rows printed{go_on}")
         else:
             say(f"cut at --timeout {self.settings.timeout or 0:g} s: {rows:,} rows printed{go_on}")
 

@@ -1,5 +1,5 @@
 """Every cut answer goes on: a payload query that filters inside the documents of a whole table, cut by
---max-rows or stopped at --timeout, gives a token that goes on with it, and its pages read through
+--max-rows, stopped at --timeout or by Ctrl-C, gives a token that goes on with it, and its pages read through
 the tokens are one full read exactly (no row twice, none missing), --stats' `rows` the rows printed;
 an answer that cannot go on from its rows (groups) says why instead (`resume_unavailable`). Run as
 an assistant runs them, on the demo's 200 orders and on a table the test server answers late."""
@@ -7,9 +7,12 @@ an assistant runs them, on the demo's 200 orders and on a table the test server 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 from pathlib import Path
 
-from shell_runner import CQLSH_EXT, run
+from shell_runner import CQLSH_EXT, isolated_env, run
 
 FLAGS = ["--read-only", "--output-format", "json", "--stats"]
 
@@ -81,3 +84,49 @@ def test_a_payload_query_stopped_at_its_timeout_goes_on_through_its_token(cassan
     pages = printed + rest
     assert len(pages) == len(set(pages)) == len(whole), (len(printed), len(rest))  # none twice, none missing
     assert sorted(pages) == sorted(whole)
+
+
+def _stopped_by_ctrl_c(cassandra, home: Path, statement: str,  # type: ignore[no-untyped-def]
+                       *flags: str) -> tuple[list[str], list[dict[str, object]]]:
+    """The rows and the JSON objects of a run whose SELECT a Ctrl-C stopped once a row was printed
+    (its later pages answered late); it exited 130."""
+    cassandra.faults.set("delay", -1, 3000, after=1, table="late_rows")
+    try:
+        child = subprocess.Popen([CQLSH_EXT, *FLAGS, *flags, "-e", statement], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=isolated_env(home))
+        assert child.stdout is not None
+        first = ""
+        while not first.endswith("\n"):  # the event: a row printed (unbuffered: communicate reads the rest)
+            byte = os.read(child.stdout.fileno(), 1)
+            if not byte:
+                break
+            first += byte.decode()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        cassandra.faults.clear()
+    assert child.returncode == 130 and first, err
+    return [first.rstrip("\n"), *out.splitlines()], [json.loads(line) for line in err.splitlines()
+                                                      if line.startswith("{")]
+
+
+def test_a_payload_query_stopped_by_ctrl_c_says_what_timeout_says(cassandra, connected_home: Path,
+                                                                  late_rows: str) -> None:
+    # The `truncated` object --timeout writes: read in the server's order (a time limit given,
+    # never reached), its token goes on from the row after the last one printed; read by token
+    # ranges at once (no cut asked for), why it cannot go on.
+    statement = f"SELECT n, data.n FROM {late_rows} WHERE data.n >= 0 ALLOW FILTERING"
+    whole, _stats, _ = _read(connected_home, statement)
+    printed, said = _stopped_by_ctrl_c(cassandra, connected_home, statement, "--timeout", "600")
+    [stopped] = [s for s in said if s["type"] == "truncated"]
+    stats = said[-1]
+    assert stopped["why"] == "interrupted" and stopped["rows"] == stats["rows"] == len(printed), said
+    assert stats["resume"] == stopped["resume"] and stats["resume"], json.dumps(stopped)
+    rest, stats, _ = _read(connected_home, statement, "--resume", str(stats["resume"]))
+    pages = printed + rest
+    assert len(pages) == len(set(pages)) == len(whole), (len(printed), len(rest))  # none twice, none missing
+    assert sorted(pages) == sorted(whole)
+    printed, said = _stopped_by_ctrl_c(cassandra, connected_home, statement)
+    [stopped] = [s for s in said if s["type"] == "truncated"]
+    assert stopped["rows"] == len(printed) and stopped["resume"] is None, said
+    assert "token ranges at once" in str(stopped["resume_unavailable"]), said
