@@ -455,7 +455,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     `cap` as sent; its columns, its notes, where it was cut (`cursor`). The reading is ended where
     the answer is cut. `said`: the context's messages; `errors`: its errors (a reading that fails
     after some rows keeps them)."""
-    from cqlsh_ext.render.closing import closing_text
+    from cqlsh_ext.render.closing import closing_text, path_meant
 
     taker = Taker(key, limit, cap, {"statement": sizing.prefix(statement),
                                     "columns": [c.to_json() for c in answer.columns]})
@@ -511,6 +511,9 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     data["notes"] = [*said, *([closing] if closing else [])]
     if notes is not None:
         reading = notes.to_json()
+        # a typo's "did you mean", in the words of the shell's JSON warning (render.closing)
+        for entry in reading.get("paths_no_value_had") or []:
+            entry["hint"] = path_meant(notes, entry["path"], entry["nearest_keys"])[1]
         if screen.hides:  # the rows read would count those left out: those it let through instead
             reading["rows_read"] = reading["matched"] = shown
         data["reading"] = reading

@@ -40,16 +40,24 @@ def closing_objects(notes: ReadNotes) -> list[dict[str, object]]:
     if text is None:
         return []
     warnings: list[dict[str, object]] = []
-    answer = notes.answer
     for path, nearest, seen in notes.paths_never_found:
-        meant = answer.counts.paths.meant(path, nearest) if answer is not None else list(nearest)
-        said = f" (did you mean {', '.join(meant)}?)" if meant else ""
+        meant, hint = path_meant(notes, path, nearest)
+        said = f" ({hint})" if hint else ""
         warnings.append({"type": "warning", "kind": "path_not_found", "path": path, "nearest": meant,
-                         "keys_seen": seen[:_KEYS_NAMED],
+                         "keys_seen": seen[:_KEYS_NAMED], "hint": hint,
                          "message": f"no value read has {path}{said}: its column is null on every row"})
     figures = notes.to_json()
     figures["exact"] = figures["exact"] and not warnings  # a typo's nulls: the answer may be wrong
     return [*warnings, {"type": "note", "kind": LABEL.replace(" ", "_"), "message": text, **figures}]
+
+
+def path_meant(notes: ReadNotes, path: str, nearest: list[str]) -> tuple[list[str], str | None]:
+    """The whole paths nearest to `path`, which no value read had (`nearest`: the keys nearest where
+    it stopped), and the hint that names them ("did you mean data.status?", as a JSON error's hint
+    says it: agent.errors), or None: the one suggestion of the shell's JSON warning and MCP's answer."""
+    answer = notes.answer
+    meant = answer.counts.paths.meant(path, nearest) if answer is not None else list(nearest)
+    return meant, (f"did you mean {', '.join(meant)}?" if meant else None)
 
 
 def closing_line(notes: ReadNotes, out: IO[str], width: int = 0) -> None:

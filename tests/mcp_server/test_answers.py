@@ -4,7 +4,8 @@ stopped, also inside a multi-row partition, every row answered exactly once; a c
 statement, or one altered, is refused; the readings a cursor cannot continue (groups) say so, and
 a whole-table filter (read as one stream in the server's order) has one; every tool's structured
 content validates against its declared outputSchema; describe_payload answers its structure as a
-JSON Schema that every stored value validates against."""
+JSON Schema that every stored value validates against; a misspelt payload path's "did you mean" in
+the words of the shell's JSON warning."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 import cramjam
 import pytest
 from cassandra.concurrent import execute_concurrent_with_args
+from shell_runner import CQLSH_EXT, run
 
 from cqlsh_ext.mcp_server import sizing
 
@@ -255,3 +257,13 @@ def test_describe_payload_answers_a_json_schema_every_value_validates_against(se
     assert len(documents) > 150
     for document in documents:
         assert not list(validator.iter_errors(document))
+
+
+def test_a_misspelt_path_says_did_you_mean_as_the_shells_json_says_it(serve, demo: Demo,
+                                                                      assistant_home: Path) -> None:
+    statement = f"SELECT data.stauts FROM {demo.keyspace}.table_with_compressed_json LIMIT 2"
+    [missing] = serve().call("query", statement=statement).data["reading"]["paths_no_value_had"]
+    shell = run(CQLSH_EXT, [*demo.conn, "--output-format", "json", "-e", statement], assistant_home)
+    said = [json.loads(line) for line in shell.stderr.splitlines() if line.startswith("{")]
+    [warning] = [one for one in said if one["type"] == "warning" and one.get("kind") == "path_not_found"]
+    assert missing["hint"] == warning["hint"] == "did you mean data.status?", (missing, warning)
