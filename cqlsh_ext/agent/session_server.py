@@ -368,6 +368,7 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
         return err.code
     served = Served(session, cqlshmain, ext_parser)
     woken, wake = os.pipe()
+    started = False
     try:
         _preload()
         checked = _run_call(session, ["-e", ";"], cqlshmain, ext_parser)  # the connection made and kept
@@ -377,6 +378,7 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
         idle = IDLE_SECONDS if idle is None else idle
         served.note(f"session {name} is ready ({session.host}): cqlsh-ext --session {name} -e ... runs "
                     f"through it; Ctrl-C stops it, as do {idle:g} s without a call")
+        started = True
         signal.signal(signal.SIGTERM, served.terminated)
         signal.signal(signal.SIGUSR1, served.interrupted)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -399,7 +401,9 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
                 os.close(fd)
             call.conn.close()
         kept.close()
-        served.note(f"session {name} stopped after {session.calls} call{'s' if session.calls != 1 else ''}")
+        if started:
+            plural = "s" if session.calls != 1 else ""
+            served.note(f"session {name} stopped after {session.calls} call{plural}")
         served.close()
         os.close(woken)
         os.close(wake)

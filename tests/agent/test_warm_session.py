@@ -265,8 +265,8 @@ def test_what_a_call_changes_is_gone_at_the_next_call(cassandra, session, warm_h
     assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
 
 
-def test_a_call_arriving_during_another_waits_its_turn(session, warm_home: Path, runtime_dir: Path,
-                                                       numbered: str) -> None:
+def test_a_call_during_another_waits_its_turn_or_is_given_up(session, warm_home: Path, runtime_dir: Path,
+                                                             numbered: str) -> None:
     env = _env(warm_home, runtime_dir)
     # its statements from a pipe, held open
     first = subprocess.Popen([CQLSH_EXT, "--session", NAME], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -282,7 +282,13 @@ def test_a_call_arriving_during_another_waits_its_turn(session, warm_home: Path,
                                f"SELECT n FROM {numbered} WHERE p = 0 AND n = 2"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wait_until(lambda: status()["waiting"] == 1, "the second call waiting", process=second)
-    assert second.poll() is None
+    third = subprocess.Popen([CQLSH_EXT, "--session", NAME, "-e", "SELECT now() FROM system.local"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    wait_until(lambda: status()["waiting"] == 2, "the third call waiting", process=third)
+    third.send_signal(signal.SIGINT)  # a Ctrl-C while it waits: given up, never run
+    out, err = third.communicate(timeout=120)
+    assert (third.returncode, out) == (130, ""), err
+    assert status()["waiting"] == 1 and second.poll() is None
     # the first call's statement and its input's end: it ends, and the second runs
     out, err = first.communicate(f"SELECT n FROM {numbered} WHERE p = 0 AND n = 1;\n", timeout=120)
     assert first.returncode == 0 and " 1\n" in out, err
