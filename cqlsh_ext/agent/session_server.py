@@ -268,6 +268,7 @@ class Served:
             os.fchdir(self.own_cwd)
             sys.stdin, sys.stdout, sys.stderr = self.own_streams
             _originals(*self.own_originals)
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # not the call's (its shell's run)
 
     def answer(self, call: Call, code: int) -> None:
         with self.session.lock:
