@@ -2,15 +2,17 @@
 run of the same statement (`cqlsh-ext HOST PORT -u -p -e STATEMENT`). Goal: at most a tenth.
 
     .venv/bin/python bench/warm_session.py --port P [--host H] [-u USER] [-p PASSWORD] [--runs N]
-        [--statement CQL]
+        [--statement CQL] [--program PATH]
 
 Figures: the CPU (user + system) of the command's process and its children, from
 getrusage(RUSAGE_CHILDREN) in a small wrapper around it (bench/statement_shapes.py's), medians of
 --runs runs (default 5), cold and warm interleaved. The warm call's own figure is its client's
 (what an assistant's shell pays); what the session spent on the call (its statement, on the
 connection it keeps) is printed beside it, from the session process's own CPU and its children's,
-read through /proc. `python -c pass` of the same interpreter is timed beside them: the client's
-floor (site's .pth files: an editable install's path finder is most of it).
+read through /proc. `python -c pass` of the program's own interpreter (its script's `#!` line) is
+timed beside them: the client's floor (site's .pth files: an editable install's path finder is most of
+it). --program measures another install's `cqlsh-ext` (default: this interpreter's, the worktree's
+editable one), e.g. a wheel installed into a scratch venv, as users run it.
 Each run's output is checked: the warm answer must equal the cold one, or the run counts for nothing.
 """
 
@@ -52,13 +54,25 @@ def session_cpu(pid: int) -> float:
     return sum(int(fields[at]) for at in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
+def interpreter(program: str) -> str:
+    """The Python a console script runs on: its `#!` line's."""
+    with open(program, "rb") as script:
+        first = script.readline()
+    if not first.startswith(b"#!"):
+        raise SystemExit(f"{program} is not a script with a #! line")
+    return first[2:].decode().strip()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     server_arguments(parser, "warm_bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--statement", default="SELECT release_version FROM system.local")
+    parser.add_argument("--program", default=str(BIN / "cqlsh-ext"),
+                        help="the cqlsh-ext console script measured (default: this interpreter's)")
     args = parser.parse_args()
-    program = str(BIN / "cqlsh-ext")
+    program = args.program
+    python = interpreter(program)
     login = [args.host, str(args.port), "-u", args.username, "-p", args.password]
     with tempfile.TemporaryDirectory() as runtime:
         env = {**os.environ, "XDG_RUNTIME_DIR": runtime}
@@ -82,11 +96,12 @@ def main() -> int:
                                      f"against {cold!r} (exit {code})")
                 warm_cpu.append(cpu)
                 served_cpu.append(session_cpu(server.pid) - before)
-                bare_cpu.append(timed([sys.executable, "-c", "pass"], env)[0])
+                bare_cpu.append(timed([python, "-c", "pass"], env)[0])
         finally:
             server.send_signal(signal.SIGINT)
             server.communicate(timeout=60)
     cold_ms, warm_ms = statistics.median(cold_cpu) * 1000, statistics.median(warm_cpu) * 1000
+    print(f"program:                    {program}")
     print(f"cold run, client CPU:       {cold_ms:7.1f} ms (median of {args.runs}; "
           f"{min(cold_cpu) * 1000:.1f}-{max(cold_cpu) * 1000:.1f})")
     print(f"warm call, client CPU:      {warm_ms:7.1f} ms ({min(warm_cpu) * 1000:.1f}-"
