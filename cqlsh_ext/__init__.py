@@ -4,9 +4,8 @@ The Python API (docs/api.md) is loaded when first asked for (PEP 562), so `impor
 what it did: `cqlsh_ext.connect`, `cqlsh_ext.decode`, `cqlsh_ext.Error`, ... come from cqlsh_ext.api.
 """
 
-from __future__ import annotations
-
-#: typing's own flag, without importing typing (type checkers take this name as true).
+#: typing's own flag, without importing typing (type checkers take this name as true); `Any` is
+#: quoted below: no `from __future__ import annotations` on a warm call's path (agent.session_client).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -40,7 +39,7 @@ __all__ = ["AnswerField", "Database", "DecodedValue", "EditChange", "EditResult"
 _API = frozenset(__all__) - {"__version__"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     if name in _API:
         import importlib
 

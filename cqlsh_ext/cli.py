@@ -4,8 +4,6 @@ Our own flags are taken off the command line first; everything else goes to cqls
 `main()` unchanged, so every cqlsh flag and cqlshrc setting keeps its meaning.
 """
 
-from __future__ import annotations
-
 import io
 import sys
 import time
@@ -14,7 +12,8 @@ from cqlsh_ext import __version__
 from cqlsh_ext.common import gc_pause
 
 #: typing's own flag, without importing typing (nor argparse): a warm session's call
-#: (agent.session_client) starts with this module's imports alone.
+#: (agent.session_client) starts with this module's imports alone. The annotations naming what it
+#: guards are quoted: no `from __future__ import annotations`, a module to load at every call.
 TYPE_CHECKING = False
 # The rest of cqlsh-ext is imported inside the functions, after run() paused the collector: at
 # start-up it scans every object the imports build, again and again (common.gc_pause).
@@ -51,7 +50,7 @@ SERVING_SUBCOMMANDS = {
 }
 
 
-def _ext_parser() -> argparse.ArgumentParser:
+def _ext_parser() -> "argparse.ArgumentParser":
     import argparse
 
     from cqlsh_ext.keyspaces import options as keyspaces_options
@@ -66,7 +65,7 @@ def _ext_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _shell_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
+def _shell_args(settings: "Settings", cqlshmain: "Any", cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments (_connection_args); with --catalog, a run of no statement (`-e ';'`: the
     shell writes the catalog instead, never reading standard input nor prompting)."""
     cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
@@ -75,7 +74,7 @@ def _shell_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> li
     return cqlsh_args
 
 
-def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
+def _connection_args(settings: "Settings", cqlshmain: "Any", cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
     from cqlsh_ext.keyspaces import options as keyspaces_options
 
@@ -87,7 +86,7 @@ def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) 
     return keyspaces_options.connection_args(opts, cqlsh_args, positional)
 
 
-def help_text(cqlshmain: Any | None = None, exit_codes: bool = True) -> str:
+def help_text(cqlshmain: "Any | None" = None, exit_codes: bool = True) -> str:
     """--help: one usage text, cqlsh's options (its own help, under our name) followed by ours, the
     tools and the exit codes (also the man page's, tools/man_page.py, whose EXIT STATUS section
     lists the exit codes: `exit_codes` False leaves them out)."""
@@ -144,7 +143,7 @@ TOOLS = (("cqlsh-ext demo load [--help]", "create and fill a demo keyspace"),
          ("cqlsh-ext trial PATH --into KS", "COMPRESSION TRIAL on values from files (its --help)"))
 
 
-def _unknown_option(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.ArgumentParser,
+def _unknown_option(cqlsh_parser: "argparse.ArgumentParser", ext_parser: "argparse.ArgumentParser",
                     cqlsh_args: list[str]) -> str | None:
     """The one line for an option neither cqlsh nor cqlsh-ext knows (`--verison`), or None. cqlsh
     reads such a word as its host name ('the host name in --verison:9042 does not resolve')."""
@@ -175,7 +174,7 @@ def mistyped_option(args: list[str]) -> str | None:
                            cqlsh_args)
 
 
-def _missing_credentials(cqlshmain: Any, cqlsh_args: list[str]) -> str | None:
+def _missing_credentials(cqlshmain: "Any", cqlsh_args: list[str]) -> str | None:
     """The one line for a `--credentials FILE` that is not there (the API's words), or None: cqlsh
     would read no file and log in without it, and the server's refusal would say a user name and
     password are needed, never that the file named is missing."""
@@ -187,7 +186,7 @@ def _missing_credentials(cqlshmain: Any, cqlsh_args: list[str]) -> str | None:
     return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
 
 
-def _print_versions(cqlshmain: Any) -> None:
+def _print_versions(cqlshmain: "Any") -> None:
     """--version: wrapped at words on a terminal (the core's list of formats is one long line); a
     pipe gets each line whole, as scripts read it."""
     import cassandra
@@ -209,7 +208,7 @@ def outside_lines() -> list[str]:
     return [f"format {origin}" for origin in origins()]
 
 
-def _stock_timestamps(settings: Settings) -> None:
+def _stock_timestamps(settings: "Settings") -> None:
     """With decompression off (-d none) the shell prints what stock cqlsh prints: its timestamps
     read as cqlsh reads them (upstream.time_values.read_as_stock)."""
     from cqlsh_ext.settings import NONE
@@ -248,7 +247,7 @@ def run() -> None:
     sys.exit(code)
 
 
-def _exit_status(step: Callable[[], int]) -> str | int | None:
+def _exit_status(step: "Callable[[], int]") -> str | int | None:
     """What `step` ends the process with, as sys.exit takes it."""
     try:
         return step()
@@ -374,8 +373,8 @@ def _main(argv: list[str] | None) -> int:
     return _shell_run(cqlshmain, cqlsh_args, agent)
 
 
-def _serve(ext: argparse.Namespace, args: list[str], cqlshmain: Any,
-           ext_parser: argparse.ArgumentParser) -> int:
+def _serve(ext: "argparse.Namespace", args: list[str], cqlshmain: "Any",
+           ext_parser: "argparse.ArgumentParser") -> int:
     """--serve NAME [connection options]: a warm session (agent.session_server)."""
     from cqlsh_ext.agent.session_client import option_value
     from cqlsh_ext.agent.session_server import serve
@@ -419,7 +418,7 @@ def call_in_session(args: list[str], refusal: str | None) -> int:
     return int(code or 0)
 
 
-def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
+def _shell_run(cqlshmain: "Any", cqlsh_args: list[str], agent: "AgentRun") -> int:
     """cqlsh's main() with the shell of this run; its exit code, the most severe of cqlsh's and what
     the run met (common.exits); --stats' figures written at its end (agent.figures)."""
     code: int = 0
@@ -443,7 +442,7 @@ def _shell_run(cqlshmain: Any, cqlsh_args: list[str], agent: AgentRun) -> int:
     return code
 
 
-def _usage_error(line: str, ext: argparse.Namespace) -> int:
+def _usage_error(line: str, ext: "argparse.Namespace") -> int:
     """An option or setting refused before connecting, in one line (a JSON object with
     --output-format json); exit code 2."""
     if str(getattr(ext, "output_format", "") or "").strip().lower() == "json":

@@ -9,15 +9,14 @@ run runs it, writing to those very descriptors, and answers the exit code. Ctrl-
 as an interruption of the call: the session stops the statement as Ctrl-C stops a cold run's.
 """
 
-from __future__ import annotations
-
-# _signal and _socket: the C modules under signal and socket, which build enums of their constants
-# at import, a sixth of the client's own start (bench/warm_session.py); a socket.socket is one.
+# No pure-Python module beyond Python's own start (tests/agent/test_warm_session.py): _signal and
+# _socket, the C modules under signal and socket (which build enums of their constants at import, a
+# sixth of the client's own start, bench/warm_session.py); a socket.socket is one. Neither struct nor
+# `from __future__ import annotations` (each a module to load): the annotations here hold at run time.
 import _signal
 import _socket
 import os
 import stat
-import struct
 import sys
 
 #: A session's name: a file name's safe letters (checked without `re`: every import is the start's).
@@ -28,8 +27,10 @@ CALL, STATUS, INTERRUPT, EXIT, STATUS_JSON = b"C", b"S", b"I", b"E", b"J"
 #: The words of a call that reads no statement from the terminal (-e, -f, a report, a document).
 STATEMENTS_GIVEN = ("-e", "--execute", "-f", "--file", "--catalog", "--spec", "-h", "--help", "-v",
                     "--version")
-#: A message's length, before its kind and body.
-_LENGTH = struct.Struct("!I")
+#: A message's length, before its kind and body: 4 bytes, network order.
+_LENGTH_SIZE = 4
+#: A descriptor's or a credential's int as SCM_RIGHTS and SO_PEERCRED hold it: the machine's C int.
+_INT_SIZE = 4
 #: The exit codes a call's own failures end with (common.exits: connection, statement).
 NO_SESSION = 1
 USAGE = 2
@@ -69,9 +70,9 @@ def socket_path(name: str) -> str:
 
 
 def send(sock: _socket.socket, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
-    framed = _LENGTH.pack(len(body) + 1) + kind + body
+    framed = (len(body) + 1).to_bytes(_LENGTH_SIZE, "big") + kind + body
     if fds:  # socket.send_fds' message: the descriptors as SCM_RIGHTS
-        rights = struct.pack(f"{len(fds)}i", *fds)
+        rights = b"".join(fd.to_bytes(_INT_SIZE, sys.byteorder, signed=True) for fd in fds)
         sent = sock.sendmsg([framed], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
         if sent < len(framed):
             sock.sendall(framed[sent:])
@@ -84,23 +85,29 @@ def receive(sock: _socket.socket, max_fds: int = 0) -> tuple[tuple[bytes, bytes]
     other side closed."""
     fds: list[int] = []
     if max_fds:  # socket.recv_fds' reading: SCM_RIGHTS' descriptors
-        data, ancillary, _flags, _addr = sock.recvmsg(65536, _socket.CMSG_LEN(max_fds * 4))
+        data, ancillary, _flags, _addr = sock.recvmsg(65536, _socket.CMSG_LEN(max_fds * _INT_SIZE))
         for level, kind, rights in ancillary:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                whole = len(rights) - len(rights) % 4
-                fds.extend(struct.unpack(f"{whole // 4}i", rights[:whole]))
+                fds.extend(_c_int(rights, at) for at in range(0, len(rights) - _INT_SIZE + 1, _INT_SIZE))
     else:
         data = sock.recv(65536)
     if not data:
         return None, fds
-    while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
+    while len(data) < _LENGTH_SIZE or len(data) < _LENGTH_SIZE + _length(data):
         more = sock.recv(65536)
         if not more:
             return None, fds
         data += more
-    size = _LENGTH.unpack_from(data)[0]
-    message = data[_LENGTH.size:_LENGTH.size + size]
+    message = data[_LENGTH_SIZE:_LENGTH_SIZE + _length(data)]
     return (message[:1], message[1:]), fds
+
+
+def _length(data: bytes) -> int:
+    return int.from_bytes(data[:_LENGTH_SIZE], "big")
+
+
+def _c_int(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + _INT_SIZE], sys.byteorder, signed=True)
 
 
 def words(body: bytes) -> list[str]:
@@ -110,8 +117,8 @@ def words(body: bytes) -> list[str]:
 
 def peer_uid(sock: _socket.socket) -> int:
     """The user id of the process at the socket's other end (SO_PEERCRED: pid, uid, gid)."""
-    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 3 * _INT_SIZE)
+    return _c_int(creds, _INT_SIZE)
 
 
 def connect(name: str) -> _socket.socket:

@@ -14,8 +14,6 @@ driver's start-up schema metadata, once replaced after DDL, is freed by referenc
 only; its cycles stay. That is bounded by one copy of the schema as it was at connect.
 """
 
-from __future__ import annotations
-
 import gc
 
 _paused = False

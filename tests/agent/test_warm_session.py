@@ -10,6 +10,9 @@ One session for the module: its start is one cold start and one connection."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.metadata
+import importlib.util
 import json
 import os
 import signal
@@ -177,6 +180,35 @@ def test_the_client_loads_neither_cqlsh_nor_the_driver(warm_home: Path, runtime_
     heavy = {name for name in loaded if name.split(".")[0] in ("cqlshlib", "cassandra", "cqlsh_ext_native")
              or name.startswith(("cqlsh_ext.shell", "cqlsh_ext.settings", "cqlsh_ext.payload"))}
     assert not heavy, sorted(heavy)
+
+
+def _loaded(code: str, args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    """The modules `python -c CODE ARGS` imports, as -X importtime lists them."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *args], capture_output=True,
+                            text=True, timeout=120, env=env, cwd=cwd)
+    return {line.split("|")[-1].strip() for line in result.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_the_client_loads_no_python_module_beyond_pythons_own_start(warm_home: Path,
+                                                                   runtime_dir: Path) -> None:
+    """A warm call's client is Python's start and little more (bench/warm_session.py, the goal of a
+    tenth of a cold run's CPU): beyond what `python -c pass` loads, only cqlsh-ext's own modules on
+    the way to agent.session_client and C modules; no pure-Python module (struct, __future__, re)."""
+    (script,) = [entry for entry in importlib.metadata.entry_points(group="console_scripts")
+                 if entry.name == "cqlsh-ext"]
+    module, function = script.value.split(":")
+    env = _env(warm_home, runtime_dir)
+    start = _loaded("pass", [], env, warm_home)
+    # the console script's own lines, less the `import re` of pip's launcher (the installer's)
+    call = _loaded(f"import sys; from {module} import {function}; sys.exit({function}())",
+                   ["--session", "nosuch", "-e", "SELECT 1"], env, warm_home)
+    assert "cqlsh_ext.agent.session_client" in call
+    python_modules = {name for name in call - start if name.split(".")[0] != "cqlsh_ext"
+                      and (spec := importlib.util.find_spec(name)) is not None
+                      and spec.origin not in ("built-in", None)
+                      and not spec.origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))}
+    assert not python_modules, sorted(python_modules)
 
 
 def test_an_idle_session_ends_and_takes_its_socket_with_it(cassandra, tmp_path: Path,
