@@ -2,7 +2,7 @@
 run of the same statement (`cqlsh-ext HOST PORT -u -p -e STATEMENT`). Goal: at most a tenth.
 
     .venv/bin/python bench/warm_session.py --port P [--host H] [-u USER] [-p PASSWORD] [--runs N]
-        [--statement CQL] [--program PATH]
+        [--statement CQL] [--program PATH] [--callgrind N]
 
 Figures: the CPU (user + system) of the command's process and its children, from
 getrusage(RUSAGE_CHILDREN) in a small wrapper around it (bench/statement_shapes.py's), medians of
@@ -13,6 +13,9 @@ read through /proc. `python -c pass` of the program's own interpreter (its scrip
 timed beside them: the client's floor (site's .pth files: an editable install's path finder is most of
 it). --program measures another install's `cqlsh-ext` (default: this interpreter's, the worktree's
 editable one), e.g. a wheel installed into a scratch venv, as users run it.
+With --callgrind N, also the instructions of each (valgrind --tool=callgrind, bench/startup.py's
+count, medians of N): CPU time on a shared, loaded machine wanders by a tenth from run to run; the
+instructions do not.
 Each run's output is checked: the warm answer must equal the cold one, or the run counts for nothing.
 """
 
@@ -28,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from startup import instructions_of  # noqa: E402
 from statement_shapes import BIN, server_arguments  # noqa: E402
 
 #: Runs the command argv[1:]: its output, exit status and the CPU seconds of it and its children.
@@ -70,6 +74,8 @@ def main() -> int:
     parser.add_argument("--statement", default="SELECT release_version FROM system.local")
     parser.add_argument("--program", default=str(BIN / "cqlsh-ext"),
                         help="the cqlsh-ext console script measured (default: this interpreter's)")
+    parser.add_argument("--callgrind", type=int, default=0, metavar="N",
+                        help="also count instructions, N runs of each (valgrind)")
     args = parser.parse_args()
     program = args.program
     python = interpreter(program)
@@ -97,6 +103,12 @@ def main() -> int:
                 warm_cpu.append(cpu)
                 served_cpu.append(session_cpu(server.pid) - before)
                 bare_cpu.append(timed([python, "-c", "pass"], env)[0])
+            counted: dict[str, list[int]] = {"cold": [], "warm": [], "bare": []}
+            for _ in range(args.callgrind):
+                counted["cold"].append(instructions_of([program, *login, "-e", args.statement], env))
+                counted["warm"].append(instructions_of([program, "--session", "bench", "-e", args.statement],
+                                                       env))
+                counted["bare"].append(instructions_of([python, "-c", "pass"], env))
         finally:
             server.send_signal(signal.SIGINT)
             server.communicate(timeout=60)
@@ -113,6 +125,11 @@ def main() -> int:
           f"files: the client's floor)")
     print(f"warm / cold, client:        {warm_ms / cold_ms:7.3f} (goal: at most 0.1; the floor alone "
           f"{bare_ms / cold_ms:.3f})")
+    if args.callgrind:
+        cold_i, warm_i, bare_i = (statistics.median(counted[side]) / 1e6 for side in ("cold", "warm", "bare"))
+        print(f"instructions (median of {args.callgrind}): cold {cold_i:.1f} M, warm {warm_i:.1f} M, "
+              f"python -c pass {bare_i:.1f} M; warm / cold {warm_i / cold_i:.3f} (the floor alone "
+              f"{bare_i / cold_i:.3f})")
     return 0
 
 
