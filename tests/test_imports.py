@@ -82,7 +82,8 @@ def test_the_registry_loads_its_declarations_without_their_services():
 #: declarations, the printing of a page without blobs. A change to this list is a start-up change:
 #: measure it (bench/startup.py, against stock cqlsh).
 ONE_ROW_SELECT = [
-    "cqlsh_ext", "cqlsh_ext.agent", "cqlsh_ext.agent.door", "cqlsh_ext.cli", "cqlsh_ext.codecs",
+    "cqlsh_ext", "cqlsh_ext.agent", "cqlsh_ext.agent.door", "cqlsh_ext.agent.kept_connection",
+    "cqlsh_ext.cli", "cqlsh_ext.codecs",
     "cqlsh_ext.codecs.base", "cqlsh_ext.codecs.dictionaries", "cqlsh_ext.common",
     "cqlsh_ext.common.declarations", "cqlsh_ext.common.exits", "cqlsh_ext.common.file_formats",
     "cqlsh_ext.common.gc_pause",
