@@ -13,8 +13,8 @@ product is not changed), the functions each phase is made of with a timer (the m
 time.thread_time; a wrapped call inside another wrapped call is counted once, to the inner one's
 phase). The functions are called a page at a time, so the timers cost nothing that shows:
 - core: the native core's page calls (decode_page, measure_page, query_page, describe_page,
-  page_columns, hold_page): decompression (the default STATS: the headers read), parsing and
-  evaluation in Rust, in one call a page, split after the statement by replaying the same calls in the same
+  hold_page): decompression (the default STATS: the headers read), parsing and evaluation in
+  Rust, in one call a page, split after the statement by replaying the same calls in the same
   process twice: with no record format configured (containers unwrapped, nothing parsed: its
   share of the replay is `decompress`) and with the shell's registry (`parse+eval`, the rest);
 - hand-over: building what the core is given and reading what it hands back (payload/native.py's
@@ -91,14 +91,14 @@ READERS = ("filter", "group", "stats", "stats-decode-all", "describe", "copy", "
 #: phase -> "module:attribute" (a class's method as "module:Class.method") wrapped with its timer.
 TARGETS: dict[str, tuple[str, ...]] = {
     "hand-over": tuple(f"cqlsh_ext.payload.native:{name}" for name in (
-        "decode_page", "measure_rows", "CoreProgram.answer", "describe_page", "page_cells", "page_contents",
-        "page_columns", "read_page", "cql_columns")) + (
+        "decode_page", "measure_rows", "CoreProgram.answer", "describe_page", "page_cells", "read_page",
+        "cql_columns")) + (
             "cqlsh_ext.query.evaluate:PlanProgram._query",) + tuple(
             f"CORE:{name}" for name in (
                 "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest",
                 "RowsPage")),
     "core": tuple(f"CORE:{name}" for name in (
-        "decode_page", "measure_page", "query_page", "describe_page", "page_columns", "hold_page")),
+        "decode_page", "measure_page", "query_page", "describe_page", "hold_page")),
     "evaluation": ("cqlsh_ext.query.answer:Answer.add_page", "cqlsh_ext.query.answer:Answer.add_page_columns",
                    "cqlsh_ext.query.answer:Answer.final", "cqlsh_ext.insight.stats:Stats.add_rows",
                    "cqlsh_ext.describe.description:Description.add_rows"),

@@ -134,8 +134,9 @@ class Column(Sequence[Any]):
     def to_pylist(self) -> list[Any]: ...
 
 class PageColumns(Mapping[str, Column]):
-    """A page's answer as named columns (payload/native.py page_columns describes them); one
-    Arrow record batch (`__arrow_c_array__`, a struct array; `__arrow_c_stream__`)."""
+    """A page's answer as named columns: kind, label, stored, decoded, cut, text (when asked) and
+    one per path (no reader of the package asks for it; tests/native/test_stdlib_spellings pins its
+    JSON text); one Arrow record batch (`__arrow_c_array__`, a struct array; `__arrow_c_stream__`)."""
 
     handed_back: list[int]
     #: Values handed back with their containers peeled, by index: (chain, sizes, payload).

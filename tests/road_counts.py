@@ -95,10 +95,6 @@ class CoreCalls:
                 calls._handed(len(values), values)
                 return real.hold_page(values, *args)
 
-            def page_columns(self, request: Any, *args: Any) -> Any:
-                calls._handed(len(request.values), request.values)
-                return real.page_columns(request, *args)
-
         return Counting()
 
 

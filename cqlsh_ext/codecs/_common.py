@@ -276,8 +276,6 @@ def decode_streams(
             if not rest.startswith(magic):
                 trailing = len(rest)
                 break
-    except DecodeError:
-        raise
     except Exception as e:
         raise wrap(e) from None
     return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})

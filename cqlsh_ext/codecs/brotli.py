@@ -83,8 +83,6 @@ class Brotli(Container, Compressors, Writer, NeedsWorker):
             except TypeError:
                 raise DecodeError("brotli >= 1.2 needed for a capped decode") from None
             finished = dec.is_finished()
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
         if len(out) > cap or (not finished and len(out) >= cap):

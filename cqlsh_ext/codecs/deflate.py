@@ -343,8 +343,6 @@ class RawDeflate(Container, Compressors, Writer):
         try:
             obj = _decompressobj(-15)
             out, cut = capped_step(obj, data, cap) if cap > 0 else (b"", True)
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
         # "No exception" proves little for raw deflate: insist on a clean, exact, non-empty stream.

@@ -135,8 +135,6 @@ class LzmaAlone(Container, Headers, Writer, NeedsWorker):
         try:
             dec = lzma.LZMADecompressor(lzma.FORMAT_ALONE, memlimit=MEMLIMIT)
             out, truncated = capped_step(dec, data, cap)
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
         if not truncated and dec.unused_data:

@@ -348,9 +348,6 @@ def read_with_raw_dictionary(data: bytes, cap: int, entry: dictionaries.Dictiona
     dcz value's body); DecodeError."""
     try:
         return _frames(data, cap, entry)
-    except DecodeError:
-        _forget()
-        raise
     except Exception as e:
         _forget()
         raise wrap(e) from None

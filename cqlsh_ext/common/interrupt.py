@@ -34,7 +34,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import FrameType, TracebackType
 from typing import Any, Protocol
 
@@ -242,16 +242,21 @@ def carried() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
-@contextmanager
-def answering() -> Iterator[None]:
+def answering() -> AbstractContextManager[None]:
     """Around a question that waits for the person at the terminal ([y/N], ---MORE---, a
     password): Ctrl-C raises KeyboardInterrupt at once (the caller takes it as "no" or "stop"),
     whatever handler the running command has in place: a CtrlC's first press only notes a stop
     for the command's next boundary, and the question would wait for Enter."""
+    return _sigint(signal.default_int_handler)
+
+
+@contextmanager
+def _sigint(handler: Any) -> Iterator[None]:
+    """Ctrl-C handled by `handler` while the block runs (in the main thread: only it hears signals)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:
@@ -316,17 +321,9 @@ def heard_while(work: Callable[[], Any]) -> Any:
     return value
 
 
-@contextmanager
-def shielded() -> Iterator[None]:
+def shielded() -> AbstractContextManager[None]:
     """Ctrl-C ignored while the block runs (clean-up that must finish: dropping scratch tables)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return _sigint(signal.SIG_IGN)
 
 
 def ignore_in_child() -> None:

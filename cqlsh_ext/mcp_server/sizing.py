@@ -12,16 +12,15 @@ inside the text block:
 
 `message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it,
 measured on the row's bytes as spelt once (an answer of rows is the join of its rows' bytes,
-`joined`, never encoded again);
-`RowBudget` adds rows one at a time so; `cut_value` cuts long values inside an answer (saying
-where and how much); `prefix` is the short prefix of a statement an answer echoes.
+`joined`, never encoded again); `cut_value` cuts long values inside an answer (saying where and
+how much); `prefix` is the short prefix of a statement an answer echoes.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.common import jsonenc
@@ -189,46 +188,6 @@ def row_escapes(body: bytes, cost: int) -> int:
     """The quotes and backslashes of a row (its compact() bytes, `body`) whose row_cost is `cost`,
     not counted again."""
     return cost - 2 * len(body) - 2
-
-
-@dataclass
-class RowBudget:
-    """Rows added to an answer whose text block is the answer's compact JSON and whose structured
-    content is the same JSON. `head` is the answer without its rows (the rows' array empty, under
-    `key`); `cap` the bytes the whole may take as sent."""
-
-    head: dict[str, Any]
-    cap: int = DEFAULT_ANSWER_BYTES
-    key: str = "rows"
-    rows: list[Any] = field(default_factory=list)
-    #: The answer's size as sent with the rows taken so far.
-    size: int = 0
-
-    def __post_init__(self) -> None:
-        self.size = self._size_with([])
-
-    def add(self, row: Any) -> bool:
-        """Take `row` when the answer still fits the cap with it; False (not taken) otherwise."""
-        # row_cost counts a comma in each of the two places; the first row follows none.
-        grows = row_cost(compact(row)) - (0 if self.rows else 2)
-        if self.size + grows > self.cap:
-            return False
-        self.rows.append(row)
-        self.size += grows
-        return True
-
-    def answer(self) -> dict[str, Any]:
-        return {**self.head, self.key: list(self.rows)}
-
-    def _size_with(self, rows: list[Any]) -> int:
-        data = {**self.head, self.key: rows}
-        return answer_size([compact(data).decode("utf-8", "surrogatepass")], data)
-
-
-def cut_strings(value: Any, limit: int = DEFAULT_VALUE_CHARS, path: str = "") -> tuple[Any, list[str]]:
-    """`value` with each string longer than `limit` characters cut to `limit` (an ellipsis after),
-    and where each cut was made: ["rows[3].data.payload.notes[0]: 2,000 of 48,213 characters", ...]."""
-    return cut_value(value, limit, None, path)
 
 
 def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = DEFAULT_VALUE_ITEMS,

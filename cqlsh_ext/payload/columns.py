@@ -1428,17 +1428,6 @@ def _with_known(column: _BlobsOnCore, spell: Callable[[Any], str]) -> Callable[[
     return lambda stored: spell(views.get(stored, stored))
 
 
-def spelt_values(column: AnswerColumn, chunk: ColumnValues, reading: BlobReading) -> list[Any]:
-    """A CQL, path or aggregate column's values as a program takes them: a CQL value as the driver
-    gives it, a path's value JSON-able (a record's tags and bytes spelt as JSON Lines spells
-    them), the undecodable GROUP BY key as its marker object."""
-    values = chunk.values()
-    if column.role == CQL:
-        return values
-    budget, nodes = reading.budget, reading.budget.nodes
-    return [machine_value(v, budget) if v is UNDECODABLE_GROUP else _spelt(v, nodes, budget) for v in values]
-
-
 def decoded_bytes(column: ColumnValues) -> int:
     """What a read blob column's values take decoded (their sizes under their last container),
     as far as the reading knows them: a reading bounds the memory a batch holds by it."""
@@ -1458,4 +1447,4 @@ __all__ = ["AGGREGATE", "BLOB", "CONFIDENCE", "CQL", "KIND", "LABEL", "NOTE", "P
            "SAMPLE_ROWS", "STORED", "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt",
            "ValueColumn", "arrow_arrays", "decoded_bytes",
            "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
-           "is_plain", "json_lines", "misfit_note", "sample_kind", "spelt_values", "stored_sizes"]
+           "is_plain", "json_lines", "misfit_note", "sample_kind", "stored_sizes"]

@@ -51,9 +51,8 @@ native/cqlsh_ext_native.pyi), per value (columns, in the order of `values`):
 - `peeled`: those of them the core handed back with their containers peeled whole (a record
   format under them that only Python reads, or a record it builds: a tagged value), by index:
   (the containers' labels, each one's output size, the payload). The Python engine reads these
-  from the payload (ValueEngine.take_peeled), never from the stored bytes: hold_page's and
-  page_columns' answers give them too, query_page's (per place) and describe_page's with each
-  value's stored bytes.
+  from the payload (ValueEngine.take_peeled), never from the stored bytes: hold_page's answers
+  give them too, query_page's (per place) and describe_page's with each value's stored bytes.
 
 A FAILED value's reason is not given: a reader that shows it asks the Python engine for the view.
 """
@@ -61,12 +60,10 @@ A FAILED value's reason is not given: a reader that shows it asks the Python eng
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
@@ -75,7 +72,6 @@ from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.confidence import confidence_of
-from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.measures import (
     STORED,
     TEXT_CHAIN,
@@ -860,48 +856,6 @@ def page_cells(engine: PythonRoad, values: Sequence[bytes], text_limit: int,
     return [cell for cell in cells if cell is not None]
 
 
-# ------------------------------------------------------------------ a page's contents
-
-@dataclass
-class PageContents:
-    """A page of one place's values decoded for writing them out, as columns (page_contents): per
-    value its kind, label, text (a TEXT value's) and tree (a text's JSON object or array; a
-    record's tree). `viewed[i]` is the view of a value to be read as a view, made by the Python
-    engine here (a value the core hands back, or one whose view has more to say: undecodable but
-    for no known format, cut); None for a value the columns answer."""
-
-    kinds: list[str]
-    labels: list[str]
-    texts: list[str | None]
-    trees: list[Any]
-    viewed: list[BlobView | None]
-
-
-def page_contents(engine: PythonRoad, values: Sequence[bytes]) -> PageContents | None:
-    """The page's contents on the native core in one call (decode_page, as read_page calls it):
-    an export writes a blob's payload, label and kind from them (render.parquet_columns) instead
-    of making each value's view. None when the engine is not on the core, or the core fails the
-    call: the caller makes views."""
-    if not values or not engine.on_core():
-        return None
-    try:
-        core = decode_page(values, engine.cap, [], want_text=True, want_tree=True, missing=MISSING)
-    except Exception:
-        return None
-    kinds: list[str] = [KINDS[code] or UNKNOWN_KIND for code in core.kinds]
-    texts: list[str | None] = list(core.texts) if core.texts is not None else [None] * len(values)
-    trees: list[Any] = list(core.trees) if core.trees is not None else [None] * len(values)
-    viewed: list[BlobView | None] = [None] * len(values)
-    engine.take_peeled(values, core.peeled)
-    again = set(core.handed_back)
-    again.update(i for i, cut in enumerate(core.cut) if cut)
-    again.update(i for i, kind in enumerate(kinds)
-                 if kind != TEXT_KIND and kind != RECORD_KIND and kind != UNKNOWN_KIND)
-    for i in sorted(again):
-        viewed[i] = engine.view(values[i])
-    return PageContents(kinds, list(core.labels), texts, trees, viewed)
-
-
 # ------------------------------------------------------------------ held columns, filled
 
 def held_values(column: core_types.HeldColumn) -> list[Any]:
@@ -1166,176 +1120,6 @@ def hold_page(values: Sequence[Any], cap: int, text_trees: bool = True,
     text, which writes it as text; `text_gaps`: then its whitespace runs noted (JSON Lines), as
     query_page's. Raises when the core fails the call."""
     return module().hold_page(values, cap, text_trees, text_gaps)
-
-
-# ------------------------------------------------------------------ a page's columns
-
-def page_columns(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest,
-                 names: Sequence[str] | None = None) -> Mapping[str, Sequence[Any]]:
-    """A page of one column's values answered as named columns, for readers that render many
-    values (exports, JSON, MCP) without a Python object per value. The columns, in order:
-
-    - `kind`: the view's kind (text, record, binary, unknown, failed);
-    - `label`: the chain and the payload's reading ("snappy>json", "zstd>msgpack", "json", "" for
-      no known format; a failed value's container);
-    - `stored`, `decoded`: the stored size, and the size under the last container;
-    - `cut`: the output cap cut a layer;
-    - `text` (request.text): a text value's text, else None;
-    - one per path of the request, named by `names` (default: the path spelt `a.b[0]`): the value
-      there, None where the value is JSON null, lacks the path or cannot be read (cut,
-      binary, undecodable). An object or array is its JSON text (json.dumps(value,
-      ensure_ascii=False), bytes inside spelt "0x..."), an integer past 64 bits its decimal
-      text, a byte string bytes.
-
-    With the native core on, the answer is the core's PageColumns: each column (`columns[name]`)
-    is an Arrow array through the C data interface (`pyarrow.array(column)`; the whole page
-    `pyarrow.record_batch(columns)`), and a sequence of Python values too (`list(column)`,
-    `columns.to_pydict()`): a path's values of one kind make a column of that type, values of
-    several kinds a dense union of them (null, bool, int64, float64, string, big_integer,
-    binary, json; docs/architecture.md). The values the core hands back are read here by the
-    Python engine and filled in. Without the core, a dict of plain lists with the same values.
-    Never raises for a value (each is answered, as by read_page)."""
-    paths = request.paths
-    if names is None:
-        names = [path_name(steps) for steps in paths]
-    if len(names) != len(paths):
-        raise ValueError("page_columns: one name a path")
-    if values and engine.on_core():
-        core = module()
-        answer = core.page_columns(
-            core.DecodeRequest(values, cap=engine.cap, paths=[tuple(p) for p in paths], text=request.text),
-            list(names))
-        if answer.handed_back:
-            engine.take_peeled(values, answer.peeled)
-            token = budget.enter(engine.budget)
-            try:
-                for i in answer.handed_back:
-                    kind, label, decoded, cut, text, found = _python_answer(engine, values[i], paths)
-                    answer.fill(i, kind=kind, label=label, decoded=decoded, cut=cut, text=text,
-                                values=[column_value(v) if not isinstance(v, bytes) else v for v in found])
-            finally:
-                budget.leave(token)
-        return answer
-    return _python_columns(engine, values, request, names)
-
-
-def path_name(steps: Sequence[str | int]) -> str:
-    """A path spelt for a column's name: `customer.name`, `items[0].sku`."""
-    out = ""
-    for step in steps:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
-
-
-def _python_answer(engine: PythonRoad, value: bytes, paths: Sequence[tuple[str | int, ...]]
-                   ) -> tuple[str, str, int, bool, str | None, list[Any]]:
-    """A value's columns from the Python engine's view: (kind, label, decoded size, cut, text,
-    the paths' values, None where missing or not read)."""
-    view = engine.view(value)
-    containers = [layer for layer in view.layers if not layer.reading and layer.fmt is not None]
-    decoded = containers[-1].output_size if containers else len(value)
-    chain = [layer.label for layer in containers]
-    kind, text, cut = view.kind, view.text if view.kind == TEXT_KIND else None, view.cut
-    tree: Any = None
-    if kind == TEXT_KIND:
-        tree = json_container(text or "")
-        label = ">".join([*chain, "json" if tree is not None else "text"])
-    elif kind == RECORD_KIND:
-        tree = view.tree
-        readings = [layer.label for layer in view.layers if layer.reading]
-        label = ">".join([*chain, readings[-1] if readings else ""])
-    elif kind == FAILED_KIND:
-        fmt = view.failed_format
-        label, decoded = (fmt.label if fmt is not None else ""), len(value)
-    elif kind in (UNKNOWN_KIND,):
-        label = ""
-    else:
-        label = ">".join([*chain, "binary"])
-    found: list[Any] = []
-    for steps in paths:
-        if cut or kind not in (TEXT_KIND, RECORD_KIND):
-            found.append(None)
-            continue
-        read = path_of(tree, text, steps) if tree is not None or kind == TEXT_KIND else None
-        found.append(None if read is MISSING or read is CUT else read)
-    return kind, label, decoded, cut, text, found
-
-
-def column_value(value: Any) -> Any:
-    """A value read at a path as a page's column holds it (page_columns): a scalar as it is (an
-    integer past 64 bits as its decimal text), an object or array as its JSON text."""
-    if value is None or isinstance(value, (bool, float, bytes)):
-        return value
-    if isinstance(value, int):
-        return value if -(1 << 63) <= value < (1 << 63) else str(value)
-    if isinstance(value, str):
-        return _lossless_text(value)
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(_jsonish(value), ensure_ascii=False)
-    return repr(value)
-
-
-def _lossless_text(text: str) -> str:
-    """The text as UTF-8 holds it (a lone surrogate, which no column can hold, replaced)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-
-
-def _jsonish(value: Any) -> Any:
-    """A tree json.dumps takes: bytes spelt "0x...", tuples as lists, anything else by repr."""
-    if isinstance(value, dict):
-        return {_json_key(key): _jsonish(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonish(item) for item in value]
-    if isinstance(value, bytes):
-        return "0x" + value.hex()
-    if isinstance(value, str):
-        return _lossless_text(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return repr(value)
-
-
-def _json_key(key: Any) -> Any:
-    """A dict key json.dumps takes (it spells numbers, booleans and None itself)."""
-    if isinstance(key, bytes):
-        return "0x" + key.hex()
-    if isinstance(key, str):
-        return _lossless_text(key)
-    if key is None or isinstance(key, (bool, int, float)):
-        return key
-    return repr(key)
-
-
-def _python_columns(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest,
-                    names: Sequence[str]) -> dict[str, list[Any]]:
-    """page_columns on the Python engine alone: the same columns, as plain lists."""
-    out: dict[str, list[Any]] = {name: [] for name in ("kind", "label", "stored", "decoded", "cut")}
-    if request.text:
-        out["text"] = []
-    for name in names:
-        out[name] = []
-    token = budget.enter(engine.budget)
-    try:
-        for value in values:
-            if not isinstance(value, bytes):
-                for column in out.values():
-                    column.append(None)
-                continue
-            kind, label, decoded, cut, text, found = _python_answer(engine, value, request.paths)
-            for name, item in (("kind", kind), ("label", label), ("stored", len(value)), ("decoded", decoded),
-                               ("cut", cut)):
-                out[name].append(item)
-            if request.text:
-                out["text"].append(text)
-            for name, item in zip(names, found, strict=True):
-                out[name].append(column_value(item))
-    finally:
-        budget.leave(token)
-    return out
 
 
 # ------------------------------------------------------------------ the engine's page on the core

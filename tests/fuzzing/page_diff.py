@@ -172,49 +172,6 @@ def compare_measures(pages: list[list[bytes]], cap: int, counts: Counts) -> None
             counts.differences.append(f"measures: the native core did not run ({native.refusal()})")
 
 
-def _same_value(a: Any, b: Any) -> bool:
-    return same(a, b) or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
-
-
-def compare_columns(values: list[bytes], cap: int, paths: Sequence[tuple[str | int, ...]],
-                    counts: Counts, text: bool = True) -> None:
-    """A page's columns (payload.native.page_columns) on both roads: the core's, plain and imported
-    by pyarrow through the Arrow C data interface when it is installed, against the Python
-    engine's lists, value for value (values the core hands back filled by the Python engine)."""
-    from cqlsh_ext.payload.pages import ReadRequest
-
-    request = ReadRequest(paths, text=text)
-    core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
-    python.native = False
-    got = native.page_columns(core, values, request)
-    want = native.page_columns(python, values, request)
-    counts.compared += len(values)
-    if not isinstance(got, native.module().PageColumns):
-        counts.differences.append("columns: the core did not answer")
-        return
-    counts.handed_back += len(got.handed_back)
-    plain = got.to_pydict()
-    roads: dict[str, Callable[[str], list[Any]]] = {"plain": lambda name: plain[name],
-                                                    "sequence": lambda name: list(got[name])}
-    try:
-        import pyarrow as pa
-
-        batch = pa.record_batch(got)
-        roads["record batch"] = lambda name: batch.column(name).to_pylist()
-        roads["column"] = lambda name: pa.array(got[name]).to_pylist()
-    except ImportError:
-        pass
-    if list(plain) != list(want):
-        counts.differences.append(f"columns: names {list(plain)} != {list(want)}")
-        return
-    for name, expected in want.items():
-        for road, read in roads.items():
-            for i, (a, b) in enumerate(zip(read(name), expected, strict=True)):
-                if not _same_value(a, b):
-                    where = f"columns, cap {cap}, value {i} ({values[i][:12].hex()}), {name}, {road}"
-                    counts.differences.append(f"{where}: {a!r:.120} != {b!r:.120}")
-
-
 def compare_cells(values: list[bytes], counts: Counts,
                   widths: Sequence[int | None] = (None, 8, 40, 200)) -> None:
     """The display's cells (output.display.BlobDisplay, a page prepared at once) on both roads:

@@ -215,19 +215,19 @@ def test_an_answer_is_measured_as_the_sdk_sends_it() -> None:
 
     note = 'quote " backslash \\ newline \n é '
     rows = [{"id": i, "note": note * (i % 5), "n": i * 1.5} for i in range(200)]
-    budget = sizing.RowBudget({"statement": "SELECT ...", "count": 0, "cut": None}, cap=8 << 10)
-    taken = 0
-    while taken < len(rows) and budget.add(rows[taken]):
-        taken += 1
-    data = budget.answer()
+    head: dict[str, object] = {"statement": "SELECT ...", "count": 0, "cut": None, "rows": []}
+    data = {**head, "rows": rows}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     result = types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                   structured_content=data, is_error=False)
     sent = result.model_dump_json(by_alias=True, exclude_unset=True)
     envelope = len('{"content":[{"type":"text","text":}],"structuredContent":,"isError":false}')
-    assert budget.size == sizing.answer_size([text], data) == len(sent.encode()) - envelope
-    assert budget.size <= 8 << 10 and 0 < taken < 200
-    cut, cuts = sizing.cut_strings({"rows": [{"v": "x" * 5000}]}, limit=100)
+    assert sizing.answer_size([text], data) == len(sent.encode()) - envelope
+    # each row adds its row_cost (a comma in each of the two places, the first row following none)
+    empty = sizing.answer_size([sizing.compact(head).decode()], head)
+    costs = sum(sizing.row_cost(sizing.compact(row)) for row in rows)
+    assert sizing.answer_size([text], data) == empty + costs - 2
+    cut, cuts = sizing.cut_value({"rows": [{"v": "x" * 5000}]}, 100, None)
     assert cut["rows"][0]["v"] == "x" * 100 + "…" and cuts == ["rows[0].v: 100 of 5,000 characters"]
     assert sizing.prefix("SELECT 1") == "SELECT 1"
     long = "SELECT * FROM t /* " + "x" * 300_000 + " */"

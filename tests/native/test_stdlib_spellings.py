@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.engine import ValueEngine
-from cqlsh_ext.payload.pages import ReadRequest
 
 pytestmark = pytest.mark.usefixtures("native_core")
 
@@ -40,7 +39,8 @@ def core_texts(docs: list[Any]) -> list[str | None]:
     """The core's JSON text of each document's "o", the documents stored as plain JSON (padded
     past the length below which a value is not read as text)."""
     values = [json.dumps({"o": doc, "padding": "." * 40}).encode() for doc in docs]
-    got = native.page_columns(ValueEngine(), values, ReadRequest([("o",)]))
+    core = native.module()
+    got = core.page_columns(core.DecodeRequest(values, cap=ValueEngine().cap, paths=[("o",)]), ["o"])
     assert got.handed_back == [], "a value left to the Python engine compares json.dumps with itself"
     return list(got["o"].to_pylist())
 

@@ -92,25 +92,27 @@ def _shell_error(cassandra, home: Path, statement: str) -> str:  # type: ignore[
     return said[0]
 
 
-def _mcp_servers(cassandra, home: Path):  # type: ignore[no-untyped-def]
-    """The MCP server on stdio and on HTTP (a client of it), each as `call(tool, **arguments)`."""
+@pytest.fixture(scope="module")
+def mcp_servers(cassandra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """The MCP server on stdio and on HTTP (a client of it), each as `call(tool, **arguments)`:
+    started once for the module's tests (a pair a test until then), as a client keeps its server."""
     from contextlib import ExitStack
 
     from tests.mcp_server.harness import HttpMcpServer, McpServer, write_credentials
 
+    home = tmp_path_factory.mktemp("mcp")
     write_credentials(home, cassandra.username, cassandra.password)
-    stack = ExitStack()
-    stdio = stack.enter_context(McpServer([cassandra.host, str(cassandra.port)], home))
-    http = stack.enter_context(HttpMcpServer([cassandra.host, str(cassandra.port)], home))
-    client = stack.enter_context(http.client())
-    return stack, {"stdio": stdio, "http": client}
+    with ExitStack() as stack:
+        stdio = stack.enter_context(McpServer([cassandra.host, str(cassandra.port)], home))
+        http = stack.enter_context(HttpMcpServer([cassandra.host, str(cassandra.port)], home))
+        yield {"stdio": stdio, "http": stack.enter_context(http.client())}
 
 
 # ------------------------------------------------------------------ integers of any length
 
 
-def test_an_integer_past_pythons_digits_is_an_integer_at_every_door(cassandra, table: str,
-                                                                     tmp_path: Path) -> None:
+def test_an_integer_past_pythons_digits_is_an_integer_at_every_door(cassandra, table: str, tmp_path: Path,
+                                                                     mcp_servers: dict[str, Any]) -> None:
     """Its paths are found, it compares exactly, nothing calls it undecodable, and each file
     writes it as the document does: the shell, its exports, the API, MCP on both transports."""
     asked = {f"SELECT ck FROM {table} WHERE data.s = 'ok' ALLOW FILTERING": [0, 0, 1, 1, 2, 2, 3, 3, 4, 4],
@@ -127,9 +129,8 @@ def test_an_integer_past_pythons_digits_is_an_integer_at_every_door(cassandra, t
                "    print(json.dumps(sorted(row['ck'] for row in db.query(statement))))\n",
                json.dumps(list(asked)))
     assert [json.loads(line) for line in proc.stdout.splitlines()] == list(asked.values()), proc.stderr
-    stack, servers = _mcp_servers(cassandra, tmp_path / "mcp")
-    with stack, whole():
-        for name, server in servers.items():
+    with whole():
+        for name, server in mcp_servers.items():
             for statement, want in asked.items():
                 assert _cks(server.call("query", statement=statement, limit=100).data["rows"]) == want, \
                     (name, statement)
@@ -183,8 +184,8 @@ def _written(target: Path) -> dict[int, str]:
 # ------------------------------------------------------------------ literals past the numbers
 
 
-def test_a_literal_past_the_doubles_or_the_digits_has_one_answer_or_one_refusal(cassandra, table: str,
-                                                                                tmp_path: Path) -> None:
+def test_a_literal_past_the_doubles_or_the_digits_has_one_answer_or_one_refusal(
+        cassandra, table: str, tmp_path: Path, mcp_servers: dict[str, Any]) -> None:
     """`= -1e999999999` is the number it says: among the floats it is -Infinity, among the integers
     none; a literal of 100,001 digits is refused in one line: the shell, the API (written and
     bound), MCP on both transports, the same; the polars source as polars compares."""
@@ -216,13 +217,11 @@ def test_a_literal_past_the_doubles_or_the_digits_has_one_answer_or_one_refusal(
     found = len(answered) + 1
     assert [json.loads(line) for line in lines[:found]] == [*answered.values(), [2, 2]], proc.stderr
     assert lines[found:] == [f"payload query: {REFUSED}", f"parameter 1 (data.n =): {REFUSED}"]
-    stack, servers = _mcp_servers(cassandra, tmp_path / "mcp")
-    with stack:
-        for name, server in servers.items():
-            for statement, want in answered.items():
-                assert _cks(server.call("query", statement=statement, limit=100).data["rows"]) == want, \
-                    (name, statement)
-            assert server.call("query", statement=refused).error == f"payload query: {REFUSED}", name
+    for name, server in mcp_servers.items():
+        for statement, want in answered.items():
+            assert _cks(server.call("query", statement=statement, limit=100).data["rows"]) == want, \
+                (name, statement)
+        assert server.call("query", statement=refused).error == f"payload query: {REFUSED}", name
     _polars_alike(cassandra, table, tmp_path)
 
 

@@ -1,7 +1,10 @@
 """A table written by real producers, and `cqlsh-ext spark` and the shell run on it.
 
-Spark starts cost 10-40 s on a 2-core machine: a module runs `cqlsh-ext spark` once with all its
-statements (-f FILE) and its tests read that one run's output. `runs` does it on both Sparks:
+Spark starts cost 10-40 s on a 2-core machine (30-70 s under a loaded CI run): a module runs
+`cqlsh-ext spark` once with all its statements (-f FILE) and its tests read that one run's output;
+a statement a shared run can serve goes in that run's file rather than a run of its own: `runs`
+(no options: test_describe_payload's reports, the dictionaries' values read without them) or
+`read_only_run` (--read-only, the dictionaries named). `runs` does it on both Sparks:
 pyspark 3.5 with the Cassandra connector (.venv's) and pyspark 4 through cqlsh-ext's own data
 source (spark/datasource.py), pyspark 4 from .cache/spark4-site, which bin/setup --spark fills and
 the run puts first on its PYTHONPATH.
@@ -21,6 +24,7 @@ import lz4.frame
 import pytest
 import zstandard
 from conftest import REPO_ROOT
+from dictionary_values import Made, make
 from shell_runner import CQLSH_EXT, isolated_env
 
 STATUSES = ("NEW", "PAID", "SHIPPED", "CANCELLED")
@@ -134,6 +138,33 @@ QUERIES = {
 
 #: The DESCRIBE PAYLOAD both run (the shell: every row, ALL), its WHERE's payload conditions the evaluator's.
 DESCRIBE = "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID'"
+#: More DESCRIBE PAYLOAD `runs` runs (after DESCRIBE), each compared with the shell's ALL read in one
+#: stream and by worker processes (test_describe_payload.py).
+DESCRIBES = ("DESCRIBE PAYLOAD {t}.data", "DESCRIBE PAYLOAD {t}.extra",
+             "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID' AND data.customer.tier = 'silver'")
+
+
+@dataclass
+class DictionaryTable:
+    """A table of values written with dictionaries (30 zstd with a trained one, 30 zlib with a
+    preset one) and the dictionaries' files; `runs` reads it without them (test_dictionaries.py)."""
+
+    qualified: str
+    made: Made
+
+
+def make_dictionary_table(cassandra, home: Path) -> DictionaryTable:
+    (home / "dictionaries").mkdir()
+    made = make(home / "dictionaries")
+    ks = cassandra.create_keyspace("spark_dicts")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO orders (id, data) VALUES (?, ?)")
+    for n in range(30):
+        session.execute(insert, (n, made.zstd_values[n]))
+        session.execute(insert, (100 + n, made.zlib_values[n]))
+    session.shutdown()
+    return DictionaryTable(f"{ks}.orders", made)
 
 
 @dataclass
@@ -146,6 +177,7 @@ class ShellRuns:
     shell_stats: subprocess.CompletedProcess
     shell_queries: dict[str, subprocess.CompletedProcess]
     shell_describe: subprocess.CompletedProcess
+    dictionaries: DictionaryTable
 
 
 @dataclass
@@ -156,6 +188,7 @@ class Runs:
     shell_queries: dict[str, subprocess.CompletedProcess]
     shell_describe: subprocess.CompletedProcess
     events: Path
+    dictionaries: DictionaryTable
     #: Which Spark ran (SPARKS).
     version: str = "3.5"
 
@@ -174,7 +207,7 @@ def runs(request, cassandra, shell_runs) -> Runs:
                                                    "-f", str(shell_runs.statements)], spark=version)
     assert spark.returncode == 0, spark.stderr
     return Runs(shell_runs.table, spark, shell_runs.shell_stats, shell_runs.shell_queries,
-                shell_runs.shell_describe, events, version)
+                shell_runs.shell_describe, events, shell_runs.dictionaries, version)
 
 
 @pytest.fixture(scope="session")
@@ -195,8 +228,11 @@ def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
     stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
              nested]
     queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
-    describe = f"{DESCRIBE.format(t=table.qualified)} JSON"
-    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values(), describe]))
+    describe = [f"{text.format(t=table.qualified)} JSON" for text in (DESCRIBE, *DESCRIBES)]
+    dictionaries = make_dictionary_table(cassandra, home)
+    without_dictionaries = f"COMPRESSION STATS JSON {dictionaries.qualified}"
+    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values(), *describe,
+                                                        without_dictionaries]))
     # At the level the connector reads at (LOCAL_ONE): read units are priced at the reads' level, so
     # the shell's reports and Spark's are the same to the last figure.
     shell_stats = run_shell(cassandra, home, f"CONSISTENCY LOCAL_ONE; {stats[0]}; "
@@ -208,4 +244,29 @@ def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
         assert proc.returncode == 0, proc.stderr
     shell_describe = run_shell(cassandra, home, f"{DESCRIBE.format(t=table.qualified)} ALL JSON")
     assert shell_describe.returncode == 0, shell_describe.stderr
-    return ShellRuns(table, home, statements, shell_stats, shell_queries, shell_describe)
+    return ShellRuns(table, home, statements, shell_stats, shell_queries, shell_describe, dictionaries)
+
+
+#: What `read_only_run` runs: on the dictionaries' table its statements (test_dictionaries.py), on
+#: `runs`' table a payload SELECT the read-only rule allows (test_read_only.py).
+DICTIONARY_STATEMENTS = ("COMPRESSION STATS JSON {d}",
+                         "SELECT count(*) FROM {d} WHERE data.status = 'PAID' ALLOW FILTERING CONFIRM")
+READ_ONLY_SELECT = "SELECT id, data.amount FROM {t} WHERE data.status = 'PAID' ALLOW FILTERING CONFIRM"
+
+
+@pytest.fixture(scope="session")
+def read_only_run(cassandra, shell_runs) -> subprocess.CompletedProcess:
+    """One `cqlsh-ext spark --read-only` run with the dictionaries named (two modules' runs until
+    then: a Spark start saved): DICTIONARY_STATEMENTS, then READ_ONLY_SELECT."""
+    made = shell_runs.dictionaries.made
+    home = shell_runs.home / "read-only"
+    home.mkdir()
+    statements = home / "statements.cql"
+    statements.write_text("".join(f"{text};\n" for text in (
+        *(s.format(d=shell_runs.dictionaries.qualified) for s in DICTIONARY_STATEMENTS),
+        READ_ONLY_SELECT.format(t=shell_runs.table.qualified))))
+    named = ["--dictionary", str(made.zstd_file), "--dictionary", str(made.zlib_file)]
+    spark = run_spark(cassandra, home, ["--read-only", "--master", "local[2]", "--output-format", "json",
+                                        *named, "-f", str(statements)])
+    assert spark.returncode == 0, spark.stderr
+    return spark

@@ -13,12 +13,9 @@ from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.payload import native
 
-from .conftest import json_lines, make_table, run_spark
+from .conftest import DESCRIBES, json_lines, run_spark
 
 pytestmark = pytest.mark.spark
-
-STATEMENTS = ("DESCRIBE PAYLOAD {t}.data", "DESCRIBE PAYLOAD {t}.extra",
-              "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID' AND data.customer.tier = 'silver'")
 
 
 def shell_report(cassandra, home: Path, statement: str, env: dict[str, str] | None = None) -> dict:
@@ -33,27 +30,29 @@ def figures(doc: dict) -> dict:
     return {k: v for k, v in doc.items() if k != "reading"}
 
 
+def spark_reports(runs) -> list[dict]:
+    """The `runs` fixture's DESCRIBE PAYLOAD reports: DESCRIBE's, then DESCRIBES' (its file's order)."""
+    reports = [doc for doc in json_lines(runs.spark.stdout) if "describe" in doc]
+    assert len(reports) == 1 + len(DESCRIBES), runs.spark.stdout
+    return reports
+
+
 @pytest.fixture(scope="module")
-def reports(cassandra, tmp_path_factory) -> tuple[list[dict], list[dict], list[dict]]:
-    home = tmp_path_factory.mktemp("spark-describe")
-    table = make_table(cassandra, 400)
-    statements = [s.format(t=table.qualified) for s in STATEMENTS]
-    script = home / "describe.cql"
-    script.write_text("".join(f"{s} JSON;\n" for s in statements))  # Spark mode ends each at its ;
-    spark = run_spark(cassandra, home, ["--master", "local[2]", "-f", str(script)])
-    assert spark.returncode == 0, spark.stderr
-    on_spark = [json.loads(line) for line in spark.stdout.splitlines() if line.startswith("{")]
+def shell_reports(cassandra, shell_runs) -> tuple[list[dict], list[dict]]:
+    """The shell's ALL of DESCRIBES on `runs`' table, read in one stream and by two worker processes."""
     single, workers = [], []
-    for statement in statements:
-        single.append(shell_report(cassandra, home, f"{statement} ALL JSON"))
-        workers.append(shell_report(cassandra, home, f"{statement} ALL JSON",
-                                    {"CQLSH_EXT_SCAN_WORKERS": "2"}))
-    return on_spark, single, workers
+    for text in DESCRIBES:
+        statement = f"{text.format(t=shell_runs.table.qualified)} ALL JSON"
+        single.append(shell_report(cassandra, shell_runs.home, statement))
+        workers.append(shell_report(cassandra, shell_runs.home, statement, {"CQLSH_EXT_SCAN_WORKERS": "2"}))
+    return single, workers
 
 
-def test_spark_s_report_equals_the_shell_s_every_row(reports):
-    on_spark, single, workers = reports
-    assert len(on_spark) == len(STATEMENTS)
+def test_spark_s_report_equals_the_shell_s_every_row(runs, shell_reports):
+    """DESCRIBES, run by `runs` (its own run until it was one of `runs`' statements: a Spark start
+    saved), on Spark 3.5 (the connector) and Spark 4 (cqlsh-ext's data source)."""
+    on_spark = spark_reports(runs)[1:]
+    single, workers = shell_reports
     for spark, shell, parallel in zip(on_spark, single, workers, strict=True):
         assert spark["reading"]["scan"].startswith("Spark local-")
         assert "2 worker processes" in parallel["reading"]["scan"]
@@ -81,7 +80,7 @@ def test_spark_mode_refuses_what_is_the_shell_s(cassandra, tmp_path):
 def test_on_either_spark_the_report_is_the_shell_s(runs):
     """The `runs` fixture's DESCRIBE PAYLOAD, on Spark 3.5 (the connector) and Spark 4 (cqlsh-ext's
     data source): the shell's ALL, figure for figure."""
-    (spark,) = [doc for doc in json_lines(runs.spark.stdout) if "describe" in doc]
+    spark = spark_reports(runs)[0]
     shell = json.loads(runs.shell_describe.stdout)
     assert spark["reading"]["scan"].startswith("Spark local-") and shell["reading"]["mode"] == "all"
     assert figures(spark) == figures(shell)

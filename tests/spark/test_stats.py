@@ -25,7 +25,10 @@ def _figures(doc: dict) -> dict:
 
 
 def _spark_stats(runs) -> list[dict]:
-    return [doc for doc in json_lines(runs.spark.stdout) if doc.get("command") == "COMPRESSION STATS"]
+    """The run's reports of the orders and the demo's tables (the one of the dictionaries' table
+    is test_dictionaries')."""
+    return [doc for doc in json_lines(runs.spark.stdout) if doc.get("command") == "COMPRESSION STATS"
+            and runs.dictionaries.qualified not in doc["query"]]
 
 
 def test_figures_equal_the_shells_exact_scans(runs):

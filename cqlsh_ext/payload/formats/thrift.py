@@ -59,8 +59,6 @@ _BINARY_TYPES = frozenset((_BOOL, _BYTE, _DOUBLE, _I16, _I32, _I64, _STRING, _ST
 #: Compact type code -> binary type code (1 and 2 are a bool field's true and false).
 _COMPACT_TYPES = {1: _BOOL, 2: _BOOL, 3: _BYTE, 4: _I16, 5: _I32, 6: _I64, 7: _DOUBLE, 8: _STRING,
                   9: _LIST, 10: _SET, 11: _MAP, 12: _STRUCT, 13: _UUID}
-_TYPE_NAMES = {_BOOL: "bool", _BYTE: "byte", _DOUBLE: "double", _I16: "i16", _I32: "i32", _I64: "i64",
-               _STRING: "string", _STRUCT: "struct", _MAP: "map", _SET: "set", _LIST: "list", _UUID: "uuid"}
 
 #: Every first byte a struct can start with: a binary field's type, a compact field header (a delta
 #: of 1-15 with a type, or the long form: a type alone).
