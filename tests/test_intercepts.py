@@ -85,12 +85,12 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
 def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
     declared = {i.name: i for i in commands.intercepts()}
     assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
-                             "COPY (SELECT ...) TO", "encode() in INSERT, UPDATE and BATCH"}
+                             "COPY (SELECT ...) TO", "encode"}
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
         "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
-    assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
+    assert not declared["encode"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = commands.help_topics()
     assert {name for name, _ in topics} >= {"queries", "export", "payload", "encode", "trial"}
@@ -155,3 +155,22 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
         FEATURES.pop(toy.name, None)
         DECLARED_IN.pop(toy.name, None)
     assert "toy_claimed_select" not in {i.name for i in commands.intercepts()}
+
+
+#: The statements of CQL's words the shell takes as a declared feature's (issue 110: each was a
+#: statement intercept): its feature, and its form as --spec and the features' reference say it.
+CLAIMED = {
+    "encode": "INSERT | UPDATE | BEGIN BATCH ... encode('chain', 'text') ...",
+}
+
+
+def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
+    # --spec lists each as the other declared statements are (its feature, its form, its example),
+    # not as an intercept; what it writes and whether --read-only runs it as before.
+    from cqlsh_ext.agent.cli_spec import statements
+
+    listed = statements()
+    features = {s["feature"]: s for s in listed if s["kind"] == "feature"}
+    assert {name: features[name]["form"] for name in CLAIMED if name in features} == CLAIMED
+    assert (features["encode"]["writes"], features["encode"]["read_only"]) == (True, False)
+    assert not [s for s in listed if s["kind"] == "intercept" and "encode" in s["name"]]

@@ -147,7 +147,8 @@ def reports() -> list[dict[str, Any]]:
 
     out: list[dict[str, Any]] = [{"statement": " ".join(statement_words(feature)), "feature": feature.name,
             "schema": feature.output_schema}
-           for feature in declared().values() if feature.statement is not None and feature.output_schema]
+           for feature in declared().values() if feature.statement is not None and feature.output_schema
+           and feature.statement.claims is None]  # a claimed statement answers as its claim prints
     out.append({"statement": None, "flag": "--catalog", "schema": CATALOG})
     return out
 
@@ -167,10 +168,13 @@ def statements() -> list[dict[str, Any]]:
         if feature.statement is None:
             continue
         writes = feature.writes is not None or feature.shell_only
+        # A claimed statement (Statement.claims) is read by the rule by its words, as the shell's
+        # door hands it: the feature's declaration is not what it is read by.
+        ruled = feature if feature.statement.claims is None else None
         out.append({"kind": "feature", "words": " ".join(statement_words(feature)), "form": form(feature),
                     "example": feature.statement.example, "feature": feature.name,
                     "description": feature.description, "writes": writes,
-                    "read_only": runs_read_only(feature.statement.example, feature)})
+                    "read_only": runs_read_only(feature.statement.example, ruled)})
     for command in commands():
         if command.handler is None:
             continue  # its statement is a feature's, listed above

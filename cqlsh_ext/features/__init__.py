@@ -61,7 +61,7 @@ def own() -> tuple[str, ...]:
     load()
     features = [feature for name, feature in FEATURES.items() if DECLARED_IN.get(name) in _own_modules]
     return tuple(f.name for f in features if f.writes is None and not f.shell_only) + \
-        tuple(f.name for f in features if f.writes is not None) + \
+        tuple(f.name for f in features if f.writes is not None and not f.shell_only) + \
         tuple(f.name for f in features if f.shell_only)
 
 

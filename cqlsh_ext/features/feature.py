@@ -262,6 +262,9 @@ class Statement(NamedTuple):
     #: The claims it is tried after (a feature's name, or an intercept's): one whose statements
     #: another's also takes.
     after: tuple[str, ...] = ()
+    #: A claimed statement's usage after its words, as its HELP writes it (`(SELECT ...) TO 'file'`):
+    #: its claim reads it, never the arguments (features.forms.usage says it instead of theirs).
+    usage: HelpText = ""
 
 
 class Method(NamedTuple):

@@ -136,7 +136,9 @@ def register_grammar() -> None:
         return
     parsed = [c for c in commands() if c.rule]
     completing = [i for i in intercepts() if i.rule]
-    stated = [feature for feature in declared(plugins=False).values() if feature.statement is not None]
+    # A claimed statement (Statement.claims) completes by its own grammar, read with the intercepts.
+    stated = [feature for feature in declared(plugins=False).values()
+              if feature.statement is not None and feature.statement.claims is None]
     seams.register_special_commands(
         "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
