@@ -85,11 +85,11 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
 def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
     declared = {i.name: i for i in commands.intercepts()}
     assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
-                             "COPY (SELECT ...) TO", "encode"}
+                             "export", "encode"}
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
-        "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
+        "export", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
     assert not declared["encode"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = commands.help_topics()
@@ -161,6 +161,7 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
 #: statement intercept): its feature, and its form as --spec and the features' reference say it.
 CLAIMED = {
     "encode": "INSERT | UPDATE | BEGIN BATCH ... encode('chain', 'text') ...",
+    "export": "COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]",
 }
 
 
@@ -173,4 +174,6 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
     features = {s["feature"]: s for s in listed if s["kind"] == "feature"}
     assert {name: features[name]["form"] for name in CLAIMED if name in features} == CLAIMED
     assert (features["encode"]["writes"], features["encode"]["read_only"]) == (True, False)
-    assert not [s for s in listed if s["kind"] == "intercept" and "encode" in s["name"]]
+    assert (features["export"]["writes"], features["export"]["read_only"]) == (False, False)
+    assert not [s for s in listed if s["kind"] == "intercept"
+                and ("encode" in s["name"] or s["name"].startswith("COPY (SELECT"))]

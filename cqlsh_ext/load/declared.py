@@ -61,4 +61,4 @@ register_intercept(StatementIntercept(
     "COPY ... FROM decoded documents", frozenset({"copy"}), Service("cqlsh_ext.load.command", "intercept"),
     reads_only=False, topics=(("load", Text(_HELP, "LOAD_HELP")),),
     see_also=(("copy", Text(_HELP, "LOAD_SEE_ALSO")),),
-    after=("COPY (SELECT ...) TO",)))
+    after=("export",)))

@@ -44,4 +44,4 @@ register_intercept(StatementIntercept(
 register_intercept(StatementIntercept(
     "COPY with payload paths in its columns", frozenset({"copy"}), Service(_COMMAND, "refuse_copy"),
     # An export's COPY (SELECT ...) and a load's COPY ... FROM are theirs first.
-    after=("COPY (SELECT ...) TO", "COPY ... FROM decoded documents")))
+    after=("export", "COPY ... FROM decoded documents")))
