@@ -84,12 +84,12 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
 
 def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
     declared = {i.name: i for i in commands.intercepts()}
-    assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
+    assert set(declared) >= {"query", "copy_paths",
                              "export", "encode"}
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
-        "export", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
+        "export", "COPY ... FROM decoded documents", "copy_paths"]
     assert not declared["encode"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = commands.help_topics()
@@ -138,11 +138,11 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
                   lambda ctx, call: None,
                   statement=Statement(("SELECT",), "SELECT /* claimed */ pk FROM notes;", claims=claims,
                                       rule="<toyClaimed>", grammar="<toyClaimed> ::= \"SELECT\" ;",
-                                      after=("a SELECT reaching into payloads",)))
+                                      after=("query",)))
     register(toy)  # here, so that this module declares it: one of cqlsh-ext's own (features.own)
     try:
         select = [i.name for i in commands.intercepts_for("select")]
-        assert select.index("a SELECT reaching into payloads") < select.index("toy_claimed_select")
+        assert select.index("query") < select.index("toy_claimed_select")
         claim = next(i for i in commands.intercepts() if i.name == "toy_claimed_select")
         assert (claim.words, claim.reads_only, claim.rule) == (frozenset({"select"}), True, "<toyClaimed>")
         # --spec lists it once, as its feature's statement.
@@ -162,6 +162,8 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
 CLAIMED = {
     "encode": "INSERT | UPDATE | BEGIN BATCH ... encode('chain', 'text') ...",
     "export": "COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]",
+    "query": "SELECT path, ... FROM [keyspace.]table [WHERE conditions] [GROUP BY path] [ALLOW FILTERING]",
+    "copy_paths": "COPY [keyspace.]table (column, path, ...) TO | FROM 'file': refused",
 }
 
 
@@ -175,5 +177,7 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
     assert {name: features[name]["form"] for name in CLAIMED if name in features} == CLAIMED
     assert (features["encode"]["writes"], features["encode"]["read_only"]) == (True, False)
     assert (features["export"]["writes"], features["export"]["read_only"]) == (False, False)
+    assert (features["query"]["writes"], features["query"]["read_only"]) == (False, True)
+    assert (features["copy_paths"]["writes"], features["copy_paths"]["read_only"]) == (False, False)
     assert not [s for s in listed if s["kind"] == "intercept"
-                and ("encode" in s["name"] or s["name"].startswith("COPY (SELECT"))]
+                and s["name"].startswith(("encode", "COPY (SELECT", "COPY with", "a SELECT"))]

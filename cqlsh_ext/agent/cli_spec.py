@@ -167,7 +167,10 @@ def statements() -> list[dict[str, Any]]:
     for feature in features.values():
         if feature.statement is None:
             continue
-        writes = feature.writes is not None or feature.shell_only
+        # A claimed statement writes what its feature declares it writes (as the read-only rule reads
+        # it: features.commands); a statement read from its declaration that is the shell's alone
+        # writes scratch tables (COMPRESSION TRIAL).
+        writes = feature.writes is not None or (feature.shell_only and feature.statement.claims is None)
         # A claimed statement (Statement.claims) is read by the rule by its words, as the shell's
         # door hands it: the feature's declaration is not what it is read by.
         ruled = feature if feature.statement.claims is None else None
