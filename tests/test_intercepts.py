@@ -89,7 +89,7 @@ def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) ->
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
     assert [i.name for i in commands.intercepts_for("COPY")] == [
-        "export", "COPY ... FROM decoded documents", "copy_paths"]
+        "export", "write", "copy_paths"]
     assert not declared["encode"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = commands.help_topics()
@@ -164,6 +164,10 @@ CLAIMED = {
     "export": "COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]",
     "query": "SELECT path, ... FROM [keyspace.]table [WHERE conditions] [GROUP BY path] [ALLOW FILTERING]",
     "copy_paths": "COPY [keyspace.]table (column, path, ...) TO | FROM 'file': refused",
+    "edit": "UPDATE [keyspace.]table SET path = value [, ...] WHERE ... [CONFIRM] | DELETE path [, ...] FROM "
+            "[keyspace.]table WHERE ... [CONFIRM]",
+    "write": "COPY [keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...] "
+             "[AND TTL = seconds]] [PACE n] [CONFIRM]  |  COPY RESUME 'journal'|LAST [CONFIRM]",
 }
 
 
@@ -179,5 +183,7 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
     assert (features["export"]["writes"], features["export"]["read_only"]) == (False, False)
     assert (features["query"]["writes"], features["query"]["read_only"]) == (False, True)
     assert (features["copy_paths"]["writes"], features["copy_paths"]["read_only"]) == (False, False)
+    assert (features["write"]["writes"], features["write"]["read_only"]) == (True, False)
+    assert (features["edit"]["writes"], features["edit"]["read_only"]) == (True, False)
     assert not [s for s in listed if s["kind"] == "intercept"
-                and s["name"].startswith(("encode", "COPY (SELECT", "COPY with", "a SELECT"))]
+                and s["name"].startswith(("encode", "COPY", "a SELECT", "UPDATE"))]

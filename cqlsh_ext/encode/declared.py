@@ -30,4 +30,4 @@ register(Feature(
         claims=Service("cqlsh_ext.encode.command", "intercept"),
         topics=(("encode", Text("cqlsh_ext.encode.help", "ENCODE_HELP")),),
         # An UPDATE that edits payload paths is the edit's, encode() in it then read by the edit.
-        after=("UPDATE and DELETE of payload paths",))))
+        after=("edit",))))

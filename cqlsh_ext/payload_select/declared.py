@@ -54,5 +54,5 @@ register(Feature(
         usage="[keyspace.]table (column, path, ...) TO | FROM 'file': refused",
         claims=Service(_COMMAND, "refuse_copy"),
         # An export's COPY (SELECT ...) and a load's COPY ... FROM are theirs first.
-        after=("export", "COPY ... FROM decoded documents"))))
+        after=("export", "write"))))
 
