@@ -166,6 +166,8 @@ CLAIMED = {
     "copy_paths": "COPY [keyspace.]table (column, path, ...) TO | FROM 'file': refused",
     "edit": "UPDATE [keyspace.]table SET path = value [, ...] WHERE ... [CONFIRM] | DELETE path [, ...] FROM "
             "[keyspace.]table WHERE ... [CONFIRM]",
+    "rewrite": "COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] "
+               "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal'|LAST [CONFIRM]",
     "write": "COPY [keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...] "
              "[AND TTL = seconds]] [PACE n] [CONFIRM]  |  COPY RESUME 'journal'|LAST [CONFIRM]",
 }
@@ -185,5 +187,5 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
     assert (features["copy_paths"]["writes"], features["copy_paths"]["read_only"]) == (False, False)
     assert (features["write"]["writes"], features["write"]["read_only"]) == (True, False)
     assert (features["edit"]["writes"], features["edit"]["read_only"]) == (True, False)
-    assert not [s for s in listed if s["kind"] == "intercept"
-                and s["name"].startswith(("encode", "COPY", "a SELECT", "UPDATE"))]
+    assert (features["rewrite"]["writes"], features["rewrite"]["read_only"]) == (True, False)
+    assert not [s for s in listed if s["kind"] == "intercept"]

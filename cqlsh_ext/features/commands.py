@@ -143,9 +143,6 @@ class StatementIntercept(NamedTuple):
     #: The intercepts (by name) of its words it is tried after: one whose statements another's also
     #: takes (an UPDATE with payload paths that calls encode() is the edit's).
     after: tuple[str, ...] = ()
-    #: Its statement's form as an umbrella command's HELP and usage say it (Command.umbrella): the
-    #: form, an example and the prose HELP of the umbrella's word gives it (COMPRESSION REWRITE's).
-    form: tuple[HelpText, HelpText, HelpText] | None = None
 
 
 _INTERCEPTS: dict[str, StatementIntercept] = {}
