@@ -250,7 +250,7 @@ class Statement(NamedTuple):
     see_also: tuple[tuple[str, HelpText], ...] = ()
     #: A statement that starts with a word of CQL's (COPY, SELECT, UPDATE): its claim on a lexed
     #: statement of its first words, `(shell, statement) -> True | False | Rewrite`, tried in order
-    #: with the intercepts (features.commands: True its own, run or refused in one line; False not
+    #: with the other claims (features.commands: True its own, run or refused in one line; False not
     #: its own, handed on unchanged; a Rewrite cqlsh runs instead). None: a statement of its words
     #: is its own, read from this declaration (shell.door).
     claims: Callable[..., Any] | None = None
@@ -259,7 +259,7 @@ class Statement(NamedTuple):
     rule: str = ""
     grammar: HelpText = ""
     grammar_completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = ()
-    #: The claims it is tried after (a feature's name, or an intercept's): one whose statements
+    #: The claims it is tried after (their features' names): one whose statements
     #: another's also takes.
     after: tuple[str, ...] = ()
     #: A claimed statement's usage after its words, as its HELP writes it (`(SELECT ...) TO 'file'`):

@@ -151,7 +151,7 @@ register(Feature(
 # (shell.completion). The command gives HELP INSPECT, the pager, a line's end.
 register_command(Command("INSPECT", "", "", StatementHelp("inspect_value"), None, paged=True))
 # Every COMPRESSION statement is read before cqlsh's grammar (the features' from their declarations,
-# REWRITE by its intercept: rewrite/declared.py), which completes them only; HELP COMPRESSION, its
+# REWRITE by its claim: rewrite/declared.py), which completes them only; HELP COMPRESSION, its
 # usage and a mistyped second word are written from every statement of the word (Command.umbrella).
 register_command(Command(
     "COMPRESSION", "", "", "", None, paged=True, umbrella=True,

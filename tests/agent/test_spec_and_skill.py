@@ -62,7 +62,7 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
 
     from cqlsh_ext import cli
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.commands import claims, commands
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     spec = _spec(home)
@@ -79,7 +79,7 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
         if command.handler is not None:
             assert command.word.upper() in words, command.word
     names = {s.get("name") or s.get("feature") for s in statements}  # a claim: its feature's statement
-    assert {i.name for i in intercepts() if i.handler is not None} <= names
+    assert {claim.name for claim in claims()} <= names
     flags = {flag for entry in spec["flags"] for flag in entry["flags"]}  # type: ignore[union-attr]
     for parser in (import_cqlshmain(None).parser, cli._ext_parser()):
         for action in parser._actions:
