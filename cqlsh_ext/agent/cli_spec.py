@@ -176,7 +176,7 @@ def statements() -> list[dict[str, Any]]:
         ruled = feature if feature.statement.claims is None else None
         out.append({"kind": "feature", "words": " ".join(statement_words(feature)), "form": form(feature),
                     "example": feature.statement.example, "feature": feature.name,
-                    "description": feature.description, "writes": writes,
+                    "description": feature.statement.describes or feature.description, "writes": writes,
                     "read_only": runs_read_only(feature.statement.example, ruled)})
     for command in commands():
         if command.handler is None:

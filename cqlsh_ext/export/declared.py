@@ -32,6 +32,9 @@ register(Feature(
     statement=Statement(
         ("COPY",), "COPY (SELECT id, data.status FROM shop.orders) TO 'orders.parquet';", json=False,
         usage="(SELECT ...) TO 'file' [WITH option = value [AND ...]]",
+        describes="COPY (SELECT ...) TO 'file': one SELECT's whole answer written to the file it names, "
+                  "blobs decoded as the shell shows them; the name's suffix gives the format "
+                  f"({listed(f.title for f in FILE_FORMATS)}).",
         claims=Service("cqlsh_ext.export.command", "intercept"),
         topics=(("export", Text("cqlsh_ext.export.help", "EXPORT_HELP")),))))
 

@@ -254,6 +254,10 @@ class Statement(NamedTuple):
     #: its own, handed on unchanged; a Rewrite cqlsh runs instead). None: a statement of its words
     #: is its own, read from this declaration (shell.door).
     claims: Callable[..., Any] | None = None
+    #: What `cqlsh-ext --spec` says the statement does where its feature's description is MCP's
+    #: tool's, not the shell's statement (export's file in the server's export directory); "": the
+    #: feature's description.
+    describes: str = ""
     #: A claimed statement's grammar for Tab (cqlsh never parses it): its symbol, its rules in
     #: cqlsh's grammar language, and completers for their symbols (features.commands.Completers).
     rule: str = ""

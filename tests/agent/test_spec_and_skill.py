@@ -105,6 +105,9 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
     by_words = {s["words"]: s for s in statements}
     assert by_words["UNDO"]["read_only"] is False and by_words["COMPRESSION STATS"]["read_only"] is True
     assert by_words["COMPRESSION TRIAL"]["read_only"] is False
+    # The shell's COPY (SELECT ...) TO writes the file it names, not MCP's tool's export directory.
+    copy_to = next(s for s in statements if s.get("feature") == "export")
+    assert "export directory" not in copy_to["description"] and "the file it names" in copy_to["description"]
 
 
 def test_the_skill_is_written_read_as_a_skill_and_every_command_in_it_runs(demo_keyspace: str,
