@@ -8,10 +8,12 @@ until it runs or is shown, so that the registry loads without the packages' serv
 A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, UNDO, COMPRESSION):
 the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
 before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
-the same declaration. A command whose statement the shell reads from its feature's declaration
-(INSPECT: features.feature.Statement) has no handler: its grammar completes it only. A command
-declared as an `umbrella` (COMPRESSION) has its HELP, its usage and its mistyped second word written
-from every declared statement that starts with its word.
+the same declaration. A feature's statement that is a command of the shell's own (INSPECT:
+features.feature.Statement `command`) is declared there, not here: it ends at its line's end, is
+paged and is listed by cqlsh's HELP as a command is (`statement_command`). A command declared as an
+`umbrella` (COMPRESSION) has no handler (its statements are read from their declarations) and has
+its HELP, its usage and its mistyped second word written from every declared statement that starts
+with its word.
 
 A feature's statement that starts with one of CQL's words (a SELECT reaching into payloads, COPY
 (SELECT ...) TO, COPY ... FROM, encode() in INSERT/UPDATE/BATCH, the edits' UPDATE and DELETE) or with
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Claim", "Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "claims", "claims_for",
            "command", "commands", "help_phrases", "help_topics", "mistyped", "phrase_help",
-           "register_command", "register_mistyped", "see_also"]
+           "register_command", "register_mistyped", "see_also", "statement_command", "statement_commands"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
@@ -178,6 +180,22 @@ def claims_for(word: str) -> list[Claim]:
     """The claims a statement starting with `word` is handed to, in order."""
     key = word.lower()
     return [claim for claim in claims() if key in claim.words]
+
+
+def statement_command(word: str) -> Any:
+    """The feature (features.feature.Feature) whose statement is the shell's own command `word`
+    (Statement.command: INSPECT), or None."""
+    from cqlsh_ext.features import declared
+
+    key = word.upper()
+    return next((feature for feature in declared(plugins=False).values() if feature.statement is not None
+                 and feature.statement.command and feature.statement.words[0] == key), None)
+
+
+def statement_commands() -> list[str]:
+    """The words of the features' statements that are the shell's own commands (Statement.command),
+    lower case."""
+    return [statement.words[0].lower() for statement in _statements() if statement.command]
 
 
 def commands() -> list[Command]:

@@ -269,6 +269,11 @@ class Statement(NamedTuple):
     #: A claimed statement's usage after its words, as its HELP writes it (`(SELECT ...) TO 'file'`):
     #: its claim reads it, never the arguments (features.forms.usage says it instead of theirs).
     usage: HelpText = ""
+    #: A command of the shell's own (its first word starts no statement of cqlsh's: INSPECT): it
+    #: ends at its line's end as cqlsh's shell commands do, its output goes through the interactive
+    #: shell's pager, and cqlsh's HELP lists it among the shell's commands (its `topics` give the
+    #: text: features.commands.statement_command).
+    command: bool = False
 
 
 class Method(NamedTuple):

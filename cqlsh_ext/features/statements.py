@@ -27,11 +27,12 @@ def _taken() -> frozenset[str]:
     learns those to complete them (shell.completion), but the shell reads them from
     their declarations (TOY REPORT, a built-in report with a first word of its own)."""
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import claims, commands
+    from cqlsh_ext.features.commands import claims, commands, statement_commands
     from cqlsh_ext.features.forms import statement_words
     from cqlsh_ext.upstream.seams import first_words
 
-    shells = {c.word.upper() for c in commands()} | {w.upper() for claim in claims() for w in claim.words}
+    shells = {c.word.upper() for c in commands()} | {w.upper() for claim in claims() for w in claim.words} \
+        | {word.upper() for word in statement_commands()}
     # A statement whose first word starts cqlsh's statements too (its Statement `recognizes` its
     # own: DESCRIBE PAYLOAD) leaves that word cqlsh's.
     shells |= {words[0].upper() for feature in declared(plugins=False).values()

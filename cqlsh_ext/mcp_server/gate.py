@@ -204,6 +204,7 @@ def _statement_words() -> frozenset[str]:
     shell = seams.import_cqlshmain(None).Shell
     words = {name[3:].upper() for name in dir(shell) if name.startswith("do_")}
     words |= {command.word.upper() for command in commands.commands()}
+    words |= {word.upper() for word in commands.statement_commands()}
     words |= {word.upper() for claim in commands.claims() for word in claim.words}
     return frozenset(words | set(CQL_STATEMENT_WORDS))
 

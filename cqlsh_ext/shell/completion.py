@@ -129,7 +129,7 @@ def register_grammar() -> None:
     grammar); must run before cqlshmain.main() builds its rule set. Once per process: the rule
     set is cqlsh's module-level singleton."""
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import claims, commands
+    from cqlsh_ext.features.commands import claims, commands, statement_commands
     from cqlsh_ext.upstream import seams
 
     if _registered:
@@ -142,7 +142,7 @@ def register_grammar() -> None:
     seams.register_special_commands(
         "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
-        tuple(c.word for c in commands() if c.ends_with_newline),
+        (*(c.word for c in commands() if c.ends_with_newline), *statement_commands()),
         (*(c.rule for c in parsed), *(i.rule for i in completing), *(rule(feature) for feature in stated)),
     )
     for completers in [c.completers for c in parsed] + [i.completers for i in completing]:

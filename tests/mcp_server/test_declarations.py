@@ -1060,7 +1060,6 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     from cqlsh_ext.features.calling import request_of
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.features.forms import usage
-    from cqlsh_ext.features.help import help_of
     from cqlsh_ext.insight.run_inspect import print_values
     from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
@@ -1068,8 +1067,9 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     assert inspect_value.statement is not None and inspect_value.statement.runs is not None
     assert inspect_value.statement.runs.function == print_values.__name__
     assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
-    inspect = commands.command("inspect")
-    assert inspect is not None and help_of(inspect).startswith(
+    # The shell's own command (Statement.command): HELP INSPECT is its statement's topic.
+    assert commands.command("inspect") is None and commands.statement_command("INSPECT") is inspect_value
+    assert str(dict(commands.help_topics())["inspect"]).startswith(
         "\n        INSPECT [cqlsh-ext]\n\n        INSPECT [JSON] <SELECT statement>\n\n")
     typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
     assert typed.as_json and typed.arguments == {"statement": 'SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3'}
