@@ -40,7 +40,7 @@ def test_command_declarations_load_no_handler_dependencies():
     # The shell reads every declaration at start-up (each package's declared.py) to learn its grammar:
     # they must stay light.
     loaded = _imported("from cqlsh_ext.features import commands\n"
-                       "assert commands.command('undo').handler and commands.intercepts_for('copy')")
+                       "assert commands.command('undo').handler and commands.claims_for('copy')")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"cassandra", "prompt_toolkit", "boto3", "zstandard", "lz4", "cramjam", "snappy",
                           "hdrh"}
@@ -66,7 +66,7 @@ def test_the_registry_loads_its_declarations_without_their_services():
     code = ("import json, sys\n"
             "from cqlsh_ext.features import commands, declared\n"
             "features = declared(plugins=False)\n"
-            "assert features and commands.commands() and commands.intercepts()\n"
+            "assert features and commands.commands() and commands.claims()\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cqlsh_ext.'))))\n")
     loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                            check=True).stdout))

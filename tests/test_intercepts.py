@@ -1,6 +1,7 @@
-"""One door for each statement: a statement intercept declared once (`register_intercept`,
-cqlsh_ext.features.commands) is all the shell needs to take a statement, rewrite it, or leave it to
-cqlsh, with its HELP topic; on the real server, through the shell a user runs."""
+"""One door for each statement: a feature's statement that claims its own among CQL's, declared once
+(Statement.claims; cqlsh_ext.features.commands.claims() reads them), is all the shell needs to take a
+statement, rewrite it, or leave it to cqlsh, with its HELP topic; on the real server, through the
+shell a user runs."""
 
 from __future__ import annotations
 
@@ -43,9 +44,13 @@ class _Swapped:
         self.lines.append("said")
 
 
-def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, keyspace, cassandra,
-                                                                  monkeypatch) -> None:
-    monkeypatch.setattr(commands, "_INTERCEPTS", dict(commands._INTERCEPTS))
+def test_a_declared_claim_takes_rewrites_or_leaves_statements(ext_shell, keyspace, cassandra,
+                                                             monkeypatch) -> None:
+    # A feature's statement that claims its own among CQL's (Statement.claims) is all the shell
+    # needs to take a statement, rewrite it, or leave it to cqlsh as written.
+    from cqlsh_ext import features
+    from cqlsh_ext.features.feature import DECLARED_IN, FEATURES, READ, Feature, Reads, Statement, register
+
     taken: list[str] = []
     swaps: list[_Swapped] = []
 
@@ -62,35 +67,43 @@ def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, key
         swaps.append(_Swapped(seams.statement_tokens(text), text))
         return swaps[-1]
 
-    commands.register_intercept(commands.StatementIntercept("a toy SELECT", frozenset({"select"}), toy))
-    commands.register_intercept(commands.StatementIntercept("a toy rewrite", frozenset({"insert"}), rewrite,
-                                                            reads_only=False))
-
-    ext_shell.onecmd("SELECT /* toy */ pk FROM notes;")
-    assert taken == ["SELECT /* toy */ pk FROM notes;"]
-    # Another SELECT is cqlsh's (the toy said False), as is a statement no intercept declares.
-    assert ext_shell.onecmd("SELECT pk FROM notes;") and len(taken) == 1
-    ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (2, 'draft');")
-    session = cassandra.session(keyspace)
+    monkeypatch.setattr(features, "_own_modules", [*features._own_modules, __name__])
+    toys = [Feature(name, "Toy", "A toy.", (), Reads("nothing"), READ, {}, lambda ctx, call: None,
+                    statement=Statement((word,), example, claims=claims))
+            for name, word, example, claims in (("toy_select", "SELECT", "SELECT /* toy */ pk;", toy),
+                                                ("toy_rewrite", "INSERT", "INSERT ...", rewrite))]
+    for feature in toys:
+        register(feature)  # here, so that this module declares it: one of cqlsh-ext's own
     try:
-        assert session.execute("SELECT body FROM notes WHERE pk = 2").one().body == "final"
-        assert swaps and swaps[0].lines == ["said"]  # told once cqlsh ran it
-        ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (3, 'kept');")
-        assert session.execute("SELECT body FROM notes WHERE pk = 3").one().body == "kept"
-        assert len(swaps) == 1
+        ext_shell.onecmd("SELECT /* toy */ pk FROM notes;")
+        assert taken == ["SELECT /* toy */ pk FROM notes;"]
+        # Another SELECT is cqlsh's (the toy said False), as is a statement no claim declares.
+        assert ext_shell.onecmd("SELECT pk FROM notes;") and len(taken) == 1
+        ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (2, 'draft');")
+        session = cassandra.session(keyspace)
+        try:
+            assert session.execute("SELECT body FROM notes WHERE pk = 2").one().body == "final"
+            assert swaps and swaps[0].lines == ["said"]  # told once cqlsh ran it
+            ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (3, 'kept');")
+            assert session.execute("SELECT body FROM notes WHERE pk = 3").one().body == "kept"
+            assert len(swaps) == 1
+        finally:
+            session.shutdown()
     finally:
-        session.shutdown()
+        for feature in toys:
+            FEATURES.pop(feature.name, None)
+            DECLARED_IN.pop(feature.name, None)
 
 
 def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
-    declared = {i.name: i for i in commands.intercepts()}
-    assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
-                             "COPY (SELECT ...) TO", "encode() in INSERT, UPDATE and BATCH"}
+    declared = {claim.name: claim for claim in commands.claims()}
+    assert set(declared) >= {"query", "copy_paths",
+                             "export", "encode"}
     # A COPY (SELECT ...) is the export's, then a load's COPY ... FROM (a file of documents), before
     # a COPY's column paths are refused.
-    assert [i.name for i in commands.intercepts_for("COPY")] == [
-        "COPY (SELECT ...) TO", "COPY ... FROM decoded documents", "COPY with payload paths in its columns"]
-    assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
+    assert [claim.name for claim in commands.claims_for("COPY")] == [
+        "export", "write", "copy_paths"]
+    assert not declared["encode"].reads_only
     # Each declared topic is a HELP topic of the shell, its text (read when HELP asks) what HELP prints.
     topics = commands.help_topics()
     assert {name for name, _ in topics} >= {"queries", "export", "payload", "encode", "trial"}
@@ -112,7 +125,7 @@ def test_describe_payload_is_declared_once_its_statement_with_its_help() -> None
     assert statement is not None
     assert [topic for topic, _ in statement.topics] == ["payload", "describe payload", "desc payload"]
     assert [word for word, _ in statement.see_also] == ["describe", "desc"]
-    assert not [i for i in commands.intercepts() if {"describe", "desc"} & i.words]
+    assert not [claim for claim in commands.claims() if {"describe", "desc"} & claim.words]
 
 
 def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(ext_shell,
@@ -138,12 +151,12 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
                   lambda ctx, call: None,
                   statement=Statement(("SELECT",), "SELECT /* claimed */ pk FROM notes;", claims=claims,
                                       rule="<toyClaimed>", grammar="<toyClaimed> ::= \"SELECT\" ;",
-                                      after=("a SELECT reaching into payloads",)))
+                                      after=("query",)))
     register(toy)  # here, so that this module declares it: one of cqlsh-ext's own (features.own)
     try:
-        select = [i.name for i in commands.intercepts_for("select")]
-        assert select.index("a SELECT reaching into payloads") < select.index("toy_claimed_select")
-        claim = next(i for i in commands.intercepts() if i.name == "toy_claimed_select")
+        select = [claim.name for claim in commands.claims_for("select")]
+        assert select.index("query") < select.index("toy_claimed_select")
+        claim = next(claim for claim in commands.claims() if claim.name == "toy_claimed_select")
         assert (claim.words, claim.reads_only, claim.rule) == (frozenset({"select"}), True, "<toyClaimed>")
         # --spec lists it once, as its feature's statement.
         assert [s.get("feature") or s.get("name") for s in statements()].count("toy_claimed_select") == 1
@@ -154,4 +167,38 @@ def test_a_features_statement_claims_its_own_among_cqls_in_the_intercepts_order(
     finally:
         FEATURES.pop(toy.name, None)
         DECLARED_IN.pop(toy.name, None)
-    assert "toy_claimed_select" not in {i.name for i in commands.intercepts()}
+    assert "toy_claimed_select" not in {claim.name for claim in commands.claims()}
+
+
+#: The statements of CQL's words the shell takes as a declared feature's (issue 110: each was a
+#: statement intercept): its feature, and its form as --spec and the features' reference say it.
+CLAIMED = {
+    "encode": "INSERT | UPDATE | BEGIN BATCH ... encode('chain', 'text') ...",
+    "export": "COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]",
+    "query": "SELECT path, ... FROM [keyspace.]table [WHERE conditions] [GROUP BY path] [ALLOW FILTERING]",
+    "copy_paths": "COPY [keyspace.]table (column, path, ...) TO | FROM 'file': refused",
+    "edit": "UPDATE [keyspace.]table SET path = value [, ...] WHERE ... [CONFIRM] | DELETE path [, ...] FROM "
+            "[keyspace.]table WHERE ... [CONFIRM]",
+    "rewrite": "COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] "
+               "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal'|LAST [CONFIRM]",
+    "write": "COPY [keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...] "
+             "[AND TTL = seconds]] [PACE n] [CONFIRM]  |  COPY RESUME 'journal'|LAST [CONFIRM]",
+}
+
+
+def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
+    # --spec lists each as the other declared statements are (its feature, its form, its example),
+    # not as an intercept; what it writes and whether --read-only runs it as before.
+    from cqlsh_ext.agent.cli_spec import statements
+
+    listed = statements()
+    features = {s["feature"]: s for s in listed if s["kind"] == "feature"}
+    assert {name: features[name]["form"] for name in CLAIMED if name in features} == CLAIMED
+    assert (features["encode"]["writes"], features["encode"]["read_only"]) == (True, False)
+    assert (features["export"]["writes"], features["export"]["read_only"]) == (False, False)
+    assert (features["query"]["writes"], features["query"]["read_only"]) == (False, True)
+    assert (features["copy_paths"]["writes"], features["copy_paths"]["read_only"]) == (False, False)
+    assert (features["write"]["writes"], features["write"]["read_only"]) == (True, False)
+    assert (features["edit"]["writes"], features["edit"]["read_only"]) == (True, False)
+    assert (features["rewrite"]["writes"], features["rewrite"]["read_only"]) == (True, False)
+    assert not [s for s in listed if s["kind"] == "intercept"]

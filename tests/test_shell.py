@@ -366,7 +366,6 @@ def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     register_grammar()
     topics = [c.word for c in commands.commands()]
     topics += [topic for c in commands.commands() for topic, _ in c.topics]
-    topics += [topic for i in commands.intercepts() for topic, _ in i.topics]
     topics += [topic for feature in declared(plugins=False).values() if feature.statement is not None
                for topic, _ in feature.statement.topics]
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "; ".join(f"HELP {t}" for t in topics)], tmp_path)

@@ -1,7 +1,7 @@
 """`cqlsh-ext --spec`: the command line as one JSON document, for a program or an assistant to read
 instead of --help: every flag (cqlsh's and cqlsh-ext's, from the parsers themselves), every tool
 (`cqlsh-ext <tool>`), every statement and command the shell adds to cqlsh's (from the declarations:
-features, commands, intercepts) with whether --read-only runs it, the output formats, the exit
+features, commands) with whether --read-only runs it, the output formats, the exit
 codes, the kinds of error a JSON error names and the fields of --stats. Versioned twice: the
 document's own shape (`spec_version`, raised when a field changes meaning or goes) and the
 program's (`version`).
@@ -147,18 +147,19 @@ def reports() -> list[dict[str, Any]]:
 
     out: list[dict[str, Any]] = [{"statement": " ".join(statement_words(feature)), "feature": feature.name,
             "schema": feature.output_schema}
-           for feature in declared().values() if feature.statement is not None and feature.output_schema]
+           for feature in declared().values() if feature.statement is not None and feature.output_schema
+           and feature.statement.claims is None]  # a claimed statement answers as its claim prints
     out.append({"statement": None, "flag": "--catalog", "schema": CATALOG})
     return out
 
 
 def statements() -> list[dict[str, Any]]:
     """Every statement and command the shell adds to cqlsh's: each feature's statement (its form and
-    example), each command (its word) and statement intercept (what it takes), with what it does
-    to stored data and whether --read-only runs it."""
+    example; one that claims its own among CQL's statements too) and each command (its word), with
+    what it does to stored data and whether --read-only runs it."""
     from cqlsh_ext.agent.read_only import runs_read_only
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.commands import commands
     from cqlsh_ext.features.forms import form, statement_words
 
     features = declared()
@@ -166,21 +167,20 @@ def statements() -> list[dict[str, Any]]:
     for feature in features.values():
         if feature.statement is None:
             continue
-        writes = feature.writes is not None or feature.shell_only
+        # A claimed statement writes what its feature declares it writes (as the read-only rule reads
+        # it: features.commands); a statement read from its declaration that is the shell's alone
+        # writes scratch tables (COMPRESSION TRIAL).
+        writes = feature.writes is not None or (feature.shell_only and feature.statement.claims is None)
+        # A claimed statement (Statement.claims) is read by the rule by its words, as the shell's
+        # door hands it: the feature's declaration is not what it is read by.
+        ruled = feature if feature.statement.claims is None else None
         out.append({"kind": "feature", "words": " ".join(statement_words(feature)), "form": form(feature),
                     "example": feature.statement.example, "feature": feature.name,
-                    "description": feature.description, "writes": writes,
-                    "read_only": runs_read_only(feature.statement.example, feature)})
+                    "description": feature.statement.describes or feature.description, "writes": writes,
+                    "read_only": runs_read_only(feature.statement.example, ruled)})
     for command in commands():
         if command.handler is None:
             continue  # its statement is a feature's, listed above
         out.append({"kind": "command", "words": command.word.upper(), "writes": not command.reads_only,
                     "read_only": runs_read_only(command.word)})
-    for intercept in intercepts():
-        if intercept.handler is None or intercept.name in features:
-            continue  # a feature's claim (Statement.claims): its statement is listed above
-        words = sorted(word.upper() for word in intercept.words)
-        out.append({"kind": "intercept", "name": intercept.name, "words": " | ".join(words),
-                    "writes": not intercept.reads_only,
-                    "read_only": intercept.reads_only and all(runs_read_only(word) for word in words)})
     return out

@@ -1,6 +1,6 @@
-"""The shell's entry for edits of stored payloads (docs/edit.md): UPDATE and DELETE naming payload
-paths, a statement intercept tried before encode()'s (an UPDATE without a path is encode()'s, then
-cqlsh's, byte for byte), and the UNDO command that writes a journal back.
+"""The shell's entry for edits of stored payloads (docs/edit.md): UPDATE and DELETE naming payload paths,
+the claim of the edit feature's statement (edit/declared.py), tried before encode()'s (an UPDATE without
+a path is encode()'s, then cqlsh's, byte for byte), and the UNDO command that writes a journal back.
 
 UNDO of a journal undone already (UNDO LAST after UNDO LAST CONFIRM names the same edit, whose rows
 hold their old values again) says so first, with the UNDO that did it and how to have the journal's

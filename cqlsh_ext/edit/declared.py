@@ -1,13 +1,13 @@
-"""The edit package's declarations (found through the entry point group cqlsh_ext.features: the
-registry imports this module, never its services): the edits of paths inside payloads (UPDATE and
-DELETE, a statement intercept; the API's db.edit), UNDO of any journaled write (a command; db.undo),
-and propose_edit, the read feature MCP serves to propose an edit or a rewrite a person runs."""
+"""The edit package's declarations (found through the entry point group cqlsh_ext.features: the registry
+imports this module, never its services): the edits of paths inside payloads (UPDATE and DELETE, its
+statement's claim among CQL's; the API's db.edit), UNDO of any journaled write (a command; db.undo), and
+propose_edit, the read feature MCP serves to propose an edit or a rewrite a person runs."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import CONFIRM, JOURNAL
-from cqlsh_ext.features.commands import Command, StatementIntercept, register_command, register_intercept
+from cqlsh_ext.features.commands import Command, register_command
 from cqlsh_ext.features.feature import (
     READ,
     WRITE,
@@ -16,6 +16,7 @@ from cqlsh_ext.features.feature import (
     Method,
     Reads,
     Service,
+    Statement,
     Text,
     Writes,
     register,
@@ -66,7 +67,16 @@ value's own form. `params`: the values of its `?` markers (a list) or `:name` ma
 dict), as db.query takes them: a SET's value (a JSON value: str, int, float, Decimal,
 bool, None, dict, list), a condition's. A preview unless confirm=True (or CONFIRM ends
 the statement); then each row is journaled and written as the shell writes it, and the
-result names the journal db.undo takes. Its figures are data (EditResult).""")))
+result names the journal db.undo takes. Its figures are data (EditResult)."""),
+    # The shell's statement is CQL's UPDATE or DELETE: it claims those that name payload paths (one
+    # without a path is encode()'s, then cqlsh's, as written).
+    statement=Statement(
+        ("UPDATE",), "UPDATE ks.t SET data.status = 'CANCELLED' WHERE id = 42 CONFIRM;", json=False,
+        aliases=(("DELETE",),),
+        usage="[keyspace.]table SET path = value [, ...] WHERE ... [CONFIRM] | DELETE path [, ...] FROM "
+              "[keyspace.]table WHERE ... [CONFIRM]",
+        claims=Service(_COMMAND, "intercept"), topics=(("edit", Text(_HELP, "EDIT_HELP")),),
+        see_also=(("update", Text(_HELP, "UPDATE_SEE_ALSO")), ("delete", Text(_HELP, "DELETE_SEE_ALSO"))))))
 register(Feature(
     "undo", "Undo a write",
     "UNDO 'journal': an edit's, rewrite's or undo's old values written back where the rows still "
@@ -89,10 +99,6 @@ closing line is written back only with cut=True (the rows it holds), an unsealed
 with unsealed=True.
 `progress` as db.rewrite's.""")))
 
-register_intercept(StatementIntercept(
-    "UPDATE and DELETE of payload paths", frozenset({"update", "delete"}), Service(_COMMAND, "intercept"),
-    reads_only=False, topics=(("edit", Text(_HELP, "EDIT_HELP")),),
-    see_also=(("update", Text(_HELP, "UPDATE_SEE_ALSO")), ("delete", Text(_HELP, "DELETE_SEE_ALSO")))))
 #: What cqlsh's grammar parses of UNDO (edit.command.do_undo reads its bindings).
 UNDO_GRAMMAR = r"""
 <undoCommand> ::= "UNDO" ( path=<stringLiteral> | last="LAST" ) ( cut="CUT" )? ( unsealed="UNSEALED" )?

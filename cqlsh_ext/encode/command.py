@@ -1,8 +1,8 @@
 """encode() in one INSERT, UPDATE or BATCH: each call replaced by the `0x...` literal of the value it
 describes, every value verified first (encode.chain); a refusal sends nothing of the statement.
 
-A statement intercept (cqlsh_ext.features.commands): the shell hands it every INSERT, UPDATE and BATCH,
-lexed once (cql.lexer.Lexed); it answers False when the statement has no encode() call, True when
+The encode feature's statement's claim (encode/declared.py): the shell hands it every INSERT, UPDATE
+and BATCH, lexed once (cql.lexer.Lexed); it answers False when the statement has no encode() call, True when
 it was refused (one line said why; nothing sent), or the Rewritten statement cqlsh sends instead,
 whose `said()` prints one line per value on stderr after a successful write.
 """

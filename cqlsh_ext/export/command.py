@@ -1,5 +1,5 @@
-"""The shell's entry for exports, a statement intercept (cqlsh_ext.features.commands): `intercept` sees every
-COPY before cqlsh parses it and returns True when it was ours:
+"""The shell's entry for exports, the claim of the export feature's statement (export/declared.py:
+Statement.claims): `intercept` sees every COPY before cqlsh parses it and returns True when it was ours:
 
 - `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.parse) runs the SELECT as a payload query
   runs (cqlsh_ext.payload_select: cost prompt, CONFIRM, workers, progress, retries) and writes its

@@ -1,12 +1,12 @@
 """The kernel every feature is declared through, below the feature packages and importing none of
 them: what a feature is (`feature`: Feature, Argument, Statement, the registry), the shell's commands
-and statement intercepts (`commands`), a statement's form (`forms`), the one reading of a call
+and the statements' claims (`commands`), a statement's form (`forms`), the one reading of a call
 against its declaration (`calling`), HELP's texts from the declarations (`help`), each answer's JSON
 Schema (`output_schemas`), docs/features.md written from them (`reference`), which declared
 statement a statement is (`statements`) and a statement's text measured before cqlsh's lexer
 (`statement_bounds`). The shell's door, HELP, completion and loop of scripts are cqlsh_ext.shell's.
 
-Each feature package declares its features, statements, commands and intercepts in its own module
+Each feature package declares its features, statements and commands in its own module
 (`cqlsh_ext/<package>/declared.py`), found through the entry point group `cqlsh_ext.features`: the
 group of cqlsh-ext's own distribution (pyproject.toml, [project.entry-points."cqlsh_ext.features"])
 is loaded when the registry is first read (`load`); another distribution's is a package's, loaded
@@ -37,7 +37,7 @@ class PluginError(Exception):
 
 def load() -> None:
     """cqlsh-ext's own declaration modules imported, once (the entry points of ENTRY_POINT_GROUP
-    its own distribution declares, in their names' order): every feature, command and intercept
+    its own distribution declares, in their names' order): every feature and command
     they register is cqlsh-ext's own."""
     if _loading:
         return
@@ -61,7 +61,7 @@ def own() -> tuple[str, ...]:
     load()
     features = [feature for name, feature in FEATURES.items() if DECLARED_IN.get(name) in _own_modules]
     return tuple(f.name for f in features if f.writes is None and not f.shell_only) + \
-        tuple(f.name for f in features if f.writes is not None) + \
+        tuple(f.name for f in features if f.writes is not None and not f.shell_only) + \
         tuple(f.name for f in features if f.shell_only)
 
 

@@ -1,30 +1,30 @@
-"""The shell's commands and statement intercepts: what each declaration holds and the one registry of
-them, beside the features' (features.feature). Each package declares its own in its declaration
-module (its `declared.py`, found through the entry point group `cqlsh_ext.features`: features.load),
-naming its handler, usage, completers and HELP texts by module and name (features.feature.Service,
-Text): nothing is imported until it runs or is shown, so that the registry loads without the
-packages' services.
+"""The shell's commands and the features' statement claims: what each declaration holds and the one
+registry of the commands, beside the features' (features.feature), whose statements' claims are read
+here as one list. Each package declares its own in its declaration module (its `declared.py`, found
+through the entry point group `cqlsh_ext.features`: features.load), naming its handler, usage,
+completers and HELP texts by module and name (features.feature.Service, Text): nothing is imported
+until it runs or is shown, so that the registry loads without the packages' services.
 
 A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, UNDO, COMPRESSION):
 the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
 before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
-the same declaration. A command whose statement the shell reads from its feature's declaration
-(INSPECT: features.feature.Statement) has no handler: its grammar completes it only. A command
-declared as an `umbrella` (COMPRESSION) has its HELP, its usage and its mistyped second word written
-from every declared statement that starts with its word.
+the same declaration. A feature's statement that is a command of the shell's own (INSPECT:
+features.feature.Statement `command`) is declared there, not here: it ends at its line's end, is
+paged and is listed by cqlsh's HELP as a command is (`statement_command`). A command declared as an
+`umbrella` (COMPRESSION) has no handler (its statements are read from their declarations) and has
+its HELP, its usage and its mistyped second word written from every declared statement that starts
+with its word.
 
-A *statement intercept* (`StatementIntercept`) is a statement of ours that starts with one of CQL's
-words (a SELECT reaching into payloads, COPY (SELECT ...) TO, encode() in INSERT/UPDATE/BATCH, the
-edits, COMPRESSION REWRITE): it names the first words it looks at, its grammar and
-completers (for completion: cqlsh never parses it), its HELP topics and whether it only reads. The
-shell hands every statement whose first word is declared to these handlers, in order (an intercept
-declares those it is tried `after`), before cqlsh sees it; each answers True (its own: run, or
-refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement). A
-feature's statement whose first word is cqlsh's too (DESCRIBE PAYLOAD) is read from its feature's
-declaration before these (its Statement tells it from cqlsh's), and declares its HELP topics and
-HELP's lines there too (Statement.topics, Statement.see_also): no intercept. A feature's statement
-that starts with a word of CQL's declares its claim, its grammar and its order in its Statement
-(`claims`, `rule`, `grammar`, `after`): `intercepts()` is the one list of both, tried in order.
+A feature's statement that starts with one of CQL's words (a SELECT reaching into payloads, COPY
+(SELECT ...) TO, COPY ... FROM, encode() in INSERT/UPDATE/BATCH, the edits' UPDATE and DELETE) or with
+a word another statement starts too (COMPRESSION REWRITE) declares its claim on the lexed statement,
+its grammar for Tab and the claims it is tried after in its Statement (`claims`, `rule`, `grammar`,
+`after`: features.feature); `claims()` is their one list, as the shell's door tries them (a `Claim`
+each): a claim answers True (its own: run, or refused in one line), False (not its own: handed on
+unchanged, in the end to cqlsh as written) or a Rewrite (cqlsh runs the rewritten statement). A
+feature's statement whose first word is cqlsh's too (DESCRIBE PAYLOAD) is read from its declaration
+before these (its Statement's `recognizes` tells it from cqlsh's). Every statement's HELP topics and
+lines are its Statement's (`topics`, `see_also`).
 """
 
 # No `from __future__ import annotations`: the declarations' types are NamedTuples, whose string
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.settings.shell import Shell
     from cqlsh_ext.upstream.protocol import Parsed
 
-__all__ = ["Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "StatementIntercept",
-           "command", "commands", "help_phrases", "help_topics", "intercepts", "intercepts_for", "mistyped",
-           "phrase_help", "register_command", "register_intercept", "register_mistyped", "see_also"]
+__all__ = ["Claim", "Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "claims", "claims_for",
+           "command", "commands", "help_phrases", "help_topics", "mistyped", "phrase_help",
+           "register_command", "register_mistyped", "see_also", "statement_command", "statement_commands"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
@@ -108,8 +108,8 @@ def register_command(declared: Command) -> Command:
 
 
 class Rewrite(Protocol):
-    """A statement an intercept rewrote: cqlsh's `tokens` and the `text` cqlsh runs instead;
-    `said()` once cqlsh ran it."""
+    """A statement a claim rewrote: cqlsh's `tokens` and the `text` cqlsh runs instead; `said()` once
+    cqlsh ran it."""
 
     tokens: Any
     text: str
@@ -117,97 +117,85 @@ class Rewrite(Protocol):
     def said(self) -> None: ...
 
 
-#: An intercept's handler: True, False or a Rewrite (see the module doc).
-InterceptHandler = Callable[["Shell", "Lexed"], "bool | Rewrite"]
+#: A claim's handler: True, False or a Rewrite (see the module doc).
+ClaimHandler = Callable[["Shell", "Lexed"], "bool | Rewrite"]
 
 
-class StatementIntercept(NamedTuple):
-    """A statement of ours that starts with a CQL word: `name` says what it is, `words` the first
-    words (lower case) of the statements its handler looks at."""
+class Claim(NamedTuple):
+    """A feature's statement that claims its own among statements of its first words (lower case), as
+    the shell's door, Tab and the read-only rule read it: its feature's `name`, its `handler` (the
+    Statement's `claims`), whether it only reads (its feature writes nothing), its grammar for Tab
+    (its symbol, rules and completers: cqlsh never parses it) and the claims it is tried `after`."""
 
     name: str
     words: frozenset[str]
-    #: None: the statement is a declared feature's (features.feature.Statement), read by the shell
-    #: from that declaration; this one declares its completion, HELP topics and lines only.
-    handler: InterceptHandler | None
-    #: Only reads (as Command.reads_only).
-    reads_only: bool = True
-    #: The grammar symbol and rules that complete it (cqlsh's special commands take them: the
-    #: statement itself never reaches cqlsh's parser), and completers for their symbols.
-    rule: str = ""
-    grammar: HelpText = ""
-    completers: Completers = ()
-    #: Its HELP topics, and lines said after cqlsh's own HELP of a word: (word, line).
-    topics: HelpTopics = ()
-    see_also: tuple[tuple[str, HelpText], ...] = ()
-    #: The intercepts (by name) of its words it is tried after: one whose statements another's also
-    #: takes (an UPDATE with payload paths that calls encode() is the edit's).
-    after: tuple[str, ...] = ()
-    #: Its statement's form as an umbrella command's HELP and usage say it (Command.umbrella): the
-    #: form, an example and the prose HELP of the umbrella's word gives it (COMPRESSION REWRITE's).
-    form: tuple[HelpText, HelpText, HelpText] | None = None
+    handler: ClaimHandler
+    reads_only: bool
+    rule: str
+    grammar: HelpText
+    completers: Completers
+    after: tuple[str, ...]
 
 
-_INTERCEPTS: dict[str, StatementIntercept] = {}
-
-
-def register_intercept(declared: StatementIntercept) -> StatementIntercept:
-    """Declares the intercept (its name new), tried after those it names `after` and, among the
-    others, in the order declared."""
-    _loaded()
-    if declared.name in _INTERCEPTS:
-        raise RuntimeError(f"statement intercept {declared.name!r} is declared twice")
-    _INTERCEPTS[declared.name] = declared
-    return declared
-
-
-def _claimed() -> dict[str, StatementIntercept]:
-    """The features' statements that claim statements of CQL's words (features.feature.Statement
-    `claims`), by their feature's name, as the intercepts are read (their HELP topics and lines are
-    read from the Statement: help_topics, see_also)."""
+def _claims() -> dict[str, Claim]:
+    """The features' statements that claim statements (features.feature.Statement `claims`), by their
+    feature's name, in the registry's order."""
     from cqlsh_ext.features import declared
 
-    claimed: dict[str, StatementIntercept] = {}
+    found: dict[str, Claim] = {}
     for feature in declared(plugins=False).values():
         statement = feature.statement
         if statement is None or statement.claims is None:
             continue
-        if feature.name in _INTERCEPTS:
-            raise RuntimeError(f"statement claim {feature.name!r} is declared twice")
         words = frozenset(words[0].lower() for words in (statement.words, *statement.aliases))
-        claimed[feature.name] = StatementIntercept(
-            feature.name, words, statement.claims, feature.writes is None, statement.rule,
-            statement.grammar, statement.grammar_completers, after=statement.after)
-    return claimed
+        found[feature.name] = Claim(feature.name, words, statement.claims, feature.writes is None,
+                                    statement.rule, statement.grammar, statement.grammar_completers,
+                                    statement.after)
+    return found
 
 
-def intercepts() -> list[StatementIntercept]:
-    """Every statement intercept and features' statement claim declared (one list), in the order
-    they are tried: each after those it names `after`, else in the order declared (the intercepts,
-    then the claims)."""
+def claims() -> list[Claim]:
+    """Every claim declared, in the order they are tried: each after those it names `after`, else in
+    the registry's order."""
     _loaded()
-    entries = {**_INTERCEPTS, **_claimed()}
-    placed: dict[str, StatementIntercept] = {}
+    entries = _claims()
+    placed: dict[str, Claim] = {}
 
-    def place(intercept: StatementIntercept, path: tuple[str, ...]) -> None:
-        if intercept.name in placed:
+    def place(claim: Claim, path: tuple[str, ...]) -> None:
+        if claim.name in placed:
             return
-        if intercept.name in path:
-            raise RuntimeError(f"statement intercepts tried after each other: {' -> '.join(path)}")
-        for name in intercept.after:
+        if claim.name in path:
+            raise RuntimeError(f"statement claims tried after each other: {' -> '.join(path)}")
+        for name in claim.after:
             if name in entries:
-                place(entries[name], (*path, intercept.name))
-        placed[intercept.name] = intercept
+                place(entries[name], (*path, claim.name))
+        placed[claim.name] = claim
 
-    for intercept in entries.values():
-        place(intercept, ())
+    for claim in entries.values():
+        place(claim, ())
     return list(placed.values())
 
 
-def intercepts_for(word: str) -> list[StatementIntercept]:
-    """The intercepts a statement starting with `word` is handed to, in order."""
+def claims_for(word: str) -> list[Claim]:
+    """The claims a statement starting with `word` is handed to, in order."""
     key = word.lower()
-    return [i for i in intercepts() if key in i.words and i.handler is not None]
+    return [claim for claim in claims() if key in claim.words]
+
+
+def statement_command(word: str) -> Any:
+    """The feature (features.feature.Feature) whose statement is the shell's own command `word`
+    (Statement.command: INSPECT), or None."""
+    from cqlsh_ext.features import declared
+
+    key = word.upper()
+    return next((feature for feature in declared(plugins=False).values() if feature.statement is not None
+                 and feature.statement.command and feature.statement.words[0] == key), None)
+
+
+def statement_commands() -> list[str]:
+    """The words of the features' statements that are the shell's own commands (Statement.command),
+    lower case."""
+    return [statement.words[0].lower() for statement in _statements() if statement.command]
 
 
 def commands() -> list[Command]:
@@ -222,17 +210,16 @@ def command(word: str) -> Command | None:
 
 
 def help_topics() -> list[tuple[str, HelpText]]:
-    """Every HELP topic the commands, intercepts and features' statements declare, (topic, text), in
-    declaration order; topics of several words included (the text as declared: str() reads it)."""
-    return [t for c in commands() for t in c.topics] + [t for i in _INTERCEPTS.values() for t in i.topics] + \
+    """Every HELP topic the commands and features' statements declare, (topic, text), in declaration
+    order; topics of several words included (the text as declared: str() reads it)."""
+    return [t for c in commands() for t in c.topics] + \
         [t for statement in _statements() for t in statement.topics]
 
 
 def see_also() -> list[tuple[str, HelpText]]:
-    """Every line HELP of a word adds after cqlsh's own HELP of it, (word, line), as the intercepts
-    and the features' statements declare them."""
-    return [line for i in intercepts() for line in i.see_also] + \
-        [line for statement in _statements() for line in statement.see_also]
+    """Every line HELP of a word adds after cqlsh's own HELP of it, (word, line), as the features'
+    statements declare them."""
+    return [line for statement in _statements() for line in statement.see_also]
 
 
 def _statements() -> list[Any]:

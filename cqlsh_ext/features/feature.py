@@ -250,18 +250,30 @@ class Statement(NamedTuple):
     see_also: tuple[tuple[str, HelpText], ...] = ()
     #: A statement that starts with a word of CQL's (COPY, SELECT, UPDATE): its claim on a lexed
     #: statement of its first words, `(shell, statement) -> True | False | Rewrite`, tried in order
-    #: with the intercepts (features.commands: True its own, run or refused in one line; False not
+    #: with the other claims (features.commands: True its own, run or refused in one line; False not
     #: its own, handed on unchanged; a Rewrite cqlsh runs instead). None: a statement of its words
     #: is its own, read from this declaration (shell.door).
     claims: Callable[..., Any] | None = None
+    #: What `cqlsh-ext --spec` says the statement does where its feature's description is MCP's
+    #: tool's, not the shell's statement (export's file in the server's export directory); "": the
+    #: feature's description.
+    describes: str = ""
     #: A claimed statement's grammar for Tab (cqlsh never parses it): its symbol, its rules in
     #: cqlsh's grammar language, and completers for their symbols (features.commands.Completers).
     rule: str = ""
     grammar: HelpText = ""
     grammar_completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = ()
-    #: The claims it is tried after (a feature's name, or an intercept's): one whose statements
+    #: The claims it is tried after (their features' names): one whose statements
     #: another's also takes.
     after: tuple[str, ...] = ()
+    #: A claimed statement's usage after its words, as its HELP writes it (`(SELECT ...) TO 'file'`):
+    #: its claim reads it, never the arguments (features.forms.usage says it instead of theirs).
+    usage: HelpText = ""
+    #: A command of the shell's own (its first word starts no statement of cqlsh's: INSPECT): it
+    #: ends at its line's end as cqlsh's shell commands do, its output goes through the interactive
+    #: shell's pager, and cqlsh's HELP lists it among the shell's commands (its `topics` give the
+    #: text: features.commands.statement_command).
+    command: bool = False
 
 
 class Method(NamedTuple):

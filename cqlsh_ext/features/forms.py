@@ -28,6 +28,8 @@ def usage(feature: Feature) -> str:
     SELECT may name the table, then its closing clauses (`[SAVE DICTIONARY 'file']`); where its
     options come last, `[keyspace.]table.column [WHERE conditions] [SAMPLE n] ... [JSON]`."""
     statement = feature.statement
+    if statement is not None and statement.usage:  # a claimed statement's, as declared
+        return str(statement.usage)
     declared = statement is not None
     omitted = statement.omits if statement is not None else ()
     clauses = statement.clauses if statement is not None else ()

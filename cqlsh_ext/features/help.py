@@ -100,23 +100,21 @@ def form_and_prose(feature: Feature) -> str:
 
 def _umbrella(word: str) -> dict[str, tuple[str, str, str]]:
     """The statements that start with `word` (an umbrella command's: COMPRESSION), by their second
-    word in the registry's order: each one's form, example and its part of HELP <word>. The
-    features' statements' from their declarations; an intercept's from the form it declares
-    (StatementIntercept.form: COMPRESSION REWRITE's)."""
+    word in the registry's order: each one's form, example and its part of HELP <word>, from its
+    declaration. A claimed statement's (Statement.claims: COMPRESSION REWRITE's) come after those read
+    from their declarations, its part its summary as written (its form is its own, not its arguments')."""
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import intercepts
     from cqlsh_ext.features.forms import form
 
     upper = word.upper()
     parts: dict[str, tuple[str, str, str]] = {}
-    for feature in declared(plugins=False).values():
-        words = statement_words(feature)
-        if feature.statement is not None and len(words) > 1 and words[0] == upper:
-            parts[words[1]] = (form(feature), feature.statement.example, form_and_prose(feature))
-    for intercept in intercepts():
-        if intercept.form is not None and word.lower() in intercept.words:
-            usage_text, example, prose = (str(text) for text in intercept.form)
-            parts[usage_text.split()[1]] = (usage_text, example, prose)
+    stated = [feature for feature in declared(plugins=False).values() if feature.statement is not None
+              and len(feature.statement.words) > 1 and feature.statement.words[0] == upper]
+    for feature in sorted(stated, key=lambda feature: getattr(feature.statement, "claims", None) is not None):
+        statement = feature.statement
+        assert statement is not None
+        told = form_and_prose(feature) if statement.claims is None else str(statement.summary)
+        parts[statement.words[1]] = (form(feature), statement.example, told)
     return parts
 
 

@@ -150,14 +150,14 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
 
 
 def _declared_write(word: str) -> bool:
-    """Whether a command or statement intercept of the shell that starts with `word` is declared to
+    """Whether a command or a statement's claim of the shell that starts with `word` is declared to
     write (features.commands: UNDO, COMPRESSION REWRITE, the edits, the loads): none of its
     statements is a read feature's (those are found before)."""
-    from cqlsh_ext.features.commands import command, intercepts_for
+    from cqlsh_ext.features.commands import claims_for, command
 
     declared = command(word)
     return (declared is not None and not declared.reads_only) \
-        or any(not intercept.reads_only for intercept in intercepts_for(word))
+        or any(not claim.reads_only for claim in claims_for(word))
 
 
 def feature_of(statement: Lexed) -> tuple[Feature, int] | None:

@@ -60,14 +60,13 @@ def reference(features: dict[str, Feature]) -> str:
 
 def _shell(features: dict[str, Feature]) -> list[str]:
     """Every statement and command the shell adds to cqlsh's, each with how HELP asks for it: the
-    features' statements (their form), the commands (their word), the statement intercepts (what
-    they take)."""
-    from cqlsh_ext.features.commands import commands, intercepts
+    features' statements (their form) and the commands (their word)."""
+    from cqlsh_ext.features.commands import commands
 
     lines = ["", "## The shell's statements and commands", "",
              "Every statement and command cqlsh-ext adds to cqlsh's, declared once; the shell reads a "
-             "feature's statement from its declaration, a command's or an intercepted statement's by "
-             "the handler its declaration names (docs/architecture.md).", "",
+             "feature's statement from its declaration, a command's, or a statement that claims its own "
+             "among CQL's, by the handler its declaration names (docs/architecture.md).", "",
              "| statement or command | declared | HELP |", "|---|---|---|"]
     for feature in features.values():
         if feature.statement is not None:
@@ -76,10 +75,4 @@ def _shell(features: dict[str, Feature]) -> list[str]:
     for declared in commands():
         if declared.handler is not None:
             lines.append(f"| `{declared.word.upper()}` | command | HELP {declared.word.upper()} |")
-    for intercept in intercepts():
-        # A feature's claim (Statement.claims) is its statement, listed above.
-        if intercept.handler is not None and intercept.name not in features:
-            topics = ", ".join(f"HELP {topic.upper()}" for topic, _ in intercept.topics) \
-                or "(none of its own)"
-            lines.append(f"| {_cell(intercept.name)} | statement intercept | {topics} |")
     return lines

@@ -26,7 +26,7 @@ shell meets a statement:
    StackOverflowError). Each statement of a text that holds several is read in its own text
    (`own_text`), not in all of it.
 3. Its tokens: past cql.grammar_bounds.PARSED_TOKENS of cqlsh's, cqlsh's grammar never reads it. The
-   intercepts (payload queries, exports, DESCRIBE PAYLOAD, encode(), edits: linear readers) take it
+   claims (payload queries, exports, DESCRIBE PAYLOAD, encode(), edits: linear readers) take it
    first; a SELECT they leave, or any statement cqlsh sends as written without a `do_` method
    (INSERT, UPDATE, BATCH, ...), goes to the server whole as cqlsh sends a statement its grammar
    does not read (handle_parse_error), and the table whose metadata formats its result is found by

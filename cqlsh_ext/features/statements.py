@@ -23,15 +23,16 @@ __all__ = ["feature_of", "help_of", "help_section", "next_words", "own_feature_o
 
 def _taken() -> frozenset[str]:
     """The words the shell's own statements start with: cqlsh's grammar, its commands and
-    intercepts (features.commands). Not a declared statement's own first word: cqlsh's grammar
+    the statements' claims (features.commands). Not a declared statement's own first word: cqlsh's grammar
     learns those to complete them (shell.completion), but the shell reads them from
     their declarations (TOY REPORT, a built-in report with a first word of its own)."""
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.commands import claims, commands, statement_commands
     from cqlsh_ext.features.forms import statement_words
     from cqlsh_ext.upstream.seams import first_words
 
-    shells = {c.word.upper() for c in commands()} | {w.upper() for i in intercepts() for w in i.words}
+    shells = {c.word.upper() for c in commands()} | {w.upper() for claim in claims() for w in claim.words} \
+        | {word.upper() for word in statement_commands()}
     # A statement whose first word starts cqlsh's statements too (its Statement `recognizes` its
     # own: DESCRIBE PAYLOAD) leaves that word cqlsh's.
     shells |= {words[0].upper() for feature in declared(plugins=False).values()
@@ -86,7 +87,7 @@ def _own_words() -> list[tuple[tuple[str, ...], Feature]]:
     words (its own, then its aliases)."""
     from cqlsh_ext.features import declared
 
-    # A statement that claims its own among CQL's (Statement.claims) is tried with the intercepts.
+    # A statement that claims its own among CQL's (Statement.claims) is tried with the claims.
     return [(words, feature) for feature in declared(plugins=False).values()
             if feature.statement is not None and feature.statement.claims is None
             for words in (feature.statement.words, *feature.statement.aliases)]
@@ -94,7 +95,7 @@ def _own_words() -> list[tuple[tuple[str, ...], Feature]]:
 
 def own_first_words() -> frozenset[str]:
     """The first words (lower case) of cqlsh-ext's own declared statements: a statement that starts
-    with one is handed to own_feature_of before the intercepts and cqlsh's grammar."""
+    with one is handed to own_feature_of before the claims and cqlsh's grammar."""
     return frozenset(words[0].lower() for words, _feature in _own_words())
 
 

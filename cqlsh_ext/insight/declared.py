@@ -114,7 +114,8 @@ register(Feature(
     # The shell's: how values decode is its session's (-d, DECODE), each value printed as it is read.
     statement=Statement(("INSPECT",), "INSPECT SELECT data FROM ks.t WHERE id = 42;", select=True,
                         omits=("decode",), runs=Service("cqlsh_ext.insight.run_inspect", "print_values"),
-                        help=Text(_HELP, "INSPECT_ABOUT"))))
+                        help=Text(_HELP, "INSPECT_ABOUT"), command=True,
+                        topics=(("inspect", StatementHelp("inspect_value")),))))
 # COMPRESSION TRIAL writes scratch tables: no read feature an assistant may call, nor one of the
 # journaled writes; the shell's alone.
 register(Feature(
@@ -146,12 +147,8 @@ register(Feature(
                         completers=(("column", Service("cqlsh_ext.insight.command", "trial_columns")),)),
     shell_only=True))
 
-# INSPECT: read by the shell from inspect_value's declaration, its values printed by
-# insight.run_inspect.print_values; its completion written from the declaration
-# (shell.completion). The command gives HELP INSPECT, the pager, a line's end.
-register_command(Command("INSPECT", "", "", StatementHelp("inspect_value"), None, paged=True))
 # Every COMPRESSION statement is read before cqlsh's grammar (the features' from their declarations,
-# REWRITE by its intercept: rewrite/declared.py), which completes them only; HELP COMPRESSION, its
+# REWRITE by its claim: rewrite/declared.py), which completes them only; HELP COMPRESSION, its
 # usage and a mistyped second word are written from every statement of the word (Command.umbrella).
 register_command(Command(
     "COMPRESSION", "", "", "", None, paged=True, umbrella=True,

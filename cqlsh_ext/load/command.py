@@ -1,9 +1,8 @@
-"""The shell's entry for loads (docs/load.md), a statement intercept (cqlsh_ext.features.commands):
-`intercept` sees every COPY before cqlsh parses it and takes the loads (load.parse.is_load: a JSON
-Lines or Parquet file, ENCODE, PACE or CONFIRM, COPY RESUME); any other COPY ... FROM goes to
-cqlsh's COPY FROM as written. Nothing heavy is imported here: the shell imports this module at
-start-up.
-"""
+"""The shell's entry for loads (docs/load.md), the claim of the write feature's statement (load/declared.py:
+Statement.claims): `intercept` sees every COPY before cqlsh parses it and takes the loads
+(load.parse.is_load: a JSON Lines or Parquet file, ENCODE, PACE or CONFIRM, COPY RESUME); any other COPY
+... FROM goes to cqlsh's COPY FROM as written. Nothing heavy is imported here: the shell imports this
+module at start-up."""
 
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
 """The load package's declarations (found through the entry point group cqlsh_ext.features: the
 registry imports this module, never its services): `write`, documents loaded into a table, a write
-feature whose shell statement is COPY ... FROM (a statement intercept) and whose API method is
-db.write."""
+feature whose shell statement is COPY ... FROM (its Statement claims the loads among CQL's COPY
+statements) and whose API method is db.write."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import CONFIRM
-from cqlsh_ext.features.commands import StatementIntercept, register_intercept
 from cqlsh_ext.features.feature import (
     WRITE,
     Argument,
@@ -15,6 +14,7 @@ from cqlsh_ext.features.feature import (
     Method,
     Reads,
     Service,
+    Statement,
     Text,
     Writes,
     register,
@@ -55,10 +55,12 @@ sent (a row whose value does not come back equal is refused). `ttl`: seconds eve
 lives; `pace`: write units a second. A preview unless confirm=True; then each row is
 journaled (what it held) and written, and the result names the journal db.undo takes.
 `resume`: a stopped load's journal (or result), with the same data: its rows already
-written are not written again.""")))
-
-register_intercept(StatementIntercept(
-    "COPY ... FROM decoded documents", frozenset({"copy"}), Service("cqlsh_ext.load.command", "intercept"),
-    reads_only=False, topics=(("load", Text(_HELP, "LOAD_HELP")),),
-    see_also=(("copy", Text(_HELP, "LOAD_SEE_ALSO")),),
-    after=("COPY (SELECT ...) TO",)))
+written are not written again."""),
+    # The shell's statement starts with CQL's COPY: it claims the loads (a file of documents, ENCODE,
+    # PACE, CONFIRM, COPY RESUME); any other COPY ... FROM is cqlsh's, as written.
+    statement=Statement(
+        ("COPY",), "COPY ks.t (pk, ck, data) FROM 'file.csv' WITH ENCODE data = 'snappy>json';", json=False,
+        usage="[keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...] "
+              "[AND TTL = seconds]] [PACE n] [CONFIRM]  |  COPY RESUME 'journal'|LAST [CONFIRM]",
+        claims=Service("cqlsh_ext.load.command", "intercept"), topics=(("load", Text(_HELP, "LOAD_HELP")),),
+        see_also=(("copy", Text(_HELP, "LOAD_SEE_ALSO")),), after=("export",))))

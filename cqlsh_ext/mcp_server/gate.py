@@ -197,14 +197,15 @@ def _unknown_word(first: Token) -> str | None:
 
 def _statement_words() -> frozenset[str]:
     """Every first word of a statement: CQL's, and the shell's commands (cqlsh's do_<word> methods,
-    cqlsh-ext's declared commands and intercepts)."""
+    cqlsh-ext's declared commands and statements' claims)."""
     from cqlsh_ext.features import commands
     from cqlsh_ext.upstream import seams
 
     shell = seams.import_cqlshmain(None).Shell
     words = {name[3:].upper() for name in dir(shell) if name.startswith("do_")}
     words |= {command.word.upper() for command in commands.commands()}
-    words |= {word.upper() for intercept in commands.intercepts() for word in intercept.words}
+    words |= {word.upper() for word in commands.statement_commands()}
+    words |= {word.upper() for claim in commands.claims() for word in claim.words}
     return frozenset(words | set(CQL_STATEMENT_WORDS))
 
 

@@ -1,8 +1,9 @@
-"""The shell's entry for payload queries, a statement intercept (cqlsh_ext.features.commands): `intercept`
-runs a SELECT that reaches into a payload and returns True; for any other statement it returns
-False and cqlsh runs it as written (stock behaviour, byte for byte). The statement is lexed once
-(cql.lexer.Lexed): its tokens serve the recognition, the parse and the error path; a SELECT that
-names no path costs no schema and no parse. Errors are one line; nothing is read then.
+"""The shell's entry for payload queries, the claim of the query feature's statement (Statement.claims,
+payload_select/declared.py; `refuse_copy`, copy_paths'): `intercept` runs a SELECT that reaches into a
+payload and returns True; for any other statement it returns False and cqlsh runs it as written (stock
+behaviour, byte for byte). The statement is lexed once (cql.lexer.Lexed): its tokens serve the
+recognition, the parse and the error path; a SELECT that names no path costs no schema and no parse.
+Errors are one line; nothing is read then.
 
 The answer is the one reading's (cqlsh_ext.reading.select), printed by the terminal renderer
 (cqlsh_ext.render.terminal) with its closing line."""

@@ -1,14 +1,13 @@
 """The payload_select package's declarations (found through the entry point group cqlsh_ext.features:
 the registry imports this module, never its services): `query`, one SELECT with payload paths,
-MCP's tool (the API's db.query is its own reading); the shell's SELECT reaching into payloads and its
-refusal of a COPY naming payload paths, statement intercepts."""
+MCP's tool (the API's db.query is its own reading), whose statement claims the shell's SELECTs that
+reach into payloads; `copy_paths`, the shell's alone, whose statement refuses a COPY naming payload paths."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import cursor_argument, decode_argument
-from cqlsh_ext.features.commands import StatementIntercept, register_intercept
-from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, Service, Text, register
+from cqlsh_ext.features.feature import READ, Argument, Feature, Reads, Service, Statement, Text, register
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
@@ -35,13 +34,25 @@ register(Feature(
             "Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
             "statement ends with ALLOW FILTERING CONFIRM. Anything but a SELECT is refused. At most "
             f"`limit` rows (default {DEFAULT_ROWS}); the same statement with a cut answer's cursor "
-            "answers the rows that follow, each once."))
+            "answers the rows that follow, each once.",
+    # The shell's statement is CQL's SELECT: it claims those that reach into payloads (any other is
+    # cqlsh's, as written).
+    statement=Statement(
+        ("SELECT",), "SELECT data.status, count(*) FROM shop.orders GROUP BY data.status ALLOW FILTERING;",
+        json=False,
+        usage="path, ... FROM [keyspace.]table [WHERE conditions] [GROUP BY path] [ALLOW FILTERING]",
+        claims=Service(_COMMAND, "intercept"), topics=(("queries", Text(_HELP, "QUERIES_HELP")),),
+        see_also=(("select", Text(_HELP, "SELECT_SEE_ALSO")),))))
+register(Feature(
+    "copy_paths", "COPY with payload paths refused",
+    "COPY ks.t (id, data.status) TO or FROM a file is refused in one line: COPY reads and writes the "
+    "stored bytes (a SELECT with paths and --output-format csv writes the paths).",
+    (Argument("statement", "string", "the COPY that names payload paths among its columns", required=True),),
+    Reads("statement", "statement"), READ, {}, shell_only=True,
+    statement=Statement(
+        ("COPY",), "COPY shop.orders (id, data.status) TO 'orders.csv';", json=False,
+        usage="[keyspace.]table (column, path, ...) TO | FROM 'file': refused",
+        claims=Service(_COMMAND, "refuse_copy"),
+        # An export's COPY (SELECT ...) and a load's COPY ... FROM are theirs first.
+        after=("export", "write"))))
 
-register_intercept(StatementIntercept(
-    "a SELECT reaching into payloads", frozenset({"select"}), Service(_COMMAND, "intercept"),
-    topics=(("queries", Text(_HELP, "QUERIES_HELP")),),
-    see_also=(("select", Text(_HELP, "SELECT_SEE_ALSO")),)))
-register_intercept(StatementIntercept(
-    "COPY with payload paths in its columns", frozenset({"copy"}), Service(_COMMAND, "refuse_copy"),
-    # An export's COPY (SELECT ...) and a load's COPY ... FROM are theirs first.
-    after=("COPY (SELECT ...) TO", "COPY ... FROM decoded documents")))

@@ -1,7 +1,7 @@
-"""The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), a statement intercept
-(rewrite/declared.py declares it, with its grammar): `intercept` takes a COMPRESSION statement whose
-second word is REWRITE before cqlsh parses it (the others, STATS, ADVISE, SETTINGS and TRIAL, are
-read from their features' declarations before the intercepts).
+"""The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), the claim of the rewrite
+feature's statement (rewrite/declared.py declares it, with its grammar): `intercept` takes a COMPRESSION
+statement whose second word is REWRITE before cqlsh parses it (the others, STATS, ADVISE, SETTINGS and
+TRIAL, are read from their features' declarations before the claims).
 
 The statement is lexed once (cql.lexer.Lexed) and read by rewrite.parse straight into its typed
 request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE (declared.py's

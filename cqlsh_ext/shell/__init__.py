@@ -8,7 +8,7 @@ kept. The collaborators:
 
 - statements and commands of ours: declared once in cqlsh_ext.features, the one registry; the
   shell's door (handle_statement) hands a statement to its declaration (shell.dispatcher:
-  cqlsh-ext's own features' statements and the packages'), else to the intercepts declared for its
+  cqlsh-ext's own features' statements and the packages'), else to the statements' claims declared for its
   first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
   (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
   come from the declarations too;
@@ -206,7 +206,7 @@ class ExtShell(Stock):
 
     def _handle_statement(self, tokens: Any, srcstr: str) -> Any:
         # The shell's door: a declared statement (shell.dispatcher.arrival) is read from its
-        # declaration; else the intercepts declared for its first word, in order: one that takes
+        # declaration; else the statements' claims declared for its first word, in order: one that takes
         # the statement ends it here, a rewrite goes on, rewritten, to the next and to cqlsh; any
         # other statement goes to cqlsh as written. Each is handed a Lexed: the statement's text,
         # lexed once when first read (cqlsh_ext.cql.lexer).
@@ -231,9 +231,9 @@ class ExtShell(Stock):
             return True
         statement: Lexed | None = lexed
         rewritten: commands.Rewrite | None = None
-        for intercept in commands.intercepts_for(first):
+        for claim in commands.claims_for(first):
             statement = statement or Lexed(seams.statement_text(tokens, srcstr))
-            outcome = intercept.handler(self, statement) if intercept.handler is not None else False
+            outcome = claim.handler(self, statement)
             if outcome is True:
                 return True
             if outcome is not False:

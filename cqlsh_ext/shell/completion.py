@@ -7,7 +7,7 @@ required arguments as the statement names what it reads (a table, a SELECT of it
 SELECT), what stands instead of one (FROM 'path'), and its closing clauses: where its Statement says
 `options_last`, its options come after its required arguments. A Statement's `completers` complete
 the names an argument takes beyond cqlsh's own (a table's payload columns). `register_grammar`
-teaches cqlsh's rule set these and the grammars the commands and intercepts declare
+teaches cqlsh's rule set these and the grammars the commands and the statements' claims declare
 (features.commands), once, before cqlsh builds it."""
 
 from __future__ import annotations
@@ -123,24 +123,26 @@ _registered: list[bool] = []
 
 
 def register_grammar() -> None:
-    """Teach cqlsh's grammar and completion every declared command, intercept and statement (their
-    rules: completion, highlighting and a line's end; an intercept's, and a feature's statement's,
+    """Teach cqlsh's grammar and completion every declared command and statement (their rules:
+    completion, highlighting and a line's end; a statement's claim's, and a feature's statement's,
     written from its declaration here, complete only: the shell reads those before cqlsh's
     grammar); must run before cqlshmain.main() builds its rule set. Once per process: the rule
     set is cqlsh's module-level singleton."""
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.commands import claims, commands, statement_commands
     from cqlsh_ext.upstream import seams
 
     if _registered:
         return
     parsed = [c for c in commands() if c.rule]
-    completing = [i for i in intercepts() if i.rule]
-    stated = [feature for feature in declared(plugins=False).values() if feature.statement is not None]
+    # A claimed statement (Statement.claims) completes by its own grammar, declared with its claim.
+    completing = [claim for claim in claims() if claim.rule]
+    stated = [feature for feature in declared(plugins=False).values()
+              if feature.statement is not None and feature.statement.claims is None]
     seams.register_special_commands(
         "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
-        tuple(c.word for c in commands() if c.ends_with_newline),
+        (*(c.word for c in commands() if c.ends_with_newline), *statement_commands()),
         (*(c.rule for c in parsed), *(i.rule for i in completing), *(rule(feature) for feature in stated)),
     )
     for completers in [c.completers for c in parsed] + [i.completers for i in completing]:

@@ -1,5 +1,5 @@
 """The shell's one way in for a declared statement (`arrival`: what its first word makes of it, before
-the intercepts and cqlsh's grammar): cqlsh-ext's own features that declare their statement and the
+the statements' claims and cqlsh's grammar): cqlsh-ext's own features that declare their statement and the
 read features a package declares, found by features.statements, each read from its declaration with
 the shell's lexer (features.calling; never cqlsh's grammar), its request built by its declared
 builder (a package's service handed a FeatureCall, its table looked up as the shell looks up any
@@ -122,7 +122,7 @@ def called(ctx: ReadContext, feature: Feature, skip: int, statement: Lexed) -> t
 
 
 class Arrival(NamedTuple):
-    """What the shell's door makes of a statement by its first word, before the intercepts and
+    """What the shell's door makes of a statement by its first word, before the claims and
     cqlsh's grammar: the declared feature whose statement it is and how many of its tokens the
     statement's words are (cqlsh-ext's own, or a package's read feature: never a statement of
     cqlsh's, CQL's or ours); the one line a first word mistyped is told (no server takes it); the

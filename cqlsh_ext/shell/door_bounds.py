@@ -6,7 +6,7 @@ why: cqlsh's grammar's time and memory grow with the square of the tokens):
   reads or sends it (`too_deep`); each statement of a text that holds several is read in its own
   text (`own_text`), not in all of it;
 - its tokens: past cql.grammar_bounds.PARSED_TOKENS of cqlsh's, cqlsh's grammar never reads it
-  (`admit`): a SELECT the intercepts left, or any statement cqlsh sends as written without a `do_`
+  (`admit`): a SELECT the claims left, or any statement cqlsh sends as written without a `do_`
   method (INSERT, UPDATE, BATCH, ...), goes to the server whole (`whole_statement`; a SELECT of
   system_traces untraced: `reads_traces`), and the table whose metadata formats its result is found
   by the shell's lexer (cql/lexer.py) where cqlsh would parse the text again (`table_of_whole`): the
@@ -58,7 +58,7 @@ def too_deep(tokens: Any) -> str | None:
 
 
 def admit(tokens: Any, has_command: Callable[[str], bool]) -> tuple[str, str | None]:
-    """What becomes of one statement (cqlsh's tokens) that no intercept took: (PARSE (cqlsh's
+    """What becomes of one statement (cqlsh's tokens) that no claim took: (PARSE (cqlsh's
     grammar may read it), WHOLE (sent as written: ExtShell.send_whole) or REFUSED, the line
     refusing it or None). `has_command(word)`: the shell has a `do_<word>` method (a command its
     grammar must read)."""
@@ -74,7 +74,7 @@ def admit(tokens: Any, has_command: Callable[[str], bool]) -> tuple[str, str | N
 
 
 def whole_statement(tokens: Any, srcstr: str, statement: Lexed | None) -> Lexed:
-    """The statement to send whole (ExtShell.send_whole): as the intercepts read it when they
+    """The statement to send whole (ExtShell.send_whole): as the claims read it when they
     did (lexed once, when at all: it is read again for the table of its result), else its text
     from cqlsh's tokens."""
     if statement is not None:

@@ -36,7 +36,7 @@ class HelpAnswer(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to creat
 
 def help_answer(typed: list[str], known: Callable[[], frozenset[str]]) -> HelpAnswer:
     """HELP of the topics `typed` (as typed; none: HELP alone), from the declarations: the commands'
-    and intercepts' topics (features.commands), the packages' features (features.statements);
+    and statements' topics (features.commands), the packages' features (features.statements);
     `known`, the topics cqlsh's HELP answers (lower case), asked only where no declaration does."""
     from cqlsh_ext.common.text import nearest
     from cqlsh_ext.features import PluginError

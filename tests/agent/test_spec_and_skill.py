@@ -62,7 +62,7 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
 
     from cqlsh_ext import cli
     from cqlsh_ext.features import declared
-    from cqlsh_ext.features.commands import commands, intercepts
+    from cqlsh_ext.features.commands import claims, commands
     from cqlsh_ext.upstream.seams import import_cqlshmain
 
     spec = _spec(home)
@@ -78,8 +78,8 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
     for command in commands():
         if command.handler is not None:
             assert command.word.upper() in words, command.word
-    names = {s.get("name") for s in statements}
-    assert {i.name for i in intercepts() if i.handler is not None} <= names
+    names = {s.get("name") or s.get("feature") for s in statements}  # a claim: its feature's statement
+    assert {claim.name for claim in claims()} <= names
     flags = {flag for entry in spec["flags"] for flag in entry["flags"]}  # type: ignore[union-attr]
     for parser in (import_cqlshmain(None).parser, cli._ext_parser()):
         for action in parser._actions:
@@ -105,6 +105,9 @@ def test_the_spec_validates_and_lists_every_declared_statement(home: Path) -> No
     by_words = {s["words"]: s for s in statements}
     assert by_words["UNDO"]["read_only"] is False and by_words["COMPRESSION STATS"]["read_only"] is True
     assert by_words["COMPRESSION TRIAL"]["read_only"] is False
+    # The shell's COPY (SELECT ...) TO writes the file it names, not MCP's tool's export directory.
+    copy_to = next(s for s in statements if s.get("feature") == "export")
+    assert "export directory" not in copy_to["description"] and "the file it names" in copy_to["description"]
 
 
 def test_the_skill_is_written_read_as_a_skill_and_every_command_in_it_runs(demo_keyspace: str,

@@ -636,8 +636,9 @@ def _write_method(feature: Feature) -> tuple[inspect.Signature, set[str] | None]
 def test_write_features_are_declared_once_never_tools_and_the_api_takes_their_arguments() -> None:
     from cqlsh_ext.features.feature import WRITE
 
+    # A write of the shell alone (encode()'s INSERT, UPDATE and BATCH) is no API method either.
     writing = {name: feature for name, feature in declared(plugins=False).items()
-               if feature.writes is not None}
+               if feature.writes is not None and not feature.shell_only}
     assert {"edit", "rewrite", "resume", "undo", "write"} <= set(writing)
     assert not set(writing) & set(served_tools())  # MCP proposes writes (propose_edit), never makes one
     for name, feature in writing.items():
@@ -883,7 +884,9 @@ def test_a_statement_declared_with_its_feature_is_read_from_the_declaration() ->
     from cqlsh_ext.features.statements import own_feature_of
 
     features = declared(plugins=False)
-    stated = {name: feature for name, feature in features.items() if feature.statement is not None}
+    # (A statement that claims its own among CQL's, Statement.claims, is tried with the intercepts.)
+    stated = {name: feature for name, feature in features.items()
+              if feature.statement is not None and feature.statement.claims is None}
     assert {"compression_advise", "compression_settings", "compression_stats", "compression_trial",
             "describe_payload", "inspect_value"} <= set(stated)
     # The shell hands a statement of each declared statement's words (or its aliases) to its feature,
@@ -1057,7 +1060,6 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     from cqlsh_ext.features.calling import request_of
     from cqlsh_ext.features.feature import FeatureCall
     from cqlsh_ext.features.forms import usage
-    from cqlsh_ext.features.help import help_of
     from cqlsh_ext.insight.run_inspect import print_values
     from cqlsh_ext.reading.read_requests import InspectRequest, ReportTarget
 
@@ -1065,8 +1067,9 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     assert inspect_value.statement is not None and inspect_value.statement.runs is not None
     assert inspect_value.statement.runs.function == print_values.__name__
     assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
-    inspect = commands.command("inspect")
-    assert inspect is not None and help_of(inspect).startswith(
+    # The shell's own command (Statement.command): HELP INSPECT is its statement's topic.
+    assert commands.command("inspect") is None and commands.statement_command("INSPECT") is inspect_value
+    assert str(dict(commands.help_topics())["inspect"]).startswith(
         "\n        INSPECT [cqlsh-ext]\n\n        INSPECT [JSON] <SELECT statement>\n\n")
     typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
     assert typed.as_json and typed.arguments == {"statement": 'SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3'}

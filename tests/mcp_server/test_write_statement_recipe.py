@@ -124,16 +124,14 @@ README = "cqlsh_ext/edit/statements/README.md"
 
 def _add_the_statement(copy: Path) -> None:
     """The statement's four files: its service, its declaration (appended to its package's
-    declarations, with the name it needs imported there: Statement; Method is imported already, the
-    package's own writes declaring theirs), its test, its service's line in its package's README."""
+    declarations, which import every name it needs: Statement and Method, the package's own
+    statements and writes declaring theirs), its test, its service's line in its package's README."""
     assert add_readme_line(copy, SERVICE[0], "REVERSE BYTES: a blob column's values written back reversed.") \
         == README
     for name, text in (SERVICE, TEST):
         (copy / name).write_text(text)
     declarations = copy / DECLARATIONS
-    imported = "    Reads,\n    Service,\n    Statement,\n"
-    text = declarations.read_text().replace("    Reads,\n    Service,\n", imported, 1)
-    declarations.write_text(text + DECLARATION)
+    declarations.write_text(declarations.read_text() + DECLARATION)
 
 
 @pytest.fixture(scope="module")

@@ -194,6 +194,17 @@ def _has(program: str) -> bool:
     return shutil.which(program) is not None
 
 
+def test_the_shells_long_outputs_are_paged_and_its_reads_let_ctrl_c_go():
+    from cqlsh_ext.repl.app import _reads_only
+    from cqlsh_ext.repl.pager import is_paged
+
+    # INSPECT and COMPRESSION are paged as SELECT is; UNDO and COMPRESSION REWRITE write.
+    assert [is_paged(word) for word in ("INSPECT", "compression", "select", "undo", "insert")] == \
+        [True, True, True, False, False]
+    typed = (("inspect", "INSPECT SELECT data FROM t"), ("undo", "UNDO LAST"), ("decompress", "DECOMPRESS"))
+    assert [_reads_only(word, text) for word, text in typed] == [True, False, True]
+
+
 def test_paged_output_holds_short_results_and_pipes_long_ones(tmp_path):
     out = io.StringIO()
     short = PagedOutput(out, f"cat > {tmp_path / 'p1'}", max_lines=5)
