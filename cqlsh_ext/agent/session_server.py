@@ -69,7 +69,7 @@ class WarmSession:
     since: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     calls: int = 0
     #: The calls received and not yet ended, in their order (the first one runs, the rest wait).
-    pending: list[Call] = field(default_factory=list)
+    pending: list[WarmCall] = field(default_factory=list)
     #: Guards `pending` and each call's `state` between the session's threads.
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -86,7 +86,7 @@ WAITING, RUNNING, ENDED, GIVEN_UP = "waiting", "running", "ended", "given up"
 
 
 @dataclass
-class Call:
+class WarmCall:
     """One caller's call: its socket, its command line's words and its descriptors (stdin, stdout,
     stderr, working directory)."""
 
@@ -168,7 +168,7 @@ def _drop_positional(args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
     return kept
 
 
-class Served:
+class SessionSide:
     """The session's side while it serves: its own standard streams and directory (the calls take
     theirs in turn), its log (a copy of its original standard error), the calls' line."""
 
@@ -181,7 +181,7 @@ class Served:
         self.own_cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
         self.own_streams = (sys.stdin, sys.stdout, sys.stderr)
         self.own_originals = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
-        self.line: queue.Queue[Call | None] = queue.Queue()
+        self.line: queue.Queue[WarmCall | None] = queue.Queue()
         #: Set in the main thread alone, around a call's run: an interruption outside one is none.
         self.in_call = False
         self.stopping = False
@@ -237,7 +237,7 @@ class Served:
             gc.collect()  # the call's cycles, before the next call's start freezes what is left (gc_pause)
             last = time.monotonic()
 
-    def run_here(self, call: Call) -> int:
+    def run_here(self, call: WarmCall) -> int:
         """The call in this process, on the caller's streams and in its directory: put on 0, 1 and
         2 and made sys.std* as Python's start makes them, this process's own put back after."""
         for stream in self.own_streams[1:]:
@@ -270,7 +270,7 @@ class Served:
             _originals(*self.own_originals)
             signal.signal(signal.SIGINT, signal.default_int_handler)  # not the call's (its shell's run)
 
-    def answer(self, call: Call, code: int) -> None:
+    def answer(self, call: WarmCall, code: int) -> None:
         with self.session.lock:
             call.state = ENDED
             if call in self.session.pending:
@@ -308,7 +308,7 @@ class Served:
             return
         conn.settimeout(None)
         if message is not None and message[0] == session_client.CALL and len(fds) == 4:
-            call = Call(conn, session_client.words(message[1]), fds)
+            call = WarmCall(conn, session_client.words(message[1]), fds)
             with self.session.lock:
                 self.session.calls += 1
                 self.session.pending.append(call)
@@ -321,7 +321,7 @@ class Served:
             session_client.send(conn, session_client.STATUS_JSON, json.dumps(self.session.status()).encode())
         conn.close()
 
-    def watch(self, call: Call) -> None:
+    def watch(self, call: WarmCall) -> None:
         """A caller's messages during its call: its Ctrl-C, or its end (it was killed), either of
         which stops the call as Ctrl-C stops a cold run's (one still waiting is given up)."""
         while True:
@@ -367,7 +367,7 @@ def serve(name: str, args: list[str], cqlshmain: Any, ext_parser: argparse.Argum
     except SessionError as err:
         _note(f"error: {err}")
         return err.code
-    served = Served(session, cqlshmain, ext_parser)
+    served = SessionSide(session, cqlshmain, ext_parser)
     woken, wake = os.pipe()
     started = False
     try:
