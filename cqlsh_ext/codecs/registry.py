@@ -377,10 +377,23 @@ def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Conta
     raise first
 
 
+#: by_label()'s table (each label, lower-cased, to the first format of _ALL with it) and the _ALL it
+#: was made from: every value a chain names is peeled through by_label (a load's verification, a
+#: setting's reading), so it is a dict lookup, not a walk over every format; made again where _ALL
+#: is another tuple (a test's registry with a format of its own).
+_BY_LABEL: tuple[tuple[Container, ...], dict[str, Container]] = ((), {})
+
+
 def by_label(label: str) -> Container | None:
     """The format the display labels `label` ('<codec>' or '<codec>/<container>'), case-blind."""
-    wanted = label.lower()
-    return next((f for f in _ALL if f.label.lower() == wanted), None)
+    global _BY_LABEL
+    made_from, table = _BY_LABEL
+    if made_from is not _ALL:
+        table = {}
+        for fmt in _ALL:
+            table.setdefault(fmt.label.lower(), fmt)
+        _BY_LABEL = (_ALL, table)
+    return table.get(label.lower())
 
 
 #: written_by()'s answers: every encode() asks (COMPRESSION REWRITE, once a row written), and

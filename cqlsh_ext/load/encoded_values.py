@@ -24,18 +24,24 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import json
 import math
 import re
 import struct
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# (imported here, not in the functions a value calls: this module is imported by a load alone, and
+# an import statement run for each of a load's values cost more than the step it imported for)
 from cqlsh_ext.common import jsonenc
-from cqlsh_ext.load.documents import SPELT
+from cqlsh_ext.encode.chain import AS_IS, EncodeRefused, json_record
+from cqlsh_ext.load.documents import SPELT, fresh, holds_float_names, settled, spelt_tree, without
 from cqlsh_ext.load.source import ABSENT, CsvField, Fragment, GivenValue, NumberText, SourceRow
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, BUILTIN_READINGS, STREAM_MAGICS
+from cqlsh_ext.payload.view import RECORD, TEXT, BlobView
 
 if TYPE_CHECKING:
     from cqlsh_ext.encode.chain import Encoder
@@ -180,7 +186,7 @@ class Columns:
         """The chain's encoder, made once (a chain refused: its reason)."""
         found = self._encoders.get(chain)
         if found is None:
-            from cqlsh_ext.encode.chain import Encoder, EncodeRefused
+            from cqlsh_ext.encode.chain import Encoder
 
             try:
                 found = Encoder(chain, self.cap)
@@ -230,8 +236,6 @@ class Columns:
     def blob_value(self, plan: ColumnPlan, given: GivenValue | None) -> tuple[bytes | Pending | None, str]:
         """A blob's stored bytes by the rule (see the module doc), and the chain written; a
         document the stored one settles (a frame's, an export's record: load.documents) Pending."""
-        from cqlsh_ext.encode.chain import EncodeRefused
-
         name = plan.name
         if given is None:
             return None, ""
@@ -279,18 +283,47 @@ class Columns:
             raise RowRefused(f"{name}: {chain}: {err}") from None
 
     # ------------------------------------------------------------------ against the stored values
-    def settle(self, prepared: PreparedRow, old: Sequence[Any] | None) -> None:
+    def stored_views(self, rows: Sequence[PreparedRow], olds: Sequence[Sequence[Any] | None]
+                     ) -> list[dict[int, BlobView]]:
+        """The stored documents a window's Pending values are settled by, read as the display
+        reads them a column at a time (BlobReading.read: on the native core, the column's values
+        in one call, each as the core read it; else the Python engine's views), by row: the
+        written column's index -> its stored value's view. A value the reading gives no view of
+        is left out (settle reads it alone, as before)."""
+        from cqlsh_ext.payload.columns import ValueColumn
+
+        out: list[dict[int, BlobView]] = [{} for _ in rows]
+        for j, plan in enumerate(self.written):
+            at: list[int] = []
+            stored: list[bytes] = []
+            for i, (prepared, old) in enumerate(zip(rows, olds, strict=True)):
+                value = prepared.values[j]
+                if old and old[j] and isinstance(value, Pending) and value.given.reference is None:
+                    at.append(i)
+                    stored.append(bytes(old[j]))
+            if not at:
+                continue
+            read = self._stored_reading().read(ValueColumn(stored), plan.place)
+            for i, view in zip(at, read.values(), strict=True):
+                if isinstance(view, BlobView):
+                    out[i][j] = view
+        return out
+
+    def settle(self, prepared: PreparedRow, old: Sequence[Any] | None,
+               views: Mapping[int, BlobView] | None = None) -> None:
         """The row's values against its stored ones (`old`, the written columns' as read; None: no
-        row): each Pending document settled by the stored one and encoded (load.documents); a
-        value that holds the stored document in the stored chain becomes the stored bytes, so the
-        row counts as already as loaded and is not written. RowRefused: why not."""
+        row; `views`: their documents as stored_views read them): each Pending document settled by
+        the stored one and encoded (load.documents); a value that holds the stored document in the
+        stored chain becomes the stored bytes, so the row counts as already as loaded and is not
+        written. RowRefused: why not."""
         for j, plan in enumerate(self.written):
             if not plan.blob:
                 continue
             stored = None if old is None or old[j] is None else bytes(old[j])
             value = prepared.values[j]
             if isinstance(value, Pending):  # (the stored document settled it: the same one is its bytes)
-                prepared.values[j] = self._settled(plan, value, stored, prepared.unsaid)
+                view = None if views is None else views.get(j)
+                prepared.values[j] = self._settled(plan, value, stored, prepared.unsaid, view)
                 continue
             chain = prepared.chains[j]
             if stored is not None and isinstance(value, bytes) and value != stored and chain != AS_GIVEN:
@@ -300,18 +333,18 @@ class Columns:
                 if source is not None and not isinstance(encoder, str) and encoder.holds(stored, source):
                     prepared.values[j] = stored
 
-    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None, unsaid: list[str]) -> bytes:
+    def _settled(self, plan: ColumnPlan, pending: Pending, stored: bytes | None, unsaid: list[str],
+                 view: BlobView | None = None) -> bytes:
         """A Pending document settled by the stored one (the source's own stored bytes where it
-        carries them, else the row's) and encoded; the stored bytes themselves where the document
-        is the stored one in the stored chain. Where no stored document settles it, what its source
-        cannot say is added to `unsaid` (the preview counts it: docs/load.md)."""
-        from cqlsh_ext.encode.chain import EncodeRefused, json_record
-        from cqlsh_ext.load.documents import fresh, settled, spelt_tree, without
-
+        carries them, else the row's: `view`, its reading where stored_views made it) and encoded;
+        the stored bytes themselves where the document is the stored one in the stored chain.
+        Where no stored document settles it, what its source cannot say is added to `unsaid` (the
+        preview counts it: docs/load.md)."""
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
+        read: bytes | BlobView | None = view if given.reference is None and view is not None else reference
         try:
-            found = self._stored_document(plan, reference) if reference is not None else None
+            found = self._stored_document(plan, read) if read is not None else None
             if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
                 written = encoder.text(given.text or "").value
                 if _records(encoder) and _names_floats(given.text or ""):
@@ -378,21 +411,26 @@ class Columns:
         found = self._stored_document(plan, bytes(value))
         return (found[0], found[2]) if found is not None else (bytes(value), "")
 
-    def _stored_document(self, plan: ColumnPlan, data: bytes) -> tuple[Any, Any, str, str | None] | None:
+    def _stored_reading(self) -> BlobReading:
+        """How the stored values are read: the display's reading of the columns (made once)."""
+        if self._reading is None:
+            from cqlsh_ext.payload.columns import BlobReading
+
+            self._reading = BlobReading(self._decoding)
+        return self._reading
+
+    def _stored_document(self, plan: ColumnPlan, data: bytes | BlobView
+                         ) -> tuple[Any, Any, str, str | None] | None:
         """A stored value's document as the display reads it (its record, or its JSON text's
         tree), as the exports spell it (BlobReading.blob_parts' payload), the chain its label
         names, and its JSON text (None: a record); None for a value that holds no document (text,
-        bytes, a value cut or unread)."""
-        from cqlsh_ext.payload.columns import BlobReading
-        from cqlsh_ext.payload.view import RECORD, TEXT
-
-        if self._reading is None:
-            self._reading = BlobReading(self._decoding)
-        view = self._reading.view(data, plan.place)
+        bytes, a value cut or unread). `data`: its stored bytes, or its view (stored_views)."""
+        reading = self._stored_reading()
+        view = reading.view(data, plan.place)
         if view is None or view.kind not in (TEXT, RECORD) or view.cut or not view.label:
             return None
         tree = view.record if view.kind == RECORD else view.tree
-        spelt = self._reading.blob_parts(view, plan.place)[0]
+        spelt = reading.blob_parts(view, plan.place)[0]
         encoder = self._encoder(label_chain(view.label, plan.setting))
         if tree is None or spelt is None or isinstance(encoder, str):
             return None
@@ -408,9 +446,6 @@ class Columns:
 def _names_floats(text: str) -> bool:
     """Whether a record's JSON text (JSON Lines') holds a string naming NaN or an infinity; False
     for a text that is no JSON (a stream's text: java's)."""
-    from cqlsh_ext.encode.chain import json_record
-    from cqlsh_ext.load.documents import holds_float_names
-
     try:
         return holds_float_names(json_record(text))
     except (ValueError, RecursionError):
@@ -466,9 +501,6 @@ def refuse_strays(names: Sequence[str], meta: Any, keyspace: str) -> None:
 
 def _records(encoder: Encoder) -> bool:
     """Whether the chain's payload is a record format (a tree is written as a record, not as text)."""
-    from cqlsh_ext.encode.chain import AS_IS
-    from cqlsh_ext.payload.names import BUILTIN_READINGS
-
     payload = encoder.spec.payload
     return payload not in AS_IS and payload not in BUILTIN_READINGS
 
@@ -482,13 +514,12 @@ def _fixed(setting: str | None) -> str | None:
     return None if is_choice(setting) else setting
 
 
+@functools.lru_cache(maxsize=256)  # (a load asks it for each value: of a few labels and one setting)
 def label_chain(label: str, setting: str | None) -> str:
     """The chain an export's label names (docs/load.md): a label's last step is how its payload
     reads; `binary` is bytes under the codecs before it, `text` after a serialization stream (java)
     is that stream's; a reading that takes an argument (avro:FILE.avsc) takes the column setting's
     where it names the same reading."""
-    from cqlsh_ext.payload.names import ARGUMENT_NAMES, STREAM_MAGICS
-
     steps = label.split(">")
     last = steps[-1]
     if last == "binary":

@@ -363,10 +363,12 @@ class Pass:
         figures, loads, columns = self.figures, self.loads, self.job.columns
         sent_at = time.time()  # before the reads: a write made after them is later
         olds = loads.read([p.key for p in ready], [p.serialized for p in ready])
+        # the stored documents the rows' are settled by, read a column at a time (not a value a call)
+        views = columns.stored_views(ready, [None if old is None else old.values for old in olds])
         todo: list[tuple[PreparedRow, OldRow | None, int]] = []
-        for prepared, old in zip(ready, olds, strict=True):
+        for prepared, old, stored_views in zip(ready, olds, views, strict=True):
             try:  # its documents against the stored ones (load.documents)
-                columns.settle(prepared, None if old is None else old.values)
+                columns.settle(prepared, None if old is None else old.values, stored_views)
             except RowRefused as err:
                 key = key_text(dict(zip((c.name for c in columns.keys), prepared.key, strict=True)))
                 figures.refuse(f"{self.file}{prepared.row.where}, {key}", str(err))
