@@ -202,3 +202,22 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
     assert (features["edit"]["writes"], features["edit"]["read_only"]) == (True, False)
     assert (features["rewrite"]["writes"], features["rewrite"]["read_only"]) == (True, False)
     assert not [s for s in listed if s["kind"] == "intercept"]
+
+
+def test_undo_is_its_features_statement_that_cqlshs_grammar_parses(ext_shell, capsys) -> None:
+    # UNDO's handler (taking cqlsh's parse), grammar, usage and writes are its feature's Statement's
+    # (Statement.parsed), no register_command beside it: the shell's do_undo, its Tab grammar and a
+    # malformed UNDO's line read that one declaration.
+    from cqlsh_ext.features import declared
+
+    statement = declared(plugins=False)["undo"].statement
+    assert statement is not None and statement.parsed is not None and not statement.read_from_declaration
+    undo = commands.command("UNDO")
+    assert undo is not None
+    assert (undo.handler, undo.usage, undo.rule, undo.grammar, undo.reads_only) == \
+        (statement.parsed, statement.malformed, "<undoCommand>", statement.grammar, False)
+    assert ext_shell.do_undo.__doc__ == str(statement.help)
+    ext_shell.onecmd("UNDO NOW;")
+    said = capsys.readouterr().err
+    assert said.endswith("Improper UNDO command.\nUNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: "
+                         "the journal's path, the id an edit's Undo: line names, or LAST (HELP EDIT)\n")

@@ -148,7 +148,7 @@ def reports() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"statement": " ".join(statement_words(feature)), "feature": feature.name,
             "schema": feature.output_schema}
            for feature in declared().values() if feature.statement is not None and feature.output_schema
-           and feature.statement.claims is None]  # a claimed statement answers as its claim prints
+           and feature.statement.read_from_declaration]  # a claim's or command's answers as it prints
     out.append({"statement": None, "flag": "--catalog", "schema": CATALOG})
     return out
 
@@ -165,8 +165,8 @@ def statements() -> list[dict[str, Any]]:
     features = declared()
     out: list[dict[str, Any]] = []
     for feature in features.values():
-        if feature.statement is None:
-            continue
+        if feature.statement is None or feature.statement.parsed is not None:
+            continue  # a statement cqlsh's grammar parses is a command, listed below
         # A claimed statement writes what its feature declares it writes (as the read-only rule reads
         # it: features.commands); a statement read from its declaration that is the shell's alone
         # writes scratch tables (COMPRESSION TRIAL).

@@ -1,13 +1,13 @@
 """The edit package's declarations (found through the entry point group cqlsh_ext.features: the registry
 imports this module, never its services): the edits of paths inside payloads (UPDATE and DELETE, its
-statement's claim among CQL's; the API's db.edit), UNDO of any journaled write (a command; db.undo), and
-propose_edit, the read feature MCP serves to propose an edit or a rewrite a person runs."""
+statement's claim among CQL's; the API's db.edit), UNDO of any journaled write (its statement cqlsh's
+grammar parses, a command of the shell's; db.undo), and propose_edit, the read feature MCP serves to
+propose an edit or a rewrite a person runs."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import CONFIRM, JOURNAL
-from cqlsh_ext.features.commands import Command, register_command
 from cqlsh_ext.features.feature import (
     READ,
     WRITE,
@@ -77,6 +77,13 @@ result names the journal db.undo takes. Its figures are data (EditResult)."""),
               "[keyspace.]table WHERE ... [CONFIRM]",
         claims=Service(_COMMAND, "intercept"), topics=(("edit", Text(_HELP, "EDIT_HELP")),),
         see_also=(("update", Text(_HELP, "UPDATE_SEE_ALSO")), ("delete", Text(_HELP, "DELETE_SEE_ALSO"))))))
+#: What cqlsh's grammar parses of UNDO (edit.command.do_undo reads its bindings).
+UNDO_GRAMMAR = r"""
+<undoCommand> ::= "UNDO" ( path=<stringLiteral> | last="LAST" ) ( cut="CUT" )? ( unsealed="UNSEALED" )?
+                  ( confirm="CONFIRM" ( confirmunsealed="UNSEALED" )? )?
+                ;
+"""
+
 register(Feature(
     "undo", "Undo a write",
     "UNDO 'journal': an edit's, rewrite's or undo's old values written back where the rows still "
@@ -97,14 +104,9 @@ path, the id a journal's name ends with, or "LAST"). A preview unless confirm=Tr
 journal that is not sealed, not the user's or tampered with is refused; one without its
 closing line is written back only with cut=True (the rows it holds), an unsealed one only
 with unsealed=True.
-`progress` as db.rewrite's.""")))
+`progress` as db.rewrite's."""),
+    # The shell's UNDO: cqlsh's grammar parses it, its handler takes the parse (a command's).
+    statement=Statement(("UNDO",), "UNDO LAST CONFIRM;", json=False, rule="<undoCommand>",
+                        grammar=UNDO_GRAMMAR, help=Text(_HELP, "EDIT_HELP"),
+                        parsed=Service(_COMMAND, "do_undo"), malformed=Service(_COMMAND, "undo_usage"))))
 
-#: What cqlsh's grammar parses of UNDO (edit.command.do_undo reads its bindings).
-UNDO_GRAMMAR = r"""
-<undoCommand> ::= "UNDO" ( path=<stringLiteral> | last="LAST" ) ( cut="CUT" )? ( unsealed="UNSEALED" )?
-                  ( confirm="CONFIRM" ( confirmunsealed="UNSEALED" )? )?
-                ;
-"""
-register_command(Command("UNDO", "<undoCommand>", UNDO_GRAMMAR, Text(_HELP, "EDIT_HELP"),
-                         Service(_COMMAND, "do_undo"), reads_only=False,
-                         usage=Service(_COMMAND, "undo_usage")))

@@ -5,12 +5,15 @@ through the entry point group `cqlsh_ext.features`: features.load), naming its h
 completers and HELP texts by module and name (features.feature.Service, Text): nothing is imported
 until it runs or is shown, so that the registry loads without the packages' services.
 
-A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, UNDO, COMPRESSION):
+A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, COMPRESSION, UNDO):
 the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
 before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
 the same declaration. A feature's statement that is a command of the shell's own (INSPECT:
 features.feature.Statement `command`) is declared there, not here: it ends at its line's end, is
-paged and is listed by cqlsh's HELP as a command is (`statement_command`). A command declared as an
+paged and is listed by cqlsh's HELP as a command is (`statement_command`). One that cqlsh's grammar
+parses (UNDO: Statement `parsed`, its handler taking cqlsh's parse) is a command of `commands()`, made
+from that declaration (its grammar, completers, usage, HELP; it writes what its feature writes). A
+command declared as an
 `umbrella` (COMPRESSION) has no handler (its statements are read from their declarations) and has
 its HELP, its usage and its mistyped second word written from every declared statement that starts
 with its word.
@@ -198,15 +201,29 @@ def statement_commands() -> list[str]:
     return [statement.words[0].lower() for statement in _statements() if statement.command]
 
 
+def _parsed_commands() -> list[Command]:
+    """The features' statements cqlsh's grammar parses (features.feature.Statement `parsed`: UNDO), as
+    the shell's commands they are: their handler, grammar, completers, HELP and usage as declared, a
+    line's end ending them, writing what their feature writes."""
+    from cqlsh_ext.features import declared
+
+    return [Command(statement.words[0].lower(), statement.rule, statement.grammar, statement.help,
+                    statement.parsed, reads_only=feature.writes is None,
+                    completers=statement.grammar_completers, usage=statement.malformed)
+            for feature in declared(plugins=False).values()
+            if (statement := feature.statement) is not None and statement.parsed is not None]
+
+
 def commands() -> list[Command]:
-    """Every command declared, in declaration order."""
+    """Every command: those declared, in declaration order, then the features' statements cqlsh's
+    grammar parses (Statement.parsed), in the registry's order."""
     _loaded()
-    return list(_DECLARED.values())
+    return [*_DECLARED.values(), *_parsed_commands()]
 
 
 def command(word: str) -> Command | None:
-    _loaded()
-    return _DECLARED.get(word.lower())
+    key = word.lower()
+    return next((declared for declared in commands() if declared.word == key), None)
 
 
 def help_topics() -> list[tuple[str, HelpText]]:

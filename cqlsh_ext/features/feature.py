@@ -274,6 +274,21 @@ class Statement(NamedTuple):
     #: shell's pager, and cqlsh's HELP lists it among the shell's commands (its `topics` give the
     #: text: features.commands.statement_command).
     command: bool = False
+    #: A statement cqlsh's grammar parses (its `rule`, `grammar` and `grammar_completers`, as a
+    #: claim's are declared), the shell's `do_<word>` (UNDO): this handler, `(shell, parsed) -> None`,
+    #: takes cqlsh's parse of it (its bindings). Its `help` is its HELP text whole (its form is its
+    #: grammar's, not written from the arguments), and it writes what its feature declares it writes
+    #: (features.commands reads it as a command).
+    parsed: Callable[..., Any] | None = None
+    #: What a statement of `parsed` that cqlsh cannot parse is told: the words typed (upper case) ->
+    #: the expected forms and an example. None: cqlsh's own 'Improper ... command.'
+    malformed: Callable[[list[str]], str] | None = None
+
+    @property
+    def read_from_declaration(self) -> bool:
+        """The shell reads a statement of its words from this declaration (shell.door): neither a
+        claim's nor cqlsh's grammar's to read."""
+        return self.claims is None and self.parsed is None
 
 
 class Method(NamedTuple):

@@ -45,7 +45,7 @@ def reference(features: dict[str, Feature]) -> str:
                      f"{service} | {_cell(feature.description)} |")
     for feature in features.values():
         lines += ["", f"## {feature.name}", "", _cell(feature.details or feature.description)]
-        if feature.statement is not None:
+        if feature.statement is not None and feature.statement.parsed is None:
             lines += ["", f"In the shell: `{' '.join(statement_words(feature))} {usage(feature)}`, e.g. "
                           f"`{feature.statement.example}`"]
         if feature.method is not None:
@@ -69,7 +69,7 @@ def _shell(features: dict[str, Feature]) -> list[str]:
              "among CQL's, by the handler its declaration names (docs/architecture.md).", "",
              "| statement or command | declared | HELP |", "|---|---|---|"]
     for feature in features.values():
-        if feature.statement is not None:
+        if feature.statement is not None and feature.statement.parsed is None:  # a command's: below
             lines.append(f"| `{_cell(form(feature))}` | feature `{feature.name}` | "
                          f"HELP {' '.join(statement_words(feature))} |")
     for declared in commands():

@@ -39,7 +39,7 @@ def _taken() -> frozenset[str]:
                if feature.statement is not None and feature.statement.recognizes is not None
                for words in (statement_words(feature), *feature.statement.aliases)}
     stated = {words[0].upper() for feature in declared(plugins=False).values()
-              if feature.statement is not None and feature.statement.claims is None
+              if feature.statement is not None and feature.statement.read_from_declaration
               for words in (statement_words(feature), *feature.statement.aliases)}
     return first_words() - (stated - shells)
 
@@ -87,9 +87,10 @@ def _own_words() -> list[tuple[tuple[str, ...], Feature]]:
     words (its own, then its aliases)."""
     from cqlsh_ext.features import declared
 
-    # A statement that claims its own among CQL's (Statement.claims) is tried with the claims.
+    # A statement that claims its own among CQL's (Statement.claims) is tried with the claims; one
+    # cqlsh's grammar parses (Statement.parsed) is a command of the shell's.
     return [(words, feature) for feature in declared(plugins=False).values()
-            if feature.statement is not None and feature.statement.claims is None
+            if feature.statement is not None and feature.statement.read_from_declaration
             for words in (feature.statement.words, *feature.statement.aliases)]
 
 

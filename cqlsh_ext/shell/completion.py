@@ -138,7 +138,7 @@ def register_grammar() -> None:
     # A claimed statement (Statement.claims) completes by its own grammar, declared with its claim.
     completing = [claim for claim in claims() if claim.rule]
     stated = [feature for feature in declared(plugins=False).values()
-              if feature.statement is not None and feature.statement.claims is None]
+              if feature.statement is not None and feature.statement.read_from_declaration]
     seams.register_special_commands(
         "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
