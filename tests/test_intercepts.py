@@ -221,3 +221,25 @@ def test_undo_is_its_features_statement_that_cqlshs_grammar_parses(ext_shell, ca
     said = capsys.readouterr().err
     assert said.endswith("Improper UNDO command.\nUNDO 'journal' [CUT] [UNSEALED] [CONFIRM [UNSEALED]]: "
                          "the journal's path, the id an edit's Undo: line names, or LAST (HELP EDIT)\n")
+
+
+def test_the_sessions_commands_are_shell_only_features_cqlshs_grammar_parses(ext_shell, capsys) -> None:
+    # DECOMPRESS, DECODE and OUTPUT change only the session: each the Statement of a feature of the
+    # shell's alone (its handler taking cqlsh's parse, its grammar, its HELP), nothing stored read or
+    # written; the real shell runs each from that declaration.
+    from cqlsh_ext.features import declared
+
+    features = declared(plugins=False)
+    for word in ("DECOMPRESS", "DECODE", "OUTPUT"):
+        feature = features[word.lower()]
+        statement = feature.statement
+        assert feature.shell_only and feature.writes is None and statement is not None, word
+        assert statement.words == (word,) and statement.parsed is not None, word
+        declared_command = commands.command(word)
+        assert declared_command is not None and declared_command.handler is statement.parsed, word
+        assert getattr(ext_shell, f"do_{word.lower()}").__doc__ == str(statement.help), word
+    ext_shell.onecmd("DECOMPRESS AUTO NOW;")
+    told = capsys.readouterr().err
+    assert told.endswith("Improper DECOMPRESS command.\nDECOMPRESS [AUTO | NONE | <codec>]\n")
+    ext_shell.onecmd("OUTPUT;")
+    assert capsys.readouterr().out.startswith("Output format is ")

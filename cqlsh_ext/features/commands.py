@@ -5,18 +5,18 @@ through the entry point group `cqlsh_ext.features`: features.load), naming its h
 completers and HELP texts by module and name (features.feature.Service, Text): nothing is imported
 until it runs or is shown, so that the registry loads without the packages' services.
 
-A *command* (`Command`) starts with a word of ours (DECOMPRESS, DECODE, OUTPUT, COMPRESSION, UNDO):
+A *command* (`Command`) starts with a word of ours (COMPRESSION, UNDO, DECOMPRESS, DECODE, OUTPUT):
 the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
 before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
 the same declaration. A feature's statement that is a command of the shell's own (INSPECT:
 features.feature.Statement `command`) is declared there, not here: it ends at its line's end, is
 paged and is listed by cqlsh's HELP as a command is (`statement_command`). One that cqlsh's grammar
-parses (UNDO: Statement `parsed`, its handler taking cqlsh's parse) is a command of `commands()`, made
-from that declaration (its grammar, completers, usage, HELP; it writes what its feature writes). A
-command declared as an
-`umbrella` (COMPRESSION) has no handler (its statements are read from their declarations) and has
-its HELP, its usage and its mistyped second word written from every declared statement that starts
-with its word.
+parses (UNDO, DECOMPRESS, DECODE, OUTPUT: Statement `parsed`, its handler taking cqlsh's parse) is a
+command of `commands()`, made from that declaration (its grammar, completers, usage, HELP; it writes
+what its feature writes). The one command declared here (`register_command`) is an `umbrella`
+(COMPRESSION): it has no handler (its statements are read from their declarations) and has its HELP,
+its usage and its mistyped second word written from every declared statement that starts with its
+word.
 
 A feature's statement that starts with one of CQL's words (a SELECT reaching into payloads, COPY
 (SELECT ...) TO, COPY ... FROM, encode() in INSERT/UPDATE/BATCH, the edits' UPDATE and DELETE) or with

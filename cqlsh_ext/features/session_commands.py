@@ -1,13 +1,14 @@
 """The shell session's own commands, declared as every package declares its own (found through the
 entry point group cqlsh_ext.features): DECOMPRESS and DECODE (how the session reads blob values:
-cqlsh_ext.settings.command) and OUTPUT (how it lays answers out: cqlsh_ext.output.command), the
-packages below the kernel that hold their handlers, grammar and HELP, named here by module and name
+cqlsh_ext.settings.command) and OUTPUT (how it lays answers out: cqlsh_ext.output.command), each the
+statement of a feature of the shell's alone that cqlsh's grammar parses (Statement.parsed), the
+packages below the kernel that hold their handlers, grammar and HELP named here by module and name
 (nothing imported until a command runs or HELP shows it)."""
 
 from __future__ import annotations
 
-from cqlsh_ext.features.commands import Command, register_command, register_mistyped
-from cqlsh_ext.features.feature import Service, Text
+from cqlsh_ext.features.commands import register_mistyped
+from cqlsh_ext.features.feature import READ, Feature, Reads, Service, Statement, Text, register
 from cqlsh_ext.settings import MODES, OUTPUT_FORMATS
 
 _SETTINGS = "cqlsh_ext.settings.command"
@@ -34,11 +35,30 @@ OUTPUT_GRAMMAR = r"""
                      ;
 """
 
-register_command(Command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR,
-                         Text(_SETTINGS, "DECOMPRESS_HELP"), Service(_SETTINGS, "do_decompress"),
-                         usage=Service(_SETTINGS, "decompress_usage")))
+# Each changes only the session's settings: it reads nothing stored and writes nothing.
+register(Feature(
+    "decompress", "Show or set how blobs display",
+    "DECOMPRESS [AUTO | NONE | <codec>]: how this session shows blob values (the mode in force when "
+    "none is given).",
+    (), Reads("nothing"), READ, {}, shell_only=True,
+    statement=Statement(("DECOMPRESS",), "DECOMPRESS AUTO", json=False, rule="<decompressCommand>",
+                        grammar=DECOMPRESS_GRAMMAR, help=Text(_SETTINGS, "DECOMPRESS_HELP"),
+                        parsed=Service(_SETTINGS, "do_decompress"),
+                        malformed=Service(_SETTINGS, "decompress_usage"))))
 register_mistyped(("DECOMPRESS",), Service(_SETTINGS, "decompress_mistyped"))
-register_command(Command("DECODE", "<decodeCommand>", DECODE_GRAMMAR, Text(_SETTINGS, "DECODE_HELP"),
-                         Service(_SETTINGS, "do_decode")))
-register_command(Command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, Text(_OUTPUT, "OUTPUT_HELP"),
-                         Service(_OUTPUT, "do_output")))
+register(Feature(
+    "decode", "Say what a blob column holds",
+    "DECODE 'ks.t.column' AS 'chain' | AUTO: what a blob column holds where it cannot be detected, for "
+    "this session (the settings in force when none is given).",
+    (), Reads("nothing"), READ, {}, shell_only=True,
+    statement=Statement(("DECODE",), "DECODE 'shop.orders.data' AS 'zstd:json'", json=False,
+                        rule="<decodeCommand>", grammar=DECODE_GRAMMAR,
+                        help=Text(_SETTINGS, "DECODE_HELP"), parsed=Service(_SETTINGS, "do_decode"))))
+register(Feature(
+    "output", "Show or set how answers print",
+    "OUTPUT [FORMAT f | RAW ON|OFF | CELLS CUT|WRAP]: how this session prints query results (the "
+    "format in force when none is given).",
+    (), Reads("nothing"), READ, {}, shell_only=True,
+    statement=Statement(("OUTPUT",), "OUTPUT FORMAT JSON", json=False, rule="<outputCommand>",
+                        grammar=OUTPUT_GRAMMAR, help=Text(_OUTPUT, "OUTPUT_HELP"),
+                        parsed=Service(_OUTPUT, "do_output"))))
