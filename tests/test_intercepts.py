@@ -206,7 +206,7 @@ def test_a_claimed_statement_is_listed_as_its_features_statement() -> None:
 
 def test_undo_is_its_features_statement_that_cqlshs_grammar_parses(ext_shell, capsys) -> None:
     # UNDO's handler (taking cqlsh's parse), grammar, usage and writes are its feature's Statement's
-    # (Statement.parsed), no register_command beside it: the shell's do_undo, its Tab grammar and a
+    # (Statement.parsed), no Command declared beside it: the shell's do_undo, its Tab grammar and a
     # malformed UNDO's line read that one declaration.
     from cqlsh_ext.features import declared
 
@@ -243,3 +243,34 @@ def test_the_sessions_commands_are_shell_only_features_cqlshs_grammar_parses(ext
     assert told.endswith("Improper DECOMPRESS command.\nDECOMPRESS [AUTO | NONE | <codec>]\n")
     ext_shell.onecmd("OUTPUT;")
     assert capsys.readouterr().out.startswith("Output format is ")
+
+
+def test_a_word_several_statements_start_with_is_a_command_written_from_them(monkeypatch) -> None:
+    # COMPRESSION was a Command declared beside its statements; a word several of the features'
+    # statements start with is now a command of its own, its HELP and usage written from them, each
+    # statement's HELP topic its own (a toy's two statements make TOYS one).
+    from cqlsh_ext import features
+    from cqlsh_ext.features.feature import DECLARED_IN, FEATURES, READ, Feature, Reads, Statement, register
+    from cqlsh_ext.shell.help import usage_of
+
+    trial = features.declared(plugins=False)["compression_trial"].statement
+    assert trial is not None and [topic for topic, _ in trial.topics] == ["compression trial", "trial"]
+    assert commands.command("describe") is None  # one statement of ours starts with DESCRIBE
+    monkeypatch.setattr(features, "_own_modules", [*features._own_modules, __name__])
+    toys = [Feature(f"toys_{second.lower()}", "Toy", "A toy.", (), Reads("nothing"), READ, {},
+                    lambda ctx, call: None,
+                    statement=Statement(("TOYS", second), f"TOYS {second};", json=False))
+            for second in ("ONE", "TWO")]
+    for feature in toys:
+        register(feature)
+    try:
+        toys_command = commands.command("TOYS")
+        assert toys_command is not None and toys_command.umbrella and toys_command.handler is None
+        told = usage_of(toys_command)
+        assert told is not None and told(["TOYS", "THREE"]) == \
+            "Expected:\n  TOYS ONE\n  TOYS TWO\nFor example:\n  TOYS ONE;\n  TOYS TWO;\nMore: HELP TOYS"
+    finally:
+        for feature in toys:
+            FEATURES.pop(feature.name, None)
+            DECLARED_IN.pop(feature.name, None)
+    assert commands.command("TOYS") is None

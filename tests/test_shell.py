@@ -360,14 +360,11 @@ def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
     # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
     from cqlsh_ext.common.text import HELP_WIDTH
-    from cqlsh_ext.features import commands, declared
+    from cqlsh_ext.features import commands
     from cqlsh_ext.shell.completion import register_grammar
 
     register_grammar()
-    topics = [c.word for c in commands.commands()]
-    topics += [topic for c in commands.commands() for topic, _ in c.topics]
-    topics += [topic for feature in declared(plugins=False).values() if feature.statement is not None
-               for topic, _ in feature.statement.topics]
+    topics = [c.word for c in commands.commands()] + [topic for topic, _ in commands.help_topics()]
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "; ".join(f"HELP {t}" for t in topics)], tmp_path)
     assert out.returncode == 0 and out.stdout.count("[cqlsh-ext]") >= len(topics), out.stderr
     lines = out.stdout.splitlines()

@@ -1,22 +1,21 @@
-"""The shell's commands and the features' statement claims: what each declaration holds and the one
-registry of the commands, beside the features' (features.feature), whose statements' claims are read
-here as one list. Each package declares its own in its declaration module (its `declared.py`, found
-through the entry point group `cqlsh_ext.features`: features.load), naming its handler, usage,
-completers and HELP texts by module and name (features.feature.Service, Text): nothing is imported
-until it runs or is shown, so that the registry loads without the packages' services.
+"""The shell's commands and the features' statement claims, each read as one list from the features'
+declarations (features.feature.Statement). Every command and every claim is a feature's statement,
+declared in its package's declaration module (its `declared.py`, found through the entry
+point group `cqlsh_ext.features`: features.load), naming its handler, usage, completers and HELP
+texts by module and name (features.feature.Service, Text): nothing is imported until it runs or is
+shown, so that the registry loads without the packages' services.
 
-A *command* (`Command`) starts with a word of ours (COMPRESSION, UNDO, DECOMPRESS, DECODE, OUTPUT):
-the shell turns each into a `do_<word>` method with its HELP text and adds its grammar to cqlsh's
-before cqlsh builds its rule set; the interactive front end highlights, completes and pages it from
-the same declaration. A feature's statement that is a command of the shell's own (INSPECT:
-features.feature.Statement `command`) is declared there, not here: it ends at its line's end, is
-paged and is listed by cqlsh's HELP as a command is (`statement_command`). One that cqlsh's grammar
-parses (UNDO, DECOMPRESS, DECODE, OUTPUT: Statement `parsed`, its handler taking cqlsh's parse) is a
-command of `commands()`, made from that declaration (its grammar, completers, usage, HELP; it writes
-what its feature writes). The one command declared here (`register_command`) is an `umbrella`
-(COMPRESSION): it has no handler (its statements are read from their declarations) and has its HELP,
-its usage and its mistyped second word written from every declared statement that starts with its
-word.
+A *command* (`Command`, made here from the declarations: `commands()`) starts with a word of ours
+(COMPRESSION, UNDO, DECOMPRESS, DECODE, OUTPUT): the shell turns each into a `do_<word>` method with
+its HELP text and adds its grammar to cqlsh's before cqlsh builds its rule set; the interactive front
+end highlights, completes and pages it from the same declaration. One that cqlsh's grammar parses
+(UNDO, DECOMPRESS, DECODE, OUTPUT: Statement `parsed`, its handler taking cqlsh's parse) is made
+from its statement (its grammar, completers, usage, HELP; it writes what its feature writes). A word
+several statements start with (COMPRESSION: STATS, ADVISE, SETTINGS, TRIAL, REWRITE) is an
+`umbrella`: no handler (its statements are read from their declarations or by their claims), its
+HELP, its usage and its mistyped second word written from every statement of its word. A feature's
+statement that is a command of the shell's own (INSPECT: Statement `command`) is no Command: it ends
+at its line's end, is paged and is listed by cqlsh's HELP as a command is (`statement_command`).
 
 A feature's statement that starts with one of CQL's words (a SELECT reaching into payloads, COPY
 (SELECT ...) TO, COPY ... FROM, encode() in INSERT/UPDATE/BATCH, the edits' UPDATE and DELETE) or with
@@ -42,19 +41,15 @@ if TYPE_CHECKING:
     from cqlsh_ext.settings.shell import Shell
     from cqlsh_ext.upstream.protocol import Parsed
 
-__all__ = ["Claim", "Command", "Completers", "HelpTopics", "Mistyped", "Rewrite", "claims", "claims_for",
+__all__ = ["Claim", "Command", "Completers", "Mistyped", "Rewrite", "claims", "claims_for",
            "command", "commands", "help_phrases", "help_topics", "mistyped", "phrase_help",
-           "register_command", "register_mistyped", "see_also", "statement_command", "statement_commands"]
+           "register_mistyped", "see_also", "statement_command", "statement_commands"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
 #: takes them; the function (a features.feature.Service: imported when first called) gets (ctxt,
 #: shell) and returns candidates.
 Completers = tuple[tuple[tuple[str, str], Callable[..., Any]], ...]
-#: HELP topics that are no command: (topic, text); HELP <topic> prints the text (str() of it: a
-#: features.feature.Text is read then). A topic of several words ("describe payload", "compression
-#: stats") is asked for as HELP <words>.
-HelpTopics = tuple[tuple[str, HelpText], ...]
 
 
 class Command(NamedTuple):
@@ -81,15 +76,10 @@ class Command(NamedTuple):
     #: Its output can be long: the interactive shell shows it through the pager (what it writes to
     #: stderr, progress and questions, stays on the terminal).
     paged: bool = False
-    #: More HELP topics that go with it (HELP TRIAL beside HELP COMPRESSION).
-    topics: HelpTopics = ()
     #: The word several declared statements start with (COMPRESSION STATS, ADVISE, ..., REWRITE): its
     #: HELP, its usage and the line its mistyped second word is told are written from every declared
     #: statement of its word (features.help.umbrella), in the registry's order.
     umbrella: bool = False
-
-
-_DECLARED: dict[str, Command] = {}
 
 
 def _loaded() -> None:
@@ -98,16 +88,6 @@ def _loaded() -> None:
     from cqlsh_ext.features import load
 
     load()
-
-
-def register_command(declared: Command) -> Command:
-    """Declares the command (its word new): the shell built after has it."""
-    _loaded()
-    key = declared.word.lower()
-    if key in _DECLARED:
-        raise RuntimeError(f"shell command {declared.word!r} is declared twice")
-    _DECLARED[key] = declared._replace(word=key)
-    return _DECLARED[key]
 
 
 class Rewrite(Protocol):
@@ -214,11 +194,21 @@ def _parsed_commands() -> list[Command]:
             if (statement := feature.statement) is not None and statement.parsed is not None]
 
 
+def _umbrellas() -> list[Command]:
+    """The words several of the features' statements start with (COMPRESSION: its STATS, ADVISE,
+    SETTINGS, TRIAL and REWRITE), each a command of the shell's: its HELP, its usage and its
+    mistyped second word written from those statements (features.help.umbrella_help), paged; each
+    statement is read from its declaration or by its claim, never by cqlsh's grammar."""
+    firsts = [statement.words[0] for statement in _statements() if len(statement.words) > 1]
+    return [Command(word.lower(), "", "", "", None, paged=True, umbrella=True)
+            for word in dict.fromkeys(firsts) if firsts.count(word) > 1]
+
+
 def commands() -> list[Command]:
-    """Every command: those declared, in declaration order, then the features' statements cqlsh's
-    grammar parses (Statement.parsed), in the registry's order."""
+    """Every command: the words several statements start with (their umbrella), then the features'
+    statements cqlsh's grammar parses (Statement.parsed), in the registry's order."""
     _loaded()
-    return [*_DECLARED.values(), *_parsed_commands()]
+    return [*_umbrellas(), *_parsed_commands()]
 
 
 def command(word: str) -> Command | None:
@@ -227,10 +217,10 @@ def command(word: str) -> Command | None:
 
 
 def help_topics() -> list[tuple[str, HelpText]]:
-    """Every HELP topic the commands and features' statements declare, (topic, text), in declaration
-    order; topics of several words included (the text as declared: str() reads it)."""
-    return [t for c in commands() for t in c.topics] + \
-        [t for statement in _statements() for t in statement.topics]
+    """Every HELP topic the features' statements declare, (topic, text), in the registry's order;
+    topics of several words included (the text as declared: str() reads it)."""
+    _loaded()
+    return [t for statement in _statements() for t in statement.topics]
 
 
 def see_also() -> list[tuple[str, HelpText]]:

@@ -2,13 +2,13 @@
 registry imports this module, never its services): COMPRESSION STATS, ADVISE, SETTINGS and TRIAL,
 INSPECT, each a feature whose statement the shell reads from its declaration (features.calling),
 its request built by insight.report_requests, its HELP written from the declaration and insight/help.py's
-prose; the INSPECT and COMPRESSION commands (HELP, the pager, COMPRESSION's forms together)."""
+prose, and each its own HELP topics (HELP COMPRESSION, their forms together, is written from them:
+features.commands)."""
 
 from __future__ import annotations
 
 from cqlsh_ext.features import output_schemas
 from cqlsh_ext.features.arguments import decode_argument, sample_argument
-from cqlsh_ext.features.commands import Command, register_command
 from cqlsh_ext.features.feature import (
     READ,
     REPORT,
@@ -66,6 +66,7 @@ register(Feature(
     # processes; DECODE ALL decompresses every value rather than reading sizes from headers.
     statement=Statement(("COMPRESSION", "STATS"), "COMPRESSION STATS SAMPLE SELECT data FROM ks.t;",
                         select=True, omits=("column", "sample"), help=Text(_HELP, "STATS_ABOUT"),
+                        topics=(("compression stats", StatementHelp("compression_stats")),),
                         spark=Service("cqlsh_ext.spark.stats_job", "on_spark"),
                         clauses=(Clause(("SAMPLE",), "sample", clauses.stats_sample, "...",
                                         grammar=clauses.STATS_SAMPLE_GRAMMAR[0],
@@ -87,6 +88,7 @@ register(Feature(
     statement=Statement(("COMPRESSION", "ADVISE"),
                         "COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;",
                         select=True, omits=("column",), help=Text(_HELP, "ADVISE_ABOUT"),
+                        topics=(("compression advise", StatementHelp("compression_advise")),),
                         clauses=(Clause(("SAVE", "DICTIONARY"), "dictionaries_to", "string", "'file'",
                                         closing=True, writes_file=True),))))
 register(Feature(
@@ -99,7 +101,8 @@ register(Feature(
     details=SETTINGS_ABOUT,
     request=Service(_REQUESTS, "settings"), method=Method("settings"),
     statement=Statement(("COMPRESSION", "SETTINGS"), "COMPRESSION SETTINGS ks.t;",
-                        help=Text(_HELP, "SETTINGS_HELP_ABOUT"))))
+                        help=Text(_HELP, "SETTINGS_HELP_ABOUT"),
+                        topics=(("compression settings", StatementHelp("compression_settings")),))))
 register(Feature(
     "inspect_value", "Inspect a value",
     "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
@@ -141,17 +144,10 @@ register(Feature(
     statement=Statement(("COMPRESSION", "TRIAL"), "COMPRESSION TRIAL ks.t.data INTO scratch;",
                         options_last=True, help=Text(_HELP, "TRIAL_ABOUT"),
                         summary=Text(_HELP, "TRIAL_SUMMARY"),
+                        topics=(("compression trial", StatementHelp("compression_trial")),
+                                ("trial", StatementHelp("compression_trial"))),
                         clauses=(Clause(("CODECS",), "codecs", clauses.trial_codecs, "chain, ...",
                                         grammar=clauses.TRIAL_CODECS_GRAMMAR[0],
                                         rules=clauses.TRIAL_CODECS_GRAMMAR[1]),),
                         completers=(("column", Service("cqlsh_ext.insight.command", "trial_columns")),)),
     shell_only=True))
-
-# Every COMPRESSION statement is read before cqlsh's grammar (the features' from their declarations,
-# REWRITE by its claim: rewrite/declared.py), which completes them only; HELP COMPRESSION, its
-# usage and a mistyped second word are written from every statement of the word (Command.umbrella).
-register_command(Command(
-    "COMPRESSION", "", "", "", None, paged=True, umbrella=True,
-    topics=(*((f"compression {second}", StatementHelp(f"compression_{second}"))
-              for second in ("stats", "advise", "settings", "trial")),
-            ("trial", StatementHelp("compression_trial")))))
