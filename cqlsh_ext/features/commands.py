@@ -55,7 +55,8 @@ Completers = tuple[tuple[tuple[str, str], Callable[..., Any]], ...]
 class Command(NamedTuple):
     """One shell command: `word` is its first word, `rule` the grammar symbol it is
     ('<decompressCommand>'), `grammar` the rules defining that symbol, in cqlsh's grammar language
-    (read when the shell registers its grammar)."""
+    (read when the shell registers its grammar). Each may end with a newline instead of ';', as
+    cqlsh's own shell commands do."""
 
     word: str
     rule: str
@@ -66,8 +67,6 @@ class Command(NamedTuple):
     handler: Handler | None
     #: Only reads: cancelling it with Ctrl-C cannot leave a write half done on the server.
     reads_only: bool = True
-    #: May end with a newline instead of ';', as cqlsh's own shell commands do.
-    ends_with_newline: bool = True
     #: Extra completers for grammar symbols (Completers).
     completers: Completers = ()
     #: What a malformed command is told: the words typed (upper case) -> the expected forms and an

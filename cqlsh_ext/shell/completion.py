@@ -142,7 +142,7 @@ def register_grammar() -> None:
     seams.register_special_commands(
         "".join(str(c.grammar) for c in parsed) + "".join(str(i.grammar) for i in completing)
         + "".join(rules(feature) for feature in stated) + CONDITIONS,
-        (*(c.word for c in commands() if c.ends_with_newline), *statement_commands()),
+        (*(c.word for c in commands()), *statement_commands()),
         (*(c.rule for c in parsed), *(i.rule for i in completing), *(rule(feature) for feature in stated)),
     )
     for completers in [c.completers for c in parsed] + [i.completers for i in completing]:
