@@ -37,16 +37,17 @@ class KeptConnection:
         if self.cluster is not None and kwargs.get("use_conn") is None:
             kwargs["use_conn"] = self.cluster
 
-    def keep(self, shell: Any) -> None:
-        """Once a shell connected: the first one's connection is kept (never closed by its shell)."""
+    def keep(self, cluster: Any, session: Any) -> bool:
+        """Once a shell connected: the first one's connection is kept. True: it is this one (its
+        shell must never close it)."""
         from cqlsh_ext.upstream import seams
 
         if self.cluster is not None:
-            return
-        self.cluster, self.session = shell.conn, shell.session
-        self.keyspace = shell.session.keyspace
-        shell.owns_connection = False
+            return False
+        self.cluster, self.session = cluster, session
+        self.keyspace = session.keyspace
         self._unlend = seams.lend_session(self.cluster, self._session_for)
+        return True
 
     def opened(self, cluster: Any) -> None:
         """A cluster a call's shell made beside the kept one (LOGIN's): closed when the call ends, as
@@ -111,9 +112,8 @@ def lend(kwargs: dict[str, Any]) -> None:
         KEPT.lend(kwargs)
 
 
-def keep(shell: Any) -> None:
-    if KEPT is not None:
-        KEPT.keep(shell)
+def keep(cluster: Any, session: Any) -> bool:
+    return KEPT is not None and KEPT.keep(cluster, session)
 
 
 def opened(cluster: Any) -> None:

@@ -134,7 +134,8 @@ class ExtShell(Stock):
                                keyspaces=self._keyspaces_read), \
                 contextlib.redirect_stdout(banner) if fitting else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
-        kept_connection.keep(self)
+        if kept_connection.keep(self.conn, self.session):  # a warm session's first: the session's now
+            self.owns_connection = False
         banner.flush()
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
             if getattr(self, stream, None) is banner:
