@@ -229,9 +229,17 @@ def write_credentials(home: Path, username: str, password: str) -> Path:
     return creds
 
 
-def server_pid(parent: int | None = None) -> int:
+def server_pid(parent: int | None = None, besides: frozenset[int] = frozenset()) -> int:
     """The pid of the `cqlsh-ext mcp` process this test process started (through the tee, or
-    directly): a process whose command line runs cqlsh-ext's mcp, a child or grandchild of ours."""
+    directly): a process whose command line runs cqlsh-ext's mcp, a child or grandchild of ours;
+    `besides`: the servers started before it and still running (server_pids())."""
+    found = [pid for pid in server_pids(parent) if pid not in besides]
+    assert len(found) == 1, f"cqlsh-ext mcp processes found: {found}"
+    return found[0]
+
+
+def server_pids(parent: int | None = None) -> list[int]:
+    """Every `cqlsh-ext mcp` process this test process started and still running (server_pid)."""
     import os
 
     ours = os.getpid() if parent is None else parent
@@ -251,10 +259,8 @@ def server_pid(parent: int | None = None) -> int:
         at = next((i for i, arg in enumerate(argv[:2]) if arg.endswith("cqlsh-ext")), None)
         return at is not None and argv[at + 1:at + 2] == ["mcp"]
 
-    found = [pid for child in children.get(ours, []) for pid in [child, *children.get(child, [])]
-             if serving(commands.get(pid, []))]
-    assert len(found) == 1, f"cqlsh-ext mcp processes found: {found}"
-    return found[0]
+    return [pid for child in children.get(ours, []) for pid in [child, *children.get(child, [])]
+            if serving(commands.get(pid, []))]
 
 
 def memory_kib(pid: int, field: str = "VmHWM") -> int:
