@@ -146,7 +146,8 @@ def test_advise_text(cassandra, insight, home):
     # the largest ± the table shows: whatever this machine measured now.
     noise = max(int(n) for n in re.findall(r"±(\d+) %", out))
     noisy = [line for line in lines if line.startswith("  NOISY SPEEDS: ")]
-    assert bool(noisy) == (noise > 25), (noise, noisy)
+    # (A printed ±25 is 24.5-25.5 measured: either side of the line, so only its note is checked.)
+    assert bool(noisy) == (noise > 25) or noise == 25, (noise, noisy)
     if noisy:
         assert f"up to ±{noise} %" in noisy[0]
         legend = next(i for i, line in enumerate(lines) if line.startswith("  speeds in MB/s"))
