@@ -342,7 +342,8 @@ class Columns:
         preview counts it: docs/load.md)."""
         given, encoder = pending.given, pending.encoder
         reference = given.reference if given.reference is not None else stored
-        read: bytes | BlobView | None = view if given.reference is None and view is not None else reference
+        # (stored_views makes a view only of a value without its own reference)
+        read: bytes | BlobView | None = view if view is not None else reference
         try:
             found = self._stored_document(plan, read) if read is not None else None
             if found is None and given.tree is None:  # a record's JSON text, nothing to settle it by
