@@ -79,6 +79,19 @@ def _xxh() -> Callable[..., int] | None:
 _TAIL = b"\x50\x00\x00\x00\x00\x00"
 
 
+def _length(buf: bytes | memoryview, pos: int, length: int) -> tuple[int, int]:
+    """A sequence's literal or match length from its token's 4 bits (15: bytes of 255 follow, up
+    to one that is not), and the position after it."""
+    more = length == 15
+    while more:
+        if pos >= len(buf):
+            raise DecodeError("truncated stream")
+        more = buf[pos] == 255
+        length += buf[pos]
+        pos += 1
+    return length, pos
+
+
 def _capped_block(buf: bytes | memoryview, limit: int) -> tuple[bytes, bool]:
     """Decode at most `limit` bytes of a raw block: (output, truncated). Raises DecodeError."""
     block = _block or _load()
@@ -92,16 +105,7 @@ def _capped_block(buf: bytes | memoryview, limit: int) -> tuple[bytes, bool]:
             raise DecodeError("truncated stream")
         token = buf[pos]
         pos += 1
-        ll = token >> 4
-        if ll == 15:
-            while True:
-                if pos >= n:
-                    raise DecodeError("truncated stream")
-                b = buf[pos]
-                pos += 1
-                ll += b
-                if b != 255:
-                    break
+        ll, pos = _length(buf, pos, token >> 4)
         lit = pos
         pos += ll
         if pos > n:
@@ -120,16 +124,7 @@ def _capped_block(buf: bytes | memoryview, limit: int) -> tuple[bytes, bool]:
             raise DecodeError("truncated stream")
         offset = buf[pos] | buf[pos + 1] << 8
         pos += 2
-        ml = token & 15
-        if ml == 15:
-            while True:
-                if pos >= n:
-                    raise DecodeError("truncated stream")
-                b = buf[pos]
-                pos += 1
-                ml += b
-                if b != 255:
-                    break
+        ml, pos = _length(buf, pos, token & 15)
         ml += 4
         if offset == 0 or offset > out + ll:  # liblz4 accepts offset 0: reject it here
             raise DecodeError("corrupt data (bad match offset)")
