@@ -150,8 +150,6 @@ class Gzip(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
                 declared += u32le(rest, len(rest) - len(nxt) - 4)[0]
                 rest = nxt
             return Decoded(join(parts), truncated, declared)
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
 
@@ -251,8 +249,6 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer, 
         try:
             obj = _decompressobj(15) if zdict is None else _decompressobj(15, zdict=zdict)
             out, cut = capped_step(obj, data, cap) if cap > 0 else (b"", True)
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
         rest = obj.unused_data

@@ -204,8 +204,6 @@ class Lz4Frame(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
                     if not eof:
                         _native._abandon()
             return _frames(data, cap)
-        except DecodeError:
-            raise
         except Exception as e:  # defensive: nothing but DecodeError leaves decode()
             raise wrap(e) from None
 
@@ -296,8 +294,6 @@ class Lz4Legacy(Container, Headers, NotWritten):
     def decode(self, data: bytes, cap: int) -> Decoded:
         try:
             return _frames(data, cap)
-        except DecodeError:
-            raise
         except Exception as e:
             raise wrap(e) from None
 

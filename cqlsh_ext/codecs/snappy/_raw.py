@@ -170,8 +170,6 @@ def raw_capped(buf: bytes, left: int) -> tuple[bytes, bool, int]:
             return bytes(raw(buf)), False, size
         cut, out_len = _prefix(buf, p, left)
         out = bytes(raw(_uvarint_bytes(out_len) + buf[p:cut]))
-    except DecodeError:
-        raise
     except Exception as e:
         raise wrap(e) from None
     return out[:left], True, size
