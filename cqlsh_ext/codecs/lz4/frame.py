@@ -332,7 +332,7 @@ def _verify_frames(data: bytes, decoded: Decoded | None, cap: int, error: str | 
                 2,
             )
         )
-        max_block = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}.get((bd >> 4) & 7, 4 << 20)
+        max_block = _BLOCK_SIZES.get((bd >> 4) & 7, 4 << 20)
         p = pos + hl
         content = xxhash.xxh32()
         window = b""
