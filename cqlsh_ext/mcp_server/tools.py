@@ -13,28 +13,9 @@ table (`Work.named`). Each tool then reads through the one reading (cqlsh_ext.re
 of the call: nobody to ask, its errors kept, its stop the call's) and answers from the typed answer
 it gets (answers.py: rows as JSON values): nothing is printed and read back.
 
-    list_keyspaces                          SELECT keyspace_name FROM system_schema.keyspaces
-    list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
-    describe_table(table)                   DESCRIBE TABLE, and which columns hold blobs or JSON text
-    query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
-    describe_payload(column, sample, where, json_schema, every_row, confirm)
-                                            DescribeStatement: DESCRIBE PAYLOAD ks.t.column [WHERE] [SAMPLE]
-    compression_stats(table, column, sample, confirm)
-                                            StatsRequest: COMPRESSION STATS [SAMPLE n] [CONFIRM] ks.t | ...
-    compression_settings(table, sample)     SettingsRequest: COMPRESSION SETTINGS [SAMPLE n] ks.t
-    compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
-                                            (no adapter of their own: `declared_adapter` builds each
-                                            request by its feature's declared builder,
-                                            insight/report_requests.py, as the Python API does, and
-                                            serves a package's read feature the same way)
-    inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
-    export(statement, format)               COPY (<the SELECT given>) TO '<the export directory>/...'
-                                            (export.run), answered with a resource_link (exports.py)
-    propose_edit(table, where, path, value | remove | target)
-                                            the UPDATE / DELETE of a payload path, or the COMPRESSION
-                                            REWRITE of a column, previewed only (its declared service,
-                                            edit.run.propose_call; MCP adds its bound on the statement
-                                            spelt, FeatureCall.bound, and screened=False): nothing written
+A tool's arguments, title and description are its declaration's, what it runs its adapter's
+(`ADAPTERS`); a read feature with none is served by `declared_answer` (its request built by its
+feature's declared builder, as the Python API builds it).
 
 Each tool carries its feature's `reads` (features.feature.Reads) and OAuth `scope`, and its
 adapter's `screened` and `files`; the guard and the server take these, never a list of tool names.
