@@ -180,10 +180,8 @@ class Lz4Frame(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_frames(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
-        if data.startswith(FRAME_MAGIC):
-            return True
-        pos = skip_skippable(data)
-        return 0 < pos and data.startswith(FRAME_MAGIC, pos)
+        return data.startswith(FRAME_MAGIC) or (  # or after skippable frames
+            0 < (pos := skip_skippable(data)) and data.startswith(FRAME_MAGIC, pos))
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         try:
@@ -286,10 +284,8 @@ class Lz4Legacy(Container, Headers, NotWritten):
     signature_priority = 30
 
     def matches(self, data: bytes) -> bool:
-        if data.startswith(LEGACY_MAGIC):
-            return True
-        pos = skip_skippable(data)
-        return 0 < pos and data.startswith(LEGACY_MAGIC, pos)
+        return data.startswith(LEGACY_MAGIC) or (  # or after skippable frames
+            0 < (pos := skip_skippable(data)) and data.startswith(LEGACY_MAGIC, pos))
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         try:
