@@ -339,16 +339,11 @@ class Database:
             typed, name, why_not = self._typed_answer(
                 ctx, lexed, statement, params, errors, resume, page_size, plain=plain, ranges=ranges,
                 kinds=kinds, label=label, sample_rows=sample_rows, schema=schema)
-        except Error:
-            ctrl_c.restore()
-            if owner is not None:
-                owner.close()
-            raise
         except BaseException as err:
             ctrl_c.restore()
             if owner is not None:
                 owner.close()
-            if not isinstance(err, Exception):
+            if isinstance(err, Error) or not isinstance(err, Exception):
                 raise
             raise Error(one_line(err, self.where)) from None
         reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, resume.state,
