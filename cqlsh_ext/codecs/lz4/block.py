@@ -184,32 +184,18 @@ class _Lz4Sized(Container, Headers):
         return Decoded(out, truncated, size)
 
     def ruled_out(self, data: bytes) -> bool:
-        # trial()'s tests before it decodes.
-        n = len(data)
-        if n < 5:
-            return True
-        size = self.declared(data)
-        payload = n - 4
-        return size * 2 + 16 < payload or size > payload * _RATIO + 16 or (data[4] < 0x10 and size > 0)
-
-    def trial(self, data: bytes, cap: int) -> Decoded | None:
-        n = len(data)
-        if n < 5:
-            return None
-        size = self.declared(data)
-        payload = n - 4
         # A block's first sequence must carry literals (token >= 0x10): nothing to copy yet. This
         # also rules out Hadoop streams (their 2nd length is 00 00 xx xx, which liblz4 would read
         # as a zero-literal sequence with offset 0).
-        if size * 2 + 16 < payload or size > payload * _RATIO + 16 or (data[4] < 0x10 and size):
+        return not self.matches(data) or (data[4] < 0x10 and self.declared(data) > 0)
+
+    def trial(self, data: bytes, cap: int) -> Decoded | None:
+        if self.ruled_out(data):
             return None
         try:
-            if size <= cap:
-                return Decoded(self.whole(data, size), False, size)
-            out, truncated = _capped_block(memoryview(data)[4:], cap)
+            return self.decode(data, cap)
         except Exception:
             return None
-        return Decoded(out, truncated, size)
 
     def headers(self, data: bytes) -> dict[str, object]:
         size = self.declared(data) if len(data) >= 4 else None
