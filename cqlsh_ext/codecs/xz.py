@@ -145,12 +145,7 @@ class LzmaAlone(Container, Headers, Writer, NeedsWorker):
         return not self.matches(data)
 
     def trial(self, data: bytes, cap: int) -> Decoded | None:
-        if not self.matches(data):
-            return None
-        try:
-            return self.decode(data, cap)
-        except DecodeError:
-            return None
+        return None if self.ruled_out(data) else super().trial(data, cap)
 
     def headers(self, data: bytes) -> dict[str, object]:
         hdr = _alone_header(data)
