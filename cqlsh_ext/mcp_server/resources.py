@@ -36,11 +36,6 @@ TOOL_MIME = "text/markdown"
 MAX_TABLES = 200
 PAYLOAD_SAMPLE = 200
 MIME = "application/json"
-#: Keyspaces of Cassandra's own (and Amazon Keyspaces'): not listed as resources (reachable by URI).
-SYSTEM_KEYSPACES = frozenset({"system", "system_auth", "system_distributed", "system_schema", "system_traces",
-                              "system_views", "system_virtual_schema", "system_schema_mcs",
-                              "system_multiregion_info", "dse_security", "dse_system", "dse_perf",
-                              "dse_insights", "dse_insights_local", "dse_leases", "solr_admin"})
 
 
 class BadUri(Exception):
@@ -92,12 +87,13 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
     """The resources of the tables (an answer of the `resources/list` call: data["resources"])."""
     from cqlsh_ext.cql.types import parse, udts_of
     from cqlsh_ext.mcp_server.answers import ToolAnswer
+    from cqlsh_ext.mcp_server.policy import is_system_keyspace
 
     found: list[dict[str, Any]] = []
     tables = 0
     metadata = work.served.context.cluster.metadata
     for keyspace in sorted(metadata.keyspaces):
-        if keyspace in SYSTEM_KEYSPACES or policy.refusal(keyspace) is not None:
+        if is_system_keyspace(keyspace) or policy.refusal(keyspace) is not None:  # (reachable by URI)
             continue
         meta = metadata.keyspaces[keyspace]
         udts = udts_of(meta)
