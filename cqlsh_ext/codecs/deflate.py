@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
 from collections.abc import Callable
+from functools import partial
 
 from . import dictionaries
 from ._common import capped_step, join, u32be, u32le, wrap
@@ -42,8 +43,9 @@ _decompressobj = zlib.decompressobj
 _JDK_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 
-def _raw_deflate(data: bytes, level: int) -> bytes:
-    obj = zlib.compressobj(level, zlib.DEFLATED, -15)
+def _deflated(data: bytes, level: int, wbits: int = -15) -> bytes:
+    """Deflate (raw; `wbits` 31: with gzip's header and trailer, as zlib writes them)."""
+    obj = zlib.compressobj(level, zlib.DEFLATED, wbits)
     return obj.compress(data) + obj.flush()
 
 
@@ -72,23 +74,12 @@ class Gzip(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
         return {2: 9, 4: 1}.get(data[8]) if len(data) > 9 else None
 
     def write(self, data: bytes, level: int | None) -> bytes:
-        body = _raw_deflate(data, 6 if level is None else level)
+        body = _deflated(data, 6 if level is None else level)
         return _JDK_GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
     def compressors(self) -> list[Compressor]:
-        def make(level: int) -> Callable[[bytes], bytes]:
-            def compress(b: bytes) -> bytes:
-                obj = zlib.compressobj(level, zlib.DEFLATED, 31)
-                return obj.compress(b) + obj.flush()
-
-            return compress
-
-        def decompress(c: bytes) -> bytes:
-            return zlib.decompress(c, 31)
-
-        return [
-            Compressor(f"{self.label} {level}", self.codec, make(level), decompress) for level in self.levels
-        ]
+        return [Compressor(f"{self.label} {level}", self.codec, partial(_deflated, level=level, wbits=31),
+                           partial(zlib.decompress, wbits=31)) for level in self.levels]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_gzip(data, decoded, cap, error)
@@ -307,17 +298,11 @@ class RawDeflate(Container, Compressors, Writer):
     tried_by = {"deflate": 30}
 
     def write(self, data: bytes, level: int | None) -> bytes:
-        return _raw_deflate(data, 6 if level is None else level)
+        return _deflated(data, 6 if level is None else level)
 
     def compressors(self) -> list[Compressor]:
-        def compress(b: bytes) -> bytes:
-            obj = zlib.compressobj(6, zlib.DEFLATED, -15)
-            return obj.compress(b) + obj.flush()
-
-        def decompress(c: bytes) -> bytes:
-            return zlib.decompress(c, -15)
-
-        return [Compressor(self.label, self.codec, compress, decompress)]
+        return [Compressor(self.label, self.codec, partial(_deflated, level=6),
+                           partial(zlib.decompress, wbits=-15))]
 
     def matches(self, data: bytes) -> bool:
         return False
