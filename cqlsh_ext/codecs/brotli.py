@@ -7,7 +7,7 @@ so the output is sliced to the cap afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ._common import wrap
@@ -61,13 +61,8 @@ class Brotli(Container, Compressors, Writer, NeedsWorker):
     def compressors(self) -> list[Compressor]:
         import brotli
 
-        def make(q: int) -> Callable[[bytes], bytes]:
-            return lambda b: bytes(brotli.compress(b, quality=q))
-
-        return [
-            Compressor(f"{self.label} {q}", self.codec, make(q), brotli.decompress, slow=q >= 10)
-            for q in self.levels
-        ]
+        return [Compressor(f"{self.label} {q}", self.codec, partial(brotli.compress, quality=q),
+                           brotli.decompress, slow=q >= 10) for q in self.levels]
 
     def matches(self, data: bytes) -> bool:
         return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar
 
 from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, reason, too_big, u32be, u32le, wrap
@@ -229,9 +230,7 @@ class Lz4SizedLE(_Lz4Sized, Compressors, Writer):
     def compressors(self) -> list[Compressor]:
         import lz4.block
 
-        def hc9(b: bytes) -> bytes:
-            return bytes(lz4.block.compress(b, mode="high_compression", compression=9))
-
+        hc9 = partial(lz4.block.compress, mode="high_compression", compression=9)
         # Named as ADVISE has always shown them: the library's default block, and its HC mode.
         return [
             Compressor(self.codec, self.codec, lz4.block.compress, lz4.block.decompress),
