@@ -256,6 +256,7 @@ def test_a_word_several_statements_start_with_is_a_command_written_from_them(mon
     trial = features.declared(plugins=False)["compression_trial"].statement
     assert trial is not None and [topic for topic, _ in trial.topics] == ["compression trial", "trial"]
     assert commands.command("describe") is None  # one statement of ours starts with DESCRIBE
+    assert commands.commands() is commands.commands()  # made once while the features stay the same
     monkeypatch.setattr(features, "_own_modules", [*features._own_modules, __name__])
     toys = [Feature(f"toys_{second.lower()}", "Toy", "A toy.", (), Reads("nothing"), READ, {},
                     lambda ctx, call: None,

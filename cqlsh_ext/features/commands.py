@@ -14,8 +14,9 @@ from its statement (its grammar, completers, usage, HELP; it writes what its fea
 several statements start with (COMPRESSION: STATS, ADVISE, SETTINGS, TRIAL, REWRITE) is an
 `umbrella`: no handler (its statements are read from their declarations or by their claims), its
 HELP, its usage and its mistyped second word written from every statement of its word. A feature's
-statement that is a command of the shell's own (INSPECT: Statement `command`) is no Command: it ends
-at its line's end, is paged and is listed by cqlsh's HELP as a command is (`statement_command`).
+statement that is a command of the shell's own (INSPECT: Statement `command`) is a Command too
+(`command`), read from its declaration, though none of `commands()`: it ends at its line's end, is
+paged, and cqlsh's HELP lists it by its statement's topic.
 
 A feature's statement that starts with one of CQL's words (a SELECT reaching into payloads, COPY
 (SELECT ...) TO, COPY ... FROM, encode() in INSERT/UPDATE/BATCH, the edits' UPDATE and DELETE) or with
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Claim", "Command", "Completers", "Mistyped", "Rewrite", "claims", "claims_for",
            "command", "commands", "help_phrases", "help_topics", "mistyped", "phrase_help",
-           "register_mistyped", "see_also", "statement_command", "statement_commands"]
+           "register_mistyped", "see_also", "statement_commands"]
 
 Handler = Callable[["Shell", "Parsed"], None]
 #: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
@@ -164,20 +165,15 @@ def claims_for(word: str) -> list[Claim]:
     return [claim for claim in claims() if key in claim.words]
 
 
-def statement_command(word: str) -> Any:
-    """The feature (features.feature.Feature) whose statement is the shell's own command `word`
-    (Statement.command: INSPECT), or None."""
+def _statement_commands() -> list[Command]:
+    """The features' statements that are the shell's own commands (Statement.command: INSPECT), each
+    a command read from its declaration (no handler, no grammar of cqlsh's), paged."""
     from cqlsh_ext.features import declared
 
-    key = word.upper()
-    return next((feature for feature in declared(plugins=False).values() if feature.statement is not None
-                 and feature.statement.command and feature.statement.words[0] == key), None)
-
-
-def statement_commands() -> list[str]:
-    """The words of the features' statements that are the shell's own commands (Statement.command),
-    lower case."""
-    return [statement.words[0].lower() for statement in _statements() if statement.command]
+    return [Command(statement.words[0].lower(), "", "", statement.help, None,
+                    reads_only=feature.writes is None, paged=True)
+            for feature in declared(plugins=False).values()
+            if (statement := feature.statement) is not None and statement.command]
 
 
 def _parsed_commands() -> list[Command]:
@@ -203,16 +199,40 @@ def _umbrellas() -> list[Command]:
             for word in dict.fromkeys(firsts) if firsts.count(word) > 1]
 
 
-def commands() -> list[Command]:
-    """Every command: the words several statements start with (their umbrella), then the features'
-    statements cqlsh's grammar parses (Statement.parsed), in the registry's order."""
+#: (commands(), the commands of the features' statements that are the shell's own) as last made, with
+#: the features they were made from: made again only when those change (a test's toy declared or
+#: taken back), not at every lookup (the interactive shell's pager and Ctrl-C ask at every statement).
+_MADE: list[tuple[tuple[Any, ...], tuple[Command, ...], tuple[Command, ...]]] = []
+
+
+def _made() -> tuple[tuple[Command, ...], tuple[Command, ...]]:
     _loaded()
-    return [*_umbrellas(), *_parsed_commands()]
+    from cqlsh_ext.features import declared
+
+    made_from = tuple(declared(plugins=False).values())
+    if not _MADE or _MADE[0][0] != made_from:
+        _MADE[:] = [(made_from, (*_umbrellas(), *_parsed_commands()), tuple(_statement_commands()))]
+    return _MADE[0][1], _MADE[0][2]
+
+
+def commands() -> tuple[Command, ...]:
+    """Every command with a `do_<word>` of its own and its own HELP text: the words several statements
+    start with (their umbrella), then the features' statements cqlsh's grammar parses
+    (Statement.parsed), in the registry's order."""
+    return _made()[0]
+
+
+def statement_commands() -> list[str]:
+    """The words of the features' statements that are the shell's own commands (Statement.command:
+    INSPECT, whose HELP is its statement's topic), lower case."""
+    return [declared.word for declared in _made()[1]]
 
 
 def command(word: str) -> Command | None:
-    key = word.lower()
-    return next((declared for declared in commands() if declared.word == key), None)
+    """The command `word` (any case) starts, a feature's statement that is the shell's own included,
+    or None."""
+    key, (own, stated) = word.lower(), _made()
+    return next((declared for declared in (*own, *stated) if declared.word == key), None)
 
 
 def help_topics() -> list[tuple[str, HelpText]]:

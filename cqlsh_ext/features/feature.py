@@ -272,7 +272,7 @@ class Statement(NamedTuple):
     #: A command of the shell's own (its first word starts no statement of cqlsh's: INSPECT): it
     #: ends at its line's end as cqlsh's shell commands do, its output goes through the interactive
     #: shell's pager, and cqlsh's HELP lists it among the shell's commands (its `topics` give the
-    #: text: features.commands.statement_command).
+    #: text; features.commands.command reads it as a command).
     command: bool = False
     #: A statement cqlsh's grammar parses (its `rule`, `grammar` and `grammar_completers`, as a
     #: claim's are declared), the shell's `do_<word>` (UNDO): this handler, `(shell, parsed) -> None`,

@@ -95,8 +95,6 @@ DESCRIBE_TABLE: dict[str, Any] = _closed({
     "cut": _SAID, **_COMMON}, ["table", "cql", "columns"])
 
 #: What a report's answer may carry besides (where its keys are closed: a report's are open).
-_REPORT_COMMON: dict[str, Any] = {**_COMMON, "cut": _SAID}
-
 _DESCRIBE_REPORT: dict[str, Any] = _open(["describe", "rows_read", "places"], {
     "describe": _STRING, "rows_read": _INT, "interrupted": _BOOL, "error": _NULL_STRING,
     "places": {"type": "array", "items": _open(["place", "values", "encodings", "paths"])}})

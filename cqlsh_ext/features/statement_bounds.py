@@ -20,20 +20,9 @@ shell meets a statement:
    lines where it could not end, a statement is handed to cqlsh's onecmd only at a line where it may
    end (outside strings and comments, nothing after its `;`, a batch at its APPLY BATCH;): its
    lexing costs once, not once a line. A statement of nothing (a lone `;`) is not sent.
-2. Its brackets (handle_statement, on cqlsh's tokens; shell/door_bounds.py, as 3): at most
-   cql.grammar_bounds.DEPTH inside one another, else refused before anything reads or sends it
-   (cqlsh's grammar and our parsers recurse on them; Cassandra's parser answers
-   StackOverflowError). Each statement of a text that holds several is read in its own text
-   (`own_text`), not in all of it.
-3. Its tokens: past cql.grammar_bounds.PARSED_TOKENS of cqlsh's, cqlsh's grammar never reads it. The
-   claims (payload queries, exports, DESCRIBE PAYLOAD, encode(), edits: linear readers) take it
-   first; a SELECT they leave, or any statement cqlsh sends as written without a `do_` method
-   (INSERT, UPDATE, BATCH, ...), goes to the server whole as cqlsh sends a statement its grammar
-   does not read (handle_parse_error), and the table whose metadata formats its result is found by
-   the shell's lexer (cql/lexer.py) where cqlsh would parse the text again (`table_of_whole`): the
-   same table, so the same output, byte for byte. A shell command (COPY, DESCRIBE, SOURCE, ours)
-   needs cqlsh's grammar: refused in one line.
-4. Input that is not text (`-f` of a binary file, a pipe): one line, and nothing from there on runs
+2. At the door (ExtShell.handle_statement, on cqlsh's tokens): its brackets' depth, then its tokens
+   past what cqlsh's grammar reads (sent whole, or refused for a shell command): shell/door_bounds.py.
+3. Input that is not text (`-f` of a binary file, a pipe): one line, and nothing from there on runs
    (shell/script.py).
 
 Completion in the interactive shell runs cqlsh's grammar on the statement being typed, at every
@@ -42,9 +31,7 @@ parsed to run either.
 
 This module measures a statement's text and words its refusal (each function answers what becomes
 of the statement, and the line to say), for the shell and the interactive shell alike; the shell
-(cqlsh_ext.shell.ExtShell: onecmd, handle_statement, get_input_line, parse_for_select_meta) keeps
-the reading, bounds a statement at its door (shell/door_bounds.py), runs cqlsh's loop of scripts
-on it (shell/script.py), says the line and sends or refuses.
+(ExtShell.onecmd, shell/script.py) says the line and sends or refuses.
 """
 
 from __future__ import annotations

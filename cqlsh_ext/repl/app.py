@@ -221,15 +221,12 @@ _COPY_TO = re.compile(r"copy\s*(\(|[\w.\"]+\s*(\([^)]*\)\s*)?to\b)", re.IGNORECA
 
 
 def _reads_only(word: str, text: str) -> bool:
-    from cqlsh_ext.features.commands import command, statement_command
+    from cqlsh_ext.features.commands import command
 
     if word == "copy":
         return _COPY_TO.match(text.strip()) is not None
     declared = command(word)
-    if declared is not None:
-        return declared.reads_only
-    feature = statement_command(word)
-    return feature.writes is None if feature is not None else word in _READS
+    return declared.reads_only if declared is not None else word in _READS
 
 
 def execute(shell: Shell, text: str, cqlshmain: Any, sigint: _PromptSigint | None = None) -> None:

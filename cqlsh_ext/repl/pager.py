@@ -212,13 +212,10 @@ CQLSH_PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "hi
 
 
 def is_paged(first_word: str) -> bool:
-    from cqlsh_ext.features.commands import command, statement_command
+    from cqlsh_ext.features.commands import command
 
-    word = first_word.lower()
-    declared = command(word)
-    if declared is not None:
-        return declared.paged
-    return statement_command(word) is not None or word in CQLSH_PAGED_COMMANDS
+    declared = command(first_word)
+    return declared.paged if declared is not None else first_word.lower() in CQLSH_PAGED_COMMANDS
 
 
 @contextmanager

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from cqlsh_ext.payload.places import Decoding
 
-# The value parsers live in settings/values.py; the public ones are re-exported (__all__).
+# The value parsers live in settings/values.py; those other packages read here are re-exported (__all__).
 from cqlsh_ext.settings.values import (
     AUTO,
     CELL_MODES,
@@ -78,54 +78,11 @@ from cqlsh_ext.settings.values import (
 )
 
 __all__ = [
-    "add_flags",
-    "AgentSettings",
-    "AUTO",
-    "CELL_MODES",
-    "CONFIG_SECTION",
-    "DECODE_SECTION",
-    "DEFAULT_MAX_FIELD_WIDTH",
-    "DisplaySettings",
-    "FLAG_GROUPS",
-    "JWS_ALGORITHMS",
-    "Key",
-    "KEYS",
-    "KeyspacesOptions",
-    "KeyspacesValue",
-    "load",
-    "load_dictionaries",
-    "MACHINE_FORMATS",
-    "McpSettings",
-    "MODES",
-    "NONE",
-    "OUTPUT_FORMATS",
-    "parse_algorithms",
-    "parse_duration",
-    "parse_bool",
-    "parse_cells",
-    "parse_column_spec",
-    "parse_count",
-    "parse_keys_source",
-    "parse_mode",
-    "parse_output_format",
-    "parse_pager",
-    "parse_path",
-    "parse_paths",
-    "parse_place",
-    "parse_region",
-    "parse_seconds",
-    "parse_size",
-    "parse_table",
-    "parse_text",
-    "parse_url",
-    "parse_width",
-    "read_cqlshrc",
-    "region_from_host",
-    "REGION_RE",
-    "SettingError",
-    "Settings",
-    "SETTINGS",
-    "Takes",
+    "add_flags", "AgentSettings", "CONFIG_SECTION", "DisplaySettings", "FLAG_GROUPS", "Key", "KEYS",
+    "KeyspacesOptions", "load", "load_dictionaries", "MACHINE_FORMATS", "McpSettings", "MODES", "NONE",
+    "OUTPUT_FORMATS", "parse_algorithms", "parse_column_spec", "parse_mode", "parse_output_format",
+    "parse_place", "parse_region", "parse_size", "parse_url", "read_cqlshrc", "region_from_host",
+    "SettingError", "Settings", "SETTINGS", "Takes",
 ]
 
 

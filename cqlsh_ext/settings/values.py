@@ -7,6 +7,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
@@ -51,48 +52,37 @@ def parse_mode(text: str) -> str:
 
 _SIZE_UNITS = {"": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
                "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _amount(text: str, number: Callable[[str], float], letters: str, units: dict[str, int], what: str,
+            examples: str) -> float:
+    """A positive number of `units` (its suffix made of `letters`: none is its first unit) -> how many;
+    `what` names it in the one line that refuses it (`not a ...`, `... must be positive`)."""
+    raw = text.strip().lower().replace(" ", "")
+    digits = raw.rstrip(letters)
+    try:
+        value = number(digits) * units[raw[len(digits):]]
+    except (KeyError, ValueError):
+        raise SettingError(f"not a {what}: {text!r} (examples: {examples})") from None
+    if not 0 < value < float("inf"):
+        raise SettingError(f"{what.removeprefix('number of ')} must be positive: {text!r}")
+    return value
 
 
 def parse_size(text: str) -> int:
     """'4MiB', '512k', '1048576' -> bytes."""
-    raw = text.strip().lower().replace(" ", "")
-    digits = raw.rstrip("kmgib")
-    try:
-        value = int(digits) * _SIZE_UNITS[raw[len(digits):]]
-    except (KeyError, ValueError):
-        raise SettingError(f"not a size: {text!r} (examples: 4MiB, 512KiB, 1048576)") from None
-    if value <= 0:
-        raise SettingError(f"size must be positive: {text!r}")
-    return value
-
-
-_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    return int(_amount(text, int, "kmgib", _SIZE_UNITS, "size", "4MiB, 512KiB, 1048576"))
 
 
 def parse_duration(text: str) -> float:
     """'90', '30m', '1h', '2d' -> seconds."""
-    raw = text.strip().lower().replace(" ", "")
-    digits = raw.rstrip("smhd")
-    try:
-        value = int(digits) * _DURATION_UNITS[raw[len(digits):]]
-    except (KeyError, ValueError):
-        raise SettingError(f"not a duration: {text!r} (examples: 90, 30m, 1h, 2d)") from None
-    if value <= 0:
-        raise SettingError(f"duration must be positive: {text!r}")
-    return float(value)
+    return float(_amount(text, int, "smhd", _DURATION_UNITS, "duration", "90, 30m, 1h, 2d"))
 
 
 def parse_seconds(text: str) -> float:
     """'30', '2.5', '45s', '2m' -> seconds (a fraction allowed, unlike parse_duration's)."""
-    raw = text.strip().lower().replace(" ", "")
-    number = raw.rstrip("smh")
-    try:
-        value = float(number) * _DURATION_UNITS[raw[len(number):]]
-    except (KeyError, ValueError):
-        raise SettingError(f"not a number of seconds: {text!r} (examples: 30, 2.5, 2m)") from None
-    if not 0 < value < float("inf"):
-        raise SettingError(f"seconds must be positive: {text!r}")
-    return value
+    return _amount(text, float, "smh", _DURATION_UNITS, "number of seconds", "30, 2.5, 2m")
 
 
 def parse_count(text: str) -> int:

@@ -1069,7 +1069,9 @@ def test_inspect_s_statement_is_a_select_read_from_its_declaration() -> None:
     assert inspect_value.statement.runs.function == print_values.__name__
     assert f"INSPECT {usage(inspect_value)}" == "INSPECT [JSON] <SELECT statement>"
     # The shell's own command (Statement.command): HELP INSPECT is its statement's topic.
-    assert commands.command("inspect") is None and commands.statement_command("INSPECT") is inspect_value
+    inspect = commands.command("INSPECT")
+    assert inspect is not None and inspect not in commands.commands()
+    assert (inspect.handler, inspect.paged, inspect.reads_only) == (None, True, True)
     assert str(dict(commands.help_topics())["inspect"]).startswith(
         "\n        INSPECT [cqlsh-ext]\n\n        INSPECT [JSON] <SELECT statement>\n\n")
     typed = _stated("inspect_value", 'inspect json SELECT data FROM "Ks".t WHERE id = 42 LIMIT 3')
