@@ -24,7 +24,10 @@ Measured, from bin/demo's start:
   build; it is waited for as this process's child), or, on a tree that builds it before the shell,
   before the first answer (then the figure is the first answer's, marked "<=");
   CPU with children at that moment;
-- the server's own CPU (the JVM, /proc), apart: it is not in either CPU figure.
+- the server's own CPU (the JVM, /proc), apart: it is not in either CPU figure;
+- the first answer's wall time by stage, from the moments bin/demo's lines come on its stderr:
+  the install (bin/setup), the core's build where it comes before the shell, the server's start,
+  the demo's load, and the shell's answer (from bin/demo's last line before it).
 The server is stopped (`bin/dev-cassandra stop` in the clone) and the scratch tree removed after
 each side. Figures only: nothing is asserted but that the answer came and the core was installed.
 """
@@ -41,6 +44,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,11 @@ DEMO_PORT = 9042
 GOAL_S = 240.0
 #: bin/demo on a slow machine: minutes of build; a hang is given up after this.
 TIMEOUT_S = 3600
+#: The first answer's stages, each from the first line on bin/demo's stderr that starts so (the
+#: install from the start; the shell's answer from the last line before the answer).
+STAGES = (("the install", ""),
+          ("the core's build, before the shell", "bin/setup: building the native core ("),
+          ("the server's start", "bin/dev-cassandra: starting"), ("the demo's load", "cqlsh-ext demo:"))
 
 
 def _children_cpu() -> float:
@@ -103,25 +112,29 @@ def first_demo(tree: Path, cassandra_lib: str | None) -> dict[str, Any]:
     env["DEV_CASSANDRA_STORAGE_PORT"], env["DEV_CASSANDRA_JMX_PORT"] = str(_free_port()), str(_free_port())
     if cassandra_lib:
         env["CQLSH_EXT_CASSANDRA_LIB"] = cassandra_lib
-    # stderr into a file: the server bin/demo starts may keep what it was given open
-    said_file = tree.parent / f"{tree.name}.stderr"
-    with said_file.open("w+") as said_to:
-        cpu_start, started = _children_cpu(), time.perf_counter()
-        demo = subprocess.Popen(["bin/demo", "-e", STATEMENT], cwd=tree, env=env, stdout=subprocess.PIPE,
-                                stderr=said_to, text=True)
-        answer_at = None
-        answer = ""
-        assert demo.stdout is not None
-        for line in demo.stdout:  # the shell's output alone (bin/demo says the rest on stderr)
-            if answer_at is None and line.strip().isdigit():
-                answer_at, answer = time.perf_counter() - started, line.strip()
-        code = demo.wait(timeout=TIMEOUT_S)
-        said_to.seek(0)
-        said = said_to.read()
+    cpu_start, started = _children_cpu(), time.perf_counter()
+    demo = subprocess.Popen(["bin/demo", "-e", STATEMENT], cwd=tree, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    said: list[tuple[float, str]] = []
+
+    def read_said() -> None:  # each line with its moment (a thread: the server may keep the pipe open)
+        assert demo.stderr is not None
+        for text in demo.stderr:
+            said.append((time.perf_counter() - started, text))
+
+    threading.Thread(target=read_said, daemon=True).start()
+    answer_at = None
+    answer = ""
+    assert demo.stdout is not None
+    for line in demo.stdout:  # the shell's output alone (bin/demo says the rest on stderr)
+        if answer_at is None and line.strip().isdigit():
+            answer_at, answer = time.perf_counter() - started, line.strip()
+    code = demo.wait(timeout=TIMEOUT_S)
     demo_ended = time.perf_counter() - started
     answer_cpu = _children_cpu() - cpu_start
     if code != 0 or answer_at is None:
-        raise RuntimeError(f"bin/demo exited {code} without the count: {said[-2000:]}")
+        told = "".join(text for _at, text in said)
+        raise RuntimeError(f"bin/demo exited {code} without the count: {told[-2000:]}")
     building = (tree / ".cache/native-build.pid")
     in_background = False
     try:
@@ -135,11 +148,24 @@ def first_demo(tree: Path, cassandra_lib: str | None) -> dict[str, Any]:
     imported = subprocess.run([str(tree / ".venv/bin/python"), "-c", "import cqlsh_ext_native"], cwd=tree,
                               capture_output=True, text=True, check=False)
     server_cpu = _jvm_cpu(tree)
-    return {"answer": answer, "answer_s": answer_at, "answer_cpu": answer_cpu, "demo_s": demo_ended,
+    return {"stages": stages(said, answer_at),
+            "answer": answer, "answer_s": answer_at, "answer_cpu": answer_cpu, "demo_s": demo_ended,
             "core_s": core_at, "core_cpu": core_cpu, "core_in_background": in_background,
             "core_installed": imported.returncode == 0, "server_cpu": server_cpu,
             "build_log": (tree / ".cache/native-build.log").read_text()[-600:]
             if imported.returncode != 0 and (tree / ".cache/native-build.log").exists() else ""}
+
+
+def stages(said: list[tuple[float, str]], answer_at: float) -> dict[str, float]:
+    """The first answer's wall time by stage (STAGES), from the moments of bin/demo's stderr lines."""
+    begins = []
+    for name, prefix in STAGES:
+        at = next((at for at, text in said if text.startswith(prefix)), None) if prefix else 0.0
+        if at is not None and at <= answer_at:
+            begins.append((name, at))
+    begins.append(("the shell's answer", max((at for at, _text in said if at <= answer_at), default=0.0)))
+    ends = [at for _name, at in begins[1:]] + [answer_at]
+    return {name: end - at for (name, at), end in zip(begins, ends, strict=True)}
 
 
 def stop_server(tree: Path) -> None:
@@ -159,8 +185,9 @@ def shown(figures: dict[str, Any]) -> str:
         if figures["core_in_background"]
         else f"core installed <= {figures['core_s']:.0f} s (built before the shell)")
     server = "" if figures["server_cpu"] is None else f"; the server's own CPU {figures['server_cpu']:.0f} s"
-    return (f"first answer {figures['answer_s']:.0f} s (CPU {figures['answer_cpu']:.0f} s with children), "
-            f"{core}{server}")
+    parts = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in figures["stages"].items())
+    return (f"first answer {figures['answer_s']:.0f} s (CPU {figures['answer_cpu']:.0f} s with children; "
+            f"{parts}), {core}{server}")
 
 
 def main() -> int:
