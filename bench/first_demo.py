@@ -7,8 +7,10 @@ first answer and the time to the native core installed, wall and CPU, this tree'
 
 Each side is a fresh tree in a scratch directory: this repository cloned at --commit (`git clone
 --no-local`, then that commit checked out: no .venv, no .cache, what a user's clone holds; work not
-committed is not in it), and with --before a copy of DIR (a `git archive` tree; its .native-site,
-.venv and .cache left out). In it, `bin/demo -e "SELECT count(*) FROM table_with_compressed_json;"`
+committed is not in it), and with --before a copy of DIR (a `git archive` tree; what building and
+running it left there is left out: .native-site, .venv, .cache, native/target, where the core's
+build for .native-site left its objects, which would make the build a warm one, and __pycache__).
+In it, `bin/demo -e "SELECT count(*) FROM table_with_compressed_json;"`
 (the README's first command): the install into .venv (pip: this machine's pip cache serves what it
 holds, as it would a user's), Cassandra's jars (downloaded from Maven Central, or with
 --cassandra-lib taken from DIR: the network left out), the server's start on 127.0.0.1:9042 (bin/demo's
@@ -98,8 +100,15 @@ def fresh_tree(side: str, scratch: Path, commit: str, before: str | None) -> Pat
         subprocess.run(["git", "-C", str(tree), "checkout", "--quiet", commit], check=True)
     else:
         assert before is not None
-        shutil.copytree(before, tree, symlinks=True,
-                        ignore=shutil.ignore_patterns(".native-site", ".venv", ".cache"))
+        top, native = Path(before).resolve(), Path(before).resolve() / "native"
+
+        def left_out(directory: str, names: list[str]) -> set[str]:
+            here = Path(directory).resolve()
+            return {name for name in names if name == "__pycache__"
+                    or (here == top and name in (".native-site", ".venv", ".cache"))
+                    or (here == native and name == "target")}
+
+        shutil.copytree(before, tree, symlinks=True, ignore=left_out)
     return tree
 
 

@@ -19,7 +19,7 @@ adds two fresh trees' first bin/demo, each building the native core):
         $OLDPWD/.venv/bin/python -m pip install --no-deps --no-build-isolation --target .native-site ./native
     cd - && .venv/bin/python bench/goals.py --host 127.0.0.1 --port PORT --before /work/before-a4d3dd0 \
         --before-path /work/before-a4d3dd0/.native-site:/work/before-a4d3dd0 --tables orders \
-        --repeat 3 --phases-repeat 1 --load-rows 10000 --load-repeat 3 --spark-rows 50000 \
+        --repeat 3 --phases-repeat 1 --load-rows 10000 --load-repeat 2 --spark-rows 50000 \
         --spark-repeat 2 --first-demo
 
 --before is a checkout with its .venv (its cqlsh-ext is run), a cqlsh-ext to run, or a tree without
