@@ -120,6 +120,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import phases  # noqa: E402
 from api_stream import READ as STREAM_READ  # noqa: E402
 from export_floor import SCRIPT_FORMATS, user_script  # noqa: E402
+from load import HAND_READING  # noqa: E402
 from readers import (  # noqa: E402
     CQLSH_EXT,
     KEYSPACE,
@@ -593,7 +594,7 @@ def ratio_cell(rounds: list[float], against: float, unit: str = "us") -> str:
 
 #: Issue 111's loads: each side of bench/load.py against its two hand loaders and the bound.
 LOAD_SIDES = ("COPY FROM", "db.write")
-LOAD_BOUNDS = (("hand, reading first", "the hand loader reading each row first", 1.0),
+LOAD_BOUNDS = ((HAND_READING, "the hand loader reading each row first", 1.0),
                ("hand", "the plain hand loader", 1.2))
 
 
@@ -623,7 +624,7 @@ def load_goals(goals: Issue111, host: str, port: int, before_path: str | None, r
         parts = {part: statistics.median(values) for part, values in found["parts"].items()}
         whole = sum(parts.values())
         hand = statistics.median(sides["hand"])
-        reading = statistics.median(sides["hand, reading first"])
+        reading = statistics.median(sides[HAND_READING])
         copy = statistics.median(sides["COPY FROM (native)"])
         goals.parts.append((1,
             f"goal 1, the loads: COPY FROM's row {copy:.1f} us against the plain hand loader's {hand:.1f} "
