@@ -633,6 +633,8 @@ def load_goals(goals: Issue111, host: str, port: int, before_path: str | None, r
         goals.parts.extend((1, f"  {part:<38} {us:>8.1f} us {us / whole:>6.0%}")
                            for part, us in parts.items())
         goals.parts.append((1, "  (db.write runs the same pass: load.load_job's; its figures above)"))
+    elif goals.missed(1):
+        goals.parts.append((1, "goal 1, the loads: no split (bench/load.py --parts failed: above)"))
 
 
 def spark_goals(goals: Issue111, host: str, port: int, before_path: str | None, rows: int, repeat: int,

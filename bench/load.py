@@ -419,10 +419,14 @@ def main() -> int:
             one_round(args, sides, session, files, rows, env)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
         parts: dict[str, list[float]] = {}
-        for _ in range(args.repeat if args.parts else 0):
-            full, one = (parts_run(args, session, files, size, env) for size in ("full", "one"))
-            for part in full:
-                parts.setdefault(part, []).append((full[part] - one[part]) / (rows - 1) * 1e6)
+        try:
+            for _ in range(args.repeat if args.parts else 0):
+                full, one = (parts_run(args, session, files, size, env) for size in ("full", "one"))
+                for part in full:
+                    parts.setdefault(part, []).append((full[part] - one[part]) / (rows - 1) * 1e6)
+        except RuntimeError as error:  # (a part's function renamed: the rounds' figures still stand)
+            print(f"--parts failed, no split: {str(error)[-600:]}", flush=True)
+            parts = {}
     session.cluster.shutdown()
     report(sides, rows, args.repeat, args.callgrind, args.existing)
     if parts:
