@@ -11,6 +11,20 @@ measured), so every row is overwritten and each UNDO puts those back; a second h
 "hand, reading first", reads each row by its key (a prepared SELECT, sent with execute_async) and
 writes it when the read answers, the fair line of a load that must read the stored rows (ours do:
 the journal, the one rule). The loads are asked at most 1.0x that one, 1.2x the plain hand script.
+--parts: after the rounds, where COPY FROM's row goes (over existing rows with --existing), by
+part: its process run again --repeat times on the whole file and on its first row, each time with
+bench/phases.py's timers around the functions each part is made of (the main thread's CPU, a
+timed call inside another counted to the inner one): the stored rows read (RowLoads.read: the
+reads sent, waited for, their rows made), the encode-and-verify of each value (Pass._ready,
+Columns.stored_views and settle, RowLoads.cell_bytes: the keys and values made, encoded by the
+one rule and verified, settled against the stored documents), the journal's sealed lines
+(Pass._journaled, Journal.append: the lines made, sealed, written, fsync'd), the writes
+(RowLoads.statement and batch, Pass._fire and _drain: the requests bound and sent, their
+outcomes taken), the driver's threads (the event loop: the reads' and writes' frames), and the
+rest of the main thread (the file's rows read, the pass around them); each in us a row (the whole
+file's run less the first row's, over the rows less one) and its share, beside the hand loaders'.
+--figures-json PATH: each side's CPU a row, round by round, written to PATH as JSON too (bench/goals.py
+reads it: {"rows": N, "sides": {side: [us a row, ...]}, "parts": {part: [us a row, ...]}}).
 
 --callgrind: each side counted in instructions (valgrind's callgrind, every process it starts:
 the machine's load does not move them) instead of CPU time; use few rows (--rows 1000 --repeat 1).
@@ -62,6 +76,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
+import phases  # noqa: E402  (--parts: its timers)
 from readers import CQLSH_EXT, Run, run_process, session_for  # noqa: E402  (one way to run and time a process)
 
 KEYSPACE = "bench_load"
@@ -136,6 +151,77 @@ if failed:
 print(json.dumps({"rows": n}))
 cluster.shutdown()
 '''
+
+
+#: --parts: a load's parts, the first the main thread's residual (phases.Timers), each with the
+#: functions (bench/phases.py's "module:Class.method") whose CPU is counted to it.
+PARTS = ("the rest (the file's rows, the pass)", "stored rows read", "encode and verify", "journal", "writes")
+PART_TARGETS: dict[str, tuple[str, ...]] = {
+    "stored rows read": ("cqlsh_ext.writing.row_loads:RowLoads.read",),
+    "encode and verify": ("cqlsh_ext.load.load_job:Pass._ready",
+                          "cqlsh_ext.load.encoded_values:Columns.stored_views",
+                          "cqlsh_ext.load.encoded_values:Columns.settle",
+                          "cqlsh_ext.writing.row_loads:RowLoads.cell_bytes"),
+    "journal": ("cqlsh_ext.load.load_job:Pass._journaled", "cqlsh_ext.writing.journal:Journal.append"),
+    "writes": ("cqlsh_ext.writing.row_loads:RowLoads.statement", "cqlsh_ext.writing.row_loads:RowLoads.batch",
+               "cqlsh_ext.load.load_job:Pass._fire", "cqlsh_ext.load.load_job:Pass._drain"),
+}
+PART_MODULES = ("cqlsh_ext.cli", "cqlsh_ext.load.load_job", "cqlsh_ext.load.encoded_values",
+                "cqlsh_ext.writing.row_loads", "cqlsh_ext.writing.journal")
+#: The other threads' CPU (the driver's event loop), and whatever else the process spent.
+DRIVER_THREADS = "driver threads (frames)"
+
+
+def parts_child(out: str, argv: list[str]) -> int:
+    """--parts' child: the shell's statement run with the timers around PART_TARGETS; its parts'
+    CPU (seconds) written to `out`."""
+    timers = phases.Timers(PARTS)
+    phases.install(timers, PART_TARGETS, PART_MODULES)
+    from cqlsh_ext import cli
+
+    code = 0
+    try:
+        code = cli.main(argv)
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    spent = dict(timers.phases)
+    # the other threads (the driver's event loop) and anything the main thread's clock missed
+    spent[DRIVER_THREADS] = timers.total - sum(spent.values())
+    Path(out).write_text(json.dumps({"code": code, "total": timers.total, "parts": spent}))
+    return 0
+
+
+def parts_run(args: Any, session: Any, files: dict[str, Path], size: str,
+              env: dict[str, str]) -> dict[str, float]:
+    """COPY FROM of the `size` file ("full" or "one") in --parts' child, into the table emptied (and
+    with --existing filled with the stale rows); its parts' CPU (seconds)."""
+    session.execute(f"TRUNCATE {KEYSPACE}.loaded", timeout=120)
+    if args.existing:
+        run_process([sys.executable, "-c", HAND, args.host, str(args.port), str(files["jsonl-full"]),
+                     f"{KEYSPACE}.loaded", str(IN_FLIGHT), "stale"], env)
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        argv = [args.host, str(args.port), "-u", "cassandra", "-p", "cassandra", "--request-timeout", "120",
+                "-e", f"COPY {KEYSPACE}.loaded FROM '{files[f'jsonl-{size}']}' CONFIRM"]
+        run_process([sys.executable, __file__, "--parts-child", out.name, "--", *argv], env)
+        doc = json.loads(Path(out.name).read_text())
+    if doc["code"] != 0:
+        raise RuntimeError(f"COPY FROM with the parts' timers exited {doc['code']}")
+    return {part: float(cpu) for part, cpu in doc["parts"].items()}
+
+
+def parts_report(per_row: dict[str, list[float]], sides: dict[str, Side], rows: int) -> None:
+    """The parts' us a row (median of the rounds, spread) and share of the load's row, beside the
+    hand loaders' whole row."""
+    whole = sum(statistics.median(values) for values in per_row.values())
+    print(f"\nwhere COPY FROM's row goes (--parts: the timers' run, {rows:,} rows, medians of "
+          f"{len(next(iter(per_row.values())))} rounds; us a row (spread), share of its row)")
+    for part, values in per_row.items():
+        median = statistics.median(values)
+        print(f"  {part:<38} {median:>8.1f} ({min(values):.1f}-{max(values):.1f}) {median / whole:>6.0%}")
+    print(f"  {'the whole row, with the timers':<38} {whole:>8.1f}")
+    for name in ("hand", HAND_READING):
+        if name in sides:
+            print(f"  {name + ' (the rounds)':<38} {sides[name].cpu_a_row(rows) * 1e6:>8.1f}")
 
 
 API_WRITE = r"""
@@ -284,11 +370,17 @@ def main() -> int:
     p.add_argument("--rows", type=int, default=44_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--engines", nargs="*", default=["native"], choices=["native", "python"])
-    p.add_argument("--before", help="a directory holding another checkout's cqlsh_ext package")
+    p.add_argument("--before", help="a directory holding another checkout's cqlsh_ext package (or a "
+                   "PYTHONPATH of several: a `git archive` tree, then its native core's directory)")
     p.add_argument("--callgrind", action="store_true", help="instructions a row (valgrind) instead of CPU")
+    p.add_argument("--parts", action="store_true",
+                   help="after the rounds, COPY FROM's row split by part (the module doc), --repeat runs")
+    p.add_argument("--figures-json", help="also write each side's CPU a row, round by round, to this file")
     p.add_argument("--existing", action="store_true",
                    help="over existing rows: before each run the file's keys are stored with other values, "
                         "so every row is overwritten; the hand loader reading each row first measured too")
+    if len(sys.argv) > 2 and sys.argv[1] == "--parts-child":
+        return parts_child(sys.argv[2], sys.argv[4:])
     args = p.parse_args()
     if args.before:
         args.engines = [*args.engines, "before"]
@@ -326,8 +418,22 @@ def main() -> int:
         for round_ in range(args.repeat):
             one_round(args, sides, session, files, rows, env)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
+        parts: dict[str, list[float]] = {}
+        try:
+            for _ in range(args.repeat if args.parts else 0):
+                full, one = (parts_run(args, session, files, size, env) for size in ("full", "one"))
+                for part in full:
+                    parts.setdefault(part, []).append((full[part] - one[part]) / (rows - 1) * 1e6)
+        except RuntimeError as error:  # (a part's function renamed: the rounds' figures still stand)
+            print(f"--parts failed, no split: {str(error)[-600:]}", flush=True)
+            parts = {}
     session.cluster.shutdown()
     report(sides, rows, args.repeat, args.callgrind, args.existing)
+    if parts:
+        parts_report(parts, sides, rows)
+    if args.figures_json:
+        per_row = {name: [cpu * 1e6 for cpu in side.cpu_rows(rows)] for name, side in sides.items()}
+        Path(args.figures_json).write_text(json.dumps({"rows": rows, "sides": per_row, "parts": parts}))
     return 0
 
 

@@ -31,7 +31,12 @@ STATS, DESCRIBE PAYLOAD), the cap and max_bytes, a value cut inside the answer, 
 refused cursors, the output schemas' spellings and describe_payload's JSON Schema.
 
     .venv/bin/python bench/mcp.py [--repeat 5] [--calls 1000] [--show] [--host H --port P]
-        [--per-row [--per-row-only] [--per-row-bytes N] [--before TREE] [--after TREE]]
+        [--per-row [--per-row-only] [--per-row-bytes N] [--before TREE] [--after TREE]
+         [--figures-json PATH]]
+
+--figures-json: --per-row's figures written to PATH as JSON too (bench/goals.py reads them): {"rows":
+{statement: rows}, "figures": {statement: {side: {"mcp": [us a row, ...], "api": [...]}}}}, a list
+per reader of its rounds.
 
 Without --host it starts (and afterwards stops) its own Cassandra from tools/devcassandra.py on
 free ports, its data kept in .cache/bench-cassandra-mcp, and loads the demo keyspace there once.
@@ -501,10 +506,10 @@ class RowsSide:
 
 
 def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | None = None,
-            after: str | None = None) -> None:
+            after: str | None = None, figures_json: str | None = None) -> None:
     """`query`'s CPU a row against the Python API's, the calls alternating (the module doc); with
     `before` (a checkout's tree), that tree's two readers too, in the same rounds; `after`: the
-    after side's tree (None: this checkout's)."""
+    after side's tree (None: this checkout's); `figures_json`: the figures written there too."""
     from contextlib import AsyncExitStack
 
     import anyio
@@ -519,6 +524,7 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
         resolved = os.pathsep.join(str(Path(part).resolve()) for part in before.split(os.pathsep))
         sides.append(RowsSide("before", resolved, host, port, home))
     figures: dict[tuple[str, str, str], list[float]] = {}
+    call_rows: dict[str, int] = {}
 
     async def measure() -> None:
         async with AsyncExitStack() as stack:
@@ -536,6 +542,7 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
                 result = await clients[0].call_tool("query", arguments)  # the count a call answers
                 rows = result.structured_content["count"]
                 sizes = (SMALL_CALL, rows)
+                call_rows[statement] = rows
                 readers = [(side, client, reader) for side, client in zip(sides, clients, strict=True)
                            for reader in ("mcp", "api")]
                 for round_ in range(repeat + 1):  # (the first round warms every reader, not counted)
@@ -577,6 +584,11 @@ def per_row(host: str, port: int, repeat: int, answer_bytes: int, before: str | 
             print(f"  {side.name:<7} MCP query {med(mcp):.1f} ({mcp[0]:.1f}-{mcp[-1]:.1f}), the API's "
                   f"records() {med(api):.1f} ({api[0]:.1f}-{api[-1]:.1f}): {ratio:.2f} x "
                   f"({'met' if ratio <= GOAL else 'not met'}: at most {GOAL}x the API's, issue 100)")
+    if figures_json:
+        found: dict[str, dict[str, dict[str, list[float]]]] = {}
+        for (statement, side_name, reader), values in figures.items():
+            found.setdefault(statement, {}).setdefault(side_name, {})[reader] = values
+        Path(figures_json).write_text(json.dumps({"rows": call_rows, "figures": found}))
 
 
 def main() -> int:
@@ -593,6 +605,7 @@ def main() -> int:
     p.add_argument("--per-row-bytes", type=int, default=1 << 20, help="the answers' max_bytes (--per-row)")
     p.add_argument("--before", help="with --per-row: another checkout's tree, its readers measured too")
     p.add_argument("--after", help="with --per-row: the after side's tree (default: this checkout's)")
+    p.add_argument("--figures-json", help="with --per-row: its figures written to this file as JSON too")
     args = p.parse_args()
     instance = None
     host, port = args.host or "127.0.0.1", args.port
@@ -604,7 +617,7 @@ def main() -> int:
             subprocess.run([CQLSH_EXT, "demo", "load", "--if-missing", host, str(port)], env=_env(home),
                            check=True, timeout=600)
         if args.per_row or args.per_row_only:
-            per_row(host, port, args.repeat, args.per_row_bytes, args.before, args.after)
+            per_row(host, port, args.repeat, args.per_row_bytes, args.before, args.after, args.figures_json)
             if args.per_row_only:
                 return 0
         fill_big(host, port)

@@ -118,12 +118,14 @@ TARGETS: dict[str, tuple[str, ...]] = {
 
 class Timers:
     """Exclusive CPU time of the main thread per phase: a wrapped call's time goes to its phase,
-    less that of the wrapped calls inside it; the rest of the main thread's to the residual."""
+    less that of the wrapped calls inside it; the rest of the main thread's to the residual (the
+    first of `phases`: the readers' PHASES by default, bench/load.py --parts gives a load's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, phases: tuple[str, ...] = PHASES) -> None:
         self.main = threading.get_ident()
-        self.spent: dict[str, float] = dict.fromkeys(PHASES, 0.0)
-        self.stack = ["driver and frames"]
+        self.names = phases
+        self.spent: dict[str, float] = dict.fromkeys(phases, 0.0)
+        self.stack = [phases[0]]
         self.last = time.thread_time()
         self.started = self.total = self.threads = 0.0
         self.calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
@@ -157,7 +159,7 @@ class Timers:
         before it are left out; the process's CPU in it is taken from getrusage)."""
         def measured(*args: Any, **kwargs: Any) -> Any:
             self.close()
-            self.spent = dict.fromkeys(PHASES, 0.0)
+            self.spent = dict.fromkeys(self.names, 0.0)
             self.calls = []
             threads = other_threads_cpu()
             self.started = process_cpu()
@@ -192,22 +194,28 @@ def process_cpu() -> float:
     return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
-def install(timers: Timers) -> None:
-    """Wrap every target, and every module-level name bound to a wrapped function."""
+#: The modules imported before the wrapping (their names bound to a wrapped function are rebound).
+MODULES = ("cqlsh_ext.cli", "cqlsh_ext.query.evaluate", "cqlsh_ext.query.answer", "cqlsh_ext.insight.stats",
+           "cqlsh_ext.describe.description", "cqlsh_ext.render.parquet", "cqlsh_ext.export.json_csv",
+           "cqlsh_ext.export.run", "cqlsh_ext.payload.engine", "cqlsh_ext.output.display",
+           "cqlsh_ext.output.pipeline")
+
+
+def install(timers: Timers, targets: dict[str, tuple[str, ...]] = TARGETS,
+            modules: tuple[str, ...] = MODULES) -> None:
+    """Wrap every target (the readers' by default), and every module-level name bound to a wrapped
+    function, `modules` imported first."""
     from cqlsh_ext.payload import native
 
     core = importlib.import_module(native.MODULE)
-    for name in ("cqlsh_ext.cli", "cqlsh_ext.query.evaluate", "cqlsh_ext.query.answer",
-                 "cqlsh_ext.insight.stats", "cqlsh_ext.describe.description", "cqlsh_ext.render.parquet",
-                 "cqlsh_ext.export.json_csv", "cqlsh_ext.export.run",
-                 "cqlsh_ext.payload.engine", "cqlsh_ext.output.display", "cqlsh_ext.output.pipeline"):
+    for name in modules:
         importlib.import_module(name)
     from cqlsh_ext.shell import ExtShell
 
     ExtShell.handle_statement = timers.statement(ExtShell.handle_statement)  # type: ignore[method-assign]
     swapped: dict[int, Callable[..., Any]] = {}
-    for phase, targets in TARGETS.items():
-        for target in targets:
+    for phase, named in targets.items():
+        for target in named:
             where, _, attribute = target.partition(":")
             owner: Any = core if where == "CORE" else importlib.import_module(where)
             *classes, name = attribute.split(".")

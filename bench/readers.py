@@ -324,10 +324,34 @@ def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
 
 
-def binary_of(before: str) -> str:
-    """--before: a checkout (its .venv/bin/cqlsh-ext) or a binary."""
+#: A tree's cqlsh-ext run by this interpreter (binary_of, a tree without .venv): -P, so the working
+#: directory's tree is not put before PYTHONPATH's.
+RUN_TREE = """#!/bin/sh
+PYTHONPATH={path} exec {python} -P -c 'import sys; from cqlsh_ext.cli import run; sys.argv[0] = "cqlsh-ext"; \
+sys.exit(run())' "$@"
+"""
+
+
+def binary_of(before: str, pythonpath: str | None = None) -> str:
+    """--before: a checkout (its .venv/bin/cqlsh-ext), a binary, or a tree without .venv (a `git
+    archive` tree): then a script that runs it with this interpreter, `pythonpath` (default: the
+    tree) as its PYTHONPATH (a directory its native core was built into first: pip install --target)."""
+    import atexit
+    import shlex
+    import shutil
+
     path = Path(before)
-    return str(path / ".venv" / "bin" / "cqlsh-ext") if path.is_dir() else str(path)
+    if not path.is_dir():
+        return str(path)
+    if (path / ".venv" / "bin" / "cqlsh-ext").exists():
+        return str(path / ".venv" / "bin" / "cqlsh-ext")
+    scratch = tempfile.mkdtemp(prefix="bench-tree-")
+    atexit.register(shutil.rmtree, scratch, True)
+    resolved = os.pathsep.join(str(Path(part).resolve()) for part in (pythonpath or before).split(os.pathsep))
+    script = Path(scratch) / "cqlsh-ext"
+    script.write_text(RUN_TREE.format(path=shlex.quote(resolved), python=shlex.quote(sys.executable)))
+    script.chmod(0o755)
+    return str(script)
 
 
 def anchor_code(side: str) -> str:
