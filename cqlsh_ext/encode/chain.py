@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.payload.budget import Budget, enter, leave
 from cqlsh_ext.payload.json_text import json_container, unique_pairs
 from cqlsh_ext.payload.names import BUILTIN_READINGS
 from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
@@ -22,6 +23,44 @@ from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 _TEXT, _HEX, _JSON = BUILTIN_READINGS
 #: The readings that hold the input as it is: no payload step, detection, or text.
 AS_IS = (None, AUTO_STEP, _TEXT, _JSON)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What a value is written and verified with beyond this module's imports: the display's
+    reading (payload.unwrap), its views' kinds, the record formats, a writer's refusal."""
+
+    as_text: Callable[..., tuple[str, bool] | None]
+    named_layers: Callable[..., Any]
+    unwrap_spec: Callable[..., Any]
+    formats: Any
+    unwritable: type[Exception]
+    binary: str
+    record: str
+    text: str
+
+
+@functools.cache
+def _reading() -> _Reading:
+    """_Reading, imported on the first value written (encode's importers, the shell's start among
+    them, write none at import) and kept: a load writes thousands, and an import statement run
+    for each value cost more than most of the steps it imported for."""
+    from cqlsh_ext.codecs.base import Unwritable
+    from cqlsh_ext.payload import formats
+    from cqlsh_ext.payload.unwrap import as_text, named_layers, unwrap_spec
+    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
+
+    return _Reading(as_text, named_layers, unwrap_spec, formats, Unwritable, BINARY, RECORD, TEXT)
+
+
+@functools.cache
+def _orjson_dumps() -> Callable[[Any], bytes] | None:
+    """orjson's writer, imported once (None without orjson: the standard library's spells)."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.dumps
 
 
 class EncodeRefused(ValueError):
@@ -75,13 +114,11 @@ class Encoder:
         self._codecs = _codec_steps(spec)
 
     def _compressed(self, payload: bytes) -> bytes:
-        from cqlsh_ext.codecs.base import Unwritable
-
         value = payload
         try:
             for fmt, level, dictionary in self._steps:
                 value = fmt.encode(value, level, dictionary)
-        except Unwritable as err:
+        except _reading().unwritable as err:
             raise EncodeRefused(str(err)) from None
         return value
 
@@ -98,24 +135,27 @@ class Encoder:
         reads in this chain as what `source` would be written as: the same bytes under its codecs,
         the same text, or for a JSON payload the same JSON value (types and NaN included, whatever
         its spacing). A record format's payload is not compared here (False)."""
-        from cqlsh_ext.payload.view import BINARY, TEXT
-
-        spec, steps = self.spec, self._codecs
+        # (the display's reading of `<codecs>>hex` or `<codecs>>text`, its steps taken without the
+        # view it builds: a load asks this of each value whose stored one differs)
+        spec, cap = self.spec, self.cap
         if isinstance(source, bytes):
-            if not steps:
-                return value == source
-            view = _read_as(value, f"{steps}>{_HEX}", self.cap)
-            return view.kind == BINARY and view.truncated_layer is None and view.data == source
+            return value == source if not self._codecs else _peeled(spec, value, cap) == source
         if spec.payload not in AS_IS:
             return False
-        view = _read_as(value, f"{steps}>{_TEXT}" if steps else _TEXT, self.cap)
-        if view.kind != TEXT or view.truncated_layer is not None:
+        data = _peeled(spec, value, cap)
+        found = None if data is None else _reading().as_text(data)
+        if found is None:
             return False
-        if view.text == source:
+        if found[0] == source:
             return True
         if spec.payload != _JSON:
             return False
-        stored, given = view.tree, json_container(source)
+        token = enter(Budget.for_cap(cap))  # (its tree parsed within the value's budget, as the view's)
+        try:
+            stored = json_container(found[0])
+        finally:
+            leave(token)
+        given = json_container(source)
         return stored is not None and given is not None and same(stored, given)
 
     def record(self, record: Any) -> Encoded:
@@ -129,8 +169,7 @@ class Encoder:
             write = fmt.encode
         else:
             raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
-        from cqlsh_ext.payload import formats
-
+        formats = _reading().formats
         try:
             value = write(record)
         except (formats.PayloadError, TypeError, ValueError, OverflowError) as err:
@@ -142,9 +181,7 @@ class Encoder:
 
 
 def _record_format(spec: Spec) -> Any:
-    from cqlsh_ext.payload import formats
-
-    fmt = formats.get(str(spec.payload))
+    fmt = _reading().formats.get(str(spec.payload))
     if fmt is None:
         raise EncodeRefused(f"unknown payload format {spec.payload!r}")
     return fmt
@@ -160,8 +197,6 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
         return source.encode("utf-8"), None
     if spec.payload == _HEX:
         raise EncodeRefused("a hex reading takes bytes (0x...), not text")
-    from cqlsh_ext.payload import formats
-
     fmt = _record_format(spec)
     argument = spec.argument
     write: Callable[[Any], bytes]
@@ -174,7 +209,7 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
     record: Any = source if fmt.encodes_text else json_record(source)
     try:
         data = write(record)
-    except formats.PayloadError as err:
+    except _reading().formats.PayloadError as err:
         raise EncodeRefused(str(err)) from None
     return data, None if fmt.encodes_text else record
 
@@ -242,10 +277,7 @@ def _codec_steps(spec: Spec) -> str:
 def _read_as(value: bytes, setting: str, cap: int) -> Any:
     """`value` as the display reads a column whose setting is `setting` (the value engine's reading
     of a setting: payload.unwrap.unwrap_spec), within `cap`."""
-    from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload.unwrap import unwrap_spec
-
-    view = unwrap_spec(value, setting, cap)
+    view = _reading().unwrap_spec(value, setting, cap)
     view.budget = Budget.for_cap(cap)  # what is read of it later is read within it, as the engine's
     return view
 
@@ -255,27 +287,25 @@ def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: i
     """`value` read back as the display reads a column whose setting names the chain and compared
     with what was given; `steps`: the spec's codec steps (_codec_steps); `payload`: the bytes the
     codecs were given (_reads_back proves the common case without a view)."""
-    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
-
     if payload is not None and _reads_back(spec, value, payload, source, expected, cap):
         return
 
     def read_as(setting: str) -> Any:
         return _read_as(value, setting, cap)
 
+    reading = _reading()
     if isinstance(source, bytes):
         if not steps:
             return  # nothing was written: the bytes go as they are
         view = read_as(f"{steps}>{_HEX}")
-        shown: Any = view.data if view.kind == BINARY else None
+        shown: Any = view.data if view.kind == reading.binary else None
         want: Any = source
     elif expected is None:
-        reading = str(spec) if spec.payload not in AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
-        view = read_as(reading)
-        shown, want = (view.text if view.kind == TEXT else None), source
+        view = read_as(str(spec) if spec.payload not in AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT)
+        shown, want = (view.text if view.kind == reading.text else None), source
     else:
         view = read_as(str(spec))
-        shown, want = (view.record if view.kind == RECORD else None), expected
+        shown, want = (view.record if view.kind == reading.record else None), expected
     if view.truncated_layer is not None:
         raise EncodeRefused(f"not verified: the display stops at its output cap "
                             f"({view.truncated_layer.label})")
@@ -292,29 +322,38 @@ def _reads_back(spec: Spec, value: bytes, payload: bytes, source: str | bytes, e
     chain takes (payload.unwrap.unwrap_spec: its codecs peeled, then its text or its record read,
     within one budget of `cap`) without the view it builds: True only where _verify's view would
     compare equal; anything else (a layer cut, a reading that differs, an error) is left to it."""
-    from cqlsh_ext.payload.budget import Budget, enter, leave
-    from cqlsh_ext.payload.unwrap import as_text, named_layers
-
+    if _peeled(spec, value, cap) != payload:
+        return False
     token = enter(Budget.for_cap(cap))
     try:
-        data = value
-        for _fmt, _data_in, decoded in named_layers(spec, value, cap):
-            if decoded.truncated:
-                return False
-            data = decoded.data
-        if data != payload:
-            return False
+        data = payload
         if isinstance(source, bytes):
             return True  # (read as hex: the bytes under the codecs)
         if expected is None:
-            found = as_text(data) if spec.payload in AS_IS else None
+            found = _reading().as_text(data) if spec.payload in AS_IS else None
             return found is not None and found[0] == source
-        from cqlsh_ext.payload import formats
-
-        tree = formats.decode_named(str(spec.payload), data, spec.argument)
+        tree = _reading().formats.decode_named(str(spec.payload), data, spec.argument)
         return not isinstance(tree, str) and same(tree, expected)
     except Exception:  # the view's road says what it is (a failed value's reason)
         return False
+    finally:
+        leave(token)
+
+
+def _peeled(spec: Spec, value: bytes, cap: int) -> bytes | None:
+    """The bytes under `value`'s codecs as the display's reading of the chain peels them (its
+    named containers, within one budget of `cap`); None where that reading would not give them
+    whole (a layer cut at the cap, a container that fails, any error: the view's road says which)."""
+    token = enter(Budget.for_cap(cap))
+    try:
+        data = value
+        for _fmt, _data_in, decoded in _reading().named_layers(spec, value, cap):
+            if decoded.truncated:
+                return None
+            data = decoded.data
+        return data
+    except Exception:  # (the boundary the view's reading has: payload.unwrap._bounded)
+        return None
     finally:
         leave(token)
 
@@ -335,12 +374,13 @@ def _spelt(value: Any) -> bytes | str:
     library's for what orjson refuses (integers past 64 bits; keys that are not strings, which
     equal values cannot hold where the other has a string). NaN is never equal to a NaN read back
     (another object): same()'s walk compares it."""
-    try:
-        import orjson
-
-        return bytes(orjson.dumps(value))
-    except (ImportError, TypeError):
-        return json.dumps(value)
+    dumps = _orjson_dumps()
+    if dumps is not None:
+        try:
+            return bytes(dumps(value))
+        except TypeError:
+            pass
+    return json.dumps(value)
 
 
 def _same(shown: Any, want: Any) -> bool:
