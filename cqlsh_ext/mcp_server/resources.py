@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
+from cqlsh_ext.cql.system import is_system_keyspace
+
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.answers import ToolAnswer
     from cqlsh_ext.mcp_server.policy import Policy
@@ -36,11 +38,6 @@ TOOL_MIME = "text/markdown"
 MAX_TABLES = 200
 PAYLOAD_SAMPLE = 200
 MIME = "application/json"
-#: Keyspaces of Cassandra's own (and Amazon Keyspaces'): not listed as resources (reachable by URI).
-SYSTEM_KEYSPACES = frozenset({"system", "system_auth", "system_distributed", "system_schema", "system_traces",
-                              "system_views", "system_virtual_schema", "system_schema_mcs",
-                              "system_multiregion_info", "dse_security", "dse_system", "dse_perf",
-                              "dse_insights", "dse_insights_local", "dse_leases", "solr_admin"})
 
 
 class BadUri(Exception):
@@ -97,7 +94,8 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
     tables = 0
     metadata = work.served.context.cluster.metadata
     for keyspace in sorted(metadata.keyspaces):
-        if keyspace in SYSTEM_KEYSPACES or policy.refusal(keyspace) is not None:
+        # the server's own keyspaces are not listed (reachable by URI)
+        if is_system_keyspace(keyspace) or policy.refusal(keyspace) is not None:
             continue
         meta = metadata.keyspaces[keyspace]
         udts = udts_of(meta)
