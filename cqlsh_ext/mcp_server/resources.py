@@ -89,7 +89,6 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
     """The resources of the tables (an answer of the `resources/list` call: data["resources"])."""
     from cqlsh_ext.cql.types import parse, udts_of
     from cqlsh_ext.mcp_server.answers import ToolAnswer
-    from cqlsh_ext.mcp_server.policy import is_system_keyspace
 
     found: list[dict[str, Any]] = []
     tables = 0
