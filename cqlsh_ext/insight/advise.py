@@ -109,24 +109,16 @@ class ColumnAdvice:
         for key, r in zip(_keys(), self.results, strict=False):
             cap = _capacity(r.sizes)
             codecs.append(
-                {
-                    "codec": r.name,
-                    "family": r.family,
-                    "chart_key": key,
-                    "dictionary": r.dictionary,
-                    "compressed_bytes": r.total,
-                    "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
-                    "compress_mb_s": r.compress.to_json(),
-                    "decompress_mb_s": r.decompress.to_json(),
-                    "buckets": _buckets(r.sizes).to_json(),
-                    "keyspaces": cap.to_json(pricing),
-                    "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
-                    "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
-                    "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
-                    "rcu_saving_vs_stored": capacity.saving(now.rcu, cap.rcu),
-                    "storage_saving_vs_stored": capacity.saving(sum(self.stored_sizes), r.total),
-                    "note": r.note,
-                }
+                {"codec": r.name, "family": r.family, "chart_key": key, "dictionary": r.dictionary,
+                 "compressed_bytes": r.total,
+                 "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
+                 "compress_mb_s": r.compress.to_json(), "decompress_mb_s": r.decompress.to_json(),
+                 "buckets": _buckets(r.sizes).to_json(), "keyspaces": cap.to_json(pricing),
+                 "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
+                 "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
+                 "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
+                 "rcu_saving_vs_stored": capacity.saving(now.rcu, cap.rcu),
+                 "storage_saving_vs_stored": capacity.saving(sum(self.stored_sizes), r.total), "note": r.note}
             )
         stored = sum(self.stored_sizes)
         return {
@@ -184,17 +176,11 @@ class ColumnAdvice:
             cap = _capacity(sizes)
             res = next((r for r in self.results if r.name == name), None)
             rows.append(
-                [
-                    name,
-                    report.ratio(self.payload_bytes / total if total else None),
-                    report.sized(total),
-                    res.compress.text() if res else "-",
-                    res.decompress.text() if res else "-",
-                    report.count(cap.wcu),
-                    capacity.units(self.pricing.reads(cap.rcu)),
-                    _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
-                    report.count(cap.over_quota),
-                ]
+                [name, report.ratio(self.payload_bytes / total if total else None), report.sized(total),
+                 res.compress.text() if res else "-", res.decompress.text() if res else "-",
+                 report.count(cap.wcu), capacity.units(self.pricing.reads(cap.rcu)),
+                 _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
+                 report.count(cap.over_quota)]
             )
         header = ["codec", "ratio", "size", "compress MB/s", "decompress MB/s", "WCU",
                   f"RCU ({self.pricing.consistency})", "WCU saved", "> 1 MB"]
@@ -262,18 +248,10 @@ def _pct_saving(before: int, after: int) -> str:
     return "-" if s is None else f"{100 * s:.1f} %"
 
 
-def advise_column(
-    column: str,
-    payloads: Sequence[bytes],
-    stored_sizes: Sequence[int],
-    current: dict[str, int],
-    skipped: dict[str, int],
-    budget: float = BUDGET_S,
-    repetitions: int = REPETITIONS,
-    step: Step | None = None,
-    pricing: capacity.Pricing | None = None,
-    stop: Stop | None = None,
-) -> ColumnAdvice:
+def advise_column(column: str, payloads: Sequence[bytes], stored_sizes: Sequence[int],
+                  current: dict[str, int], skipped: dict[str, int], budget: float = BUDGET_S,
+                  repetitions: int = REPETITIONS, step: Step | None = None,
+                  pricing: capacity.Pricing | None = None, stop: Stop | None = None) -> ColumnAdvice:
     """Every codec measured on the column's payloads; Ctrl-C (`stop()` turning true, or a
     KeyboardInterrupt) stops the measuring and the advice covers the codecs measured before it
     (`interrupted`)."""

@@ -33,19 +33,10 @@ def _parser() -> argparse.ArgumentParser:
         "(a file or stdin of 0x... lines: one value per line)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document instead of the text report")
-    p.add_argument(
-        "-d",
-        "--decompress",
-        metavar="CODEC",
-        default="auto",
-        help=f"decode as this codec instead of detecting it ({', '.join(CODEC_NAMES[:4])}, ...)",
-    )
-    p.add_argument(
-        "--max-output-size",
-        metavar="SIZE",
-        default=None,
-        help="decompressed bytes at most over all layers (default 4MiB)",
-    )
+    p.add_argument("-d", "--decompress", metavar="CODEC", default="auto",
+                   help=f"decode as this codec instead of detecting it ({', '.join(CODEC_NAMES[:4])}, ...)")
+    p.add_argument("--max-output-size", metavar="SIZE", default=None,
+                   help="decompressed bytes at most over all layers (default 4MiB)")
     p.add_argument(
         "--raw", action="store_true", help="the input is the stored bytes even if it reads as 0x..."
     )

@@ -75,13 +75,9 @@ class Speed:
         if not self.runs:
             return {"median": None, "min": None, "max": None, "runs": 0, "spread": None}
         med = statistics.median(self.runs)
-        return {
-            "median": round(med, 1),
-            "min": round(min(self.runs), 1),
-            "max": round(max(self.runs), 1),
-            "runs": len(self.runs),
-            "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None,
-        }
+        return {"median": round(med, 1), "min": round(min(self.runs), 1), "max": round(max(self.runs), 1),
+                "runs": len(self.runs),
+                "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None}
 
     @property
     def median(self) -> float:

@@ -203,26 +203,16 @@ class ColumnStats:
             "ratio": round(self.size / self.stored, 4) if self.stored else None,
             "median_ratio": None if median is None else round(median, 4),
             "median_exact": self.ratios.exact,
-            "compressed": {
-                "values": c_count,
-                "stored_bytes": c_stored,
-                "decompressed_bytes": c_size,
-                "ratio": round(c_size / c_stored, 4) if c_stored else None,
-            },
+            "compressed": {"values": c_count, "stored_bytes": c_stored, "decompressed_bytes": c_size,
+                           "ratio": round(c_size / c_stored, 4) if c_stored else None},
             "inexact_values": self.inexact,
             "sized_from_headers": self.from_headers,
             "validated": self.validated(),
             "by_codec": self.by_codec(),
             "by_confidence": self.by_confidence(),
             "by_chain": [
-                {
-                    "chain": chain_label(*k),
-                    "status": k[0],
-                    "values": c,
-                    "stored_bytes": s,
-                    "decompressed_bytes": z,
-                    "ratio": round(z / s, 4) if s else None,
-                }
+                {"chain": chain_label(*k), "status": k[0], "values": c, "stored_bytes": s,
+                 "decompressed_bytes": z, "ratio": round(z / s, 4) if s else None}
                 # Ties by name: the same report whatever order the values came in (worker processes,
                 # Spark tasks).
                 for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))

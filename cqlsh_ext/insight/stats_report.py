@@ -124,25 +124,12 @@ def render_column(col: ColumnFigures) -> list[Line]:
     rows = []
     for entry in doc["by_chain"]:
         rows.append(
-            [
-                str(entry["chain"]),
-                report.count(entry["values"]),
-                report.pct(entry["values"], col.values),
-                report.sized(entry["stored_bytes"]),
-                report.sized(entry["decompressed_bytes"]),
-                report.ratio(entry["ratio"]),
-            ]
+            [str(entry["chain"]), report.count(entry["values"]), report.pct(entry["values"], col.values),
+             report.sized(entry["stored_bytes"]), report.sized(entry["decompressed_bytes"]),
+             report.ratio(entry["ratio"])]
         )
-    rows.append(
-        [
-            "total",
-            report.count(col.values),
-            "",
-            report.sized(col.stored),
-            report.sized(col.size),
-            report.ratio(doc["ratio"]),
-        ]
-    )
+    rows.append(["total", report.count(col.values), "", report.sized(col.stored), report.sized(col.size),
+                 report.ratio(doc["ratio"])])
     header = ["codec / container", "values", "share", "stored", "decompressed", "ratio"]
     lines.append(report.table(rows, header, right=(1, 2, 3, 4, 5)))
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
@@ -157,11 +144,9 @@ def render_column(col: ColumnFigures) -> list[Line]:
     comp = doc["compressed"]
     if comp["values"]:
         approx = "" if doc["median_exact"] else " (histogram estimate, within 0.1 %)"
-        lines.append(
-            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
-            f"compressed values {report.ratio(comp['ratio'])}, "
-            f"median per value {report.ratio(median)}{approx}"
-        )
+        lines.append(f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
+                     f"compressed values {report.ratio(comp['ratio'])}, "
+                     f"median per value {report.ratio(median)}{approx}")
     if col.inexact:
         were = "value was" if col.inexact == 1 else "values were"
         lines.append(

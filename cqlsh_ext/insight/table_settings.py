@@ -167,40 +167,22 @@ class TableSettings:
         # One row a partition: a row is its partition, one figure (the partition's, with its key).
         single = bool(self.rows_per_partition) and max(self.rows_per_partition) == 1
         if not single:
-            rows.append(
-                [
-                    "row size (values)",
-                    f"median {size(doc['row_bytes_median'])}",
-                    f"max {size(doc['row_bytes_max'])}",
-                ]
-            )
+            rows.append(["row size (values)", f"median {size(doc['row_bytes_median'])}",
+                         f"max {size(doc['row_bytes_max'])}"])
         rows.append(
-            [
-                "row = partition size" if single else "partition size (values)",
-                f"median {size(doc['partition_bytes_median'])}",
-                f"max {size(doc['partition_bytes_max'])}",
-            ]
+            ["row = partition size" if single else "partition size (values)",
+             f"median {size(doc['partition_bytes_median'])}", f"max {size(doc['partition_bytes_max'])}"]
         )
         if self.rows_per_partition and not single:
-            rows.append(
-                [
-                    "rows per partition",
-                    f"median {statistics.median(self.rows_per_partition):g}",
-                    f"max {max(self.rows_per_partition)}",
-                ]
-            )
+            rows.append(["rows per partition", f"median {statistics.median(self.rows_per_partition):g}",
+                         f"max {max(self.rows_per_partition)}"])
         if self.blob_values:
             share = self.blob_compressed_stored / self.blob_stored if self.blob_stored else 0
             codecs = ", ".join(f"{k} {report.count(v)}" for k, v in self.codecs.items())
             rows.append(["blob values", report.count(self.blob_values), codecs])
-            rows.append(
-                [
-                    "blob bytes",
-                    f"stored {report.sized(self.blob_stored)}",
-                    f"decompressed {report.sized(self.blob_decompressed)}, "
-                    f"{100 * share:.0f} % of stored bytes compressed by the client",
-                ]
-            )
+            rows.append(["blob bytes", f"stored {report.sized(self.blob_stored)}",
+                         f"decompressed {report.sized(self.blob_decompressed)}, "
+                         f"{100 * share:.0f} % of stored bytes compressed by the client"])
         lines.append(report.table(rows))
         if self.estimate:
             lines.append(
@@ -221,15 +203,9 @@ class TableSettings:
         return lines
 
 
-def collect(
-    settings: TableSettings,
-    names: Sequence[str],
-    types: Sequence[Any],
-    rows: Sequence[Sequence[Any]],
-    partition_key: Sequence[str],
-    protocol: int,
-    engines: Engines,
-) -> tuple[list[bytes], list[bytes]]:
+def collect(settings: TableSettings, names: Sequence[str], types: Sequence[Any],
+            rows: Sequence[Sequence[Any]], partition_key: Sequence[str], protocol: int,
+            engines: Engines) -> tuple[list[bytes], list[bytes]]:
     """Fold one page of sample rows into `settings`, each blob decoded by the engine of its place
     (`engines`, kept from page to page); returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
@@ -359,10 +335,8 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
                 f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)"
             )
         else:
-            settings.advice.append(
-                f"SSTable compression is off and the rows barely compress (ratio "
-                f"{report.ratio(current)}): leaving it off saves CPU for nothing lost"
-            )
+            settings.advice.append(f"SSTable compression is off and the rows barely compress (ratio "
+                                   f"{report.ratio(current)}): leaving it off saves CPU for nothing lost")
     suggested = suggested_chunk_kb(settings)
     if suggested is not None and not off:
         typical = statistics.median(settings.partition_sizes)

@@ -174,15 +174,11 @@ class VariantResult:
 
     def figures(self, pricing: Pricing) -> dict[str, Any]:
         """The figures a change is computed for, by their JSON names."""
-        return {
-            "stored_bytes_mean": self.mean_bytes,
-            "stored_bytes_total": self.stored_bytes,
-            "decode_us_per_value": self.decode_us,
-            "wcu_per_row": self.per_row(self.wcu),
-            "rcu_per_row": self.per_row(pricing.reads(self.rcu)),
-            "writes": {"ops_per_s": self.writes.ops_per_second, **self.writes.latency_ms()},
-            "reads": {"ops_per_s": self.reads.ops_per_second, **self.reads.latency_ms()},
-        }
+        return {"stored_bytes_mean": self.mean_bytes, "stored_bytes_total": self.stored_bytes,
+                "decode_us_per_value": self.decode_us, "wcu_per_row": self.per_row(self.wcu),
+                "rcu_per_row": self.per_row(pricing.reads(self.rcu)),
+                "writes": {"ops_per_s": self.writes.ops_per_second, **self.writes.latency_ms()},
+                "reads": {"ops_per_s": self.reads.ops_per_second, **self.reads.latency_ms()}}
 
 
 def change(value: float | None, base: float | None) -> float | None:
@@ -305,31 +301,15 @@ class TrialReport:
                 "summary": self._summary(v) if tested is not None else None,
             })
         return {
-            "trial": {
-                "source": self.source,
-                "column_type": self.column_type,
-                "into": self.into,
-                "rows": self.rows,
-                "concurrency": self.concurrency,
-                "consistency": self.consistency,
-                "rounds": self.rounds,
-                "rounds_run": self.rounds_run(),
-                "warmup_rows": self.warmup_rows,
-                "keyspaces": self.keyspaces,
-                "tables_kept": self.kept,
-                "elapsed_s": round(self.elapsed, 3),
-                "complete": self.complete,
-                "interrupted": self.interrupted,
-                "error": self.error,
-                "sample": self.sample,
-                "skipped": self.skipped,
-                "notes": self.all_notes(),
-                "active_wait": self.active_wait,
-                "units_estimate": self.units_estimate,
-                "baseline": BASELINE,
-                "pricing": pricing.to_json(),
-                "verdict": self.verdict(),
-            },
+            "trial": {"source": self.source, "column_type": self.column_type, "into": self.into,
+                      "rows": self.rows, "concurrency": self.concurrency, "consistency": self.consistency,
+                      "rounds": self.rounds, "rounds_run": self.rounds_run(), "warmup_rows": self.warmup_rows,
+                      "keyspaces": self.keyspaces, "tables_kept": self.kept,
+                      "elapsed_s": round(self.elapsed, 3), "complete": self.complete,
+                      "interrupted": self.interrupted, "error": self.error, "sample": self.sample,
+                      "skipped": self.skipped, "notes": self.all_notes(), "active_wait": self.active_wait,
+                      "units_estimate": self.units_estimate, "baseline": BASELINE,
+                      "pricing": pricing.to_json(), "verdict": self.verdict()},
             "variants": variants,
         }
 
