@@ -260,9 +260,8 @@ class Trial:
     keyspace: str
     variants: list[Variant]
     concurrency: int
-    #: The driver's consistency level (an int) and its name.
+    #: The driver's consistency level (an int).
     consistency: int
-    consistency_name: str
     timeout: float | None
     keyspaces: bool = False
     keep: bool = False

@@ -339,8 +339,7 @@ def _measure(ctx: ReadContext, asked: TrialRequest, values: TakenValues, variant
     if progress is not None:
         progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
     run = Trial(ctx.session, asked.into, variants, asked.concurrency, ctx.consistency,
-                consistency, ctx.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap,
-                progress=progress)
+                ctx.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap, progress=progress)
     report.keyspaces = keyspaces
     run.run(report)
     measured = any(r.writes.ok or r.writes.failures for r in report.variants)
