@@ -193,27 +193,12 @@ _WHOSE = {"rewrite": "the rewrite", "load": "the load"}
 def _undo_journals(directory: str, table: str) -> list[tuple[str, _Undone]]:
     """The table's undo journals that verify and wrote rows back, newest first, each with the path of
     the journal it undid (real)."""
-    from cqlsh_ext.writing.journal_names import name_prefixes
+    from cqlsh_ext.writing.journal_names import own_journals
     from cqlsh_ext.writing.journal_read import read_journal
     from cqlsh_ext.writing.refused import WriteRefused
 
-    prefixes = name_prefixes("undo", table)
-    found: list[tuple[float, str]] = []
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if not (entry.name.startswith(prefixes) and _NAME.match(entry.name)):
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if entry.is_file(follow_symlinks=False) and st.st_uid == os.geteuid():
-                    found.append((st.st_mtime, entry.path))
-    except OSError:
-        return []
     out: list[tuple[str, _Undone]] = []
-    for _, journal in sorted(found, reverse=True)[:MAX_UNDO_JOURNALS]:
+    for journal in own_journals(directory, "undo", table, MAX_UNDO_JOURNALS, _NAME.match):
         try:
             read = read_journal(journal)
         except WriteRefused:
