@@ -40,8 +40,7 @@ _BINARY_MAGIC = (
     ("PDF document", b"%PDF-"),
     ("ZIP archive", b"PK\x03\x04"),
     *BINARY_KINDS,  # those the payload formats declare
-    ("Parquet", b"PAR1"),
-)
+    ("Parquet", b"PAR1"))
 
 
 @dataclass
@@ -124,8 +123,7 @@ class ValueReport:
             approx = "" if self.exact else " (cut at the output cap)"
             summary += (
                 f", decompressed {report.sized(size)}{approx}, ratio {report.ratio(self.ratio)}"
-                f", chain {' > '.join(self.chain)}"
-            )
+                f", chain {' > '.join(self.chain)}")
         if self.reason:
             summary += f" ({self.reason})"
         lines.append(summary)
@@ -337,8 +335,7 @@ def _text_kind(view: BlobView, truncated: bool) -> str:
         if value is None:
             return "text (starts like JSON, does not parse)"
         return (
-            "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON"
-        )
+            "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON")
     if head == "<":
         return "XML/HTML text"
     return "text"
@@ -408,8 +405,7 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
     lines = [
         f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
         f"{GRADE_WORDS.get(layer.grade, 'grade ' + layer.grade)}): {report.sized(layer.input_size)} -> "
-        f"{out}{declared}{cut}"
-    ]
+        f"{out}{declared}{cut}"]
     if layer.error:
         lines.append(f"    error: {layer.error}")
     lines.extend(_render_fields(layer.headers, "    "))
@@ -424,8 +420,7 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
             why = f": {check.detail}" if check.detail else ""
             lines.append(
                 f"      {check.what}: {check.status.upper() if check.status == 'mismatch' else check.status}"
-                f"{values}{why}"
-            )
+                f"{values}{why}")
     elif layer.checks_note:
         lines.append(f"    checksums: {layer.checks_note}")
     return lines
@@ -446,8 +441,7 @@ def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
             if value and isinstance(value[0], dict):
                 for i, entry in enumerate(value[:LIST_ENTRIES]):
                     flat = [
-                        f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))
-                    ]
+                        f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))]
                     nested = [f"{k}: {len(v)}" for k, v in entry.items() if isinstance(v, (list, dict))]
                     lines.append(f"{indent}  #{i:<2} " + ", ".join(flat + nested))
                 if len(value) > LIST_ENTRIES:

@@ -63,8 +63,7 @@ def dictionary_formats() -> dict[str, Container]:
     return {
         f"{f.label} {f.dictionary_level}": f
         for f in registry.all_containers()
-        if isinstance(f, Dictionaries) and isinstance(f, Compressors) and f.advise_priority is not None
-    }
+        if isinstance(f, Dictionaries) and isinstance(f, Compressors) and f.advise_priority is not None}
 
 
 @dataclass
@@ -252,6 +251,5 @@ def with_dictionary(
         note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
         "the one trained on the other half of the sample",
         indexed=True,
-        dictionary=True,
-    )
+        dictionary=True)
     return measure(codec, payloads, budget, repetitions, stop)

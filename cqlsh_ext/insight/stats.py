@@ -200,14 +200,12 @@ class ColumnStats:
                  "decompressed_bytes": z, "ratio": round(z / s, 4) if s else None}
                 # Ties by name: the same report whatever order the values came in (worker processes,
                 # Spark tasks).
-                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))
-            ],
+                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))],
             "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "undecodable": self.undecodable(),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
             "histogram": {"bounds": list(BOUNDS), "decompressed": self.sizes_before.to_json(),
-                          "stored": self.sizes_after.to_json()},
-        }
+                          "stored": self.sizes_after.to_json()}}
 
 
 class Stats:
@@ -421,23 +419,19 @@ class Stats:
                 "decompressed": self.before.to_json(self.pricing),
                 "stored": self.after.to_json(self.pricing),
                 "wcu_saving": capacity.saving(self.before.wcu, self.after.wcu),
-                "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu),
-            },
-        }
+                "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu)}}
 
     def render(self) -> list[Line]:
         rate = f", {self.rows / self.elapsed:,.0f} rows/s" if self.elapsed else ""
         lines: list[Line] = [
-            f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
-        ]
+            f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"]
         lines.extend(f"  {note}" for note in self.notes)
         # How the run ended comes before what it concludes: the verdict rests on the rows scanned.
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
             lines.append(
-                f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
-            )
+                f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it.")
         if self.columns:
             lines.append(self.verdict())
         lines.extend(retried_lines(self.retried))

@@ -126,8 +126,7 @@ def render_column(col: ColumnFigures) -> list[Line]:
         rows.append(
             [str(entry["chain"]), report.count(entry["values"]), report.pct(entry["values"], col.values),
              report.sized(entry["stored_bytes"]), report.sized(entry["decompressed_bytes"]),
-             report.ratio(entry["ratio"])]
-        )
+             report.ratio(entry["ratio"])])
     rows.append(["total", report.count(col.values), "", report.sized(col.stored), report.sized(col.size),
                  report.ratio(doc["ratio"])])
     header = ["codec / container", "values", "share", "stored", "decompressed", "ratio"]
@@ -151,8 +150,7 @@ def render_column(col: ColumnFigures) -> list[Line]:
         were = "value was" if col.inexact == 1 else "values were"
         lines.append(
             f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
-            "is the size the header declares, or a lower bound"
-        )
+            "is the size the header declares, or a lower bound")
     lines.extend(validated_lines(doc["validated"]))
     undecodable = col.undecodable()
     if undecodable:
@@ -209,8 +207,7 @@ def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: s
         [f"RCU per {unit}", per(rcu_before, before), per(rcu_after, after), ""],
         [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
         [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
-        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""],
-    ]
+        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""]]
     lines.append(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
     return lines
 

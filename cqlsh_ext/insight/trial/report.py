@@ -138,8 +138,7 @@ class Phase:
             "rounds": [{"ok": len(r), "seconds": round(sec, 4),
                         "latency_ms": {k: round(noise.percentile(sorted(r), pct) / 1000, 3) if r else None
                                        for k, pct in PERCENTILES if k in TESTED}}
-                       for r, sec in zip(self.rounds, self.round_seconds, strict=True)],
-        }
+                       for r, sec in zip(self.rounds, self.round_seconds, strict=True)]}
 
 
 @dataclass
@@ -298,8 +297,7 @@ class TrialReport:
                            if base_figures is not None and v is not base else None),
                 "noise": ({phase: {k: d.to_json() for k, d in found.items()}
                            for phase, found in tested.items()} if tested is not None else None),
-                "summary": self._summary(v) if tested is not None else None,
-            })
+                "summary": self._summary(v) if tested is not None else None})
         return {
             "trial": {"source": self.source, "column_type": self.column_type, "into": self.into,
                       "rows": self.rows, "concurrency": self.concurrency, "consistency": self.consistency,
@@ -310,8 +308,7 @@ class TrialReport:
                       "skipped": self.skipped, "notes": self.all_notes(), "active_wait": self.active_wait,
                       "units_estimate": self.units_estimate, "baseline": BASELINE,
                       "pricing": pricing.to_json(), "verdict": self.verdict()},
-            "variants": variants,
-        }
+            "variants": variants}
 
     # ------------------------------------------------------------------------------ the answer
     def _change(self, v: VariantResult, base: VariantResult) -> verdict.Change:
@@ -383,8 +380,7 @@ class TrialReport:
         pricing = self.priced
         lines: list[Line] = [
             f"COMPRESSION TRIAL {self.source}: {report.count(self.rows)} values ({self.column_type}), "
-            f"{len(self.variants)} variants, {self.elapsed:.1f} s",
-        ]
+            f"{len(self.variants)} variants, {self.elapsed:.1f} s"]
         # How the run ended comes before what it concludes, and says what was measured: the verdict
         # and the tables rest on that much.
         if self.interrupted:

@@ -289,8 +289,7 @@ def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: 
         "stopped": stopped,
         "error": error_text(scanner.error) if scanner.error is not None else None,
         "text": f"{len(values.taken):,} of {read:,} read in {len(sampler.done):,} random token-range "
-                f"slices of {sampler.slices:,} (seed {sampler.seed}; stopped: {stopped})",
-    }
+                f"slices of {sampler.slices:,} (seed {sampler.seed}; stopped: {stopped})"}
     if read < asked.rows:
         values.sample["text"] += f"; the table holds fewer than ROWS {asked.rows:,}"
     return values
