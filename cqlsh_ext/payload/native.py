@@ -385,19 +385,16 @@ def module() -> Core:
 
 def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
                 want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT,
-                measure: bool = False, text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
+                text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
     """One call for a page of one column's values (see the module docstring). Values that are
     not `bytes` are handed back. Raises RuntimeError when the core is not available().
-    `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
-    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the clean
-    texts given at most that many characters (0: whole; `clean` says of the whole text; a text
-    that is not clean comes whole). `read_json`
-    False: a text's JSON is not read (its label's reading is "text", JSON or not; no paths): for
-    a reader of the texts alone, the display."""
+    `text_limit`: the clean texts given at most that many characters (0: whole; `clean` says of
+    the whole text; a text that is not clean comes whole). `read_json` False: a text's JSON is not
+    read (its label's reading is "text", JSON or not; no paths): for a reader of the texts alone,
+    the display."""
     core = module()
     request = core.DecodeRequest(values, cap=cap, paths=[tuple(p) for p in paths], text=want_text,
-                                 trees=want_tree, missing=missing, measure=measure, text_limit=text_limit,
-                                 json=read_json)
+                                 trees=want_tree, missing=missing, text_limit=text_limit, json=read_json)
     return core.decode_page(request)
 
 
