@@ -202,7 +202,7 @@ def install(timers: Timers) -> None:
                  "cqlsh_ext.export.json_csv", "cqlsh_ext.export.run",
                  "cqlsh_ext.payload.engine", "cqlsh_ext.output.display", "cqlsh_ext.output.pipeline"):
         importlib.import_module(name)
-    from cqlsh_ext.shell import ExtShell
+    from cqlsh_ext.shell.ext_shell import ExtShell
 
     ExtShell.handle_statement = timers.statement(ExtShell.handle_statement)  # type: ignore[method-assign]
     swapped: dict[int, Callable[..., Any]] = {}

@@ -107,7 +107,7 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.repl.passwords", "cqlsh_ext.repl.shellhooks", "cqlsh_ext.rewrite",
     "cqlsh_ext.rewrite.declared", "cqlsh_ext.settings", "cqlsh_ext.settings.output_formats",
     "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.completion",
-    "cqlsh_ext.shell.dispatcher",
+    "cqlsh_ext.shell.dispatcher", "cqlsh_ext.shell.ext_shell",
     "cqlsh_ext.shell.door_bounds", "cqlsh_ext.shell.help", "cqlsh_ext.shell.results",
     "cqlsh_ext.shell.script", "cqlsh_ext.upstream",
     "cqlsh_ext.upstream.methods",
@@ -147,7 +147,7 @@ def test_a_one_row_select_imports_what_it_uses(cassandra, tmp_path: Path) -> Non
 def test_the_shell_and_a_script_load_no_arrow_until_an_export_asks():
     # COPY (SELECT ...) TO is wired in at start-up (cqlsh_ext.export.command): pyarrow, about 130 MB,
     # loads only when a Parquet file is written.
-    loaded = _imported("from cqlsh_ext import shell; from cqlsh_ext.export import command, parse")
+    loaded = _imported("from cqlsh_ext.shell import ext_shell; from cqlsh_ext.export import command, parse")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"pyarrow", "duckdb"}
 
