@@ -26,9 +26,9 @@ class Shell(CqlshShell, Protocol):
 
     @property
     def results(self) -> Results: ...
-    #: The statement being read, as the shell's bounds measure it (features.statement_bounds.StatementSoFar).
+    #: The statement being read, as the shell's bounds measure it (shell.statement_bounds.StatementSoFar).
     statement_reading: Any
-    #: A statement sent whole past cqlsh's grammar while it runs (features.statement_bounds): a
+    #: A statement sent whole past cqlsh's grammar while it runs (shell.statement_bounds): a
     #: cql.lexer.Lexed.
     sent_whole: Any
     repl_mode: bool

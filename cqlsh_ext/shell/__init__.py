@@ -12,9 +12,9 @@ kept. The collaborators:
   first word (features.commands), before cqlsh sees it; the commands' `do_<word>` methods and HELP
   (shell.help, of the declarations' texts: features.help) and their completion (shell.completion)
   come from the declarations too;
-- a statement's bounds before cqlsh's lexer and grammar: its text measured as it comes
-  (features.statement_bounds: `statement_reading`), then at the door (shell.door_bounds); cqlsh's
-  loop of scripts, each line measured first (shell.script);
+- a statement's bounds before cqlsh's lexer and grammar, checked in one place
+  (shell.statement_bounds): its text measured as it comes (`statement_reading`), then at the door;
+  cqlsh's loop of scripts, each line measured first (shell.script);
 - a run for programs (`agent`, agent.door.AgentRun: each statement checked, timed and classed by
   how it ended, errors as JSON);
 - results: cqlsh_ext.output.pipeline (`results`: writers, pager, blob cells, auto vertical); the

@@ -14,13 +14,13 @@ from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.interrupt import wraps_ctrl_c
 from cqlsh_ext.common.text import FittedLines, message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
-from cqlsh_ext.features import commands, statement_bounds
+from cqlsh_ext.features import commands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
-from cqlsh_ext.shell import door_bounds, script
+from cqlsh_ext.shell import script, statement_bounds
 from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
@@ -76,7 +76,7 @@ class ExtShell(Stock):
     sent_whole: Lexed | None = None
     #: What each result prints through (output.pipeline), made with the shell.
     results: ResultPipeline
-    #: The statement read so far, measured before cqlsh's lexer (features.statement_bounds).
+    #: The statement read so far, measured before cqlsh's lexer (shell.statement_bounds).
     statement_reading: statement_bounds.StatementSoFar
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -146,7 +146,7 @@ class ExtShell(Stock):
 
     def onecmd(self, statementtext: str) -> Any:
         # Handed the statement read so far at every line: measured before cqlsh's lexer reads it
-        # (features.statement_bounds); what was said outside a statement (cqlsh's lexing errors)
+        # (shell.statement_bounds); what was said outside a statement (cqlsh's lexing errors)
         # written as JSON for a program (agent.door).
         try:
             way, said_first = self.statement_reading.whole(statementtext)
@@ -189,12 +189,12 @@ class ExtShell(Stock):
 
         if all(tok[0] == "endtoken" for tok in tokens):
             return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
-        tokens, srcstr = door_bounds.own_text(tokens, srcstr)
+        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
         first, lexed = str(tokens[0][1]), Lexed(seams.statement_text(tokens, srcstr))
         door = arrival(first, lambda: lexed)
         if door.plugin_error is not None:  # a package's bug, in its one line; the statement goes on
             self.printerr(door.plugin_error)
-        refused = door.typo or door_bounds.too_deep(tokens)  # no server takes it; nothing reads it
+        refused = door.typo or statement_bounds.too_deep(tokens)  # no server takes it; nothing reads it
         if refused is not None:
             self.printerr(refused)
             return True
@@ -213,12 +213,12 @@ class ExtShell(Stock):
                 return True
             if outcome is not False:
                 rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
-        way, said = door_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
+        way, said = statement_bounds.admit(tokens, self.has_command)  # past cqlsh's grammar's bound
         if said is not None:
             self.printerr(said)
-        if way == door_bounds.REFUSED:
+        if way == statement_bounds.REFUSED:
             return True
-        done = self.send_whole(tokens, srcstr, statement) if way == door_bounds.WHOLE \
+        done = self.send_whole(tokens, srcstr, statement) if way == statement_bounds.WHOLE \
             else super().handle_statement(tokens, srcstr)
         if rewritten is not None and done:
             rewritten.said()
@@ -256,10 +256,10 @@ class ExtShell(Stock):
 
     def send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
         """The statement sent as written, as cqlsh sends one its grammar does not read
-        (shell.door_bounds); a SELECT of system_traces without tracing it."""
-        statement = door_bounds.whole_statement(tokens, srcstr, statement)
+        (shell.statement_bounds); a SELECT of system_traces without tracing it."""
+        statement = statement_bounds.whole_statement(tokens, srcstr, statement)
         tracing = self.tracing_enabled
-        if door_bounds.reads_traces(tokens, statement, self.current_keyspace):
+        if statement_bounds.reads_traces(tokens, statement, self.current_keyspace):
             self.tracing_enabled = False
         self.sent_whole = statement
         try:
@@ -270,13 +270,13 @@ class ExtShell(Stock):
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
-        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=False)
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=False)
         if not found:
             return super().parse_for_select_meta(query_string)
         return seams.select_meta(self, *named) if named is not None else None
 
     def parse_for_update_meta(self, query_string: str) -> Any:
-        found, named = door_bounds.table_of_whole(self.sent_whole, query_string, written=True)
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=True)
         if not found:
             return super().parse_for_update_meta(query_string)
         return seams.update_meta(self, *named) if named is not None else None
