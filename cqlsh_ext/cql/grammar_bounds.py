@@ -1,6 +1,6 @@
 """How much of a statement is read before a reader whose cost is not linear in it: the bounds the
-shell (shell.py, before cqlsh's lexer and grammar) and `cqlsh-ext mcp` (mcp_server/bounds.py, before
-any parser) share, and the measures they take of a statement.
+shell (shell/statement_bounds.py, before cqlsh's lexer and grammar) and `cqlsh-ext mcp`
+(mcp_server/bounds.py, before any parser) share, and the measures they take of a statement.
 
 cqlsh's grammar (pylexotron: what cqlsh's handle_statement runs on every statement it hands to a
 `do_<command>` method, SELECT among them, and what it runs again on a SELECT's text to find the
