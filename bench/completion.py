@@ -115,7 +115,7 @@ def make_shell(host: str, port: int, user: str, password: str) -> object:
     from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell import ext_shell
     from cqlsh_ext.shell.completion import register_grammar
 
     register_grammar()
@@ -124,7 +124,7 @@ def make_shell(host: str, port: int, user: str, password: str) -> object:
     cqlshmain.setup_cqlruleset(cql3handling)
     from cqlsh_ext.settings import Settings
 
-    return shell.shell_class(Settings())(host, port, tty=False, encoding="utf-8",
+    return ext_shell.shell_class(Settings())(host, port, tty=False, encoding="utf-8",
                                          auth_provider=PlainTextAuthProvider(user, password))
 
 

@@ -210,7 +210,7 @@ def install(timers: Timers, targets: dict[str, tuple[str, ...]] = TARGETS,
     core = importlib.import_module(native.MODULE)
     for name in modules:
         importlib.import_module(name)
-    from cqlsh_ext.shell import ExtShell
+    from cqlsh_ext.shell.ext_shell import ExtShell
 
     ExtShell.handle_statement = timers.statement(ExtShell.handle_statement)  # type: ignore[method-assign]
     swapped: dict[int, Callable[..., Any]] = {}

@@ -4,7 +4,7 @@ again in all it read of the line at every chunk: on a4d3dd0 one line of 8 MB cos
 before the shell measured and refused it, 24 MB 88 s, a statement of 65,537 lines 11 s, where the
 same 8 MB through stdin cost 1.2 s (issue 107). The shell now reads a script as stdin is read
 (shell/script.py), each character once, and refuses the statement at its bound
-(features/statement_bounds.py).
+(shell/statement_bounds.py).
 
     .venv/bin/python bench/script_reading.py [--host H] [--port P] [-u USER] [-p PASSWORD] [--repeat N]
 

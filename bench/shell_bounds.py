@@ -1,7 +1,7 @@
 """The shell's work on a long statement before it is sent: peak memory and CPU of `cqlsh-ext` (and
 `-d none`) for the statements cqlsh's grammar chokes on, against stock cqlsh, whose path (its grammar
 on every SELECT, then again on the SELECT's text for the result's table) the shell took before its
-bounds (features/statement_bounds.py). Each run is a child of a small wrapper that reads the child's own peak
+bounds (shell/statement_bounds.py). Each run is a child of a small wrapper that reads the child's own peak
 resident memory (ru_maxrss) and CPU (user + system) from getrusage(RUSAGE_CHILDREN), under an
 address-space limit (--limit-gib, default 4) and a time limit (--seconds, default 300): a run that
 passes either is reported as stopped there, not waited for.
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from statement_shapes import server_arguments  # noqa: E402
 
 BIN = Path(sys.executable).parent
-#: The worst statement's size: the shell's bound on one (features.statement_bounds.STATEMENT_BYTES).
+#: The worst statement's size: the shell's bound on one (cql.grammar_bounds.STATEMENT_BYTES).
 WORST_BYTES = 1 << 20
 #: Runs argv[3:] under an address-space limit of argv[1] bytes and a time limit of argv[2] seconds;
 #: writes its peak resident KiB, CPU seconds, exit status and wall seconds on stderr's last line.

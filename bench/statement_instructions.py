@@ -45,10 +45,10 @@ def _shell() -> Any:
     a no-op, a payload query and an export stopped at their plans."""
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
     from cqlsh_ext.export import run as export_run
     from cqlsh_ext.payload_select import command
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell import ext_shell
     from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream import seams
 
@@ -60,11 +60,11 @@ def _shell() -> Any:
                for name, kind in (("pk", "int"), ("data", "blob"), ("note", "text"))}
     table = SimpleNamespace(name="docs", columns=columns, partition_key=[columns["pk"]])
     keyspace = SimpleNamespace(tables={"docs": table}, views={}, user_types={}, functions={})
-    sh: Any = object.__new__(shell.shell_class(Settings()))
+    sh: Any = object.__new__(ext_shell.shell_class(Settings()))
     sh.conn = SimpleNamespace(metadata=SimpleNamespace(keyspaces={"ks": keyspace}))
     sh.current_keyspace = "ks"
     sh.printerr = lambda *args, **kwargs: None
-    shell.Stock.handle_statement = lambda self, tokens, srcstr: True
+    ext_shell.Stock.handle_statement = lambda self, tokens, srcstr: True
     command.run = lambda *args: None
     export_run.run = lambda sh, statement: export_run._plan(sh, statement)
     return sh

@@ -2,7 +2,7 @@
 shell's process from its start to its end, less that of the same run on an empty script (its
 start-up and connection), and what became of the statement (answered, or refused with its line).
 The curve is linear where the shell measures a statement as its lines come
-(features/statement_bounds.py); before, cqlsh's loop lexed all of a statement again at every line
+(shell/statement_bounds.py); before, cqlsh's loop lexed all of a statement again at every line
 (an unclosed comment of 100,000 lines took 123 s, a payload condition chain of 20,000 ANDs 113 s).
 
     .venv/bin/python bench/statement_shapes.py [--host H] [--port P] [-u USER] [-p PASSWORD]

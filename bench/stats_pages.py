@@ -76,7 +76,7 @@ def child(out: str, small_first: bool, argv: list[str]) -> int:
     from cqlsh_ext import cli
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.scanning.scan import Scanner
-    from cqlsh_ext.shell import ExtShell
+    from cqlsh_ext.shell.ext_shell import ExtShell
 
     if small_first:
         Stats.answers_at_end = False  # type: ignore[misc]

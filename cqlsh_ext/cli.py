@@ -44,7 +44,7 @@ STATEMENT_SUBCOMMANDS = {
 }
 #: `cqlsh-ext <word> ...` that serves statements instead of reading them: the module's
 #: `prepare(args)` gives a Serving (the shell's command line, the loop that serves on the shell:
-#: its `server`, cqlsh_ext.shell.ServingLoop, and `run(main)`), or an exit code.
+#: its `server`, cqlsh_ext.shell.ext_shell.ServingLoop, and `run(main)`), or an exit code.
 SERVING_SUBCOMMANDS = {
     "mcp": "cqlsh_ext.mcp_server.cli",
 }
@@ -361,11 +361,11 @@ def _main(argv: list[str] | None) -> int:
     except (SettingError, KeyspacesError) as err:
         return _usage_error(str(err), ext)
 
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell import ext_shell
     from cqlsh_ext.shell.completion import register_grammar
 
     register_grammar()
-    shell_class = shell.shell_class(settings, agent, serving.server if serving is not None else None)
+    shell_class = ext_shell.shell_class(settings, agent, serving.server if serving is not None else None)
     seams.install_shell_class(cqlshmain, shell_class)
     if serving is not None:
         return int(serving.run(lambda: cqlshmain.main(cqlsh_args, "")))
@@ -387,9 +387,11 @@ def _serve(ext: "argparse.Namespace", args: list[str], cqlshmain: "Any",
         idle = parse_seconds(ext.session_idle) if isinstance(ext.session_idle, str) else ext.session_idle
     except (SettingError, ValueError) as err:
         return _usage_error(f"--session-idle: {err}", ext)
-    from cqlsh_ext import shell  # loaded once, every call's for free (the rest: session_server's preload)
+    from cqlsh_ext.shell import (
+        ext_shell,  # loaded once, every call's for free (the rest: session_server's preload)
+    )
 
-    del shell
+    del ext_shell
     return serve(ext.serve, session_args, cqlshmain, ext_parser, idle, call_in_session)
 
 

@@ -232,8 +232,8 @@ def in_process_shell(cassandra: Any, keyspace: str | None = None) -> Iterator[An
     from cassandra.auth import PlainTextAuthProvider
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import shell
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell import ext_shell
     from cqlsh_ext.shell.completion import register_grammar
     from cqlsh_ext.upstream import seams
 
@@ -241,7 +241,7 @@ def in_process_shell(cassandra: Any, keyspace: str | None = None) -> Iterator[An
     register_grammar()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
-    sh = shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
+    sh = ext_shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
                                        auth_provider=PlainTextAuthProvider(cassandra.username,
                                                                            cassandra.password))
     try:

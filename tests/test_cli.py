@@ -151,7 +151,7 @@ def test_every_help_text_of_ours_fits_80_columns():
     # HELP <topic> opens in `less -S` when taller than the screen: a wider line would be cut there.
     from cqlsh_ext.repl.shellhooks import own_help_texts
     from cqlsh_ext.settings import Settings
-    from cqlsh_ext.shell import shell_class
+    from cqlsh_ext.shell.ext_shell import shell_class
 
     texts = own_help_texts(shell_class(Settings()))
     assert {text.split("[cqlsh-ext]")[0].split()[0] for text in texts} >= {

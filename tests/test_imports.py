@@ -94,7 +94,6 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.export", "cqlsh_ext.export.declared", "cqlsh_ext.features", "cqlsh_ext.features.arguments",
     "cqlsh_ext.features.commands", "cqlsh_ext.features.feature",
     "cqlsh_ext.features.forms", "cqlsh_ext.features.help", "cqlsh_ext.features.output_schemas",
-    "cqlsh_ext.features.session_commands", "cqlsh_ext.features.statement_bounds",
     "cqlsh_ext.features.statements", "cqlsh_ext.insight", "cqlsh_ext.insight.clauses",
     "cqlsh_ext.insight.declared", "cqlsh_ext.insight.trial", "cqlsh_ext.keyspaces",
     "cqlsh_ext.keyspaces.errors", "cqlsh_ext.keyspaces.options",
@@ -106,10 +105,10 @@ ONE_ROW_SELECT = [
     "cqlsh_ext.payload_select.declared", "cqlsh_ext.query", "cqlsh_ext.query.recognize", "cqlsh_ext.repl",
     "cqlsh_ext.repl.passwords", "cqlsh_ext.repl.shellhooks", "cqlsh_ext.rewrite",
     "cqlsh_ext.rewrite.declared", "cqlsh_ext.settings", "cqlsh_ext.settings.output_formats",
-    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.completion",
-    "cqlsh_ext.shell.dispatcher",
-    "cqlsh_ext.shell.door_bounds", "cqlsh_ext.shell.help", "cqlsh_ext.shell.results",
-    "cqlsh_ext.shell.script", "cqlsh_ext.upstream",
+    "cqlsh_ext.settings.values", "cqlsh_ext.shell", "cqlsh_ext.shell.completion", "cqlsh_ext.shell.declared",
+    "cqlsh_ext.shell.dispatcher", "cqlsh_ext.shell.ext_shell",
+    "cqlsh_ext.shell.help", "cqlsh_ext.shell.results",
+    "cqlsh_ext.shell.script", "cqlsh_ext.shell.statement_bounds", "cqlsh_ext.upstream",
     "cqlsh_ext.upstream.methods",
     "cqlsh_ext.upstream.seams", "cqlsh_ext.upstream.segments", "cqlsh_ext.upstream.time_values",
 ]
@@ -147,7 +146,7 @@ def test_a_one_row_select_imports_what_it_uses(cassandra, tmp_path: Path) -> Non
 def test_the_shell_and_a_script_load_no_arrow_until_an_export_asks():
     # COPY (SELECT ...) TO is wired in at start-up (cqlsh_ext.export.command): pyarrow, about 130 MB,
     # loads only when a Parquet file is written.
-    loaded = _imported("from cqlsh_ext import shell; from cqlsh_ext.export import command, parse")
+    loaded = _imported("from cqlsh_ext.shell import ext_shell; from cqlsh_ext.export import command, parse")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"pyarrow", "duckdb"}
 

@@ -268,7 +268,7 @@ def mcp_call(shell: Any, calls: Calls, tool_name: str, **arguments: Any) -> Any:
     from cqlsh_ext.upstream import seams
 
     calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
-    calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
+    calls.wrap("rows as text", JsonRows, "batch_bytes", JsonRows.batch_bytes)  # an export file's text
     calls.wrap("report as text", jsonenc, "dumps", jsonenc.dumps)  # a report or an INSPECT value alike
     tool = Guard(load(None, TOOLS)).wrap(TOOLS[tool_name])
     work = Work(Served(shell_context(shell)), threading.Event(), cursors=Cursors())
@@ -298,7 +298,7 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
     assert calls.counts["cqlsh lex"] == 0
     assert calls.counts["schema"] == 1
     assert calls.counts["parse"] == 1
-    assert calls.counts["row as text"] == 0  # never a JSON Lines line made and read back
+    assert calls.counts["rows as text"] == 0  # never JSON Lines made as the export's and read back
 
 
 @pytest.mark.parametrize("tool, arguments, names", [

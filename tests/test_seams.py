@@ -62,28 +62,28 @@ def test_print_result_pauses_only_outside_capture():
 
 
 def test_overridden_shell_methods_exist_with_their_signatures():
-    from cqlsh_ext import shell
+    from cqlsh_ext.shell import ext_shell
 
     stock = seams.stock_shell_class()
     for name, params in seams.OVERRIDDEN.items():
         assert list(inspect.signature(getattr(stock, name)).parameters) == params, name
     # ...and nothing else is overridden without being listed.
-    ours = {n for n, v in vars(shell.ExtShell).items() if callable(v) and hasattr(stock, n)}
+    ours = {n for n, v in vars(ext_shell.ExtShell).items() if callable(v) and hasattr(stock, n)}
     assert ours - {"__init__", "do_desc"} == set(seams.OVERRIDDEN)
 
 
 def test_the_shell_is_one_class_of_ours_on_cqlsh_s():
-    # One door (issue 99, item 2): every override of cqlsh's Shell is in cqlsh_ext.shell.ExtShell, which
-    # derives from cqlsh's Shell alone (no base of ours reaching into its attributes); the class of
+    # One door (issue 99, item 2): every override of cqlsh's Shell is in ExtShell (shell/ext_shell.py),
+    # which derives from cqlsh's Shell alone (no base of ours reaching into its attributes); the class of
     # a run (shell_class) adds the run's settings and declared commands, and no method of cqlsh's.
-    from cqlsh_ext import shell
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell import ext_shell
 
     stock = seams.stock_shell_class()
-    assert shell.ExtShell.__bases__ == (stock,)
-    run = shell.shell_class(Settings())
+    assert ext_shell.ExtShell.__bases__ == (stock,)
+    run = ext_shell.shell_class(Settings())
     ours = [cls for cls in run.__mro__ if cls.__module__.startswith("cqlsh_ext.")]
-    assert ours == [run, shell.ExtShell]
+    assert ours == [run, ext_shell.ExtShell]
     assert not {n for n, v in vars(run).items() if callable(v) and hasattr(stock, n)}
 
 

@@ -16,7 +16,6 @@ import pytest
 from shell_runner import CQLSH_EXT, STOCK_CQLSH, run, said_lines, without_patch_warning
 
 from cqlsh_ext.cql import grammar_bounds as bounds
-from cqlsh_ext.features import statement_bounds
 
 #: The issue's list: 20,000 keys, 108,890 bytes of them.
 KEYS = ",".join(str(i) for i in range(20_000))
@@ -94,7 +93,7 @@ def test_past_its_bounds_a_statement_is_refused_in_one_line_and_the_shell_goes_o
     result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path, timeout=600)
     said = _said(result.stderr)
     size = bounds.amount(len(too_big) + 1)
-    limit = bounds.amount(statement_bounds.STATEMENT_BYTES)
+    limit = bounds.amount(bounds.STATEMENT_BYTES)
     said = [line.replace(f"{script}:", "", 1).partition(":")[2] for line in said]  # without the place
     assert said == [
         f"Statement refused: {size}, more than the shell reads as one statement ({limit}): split it into "
@@ -155,7 +154,7 @@ def test_binary_junk_from_f_is_one_line(cassandra, tmp_path: Path) -> None:
 MILLION = 1_000_000
 _REFUSED_TOKENS = re.compile(
     r"Statement refused: (over )?[\d,]+ tokens \([\d,]+ commas\), more than the shell reads as one statement "
-    rf"\({statement_bounds.STATEMENT_TOKENS:,}: a number, a word, a mark or a string is one, a UUID "
+    rf"\({bounds.STATEMENT_TOKENS:,}: a number, a word, a mark or a string is one, a UUID "
     r"several\): split it into several statements \(a long IN list into several of a few thousand keys "
     r"each\)")
 
@@ -173,15 +172,15 @@ def test_a_million_lines_and_1_mib_statements_are_each_refused_in_one_line_or_an
     a_key_a_line = f"SELECT * FROM {ks}.c WHERE pk = 0 AND ck IN (\n" + "1,\n" * MILLION + "1);"
     semicolons = ";\n" * MILLION
     head = f"SELECT * FROM {ks}.c WHERE pk = 0 AND ck IN ("
-    a_token_a_byte = head + ",".join(["1"] * ((statement_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
+    a_token_a_byte = head + ",".join(["1"] * ((bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
     condition = "data.k = 1"
     chain = f"SELECT * FROM {ks}.c WHERE pk = 0 AND " + " AND ".join(
-        [condition] * ((statement_bounds.STATEMENT_BYTES - 100) // (len(condition) + 5))) + ";"
+        [condition] * ((bounds.STATEMENT_BYTES - 100) // (len(condition) + 5))) + ";"
     literal = (f"SELECT pk, ck FROM {ks}.c WHERE pk = 0 AND v = '"
-               + "x" * (statement_bounds.STATEMENT_BYTES - 200) + "' ALLOW FILTERING;")
-    comment = "/*" + "x" * (statement_bounds.STATEMENT_BYTES - 300) + "*/ " + count
-    assert all(len(s) < statement_bounds.STATEMENT_BYTES for s in (a_token_a_byte, chain, literal, comment))
-    assert len(a_token_a_byte) > statement_bounds.STATEMENT_BYTES - 100
+               + "x" * (bounds.STATEMENT_BYTES - 200) + "' ALLOW FILTERING;")
+    comment = "/*" + "x" * (bounds.STATEMENT_BYTES - 300) + "*/ " + count
+    assert all(len(s) < bounds.STATEMENT_BYTES for s in (a_token_a_byte, chain, literal, comment))
+    assert len(a_token_a_byte) > bounds.STATEMENT_BYTES - 100
     script = tmp_path / "shapes.cql"
     script.write_text("\n".join([a_key_a_line, count, semicolons + count, a_token_a_byte, count, chain,
                                  literal, comment, ""]))
@@ -214,8 +213,8 @@ def test_a_million_lines_left_inside_a_comment_or_a_string_are_refused_in_one_li
     result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *args], tmp_path, stdin=given, timeout=1200)
     said = _said(result.stderr)
     # cqlsh names the line after the one read (its own errors' places count so).
-    place = f"{script if how == '-f' else '<stdin>'}:{statement_bounds.STATEMENT_LINES + 2}:"
-    lines = statement_bounds.STATEMENT_LINES
+    place = f"{script if how == '-f' else '<stdin>'}:{bounds.STATEMENT_LINES + 2}:"
+    lines = bounds.STATEMENT_LINES
     assert said == [f"{place}Statement refused: over {lines + 1:,} lines, more than the shell reads as one "
                     f"statement ({lines:,}): split it into several statements (a long IN list into several "
                     "of a few thousand keys each)"], said[:5]

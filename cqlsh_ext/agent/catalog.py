@@ -62,7 +62,7 @@ def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | 
     `refusal(keyspace, table)`: why a table's values may not be read (--read-only's policy), or None."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cql.system import SYSTEM_KEYSPACES
+    from cqlsh_ext.cql.system import is_system_keyspace
     from cqlsh_ext.reading.resolve import table_target
 
     cluster = ctx.cluster
@@ -74,7 +74,7 @@ def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | 
     keyspace_pattern, _, table_pattern = pattern.partition(".")
     keyspaces = []
     for name in sorted(meta.keyspaces):
-        if not _matches(name, keyspace_pattern) or (not keyspace_pattern and name in SYSTEM_KEYSPACES):
+        if not _matches(name, keyspace_pattern) or (not keyspace_pattern and is_system_keyspace(name)):
             continue
         tables = []
         for table in sorted(meta.keyspaces[name].tables):

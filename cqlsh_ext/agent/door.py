@@ -1,5 +1,5 @@
 """The shell's side of a run for a program (docs/agents.md): `AgentRun`, what one run keeps, which
-the shell (cqlsh_ext.shell.ExtShell: its `agent`) hands every statement and every error to.
+the shell (cqlsh_ext.shell.ext_shell.ExtShell: its `agent`) hands every statement and every error to.
 
 Each statement, before it runs, is checked by --read-only (read_only.py: refused in one line, exit
 code 3) and, when it is the SELECT a --resume token names, set to go on from there; while it runs,

@@ -10,7 +10,7 @@ every Shell it makes (timeout, row factory, consistency, trace wait) or put back
 keyspace.
 
 `KEPT` is the process's one, set by the session (`hold()`) and read by the shell
-(cqlsh_ext.shell.ExtShell: `lend`, `keep`, `opened`); outside a session every function here does
+(cqlsh_ext.shell.ext_shell.ExtShell: `lend`, `keep`, `opened`); outside a session every function here does
 nothing.
 """
 

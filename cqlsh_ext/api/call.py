@@ -10,17 +10,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.api.errors import Error
+from cqlsh_ext.cql.first_words import SESSION, WRITES
 
 if TYPE_CHECKING:
     from cqlsh_ext.api.query_answer import Progress
     from cqlsh_ext.cql.lexer import Lexed
 
-__all__ = ["READS", "WRITES", "Call", "refuse_write", "verb"]
-
-#: The first words of statements that read (db.query's), and of those that write (db.execute's).
-READS = frozenset({"select", "describe", "desc", "list"})
-WRITES = frozenset({"insert", "update", "delete", "batch", "begin", "apply", "create", "alter", "drop",
-                    "truncate", "grant", "revoke", "add", "use"})
+__all__ = ["Call", "refuse_write", "verb"]
 
 _FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)")
 
@@ -51,7 +47,7 @@ def verb(lexed: Lexed) -> str:
 def refuse_write(lexed: Lexed, call: str) -> None:
     """db.query and the readings take statements that read: a write is refused, naming db.execute."""
     first = verb(lexed)
-    if first == "use":
+    if first in SESSION:
         raise Error(f"db.{call} reads; USE changes the connection's keyspace: connect(keyspace=...), or name "
                     "the keyspace in the statement")
     if first in WRITES:

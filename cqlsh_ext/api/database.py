@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.api.call import READS, Call, refuse_write, verb
+from cqlsh_ext.api.call import Call, refuse_write, verb
 from cqlsh_ext.api.errors import Error, one_line
 from cqlsh_ext.api.params import Params
 from cqlsh_ext.api.query_answer import Progress, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
+from cqlsh_ext.cql.first_words import READS, SESSION
 
 if TYPE_CHECKING:
     import os
@@ -451,7 +452,7 @@ class Database:
         first = verb(lexed)
         if first in READS:
             raise Error(f"db.execute writes; {first.upper()} reads: db.query(statement, params) answers it")
-        if first == "use":
+        if first in SESSION:
             raise Error("USE would change the connection's keyspace under its answers: connect(keyspace=...) "
                         "or name the keyspace in the statement")
         if first in ("update", "delete") and self._edit_of(lexed) is not None:

@@ -1,6 +1,6 @@
 """How much of a statement is read before a reader whose cost is not linear in it: the bounds the
-shell (shell.py, before cqlsh's lexer and grammar) and `cqlsh-ext mcp` (mcp_server/bounds.py, before
-any parser) share, and the measures they take of a statement.
+shell (shell/statement_bounds.py, before cqlsh's lexer and grammar) and `cqlsh-ext mcp`
+(mcp_server/bounds.py, before any parser) share, and the measures they take of a statement.
 
 cqlsh's grammar (pylexotron: what cqlsh's handle_statement runs on every statement it hands to a
 `do_<command>` method, SELECT among them, and what it runs again on a SELECT's text to find the
@@ -18,6 +18,11 @@ column lists). At PARSED_TOKENS it takes about 0.5 s of CPU and 90 MB.
   and runs out of stack at a few hundred, and Cassandra's parser answers StackOverflowError.
 
 The text is measured before any lexer: `size` (UTF-8 bytes), each reader with a bound of its own.
+The shell's are a statement's text, measured as it comes, a line at a time, each character once
+(`Measure`; a whole text: `measured`), before cqlsh's lexer reads it: at most STATEMENT_BYTES,
+STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else refused in one line
+(`refusal`); past LEXED_BEFORE_ITS_END characters, cqlsh's lexer reads it only where it may end.
+The shell (shell/statement_bounds.py) and the interactive shell (cqlsh_ext.repl) read them.
 """
 
 from __future__ import annotations
@@ -28,6 +33,29 @@ from typing import Any
 
 PARSED_TOKENS = 4096
 DEPTH = 64
+
+#: One statement's text at most (UTF-8): what the lexers hold of it, whatever its tokens (a string
+#: literal of 1 MiB is one).
+STATEMENT_BYTES = 1 << 20
+#: One statement's tokens at most, as the shell's lexer splits them (cql.lexer: a number, a word, a
+#: mark, a string literal is one; a UUID several, `0x...` two): what cqlsh's lexer and the shell's
+#: take time for, about 3 µs each on a loaded machine. An IN list of 65,000 numbers or 9,000 UUIDs;
+#: a 1 MiB IN list of the key 1 (a token a byte), within the size, took the shell 15 s of CPU
+#: (bench/statement_shapes.py measures each shape).
+STATEMENT_TOKENS = 1 << 17
+#: One statement's lines at most: cqlsh's lexer reads a line's end as a token too, and its loop
+#: reads a script a line at a time (a 20,000-key IN list a key a line is 20,000 lines).
+STATEMENT_LINES = 1 << 16
+#: The characters of a statement cqlsh's lexer may read at lines where it cannot end, as cqlsh's loop
+#: does at every line (a lexing error is then said at its line): past them, the statement is handed
+#: to cqlsh's onecmd (whose lexer reads all of it again) only at a line where it may end
+#: (Measure.may_end). A statement typed over a few lines is lexed at each; a 20,000-line IN list
+#: once, not 20,000 times.
+LEXED_BEFORE_ITS_END = 16 << 10
+
+#: What a refusal advises instead.
+ADVICE = "split it into several statements (a long IN list into several of a few thousand keys each)"
+
 _OPEN, _CLOSE = "([{", ")]}"
 _BRACKETS = frozenset(_OPEN + _CLOSE)
 
@@ -273,3 +301,38 @@ class Measure:
         self._first = ""
         self._last = ("", "")
         self._ended_by = mark
+
+
+def refusal(measure: Measure) -> str | None:
+    """The line refusing the statement measured so far, when it is over a bound (None: it is not);
+    "over" when more of it is still to come."""
+    over = "" if measure.may_end else "over "
+    if measure.size > STATEMENT_BYTES:
+        return (f"Statement refused: {over}{amount(measure.size)}, more than the shell reads as one "
+                f"statement ({amount(STATEMENT_BYTES)}): {ADVICE}")
+    if measure.tokens > STATEMENT_TOKENS:
+        return (f"Statement refused: {over}{measure.tokens:,} tokens ({measure.commas:,} commas), more than "
+                f"the shell reads as one statement ({STATEMENT_TOKENS:,}: a number, a word, a mark or a "
+                f"string is one, a UUID several): {ADVICE}")
+    if measure.lines > STATEMENT_LINES:
+        return (f"Statement refused: {over}{measure.lines:,} lines, more than the shell reads as one "
+                f"statement ({STATEMENT_LINES:,}): {ADVICE}")
+    return None
+
+
+#: The last texts `measured` whole, the latest first, and their measures.
+_MEASURED: list[tuple[str, Measure]] = []
+
+
+def measured(text: str, newline_words: frozenset[str]) -> Measure:
+    """`text` measured whole (Measure), in linear time. The interactive shell asks of the same input
+    at every keystroke and at Enter (its toolbar and whether Enter runs it, of the input and a line's
+    end; completion, of the text before the cursor; then onecmd): the last two texts are measured
+    once."""
+    for known, measure in _MEASURED:
+        if known == text:
+            return measure
+    measure = Measure(newline_words)
+    measure.add(text)
+    _MEASURED[:] = [(text, measure), *_MEASURED[:1]]
+    return measure

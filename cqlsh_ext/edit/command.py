@@ -45,25 +45,14 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     if edit is None:
         return False
     from cqlsh_ext.edit.run import run_edit
+    from cqlsh_ext.writing.journal import shell_write_context
     from cqlsh_ext.writing.refused import WriteRefused
 
     try:
-        run_edit(write_context(shell), edit, lookup.keyspace or "", lookup.meta)
+        run_edit(shell_write_context(shell), edit, lookup.keyspace or "", lookup.meta)
     except (QueryError, WriteRefused) as err:
         shell.printerr(f"{LABEL}: {err}; nothing was written")
     return True
-
-
-def write_context(shell: Shell) -> WriteContext:
-    """The context a write of the shell's runs in: the shell's reading context, its journal
-    directory, its lines to standard output."""
-    import sys
-
-    from cqlsh_ext.reading.context import shell_context
-    from cqlsh_ext.writing.journal import journal_directory
-    from cqlsh_ext.writing.write_context import write_context as of
-
-    return of(shell_context(shell), journal_directory(shell.settings), sys.stdout)
 
 
 def undo_usage(words: list[str]) -> str:
@@ -72,6 +61,7 @@ def undo_usage(words: list[str]) -> str:
 
 
 def do_undo(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.writing.journal import shell_write_context
     from cqlsh_ext.writing.journal_names import LAST
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
@@ -92,7 +82,7 @@ def do_undo(shell: Shell, parsed: Parsed) -> None:
                        "preview (UNSEALED without CONFIRM) has shown every row; nothing was written")
         return
     request = UndoRequest(path, previewed or confirmed, confirm, parsed.get_binding("cut") is not None)
-    ctx = write_context(shell)
+    ctx = shell_write_context(shell)
     try:
         run_undo(ctx, request, finishing=_say_if_undone(ctx, path))
     except WriteRefused as err:
@@ -193,27 +183,12 @@ _WHOSE = {"rewrite": "the rewrite", "load": "the load"}
 def _undo_journals(directory: str, table: str) -> list[tuple[str, _Undone]]:
     """The table's undo journals that verify and wrote rows back, newest first, each with the path of
     the journal it undid (real)."""
-    from cqlsh_ext.writing.journal_names import name_prefixes
+    from cqlsh_ext.writing.journal_names import own_journals
     from cqlsh_ext.writing.journal_read import read_journal
     from cqlsh_ext.writing.refused import WriteRefused
 
-    prefixes = name_prefixes("undo", table)
-    found: list[tuple[float, str]] = []
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if not (entry.name.startswith(prefixes) and _NAME.match(entry.name)):
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if entry.is_file(follow_symlinks=False) and st.st_uid == os.geteuid():
-                    found.append((st.st_mtime, entry.path))
-    except OSError:
-        return []
     out: list[tuple[str, _Undone]] = []
-    for _, journal in sorted(found, reverse=True)[:MAX_UNDO_JOURNALS]:
+    for journal in own_journals(directory, "undo", table, MAX_UNDO_JOURNALS, _NAME.match):
         try:
             read = read_journal(journal)
         except WriteRefused:

@@ -426,6 +426,7 @@ class TableColumns:
         self.current = current
         self.keyspace: str | None = None
         self.meta: Any = None
+        self._schema: Schema | None = None
 
     def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
         from cqlsh_ext.reading.resolve import find_table
@@ -434,34 +435,36 @@ class TableColumns:
         # A table made by another client a moment ago is asked of the server (refresh); unknown to
         # the server too, the statement is cqlsh's, which says so.
         found = find_table(self.cluster, self.current, keyspace, table, refresh=True)
-        meta = found.meta if found is not None else None
-        if meta is None or ks is None:
+        if found is None or ks is None:
             raise QueryError(f"unknown table {table}")
-        types = self._types(ks, meta)
-        unknown = {t.name for t in types.values() if t.kind == "other"}
-        for name in unknown:  # a type made a moment ago by another client: ask the server
-            try:
-                self.cluster.refresh_user_type_metadata(ks, name)
-            except Exception:
-                pass  # a custom type, not a UDT: nothing to learn
-        if unknown:
-            types = self._types(ks, meta)
-        self.keyspace, self.meta = ks, meta
-        return types
+        self.keyspace, self.meta = ks, found.meta
+        self._schema = schema = fresh_schema(self.cluster, found.meta)
+        return {name: schema.type_of(name) for name in schema.columns}
 
-    def schema(self) -> Any:
+    def schema(self) -> Schema:
         """The table looked up last, as the payload-query parser reads it (its WHERE)."""
-        from cqlsh_ext.reading.resolve import table_target
+        assert self._schema is not None, "looked up first"
+        return self._schema
 
-        found = table_target(self.cluster.metadata, str(self.keyspace), self.meta.name)
-        assert found is not None, "looked up last: in the schema"
+
+def fresh_schema(cluster: Any, meta: Any) -> Schema:
+    """The table of the driver's metadata `meta` as the payload-query parser reads it; a UDT made a
+    moment ago by another client is asked of the server first."""
+    from cqlsh_ext.reading.resolve import table_target
+
+    def schema_of() -> Schema:
+        found = table_target(cluster.metadata, meta.keyspace_name, meta.name)
+        assert found is not None, "found a moment ago"
         return found.schema
 
-    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
-        from cqlsh_ext.cql.types import parse, udts_of
-
-        udts = udts_of(self.cluster.metadata.keyspaces[ks])
-        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
+    schema = schema_of()
+    unknown = {t.name for t in map(schema.type_of, schema.columns) if t is not None and t.kind == "other"}
+    for name in unknown:
+        try:
+            cluster.refresh_user_type_metadata(meta.keyspace_name, name)
+        except Exception:
+            pass  # a custom type, not a UDT: nothing to learn
+    return schema_of() if unknown else schema
 
 
 def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],

@@ -105,7 +105,7 @@ def _units(ctx: ReadContext, rows: Sequence[RowChange], mechanism: Mechanism, ou
 def change_lines(key: dict[str, Any], changes: Sequence[tuple[str, Any, Any]]) -> list[str]:
     """A row's lines in a preview (an edit's, a load's): its key, then each `path: old -> new`."""
     return ["  " + key_text(key),
-            *(f"    {path}: {_side(old)} -> {_side(new)}" for path, old, new in changes)]
+            *(f"    {path}: {side(old)} -> {side(new)}" for path, old, new in changes)]
 
 
 def document_changes(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
@@ -124,5 +124,6 @@ def document_changes(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]
     return [] if same else [(path, old, new)]
 
 
-def _side(value: Any) -> str:
+def side(value: Any) -> str:
+    """One side of a change, as a preview shows it (`(none)`: a key that is not there)."""
     return "(none)" if value is REMOVE else brief(value)

@@ -12,8 +12,7 @@ chain with the intended document.
 from __future__ import annotations
 
 import copy
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -110,18 +109,13 @@ def _rewrite_record(view: BlobView, engine: ValueEngine, labels: list[str], ops:
     """A record format's document with `ops` applied, written by its format's writer (which must
     first write the untouched record back byte for byte), and the changes; None when nothing
     changes; EditRefused."""
-    from cqlsh_ext.encode.chain import EncodeRefused, encode_record
+    from cqlsh_ext.encode.chain import EncodeRefused, encode_record, record_writer
     from cqlsh_ext.payload import formats
     from cqlsh_ext.payload.view import spell
 
     fmt = formats.get(str(view.payload_format))
-    argument = _argument(engine, str(view.payload_format))
-    write: Callable[[Any], bytes] | None = None
-    if fmt is not None and not fmt.encodes_text:
-        if argument is None:
-            write = fmt.encode
-        elif fmt.encode_with is not None:  # a schema's format, its schema named by the setting
-            write = functools.partial(_written_with, fmt.encode_with, argument)
+    argument = _argument(engine, str(view.payload_format))  # a schema's format: its schema the setting's
+    write = record_writer(fmt, argument) if fmt is not None and not fmt.encodes_text else None
     if fmt is None or write is None:
         why = fmt.unwritable if fmt is not None else "no writer for it here"
         raise EditRefused(f"{view.payload_format}: {why}")
@@ -189,10 +183,6 @@ def _argument(engine: ValueEngine, payload_format: str) -> str | None:
         return None
     spec = parse_spec(engine.spec)
     return spec.argument if spec.payload == payload_format else None
-
-
-def _written_with(encode_with: Callable[[Any, str], bytes], argument: str, record: Any) -> bytes:
-    return encode_with(record, argument)
 
 
 def unverified_reading(view: BlobView, frames: bytes, payload: bytes, cap: int) -> str | None:

@@ -300,7 +300,7 @@ def _proposed_edit(ctx: WriteContext, keyspace: str, table: str, call: Any) -> d
     """propose_edit's UPDATE or DELETE of a path (see propose_call)."""
     from cqlsh_ext.cql.spelling import spell
     from cqlsh_ext.edit.parse import TableColumns, parse, read_path, spell_literal
-    from cqlsh_ext.edit.preview import PREVIEW_ROWS
+    from cqlsh_ext.edit.preview import PREVIEW_ROWS, side
     from cqlsh_ext.features.arguments import Invalid
     from cqlsh_ext.writing.blob_target import key_text
     from cqlsh_ext.writing.cell_writer import raw
@@ -334,7 +334,7 @@ def _proposed_edit(ctx: WriteContext, keyspace: str, table: str, call: Any) -> d
     outcome = previewed.outcome
     lines = _preview_lines(ctx, outcome, previewed)
     rows = [{"key": key_text(row.key),
-             "changes": [{"path": p, "old": _brief(old), "new": _brief(new)} for p, old, new in row.changes]}
+             "changes": [{"path": p, "old": side(old), "new": side(new)} for p, old, new in row.changes]}
             for row in outcome.rows[:PREVIEW_ROWS]]
     data: dict[str, Any] = {
         "statement": statement, "to_write": statement + " CONFIRM", "rows_found": outcome.found,
@@ -354,12 +354,6 @@ def _preview_lines(ctx: WriteContext, outcome: Outcome, previewed: EditPreview) 
     stopped = " (stopped: these are the rows found before)" if previewed.interrupted else ""
     summary(ctx, False, outcome, stopped, previewed.mechanism, lines)
     return lines.getvalue().splitlines()
-
-
-def _brief(value: Any) -> str:
-    from cqlsh_ext.edit.document import REMOVE, brief
-
-    return "(none)" if value is REMOVE else brief(value)
 
 
 def _proposed_rewrite(ctx: WriteContext, keyspace: str, table: str, call: Any,

@@ -162,12 +162,8 @@ class Encoder:
         """encode_record(chain, record, cap)."""
         spec = self.spec
         fmt = _record_format(spec)
-        write: Callable[[Any], bytes]
-        if spec.argument is not None and fmt.encode_with is not None:  # a schema's: avro:FILE, ...
-            write = functools.partial(_with_argument, fmt.encode_with, spec.argument)
-        elif spec.argument is None and fmt.encode is not None and not fmt.encodes_text:
-            write = fmt.encode
-        else:
+        write = record_writer(fmt, spec.argument)
+        if write is None:
             raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
         formats = _reading().formats
         try:
@@ -212,6 +208,15 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
     except _reading().formats.PayloadError as err:
         raise EncodeRefused(str(err)) from None
     return data, None if fmt.encodes_text else record
+
+
+def record_writer(fmt: Any, argument: str | None) -> Callable[[Any], bytes] | None:
+    """A record format's writer (with `argument`, its schema's: avro:FILE, ...), None when it has
+    none."""
+    if argument is not None:
+        return None if fmt.encode_with is None else functools.partial(_with_argument, fmt.encode_with,
+                                                                      argument)
+    return None if fmt.encodes_text else fmt.encode
 
 
 def _with_argument(encode_with: Callable[[Any, str], bytes], argument: str, record: Any) -> bytes:

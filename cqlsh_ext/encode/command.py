@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 #: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
 ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)
-#: The statements encode() is read in (their first word).
-VERBS = ("insert", "update", "begin")
 
 
 @dataclass

@@ -3,8 +3,9 @@ them: what a feature is (`feature`: Feature, Argument, Statement, the registry),
 and the statements' claims (`commands`), a statement's form (`forms`), the one reading of a call
 against its declaration (`calling`), HELP's texts from the declarations (`help`), each answer's JSON
 Schema (`output_schemas`), docs/features.md written from them (`reference`), which declared
-statement a statement is (`statements`) and a statement's text measured before cqlsh's lexer
-(`statement_bounds`). The shell's door, HELP, completion and loop of scripts are cqlsh_ext.shell's.
+statement a statement is (`statements`). The shell's door, its bounds on a statement, HELP,
+completion, loop of scripts and the session's own commands (DECODE, DECOMPRESS, OUTPUT:
+shell/declared.py) are cqlsh_ext.shell's.
 
 Each feature package declares its features, statements and commands in its own module
 (`cqlsh_ext/<package>/declared.py`), found through the entry point group `cqlsh_ext.features`: the

@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from cqlsh_ext.cql import first_words
+
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
     from cqlsh_ext.features.feature import Feature
@@ -70,15 +72,13 @@ RULE: tuple[Verdict, ...] = (
     Verdict("any other statement", False, "is no read the rule knows"),
 )
 
-#: The shell's session commands that run (the RULE's session line), by first word.
-SESSION_WORDS = frozenset({"use", "consistency", "serial", "paging", "expand", "tracing", "show", "help",
-                           "?", "exit", "quit", "clear", "cls", "history", "decode", "decompress",
-                           "output", "source"})
+#: The shell's session commands that run (the RULE's session line), by first word: CQL's USE, and
+#: the shell's own.
+SESSION_WORDS = first_words.SESSION | frozenset({
+    "consistency", "serial", "paging", "expand", "tracing", "show", "help", "?", "exit", "quit", "clear",
+    "cls", "history", "decode", "decompress", "output", "source"})
 #: What SHOW may show (SHOW SESSION reads system_traces).
 SHOW_WORDS = frozenset({"version", "host"})
-#: CQL's writes, said as such.
-WRITE_WORDS = frozenset({"insert", "update", "delete", "batch", "begin", "apply", "create", "alter", "drop",
-                         "truncate", "grant", "revoke", "add", "move", "prune"})
 
 
 #: Where docs/agents.md and docs/mcp.md hold the rule's table (`table_text`), as a test checks.
@@ -142,7 +142,7 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
         if session:
             return None
         return refusal_words(reader, what, f"is a command of the shell's session, which {reader} has not")
-    if first in WRITE_WORDS or _declared_write(first):
+    if first in first_words.WRITES or _declared_write(first):
         return refusal_words(reader, what, WRITES_DATABASE)
     if first == "list":
         return refusal_words(reader, what, _why("LIST"))

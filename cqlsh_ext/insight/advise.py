@@ -109,24 +109,16 @@ class ColumnAdvice:
         for key, r in zip(_keys(), self.results, strict=False):
             cap = _capacity(r.sizes)
             codecs.append(
-                {
-                    "codec": r.name,
-                    "family": r.family,
-                    "chart_key": key,
-                    "dictionary": r.dictionary,
-                    "compressed_bytes": r.total,
-                    "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
-                    "compress_mb_s": r.compress.to_json(),
-                    "decompress_mb_s": r.decompress.to_json(),
-                    "buckets": _buckets(r.sizes).to_json(),
-                    "keyspaces": cap.to_json(pricing),
-                    "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
-                    "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
-                    "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
-                    "rcu_saving_vs_stored": capacity.saving(now.rcu, cap.rcu),
-                    "storage_saving_vs_stored": capacity.saving(sum(self.stored_sizes), r.total),
-                    "note": r.note,
-                }
+                {"codec": r.name, "family": r.family, "chart_key": key, "dictionary": r.dictionary,
+                 "compressed_bytes": r.total,
+                 "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
+                 "compress_mb_s": r.compress.to_json(), "decompress_mb_s": r.decompress.to_json(),
+                 "buckets": _buckets(r.sizes).to_json(), "keyspaces": cap.to_json(pricing),
+                 "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
+                 "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
+                 "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
+                 "rcu_saving_vs_stored": capacity.saving(now.rcu, cap.rcu),
+                 "storage_saving_vs_stored": capacity.saving(sum(self.stored_sizes), r.total), "note": r.note}
             )
         stored = sum(self.stored_sizes)
         return {
@@ -145,8 +137,7 @@ class ColumnAdvice:
             "codecs": codecs,
             "notes": self.notes,
             "recommendation": {"codec": self.recommended, "text": self.recommendation,
-                               "reasons": self.reasons},
-        }
+                               "reasons": self.reasons}}
 
     @property
     def codec_words(self) -> str:
@@ -173,8 +164,7 @@ class ColumnAdvice:
         lines: list[Line] = [
             f"Column {self.column}: {report.count(self.payloads)} values, "
             f"{report.sized(self.payload_bytes)} decompressed, {report.sized(sum(self.stored_sizes))} "
-            f"stored now ({current})"
-        ]
+            f"stored now ({current})"]
         for why, n in self.skipped.items():
             lines.append(f"  skipped {report.count(n)} values: {why}")
         unc = _capacity(self.payload_sizes)
@@ -184,18 +174,11 @@ class ColumnAdvice:
             cap = _capacity(sizes)
             res = next((r for r in self.results if r.name == name), None)
             rows.append(
-                [
-                    name,
-                    report.ratio(self.payload_bytes / total if total else None),
-                    report.sized(total),
-                    res.compress.text() if res else "-",
-                    res.decompress.text() if res else "-",
-                    report.count(cap.wcu),
-                    capacity.units(self.pricing.reads(cap.rcu)),
-                    _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
-                    report.count(cap.over_quota),
-                ]
-            )
+                [name, report.ratio(self.payload_bytes / total if total else None), report.sized(total),
+                 res.compress.text() if res else "-", res.decompress.text() if res else "-",
+                 report.count(cap.wcu), capacity.units(self.pricing.reads(cap.rcu)),
+                 _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
+                 report.count(cap.over_quota)])
         header = ["codec", "ratio", "size", "compress MB/s", "decompress MB/s", "WCU",
                   f"RCU ({self.pricing.consistency})", "WCU saved", "> 1 MB"]
         if all(row[-1] == "0" for row in rows):  # no value over the row quota: said once, below
@@ -218,8 +201,7 @@ class ColumnAdvice:
             report.Panel(f"ratio against {side} MB/s ({use})",
                          [report.Point(k, getattr(r, side).median, self.payload_bytes / r.total)
                           for k, r in measured])
-            for side, use in (("compress", "writes"), ("decompress", "reads"))
-        ]
+            for side, use in (("compress", "writes"), ("decompress", "reads"))]
         legend = ", ".join(f"{k} {r.name}" for k, r in measured)
         return ["", report.Scatter(panels, "MB/s, log scale", "ratio"), f"  {legend}"]
 
@@ -262,18 +244,10 @@ def _pct_saving(before: int, after: int) -> str:
     return "-" if s is None else f"{100 * s:.1f} %"
 
 
-def advise_column(
-    column: str,
-    payloads: Sequence[bytes],
-    stored_sizes: Sequence[int],
-    current: dict[str, int],
-    skipped: dict[str, int],
-    budget: float = BUDGET_S,
-    repetitions: int = REPETITIONS,
-    step: Step | None = None,
-    pricing: capacity.Pricing | None = None,
-    stop: Stop | None = None,
-) -> ColumnAdvice:
+def advise_column(column: str, payloads: Sequence[bytes], stored_sizes: Sequence[int],
+                  current: dict[str, int], skipped: dict[str, int], budget: float = BUDGET_S,
+                  repetitions: int = REPETITIONS, step: Step | None = None,
+                  pricing: capacity.Pricing | None = None, stop: Stop | None = None) -> ColumnAdvice:
     """Every codec measured on the column's payloads; Ctrl-C (`stop()` turning true, or a
     KeyboardInterrupt) stops the measuring and the advice covers the codecs measured before it
     (`interrupted`)."""
@@ -292,8 +266,7 @@ def advise_column(
         if codec.slow and big:
             advice.notes.append(
                 f"{codec.name} skipped: the sample is over {SLOW_LIMIT >> 20} MiB (too slow to "
-                "measure here; use SAMPLE to measure a smaller one)"
-            )
+                "measure here; use SAMPLE to measure a smaller one)")
     # What is measured, in order: each codec, and after a codec that takes a dictionary the same
     # with one (a row of its own in the report, so a step of its own in the count).
     steps: list[tuple[Codec, Container | None]] = []
@@ -553,8 +526,7 @@ class AdviseSample:
         return (
             self.total >= self.max_bytes
             or bool(self.columns)
-            and all(len(c[0]) >= self.size for c in self.columns.values())
-        )
+            and all(len(c[0]) >= self.size for c in self.columns.values()))
 
     def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS,
                step: Step | None = None, stop: Stop | None = None) -> list[ColumnAdvice]:
@@ -618,8 +590,7 @@ class Advice:
             "verdicts": {c.column: c.verdict(False) for c in self.columns if c.recommendation},
             "pricing": self.columns[0].pricing.to_json() if self.columns else None,
             "columns": [c.to_json() for c in self.columns],
-            **({"saved_dictionaries": [d.to_json() for d in self.saved]} if self.saved else {}),
-        }
+            **({"saved_dictionaries": [d.to_json() for d in self.saved]} if self.saved else {})}
 
     @property
     def noise(self) -> float:
@@ -629,8 +600,7 @@ class Advice:
 
     def render(self) -> list[Line]:
         lines: list[Line] = [
-            f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
-        ]
+            f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s"]
         # How the run ended comes before what it concludes: a verdict on part of the sample.
         if self.interrupted:
             lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")
@@ -657,8 +627,7 @@ class Advice:
             "",
             "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up, "
             "± half the spread between the fastest and slowest run",
-            f"  WCU/RCU count each value as one row ({pricing.basis()})",
-        ]
+            f"  WCU/RCU count each value as one row ({pricing.basis()})"]
         for col in self.columns:
             lines.append("")
             lines.extend(col.render())
@@ -712,8 +681,7 @@ class SavedDictionary:
             f"{self.path} (or [cqlsh_ext] dictionaries in cqlshrc, or CQLSH_EXT_DICTIONARIES).",
             f"  The application writes with it (zstd -D {self.path}; python-zstandard's "
             "ZstdCompressionDict; zstd-jni's ZstdDictCompress), and so does "
-            f"encode('{self.codec}:dict={self.dict_id}', ...).",
-        ]
+            f"encode('{self.codec}:dict={self.dict_id}', ...)."]
 
 
 def save_dictionaries(sample: AdviseSample, path: str, table: str | None = None,

@@ -17,8 +17,7 @@ from cqlsh_ext.codecs.checks import BY_DECODER, MAX_CHECKS, MISMATCH, NOT_CHECKE
 
 __all__ = [
     "BY_DECODER", "MAX_CHECKS", "MISMATCH", "NOT_CHECKED", "OK", "Check", "crc32c", "has_checksums",
-    "no_checksum_note", "verify",
-]
+    "no_checksum_note", "verify"]
 
 
 def verify(

@@ -24,37 +24,24 @@ def _parser() -> argparse.ArgumentParser:
         "checksums, sizes and payload kind.",
         epilog="Exit status: 0 when every value was decoded or is in no known format, 1 when one is "
         "in a known format that could not be decoded (corrupt, cut short), 2 when the input cannot "
-        "be read.",
-    )
+        "be read.")
     p.add_argument(
         "source",
         metavar="FILE|-|0x...",
         help="a file holding the value, '-' for stdin, or a 0x... hex string as cqlsh prints it "
-        "(a file or stdin of 0x... lines: one value per line)",
-    )
+        "(a file or stdin of 0x... lines: one value per line)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of the text report")
+    p.add_argument("-d", "--decompress", metavar="CODEC", default="auto",
+                   help=f"decode as this codec instead of detecting it ({', '.join(CODEC_NAMES[:4])}, ...)")
+    p.add_argument("--max-output-size", metavar="SIZE", default=None,
+                   help="decompressed bytes at most over all layers (default 4MiB)")
     p.add_argument(
-        "-d",
-        "--decompress",
-        metavar="CODEC",
-        default="auto",
-        help=f"decode as this codec instead of detecting it ({', '.join(CODEC_NAMES[:4])}, ...)",
-    )
-    p.add_argument(
-        "--max-output-size",
-        metavar="SIZE",
-        default=None,
-        help="decompressed bytes at most over all layers (default 4MiB)",
-    )
-    p.add_argument(
-        "--raw", action="store_true", help="the input is the stored bytes even if it reads as 0x..."
-    )
+        "--raw", action="store_true", help="the input is the stored bytes even if it reads as 0x...")
     p.add_argument(
         "--dictionary", metavar="FILE", action="append", default=[],
         help="a zstd dictionary or raw dictionary (zlib preset, zstd raw content) the value may need "
         "(repeatable; also "
-        "CQLSH_EXT_DICTIONARIES, as in the shell)",
-    )
+        "CQLSH_EXT_DICTIONARIES, as in the shell)")
     return p
 
 

@@ -122,15 +122,13 @@ TRIAL_ABOUT = """          What compressing a column with a codec does to latenc
           after an error or Ctrl-C (which stops and reports what was measured),
           unless KEEP.
 
-""" + fill(
-    f"Variants are encode() chains (HELP ENCODE): CODECS '{_EXAMPLE}:3', {_OTHER}. Two more names: "
-    "stored (the values as they are stored) and uncompressed (the payload itself: the baseline of "
-    "every change in per cent, always measured). Default: stored, uncompressed, "
-    f"{', '.join(CODEC_TRIAL)}. Blob columns, and text columns (their text is the uncompressed "
-    "payload). FROM '<path>' takes the values from a file (one value, or one 0x... hex value per "
-    "line) or a directory (a value per file) instead; `cqlsh-ext trial` does the same from the "
-    "command line.",
-) + """
+""" + fill(f"Variants are encode() chains (HELP ENCODE): CODECS '{_EXAMPLE}:3', {_OTHER}. Two more names: "
+           "stored (the values as they are stored) and uncompressed (the payload itself: the baseline of "
+           "every change in per cent, always measured). Default: stored, uncompressed, "
+           f"{', '.join(CODEC_TRIAL)}. Blob columns, and text columns (their text is the uncompressed "
+           "payload). FROM '<path>' takes the values from a file (one value, or one 0x... hex value per "
+           "line) or a directory (a value per file) instead; `cqlsh-ext trial` does the same from the "
+           "command line.") + """
 
           Per variant, side by side: stored bytes (mean, total, ratio), write
           and read operations per second, latency median, p95, p99, p99.9 and

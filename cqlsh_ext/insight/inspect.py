@@ -40,8 +40,7 @@ _BINARY_MAGIC = (
     ("PDF document", b"%PDF-"),
     ("ZIP archive", b"PK\x03\x04"),
     *BINARY_KINDS,  # those the payload formats declare
-    ("Parquet", b"PAR1"),
-)
+    ("Parquet", b"PAR1"))
 
 
 @dataclass
@@ -62,18 +61,11 @@ class LayerReport:
     error: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        doc: dict[str, object] = {
-            "format": self.label,
-            "codec": self.codec,
-            "container": self.container,
-            "grade": self.grade,
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "declared_size": self.declared_size,
-            "truncated": self.truncated,
-            "headers": self.headers,
-            "checksums": [c.to_json() for c in self.checks],
-        }
+        doc: dict[str, object] = {"format": self.label, "codec": self.codec, "container": self.container,
+                                  "grade": self.grade, "input_size": self.input_size,
+                                  "output_size": self.output_size, "declared_size": self.declared_size,
+                                  "truncated": self.truncated, "headers": self.headers,
+                                  "checksums": [c.to_json() for c in self.checks]}
         if self.checks_note:
             doc["checksums_note"] = self.checks_note
         if self.error:
@@ -113,21 +105,15 @@ class ValueReport:
     reader: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {
-            **self.where,
-            "stored_size": self.stored_size,
-            "status": self.status,
-            "chain": list(self.chain),
-            "confidence": None if self.confidence is None else self.confidence[0],
-            "confidence_why": None if self.confidence is None else self.confidence[1],
-            "reader": self.reader,
-            "decompressed_size": self.payload.size if self.status == COMPRESSED else None,
-            "ratio": None if self.ratio is None else round(self.ratio, 4),
-            "exact": self.exact,
-            "reason": self.reason,
-            "layers": [layer.to_json() for layer in self.layers],
-            "payload": self.payload.to_json(),
-        }
+        return {**self.where, "stored_size": self.stored_size, "status": self.status,
+                "chain": list(self.chain),
+                "confidence": None if self.confidence is None else self.confidence[0],
+                "confidence_why": None if self.confidence is None else self.confidence[1],
+                "reader": self.reader,
+                "decompressed_size": self.payload.size if self.status == COMPRESSED else None,
+                "ratio": None if self.ratio is None else round(self.ratio, 4), "exact": self.exact,
+                "reason": self.reason, "layers": [layer.to_json() for layer in self.layers],
+                "payload": self.payload.to_json()}
 
     def render(self) -> list[str]:
         lines = [_title(self.where)]
@@ -137,8 +123,7 @@ class ValueReport:
             approx = "" if self.exact else " (cut at the output cap)"
             summary += (
                 f", decompressed {report.sized(size)}{approx}, ratio {report.ratio(self.ratio)}"
-                f", chain {' > '.join(self.chain)}"
-            )
+                f", chain {' > '.join(self.chain)}")
         if self.reason:
             summary += f" ({self.reason})"
         lines.append(summary)
@@ -237,19 +222,9 @@ def _confidence(view: BlobView, layers: list[LayerReport]) -> tuple[str, str] | 
 
 
 def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:
-    return LayerReport(
-        fmt.label,
-        fmt.codec,
-        fmt.container,
-        fmt.grade,
-        len(data),
-        len(decoded.data),
-        decoded.declared_size,
-        decoded.truncated,
-        _headers(fmt, data, decoded.headers),
-        checksums.verify(fmt, data, decoded, cap),
-        checksums.no_checksum_note(fmt),
-    )
+    return LayerReport(fmt.label, fmt.codec, fmt.container, fmt.grade, len(data), len(decoded.data),
+                       decoded.declared_size, decoded.truncated, _headers(fmt, data, decoded.headers),
+                       checksums.verify(fmt, data, decoded, cap), checksums.no_checksum_note(fmt))
 
 
 #: Shown after a trailer field of a value that did not decode, when the checks could not reach its
@@ -271,18 +246,8 @@ def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> 
             headers.pop(key, None)
         elif key in headers and _field_key(key) not in reached:
             headers[key] = f"{headers[key]} ({NOT_A_TRAILER})"
-    return LayerReport(
-        fmt.label,
-        fmt.codec,
-        fmt.container,
-        fmt.grade,
-        len(data),
-        None,
-        headers=headers,
-        checks=checks,
-        checks_note=checksums.no_checksum_note(fmt),
-        error=reason,
-    )
+    return LayerReport(fmt.label, fmt.codec, fmt.container, fmt.grade, len(data), None, headers=headers,
+                       checks=checks, checks_note=checksums.no_checksum_note(fmt), error=reason)
 
 
 def _field_key(name: str) -> str:
@@ -310,16 +275,8 @@ def _stream_layer(name: str, data: bytes) -> LayerReport:
         headers = _stream(name).headers(data)
     except Exception as err:  # a header walk must never cost the report
         headers = {"error": reason(err)}
-    return LayerReport(
-        name,
-        name,
-        "serialization",
-        "A",
-        len(data),
-        len(data),
-        headers=headers,
-        checks_note="none in this format",
-    )
+    return LayerReport(name, name, "serialization", "A", len(data), len(data), headers=headers,
+                       checks_note="none in this format")
 
 
 def _stream(name: str) -> StreamLayer:
@@ -346,10 +303,7 @@ def _payload(view: BlobView, size: int) -> Payload:
         text = content.text
         return Payload(
             f"{stream.title} {content.kind} holding {_text_kind(view, view.cut or content.truncated)}",
-            size,
-            f"{len(text):,} characters",
-            _preview(text),
-        )
+            size, f"{len(text):,} characters", _preview(text))
     if view.kind == TEXT:
         text = view.text or ""
         return Payload(_text_kind(view, view.cut), size, f"{len(text):,} characters", _preview(text))
@@ -381,8 +335,7 @@ def _text_kind(view: BlobView, truncated: bool) -> str:
         if value is None:
             return "text (starts like JSON, does not parse)"
         return (
-            "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON"
-        )
+            "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON")
     if head == "<":
         return "XML/HTML text"
     return "text"
@@ -440,12 +393,9 @@ def _value(value: object, key: str = "") -> str:
 #: How sure the identification of a layer is, in the report's words (JSON keeps the letter,
 #: codecs.base.Grade): a signature that decides, one a trial decode confirms, a trial decode alone,
 #: or only when the codec is named.
-GRADE_WORDS = {
-    "A": "found by its signature",
-    "B": "found by its signature and a trial decode",
-    "C": "no signature: found by a trial decode",
-    "D": "no signature: decoded as named (-d, DECOMPRESS)",
-}
+GRADE_WORDS = {"A": "found by its signature", "B": "found by its signature and a trial decode",
+               "C": "no signature: found by a trial decode",
+               "D": "no signature: decoded as named (-d, DECOMPRESS)"}
 
 
 def _render_layer(n: int, layer: LayerReport) -> list[str]:
@@ -455,8 +405,7 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
     lines = [
         f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
         f"{GRADE_WORDS.get(layer.grade, 'grade ' + layer.grade)}): {report.sized(layer.input_size)} -> "
-        f"{out}{declared}{cut}"
-    ]
+        f"{out}{declared}{cut}"]
     if layer.error:
         lines.append(f"    error: {layer.error}")
     lines.extend(_render_fields(layer.headers, "    "))
@@ -471,8 +420,7 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
             why = f": {check.detail}" if check.detail else ""
             lines.append(
                 f"      {check.what}: {check.status.upper() if check.status == 'mismatch' else check.status}"
-                f"{values}{why}"
-            )
+                f"{values}{why}")
     elif layer.checks_note:
         lines.append(f"    checksums: {layer.checks_note}")
     return lines
@@ -487,16 +435,13 @@ def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
             lines.append(f"{indent}{key}:")
             lines.extend(_render_fields(value, indent + "  "))
         elif isinstance(value, list):
-            lines.append(
-                f"{indent}{key}: {len(value)}"
-                if value and isinstance(value[0], dict)
-                else f"{indent}{key}: {', '.join(_value(v) for v in value) or '-'}"
-            )
+            lines.append(f"{indent}{key}: {len(value)}"
+                         if value and isinstance(value[0], dict)
+                         else f"{indent}{key}: {', '.join(_value(v) for v in value) or '-'}")
             if value and isinstance(value[0], dict):
                 for i, entry in enumerate(value[:LIST_ENTRIES]):
                     flat = [
-                        f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))
-                    ]
+                        f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))]
                     nested = [f"{k}: {len(v)}" for k, v in entry.items() if isinstance(v, (list, dict))]
                     lines.append(f"{indent}  #{i:<2} " + ", ".join(flat + nested))
                 if len(value) > LIST_ENTRIES:

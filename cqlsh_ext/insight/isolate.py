@@ -66,8 +66,7 @@ def _auto_formats_needing_a_worker() -> tuple[Container, ...]:
     return tuple(
         fmt for fmt in registry.all_containers()
         if isinstance(fmt, NeedsWorker)
-        and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None)
-    )
+        and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None))
 
 
 

@@ -63,8 +63,7 @@ def dictionary_formats() -> dict[str, Container]:
     return {
         f"{f.label} {f.dictionary_level}": f
         for f in registry.all_containers()
-        if isinstance(f, Dictionaries) and isinstance(f, Compressors) and f.advise_priority is not None
-    }
+        if isinstance(f, Dictionaries) and isinstance(f, Compressors) and f.advise_priority is not None}
 
 
 @dataclass
@@ -75,13 +74,9 @@ class Speed:
         if not self.runs:
             return {"median": None, "min": None, "max": None, "runs": 0, "spread": None}
         med = statistics.median(self.runs)
-        return {
-            "median": round(med, 1),
-            "min": round(min(self.runs), 1),
-            "max": round(max(self.runs), 1),
-            "runs": len(self.runs),
-            "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None,
-        }
+        return {"median": round(med, 1), "min": round(min(self.runs), 1), "max": round(max(self.runs), 1),
+                "runs": len(self.runs),
+                "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None}
 
     @property
     def median(self) -> float:
@@ -256,6 +251,5 @@ def with_dictionary(
         note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
         "the one trained on the other half of the sample",
         indexed=True,
-        dictionary=True,
-    )
+        dictionary=True)
     return measure(codec, payloads, budget, repetitions, stop)

@@ -28,13 +28,8 @@ def settings_answer(ctx: ReadContext, request: SettingsRequest) -> ReportAnswer 
                   "e.g. COMPRESSION SETTINGS ks.t;")
         return None
     try:
-        found = list(
-            ctx.session.execute(
-                "SELECT compression, compaction FROM system_schema.tables "
-                "WHERE keyspace_name = %s AND table_name = %s",
-                (ks, table),
-            )
-        )
+        found = list(ctx.session.execute("SELECT compression, compaction FROM system_schema.tables "
+                                         "WHERE keyspace_name = %s AND table_name = %s", (ks, table)))
     except Exception as err:
         side.failed(ctx, err)
         return None

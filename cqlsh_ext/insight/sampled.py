@@ -38,16 +38,12 @@ class SampledStats(SliceSampler):
                 "buckets": {
                     side: {
                         label: estimate.share(self._column("bucket", name, side, str(k)), values, M)
-                        for k, label in enumerate(BUCKET_LABELS)
-                    }
-                    for side in ("decompressed", "stored")
-                },
-            })
+                        for k, label in enumerate(BUCKET_LABELS)}
+                    for side in ("decompressed", "stored")}})
         sides = ("decompressed", "stored")
         capacity: dict[str, Any] = {
             f"{unit}_saving": estimate.saving(self._column(unit, sides[0]), self._column(unit, sides[1]), M)
-            for unit in ("wcu", "rcu")
-        }
+            for unit in ("wcu", "rcu")}
         for what in ("near_quota", "over_quota"):
             capacity[what] = {side: estimate.total(self._column(what, side), M) for side in sides}
         return {"rows": rows, "ratio": self.overall_ratio(), "columns": columns, "keyspaces": capacity}
@@ -88,8 +84,7 @@ class SampledStats(SliceSampler):
             "whole_table": self.whole_table if self.read_whole else None,
             "precision": self.target if self.plan.until else None,
             "short": [{"figure": f.name, "kind": f.kind, "half_width": None if w is None else round(w, 4)}
-                      for f, w in self.short()] if self.plan.until and not self.read_whole else [],
-        }
+                      for f, w in self.short()] if self.plan.until and not self.read_whole else []}
         doc["estimates"] = js(est)
         return doc
 
@@ -113,8 +108,7 @@ class SampledStats(SliceSampler):
             f"  sample: {report.count(st.rows)} rows in {m:,} random token-range slices of {M:,} "
             f"({_pct(m / M if M else 0)} of the ring, {self.ring.short_name}), {st.elapsed:.1f} s; "
             f"stopped: {self.stopped or 'interrupted'}; seed {self.seed}",
-            f"  rows in the table: {_interval(est['rows'], report.count)}",
-        ]
+            f"  rows in the table: {_interval(est['rows'], report.count)}"]
         if self.server_partitions:
             lines[-1] = f"{lines[-1]}; partitions: {self.server_partitions:,} ({self.partitions_basis})"
         if st.columns:

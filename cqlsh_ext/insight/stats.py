@@ -43,6 +43,8 @@ __all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_li
 
 #: Distinct failure reasons kept per column; more are counted as "other".
 MAX_REASONS = 20
+#: A column's counters a page and a merge add as they are.
+_COUNTERS = ("values", "nulls", "stored", "size", "inexact", "from_headers")
 #: What STATS counts a page's measures in (payload.measures): the Keyspaces buckets, the size
 #: histogram's bins, the median sketch's bins, the units a row costs.
 SPEC = MeasureSpec(BUCKET_BOUNDS, BOUNDS, StreamingMedian.INV_STEP, StreamingMedian.ZERO, (KB, 4 * KB),
@@ -87,26 +89,27 @@ class ColumnStats:
         self.sizes_after = SizeHistogram()
         self.ratios = StreamingMedian()
 
-    def merge_page(self, page: PlaceMeasures) -> None:
-        """A page's counters of this column (the value engine's measure_rows)."""
-        self.values += page.values
-        self.nulls += page.nulls
-        self.stored += page.stored
-        self.size += page.size
-        self.inexact += page.inexact
-        self.from_headers += page.from_headers
-        for key, (c, st, sz) in page.chains.items():
-            entry = self.chains.get(key)
-            if entry is None:
-                self.chains[key] = [c, st, sz]
-            else:
-                entry[0] += c
-                entry[1] += st
-                entry[2] += sz
-        self._add_reasons(page.reasons)
+    def _add_counts(self, other: PlaceMeasures | ColumnStats) -> None:
+        """The counters a page of the column's (the value engine's measure_rows) and another
+        ColumnStats both hold, added."""
+        for name in _COUNTERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for key, (c, st, sz) in other.chains.items():
+            entry = self.chains.setdefault(key, [0, 0, 0])
+            entry[0] += c
+            entry[1] += st
+            entry[2] += sz
+        for reason, n in other.reasons.items():
+            if reason not in self.reasons and len(self.reasons) >= MAX_REASONS:
+                reason = "other"
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
         comp = self.compressed
         for k in range(3):
-            comp[k] += page.compressed[k]
+            comp[k] += other.compressed[k]
+
+    def merge_page(self, page: PlaceMeasures) -> None:
+        """A page's counters of this column (the value engine's measure_rows)."""
+        self._add_counts(page)
         for mine, theirs in ((self._before, page.buckets_before), (self._after, page.buckets_after),
                              (self.sizes_before.counts, page.sizes_before),
                              (self.sizes_after.counts, page.sizes_after)):
@@ -118,26 +121,8 @@ class ColumnStats:
         if page.ratio_bins:
             self.ratios.add_bins(page.ratio_bins)
 
-    def _add_reasons(self, reasons: dict[str, int]) -> None:
-        for reason, n in reasons.items():
-            if reason not in self.reasons and len(self.reasons) >= MAX_REASONS:
-                reason = "other"
-            self.reasons[reason] = self.reasons.get(reason, 0) + n
-
     def merge(self, other: ColumnStats) -> None:
-        self.values += other.values
-        self.nulls += other.nulls
-        self.stored += other.stored
-        self.size += other.size
-        self.inexact += other.inexact
-        self.from_headers += other.from_headers
-        for key, (c, st, sz) in other.chains.items():
-            entry = self.chains.setdefault(key, [0, 0, 0])
-            entry[0] += c
-            entry[1] += st
-            entry[2] += sz
-        self._add_reasons(other.reasons)
-        self.compressed = [a + b for a, b in zip(self.compressed, other.compressed, strict=True)]
+        self._add_counts(other)
         for mine, theirs in ((self._before, other._before), (self._after, other._after)):
             for k, n in enumerate(theirs):
                 mine[k] += n
@@ -203,36 +188,24 @@ class ColumnStats:
             "ratio": round(self.size / self.stored, 4) if self.stored else None,
             "median_ratio": None if median is None else round(median, 4),
             "median_exact": self.ratios.exact,
-            "compressed": {
-                "values": c_count,
-                "stored_bytes": c_stored,
-                "decompressed_bytes": c_size,
-                "ratio": round(c_size / c_stored, 4) if c_stored else None,
-            },
+            "compressed": {"values": c_count, "stored_bytes": c_stored, "decompressed_bytes": c_size,
+                           "ratio": round(c_size / c_stored, 4) if c_stored else None},
             "inexact_values": self.inexact,
             "sized_from_headers": self.from_headers,
             "validated": self.validated(),
             "by_codec": self.by_codec(),
             "by_confidence": self.by_confidence(),
             "by_chain": [
-                {
-                    "chain": chain_label(*k),
-                    "status": k[0],
-                    "values": c,
-                    "stored_bytes": s,
-                    "decompressed_bytes": z,
-                    "ratio": round(z / s, 4) if s else None,
-                }
+                {"chain": chain_label(*k), "status": k[0], "values": c, "stored_bytes": s,
+                 "decompressed_bytes": z, "ratio": round(z / s, 4) if s else None}
                 # Ties by name: the same report whatever order the values came in (worker processes,
                 # Spark tasks).
-                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))
-            ],
+                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))],
             "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "undecodable": self.undecodable(),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
             "histogram": {"bounds": list(BOUNDS), "decompressed": self.sizes_before.to_json(),
-                          "stored": self.sizes_after.to_json()},
-        }
+                          "stored": self.sizes_after.to_json()}}
 
 
 class Stats:
@@ -446,23 +419,19 @@ class Stats:
                 "decompressed": self.before.to_json(self.pricing),
                 "stored": self.after.to_json(self.pricing),
                 "wcu_saving": capacity.saving(self.before.wcu, self.after.wcu),
-                "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu),
-            },
-        }
+                "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu)}}
 
     def render(self) -> list[Line]:
         rate = f", {self.rows / self.elapsed:,.0f} rows/s" if self.elapsed else ""
         lines: list[Line] = [
-            f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
-        ]
+            f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"]
         lines.extend(f"  {note}" for note in self.notes)
         # How the run ended comes before what it concludes: the verdict rests on the rows scanned.
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
             lines.append(
-                f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
-            )
+                f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it.")
         if self.columns:
             lines.append(self.verdict())
         lines.extend(retried_lines(self.retried))

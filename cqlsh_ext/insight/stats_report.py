@@ -124,25 +124,11 @@ def render_column(col: ColumnFigures) -> list[Line]:
     rows = []
     for entry in doc["by_chain"]:
         rows.append(
-            [
-                str(entry["chain"]),
-                report.count(entry["values"]),
-                report.pct(entry["values"], col.values),
-                report.sized(entry["stored_bytes"]),
-                report.sized(entry["decompressed_bytes"]),
-                report.ratio(entry["ratio"]),
-            ]
-        )
-    rows.append(
-        [
-            "total",
-            report.count(col.values),
-            "",
-            report.sized(col.stored),
-            report.sized(col.size),
-            report.ratio(doc["ratio"]),
-        ]
-    )
+            [str(entry["chain"]), report.count(entry["values"]), report.pct(entry["values"], col.values),
+             report.sized(entry["stored_bytes"]), report.sized(entry["decompressed_bytes"]),
+             report.ratio(entry["ratio"])])
+    rows.append(["total", report.count(col.values), "", report.sized(col.stored), report.sized(col.size),
+                 report.ratio(doc["ratio"])])
     header = ["codec / container", "values", "share", "stored", "decompressed", "ratio"]
     lines.append(report.table(rows, header, right=(1, 2, 3, 4, 5)))
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
@@ -157,17 +143,14 @@ def render_column(col: ColumnFigures) -> list[Line]:
     comp = doc["compressed"]
     if comp["values"]:
         approx = "" if doc["median_exact"] else " (histogram estimate, within 0.1 %)"
-        lines.append(
-            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
-            f"compressed values {report.ratio(comp['ratio'])}, "
-            f"median per value {report.ratio(median)}{approx}"
-        )
+        lines.append(f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
+                     f"compressed values {report.ratio(comp['ratio'])}, "
+                     f"median per value {report.ratio(median)}{approx}")
     if col.inexact:
         were = "value was" if col.inexact == 1 else "values were"
         lines.append(
             f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
-            "is the size the header declares, or a lower bound"
-        )
+            "is the size the header declares, or a lower bound")
     lines.extend(validated_lines(doc["validated"]))
     undecodable = col.undecodable()
     if undecodable:
@@ -224,8 +207,7 @@ def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: s
         [f"RCU per {unit}", per(rcu_before, before), per(rcu_after, after), ""],
         [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
         [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
-        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""],
-    ]
+        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""]]
     lines.append(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
     return lines
 

@@ -126,23 +126,19 @@ class TableSettings:
                 "partition_bytes_median": self._median(self.partition_sizes),
                 "partition_bytes_max": max(self.partition_sizes) if self.partition_sizes else None,
                 "rows_per_partition_median": (
-                    statistics.median(self.rows_per_partition) if self.rows_per_partition else None
-                ),
+                    statistics.median(self.rows_per_partition) if self.rows_per_partition else None),
                 "blob_values": self.blob_values,
                 "blob_stored_bytes": self.blob_stored,
                 "blob_decompressed_bytes": self.blob_decompressed,
                 "blob_client_compressed_share": (
-                    round(self.blob_compressed_stored / self.blob_stored, 4) if self.blob_stored else None
-                ),
-                "blob_codecs": self.codecs,
-            },
+                    round(self.blob_compressed_stored / self.blob_stored, 4) if self.blob_stored else None),
+                "blob_codecs": self.codecs},
             "measured_ratio": self.measured,
             "size_estimates": self.estimate,
             "advice": self.advice,
             "verdict": self.verdict,
             "interrupted": self.interrupted,
-            "notes": self.notes,
-        }
+            "notes": self.notes}
 
     def render(self) -> list[Line]:
         lines: list[Line] = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}"]
@@ -157,8 +153,7 @@ class TableSettings:
         lines += [
             "",
             f"Measured on a sample of {report.count(self.sample_rows)} rows "
-            f"({report.count(self.partitions)} partitions):",
-        ]
+            f"({report.count(self.partitions)} partitions):"]
         rows = []
 
         def size(v: Any) -> str:
@@ -167,52 +162,31 @@ class TableSettings:
         # One row a partition: a row is its partition, one figure (the partition's, with its key).
         single = bool(self.rows_per_partition) and max(self.rows_per_partition) == 1
         if not single:
-            rows.append(
-                [
-                    "row size (values)",
-                    f"median {size(doc['row_bytes_median'])}",
-                    f"max {size(doc['row_bytes_max'])}",
-                ]
-            )
+            rows.append(["row size (values)", f"median {size(doc['row_bytes_median'])}",
+                         f"max {size(doc['row_bytes_max'])}"])
         rows.append(
-            [
-                "row = partition size" if single else "partition size (values)",
-                f"median {size(doc['partition_bytes_median'])}",
-                f"max {size(doc['partition_bytes_max'])}",
-            ]
-        )
+            ["row = partition size" if single else "partition size (values)",
+             f"median {size(doc['partition_bytes_median'])}", f"max {size(doc['partition_bytes_max'])}"])
         if self.rows_per_partition and not single:
-            rows.append(
-                [
-                    "rows per partition",
-                    f"median {statistics.median(self.rows_per_partition):g}",
-                    f"max {max(self.rows_per_partition)}",
-                ]
-            )
+            rows.append(["rows per partition", f"median {statistics.median(self.rows_per_partition):g}",
+                         f"max {max(self.rows_per_partition)}"])
         if self.blob_values:
             share = self.blob_compressed_stored / self.blob_stored if self.blob_stored else 0
             codecs = ", ".join(f"{k} {report.count(v)}" for k, v in self.codecs.items())
             rows.append(["blob values", report.count(self.blob_values), codecs])
-            rows.append(
-                [
-                    "blob bytes",
-                    f"stored {report.sized(self.blob_stored)}",
-                    f"decompressed {report.sized(self.blob_decompressed)}, "
-                    f"{100 * share:.0f} % of stored bytes compressed by the client",
-                ]
-            )
+            rows.append(["blob bytes", f"stored {report.sized(self.blob_stored)}",
+                         f"decompressed {report.sized(self.blob_decompressed)}, "
+                         f"{100 * share:.0f} % of stored bytes compressed by the client"])
         lines.append(report.table(rows))
         if self.estimate:
             lines.append(
                 f"  Cassandra's estimate (system.size_estimates): {report.count(self.estimate['partitions'])}"
-                f" partitions, mean partition size {report.sized(self.estimate['mean_partition_size'])}"
-            )
+                f" partitions, mean partition size {report.sized(self.estimate['mean_partition_size'])}")
         if self.measured:
             lines += [
                 "",
                 "Ratio of the table's compressor on these rows (approximate: column values laid end to "
-                "end in chunks, no SSTable framing):",
-            ]
+                "end in chunks, no SSTable framing):"]
             lines.append(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
         lines += ["", "Advice:"]
         lines.extend(f"  - {a}" for a in self.advice or ["nothing to change that this sample can support"])
@@ -221,15 +195,9 @@ class TableSettings:
         return lines
 
 
-def collect(
-    settings: TableSettings,
-    names: Sequence[str],
-    types: Sequence[Any],
-    rows: Sequence[Sequence[Any]],
-    partition_key: Sequence[str],
-    protocol: int,
-    engines: Engines,
-) -> tuple[list[bytes], list[bytes]]:
+def collect(settings: TableSettings, names: Sequence[str], types: Sequence[Any],
+            rows: Sequence[Sequence[Any]], partition_key: Sequence[str], protocol: int,
+            engines: Engines) -> tuple[list[bytes], list[bytes]]:
     """Fold one page of sample rows into `settings`, each blob decoded by the engine of its place
     (`engines`, kept from page to page); returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
@@ -248,8 +216,7 @@ def collect(
             part = (
                 v
                 if isinstance(v, (bytes, bytearray))
-                else (v.encode("utf-8") if isinstance(v, str) else _serialize(t, v, protocol))
-            )
+                else (v.encode("utf-8") if isinstance(v, str) else _serialize(t, v, protocol)))
             stored_parts.append(bytes(part))
             plain_parts.append(bytes(part))
             size += len(part)
@@ -314,17 +281,14 @@ def measure_ratios(
         min_ratio = 0.0
     chunk = settings.chunk_kb * 1024
     settings.measured[f"{label}, {settings.chunk_kb} KiB chunks, as stored"] = chunked_ratio(
-        stored_rows, chunk, compress, min_ratio
-    )
+        stored_rows, chunk, compress, min_ratio)
     suggested = suggested_chunk_kb(settings)
     if suggested is not None:
         settings.measured[f"{label}, {suggested} KiB chunks, as stored"] = chunked_ratio(
-            stored_rows, suggested * 1024, compress, min_ratio
-        )
+            stored_rows, suggested * 1024, compress, min_ratio)
     if settings.blob_compressed_stored:
         settings.measured[f"{label}, {settings.chunk_kb} KiB chunks, blobs decompressed"] = chunked_ratio(
-            plain_rows, chunk, compress, min_ratio
-        )
+            plain_rows, chunk, compress, min_ratio)
 
 
 def suggested_chunk_kb(settings: TableSettings) -> int | None:
@@ -356,13 +320,10 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
                            f"{verdict.share(1 - 1 / current, 'storage')} on this sample)")
             settings.advice.append(
                 f"SSTable compression is off; LZ4Compressor would store these rows in "
-                f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)"
-            )
+                f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)")
         else:
-            settings.advice.append(
-                f"SSTable compression is off and the rows barely compress (ratio "
-                f"{report.ratio(current)}): leaving it off saves CPU for nothing lost"
-            )
+            settings.advice.append(f"SSTable compression is off and the rows barely compress (ratio "
+                                   f"{report.ratio(current)}): leaving it off saves CPU for nothing lost")
     suggested = suggested_chunk_kb(settings)
     if suggested is not None and not off:
         typical = statistics.median(settings.partition_sizes)
@@ -373,20 +334,17 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
             f"{settings.chunk_kb} KiB chunk: chunk_length_in_kb = {suggested} reads and decompresses about "
             f"{settings.chunk_kb // suggested}x fewer bytes per point read, for a ratio of "
             f"{report.ratio(smaller)} instead of {report.ratio(current)} on this sample (and "
-            f"{settings.chunk_kb // suggested}x more chunk offsets in memory)"
-        )
+            f"{settings.chunk_kb // suggested}x more chunk offsets in memory)")
     share = settings.blob_compressed_stored / settings.blob_stored if settings.blob_stored else 0.0
     if not off and share >= 0.5 and current is not None and current < 1.1:
         min_ratio = comp.get("min_compress_ratio")
         text = (
             f"{100 * share:.0f} % of the blob bytes are compressed by the client, so the SSTable compressor "
-            f"saves only {100 * (1 - 1 / current):.0f} % on these rows"
-        )
+            f"saves only {100 * (1 - 1 / current):.0f} % on these rows")
         if not min_ratio or float(min_ratio) <= 1.0:
             text += (
                 "; min_compress_ratio: 1.1 stores chunks that do not compress by 10 % uncompressed, so reads "
-                "of them skip decompression"
-            )
+                "of them skip decompression")
             changes.append("set min_compress_ratio = 1.1: the client compresses the blobs already, and reads "
                            "then skip decompressing chunks that do not compress")
         settings.advice.append(text)
@@ -395,8 +353,7 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
         settings.advice.append(
             f"the blob values are not compressed by the client and {compressor} gets ratio {current:.2f} "
             "on disk; compressing in the client would also cut network bytes and, on Amazon Keyspaces, "
-            "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)"
-        )
+            "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)")
     settings.verdict = _verdict(settings, changes, current, pricing or Pricing())
 
 

@@ -1,4 +1,4 @@
-"""What Amazon Keyspaces changes in cqlsh's DESCRIBE, for the shell (cqlsh_ext.shell.ExtShell's
+"""What Amazon Keyspaces changes in cqlsh's DESCRIBE, for the shell (cqlsh_ext.shell.ext_shell.ExtShell's
 do_describe; its do_copy reads COPY FROM's level from keyspaces.wiring): where the server has no
 DESCRIBE of its own (a 3.x server: Keyspaces reports 3.11.2), DESCRIBE answered from the driver's
 schema and printed by cqlsh's own printers. Where nothing of Keyspaces applies, cqlsh's own method

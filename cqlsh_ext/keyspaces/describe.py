@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.cql.system import SYSTEM_KEYSPACES  # not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them)
+from cqlsh_ext.cql.system import is_system_keyspace  # not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them)
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed
@@ -126,7 +126,7 @@ def statements(meta: Any, current: str | None, request: DescribeRequest) -> tupl
     if what in ("full", "schema"):
         full = what == "full"
         return "elements", [meta.keyspaces[name].export_as_string() for name in sorted(meta.keyspaces)
-                            if full or name not in SYSTEM_KEYSPACES]
+                            if full or not is_system_keyspace(name)]
     if what in ("keyspace", "only"):
         keyspace = _keyspace(meta, current, request.name("ksname"))
         if what == "only":

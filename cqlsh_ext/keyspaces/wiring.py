@@ -1,4 +1,4 @@
-"""How the connection settings reach cqlsh's Shell (used by cqlsh_ext.shell.ExtShell.__init__).
+"""How the connection settings reach cqlsh's Shell (used by cqlsh_ext.shell.ext_shell.ExtShell.__init__).
 
 `connecting()` wraps the stock `Shell.__init__` of every connection, Keyspaces or not: before it,
 under the Keyspaces flags, it swaps in the SigV4 provider and our TLS settings; around it, it turns

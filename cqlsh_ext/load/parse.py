@@ -38,12 +38,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.writing.requests import LoadRequest, ResumeRequest
 
 #: WITH's options and what each takes.
-OPTIONS = {
-    "encode": "a blob column and its chain: ENCODE data = 'snappy>json'",
-    "ttl": "seconds every cell written lives (0: none; default: the table's default_time_to_live)",
-    "format": listed(f"'{name}'" for name in names()),
-    "header": "true or false (a CSV file's first row names its columns; default true)",
-}
+OPTIONS = {"encode": "a blob column and its chain: ENCODE data = 'snappy>json'",
+           "ttl": "seconds every cell written lives (0: none; default: the table's default_time_to_live)",
+           "format": listed(f"'{name}'" for name in names()),
+           "header": "true or false (a CSV file's first row names its columns; default true)"}
 USAGE = ("COPY [keyspace.]table [(column, ...)] FROM 'file' [WITH ENCODE column = 'chain' [AND ...]] "
          "[PACE n] [CONFIRM], or COPY RESUME 'journal' [CONFIRM] (HELP LOAD)")
 

@@ -183,7 +183,7 @@ def _found(figures: LoadFigures) -> list[str]:
                      "carries its stored bytes)")
     for reason, n in sorted(figures.refused.items(), key=lambda item: -item[1]):
         lines.append(f"  refused {plural(n, 'row')}: {reason}")
-    for text in figures.named[:3] if refused <= 3 else figures.named[:3]:
+    for text in figures.named[:3]:
         lines.append(f"    {text}")
     if refused > 3:
         lines.append(f"    and {refused - 3:,} more")
@@ -297,13 +297,7 @@ def _run(ctx: WriteContext, job: LoadJob, journal: Journal,
         lines.append(f"Resume: COPY RESUME '{named}' CONFIRM")
     if figures.written or stop:
         lines.append(f"Undo: UNDO '{named}' CONFIRM")
-    failed = figures.failed
-    out = sys.stderr if failed else ctx.out
-    text = "\n".join(message(line, screen_width(out)) for line in lines)
-    if failed:
-        ctx.error(text)
-    else:
-        print(text, file=ctx.out)
+    ctx.say_lines(lines, figures.failed)
     if one.hard_stop:
         raise KeyboardInterrupt
     return figures

@@ -1,7 +1,7 @@
 """The shell, headless: cqlsh's main() builds and connects it exactly as for `cqlsh-ext` (cqlshrc
 and its credentials file, --sigv4/--keyspaces, TLS, the environment; our settings), from the
 class cli.py makes with a `Headless` as its loop (the shell's declared hook for a loop of our own:
-cqlsh_ext.shell.ServingLoop, the class's `server`). Its loop serves calls instead of reading a
+cqlsh_ext.shell.ext_shell.ServingLoop, the class's `server`). Its loop serves calls instead of reading a
 terminal (`Headless.serve`, handed the calls' loop by cli.py); each call reads through the one
 reading (cqlsh_ext.reading) in a context made of the shell's session and settings (tools.Work.context),
 and answers from the typed answer: nothing the shell prints is read back, and what it prints (a
@@ -34,7 +34,7 @@ class Served:
 
 @dataclass(frozen=True)
 class Headless:
-    """The shell's loop in `cqlsh-ext mcp` (its `server`: cqlsh_ext.shell.ServingLoop)."""
+    """The shell's loop in `cqlsh-ext mcp` (its `server`: cqlsh_ext.shell.ext_shell.ServingLoop)."""
 
     #: The loop that serves calls on what the connection serves (calls.Calls.serve), given by cli.py.
     serve_calls: Callable[[Served], None]

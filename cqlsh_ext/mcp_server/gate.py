@@ -39,10 +39,6 @@ from cqlsh_ext.mcp_server import bounds
 SELECT, DESCRIBE, DESCRIBE_PAYLOAD, INSPECT = "SELECT", "DESCRIBE", "DESCRIBE PAYLOAD", "INSPECT"
 #: The insight reports that only read (COMPRESSION TRIAL writes scratch tables: refused).
 COMPRESSION_READS = ("STATS", "SETTINGS", "ADVISE")
-#: The first words of CQL's statements (cqlsh's and cqlsh-ext's commands are read from the shell).
-CQL_STATEMENT_WORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "BATCH", "BEGIN", "APPLY", "CREATE", "ALTER",
-                       "DROP", "TRUNCATE", "GRANT", "REVOKE", "LIST", "USE", "DESCRIBE", "DESC", "ADD",
-                       "MOVE", "PRUNE")
 #: The first words of the reads (a syntax error's nearest word is one of them).
 READ_WORDS = ("SELECT", "DESCRIBE", "DESC", "COMPRESSION", "INSPECT")
 #: Who keeps to the read-only rule here, as its refusals name it.
@@ -196,8 +192,9 @@ def _unknown_word(first: Token) -> str | None:
 
 
 def _statement_words() -> frozenset[str]:
-    """Every first word of a statement: CQL's, and the shell's commands (cqlsh's do_<word> methods,
-    cqlsh-ext's declared commands and statements' claims)."""
+    """Every first word of a statement: CQL's (cql.first_words), and the shell's commands (cqlsh's
+    do_<word> methods, cqlsh-ext's declared commands and statements' claims)."""
+    from cqlsh_ext.cql.first_words import FIRST_WORDS
     from cqlsh_ext.features import commands
     from cqlsh_ext.upstream import seams
 
@@ -206,7 +203,7 @@ def _statement_words() -> frozenset[str]:
     words |= {command.word.upper() for command in commands.commands()}
     words |= {word.upper() for word in commands.statement_commands()}
     words |= {word.upper() for claim in commands.claims() for word in claim.words}
-    return frozenset(words | set(CQL_STATEMENT_WORDS))
+    return frozenset(words | {word.upper() for word in FIRST_WORDS})
 
 
 _UNCLOSED = {"'": "a string ('...') that does not end", '"': 'a quoted name ("...") that does not end',

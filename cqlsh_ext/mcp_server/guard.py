@@ -51,10 +51,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.system import is_system_keyspace
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, SpeltRow, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import READER, Refused
-from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace, token_name
+from cqlsh_ext.mcp_server.policy import Pattern, Policy, token_name
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token

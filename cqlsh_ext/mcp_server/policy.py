@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.system import CASSANDRA_SYSTEM_KEYSPACES, is_system_keyspace
 from cqlsh_ext.features.read_rule import token_name
 
 if TYPE_CHECKING:
@@ -84,13 +85,6 @@ _SECTIONS = {"tools": {"allow", "deny"}, "tables": {"deny"}, "redact": {"columns
 #: Where a refusal of a system table points for how to allow it.
 SYSTEM_HOW = ('a policy\'s [system] allow names further ones, each as keyspace.table (cqlsh-ext docs mcp, '
               '"System tables")')
-
-
-def is_system_keyspace(name: str) -> bool:
-    """Whether `name` is a keyspace of Cassandra's (system, system_*), DataStax Enterprise's (dse_*,
-    solr_admin) or Amazon Keyspaces' (system_*) own, by its name: a keyspace a later release adds
-    is one too. Names are as the schema spells them: "System" (created quoted) is an application's."""
-    return name == "system" or name.startswith(("system_", "dse_")) or name == "solr_admin"
 
 
 class PolicyError(Exception):
@@ -300,11 +294,6 @@ def _step(pattern: str, step: str, last: bool) -> bool:
         if glob.match(bare):
             return True
     return last and pattern.endswith("[]") and _glob(pattern.rstrip("[]") or pattern).match(step) is not None
-
-
-#: The system keyspaces of Apache Cassandra 5 (and of its next release: system_cluster_metadata).
-CASSANDRA_SYSTEM_KEYSPACES = ("system", "system_schema", "system_auth", "system_distributed", "system_traces",
-                              "system_views", "system_virtual_schema", "system_cluster_metadata")
 
 
 def built_in() -> tuple[Pattern, ...]:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
+from cqlsh_ext.cql.system import is_system_keyspace
+
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.answers import ToolAnswer
     from cqlsh_ext.mcp_server.policy import Policy
@@ -87,13 +89,13 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
     """The resources of the tables (an answer of the `resources/list` call: data["resources"])."""
     from cqlsh_ext.cql.types import parse, udts_of
     from cqlsh_ext.mcp_server.answers import ToolAnswer
-    from cqlsh_ext.mcp_server.policy import is_system_keyspace
 
     found: list[dict[str, Any]] = []
     tables = 0
     metadata = work.served.context.cluster.metadata
     for keyspace in sorted(metadata.keyspaces):
-        if is_system_keyspace(keyspace) or policy.refusal(keyspace) is not None:  # (reachable by URI)
+        # the server's own keyspaces are not listed (reachable by URI)
+        if is_system_keyspace(keyspace) or policy.refusal(keyspace) is not None:
             continue
         meta = metadata.keyspaces[keyspace]
         udts = udts_of(meta)

@@ -1,5 +1,5 @@
 """OUTPUT: how query results are printed for the rest of the session (its declaration, with its
-grammar: features/session_commands.py)."""
+grammar: shell/declared.py)."""
 
 from __future__ import annotations
 

@@ -417,15 +417,7 @@ class ValueEngine:
         value whose container declares a plausible size within the cap (HeaderSized,
         header_sized_from on) is only peeked at: its size is the declared one, its reason
         FROM_HEADER. Never raises."""
-        token = budget.enter(self.budget)
-        try:
-            if self.mode != "auto" or self.spec is not None:
-                return measure(self._one()(value))
-            return self._measure(value, from_headers)
-        except Exception as err:  # the boundary of one value
-            return measure(failed(value, err))
-        finally:
-            budget.leave(token)
+        return self.measure_many([value], from_headers)[0]
 
     def measure_many(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
         """measure() of each value, the budget entered once."""

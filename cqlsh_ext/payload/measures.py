@@ -111,9 +111,6 @@ class RowUnits:
         self.over_quota += other.over_quota
         self.largest = max(self.largest, other.largest)
 
-    def as_tuple(self) -> tuple[int, int, int, int, int, int]:
-        return (self.rows, self.wcu, self.rcu, self.near_quota, self.over_quota, self.largest)
-
 
 @dataclass
 class PlaceMeasures:

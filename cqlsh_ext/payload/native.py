@@ -85,10 +85,9 @@ from cqlsh_ext.payload.measures import (
 )
 from cqlsh_ext.payload.numbers import nearest_float
 from cqlsh_ext.payload.page_rows import PageRows
-from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
+from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, tree_of
 from cqlsh_ext.payload.paths import CUT, MISSING, keys_of, read_path
 from cqlsh_ext.payload.program import GroupState, PageProgram, PathSeen, PythonReading, Result
-from cqlsh_ext.payload.view import FAILED as FAILED_KIND
 from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
 from cqlsh_ext.payload.view import RECORD as RECORD_KIND
 from cqlsh_ext.payload.view import TEXT as TEXT_KIND
@@ -144,6 +143,8 @@ class PythonRoad(Protocol):
     budget: Budget
 
     def content(self, value: bytes) -> tuple[str, bool, Any]: ...
+
+    def read_page(self, values: Sequence[bytes], request: ReadRequest, core: bool = True) -> PageRead: ...
 
     def view(self, value: bytes) -> BlobView: ...
 
@@ -384,19 +385,16 @@ def module() -> Core:
 
 def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
                 want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT,
-                measure: bool = False, text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
+                text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
     """One call for a page of one column's values (see the module docstring). Values that are
     not `bytes` are handed back. Raises RuntimeError when the core is not available().
-    `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
-    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the clean
-    texts given at most that many characters (0: whole; `clean` says of the whole text; a text
-    that is not clean comes whole). `read_json`
-    False: a text's JSON is not read (its label's reading is "text", JSON or not; no paths): for
-    a reader of the texts alone, the display."""
+    `text_limit`: the clean texts given at most that many characters (0: whole; `clean` says of
+    the whole text; a text that is not clean comes whole). `read_json` False: a text's JSON is not
+    read (its label's reading is "text", JSON or not; no paths): for a reader of the texts alone,
+    the display."""
     core = module()
     request = core.DecodeRequest(values, cap=cap, paths=[tuple(p) for p in paths], text=want_text,
-                                 trees=want_tree, missing=missing, measure=measure, text_limit=text_limit,
-                                 json=read_json)
+                                 trees=want_tree, missing=missing, text_limit=text_limit, json=read_json)
     return core.decode_page(request)
 
 
@@ -1160,37 +1158,27 @@ def read_page(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest)
                     rejected[i] = True  # as the Python road: its paths are not read
                     for column in columns:
                         column[i] = None
-    # Trees the Python engine made for the values handed back (the others' on demand).
+    # The values handed back, read by the Python road as a page of their own: their trees (the
+    # others' made on demand), and their views where asked.
     made: dict[int, Any] = {}
+    own_views: dict[int, BlobView] = {}
     if handed:
         engine.take_peeled(values, core.peeled)
-        token = budget.enter(engine.budget)
-        try:
-            for i in handed:
-                try:
-                    kind, cut, found = engine.content(values[i])
-                except Exception:  # the boundary of one value, as in the Python road
-                    kind, cut, found = FAILED_KIND, False, None
-                kinds[i], cuts[i] = kind, cut
-                if texts is not None:
-                    texts[i] = found if kind == TEXT_KIND else None
-                if cut or (kind != TEXT_KIND and kind != RECORD_KIND):
-                    made[i] = None
-                    continue
-                if kind == TEXT_KIND and any(rejects(found) for rejects in rejecters):
-                    rejected[i], made[i] = True, None
-                    continue
-                tree = made[i] = tree_of(kind, found, paths, views)
-                for p, steps in enumerate(paths):
-                    columns[p][i] = path_of(tree, found if kind == TEXT_KIND else None, steps)
-        finally:
-            budget.leave(token)
+        own = engine.read_page([values[i] for i in handed], request, core=False)
+        for j, i in enumerate(handed):
+            kinds[i], cuts[i], rejected[i], made[i] = own.kinds[j], own.cut[j], own.rejected[j], own.trees[j]
+            if request.text and texts is not None:
+                texts[i] = own.texts[j]
+            for column, found in zip(columns, own.columns, strict=True):
+                column[i] = found[j]
+        if views:
+            own_views = dict(zip(handed, own.views, strict=True))
     page.texts = texts if request.text and texts is not None else []
     trees = core.trees
     page.trees = Lazy(n, lambda i: made[i] if i in made
                       else _tree_at(engine, page, values, i, request, trees))
     if views:
-        page.views = Lazy(n, lambda i: engine.view(values[i]))
+        page.views = Lazy(n, lambda i: own_views[i] if i in own_views else engine.view(values[i]))
     if paths:
         _count_paths(engine, page, request, core, answered, set(handed), values)
     return page

@@ -115,13 +115,6 @@ def tree_of(kind: str, found: Any, paths: Sequence[Steps], views: bool) -> Any:
     return json_container(found) if kind == TEXT else found
 
 
-def path_of(tree: Any, text: str | None, steps: Steps) -> Any:
-    """_read_paths' value of one path (the hits and misses are counted apart)."""
-    if not steps:
-        return text if tree is None and text is not None else tree
-    return read_path(tree, steps)[0]
-
-
 def read_view(page: PageRead, request: ReadRequest, view: BlobView) -> None:
     """One value's answer from its full view (ReadRequest.views)."""
     kind = view.kind
@@ -179,5 +172,5 @@ def note_miss(missed: list[Any], p: int, depth: int, key: str | int, keys: tuple
         known[2].update(keys[:MISS_KEYS - len(known[2])])
 
 
-__all__ = ["MISS_KEYS", "Lazy", "PageRead", "ReadRequest", "note_miss", "path_of", "read_paths", "read_view",
+__all__ = ["MISS_KEYS", "Lazy", "PageRead", "ReadRequest", "note_miss", "read_paths", "read_view",
            "tree_of"]

@@ -165,35 +165,15 @@ class Answer:
         return out
 
     def add(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        """Read one row; the answer rows it gives now ([] unless streamed and matching)."""
-        rows = self._take(evaluator, row)
-        self.counts.paths.add(*evaluator.walked())  # the row's paths, ORDER BY's included
-        self.counts.add_kinds(evaluator.undecodable_kinds())
-        return rows
-
-    def _take(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        result = evaluator.evaluate(row)
-        counts = self.counts
-        counts.read += 1
-        counts.undecodable += result.undecodable
-        counts.cut += result.cut
-        if not result.matched:
-            return []
-        counts.matched += 1
-        if self.groups is not None:
-            self.groups.add(result.key, result.inputs)
-            return []
-        out = self._row(row, result)
-        if self.buffer is not None:
-            self.buffer.add(out + result.order)
-            return []
-        return [out]
+        """Read one row (a page of one); the answer rows it gives now ([] unless streamed and matching)."""
+        names = list(row)
+        return self.add_page(evaluator, names, [[row[name] for name in names]])
 
     def add_page(self, evaluator: Evaluator, names: Sequence[str],
                  rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
-        """add() of each row of a page (rows as the columns `names` list them): the evaluator
-        answers the page (Evaluator.answer_page: the rows kept, or the page's group partials):
-        the same answer and counts."""
+        """Read a page's rows (as the columns `names` list them); the answer rows they give now.
+        The evaluator answers the page (Evaluator.answer_page: the rows kept, or the page's group
+        partials)."""
         page = evaluator.answer_page(names, rows)
         found = page.found
         counts = self.counts
@@ -263,7 +243,7 @@ class Answer:
         return out
 
     def _row_at(self, row: Sequence[Any], at: Mapping[str, int], result: RowResult) -> tuple[Any, ...]:
-        """_row() of a row given as a sequence (`at`: each column's index in it)."""
+        """The answer row of a kept row (`at`: each column's index in it)."""
         values = iter(result.values)
         out: list[Any] = []
         for item in self.plan.items:
@@ -271,16 +251,6 @@ class Answer:
                 views = result.views
                 out.extend(views[name] if name in views else (row[at[name]] if name in at else None)
                            for name in self.star_columns)
-            else:
-                out.append(next(values))
-        return tuple(out)
-
-    def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:
-        values = iter(result.values)
-        out: list[Any] = []
-        for item in self.plan.items:
-            if item.kind == "star":  # a blob the statement decoded already is given as its view
-                out.extend(result.views.get(name, row.get(name)) for name in self.star_columns)
             else:
                 out.append(next(values))
         return tuple(out)

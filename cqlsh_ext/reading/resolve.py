@@ -39,23 +39,12 @@ class TableTarget:
         return f"{self.keyspace}.{self.name}"
 
     @property
-    def primary_key(self) -> tuple[str, ...]:
-        return (*self.partition_key, *self.clustering_key)
-
-    @property
     def columns(self) -> list[str]:
         """The columns in the schema's order (what `*` stands for)."""
         return list(self.meta.columns)
 
     def type_of(self, column: str) -> CqlType | None:
         return self.schema.type_of(column)
-
-    def key_columns(self, column: str) -> list[str]:
-        """The columns that name the row a value of `column` sits in: the primary key, or the
-        partition key alone for a static column (one value per partition)."""
-        if getattr(self.meta.columns[column], "is_static", False):
-            return list(self.partition_key)
-        return list(self.primary_key)
 
     def payload_columns(self) -> list[str]:
         """The columns a table named alone is measured by: those that hold a blob, and the text

@@ -15,12 +15,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.settings import DisplaySettings
 
-Row = Sequence[Any]
-
 
 class CsvRows:
     """One answer's rows as CSV on `out` ('\\n' line ends, as the shell prints them): the header when
-    made, then `write(rows)`."""
+    made, then `write_columns(columns)` of each batch."""
 
     def __init__(self, out: IO[str], columns: Sequence[AnswerColumn], settings: DisplaySettings,
                  places: Sequence[ValuePlace | None], delimiter: str = ",") -> None:
@@ -35,18 +33,6 @@ class CsvRows:
         self.spelling = CsvSpelling(settings)
         self.budget = Budget.for_cap(settings.cap)
         self.writer.writerow([c.name for c in columns])
-
-    def fields(self, row: Row) -> list[str]:
-        from cqlsh_ext.payload.path_values import machine_value
-
-        encode, budget = self.spelling.value, self.budget
-        columns = zip(row, self.types, self.places, self.found, strict=True)
-        return [encode(machine_value(value, budget) if found else value, cqltype, place)
-                for value, cqltype, place, found in columns]
-
-    def write(self, rows: Sequence[Row]) -> int:
-        self.writer.writerows(self.fields(row) for row in rows)
-        return len(rows)
 
     def write_columns(self, columns: Sequence[ColumnValues]) -> int:
         """write() of a batch's columns (payload.columns.ColumnValues): each column spelt at once (a

@@ -9,7 +9,7 @@ A row is spelt from its columns: the keys once per answer, each value by its col
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from json.encoder import encode_basestring as encode_string
 from typing import TYPE_CHECKING, Any
@@ -43,21 +43,8 @@ class JsonRows:
         self.budget = Budget.for_cap(settings.cap)
         self._columns_spelt: list[JsonSpelt] | None = None
 
-    def line(self, row: Row) -> str:
-        """One row's JSON object, as one line's text (no newline)."""
-        from cqlsh_ext.payload.path_values import machine_value
-
-        encode, budget = self.spelling.value, self.budget
-        fields = []
-        for key, value, cqltype, place, found in zip(self.keys, row, self.types, self.places, self.found,
-                                                     strict=True):
-            if found:
-                value = machine_value(value, budget)
-            fields.append(f"{key}: {encode(value, cqltype, place)}")
-        return "{" + ", ".join(fields) + "}"
-
     def values(self, row: Row) -> dict[str, Any]:
-        """One row's JSON object as JSON values, what json.loads of line() gives, made from the
+        """One row's JSON object as JSON values, what json.loads of its line gives, made from the
         values themselves (no text spelt and read back: JsonSpelling.tree)."""
         from cqlsh_ext.payload.path_values import machine_value
 
@@ -70,11 +57,8 @@ class JsonRows:
             out[name] = tree(value, cqltype, place)
         return out
 
-    def lines(self, rows: Iterable[Row]) -> list[str]:
-        return [self.line(row) for row in rows]
-
     def _found(self, place: ValuePlace | None, value: Any) -> str:
-        """A found value that is no scalar (a record's part, an undecodable group) as line() spells it."""
+        """A found value that is no scalar (a record's part, an undecodable group) as its line spells it."""
         from cqlsh_ext.payload.path_values import machine_value
 
         return self.spelling.value(machine_value(value, self.budget), None, place)
@@ -103,9 +87,10 @@ class JsonRows:
         return bool(from_driver(cqltype).is_blob)
 
     def batch_bytes(self, columns: Sequence[ColumnValues]) -> bytes:
-        """lines() of a batch's columns (payload.columns.ColumnValues), as one UTF-8 buffer, each line
-        ended by a newline (a file's batch): each column spelt at once, a blob column the native
-        core read and a path's column it holds laid out by the core (payload.columns.json_lines)."""
+        """A batch's rows (its columns: payload.columns.ColumnValues) as one UTF-8 buffer, a JSON
+        object a line, each ended by a newline (a file's batch): each column spelt at once, a blob
+        column the native core read and a path's column it holds laid out by the core
+        (payload.columns.json_lines)."""
         from cqlsh_ext.payload.columns import json_lines
 
         if self._columns_spelt is None:

@@ -26,9 +26,10 @@ from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from cqlsh_ext.cql import grammar_bounds as bounds
 from cqlsh_ext.encode import help as encode_help
-from cqlsh_ext.features import statement_bounds
 from cqlsh_ext.payload_select.keys import PayloadKeys
+from cqlsh_ext.upstream.seams import newline_commands, split_statements
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
@@ -65,6 +66,25 @@ def _feature_words(head: str, partial: str, found: list[str]) -> list[str]:
         return []
     offered = {word.strip().upper() for word in found}
     return [f"{word} " for word in words if word not in offered]
+
+
+def completes(text: str) -> bool:
+    """Whether cqlsh's grammar may complete the statement being typed at the end of `text` (the
+    text before the cursor): at most PARSED_TOKENS of cqlsh's tokens in it. Measured first, in
+    linear time: a text of fewer tokens as the shell's lexer splits them (as many as cqlsh's, or
+    more) may; one past LEXED_BEFORE_ITS_END that has more is not lexed by cqlsh (a pasted statement
+    of 1 MiB was lexed at every keystroke)."""
+    if len(text) <= bounds.PARSED_TOKENS:  # a token is a character at least
+        return True
+    if bounds.measured(text, newline_commands()).tokens <= bounds.PARSED_TOKENS:
+        return True
+    if len(text) > bounds.LEXED_BEFORE_ITS_END:
+        return False
+    try:
+        statements = split_statements(text)
+    except ValueError:
+        return True  # cqlsh's completion offers nothing where its lexer fails
+    return not statements or bounds.cqlsh_count(statements[-1])[0] <= bounds.PARSED_TOKENS
 
 
 def split_word(text_before_cursor: str) -> tuple[str, str]:
@@ -121,9 +141,9 @@ class CqlCompleter(Completer):
 
     def candidates(self, head: str, partial: str) -> tuple[list[str], list[str]]:
         """cqlsh's completions for `partial` after `head`, and the hints (e.g. '<value for id (int)>');
-        none for a statement past what cqlsh's grammar reads (features.statement_bounds: a pasted IN list of
+        none for a statement past what cqlsh's grammar reads (`completes`: a pasted IN list of
         20,000 keys took it gigabytes at the next keystroke)."""
-        if not statement_bounds.completes(head + partial):
+        if not completes(head + partial):
             return [], []
         found, hints = self.ruleset.cql_complete_single(
             head, partial, {"cassandra_conn": self.shell}, startsymbol="cqlshCommand")
@@ -170,7 +190,7 @@ class CqlCompleter(Completer):
             if getattr(self.shell, "debug", False):
                 raise
             return
-        if not typing and ";" not in head and statement_bounds.completes(head + partial):
+        if not typing and ";" not in head and completes(head + partial):
             # Tab: a package's read feature's words (the packages loaded at the first Tab)
             found = [*found, *_feature_words(head, partial, found)]
         labels = self.kinds(head) if found else {}

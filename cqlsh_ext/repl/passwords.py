@@ -5,10 +5,10 @@ The interactive shell's own history (history.py) asks carries_password before it
 cqlsh's loop (`--classic`, and -f or SOURCE started from a terminal) keeps readline's history
 instead: readline adds every line typed, cqlsh adds each multi-line statement again as one line,
 and at exit the whole history, with what was read from cqlsh_history at start, is written back to
-that file. The shell (cqlsh_ext.shell.ExtShell: its get_input_line, init_history and save_history, and
-each statement run) calls `forget` for each line read and each statement run, and `drop_all` after the
-file is read and before it is written: an entry that carries a password is never recalled, never
-listed by HISTORY and never written. Plain Python: the classic loop never
+that file. The shell (cqlsh_ext.shell.ext_shell.ExtShell: its get_input_line, init_history and
+save_history, and each statement run) calls `forget` for each line read and each statement run, and
+`drop_all` after the file is read and before it is written: an entry that carries a password is
+never recalled, never listed by HISTORY and never written. Plain Python: the classic loop never
 loads prompt_toolkit.
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cqlsh_ext.features import statement_bounds
+from cqlsh_ext.cql import grammar_bounds as bounds
 
 #: cqlsh's lexer tokens for input that opens something it does not close: what closes each.
 _UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$", "unclosedComment": "*/"}
@@ -22,13 +22,13 @@ _UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$
 def input_state(text: str, ruleset: Any) -> tuple[bool, str | None]:
     """(whether Enter should run `text` instead of starting a new line, what closes a string, quoted
     name or comment left open at its end: ', ", $$, */ or None). A long input is measured
-    (features.statement_bounds.measured: in linear time, once for the toolbar at every keystroke
+    (cql.grammar_bounds.measured: in linear time, once for the toolbar at every keystroke
     and for Enter), not lexed by cqlsh: one past the shell's bounds runs, to be refused in a line."""
     if not text.strip():
         return True, None
-    if len(text) > statement_bounds.LEXED_BEFORE_ITS_END:
-        measure = statement_bounds.measured(text + "\n", frozenset(ruleset.commands_end_with_newline))
-        if statement_bounds.refusal(measure) is not None:
+    if len(text) > bounds.LEXED_BEFORE_ITS_END:
+        measure = bounds.measured(text + "\n", frozenset(ruleset.commands_end_with_newline))
+        if bounds.refusal(measure) is not None:
             return True, None
         return measure.may_end, measure.closes
     from cqlshlib import pylexotron
@@ -55,10 +55,8 @@ def pasted(before: str, data: str, ruleset: Any) -> str:
     the line before it with one space where that line's command would otherwise end at the
     newline (see the module doc); every other line break kept as pasted. The text is measured as
     the lines come (cql.grammar_bounds.Measure: each character once), not lexed again for each."""
-    from cqlsh_ext.cql.grammar_bounds import Measure
-
     lines = data.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    measure = Measure(frozenset(ruleset.commands_end_with_newline))
+    measure = bounds.Measure(frozenset(ruleset.commands_end_with_newline))
     measure.add(before)
     measure.add(lines[0])
     out = [lines[0]]

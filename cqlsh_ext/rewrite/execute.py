@@ -4,12 +4,11 @@ with the RESUME and UNDO statements."""
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.common.text import message, plural, screen_width
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.rewrite.job import LABEL, Job, examiner_of
 from cqlsh_ext.rewrite.report import RowTally
 from cqlsh_ext.writing.ranges import WriteTally
@@ -106,12 +105,7 @@ def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
         lines.append(f"Resume: {LABEL} RESUME '{named}' CONFIRM")
     lines.append(f"Undo: UNDO '{named}' CONFIRM")
     failed = rewriter.hard_stop or bool(rewriter.failure) or bool(rewriter.read_error)
-    width = screen_width(sys.stderr if failed else ctx.out)
-    text = "\n".join(message(line, width) for line in lines)
-    if failed:
-        ctx.error(text)
-    else:
-        print(text, file=ctx.out)
+    ctx.say_lines(lines, failed)
     if rewriter.hard_stop:
         raise KeyboardInterrupt
     return RunFigures(counts, rewriter.tally, journal.path, complete, stop, failed)

@@ -67,25 +67,10 @@ def table_meta(ctx: ReadContext, keyspace: str | None, table: str) -> Any:
 
 
 def table_schema(ctx: ReadContext, meta: Any) -> Schema:
-    """The table as the payload-query parser reads it; a UDT made a moment ago by another client is
-    asked of the server first."""
-    from cqlsh_ext.cql.types import parse as parse_type
-    from cqlsh_ext.reading.resolve import table_target
+    """The table as the payload-query parser reads it (edit.parse.fresh_schema)."""
+    from cqlsh_ext.edit.parse import fresh_schema
 
-    def schema_of() -> Schema:
-        found = table_target(ctx.cluster.metadata, meta.keyspace_name, meta.name)
-        assert found is not None, "found a moment ago"
-        return found.schema
-
-    schema = schema_of()
-    types = [parse_type(str(text), schema.udts) for text in schema.columns.values()]
-    unknown = {t.name for t in types if t.kind == "other"}
-    for name in unknown:
-        try:
-            ctx.cluster.refresh_user_type_metadata(meta.keyspace_name, name)
-        except Exception:
-            pass  # a custom type, not a UDT: nothing to learn
-    return schema_of() if unknown else schema
+    return fresh_schema(ctx.cluster, meta)
 
 
 def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,

@@ -24,12 +24,10 @@ from cqlsh_ext.query.grammar import Schema, Where
 from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest
 
-#: The statement's forms, as its refusals and the shell's usage name them, and an example.
 #: The statement's form after its words (the rewrite feature's Statement.usage), and with them.
 FORM = ("[keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] [ALL] [CONFIRM]  |  "
         "COMPRESSION REWRITE RESUME 'journal'|LAST [CONFIRM]")
 USAGE = f"COMPRESSION REWRITE {FORM}"
-EXAMPLE = "COMPRESSION REWRITE ks.t.data AS 'zstd' PACE 500;"
 _TAIL = ("allow", "pace", "all", "confirm")
 
 

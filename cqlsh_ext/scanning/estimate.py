@@ -114,32 +114,6 @@ def _ratio_half_width(m: int, sx: float, squared_residuals: float, population: i
     return t_quantile(m - 1) * math.sqrt(_fpc(m, population) * var_d / m) / (sx / m)
 
 
-class RunningRatio:
-    """ratio()'s relative half-width kept up to date as slices are added one at a time: running
-    sums give it in O(1) a slice (a sample checks its precision target after every slice). Within
-    rounding of ratio()'s, which sums the residuals themselves: report with ratio()."""
-
-    def __init__(self) -> None:
-        self.m = 0
-        self.sx = self.sy = self.sxx = self.sxy = self.syy = 0.0
-
-    def add(self, y: float, x: float) -> None:
-        self.m += 1
-        self.sx += x
-        self.sy += y
-        self.sxx += x * x
-        self.sxy += x * y
-        self.syy += y * y
-
-    def relative(self, population: int | None) -> float | None:
-        """Half-width over the estimate, as ratio(...).relative; None without an interval."""
-        if self.m < 2 or not self.sx or not self.sy:
-            return None
-        r = self.sy / self.sx
-        squared = max(0.0, self.syy - 2 * r * self.sxy + r * r * self.sxx)
-        return _ratio_half_width(self.m, self.sx, squared, population) / abs(r)
-
-
 def share(ys: Sequence[float], xs: Sequence[float], population: int | None) -> Interval:
     """A proportion (ratio bounded to [0, 1])."""
     return ratio(ys, xs, population, low_bound=0.0, high_bound=1.0)

@@ -195,11 +195,11 @@ class SliceSampler:
         self.started = time.monotonic()
         #: Totals per joined slice, in launch order: the first len(done) slices are the sample.
         self.done: list[dict[tuple[str, ...], int]] = []
-        #: Per joined slice, stored and decompressed bytes over every column: the overall ratio is
-        #: checked after every slice joins, from running sums (O(1) a slice).
+        #: Per joined slice, stored and decompressed bytes over every column (the overall ratio,
+        #: and the table's size the first slices estimate); each figure's width is checked after
+        #: every slice joins from running sums (O(1) a slice).
         self._stored: list[float] = []
         self._decompressed: list[float] = []
-        self._running = estimate.RunningRatio()
         self._sums = estimate.RunningSums()
         self._columns: tuple[Sequence[str], Sequence[Any]] | None = None
         #: By launch index (the scanner's range index): slices being read, and slices read to the
@@ -333,7 +333,6 @@ class SliceSampler:
             decompressed = float(sum(v for k, v in totals.items() if k[0] == "decompressed"))
             self._stored.append(stored)
             self._decompressed.append(decompressed)
-            self._running.add(decompressed, stored)
             self._sums.add({k: float(v) for k, v in totals.items()})
             reason = self._stop_reason()
             if reason:

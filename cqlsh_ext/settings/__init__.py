@@ -10,7 +10,7 @@ accepted (a cqlshrc that cannot be parsed at all included).
 
 The AWS region may still come from the environment (AWS_REGION) when the connection is made:
 cqlsh_ext.keyspaces.options.env_region. The shell receives the object through its per-run class
-(cqlsh_ext.shell.shell_class), so the sub-shells cqlsh builds for SOURCE and LOGIN share it.
+(cqlsh_ext.shell.ext_shell.shell_class), so the sub-shells cqlsh builds for SOURCE and LOGIN share it.
 `display` may change during a session (DECOMPRESS, OUTPUT); the rest is fixed once it starts.
 """
 

@@ -1,6 +1,6 @@
 """The shell's commands of the session's display settings: DECODE (what a column holds) and DECOMPRESS
 (how blob values are displayed), each a handler `(shell, parsed)` of cqlsh's parse of the grammar
-their declaration holds (features/session_commands.py), which names these handlers and HELP texts."""
+their declaration holds (shell/declared.py), which names these handlers and HELP texts."""
 
 from __future__ import annotations
 

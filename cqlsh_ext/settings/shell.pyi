@@ -1,5 +1,5 @@
 """The shell as a module handed it sees it: cqlsh's Shell (upstream/protocol.pyi's `CqlshShell`)
-with what cqlsh-ext adds to it (cqlsh_ext.shell.ExtShell): the run's settings, its result pipeline,
+with what cqlsh-ext adds to it (cqlsh_ext.shell.ext_shell.ExtShell): the run's settings, its result pipeline,
 the interactive shell's state. Every module that is handed the shell takes `shell: Shell`, checked
 by mypy: a use of the shell not declared here or in CqlshShell is a type error.
 
@@ -19,16 +19,16 @@ __all__ = ["Shell"]
 
 
 class Shell(CqlshShell, Protocol):
-    """cqlsh's Shell with our additions (cqlsh_ext.shell.ExtShell): what a module handed the shell
+    """cqlsh's Shell with our additions (cqlsh_ext.shell.ext_shell.ExtShell): what a module handed the shell
     may use of it."""
 
     settings: Settings
 
     @property
     def results(self) -> Results: ...
-    #: The statement being read, as the shell's bounds measure it (features.statement_bounds.StatementSoFar).
+    #: The statement being read, as the shell's bounds measure it (shell.statement_bounds.StatementSoFar).
     statement_reading: Any
-    #: A statement sent whole past cqlsh's grammar while it runs (features.statement_bounds): a
+    #: A statement sent whole past cqlsh's grammar while it runs (shell.statement_bounds): a
     #: cql.lexer.Lexed.
     sent_whole: Any
     repl_mode: bool

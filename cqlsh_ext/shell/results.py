@@ -1,7 +1,7 @@
 """What the shell says beside its results (the results themselves: output.pipeline.ResultPipeline,
 the shell's `results`): every message wrapped at words on a terminal with the name meant where one
 was mistyped, cqlsh's build-version warning only where the protocol or grammar may differ. Plain
-functions of what they read, handed it by the shell's methods (cqlsh_ext.shell.ExtShell)."""
+functions of what they read, handed it by the shell's methods (cqlsh_ext.shell.ext_shell.ExtShell)."""
 
 from __future__ import annotations
 

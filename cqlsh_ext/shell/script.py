@@ -1,5 +1,5 @@
 """The shell's loop of scripts: cqlsh's cmdloop (-e, -f, stdin, SOURCE, --classic), each line
-measured (features.statement_bounds.StatementSoFar) before anything lexes it (`run_script`), and
+measured (shell.statement_bounds.StatementSoFar) before anything lexes it (`run_script`), and
 the one line for input that is not text (`unreadable_input`: nothing from there on runs). The
 interactive shell's loop is cqlsh_ext.repl's."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from cqlsh_ext.features.statement_bounds import LEX, REFUSED, WAIT, StatementSoFar
+from cqlsh_ext.shell.statement_bounds import LEX, REFUSED, WAIT, StatementSoFar
 
 if TYPE_CHECKING:
     import io

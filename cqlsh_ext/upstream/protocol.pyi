@@ -1,5 +1,5 @@
 """What cqlsh-ext uses of cqlsh's Shell, declared: `CqlshShell`, cqlsh's own, the base the shell's
-class (cqlsh_ext.shell.ExtShell) is checked against: every method it overrides and hands on to
+class (cqlsh_ext.shell.ext_shell.ExtShell) is checked against: every method it overrides and hands on to
 cqlsh's with super(), every attribute of cqlsh's a module handed the shell reads. With our additions
 it is settings/shell.pyi's `Shell`, the type every module that is handed the shell takes (`shell:
 Shell`). cqlsh's Shell is untyped: a use of the shell not declared here is a type error, so this

@@ -71,7 +71,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "
               "Shell.perform_statement(text) sends a statement as written; onecmd is handed the statement "
               "read so far, reset_statement empties it; cqlruleset.commands_end_with_newline: "
-              "newline_commands", "shell, features.statement_bounds"),
+              "newline_commands", "shell, repl.completer"),
     ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
               "shell command as handle_statement does (None, or a remainder, when it does not parse): "
               "parse_command", "mcp_server.tools"),

@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 
 from cqlsh_ext.writing.refused import WriteRefused
 
@@ -167,6 +168,30 @@ def newest(directory: str, kinds: tuple[str, ...]) -> str:
         raise WriteRefused(f"{LAST}: no journal of an {what} in {directory}" if what[0] in "aeiou" else
                            f"{LAST}: no journal of a {what} in {directory}")
     return os.path.join(directory, best[1])
+
+
+def own_journals(directory: str, kind: str, table: str, most: int, named: Callable[[str], object],
+                 skip: frozenset[str] = frozenset()) -> list[str]:
+    """The paths of `table`'s (KS.TABLE) journals of `kind` in `directory` whose names `named` takes,
+    the user's own regular files, newest first, `most` at most; `skip`: real paths left out."""
+    prefixes = name_prefixes(kind, table)
+    found: list[tuple[float, str]] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if not (entry.name.startswith(prefixes) and named(entry.name)):
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                path = os.path.join(directory, entry.name)
+                if entry.is_file(follow_symlinks=False) and st.st_uid == os.geteuid() and \
+                        os.path.realpath(path) not in skip:
+                    found.append((st.st_mtime, path))
+    except OSError:
+        return []
+    return [path for _, path in sorted(found, reverse=True)[:most]]
 
 
 def _names(directory: str) -> list[str]:

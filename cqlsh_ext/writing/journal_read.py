@@ -117,12 +117,10 @@ TORN_ROW = "row"
 TORN_OUTCOME = "outcome"
 TORN_RANGE = "range"
 TORN_CLOSING = "closing"
-_TORN_WORDS = {
-    TORN_ROW: "its row was not written (a row's line is on disk before its write)",
-    TORN_OUTCOME: "it said the outcome of a row written: UNDO and RESUME look at that row's cell",
-    TORN_RANGE: "it said a token range was finished: RESUME reads that range again",
-    TORN_CLOSING: "it was the closing line: the run had ended",
-}
+_TORN_WORDS = {TORN_ROW: "its row was not written (a row's line is on disk before its write)",
+               TORN_OUTCOME: "it said the outcome of a row written: UNDO and RESUME look at that row's cell",
+               TORN_RANGE: "it said a token range was finished: RESUME reads that range again",
+               TORN_CLOSING: "it was the closing line: the run had ended"}
 
 
 def torn_what(start: bytes) -> str:

@@ -5,12 +5,11 @@ and how to undo it."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from cqlsh_ext.common.text import message, plural, say, screen_width
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, RESTORED, REWRITTEN
 
 if TYPE_CHECKING:
@@ -316,14 +315,7 @@ def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: 
     if done.expired:
         line += f", {done.expired:,} {expired_words}"
     line += (f"; {done.stop}" if done.stop else "") + "."
-    after = undo.splitlines()
-    if done.failed:
-        width = screen_width(sys.stderr)
-        ctx.error("\n".join(message(text, width) for text in (line, *after) if text))
-    else:
-        say(line, ctx.out)
-        for text in after:
-            say(text, ctx.out)
+    ctx.say_lines([line, *undo.splitlines()], done.failed)
     if done.interrupt is not None:
         raise done.interrupt
 

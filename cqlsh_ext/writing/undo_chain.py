@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping
 
 from cqlsh_ext.writing.blob_target import BlobTarget
-from cqlsh_ext.writing.journal_names import name_prefixes
+from cqlsh_ext.writing.journal_names import own_journals
 from cqlsh_ext.writing.refused import WriteRefused
 
 #: Cells of this table's undo journals kept at most (16 bytes each, with a set's overhead).
@@ -65,7 +65,8 @@ class UndoWrites:
         from cqlsh_ext.writing.journal_read import read_journal
 
         cells: set[bytes] = set()
-        for path in self._journals():
+        for path in own_journals(self.directory, "undo", f"{self.keyspace}.{self.table}", MAX_JOURNALS,
+                                 lambda name: name.endswith(".jsonl"), self.skip):
             try:
                 read = read_journal(path)
                 if read.kind != "undo" or (read.keyspace, read.table, read.blob) != \
@@ -80,24 +81,3 @@ class UndoWrites:
             except WriteRefused:
                 continue  # not verified: it counts for nothing
         return cells
-
-    def _journals(self) -> list[str]:
-        """This table's undo journals in the directory, the user's own regular files, newest first."""
-        prefixes = name_prefixes("undo", f"{self.keyspace}.{self.table}")
-        found: list[tuple[float, str]] = []
-        try:
-            with os.scandir(self.directory) as entries:
-                for entry in entries:
-                    if not (entry.name.startswith(prefixes) and entry.name.endswith(".jsonl")):
-                        continue
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    path = os.path.join(self.directory, entry.name)
-                    if entry.is_file(follow_symlinks=False) and st.st_uid == os.geteuid() and \
-                            os.path.realpath(path) not in self.skip:
-                        found.append((st.st_mtime, path))
-        except OSError:
-            return []
-        return [path for _, path in sorted(found, reverse=True)[:MAX_JOURNALS]]

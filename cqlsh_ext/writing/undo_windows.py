@@ -261,5 +261,4 @@ def _fire_all(plan: WindowsUndo, requests: list[_Send], ctrl_c: CtrlC, outcomes:
 _WORDS: dict[str, Callable[[str], str]] = {
     CHANGED: lambda whose: f"changed since {whose}: left alone",
     EXPIRED: lambda whose: f"its TTL ran out since {whose}: nothing to write back",
-    REWRITTEN: lambda whose: f"written again since {whose} (the same bytes, a later write): left alone",
-}
+    REWRITTEN: lambda whose: f"written again since {whose} (the same bytes, a later write): left alone"}

@@ -1,9 +1,8 @@
 """What a write runs with: a reading's context (reading.context.ReadContext: the session, its
 levels, the settings, whom to ask and tell, the stop signal), the journal directory and where the
-write's lines go. A command handler makes one from the shell (`write_context(shell_context(shell),
-journal_directory(...), sys.stdout)`); Spark's driver and a Python front end make theirs from a
-driver session (the Python API with its own stream: the lines it gives back, never the process's
-standard output)."""
+write's lines go. A command handler makes one from the shell (writing.journal.shell_write_context);
+Spark's driver and a Python front end make theirs from a driver session (the Python API with its own
+stream: the lines it gives back, never the process's standard output)."""
 
 from __future__ import annotations
 
@@ -27,6 +26,18 @@ class WriteContext(ReadContext):
 
     journal_dir: str = ""
     out: IO[str] = field(default_factory=_stdout)
+
+    def say_lines(self, lines: list[str], failed: bool = False) -> None:
+        """`lines` fitted to the screen, to `out`; a run that failed says them as its error (on
+        standard error: a script's exit status is then 2)."""
+        from cqlsh_ext.common.text import message, screen_width
+
+        width = screen_width(sys.stderr if failed else self.out)
+        text = "\n".join(message(line, width) for line in lines)
+        if failed:
+            self.error(text)
+        else:
+            print(text, file=self.out)
 
 
 def write_context(ctx: ReadContext, journal_dir: str, out: IO[str] | None = None) -> WriteContext:

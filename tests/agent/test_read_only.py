@@ -132,3 +132,12 @@ def test_a_policy_file_that_cannot_be_read_is_a_usage_error(cassandra, home: Pat
     result = ext(cassandra, home, "--read-only", "--policy", str(policy), "-e", "SELECT 1")
     assert result.returncode == 2
     assert said_lines(result.stderr)[0].startswith(f"cqlsh-ext: error: {policy}: not TOML")
+
+
+def test_a_word_that_starts_no_statement_is_refused_as_no_read_never_a_write(cassandra, home: Path) -> None:
+    """PRUNE is no CQL of Cassandra's (its parser: cql.first_words), so --read-only does not say it
+    writes: it is no read the rule knows, refused in one line as any other word is."""
+    result = ext(cassandra, home, "--read-only", "-e", "PRUNE MATERIALIZED VIEW ks.v")
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: cqlsh-ext --read-only runs reads only, and PRUNE is no read the rule knows"]

@@ -148,6 +148,23 @@ def test_a_write_is_refused_for_db_execute(cassandra, db, orders: Orders):
     db.execute(f"DELETE FROM {orders.name} WHERE pk = ? AND ck = ?", ["w", 1])
 
 
+def test_a_word_that_starts_no_statement_is_answered_as_the_server_answers_it(cassandra, db):
+    """A batch begins with BEGIN: APPLY BATCH alone starts no statement of the server's, and db.query
+    answers it as db.execute and the server do (a syntax error), never sending it to db.execute."""
+    from cassandra.protocol import SyntaxException
+
+    session = cassandra.session()
+    try:
+        with pytest.raises(SyntaxException, match="no viable alternative at input 'APPLY'"):
+            session.execute("APPLY BATCH")
+    finally:
+        session.shutdown()
+    for call in (db.query, db.execute):
+        with pytest.raises(cqlsh_ext.Error, match=r"^SyntaxException: line 1:0 no viable alternative at "
+                                                  r"input 'APPLY'"):
+            call("APPLY BATCH")
+
+
 def test_cql_this_lexer_does_not_read_is_sent_as_written_and_a_write_still_refused(db, orders: Orders):
     # `/` and `%` (CQL's arithmetic) are the server's alone: the statement goes as written.
     plain = {row["ck"]: row["ck"] // 2 for row in db.query(f"SELECT ck FROM {orders.name} WHERE pk = 'p1'")}

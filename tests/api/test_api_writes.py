@@ -103,6 +103,7 @@ def test_rewrite_previews_writes_journaled_and_undo_restores_every_byte(db, tabl
 
 @pytest.mark.parametrize(("column", "spec", "said"), [
     ("system_auth.roles.salted_hash", "zstd", "system_auth is a system keyspace: cqlsh-ext never writes"),
+    ("SYSTEM_AUTH.roles.salted_hash", "zstd", "system_auth is a system keyspace: cqlsh-ext never writes"),
     ("{table}.data", "nozip:3", "nozip"),
     ("{table}.nope", "zstd", "has no column nope"),
 ])
@@ -225,6 +226,29 @@ def test_an_edit_previews_writes_journaled_and_undo_restores_every_byte(db, tabl
     with pytest.raises(cqlsh_ext.Error, match=r"^edit: .*nothing was written$"):
         db.edit(f"UPDATE {name} SET data.status = 'X' WHERE data.status = 'PAID'")
     assert stored(session, name) == original
+
+
+def test_a_keyspace_created_quoted_in_capitals_is_an_application_s(db, cassandra, journals) -> None:
+    """The server spells its own keyspaces in lower case (system_schema.keyspaces): "System_words",
+    created quoted, is another keyspace, an application's, and an edit writes it as any other."""
+    session = cassandra.session()
+    try:
+        session.execute("CREATE KEYSPACE \"System_words\" WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        session.execute('CREATE TABLE "System_words".blobs (pk text PRIMARY KEY, data blob)')
+        session.execute('INSERT INTO "System_words".blobs (pk, data) VALUES (%s, %s)',
+                        ("k1", gzip.compress(json.dumps(payload(1)).encode(), mtime=0)))
+        named = {row.keyspace_name
+                 for row in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")}
+        assert "System_words" in named and "system_words" not in named
+        done = db.edit('UPDATE "System_words".blobs SET data.status = \'CANCELLED\' WHERE pk = \'k1\'',
+                       confirm=True)
+        assert (done.confirmed, done.written) == (True, 1)
+        row = session.execute('SELECT data FROM "System_words".blobs WHERE pk = \'k1\'').one()
+        assert json.loads(gzip.decompress(row.data))["status"] == "CANCELLED"
+    finally:
+        session.execute('DROP KEYSPACE IF EXISTS "System_words"')
+        session.shutdown()
 
 
 def test_an_edit_with_parameters_previews_writes_and_undo_restores_every_byte(db, table, journals) -> None:

@@ -176,13 +176,29 @@ def test_progress_while_a_call_scans(serve, demo: Demo) -> None:
     assert again.structured == result.structured_content
 
 
-def test_plain_errors(serve, demo: Demo) -> None:
+def test_plain_errors(serve, demo: Demo, cassandra) -> None:
+    from cassandra.protocol import SyntaxException
+
     server = serve()
     ks = demo.keyspace
     typo = server.call("query", statement=f"SELEC * FROM {ks}.blob_formats")
     assert typo.error.startswith("syntax error at position 0: 'SELEC' starts no statement "
                                  "(did you mean SELECT?")
     assert "read-only" not in typo.error
+    # A batch begins with BEGIN (APPLY and BATCH start none), and MOVE and PRUNE are no CQL of
+    # Cassandra's: the server answers each with a syntax error, and so does MCP, never that it writes.
+    session = cassandra.session()
+    try:
+        for statement in ("APPLY BATCH", f"BATCH INSERT INTO {ks}.blob_formats (name) VALUES ('x')",
+                          f"PRUNE MATERIALIZED VIEW {ks}.blob_formats", f"MOVE {ks}.blob_formats"):
+            with pytest.raises(SyntaxException):
+                session.execute(statement)
+            word = statement.split()[0]
+            error = server.call("query", statement=statement).error
+            assert error.startswith(f"syntax error at position 0: {word!r} starts no statement (this server "
+                                    "runs "), error
+    finally:
+        session.shutdown()
     assert server.call("query", statement=f"SELECT * FROM {ks}.blob_formats WHERE name = 'open").error == (
         "syntax error: a string ('...') that does not end, at position 50".replace("50", str(len(
             f"SELECT * FROM {ks}.blob_formats WHERE name = "))))
@@ -287,3 +303,5 @@ def test_a_misspelt_name_is_told_the_one_meant_never_one_the_policy_hides(serve,
         f"no table {ks}.blob_formts (list_tables names the tables of {ks})")
     assert server.call("query", statement=f"SELECT name FROM {ks}.blob_formats").error.startswith(
         f"refused: table {ks}.blob_formats is denied by the policy")
+
+

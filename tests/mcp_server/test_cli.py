@@ -80,7 +80,8 @@ def test_the_served_shell_is_the_shell_s_one_class_with_a_loop_of_its_own(tmp_pa
     proc = _run(["mcp", "127.0.0.1", "9"], tmp_path, [sys.executable, "-c", CLASS_TOLD])
     assert proc.returncode == 0, proc.stderr
     told = next(line for line in proc.stderr.splitlines() if line.startswith("[["))
-    assert json.loads(told) == [["cqlsh_ext.shell.ExtShell", "cqlsh_ext.shell.ExtShell"], True]
+    ext_shell = "cqlsh_ext.shell.ext_shell.ExtShell"
+    assert json.loads(told) == [[ext_shell, ext_shell], True]
 
 
 def test_a_user_without_a_password_is_refused_in_one_line_before_connecting(tmp_path: Path) -> None:

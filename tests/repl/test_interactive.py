@@ -79,11 +79,11 @@ def test_a_pasted_statement_of_1_mib_is_refused_in_one_line_and_the_shell_goes_o
     # An IN list of the key 1 (a token a byte), pasted as a terminal pastes (bracketed): measured,
     # not lexed by cqlsh at each keystroke and again at Enter (toolbar, completion, highlighting),
     # then refused in one line. The text is written as the terminal takes it, the screen read between.
-    from cqlsh_ext.features import statement_bounds
+    from cqlsh_ext.cql import grammar_bounds
 
     head = f"SELECT * FROM {repl_ks}.orders WHERE id IN ("
-    pasted = head + ",".join(["1"] * ((statement_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
-    assert statement_bounds.STATEMENT_BYTES - 100 < len(pasted) < statement_bounds.STATEMENT_BYTES
+    pasted = head + ",".join(["1"] * ((grammar_bounds.STATEMENT_BYTES - len(head)) // 2 - 8)) + ");"
+    assert grammar_bounds.STATEMENT_BYTES - 100 < len(pasted) < grammar_bounds.STATEMENT_BYTES
     t = term()
     t.prompt()
     t.paste(pasted)

@@ -319,7 +319,7 @@ def test_cqlshrc_settings(tmp_path: Path):
 def test_prompt_toolkit_is_not_imported_by_the_shell_module():
     import subprocess
 
-    code = ("import sys; sys.argv=['x']; import cqlsh_ext.cli, cqlsh_ext.shell; "
+    code = ("import sys; sys.argv=['x']; import cqlsh_ext.cli, cqlsh_ext.shell.ext_shell; "
             "print(any(m.startswith('prompt_toolkit') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -141,20 +141,6 @@ def test_sample_n_is_the_first_slices_that_hold_n_rows():
     assert sampler.stats.rows == 300 and sampler.stopped == "300 rows read"
 
 
-def test_running_sums_give_the_interval_of_the_slices():
-    rng = random.Random(7)
-    running = estimate.RunningRatio()
-    ys, xs = [], []
-    for _ in range(500):
-        x = rng.lognormvariate(7, 1)
-        y = x * rng.lognormvariate(1, 0.3)
-        running.add(y, x)
-        ys.append(y)
-        xs.append(x)
-        if len(xs) >= 2:
-            assert running.relative(5000) == pytest.approx(estimate.ratio(ys, xs, 5000).relative, rel=1e-9)
-
-
 def test_running_sums_give_every_figures_width_as_the_report_computes_it():
     rng = random.Random(8)
     sums = estimate.RunningSums()

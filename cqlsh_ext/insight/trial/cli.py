@@ -23,8 +23,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measures what each codec does to latency, throughput and capacity units: the values "
         "of PATH re-compressed per codec, written into scratch tables of KEYSPACE and read back "
         "(COMPRESSION TRIAL, HELP TRIAL in the shell). The other options are the shell's "
-        "connection options (cqlsh-ext --help).",
-    )
+        "connection options (cqlsh-ext --help).")
     p.add_argument("path", metavar="PATH",
                    help="a file (one value, or one 0x... hex value per line) or a directory "
                    "(a value per file)")

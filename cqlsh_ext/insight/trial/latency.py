@@ -260,9 +260,8 @@ class Trial:
     keyspace: str
     variants: list[Variant]
     concurrency: int
-    #: The driver's consistency level (an int) and its name.
+    #: The driver's consistency level (an int).
     consistency: int
-    consistency_name: str
     timeout: float | None
     keyspaces: bool = False
     keep: bool = False
@@ -479,9 +478,8 @@ class Trial:
         bound = prepared.bind(params)
         sent = time.perf_counter()
         future = self.session.execute_async(bound, timeout=self.timeout)
-        future.add_callbacks(
-            lambda rows: answers.put((i, sent, time.perf_counter(), rows, None)),
-            errback=lambda err: answers.put((i, sent, time.perf_counter(), None, err)))
+        future.add_callbacks(lambda rows: answers.put((i, sent, time.perf_counter(), rows, None)),
+                             errback=lambda err: answers.put((i, sent, time.perf_counter(), None, err)))
 
     def _tick(self) -> None:
         if self.progress is not None:

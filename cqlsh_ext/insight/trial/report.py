@@ -138,8 +138,7 @@ class Phase:
             "rounds": [{"ok": len(r), "seconds": round(sec, 4),
                         "latency_ms": {k: round(noise.percentile(sorted(r), pct) / 1000, 3) if r else None
                                        for k, pct in PERCENTILES if k in TESTED}}
-                       for r, sec in zip(self.rounds, self.round_seconds, strict=True)],
-        }
+                       for r, sec in zip(self.rounds, self.round_seconds, strict=True)]}
 
 
 @dataclass
@@ -174,15 +173,11 @@ class VariantResult:
 
     def figures(self, pricing: Pricing) -> dict[str, Any]:
         """The figures a change is computed for, by their JSON names."""
-        return {
-            "stored_bytes_mean": self.mean_bytes,
-            "stored_bytes_total": self.stored_bytes,
-            "decode_us_per_value": self.decode_us,
-            "wcu_per_row": self.per_row(self.wcu),
-            "rcu_per_row": self.per_row(pricing.reads(self.rcu)),
-            "writes": {"ops_per_s": self.writes.ops_per_second, **self.writes.latency_ms()},
-            "reads": {"ops_per_s": self.reads.ops_per_second, **self.reads.latency_ms()},
-        }
+        return {"stored_bytes_mean": self.mean_bytes, "stored_bytes_total": self.stored_bytes,
+                "decode_us_per_value": self.decode_us, "wcu_per_row": self.per_row(self.wcu),
+                "rcu_per_row": self.per_row(pricing.reads(self.rcu)),
+                "writes": {"ops_per_s": self.writes.ops_per_second, **self.writes.latency_ms()},
+                "reads": {"ops_per_s": self.reads.ops_per_second, **self.reads.latency_ms()}}
 
 
 def change(value: float | None, base: float | None) -> float | None:
@@ -302,36 +297,18 @@ class TrialReport:
                            if base_figures is not None and v is not base else None),
                 "noise": ({phase: {k: d.to_json() for k, d in found.items()}
                            for phase, found in tested.items()} if tested is not None else None),
-                "summary": self._summary(v) if tested is not None else None,
-            })
+                "summary": self._summary(v) if tested is not None else None})
         return {
-            "trial": {
-                "source": self.source,
-                "column_type": self.column_type,
-                "into": self.into,
-                "rows": self.rows,
-                "concurrency": self.concurrency,
-                "consistency": self.consistency,
-                "rounds": self.rounds,
-                "rounds_run": self.rounds_run(),
-                "warmup_rows": self.warmup_rows,
-                "keyspaces": self.keyspaces,
-                "tables_kept": self.kept,
-                "elapsed_s": round(self.elapsed, 3),
-                "complete": self.complete,
-                "interrupted": self.interrupted,
-                "error": self.error,
-                "sample": self.sample,
-                "skipped": self.skipped,
-                "notes": self.all_notes(),
-                "active_wait": self.active_wait,
-                "units_estimate": self.units_estimate,
-                "baseline": BASELINE,
-                "pricing": pricing.to_json(),
-                "verdict": self.verdict(),
-            },
-            "variants": variants,
-        }
+            "trial": {"source": self.source, "column_type": self.column_type, "into": self.into,
+                      "rows": self.rows, "concurrency": self.concurrency, "consistency": self.consistency,
+                      "rounds": self.rounds, "rounds_run": self.rounds_run(), "warmup_rows": self.warmup_rows,
+                      "keyspaces": self.keyspaces, "tables_kept": self.kept,
+                      "elapsed_s": round(self.elapsed, 3), "complete": self.complete,
+                      "interrupted": self.interrupted, "error": self.error, "sample": self.sample,
+                      "skipped": self.skipped, "notes": self.all_notes(), "active_wait": self.active_wait,
+                      "units_estimate": self.units_estimate, "baseline": BASELINE,
+                      "pricing": pricing.to_json(), "verdict": self.verdict()},
+            "variants": variants}
 
     # ------------------------------------------------------------------------------ the answer
     def _change(self, v: VariantResult, base: VariantResult) -> verdict.Change:
@@ -403,8 +380,7 @@ class TrialReport:
         pricing = self.priced
         lines: list[Line] = [
             f"COMPRESSION TRIAL {self.source}: {report.count(self.rows)} values ({self.column_type}), "
-            f"{len(self.variants)} variants, {self.elapsed:.1f} s",
-        ]
+            f"{len(self.variants)} variants, {self.elapsed:.1f} s"]
         # How the run ended comes before what it concludes, and says what was measured: the verdict
         # and the tables rest on that much.
         if self.interrupted:

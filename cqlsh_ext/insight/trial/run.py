@@ -289,8 +289,7 @@ def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: 
         "stopped": stopped,
         "error": error_text(scanner.error) if scanner.error is not None else None,
         "text": f"{len(values.taken):,} of {read:,} read in {len(sampler.done):,} random token-range "
-                f"slices of {sampler.slices:,} (seed {sampler.seed}; stopped: {stopped})",
-    }
+                f"slices of {sampler.slices:,} (seed {sampler.seed}; stopped: {stopped})"}
     if read < asked.rows:
         values.sample["text"] += f"; the table holds fewer than ROWS {asked.rows:,}"
     return values
@@ -339,8 +338,7 @@ def _measure(ctx: ReadContext, asked: TrialRequest, values: TakenValues, variant
     if progress is not None:
         progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
     run = Trial(ctx.session, asked.into, variants, asked.concurrency, ctx.consistency,
-                consistency, ctx.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap,
-                progress=progress)
+                ctx.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap, progress=progress)
     report.keyspaces = keyspaces
     run.run(report)
     measured = any(r.writes.ok or r.writes.failures for r in report.variants)

@@ -1,9 +1,10 @@
-"""The shell session's own commands, declared as every package declares its own (found through the
-entry point group cqlsh_ext.features): DECOMPRESS and DECODE (how the session reads blob values:
-cqlsh_ext.settings.command) and OUTPUT (how it lays answers out: cqlsh_ext.output.command), each the
-statement of a feature of the shell's alone that cqlsh's grammar parses (Statement.parsed), the
-packages below the kernel that hold their handlers, grammar and HELP named here by module and name
-(nothing imported until a command runs or HELP shows it)."""
+"""The shell session's own commands, declared as every package declares its own (an entry point of
+the group cqlsh_ext.features, read with every load of the registry: light, as this package's
+__init__ is): DECOMPRESS and DECODE (how the session reads blob values: cqlsh_ext.settings.command)
+and OUTPUT (how it lays answers out: cqlsh_ext.output.command), each the statement of a feature of
+the shell's alone that cqlsh's grammar parses (Statement.parsed), the packages below the kernel
+that hold their handlers, grammar and HELP named here by module and name (nothing imported until a
+command runs or HELP shows it)."""
 
 from __future__ import annotations
 
