@@ -45,11 +45,13 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     if edit is None:
         return False
     from cqlsh_ext.edit.run import run_edit
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.writing.journal import shell_write_context
     from cqlsh_ext.writing.refused import WriteRefused
 
     try:
-        run_edit(shell_write_context(shell), edit, lookup.keyspace or "", lookup.meta)
+        ctx = shell_write_context(shell_context(shell), shell.settings)
+        run_edit(ctx, edit, lookup.keyspace or "", lookup.meta)
     except (QueryError, WriteRefused) as err:
         shell.printerr(f"{LABEL}: {err}; nothing was written")
     return True
@@ -61,6 +63,7 @@ def undo_usage(words: list[str]) -> str:
 
 
 def do_undo(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.writing.journal import shell_write_context
     from cqlsh_ext.writing.journal_names import LAST
     from cqlsh_ext.writing.refused import WriteRefused
@@ -82,7 +85,7 @@ def do_undo(shell: Shell, parsed: Parsed) -> None:
                        "preview (UNSEALED without CONFIRM) has shown every row; nothing was written")
         return
     request = UndoRequest(path, previewed or confirmed, confirm, parsed.get_binding("cut") is not None)
-    ctx = shell_write_context(shell)
+    ctx = shell_write_context(shell_context(shell), shell.settings)
     try:
         run_undo(ctx, request, finishing=_say_if_undone(ctx, path))
     except WriteRefused as err:

@@ -26,6 +26,7 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     from cqlsh_ext.load.load_job import LABEL
     from cqlsh_ext.load.parse import parse
     from cqlsh_ext.load.run import load, resume
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.writing.journal import shell_write_context
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import ResumeRequest
@@ -33,7 +34,7 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     # Its lines reach the screen as they are written (not held by the shell's pager): the heading
     # and the journal's path come before the progress line.
     unheld(sys.stdout)
-    ctx = shell_write_context(shell)
+    ctx = shell_write_context(shell_context(shell), shell.settings)
     try:
         asked = parse(statement, ctx.keyspace)
         if isinstance(asked, ResumeRequest):

@@ -39,11 +39,12 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     import sys
 
     from cqlsh_ext.common.text import unheld
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.rewrite.run import run
     from cqlsh_ext.writing.journal import shell_write_context
 
     # Its lines reach the screen as they are written, fitted to it (not held by the shell's pager):
     # the header and the journal's path come before the progress line, and stay there.
     unheld(sys.stdout)
-    run(shell_write_context(shell), statement)
+    run(shell_write_context(shell_context(shell), shell.settings), statement)
     return True

@@ -65,8 +65,8 @@ from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.seal import KeyMissing, Sealer, key_path, new_run, run_key, user_key
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.settings import Settings
-    from cqlsh_ext.settings.shell import Shell
     from cqlsh_ext.writing.journal_read import JournalRead
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import WriteRequest
@@ -90,15 +90,14 @@ def journal_directory(settings: Settings) -> str:
     return settings.display.journal_dir or journal_dir(seams.import_cqlshmain(None).HISTORY)
 
 
-def shell_write_context(shell: Shell) -> WriteContext:
-    """The context a write of the shell's runs in: the shell's reading context, its journal
-    directory, its lines to standard output."""
+def shell_write_context(read: ReadContext, settings: Settings) -> WriteContext:
+    """The context a write of the shell's runs in: the shell's reading context (`read`), its
+    journal directory (`settings`), its lines to standard output."""
     import sys
 
-    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.writing.write_context import write_context
 
-    return write_context(shell_context(shell), journal_directory(shell.settings), sys.stdout)
+    return write_context(read, journal_directory(settings), sys.stdout)
 
 
 class JournalError(WriteRefused):
