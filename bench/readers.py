@@ -348,10 +348,33 @@ def binary_of(before: str, pythonpath: str | None = None) -> str:
     scratch = tempfile.mkdtemp(prefix="bench-tree-")
     atexit.register(shutil.rmtree, scratch, True)
     resolved = os.pathsep.join(str(Path(part).resolve()) for part in (pythonpath or before).split(os.pathsep))
+    if (path / "pyproject.toml").is_file():  # the tree's own entry points (its features), not this venv's
+        resolved = os.pathsep.join([_tree_metadata(path, Path(scratch)), resolved])
     script = Path(scratch) / "cqlsh-ext"
     script.write_text(RUN_TREE.format(path=shlex.quote(resolved), python=shlex.quote(sys.executable)))
     script.chmod(0o755)
     return str(script)
+
+
+def _tree_metadata(tree: Path, scratch: Path) -> str:
+    """A directory holding a dist-info of `tree`'s package made from its pyproject.toml: first on
+    PYTHONPATH, it is the distribution importlib.metadata finds (the first of a name wins), so the
+    tree's registry reads the tree's own entry points, not those this .venv installed."""
+    import tomllib
+
+    project = tomllib.loads((tree / "pyproject.toml").read_text())["project"]
+    site = scratch / "metadata"
+    info = site / f"{project['name'].replace('-', '_')}-{project.get('version', '0')}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                   f"Version: {project.get('version', '0')}\n")
+    groups = dict(project.get("entry-points", {}))
+    if "scripts" in project:
+        groups["console_scripts"] = project["scripts"]
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in entries.items()) + "\n"
+        for group, entries in groups.items()))
+    return str(site)
 
 
 def anchor_code(side: str) -> str:
