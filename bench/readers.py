@@ -349,14 +349,14 @@ def binary_of(before: str, pythonpath: str | None = None) -> str:
     atexit.register(shutil.rmtree, scratch, True)
     resolved = os.pathsep.join(str(Path(part).resolve()) for part in (pythonpath or before).split(os.pathsep))
     if (path / "pyproject.toml").is_file():  # the tree's own entry points (its features), not this venv's
-        resolved = os.pathsep.join([_tree_metadata(path, Path(scratch)), resolved])
+        resolved = os.pathsep.join([tree_metadata(path, Path(scratch)), resolved])
     script = Path(scratch) / "cqlsh-ext"
     script.write_text(RUN_TREE.format(path=shlex.quote(resolved), python=shlex.quote(sys.executable)))
     script.chmod(0o755)
     return str(script)
 
 
-def _tree_metadata(tree: Path, scratch: Path) -> str:
+def tree_metadata(tree: Path, scratch: Path) -> str:
     """A directory holding a dist-info of `tree`'s package made from its pyproject.toml: first on
     PYTHONPATH, it is the distribution importlib.metadata finds (the first of a name wins), so the
     tree's registry reads the tree's own entry points, not those this .venv installed."""
