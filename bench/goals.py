@@ -133,7 +133,7 @@ from readers import (  # noqa: E402
     run_process,
     session_for,
     shell_run,
-    tree_metadata,
+    tree_pythonpath,
 )
 from terminal import LIMIT as DISPLAY_LIMIT  # noqa: E402
 from terminal import STATEMENT as DISPLAY_STATEMENT  # noqa: E402
@@ -310,16 +310,9 @@ def main() -> int:
 
     started = time.perf_counter()
     before_path = args.before_path or (args.before if Path(args.before).is_dir() else None)
+    if before_path:  # every script imports a `git archive` tree with its own entry points first
+        before_path = tree_pythonpath(Path(args.before), before_path)
     binaries = {"before": binary_of(args.before, before_path), "after": CQLSH_EXT}
-    tree = Path(args.before)
-    if before_path and (tree / "pyproject.toml").is_file() and not (tree / ".venv").exists():
-        # the other scripts import the tree too: its own entry points first (readers.tree_metadata)
-        import atexit
-        import shutil
-
-        scratch = tempfile.mkdtemp(prefix="bench-tree-")
-        atexit.register(shutil.rmtree, scratch, True)
-        before_path = os.pathsep.join([tree_metadata(tree, Path(scratch)), before_path])
     for side, binary in binaries.items():
         if not Path(binary).exists():
             raise SystemExit(f"{side}: no {binary}")

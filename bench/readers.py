@@ -36,6 +36,7 @@ rounds. Figures only: nothing is asserted but that every run succeeds with the s
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -347,25 +348,39 @@ def binary_of(before: str, pythonpath: str | None = None) -> str:
         return str(path / ".venv" / "bin" / "cqlsh-ext")
     scratch = tempfile.mkdtemp(prefix="bench-tree-")
     atexit.register(shutil.rmtree, scratch, True)
-    resolved = os.pathsep.join(str(Path(part).resolve()) for part in (pythonpath or before).split(os.pathsep))
-    if (path / "pyproject.toml").is_file():  # the tree's own entry points (its features), not this venv's
-        resolved = os.pathsep.join([tree_metadata(path, Path(scratch)), resolved])
+    resolved = tree_pythonpath(path, pythonpath or before)
     script = Path(scratch) / "cqlsh-ext"
     script.write_text(RUN_TREE.format(path=shlex.quote(resolved), python=shlex.quote(sys.executable)))
     script.chmod(0o755)
     return str(script)
 
 
-def tree_metadata(tree: Path, scratch: Path) -> str:
-    """A directory holding a dist-info of `tree`'s package made from its pyproject.toml: first on
-    PYTHONPATH, it is the distribution importlib.metadata finds (the first of a name wins), so the
-    tree's registry reads the tree's own entry points, not those this .venv installed."""
+def tree_pythonpath(tree: Path, pythonpath: str) -> str:
+    """`pythonpath` made absolute; for a `git archive` tree (a pyproject.toml, no .venv) with the
+    tree's own dist-info first (tree_metadata), once."""
+    resolved = os.pathsep.join(str(Path(part).resolve()) for part in pythonpath.split(os.pathsep))
+    if not (tree / "pyproject.toml").is_file() or (tree / ".venv").exists():
+        return resolved
+    metadata = tree_metadata(tree.resolve())
+    return resolved if resolved.split(os.pathsep)[0] == metadata else os.pathsep.join([metadata, resolved])
+
+
+@functools.cache
+def tree_metadata(tree: Path) -> str:
+    """A directory holding a dist-info of `tree`'s package made from its pyproject.toml (one a tree,
+    removed at exit): first on PYTHONPATH, it is the distribution importlib.metadata finds (the
+    first of a name wins), so the tree's registry reads the tree's own entry points, not those
+    this .venv installed."""
+    import atexit
+    import shutil
+
     import tomllib
 
     project = tomllib.loads((tree / "pyproject.toml").read_text())["project"]
-    site = scratch / "metadata"
-    info = site / f"{project['name'].replace('-', '_')}-{project.get('version', '0')}.dist-info"
-    info.mkdir(parents=True)
+    scratch = tempfile.mkdtemp(prefix="bench-tree-metadata-")
+    atexit.register(shutil.rmtree, scratch, True)
+    info = Path(scratch) / f"{project['name'].replace('-', '_')}-{project.get('version', '0')}.dist-info"
+    info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
                                    f"Version: {project.get('version', '0')}\n")
     groups = dict(project.get("entry-points", {}))
@@ -374,7 +389,7 @@ def tree_metadata(tree: Path, scratch: Path) -> str:
     (info / "entry_points.txt").write_text("".join(
         f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in entries.items()) + "\n"
         for group, entries in groups.items()))
-    return str(site)
+    return scratch
 
 
 def anchor_code(side: str) -> str:
