@@ -177,13 +177,7 @@ def parts_child(out: str, argv: list[str]) -> int:
     CPU (seconds) written to `out`."""
     timers = phases.Timers(PARTS)
     phases.install(timers, PART_TARGETS, PART_MODULES)
-    from cqlsh_ext import cli
-
-    code = 0
-    try:
-        code = cli.main(argv)
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
+    code = phases.run_shell(argv)
     spent = dict(timers.phases)
     # the other threads (the driver's event loop) and anything the main thread's clock missed
     spent[DRIVER_THREADS] = timers.total - sum(spent.values())

@@ -256,6 +256,16 @@ def replay(calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]
     return unwrapped, min(timed() for _ in range(2))
 
 
+def run_shell(argv: list[str]) -> int:
+    """The shell's statement run in this process (`cqlsh_ext.cli.main`): its exit code."""
+    from cqlsh_ext import cli
+
+    try:
+        return cli.main(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 1
+
+
 def child(out: str, argv: list[str]) -> int:
     timers = Timers()
     install(timers)
@@ -263,14 +273,8 @@ def child(out: str, argv: list[str]) -> int:
         from cqlsh_ext.insight.stats import Stats
 
         Stats.answers_at_end = False  # type: ignore[misc]
-    from cqlsh_ext import cli
-
     sys.stdout.flush()
-    code = 0
-    try:
-        code = cli.main(argv)
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
+    code = run_shell(argv)
     spent = dict(timers.phases)
     main_thread = sum(spent.values())
     # The driver's I/O thread and any other thread or child: frames read, sockets served.
