@@ -116,6 +116,10 @@ class ReadContext:
     settings: Settings
     #: Rows per page of a statement the server answers row for row (None: cqlsh's paging is off).
     page_size: int | None = None
+    #: Rows the reader may take in all (an MCP call's, and the row after them its cursor names):
+    #: after the first page, each is asked as big as the rows seen fit in scanning.scan.PAGE_BYTES,
+    #: at most what is still wanted (None: every page of page_size rows).
+    wanted_rows: int | None = None
     #: A yes/no question to the person (a costly full scan); None: nobody to ask.
     ask: Callable[[str], bool] | None = None
     #: A message for the person (what a full scan costs, before the question).

@@ -56,6 +56,7 @@ class ServerPages:
         from cqlsh_ext.scanning.scan import execute_tuples
 
         self.stop = ctx.stop
+        self.wanted = ctx.wanted_rows
         #: The host and port read from, as an error names them (scanning.scan.error_text).
         self.where = ctx.where
         self.state = paging_state
@@ -98,6 +99,11 @@ class ServerPages:
                 self.stopped, self.resume_state = True, following
                 return
             self._arrived.clear()
+            if self.wanted is not None:  # the pages that follow as big as the rows seen allow
+                from cqlsh_ext.scanning.scan import adapt_page_size
+
+                self.wanted -= len(rows)
+                adapt_page_size(self._future, rows, self.wanted + 1)
             self._future.start_fetching_next_page()
             result = self._wait()
 

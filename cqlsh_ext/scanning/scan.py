@@ -575,7 +575,7 @@ class Scanner:
         self.page_sent = run.sent[i]
         if fut.has_more_pages:
             entry[2] = result.paging_state
-            _adapt_page_size(fut, rows, self.spec.limit)
+            adapt_page_size(fut, rows, self.spec.limit)
             size = getattr(getattr(fut, "message", None), "fetch_size", None)
             if size:
                 entry[0].fetch_size = size  # a retried page asks for the same size
@@ -681,7 +681,7 @@ def one_page(session: Any, query: str, rows: int, timeout: float, consistency_le
     return session.execute_async(statement, timeout=timeout).result().current_rows
 
 
-def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
+def adapt_page_size(fut: Any, rows: Sequence[Any], limit: int | None) -> None:
     """Aim at PAGE_BYTES per page from the sizes of the rows just received (below the LIMIT)."""
     message = getattr(fut, "message", None)
     if not rows or message is None or not hasattr(message, "fetch_size"):
