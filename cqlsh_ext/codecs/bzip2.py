@@ -82,7 +82,6 @@ class Bzip2(Container, Headers, Checksums, Compressors, Writer):
 _VERIFY = by_decoder("block and stream CRC-32 (libbz2)")
 
 
-
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 BZIP2 = Bzip2()
 
