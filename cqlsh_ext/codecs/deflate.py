@@ -404,6 +404,5 @@ class RawDeflate(Container, Compressors, Writer):
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 GZIP = Gzip()
 ZLIB = Zlib()
-DEFLATE = RawDeflate()
 
-FORMATS: tuple[Container, ...] = (GZIP, ZLIB, DEFLATE)
+FORMATS: tuple[Container, ...] = (GZIP, ZLIB, RawDeflate())

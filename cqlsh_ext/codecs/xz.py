@@ -169,6 +169,5 @@ class LzmaAlone(Container, Headers, Writer, NeedsWorker):
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 XZ = Xz()
-LZMA_ALONE = LzmaAlone()
 
-FORMATS: tuple[Container, ...] = (XZ, LZMA_ALONE)
+FORMATS: tuple[Container, ...] = (XZ, LzmaAlone())
