@@ -612,14 +612,13 @@ def _minified(view: BlobView) -> str:
     return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip())
 
 
-def blob_reading(settings: DisplaySettings, raw: bool | None = None) -> BlobReading:
+def blob_reading(settings: DisplaySettings) -> BlobReading:
     """How a renderer of columns reads an answer's blobs in these settings (payload.columns): the
-    session's decoding, the stored bytes kept with `raw` (default: --raw-blobs), a blob inside a
-    collection spelt as the JSON writer spells it."""
+    session's decoding, the stored bytes kept with --raw-blobs, a blob inside a collection spelt
+    as the JSON writer spells it."""
     from cqlsh_ext.payload.columns import BlobReading
 
-    return BlobReading(settings.decoding(), settings.raw_blobs if raw is None else raw,
-                       JsonSpelling(settings).value)
+    return BlobReading(settings.decoding(), settings.raw_blobs, JsonSpelling(settings).value)
 
 
 def _sequence_items(value: Any, cqltype: Any, place: ValuePlace | None
