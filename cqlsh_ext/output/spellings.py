@@ -137,30 +137,23 @@ class JsonSpelling(Blobs):
         handler = self._json_by_type.get(name or "")
         if handler is not None:
             return handler(self, value, cqltype, place)
-        return self._json_by_value(value, place)
+        spelt: str = self._by_value(value, place, False)
+        return spelt
 
-    def _json_by_value(self, value: Any, place: ValuePlace | None) -> str:
-        """Values whose column type is unknown or custom: go by the Python type."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
+    def _by_value(self, value: Any, place: ValuePlace | None, tree: bool) -> Any:
+        """value() (or, `tree`, tree()) of a value whose column type is unknown or custom: by its
+        Python type, spelt as the CQL type the driver makes such values of spells it."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            if tree:
+                return value if isinstance(value, LongInt) else int(value)  # a LongInt keeps its digits
             return integer_text(value)
-        if isinstance(value, float):
-            return float_text(value)
-        if isinstance(value, decimal.Decimal):
-            return self._decimal(value, None)
-        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
-            return self._blob(value, place)
-        if isinstance(value, datetime.datetime):
-            return _string(time_text(value, millis=True))
-        if isinstance(value, util.Duration):
-            return _string(duration_text(value))
-        if isinstance(value, Mapping):
-            return self._map_items(value.items(), None, None, place)
-        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            item = _child(place, "item")
-            return "[" + ", ".join(self.value(v, None, item) for v in value) + "]"
-        return _string(str(value))
+        name = ("boolean" if isinstance(value, bool) else "double" if isinstance(value, float)
+                else "decimal" if isinstance(value, decimal.Decimal)
+                else "blob" if isinstance(value, (bytes, bytearray, memoryview, BlobView))
+                else "timestamp" if isinstance(value, datetime.datetime)
+                else "duration" if isinstance(value, util.Duration) else "map" if isinstance(value, Mapping)
+                else "list" if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)) else "text")
+        return (self._tree_by_type if tree else self._json_by_type)[name](self, value, None, place)
 
     def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
         return "true" if value else "false"
@@ -371,29 +364,7 @@ class JsonSpelling(Blobs):
         handler = self._tree_by_type.get(name or "")
         if handler is not None:
             return handler(self, value, cqltype, place)
-        return self._tree_by_value(value, place)
-
-    def _tree_by_value(self, value: Any, place: ValuePlace | None) -> Any:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int):
-            return value if isinstance(value, LongInt) else int(value)  # a LongInt keeps its digits
-        if isinstance(value, float):
-            return _float_tree(value, False)
-        if isinstance(value, decimal.Decimal):
-            return _decimal_tree(value)
-        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
-            return self._blob_spelt(value, place, False)
-        if isinstance(value, datetime.datetime):
-            return time_text(value, millis=True)
-        if isinstance(value, util.Duration):
-            return duration_text(value)
-        if isinstance(value, Mapping):
-            return self._map_items_tree(value.items(), None, None, place)
-        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            item = _child(place, "item")
-            return [self.tree(v, None, item) for v in value]
-        return str(value)
+        return self._by_value(value, place, True)
 
     def _sequence_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
         return [self.tree(v, t, p) for v, t, p in _sequence_items(value, cqltype, place)]
