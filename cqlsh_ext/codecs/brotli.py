@@ -88,6 +88,4 @@ class Brotli(Container, Compressors, Writer, NeedsWorker):
 
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
-BROTLI = Brotli()
-
-FORMATS: tuple[Container, ...] = (BROTLI,)
+FORMATS: tuple[Container, ...] = (Brotli(),)

@@ -55,7 +55,8 @@ class Bzip2(Container, Headers, Checksums, Compressors, Writer):
         return [Compressor(self.label, self.codec, bz2.compress, bz2.decompress, slow=True)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _VERIFY(data, decoded, cap, error)
+        return by_decoder("block and stream CRC-32 (libbz2)")(data, decoded, cap, error)
+
     def matches(self, data: bytes) -> bool:
         return (
             len(data) >= 10
@@ -77,10 +78,6 @@ class Bzip2(Container, Headers, Checksums, Compressors, Writer):
             "block_size_bytes": level * 100_000 if 1 <= level <= 9 else None,
             "first_block": "empty stream" if data.startswith(_EOS_MAGIC, 4) else "compressed block",
         }
-
-
-_VERIFY = by_decoder("block and stream CRC-32 (libbz2)")
-
 
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.

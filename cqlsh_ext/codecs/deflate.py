@@ -82,7 +82,54 @@ class Gzip(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
                            partial(zlib.decompress, wbits=31)) for level in self.levels]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_gzip(data, decoded, cap, error)
+        """CRC-32 and ISIZE per member, the header CRC-16 when FHCRC is set (raw inflate: no check)."""
+        checks: list[Check] = []
+        pos, member, left = 0, 0, cap
+        n = len(data)
+        while pos < n and len(checks) < MAX_CHECKS:
+            if not data.startswith(b"\x1f\x8b\x08", pos):
+                break  # trailing bytes (zero padding or garbage) are not a member
+            flg = data[pos + 3]
+            p = pos + 10
+            if flg & 0x04:
+                p += 2 + u16le(data, p)[0]
+            for bit in (0x08, 0x10):
+                if flg & bit:
+                    end = data.index(b"\x00", p)
+                    p = end + 1
+            name = f"member {member}: "
+            if flg & 0x02:
+                checks.append(
+                    compare(f"{name}header CRC-16", u16le(data, p)[0], zlib.crc32(data[pos:p]) & 0xFFFF, 4)
+                )
+                p += 2
+            obj = zlib.decompressobj(-15)
+            out = obj.decompress(memoryview(data)[p:], max(left, 1))
+            if not obj.eof:
+                why = "output cap reached" if len(out) >= left else "stream cut short"
+                checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail=why))
+                break
+            trailer = obj.unused_data
+            if len(trailer) < 8:
+                checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail="trailer cut short"))
+                break
+            checks.append(compare(f"{name}CRC-32", u32le(trailer, 0)[0], zlib.crc32(out)))
+            checks.append(
+                Check(
+                    f"{name}ISIZE",
+                    OK if u32le(trailer, 4)[0] == len(out) & 0xFFFFFFFF else MISMATCH,
+                    str(u32le(trailer, 4)[0]),
+                    str(len(out)),
+                )
+            )
+            left -= len(out)
+            pos = n - len(trailer) + 8
+            member += 1
+        if member <= 1:  # one member (the usual case): no prefix
+            for check in checks:
+                check.what = check.what.removeprefix("member 0: ")
+        return checks
+
     def matches(self, data: bytes) -> bool:
         return len(data) >= 18 and data.startswith(GZIP_MAGIC) and not data[3] & 0xE0
 
@@ -224,7 +271,26 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer, 
         return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_zlib(data, decoded, cap, error)
+        """Adler-32 (raw inflate: no check)."""
+        start, obj = 2, zlib.decompressobj(-15)
+        if data[1] & 0x20:
+            entry = dictionaries.preset(u32be(data, 2)[0]) if len(data) >= 6 else None
+            if entry is None:
+                return [Check("Adler-32", NOT_CHECKED, detail="needs the preset dictionary")]
+            start, obj = 6, zlib.decompressobj(-15, zdict=entry.data)
+        out = obj.decompress(memoryview(data)[start:], max(cap, 1))
+        if not obj.eof:
+            return [
+                Check(
+                    "Adler-32",
+                    NOT_CHECKED,
+                    detail="output cap reached" if len(out) >= cap else "stream cut short",
+                )
+            ]
+        if len(obj.unused_data) < 4:
+            return [Check("Adler-32", NOT_CHECKED, detail="trailer cut short")]
+        return [compare("Adler-32", u32be(obj.unused_data, 0)[0], zlib.adler32(out))]
+
     def matches(self, data: bytes) -> bool:
         return _zlib_header_ok(data)
 
@@ -335,82 +401,8 @@ class RawDeflate(Container, Compressors, Writer):
         return Decoded(out, cut)
 
 
-def _verify_gzip(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """CRC-32 and ISIZE per member, the header CRC-16 when FHCRC is set (raw inflate: no check)."""
-    checks: list[Check] = []
-    pos, member, left = 0, 0, cap
-    n = len(data)
-    while pos < n and len(checks) < MAX_CHECKS:
-        if not data.startswith(b"\x1f\x8b\x08", pos):
-            break  # trailing bytes (zero padding or garbage) are not a member
-        flg = data[pos + 3]
-        p = pos + 10
-        if flg & 0x04:
-            p += 2 + u16le(data, p)[0]
-        for bit in (0x08, 0x10):
-            if flg & bit:
-                end = data.index(b"\x00", p)
-                p = end + 1
-        name = f"member {member}: "
-        if flg & 0x02:
-            checks.append(
-                compare(f"{name}header CRC-16", u16le(data, p)[0], zlib.crc32(data[pos:p]) & 0xFFFF, 4)
-            )
-            p += 2
-        obj = zlib.decompressobj(-15)
-        out = obj.decompress(memoryview(data)[p:], max(left, 1))
-        if not obj.eof:
-            why = "output cap reached" if len(out) >= left else "stream cut short"
-            checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail=why))
-            break
-        trailer = obj.unused_data
-        if len(trailer) < 8:
-            checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail="trailer cut short"))
-            break
-        checks.append(compare(f"{name}CRC-32", u32le(trailer, 0)[0], zlib.crc32(out)))
-        checks.append(
-            Check(
-                f"{name}ISIZE",
-                OK if u32le(trailer, 4)[0] == len(out) & 0xFFFFFFFF else MISMATCH,
-                str(u32le(trailer, 4)[0]),
-                str(len(out)),
-            )
-        )
-        left -= len(out)
-        pos = n - len(trailer) + 8
-        member += 1
-    if member <= 1:  # one member (the usual case): no prefix
-        for check in checks:
-            check.what = check.what.removeprefix("member 0: ")
-    return checks
-
-
-def _verify_zlib(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """Adler-32 (raw inflate: no check)."""
-    start, obj = 2, zlib.decompressobj(-15)
-    if data[1] & 0x20:
-        entry = dictionaries.preset(u32be(data, 2)[0]) if len(data) >= 6 else None
-        if entry is None:
-            return [Check("Adler-32", NOT_CHECKED, detail="needs the preset dictionary")]
-        start, obj = 6, zlib.decompressobj(-15, zdict=entry.data)
-    out = obj.decompress(memoryview(data)[start:], max(cap, 1))
-    if not obj.eof:
-        return [
-            Check(
-                "Adler-32",
-                NOT_CHECKED,
-                detail="output cap reached" if len(out) >= cap else "stream cut short",
-            )
-        ]
-    if len(obj.unused_data) < 4:
-        return [Check("Adler-32", NOT_CHECKED, detail="trailer cut short")]
-    return [compare("Adler-32", u32be(obj.unused_data, 0)[0], zlib.adler32(out))]
-
-
-
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 GZIP = Gzip()
 ZLIB = Zlib()
-DEFLATE = RawDeflate()
 
-FORMATS: tuple[Container, ...] = (GZIP, ZLIB, DEFLATE)
+FORMATS: tuple[Container, ...] = (GZIP, ZLIB, RawDeflate())

@@ -155,7 +155,4 @@ class Dcb(Container, Headers, NotWritten):
 
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
-DCZ = Dcz()
-DCB = Dcb()
-
-FORMATS: tuple[Container, ...] = (DCZ, DCB)
+FORMATS: tuple[Container, ...] = (Dcz(), Dcb())

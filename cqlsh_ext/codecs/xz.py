@@ -58,7 +58,12 @@ class Xz(Container, Headers, Checksums, Compressors, Writer, NeedsWorker):
         return [Compressor(self.label, self.codec, lzma.compress, lzma.decompress, slow=True)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_xz(data, decoded, cap, error)
+        """The stream's check of each block, as liblzma verifies it."""
+        kind = {0: None, 1: "CRC-32", 4: "CRC-64", 10: "SHA-256"}.get(data[7] & 0x0F, "unknown check")
+        if kind is None:
+            return [Check("check", NOT_CHECKED, detail="the stream stores no check (check type None)")]
+        return by_decoder(f"{kind} of each block (liblzma)")(data, decoded, cap, error)
+
     def matches(self, data: bytes) -> bool:
         return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
 
@@ -162,17 +167,7 @@ class LzmaAlone(Container, Headers, Writer, NeedsWorker):
         }
 
 
-def _verify_xz(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """The stream's check of each block, as liblzma verifies it."""
-    kind = {0: None, 1: "CRC-32", 4: "CRC-64", 10: "SHA-256"}.get(data[7] & 0x0F, "unknown check")
-    if kind is None:
-        return [Check("check", NOT_CHECKED, detail="the stream stores no check (check type None)")]
-    return by_decoder(f"{kind} of each block (liblzma)")(data, decoded, cap, error)
-
-
-
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 XZ = Xz()
-LZMA_ALONE = LzmaAlone()
 
-FORMATS: tuple[Container, ...] = (XZ, LZMA_ALONE)
+FORMATS: tuple[Container, ...] = (XZ, LzmaAlone())

@@ -499,7 +499,48 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
         ]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_zstd(data, decoded, cap, error)
+        """The low 32 bits of XXH64 of each frame's content (checksum flag set): the frame is decoded
+        with the flag cleared, so libzstd does not check it."""
+        import xxhash
+
+        checks: list[Check] = []
+        frames = cast(list[dict[str, Any]], ZSTD.headers(data)["frames"])
+        left = cap
+        for i, frame in enumerate(frames):
+            if len(checks) >= MAX_CHECKS or "FHD" not in frame:
+                continue  # skippable frames and trailing bytes carry no checksum
+            what = (
+                f"frame {i}: content checksum (XXH64, low 32 bits)"
+                if len(frames) > 1
+                else "content checksum (XXH64, low 32 bits)"
+            )
+            if not frame["checksum_flag"]:
+                checks.append(Check(what, NOT_CHECKED, detail="checksum flag not set by the producer"))
+                continue
+            if "error" in frame:
+                checks.append(Check(what, NOT_CHECKED, detail=str(frame["error"])))
+                continue
+            if frame.get("dict_id") and dictionaries.zstd(int(frame["dict_id"])) is None:
+                checks.append(Check(what, NOT_CHECKED, detail="needs the dictionary"))
+                continue
+            start, end = int(frame["offset"]), int(frame["offset"]) + int(frame["compressed_size"])
+            stored = u32le(data, end - 4)[0]
+            # The same frame with the checksum flag cleared and the checksum dropped: decodes without
+            # libzstd verifying it, so a mismatch is shown instead of an error.
+            body = bytearray(data[start : end - 4])
+            body[4] &= ~0x04
+            try:
+                out = ZSTD.decode(bytes(body), left)
+            except DecodeError as err:
+                checks.append(Check(what, NOT_CHECKED, hex_(stored), detail=str(err)))
+                continue
+            if out.truncated:
+                checks.append(Check(what, NOT_CHECKED, hex_(stored), detail="output cap reached"))
+                break
+            left -= len(out.data)
+            checks.append(compare(what, stored, xxhash.xxh64_intdigest(out.data) & 0xFFFFFFFF))
+        return checks
+
     def matches(self, data: bytes) -> bool:
         if data.startswith(MAGIC):
             return True
@@ -678,51 +719,6 @@ def _dictionary_named(dict_id: int) -> str:
     """INSPECT's line on the dictionary a frame names: which one, from where, or that it is missing."""
     entry = dictionaries.zstd(dict_id)
     return entry.describe() if entry else f"ID {dict_id}: not loaded (--dictionary FILE)"
-
-
-def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """The low 32 bits of XXH64 of each frame's content (checksum flag set): the frame is decoded
-    with the flag cleared, so libzstd does not check it."""
-    import xxhash
-
-    checks: list[Check] = []
-    frames = cast(list[dict[str, Any]], ZSTD.headers(data)["frames"])
-    left = cap
-    for i, frame in enumerate(frames):
-        if len(checks) >= MAX_CHECKS or "FHD" not in frame:
-            continue  # skippable frames and trailing bytes carry no checksum
-        what = (
-            f"frame {i}: content checksum (XXH64, low 32 bits)"
-            if len(frames) > 1
-            else "content checksum (XXH64, low 32 bits)"
-        )
-        if not frame["checksum_flag"]:
-            checks.append(Check(what, NOT_CHECKED, detail="checksum flag not set by the producer"))
-            continue
-        if "error" in frame:
-            checks.append(Check(what, NOT_CHECKED, detail=str(frame["error"])))
-            continue
-        if frame.get("dict_id") and dictionaries.zstd(int(frame["dict_id"])) is None:
-            checks.append(Check(what, NOT_CHECKED, detail="needs the dictionary"))
-            continue
-        start, end = int(frame["offset"]), int(frame["offset"]) + int(frame["compressed_size"])
-        stored = u32le(data, end - 4)[0]
-        # The same frame with the checksum flag cleared and the checksum dropped: decodes without
-        # libzstd verifying it, so a mismatch is shown instead of an error.
-        body = bytearray(data[start : end - 4])
-        body[4] &= ~0x04
-        try:
-            out = ZSTD.decode(bytes(body), left)
-        except DecodeError as err:
-            checks.append(Check(what, NOT_CHECKED, hex_(stored), detail=str(err)))
-            continue
-        if out.truncated:
-            checks.append(Check(what, NOT_CHECKED, hex_(stored), detail="output cap reached"))
-            break
-        left -= len(out.data)
-        checks.append(compare(what, stored, xxhash.xxh64_intdigest(out.data) & 0xFFFFFFFF))
-    return checks
-
 
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.

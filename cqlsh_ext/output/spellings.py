@@ -137,30 +137,23 @@ class JsonSpelling(Blobs):
         handler = self._json_by_type.get(name or "")
         if handler is not None:
             return handler(self, value, cqltype, place)
-        return self._json_by_value(value, place)
+        spelt: str = self._by_value(value, place, False)
+        return spelt
 
-    def _json_by_value(self, value: Any, place: ValuePlace | None) -> str:
-        """Values whose column type is unknown or custom: go by the Python type."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
+    def _by_value(self, value: Any, place: ValuePlace | None, tree: bool) -> Any:
+        """value() (or, `tree`, tree()) of a value whose column type is unknown or custom: by its
+        Python type, spelt as the CQL type the driver makes such values of spells it."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            if tree:
+                return value if isinstance(value, LongInt) else int(value)  # a LongInt keeps its digits
             return integer_text(value)
-        if isinstance(value, float):
-            return float_text(value)
-        if isinstance(value, decimal.Decimal):
-            return self._decimal(value, None)
-        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
-            return self._blob(value, place)
-        if isinstance(value, datetime.datetime):
-            return _string(time_text(value, millis=True))
-        if isinstance(value, util.Duration):
-            return _string(duration_text(value))
-        if isinstance(value, Mapping):
-            return self._map_items(value.items(), None, None, place)
-        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            item = _child(place, "item")
-            return "[" + ", ".join(self.value(v, None, item) for v in value) + "]"
-        return _string(str(value))
+        name = ("boolean" if isinstance(value, bool) else "double" if isinstance(value, float)
+                else "decimal" if isinstance(value, decimal.Decimal)
+                else "blob" if isinstance(value, (bytes, bytearray, memoryview, BlobView))
+                else "timestamp" if isinstance(value, datetime.datetime)
+                else "duration" if isinstance(value, util.Duration) else "map" if isinstance(value, Mapping)
+                else "list" if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)) else "text")
+        return (self._tree_by_type if tree else self._json_by_type)[name](self, value, None, place)
 
     def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
         return "true" if value else "false"
@@ -237,19 +230,25 @@ class JsonSpelling(Blobs):
     def _blob(self, value: bytes | bytearray | memoryview | BlobView, place: ValuePlace | None) -> str:
         """A blob: its "0x..." when it is in no known format (or decoding is off), else the object
         of its view: label, kind, payload, and why (note, cut) when there is something to say."""
+        spelt: str = self._blob_spelt(value, place, True)
+        return spelt
+
+    def _blob_spelt(self, value: Any, place: ValuePlace | None, text: bool) -> Any:
+        """_blob's answer (`text`, its views counted), or the JSON value it is (tree())."""
         from cqlsh_ext.payload.unwrap import failed
 
         stored = self.stored(value)
         try:
             view = self.view(value, place)
-            if view is not None:
+            if text and view is not None:
                 VALUES.count(view.kind)
             if view is None or (view.kind == UNKNOWN and view.quiet):
-                return _string(blob_text(stored))
-            return self._view_object(view, stored)
+                return _string(blob_text(stored)) if text else blob_text(stored)
+            return self._view_spelt(view, stored, text)
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
-            VALUES.count(FAILED)
-            return self._view_object(failed(stored, err), stored)
+            if text:
+                VALUES.count(FAILED)
+            return self._view_spelt(failed(stored, err), stored, text)
 
     def column(self, values: Iterable[Any], cqltype: Any, place: ValuePlace | None) -> list[str]:
         """value() of each of one column's values (one CQL type, one place): the type's spelling
@@ -291,60 +290,66 @@ class JsonSpelling(Blobs):
 
     @staticmethod
     def blob_head(label: str, kind: str, compact: bool = False) -> str:
-        """What _view_object writes before a decoded payload (label, kind, confidence): the native
+        """What _view_spelt writes before a decoded payload (label, kind, confidence): the native
         core writes the payload's text after it (payload.columns.json_lines); its rows are
         auto-detected, their confidence their label's and kind's. `compact`: without spaces, as
-        an MCP answer spells _view_tree's object (render.json_lines.JsonRows.answer_rows)."""
+        an MCP answer spells _view_spelt's object (render.json_lines.JsonRows.answer_rows)."""
         sure = confidence_of(label, kind)
         sep, colon = (",", ":") if compact else (", ", ": ")
         head = f'{{"label"{colon}{_string(label)}{sep}"kind"{colon}{_string(kind)}{sep}'
         return head + (f'"confidence"{colon}{_string(sure)}{sep}"payload"{colon}' if sure else
                        f'"payload"{colon}')
 
-    #: What _view_object writes after a payload; raw's before and after the hex; no known
+    #: What _view_spelt writes after a payload; raw's before and after the hex; no known
     #: format's; a null blob (payload.columns.JsonSpelt.texts); and the same without spaces.
     BLOB_TEXTS = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
     COMPACT_BLOB_TEXTS = ("}", ',"raw":"0x', '"}', '"0x', '"', "null")
 
-    def _view_object(self, view: BlobView, stored: bytes) -> str:
-        parts: list[str] = []
+    def _view_spelt(self, view: BlobView, stored: bytes, text: bool) -> Any:
+        """A view's object (BLOB_OBJECT_KEYS): as JSON text (`text`: a JSON text's payload embedded
+        as stored, minified, so its numbers keep their spelling), else as the JSON value that text is."""
+        out: dict[str, Any] = {}
         kind = view.kind
         if kind != UNKNOWN and kind != FAILED:
-            parts.append(f'"label": {_string(view.label)}')
-        parts.append(f'"kind": {_string(kind)}')
+            out["label"] = view.label
+        out["kind"] = kind
         sure = view_confidence(view)
         if sure is not None:
-            parts.append(f'"confidence": {_string(sure)}')
+            out["confidence"] = sure
         cut: str | None = None
         if kind == TEXT:
-            payload = _minified(view) if view.tree is not None else None
-            parts.append(f'"payload": {payload if payload is not None else _string(view.text or "")}')
+            if not text:  # (a JSON text's tree is as json.loads reads it already: string keys, lists)
+                out["payload"] = view.tree if view.tree is not None else (view.text or "")
+            else:
+                out["payload"] = _JsonText(_minified(view)) if view.tree is not None else view.text or ""
         elif kind == RECORD:
             from cqlsh_ext.payload.formats.tree import jsonable_cut
 
             tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
-            parts.append(f'"payload": {json.dumps(tree, ensure_ascii=False)}')
+            out["payload"] = _JsonText(json.dumps(tree, ensure_ascii=False)) if text else _as_loaded(tree)
         elif kind == BINARY:
             if view.object_class is not None:  # an object its stream's reader could not read
-                parts.append('"payload": null')
-                parts.append(f'"class": {_string(view.object_class)}')
+                out["payload"] = None
+                out["class"] = view.object_class
             else:
-                parts.append(f'"payload": {_string(blob_text(view.data))}')
+                out["payload"] = blob_text(view.data)
         else:
-            parts.append(f'"payload": {_string(blob_text(stored))}')
+            out["payload"] = blob_text(stored)
         truncated = view.truncated_layer
         if truncated is not None:
-            parts.append(f'"cut": {_string(cut_text(view))}')
+            out["cut"] = cut_text(view)
             if truncated.declared_size:
-                parts.append(f'"size": {truncated.declared_size}')
+                out["size"] = int(truncated.declared_size)
         elif cut:
-            parts.append(f'"cut": {_string(cut)}')
+            out["cut"] = cut
         if view.reason:
-            parts.append(f'"note": {_string(view.reason)}')
+            out["note"] = view.reason
         if self.raw:
-            parts.append(f'"raw": {_string(blob_text(stored))}')
-        return "{" + ", ".join(parts) + "}"
-
+            out["raw"] = blob_text(stored)
+        if not text:
+            return out
+        return "{" + ", ".join(f"{_string(key)}: {field if type(field) is _JsonText else _string(field)}"
+                               for key, field in out.items()) + "}"
 
     # -- the same values as JSON values (what json.loads of the text above gives), made from the
     # values themselves, for a reader that takes JSON values rather than text (cqlsh-ext mcp's
@@ -359,29 +364,7 @@ class JsonSpelling(Blobs):
         handler = self._tree_by_type.get(name or "")
         if handler is not None:
             return handler(self, value, cqltype, place)
-        return self._tree_by_value(value, place)
-
-    def _tree_by_value(self, value: Any, place: ValuePlace | None) -> Any:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int):
-            return value if isinstance(value, LongInt) else int(value)  # a LongInt keeps its digits
-        if isinstance(value, float):
-            return _float_tree(value, False)
-        if isinstance(value, decimal.Decimal):
-            return _decimal_tree(value)
-        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
-            return self._blob_tree(value, place)
-        if isinstance(value, datetime.datetime):
-            return time_text(value, millis=True)
-        if isinstance(value, util.Duration):
-            return duration_text(value)
-        if isinstance(value, Mapping):
-            return self._map_items_tree(value.items(), None, None, place)
-        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            item = _child(place, "item")
-            return [self.tree(v, None, item) for v in value]
-        return str(value)
+        return self._by_value(value, place, True)
 
     def _sequence_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
         return [self.tree(v, t, p) for v, t, p in _sequence_items(value, cqltype, place)]
@@ -407,57 +390,6 @@ class JsonSpelling(Blobs):
     def _udt_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
         return {n: self.tree(v, t, p) for n, v, t, p in _udt_fields(value, cqltype, place)}
 
-    def _blob_tree(self, value: Any, place: ValuePlace | None) -> Any:
-        from cqlsh_ext.payload.unwrap import failed
-
-        stored = self.stored(value)
-        try:
-            view = self.view(value, place)
-            if view is None or (view.kind == UNKNOWN and view.quiet):
-                return blob_text(stored)
-            return self._view_tree(view, stored)
-        except Exception as err:  # the last-resort boundary, as _blob's
-            return self._view_tree(failed(stored, err), stored)
-
-    def _view_tree(self, view: BlobView, stored: bytes) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        kind = view.kind
-        if kind != UNKNOWN and kind != FAILED:
-            out["label"] = view.label
-        out["kind"] = kind
-        sure = view_confidence(view)
-        if sure is not None:
-            out["confidence"] = sure
-        cut: str | None = None
-        if kind == TEXT:
-            # (a JSON text's tree is as json.loads reads it already: string keys, lists)
-            out["payload"] = view.tree if view.tree is not None else (view.text or "")
-        elif kind == RECORD:
-            from cqlsh_ext.payload.formats.tree import jsonable_cut
-
-            tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
-            out["payload"] = _as_loaded(tree)
-        elif kind == BINARY:
-            if view.object_class is not None:
-                out["payload"] = None
-                out["class"] = view.object_class
-            else:
-                out["payload"] = blob_text(view.data)
-        else:
-            out["payload"] = blob_text(stored)
-        truncated = view.truncated_layer
-        if truncated is not None:
-            out["cut"] = cut_text(view)
-            if truncated.declared_size:
-                out["size"] = int(truncated.declared_size)
-        elif cut:
-            out["cut"] = cut
-        if view.reason:
-            out["note"] = view.reason
-        if self.raw:
-            out["raw"] = blob_text(stored)
-        return out
-
     def _boolean_tree(self, value: Any, _: Any, __: Any = None) -> Any:
         return bool(value)
 
@@ -480,7 +412,7 @@ class JsonSpelling(Blobs):
         return duration_text(value)
 
     def _blob_value_tree(self, value: Any, _: Any, place: ValuePlace | None) -> Any:
-        return self._blob_tree(value, place)
+        return self._blob_spelt(value, place, False)
 
     _tree_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], Any]] = {
         "boolean": _boolean_tree,
@@ -518,6 +450,10 @@ def _decimal_tree(value: decimal.Decimal) -> Any:
         return int(text)
     near = float(text)
     return near if float_name(near) is None and decimal.Decimal(repr(near)) == value else text
+
+
+class _JsonText(str):
+    """A blob object's field that is JSON text already (a payload embedded as it is)."""
 
 
 def _as_loaded(tree: Any) -> Any:
@@ -612,14 +548,13 @@ def _minified(view: BlobView) -> str:
     return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip())
 
 
-def blob_reading(settings: DisplaySettings, raw: bool | None = None) -> BlobReading:
+def blob_reading(settings: DisplaySettings) -> BlobReading:
     """How a renderer of columns reads an answer's blobs in these settings (payload.columns): the
-    session's decoding, the stored bytes kept with `raw` (default: --raw-blobs), a blob inside a
-    collection spelt as the JSON writer spells it."""
+    session's decoding, the stored bytes kept with --raw-blobs, a blob inside a collection spelt
+    as the JSON writer spells it."""
     from cqlsh_ext.payload.columns import BlobReading
 
-    return BlobReading(settings.decoding(), settings.raw_blobs if raw is None else raw,
-                       JsonSpelling(settings).value)
+    return BlobReading(settings.decoding(), settings.raw_blobs, JsonSpelling(settings).value)
 
 
 def _sequence_items(value: Any, cqltype: Any, place: ValuePlace | None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues
@@ -42,6 +42,7 @@ class CsvRows:
         from cqlsh_ext.common.jsonenc import blob_text
         from cqlsh_ext.payload.columns import csv_fields
         from cqlsh_ext.payload.path_values import machine_value
+        from cqlsh_ext.render.json_lines import is_blob_type
 
         encode, budget, raw = self.spelling.value, self.budget, bool(self.spelling.raw)
         spelt: list[list[str]] = []
@@ -49,7 +50,7 @@ class CsvRows:
             if found:
                 spelt.append([encode(machine_value(value, budget), cqltype, place)
                               for value in column.values()])
-            elif cqltype is cqltypes.BytesType or (cqltype is not None and _blob(cqltype)):
+            elif cqltype is cqltypes.BytesType or (cqltype is not None and is_blob_type(cqltype)):
                 spelt.append(csv_fields(column, partial(encode, cqltype=cqltypes.BytesType, place=place),
                                         blob_text, raw))
             else:
@@ -58,8 +59,3 @@ class CsvRows:
         self.writer.writerows(rows)
         return len(rows)
 
-
-def _blob(cqltype: Any) -> bool:
-    from cqlsh_ext.cql.types import from_driver
-
-    return bool(from_driver(cqltype).is_blob)

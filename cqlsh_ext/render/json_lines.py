@@ -75,16 +75,10 @@ class JsonRows:
             return JsonSpelt(lambda v: spelling.found_value(v, other),
                              lambda values: spelling.found_column(values, other), found=True)
         many = partial(spelling.column, cqltype=cqltype, place=place)
-        if cqltype is not None and self._blob(cqltype):
+        if cqltype is not None and is_blob_type(cqltype):
             return JsonSpelt(lambda stored: spelling.value(stored, cqltypes.BytesType, place), many,
                              spelling.blob_head, spelling.BLOB_TEXTS, bool(spelling.raw))
         return JsonSpelt(lambda v: spelling.value(v, cqltype, place), many)
-
-    @staticmethod
-    def _blob(cqltype: Any) -> bool:
-        from cqlsh_ext.cql.types import from_driver
-
-        return bool(from_driver(cqltype).is_blob)
 
     def batch_bytes(self, columns: Sequence[ColumnValues]) -> bytes:
         """A batch's rows (its columns: payload.columns.ColumnValues) as one UTF-8 buffer, a JSON
@@ -157,9 +151,14 @@ class JsonRows:
 
         if found:
             return JsonSpelt(plain, many, found=True)
-        if cqltype is not None and self._blob(cqltype):
+        if cqltype is not None and is_blob_type(cqltype):
             return JsonSpelt(plain, many, partial(spelling.blob_head, compact=True),
                              spelling.COMPACT_BLOB_TEXTS, bool(spelling.raw))
         return JsonSpelt(plain, common if exact is not None else many)
 
 
+def is_blob_type(cqltype: Any) -> bool:
+    """Whether a column of this driver type holds blobs (the JSON and CSV rows spell them so)."""
+    from cqlsh_ext.cql.types import from_driver
+
+    return bool(from_driver(cqltype).is_blob)

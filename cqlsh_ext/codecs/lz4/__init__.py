@@ -20,11 +20,8 @@ __all__ = ["FORMATS", "FRAME_MAGIC", "LEGACY_MAGIC", "LZ4BLOCK_MAGIC"]
 
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 LZ4_FRAME = Lz4Frame()
-LZ4_LEGACY = Lz4Legacy()
 LZ4_JAVA = Lz4JavaBlock()
 LZ4_LE = Lz4SizedLE()
-LZ4_BE = Lz4SizedBE()
-LZ4_HADOOP = Lz4Hadoop()
-LZ4_NOSIZE = Lz4NoSize()
 
-FORMATS: tuple[Container, ...] = (LZ4_FRAME, LZ4_LEGACY, LZ4_JAVA, LZ4_LE, LZ4_BE, LZ4_HADOOP, LZ4_NOSIZE)
+FORMATS: tuple[Container, ...] = (LZ4_FRAME, Lz4Legacy(), LZ4_JAVA, LZ4_LE, Lz4SizedBE(), Lz4Hadoop(),
+                                  Lz4NoSize())

@@ -54,7 +54,43 @@ class Lz4JavaBlock(Container, Headers, Checksums, Writer):
         return bytes(out + LZ4BLOCK_MAGIC + _LZ4BLOCK_HDR.pack(0x10 | size_code, 0, 0, 0))  # the end mark
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_lz4block(data, decoded, cap, error)
+        """lz4-java's XXH32 (seed 0x9747b28c) of each block, low 28 bits."""
+        import lz4.block
+        import xxhash
+
+        checks: list[Check] = []
+        pos, block, left = 0, 0, cap
+        while data.startswith(b"LZ4Block", pos) and pos + 21 <= len(data):
+            token, clen, dlen, check = struct.unpack_from("<Biii", data, pos + 8)
+            pos += 21
+            if dlen == 0:
+                break  # the end block
+            what = f"block {block} checksum (XXH32 seed 0x9747b28c, low 28 bits)"
+            stored = hex_(check & 0x0FFFFFFF)
+            body = data[pos : pos + max(clen, 0)]
+            pos += max(clen, 0)
+            # The header's lengths are checked before lz4 allocates the decompressed length.
+            if clen < 0 or dlen < 0 or len(body) < clen or dlen > 1 << (10 + (token & 0x0F)) or (
+                token & 0xF0 == 0x20 and dlen > clen * 255 + 16
+            ):
+                checks.append(Check(what, NOT_CHECKED, stored, detail="corrupt block header"))
+                break
+            if left < dlen:
+                checks.append(Check(what, NOT_CHECKED, stored, detail="output cap reached"))
+                break
+            try:
+                out = body if token & 0xF0 == 0x10 else lz4.block.decompress(body, uncompressed_size=dlen)
+            except Exception as err:
+                why = f"block does not decode: {reason(err)}"
+                checks.append(Check(what, NOT_CHECKED, stored, detail=why))
+                break
+            left -= len(out)
+            if len(checks) < MAX_CHECKS:
+                found = xxhash.xxh32_intdigest(out, seed=0x9747B28C) & 0x0FFFFFFF
+                checks.append(compare(what, check & 0x0FFFFFFF, found))
+            block += 1
+        return checks
+
     def decode(self, data: bytes, cap: int) -> Decoded:
         block = _native._block or _native._load()
         xxh = _native._xxh()
@@ -334,43 +370,4 @@ class Lz4Hadoop(HadoopStream, Writer):
         # Lz4Codec's compression overhead: buffer / 255 + 16.
         return hadoop_blocks(data, HADOOP_BUFFER - (HADOOP_BUFFER // 255 + 16),
                              lambda b: bytes(lz4.block.compress(b, store_size=False)))
-
-
-def _verify_lz4block(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """lz4-java's XXH32 (seed 0x9747b28c) of each block, low 28 bits."""
-    import lz4.block
-    import xxhash
-
-    checks: list[Check] = []
-    pos, block, left = 0, 0, cap
-    while data.startswith(b"LZ4Block", pos) and pos + 21 <= len(data):
-        token, clen, dlen, check = struct.unpack_from("<Biii", data, pos + 8)
-        pos += 21
-        if dlen == 0:
-            break  # the end block
-        what = f"block {block} checksum (XXH32 seed 0x9747b28c, low 28 bits)"
-        stored = hex_(check & 0x0FFFFFFF)
-        body = data[pos : pos + max(clen, 0)]
-        pos += max(clen, 0)
-        # The header's lengths are checked before lz4 allocates the decompressed length.
-        if clen < 0 or dlen < 0 or len(body) < clen or dlen > 1 << (10 + (token & 0x0F)) or (
-            token & 0xF0 == 0x20 and dlen > clen * 255 + 16
-        ):
-            checks.append(Check(what, NOT_CHECKED, stored, detail="corrupt block header"))
-            break
-        if left < dlen:
-            checks.append(Check(what, NOT_CHECKED, stored, detail="output cap reached"))
-            break
-        try:
-            out = body if token & 0xF0 == 0x10 else lz4.block.decompress(body, uncompressed_size=dlen)
-        except Exception as err:
-            checks.append(Check(what, NOT_CHECKED, stored, detail=f"block does not decode: {reason(err)}"))
-            break
-        left -= len(out)
-        if len(checks) < MAX_CHECKS:
-            checks.append(
-                compare(what, check & 0x0FFFFFFF, xxhash.xxh32_intdigest(out, seed=0x9747B28C) & 0x0FFFFFFF)
-            )
-        block += 1
-    return checks
 

@@ -178,7 +178,86 @@ class Lz4Frame(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
         return [Compressor(self.label, self.codec, lz4.frame.compress, lz4.frame.decompress)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_frames(data, decoded, cap, error)
+        """Header checksum, block checksums (XXH32 of the stored block), content XXH32; blocks decoded
+        one by one."""
+        import lz4.block
+        import xxhash
+
+        checks: list[Check] = []
+        pos = skip_skippable(data)
+        left = cap
+        frame = 0
+        while 0 <= pos < len(data) and data.startswith(b"\x04\x22\x4d\x18", pos) and len(checks) < MAX_CHECKS:
+            prefix = f"frame {frame}: " if frame else ""
+            flg, bd = data[pos + 4], data[pos + 5]
+            hl = 7 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
+            checks.append(
+                compare(
+                    f"{prefix}header checksum (XXH32 >> 8)",
+                    data[pos + hl - 1],
+                    (xxhash.xxh32_intdigest(data[pos + 4 : pos + hl - 1]) >> 8) & 0xFF,
+                    2,
+                )
+            )
+            max_block = _BLOCK_SIZES.get((bd >> 4) & 7, 4 << 20)
+            p = pos + hl
+            content = xxhash.xxh32()
+            window = b""
+            block = 0
+            capped = False
+            broken: str | None = None
+            while True:
+                word = u32le(data, p)[0]
+                p += 4
+                if word == 0:
+                    break
+                size = word & 0x7FFFFFFF
+                raw = data[p : p + size]
+                if len(raw) < size:
+                    raise DecodeError(f"block {block} cut short")
+                p += size
+                if flg & 0x10:
+                    if len(checks) < MAX_CHECKS:
+                        checks.append(
+                            compare(
+                                f"{prefix}block {block} checksum (XXH32)",
+                                u32le(data, p)[0],
+                                xxhash.xxh32_intdigest(raw),
+                            )
+                        )
+                    p += 4
+                if not capped and not broken:
+                    try:
+                        if word >> 31:
+                            out = raw
+                        elif flg & 0x20:  # independent blocks
+                            # at most one block's maximum (<= 4 MiB), whatever the data claims
+                            out = lz4.block.decompress(raw, uncompressed_size=max_block)
+                        else:  # linked blocks: the previous 64 KiB are the dictionary
+                            out = lz4.block.decompress(raw, uncompressed_size=max_block, dict=window)
+                            window = (window + out)[-(64 << 10) :]
+                    except Exception as err:  # LZ4BlockError on a corrupt block: its checksum still shows
+                        broken = f"block {block} does not decode: {reason(err)}"
+                    else:
+                        content.update(out)
+                        left -= len(out)
+                        capped = left < 0
+                block += 1
+            if flg & 0x04:
+                what = f"{prefix}content checksum (XXH32)"
+                if capped or broken:
+                    checks.append(Check(what, NOT_CHECKED, hex_(u32le(data, p)[0]),
+                                        detail=broken or "output cap reached"))
+                else:
+                    checks.append(compare(what, u32le(data, p)[0], content.intdigest()))
+                p += 4
+            elif not flg & 0x10:
+                checks.append(Check(f"{prefix}content checksum", NOT_CHECKED,
+                                    detail="not set by the producer"))
+            pos = skip_skippable(data, p)
+            frame += 1
+        return checks
+
     def matches(self, data: bytes) -> bool:
         return data.startswith(FRAME_MAGIC) or (  # or after skippable frames
             0 < (pos := skip_skippable(data)) and data.startswith(FRAME_MAGIC, pos))
@@ -304,85 +383,4 @@ class Lz4Legacy(Container, Headers, NotWritten):
             blocks.append({"offset": p, "size": size})
             p += 4 + size
         return {"format": self.label, "block_max_size": _LEGACY_BLOCK, "blocks": blocks}
-
-
-def _verify_frames(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """Header checksum, block checksums (XXH32 of the stored block), content XXH32; blocks decoded
-    one by one."""
-    import lz4.block
-    import xxhash
-
-    checks: list[Check] = []
-    pos = skip_skippable(data)
-    left = cap
-    frame = 0
-    while 0 <= pos < len(data) and data.startswith(b"\x04\x22\x4d\x18", pos) and len(checks) < MAX_CHECKS:
-        prefix = f"frame {frame}: " if frame else ""
-        flg, bd = data[pos + 4], data[pos + 5]
-        hl = 7 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
-        checks.append(
-            compare(
-                f"{prefix}header checksum (XXH32 >> 8)",
-                data[pos + hl - 1],
-                (xxhash.xxh32_intdigest(data[pos + 4 : pos + hl - 1]) >> 8) & 0xFF,
-                2,
-            )
-        )
-        max_block = _BLOCK_SIZES.get((bd >> 4) & 7, 4 << 20)
-        p = pos + hl
-        content = xxhash.xxh32()
-        window = b""
-        block = 0
-        capped = False
-        broken: str | None = None
-        while True:
-            word = u32le(data, p)[0]
-            p += 4
-            if word == 0:
-                break
-            size = word & 0x7FFFFFFF
-            raw = data[p : p + size]
-            if len(raw) < size:
-                raise DecodeError(f"block {block} cut short")
-            p += size
-            if flg & 0x10:
-                if len(checks) < MAX_CHECKS:
-                    checks.append(
-                        compare(
-                            f"{prefix}block {block} checksum (XXH32)",
-                            u32le(data, p)[0],
-                            xxhash.xxh32_intdigest(raw),
-                        )
-                    )
-                p += 4
-            if not capped and not broken:
-                try:
-                    if word >> 31:
-                        out = raw
-                    elif flg & 0x20:  # independent blocks
-                        # at most one block's maximum (<= 4 MiB), whatever the data claims
-                        out = lz4.block.decompress(raw, uncompressed_size=max_block)
-                    else:  # linked blocks: the previous 64 KiB are the dictionary
-                        out = lz4.block.decompress(raw, uncompressed_size=max_block, dict=window)
-                        window = (window + out)[-(64 << 10) :]
-                except Exception as err:  # LZ4BlockError on a corrupt block: its checksum still shows
-                    broken = f"block {block} does not decode: {reason(err)}"
-                else:
-                    content.update(out)
-                    left -= len(out)
-                    capped = left < 0
-            block += 1
-        if flg & 0x04:
-            what = f"{prefix}content checksum (XXH32)"
-            if capped or broken:
-                checks.append(Check(what, NOT_CHECKED, hex_(u32le(data, p)[0]),
-                                    detail=broken or "output cap reached"))
-            else:
-                checks.append(compare(what, u32le(data, p)[0], content.intdigest()))
-            p += 4
-        elif not flg & 0x10:
-            checks.append(Check(f"{prefix}content checksum", NOT_CHECKED, detail="not set by the producer"))
-        pos = skip_skippable(data, p)
-        frame += 1
-    return checks
 

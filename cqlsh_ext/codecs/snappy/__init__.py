@@ -20,8 +20,7 @@ __all__ = ["CHUNK_MAX", "FORMATS", "declared_length", "raw_capped"]
 # One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 SNAPPY_RAW = SnappyRaw()
 SNAPPY_FRAMED = SnappyFramed()
-S2_FRAMED = S2Framed()
 SNAPPY_XERIAL = SnappyXerial()
 SNAPPY_HADOOP = SnappyHadoop()
 
-FORMATS: tuple[Container, ...] = (SNAPPY_FRAMED, S2_FRAMED, SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP)
+FORMATS: tuple[Container, ...] = (SNAPPY_FRAMED, S2Framed(), SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP)

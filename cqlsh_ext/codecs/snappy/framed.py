@@ -97,7 +97,41 @@ class SnappyFramed(Container, Headers, Checksums, Compressors, Writer):
         return [Compressor(self.label, self.codec, cramjam.snappy.compress, cramjam.snappy.decompress)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-        return _verify_framed(data, decoded, cap, error)
+        """The masked CRC-32C of each data chunk's uncompressed bytes."""
+        checks: list[Check] = []
+        pos, index, left = 0, 0, cap
+        n = len(data)
+        while pos + 4 <= n:
+            typ = data[pos]
+            ln = data[pos + 1] | data[pos + 2] << 8 | data[pos + 3] << 16
+            if typ in (0x00, 0x01) and ln >= 4:
+                what = f"chunk {index} masked CRC-32C"
+                stored = u32le(data, pos + 4)[0]
+                body = data[pos + 8 : pos + 4 + ln]
+                if typ == 0x00:
+                    # raw_capped checks the declared length against what the chunk can hold
+                    # and decodes at most the cap: a chunk claiming 4 GiB allocates nothing.
+                    try:
+                        size = declared_length(body)
+                        if size > CHUNK_MAX:
+                            raise DecodeError(f"declares {size} bytes, more than a chunk can hold")
+                        out, cut, _size = raw_capped(body, max(left, 0) + 1)
+                    except DecodeError as err:
+                        why = f"does not decode: {err}"
+                        checks.append(Check(what, NOT_CHECKED, hex_(stored), detail=why))
+                        break
+                else:
+                    out = body
+                left -= len(out)
+                if left < 0:
+                    checks.append(Check(what, NOT_CHECKED, hex_(stored), detail="output cap reached"))
+                    break
+                if len(checks) < MAX_CHECKS:
+                    checks.append(compare(what, stored, snappy_mask(crc32c(out))))
+            pos += 4 + ln
+            index += 1
+        return checks
+
     def decode(self, data: bytes, cap: int) -> Decoded:
         framed = _framed_fn()
         _check_chunks(data)
@@ -181,40 +215,4 @@ class S2Framed(Container, Headers, NotWritten):
 def snappy_mask(crc: int) -> int:
     """The framing format's masked CRC: ((c >> 15) | (c << 17)) + 0xa282ead8, mod 2**32."""
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def _verify_framed(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    """The masked CRC-32C of each data chunk's uncompressed bytes."""
-    checks: list[Check] = []
-    pos, index, left = 0, 0, cap
-    n = len(data)
-    while pos + 4 <= n:
-        typ = data[pos]
-        ln = data[pos + 1] | data[pos + 2] << 8 | data[pos + 3] << 16
-        if typ in (0x00, 0x01) and ln >= 4:
-            what = f"chunk {index} masked CRC-32C"
-            stored = u32le(data, pos + 4)[0]
-            body = data[pos + 8 : pos + 4 + ln]
-            if typ == 0x00:
-                # raw_capped checks the declared length against what the chunk can hold
-                # and decodes at most the cap: a chunk claiming 4 GiB allocates nothing.
-                try:
-                    size = declared_length(body)
-                    if size > CHUNK_MAX:
-                        raise DecodeError(f"declares {size} bytes, more than a chunk can hold")
-                    out, cut, _size = raw_capped(body, max(left, 0) + 1)
-                except DecodeError as err:
-                    checks.append(Check(what, NOT_CHECKED, hex_(stored), detail=f"does not decode: {err}"))
-                    break
-            else:
-                out = body
-            left -= len(out)
-            if left < 0:
-                checks.append(Check(what, NOT_CHECKED, hex_(stored), detail="output cap reached"))
-                break
-            if len(checks) < MAX_CHECKS:
-                checks.append(compare(what, stored, snappy_mask(crc32c(out))))
-        pos += 4 + ln
-        index += 1
-    return checks
 

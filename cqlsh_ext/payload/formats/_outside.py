@@ -546,10 +546,9 @@ _BOOT = ("import sys; sys.path += [p for p in sys.argv[3:] if p not in sys.path]
          "from cqlsh_ext.payload.formats._outside import _serve; _serve(int(sys.argv[1]), int(sys.argv[2]))")
 
 
-def passed_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """What the worker, its plugins and its commands get of `environ` (os.environ): PASSED_ENVIRONMENT."""
-    source = os.environ if environ is None else environ
-    return {key: value for key, value in source.items()
+def passed_environment() -> dict[str, str]:
+    """What the worker, its plugins and its commands get of os.environ: PASSED_ENVIRONMENT."""
+    return {key: value for key, value in os.environ.items()
             if key in PASSED_ENVIRONMENT or key.startswith(PASSED_PREFIXES)}
 
 
