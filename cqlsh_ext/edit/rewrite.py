@@ -109,7 +109,7 @@ def _rewrite_record(view: BlobView, engine: ValueEngine, labels: list[str], ops:
     """A record format's document with `ops` applied, written by its format's writer (which must
     first write the untouched record back byte for byte), and the changes; None when nothing
     changes; EditRefused."""
-    from cqlsh_ext.encode.chain import EncodeRefused, encode_record, record_writer
+    from cqlsh_ext.encode.chain import Encoder, EncodeRefused, record_writer
     from cqlsh_ext.payload import formats
     from cqlsh_ext.payload.view import spell
 
@@ -133,7 +133,7 @@ def _rewrite_record(view: BlobView, engine: ValueEngine, labels: list[str], ops:
     reading = str(view.payload_format) if argument is None else f"{view.payload_format}:{argument}"
     chain = spell([*labels, reading])
     try:
-        return encode_record(chain, tree, cap), changes
+        return Encoder(chain, cap).record(tree), changes
     except EncodeRefused as err:
         raise EditRefused(f"not written back as {chain}: {err}") from None
 

@@ -92,12 +92,6 @@ def encode(chain: str, source: str | bytes, cap: int) -> Encoded:
     return Encoder(chain, cap).text(source)
 
 
-def encode_record(chain: str, record: Any, cap: int) -> Encoded:
-    """A record's tree (as its format's reader gave it: an edited document, cqlsh_ext.edit) written
-    as `chain` says, whose payload is a record format, and verified as encode() verifies."""
-    return Encoder(chain, cap).record(record)
-
-
 class Encoder:
     """One chain's encode(), its spec read and its writers found once: what a load (cqlsh_ext.load)
     calls for each of thousands of values of one chain, and encode() for one. EncodeRefused when the
@@ -159,7 +153,8 @@ class Encoder:
         return stored is not None and given is not None and same(stored, given)
 
     def record(self, record: Any) -> Encoded:
-        """encode_record(chain, record, cap)."""
+        """A record's tree (as its format's reader gave it: an edited document, cqlsh_ext.edit) written
+        as the chain says, whose payload is a record format, and verified as text() verifies."""
         spec = self.spec
         fmt = _record_format(spec)
         write = record_writer(fmt, spec.argument)

@@ -35,7 +35,7 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
-from cqlsh_ext.insight.view_measures import COMPRESSED, STORED, measured, payload_of
+from cqlsh_ext.insight.view_measures import COMPRESSED, STORED, measured
 from cqlsh_ext.payload.measures import STATUS_TITLES
 from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
@@ -467,7 +467,7 @@ def peeled(value: bytes, mode: str, cap: int) -> tuple[str, str, bool, bytes]:
 
 def _peeled(view: Any) -> tuple[str, str, bool, bytes]:
     status, chain, _size, exact, _reason = measured(view)
-    return status, chain, exact, payload_of(view)
+    return status, chain, exact, view.data
 
 
 class AdviseSample:

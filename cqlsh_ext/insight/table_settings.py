@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report, verdict
-from cqlsh_ext.insight.view_measures import COMPRESSED, measured, payload_of
+from cqlsh_ext.insight.view_measures import COMPRESSED, measured
 from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.scanning.capacity import Pricing
 
@@ -232,7 +232,7 @@ def collect(settings: TableSettings, names: Sequence[str], types: Sequence[Any],
                 if status == COMPRESSED:
                     settings.blob_compressed_stored += len(value)
                 stored_parts.append(value)
-                plain_parts.append(payload_of(view))
+                plain_parts.append(view.data)
                 size += len(value)
         settings.row_sizes.append(size)
         stored_rows.append(b"".join(stored_parts))

@@ -344,14 +344,14 @@ def envelope_refusal(tree: Any, below: str = "") -> str | None:
     return None
 
 
-def json_lines(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0,
-               known: frozenset[str] | None = None) -> Iterator[Window]:
-    """The rows of a JSON Lines file (one object a line, a blank line skipped), a window at a time; a
-    line that cannot be read (not UTF-8, not a JSON object, cut short, past the budget) is a refused
-    row, and the others go on; `known`: the keys a line may have (the table's columns and their
-    companions: another is the row's `stray`)."""
-    source = SourceFile(path, budget, whole=True)
-    return _windows(_json_rows(source, columns, blobs, skip, known), source)
+def json_lines_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
+                      skip: int = 0) -> tuple[Iterator[Window], None]:
+    """A JSON Lines file's reader (common.file_formats): its rows (one object a line, a blank line
+    skipped) a window at a time, not counted ahead; a line that cannot be read (not UTF-8, not a
+    JSON object, cut short, past the budget) is a refused row, and the others go on; a key not in
+    `reading.known` is the row's `stray`."""
+    source = SourceFile(path, reading.budget, whole=True)
+    return _windows(_json_rows(source, columns, blobs, skip, reading.known), source), None
 
 
 def _json_rows(source: SourceFile, columns: Sequence[str], blobs: frozenset[str], skip: int,
@@ -399,12 +399,6 @@ def _json_row(line: Line, position: int, columns: Sequence[str], blobs: frozense
             values.append(found[0])
     stray = None if known is None or members.keys() <= known else next(k for k in members if k not in known)
     return SourceRow(position, values, number, None, line.size, stray=stray)
-
-
-def json_lines_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
-                      skip: int = 0) -> tuple[Iterator[Window], None]:
-    """A JSON Lines file's reader (common.file_formats): json_lines, its rows not counted ahead."""
-    return json_lines(path, columns, blobs, reading.budget, skip, reading.known), None
 
 
 def json_header(path: str, reading: FileReading) -> list[str]:
@@ -594,30 +588,24 @@ def parquet_file(path: str) -> tuple[Any, int]:
         raise SourceError(f"{shown(path)} is not a Parquet file ({str(err).splitlines()[0]})") from None
 
 
-def parquet_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
-                   skip: int = 0) -> tuple[Iterator[Window], int]:
-    """A Parquet file's reader (common.file_formats): parquet_rows, a value's cap its pages' bound."""
-    return parquet_rows(path, columns, blobs, reading.cap, skip)
-
-
 def parquet_header(path: str, reading: FileReading) -> list[str]:
     """A Parquet file's column names, in its order."""
     return list(parquet_file(path)[0].schema_arrow.names)
 
 
-def parquet_rows(path: str, columns: Sequence[str], blobs: frozenset[str], budget: int, skip: int = 0
-                 ) -> tuple[Iterator[Window], int]:
-    """The rows of a Parquet file a window at a time, and how many: a row group at a time, each
-    first looked at (files.oversized_group: a page past the budget refuses its group's rows, never
-    decompressed), a window at most WINDOW_BYTES of the group's columns read (fewer rows where
-    values are large); the file's digest (read whole: its rows are reached from its footer) marks
-    every window."""
+def parquet_source(path: str, columns: Sequence[str], blobs: frozenset[str], reading: FileReading,
+                   skip: int = 0) -> tuple[Iterator[Window], int]:
+    """A Parquet file's reader (common.file_formats): its rows a window at a time, and how many: a
+    row group at a time, each first looked at (files.oversized_group: a page past the budget, a
+    value's cap, refuses its group's rows, never decompressed), a window at most WINDOW_BYTES of the
+    group's columns read (fewer rows where values are large); the file's digest (read whole: its
+    rows are reached from its footer) marks every window."""
     source, fd = parquet_file(path)
     names = list(source.schema_arrow.names)
     missing = [c for c in columns if c not in names]
     if missing:
         raise SourceError(f"{shown(path)} has no column {missing[0]} (it has {', '.join(names)})")
-    return _parquet_windows(source, fd, path, columns, blobs, budget, skip), source.metadata.num_rows
+    return _parquet_windows(source, fd, path, columns, blobs, reading.cap, skip), source.metadata.num_rows
 
 
 def _parquet_windows(source: Any, fd: int, path: str, columns: Sequence[str], blobs: frozenset[str],

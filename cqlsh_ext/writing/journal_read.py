@@ -165,7 +165,6 @@ class JournalRead:
     outcomes: dict[int, bool | None] = field(default_factory=dict)
     #: Rows whose outcome says they are to be loaded again (JournalRow.again).
     again: set[int] = field(default_factory=set)
-    rows_seen: int = 0
     next_row: int = 0
     #: Token ranges (their indexes in the head's "ranges") a rewrite finished.
     ranges_done: set[int] = field(default_factory=set)
@@ -253,7 +252,6 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
                     raise ValueError("a row number twice")
                 last_row = max(last_row, n)
                 read.outcomes[n] = None
-                read.rows_seen += 1
                 if not isinstance(entry["key"], dict):
                     raise TypeError("key")
             elif "applied" in entry:
