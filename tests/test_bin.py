@@ -765,3 +765,15 @@ def test_setup_links_the_manual_where_man_finds_it_from_the_venv(tmp_path: Path)
     found = subprocess.run([man, "-w", "cqlsh-ext"], capture_output=True, text=True, env=env, cwd=tmp_path,
                            timeout=60)
     assert found.returncode == 0 and Path(found.stdout.strip()).resolve() == page.resolve(), found.stderr
+
+
+def test_dev_cassandra_refuses_a_file_for_its_directory_in_one_line(tmp_path: Path):
+    # `stop --dir` of a file (a glob caught one): a usage error naming it, no traceback.
+    plan = tmp_path / "test-cassandra-faults.plan"
+    plan.write_text("delay\n")
+    done = subprocess.run([str(REPO_ROOT / "bin" / "dev-cassandra"), "stop", "--dir", str(plan)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[-1] == (f"bin/dev-cassandra: error: --dir {plan}: not a directory (an "
+                                            "instance's directory, as `start` made it)")
+    assert plan.read_text() == "delay\n"

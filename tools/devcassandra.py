@@ -787,6 +787,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for CQL")
     p.add_argument("--clean", action="store_true", help="start: wipe the data first")
     args = p.parse_args(argv)
+    if args.dir.exists() and not args.dir.is_dir():
+        p.error(f"--dir {args.dir}: not a directory (an instance's directory, as `start` made it)")
 
     cfg = Config(directory=args.dir, native_port=args.port, storage_port=args.storage_port,
                  jmx_port=args.jmx_port, heap=args.heap, lib_dir=args.lib)
