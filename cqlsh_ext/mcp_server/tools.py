@@ -143,7 +143,7 @@ class Work:
         if resume is not None:
             skip, before = _count(resume.extra.get("skip")), _count(resume.extra.get("answered"))
         # The first page at cqlsh's size (a time limit still answers what it read), those after it
-        # grown to hold the rest the call may answer: a call of 1,000 rows is 2 requests, not 11.
+        # grown to hold the rest the call may answer: a call of 1,000 small rows is 2 requests, not 11.
         ctx.wanted_rows = skip + limit + 1
         try:
             found = select_answer(ctx, allowed, resume.paging_state if resume else None, before - skip,
