@@ -7,10 +7,10 @@ timed by CPU (getrusage: the machine is shared, wall time is noisy) and by its p
 growth over the process after start-up (VmHWM). The stages, in the order the server runs them:
 
   lex        the shell's lexer (cql.lexer.Lexed)
-  gate       the read-only gate (mcp_server.gate.check: both lexers, cqlsh's statement split, and
-             the bounds' counts of both lexers' tokens)
+  gate       the read-only gate (mcp_server.gate.read: the read-only rule, and the bounds' counts
+             of the shell's tokens and of them as cqlsh's lexer counts them)
   payload    the payload-query parser (query.grammar.parse, plain=True), for a table (id int, data blob)
-  cqlsh      cqlsh's own grammar (cql_whole_parse_tokens, start symbol cqlshCommand): what
+  cqlsh      cqlsh's lexer and own grammar (cql_whole_parse_tokens, start symbol cqlshCommand): what
              cqlsh's handle_statement runs for every statement it has a do_<word> for (SELECT among them)
 
 A child is given a CPU limit (--cpu, seconds) and an address-space limit (--memory, MB); a reading
@@ -91,8 +91,16 @@ def hwm():
 text = statement(shape, n)
 # Warm up each stage on a small statement of the same shape (imports, the grammar's caches).
 small = statement(shape, 3)
-tokens = gate.check(small).tokens
-cqlshmain.cqlruleset.cql_whole_parse_tokens(tokens, srcstr=small, startsymbol="cqlshCommand")
+
+
+def cqlsh_parse(source):
+    source += "\n;"
+    tokens = seams.split_statements(source)[0]
+    return cqlshmain.cqlruleset.cql_whole_parse_tokens(tokens, srcstr=source, startsymbol="cqlshCommand")
+
+
+gate.read(small)
+cqlsh_parse(small)
 try:
     grammar.parse(small, schema, plain=True)
 except Exception:
@@ -121,11 +129,10 @@ def stage(name, fn):
 
 tokens = stage("lex", lambda: Lexed(text).tokens)
 out["tokens"] = len(tokens) - 1
-checked = stage("gate", lambda: gate.check(text))
+checked = stage("gate", lambda: gate.read(text))
 stage("payload", lambda: grammar.parse(text, schema, plain=True))
 if checked is not None:
-    stage("cqlsh", lambda: cqlshmain.cqlruleset.cql_whole_parse_tokens(checked.tokens, srcstr=checked.source,
-                                                                       startsymbol="cqlshCommand"))
+    stage("cqlsh", lambda: cqlsh_parse(text))
 """
 
 
@@ -177,22 +184,12 @@ def _figure(found: dict[str, object], stage: str) -> str:
 
 
 def _at_bounds(shape: str) -> int:
-    """The largest n of `shape` the server's bounds let through (the gate's check, every bound)."""
+    """The largest n of `shape` the server's bounds let through (the gate's read, every bound)."""
     from cqlsh_ext.mcp_server import gate
-    from cqlsh_ext.upstream import seams
-
-    cqlshmain = seams.import_cqlshmain(None)
-    if cqlshmain.cqlruleset is None:
-        from cqlshlib import cql3handling
-
-        from cqlsh_ext.shell.completion import register_grammar
-
-        register_grammar()
-        cqlshmain.setup_cqlruleset(cql3handling)
 
     def passes(n: int) -> bool:
         try:
-            gate.check(statement(shape, n))
+            gate.read(statement(shape, n))
         except gate.Refused as err:
             return "more than cqlsh-ext mcp reads" not in str(err) and "deeper than" not in str(err)
         return True

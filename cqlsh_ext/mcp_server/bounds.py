@@ -6,11 +6,10 @@ server's are tighter on size, since its calls queue behind one another on one sh
 - MAX_STATEMENT_BYTES: a statement (or a `where`) as UTF-8, checked before it is lexed. Lexing is
   linear, but the bytes are held in several copies while they are read and answered; 128 KiB holds
   an IN list of as many timeuuids as MAX_TOKENS allows (38 bytes each: 2,042 keys, 78 KB).
-- MAX_TOKENS: cqlsh's lexer's tokens of the statement (cql.grammar_bounds.PARSED_TOKENS), counted before
-  cqlsh's grammar reads them (gate.check). cqlsh's lexer is linear (measured with the gate).
-- MAX_LEXED_TOKENS: the shell's lexer's tokens (it reads a UUID as 9), counted before cqlsh's lexer
-  and before the payload parser, both linear: a looser bound on their work (32,768 tokens: about
-  0.3 s and 25 MB).
+- MAX_TOKENS: the statement's tokens as cqlsh's lexer counts them (cql.grammar_bounds.PARSED_TOKENS,
+  the bound of cqlsh's grammar, quadratic in them; check_counted_tokens).
+- MAX_LEXED_TOKENS: the shell's lexer's tokens (it reads a UUID as 9), counted before the payload
+  parser, linear: a looser bound on its work (32,768 tokens: about 0.3 s and 25 MB).
 - MAX_DEPTH: brackets of any kind inside one another (cql.grammar_bounds.DEPTH).
 - MAX_ARGUMENT_BYTES: any other text argument (names, a decode spec), checked on arrival.
 - MAX_MESSAGE_BYTES: one protocol message (stdio: a line; HTTP: a request body, the SDK's own bound).
@@ -59,22 +58,12 @@ def check_text(text: str, what: str) -> None:
 
 def check_tokens(tokens: Sequence[Token]) -> None:
     """The shell's lexer's tokens of a statement (the end token aside) within MAX_LEXED_TOKENS and
-    MAX_DEPTH; raises TooLarge. Counted before cqlsh's lexer and the payload parser read it."""
+    MAX_DEPTH; raises TooLarge. Counted before the payload parser reads it."""
     count = sum(1 for tok in tokens if tok.kind != "end")
     if count > MAX_LEXED_TOKENS:
         commas = sum(1 for tok in tokens if tok.kind == "punct" and tok.value == ",")
         _too_many(count, commas, MAX_LEXED_TOKENS, "its readers take time and memory that grow with them")
     _depth(grammar_bounds.lexed_brackets(tokens))
-
-
-def check_cqlsh_tokens(tokens: Sequence[Any]) -> None:
-    """cqlsh's lexer's tokens of a statement ((kind, text, (start, end)), the end token aside) within
-    MAX_TOKENS and MAX_DEPTH; raises TooLarge. Counted before cqlsh's grammar reads them."""
-    count, commas = grammar_bounds.cqlsh_count(tokens)
-    if count > MAX_TOKENS:
-        _too_many(count, commas, MAX_TOKENS,
-                  "cqlsh's parser takes time and memory that grow with the square of them")
-    _depth(grammar_bounds.cqlsh_brackets(tokens))
 
 
 #: A UUID as text: cqlsh's lexer reads it as one token, the shell's as up to nine.

@@ -9,27 +9,21 @@ words; of what it lets run, MCP serves these, everything else refused in one lin
 
 Decided on tokens, never on a pattern over the text: the shell's lexer's (cql.lexer.Lexed: strings,
 $$strings$$, quoted names and comments are tokens or space, so no quoting, comment, case or spacing
-hides a word). A SELECT the reading runs itself (`query`, `inspect_value`: `read`) is decided on
-those alone, lexed once (the guard's lexing taken as it is), and the server is sent the text of
-exactly its tokens (`ReadStatement.text`). A statement the shell would run (`check`) is read by
-cqlsh's lexer too, the one that splits the text into the statements the shell runs (a DESCRIBE or
-COMPRESSION ends at its line: a second line is a second statement): both must find one statement
-and the same first word, and the shell runs the statement cqlsh's lexer found, and only that one
-(`AllowedStatement.tokens`).
+hides a word). Every statement a tool takes is run by cqlsh-ext's own reading, never by cqlsh
+(`read`): decided on those tokens alone, lexed once (the guard's lexing taken as it is), and the
+server is sent the text of exactly its tokens (`ReadStatement.text`).
 
-Before a lexer sees it, the statement's size is within bounds.py's, and its tokens after; before
-cqlsh's grammar (quadratic in them) reads it, cqlsh's own tokens too (a SELECT that cqlsh never
-reads: its tokens counted as cqlsh's lexer counts them, within the same bound). A statement whose first word
-starts no statement at all
-(`SELEC`) is a syntax error, said as one with the word, its position and the nearest word allowed;
-a statement of CQL or of the shell that is no read is refused as one.
+Before a lexer sees it, the statement's size is within bounds.py's, and its tokens after (counted
+too as cqlsh's lexer counts them, within the bound of cqlsh's grammar). A statement whose first
+word starts no statement at all (`SELEC`) is a syntax error, said as one with the word, its
+position and the nearest word allowed; a statement of CQL or of the shell that is no read is
+refused as one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
@@ -53,17 +47,6 @@ class Refused(Exception):
 
 
 @dataclass(frozen=True)
-class AllowedStatement:
-    """A statement the gate let through: its `kind` (SELECT, DESCRIBE, DESCRIBE PAYLOAD, INSPECT
-    or COMPRESSION STATS/SETTINGS/ADVISE), the text the shell is handed (`source`) and cqlsh's
-    tokens of the one statement in it (`tokens`: what the shell's handle_statement takes)."""
-
-    kind: str
-    source: str
-    tokens: Any
-
-
-@dataclass(frozen=True)
 class ReadStatement:
     """A read the gate let through on the shell's lexer's tokens alone, for a statement the reading
     runs itself (cqlsh's lexer and grammar never see it): its `kind` and the statement (`lexed`:
@@ -79,36 +62,27 @@ class ReadStatement:
         return self.lexed.spanned()
 
 
-def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
-    """The one statement `text` holds, when it is a read (and one of `kinds`, when given), as both
-    lexers read it; Refused otherwise."""
-    kind, statement = _ours(text, kinds, None, cqlsh_count=False)
-    return AllowedStatement(kind, *_cqlsh_statement(text, statement[0]))
-
-
 def read(text: str, kinds: Collection[str] | None = None, lexed: Lexed | None = None) -> ReadStatement:
     """The one read `text` holds (and one of `kinds`, when given), decided on the shell's lexer's
     tokens alone (`lexed`: `text` lexed already, its tokens taken as they are): for a statement
-    that cqlsh never runs (`query`'s); its tokens are counted as cqlsh's lexer counts them (a UUID,
-    a blob literal one), within the same bound. Refused otherwise."""
-    kind, statement = _ours(text, kinds, lexed, cqlsh_count=True)
+    that cqlsh never runs; its tokens are counted as cqlsh's lexer counts them (a UUID, a blob
+    literal one), within cqlsh's bound. Refused otherwise."""
+    kind, statement = _ours(text, kinds, lexed)
     lexed = lexed if lexed is not None else Lexed(text)
     end = len(statement)
     return ReadStatement(kind, lexed.part(0, end) if end < len(lexed.tokens) - 1 else lexed)
 
 
-def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None,
-          cqlsh_count: bool) -> tuple[str, list[Token]]:
+def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None) -> tuple[str, list[Token]]:
     """The kind of the one statement `text` holds and its tokens (the shell's lexer's, up to its
-    first `;`); Refused otherwise. `cqlsh_count`: its tokens counted as cqlsh's lexer counts them too."""
+    first `;`); Refused otherwise."""
     if not text.strip():
         raise Refused("no statement given")
     try:
         bounds.check_text(text, "a statement")
         tokens = (lexed if lexed is not None else Lexed(text)).tokens[:-1]  # without the end token
         bounds.check_tokens(tokens)
-        if cqlsh_count:
-            bounds.check_counted_tokens(text, tokens)
+        bounds.check_counted_tokens(text, tokens)
     except QueryError as err:
         raise Refused(f"syntax error: {_lexing_error(text, str(err))}") from None
     except bounds.TooLarge as err:
@@ -131,32 +105,6 @@ def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None,
     if kinds is not None and kind not in kinds:
         raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
     return kind, statement
-
-
-def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:
-    """The text the shell runs and cqlsh's tokens of its one statement: its lexer must find one
-    statement starting with the same word. The end `;` is added as -e adds it, on a line of its own
-    so that a closing `--` comment cannot swallow it."""
-    from cqlsh_ext.upstream import seams
-
-    source = text + "\n;"
-    try:
-        statements = seams.split_statements(source)
-    except ValueError as err:
-        raise Refused(f"refused: {err}") from None
-    if len(statements) != 1:
-        raise Refused(_one_at_a_time())
-    tokens = statements[0]
-    try:
-        bounds.check_cqlsh_tokens(tokens)  # before cqlsh's grammar, quadratic in them, reads them
-    except bounds.TooLarge as err:
-        raise Refused(str(err)) from None
-    if tokens[-1][0] != "endtoken":
-        raise Refused("refused: the statement does not end (an unclosed quote, name or comment)")
-    if str(tokens[0][1]).lower() != first.value.lower():
-        raise Refused(f"refused: cqlsh reads this statement as starting with {tokens[0][1]!r}, "
-                      f"not {first.value!r}")
-    return source, tokens
 
 
 def kind_of(tokens: list[Token]) -> str | None:

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common import jsonenc
-from cqlsh_ext.cql.spelling import spell
 from cqlsh_ext.describe.declared import TEXT_SAMPLE_ROWS
 from cqlsh_ext.features import read_features, service_of
 from cqlsh_ext.features.arguments import Invalid, names
@@ -554,7 +553,6 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.reading.resolve import find_table
 
     keyspace, table = table_of(work, arguments.get("table"))
-    gate.check(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE})
     ctx = work.context()
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:

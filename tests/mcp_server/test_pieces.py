@@ -34,33 +34,21 @@ def test_bounds_refuse_in_one_line_and_let_the_rest_through() -> None:
     bounds.check_arguments({"statement": within})  # 17 KB: the size passes; cqlsh's tokens do not
     bounds.check_tokens(Lexed(within).tokens)  # the shell's lexer's, a looser bound
     with pytest.raises(bounds.TooLarge, match=r"6,010 tokens \(2,999 commas\), more than cqlsh-ext mcp"):
-        bounds.check_cqlsh_tokens(_cqlsh_tokens(within))
-    bounds.check_cqlsh_tokens(_cqlsh_tokens("SELECT * FROM ks.t WHERE id IN (" + ", ".join("1" * 2000) + ")"))
+        _counted(within)
+    _counted("SELECT * FROM ks.t WHERE id IN (" + ", ".join("1" * 2000) + ")")
     uuids = ", ".join(f"00000000-0000-1000-8000-{i:012d}" for i in range(2000))
-    bounds.check_cqlsh_tokens(_cqlsh_tokens(f"SELECT * FROM ks.t WHERE id IN ({uuids})"))  # a UUID is one
+    _counted(f"SELECT * FROM ks.t WHERE id IN ({uuids})")  # a UUID is one
     with pytest.raises(bounds.TooLarge, match="nested more than 64 deep"):
         bounds.check_tokens(Lexed("SELECT " + "f(" * 65 + "x" + ")" * 65 + " FROM t").tokens)
-    with pytest.raises(bounds.TooLarge, match="nested more than 64 deep"):
-        bounds.check_cqlsh_tokens(_cqlsh_tokens("SELECT " + "f(" * 65 + "x" + ")" * 65 + " FROM t"))
     with pytest.raises(bounds.TooLarge, match="the table argument"):
         bounds.check_arguments({"table": "t" * 5000})
     with pytest.raises(bounds.TooLarge, match="entries"):
         bounds.check_arguments({"decode": {f"c{i}": "zstd" for i in range(100)}})
 
 
-def _cqlsh_tokens(text: str) -> list[object]:
-    """cqlsh's lexer's tokens of one statement, as the gate has them."""
-    from cqlsh_ext.upstream import seams
-
-    cqlshmain = seams.import_cqlshmain(None)
-    if cqlshmain.cqlruleset is None:
-        from cqlshlib import cql3handling
-
-        from cqlsh_ext.shell.completion import register_grammar
-
-        register_grammar()
-        cqlshmain.setup_cqlruleset(cql3handling)
-    return list(seams.split_statements(text + "\n;")[0])
+def _counted(text: str) -> None:
+    """The bound of cqlsh's tokens, on the shell's lexer's tokens of one statement counted as cqlsh's."""
+    bounds.check_counted_tokens(text, Lexed(text).tokens[:-1])
 
 
 # -------------------------------------------------------------------------------------- hints
