@@ -22,6 +22,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.styles import Style
 
+from cqlsh_ext.upstream.seams import grammar_literals
+
 TOKEN_CLASSES = {
     "reserved_identifier": "class:cql.keyword",
     "quotedStringLiteral": "class:cql.string",
@@ -66,34 +68,6 @@ def style() -> Style:
     return Style.from_dict(STYLE)
 
 
-def grammar_words(ruleset: Any) -> frozenset[str]:
-    """Lower-cased literal words of the grammar (TABLE, KEYSPACE, DESCRIBE, EXPAND, ...)."""
-    from cqlshlib import pylexotron
-
-    words: set[str] = set()
-    seen: set[int] = set()
-
-    def walk(node: Any) -> None:
-        if id(node) in seen or not isinstance(node, pylexotron.Matcher):
-            return
-        seen.add(id(node))
-        if isinstance(node, pylexotron.TextMatch):
-            text = node.arg
-            if isinstance(text, str) and text[:1].isalpha() and text.replace("_", "").isalnum():
-                words.add(text.lower())
-        elif isinstance(node, pylexotron.TerminalTypeMatcher):
-            walk(node.submatcher)
-        elif isinstance(node.arg, (list, tuple)):
-            for child in node.arg:
-                walk(child)
-        else:
-            walk(node.arg)  # RuleReference's arg is a rule name (a str): ignored by walk
-
-    for rule in ruleset.ruleset.values():
-        walk(rule)
-    return frozenset(words)
-
-
 def private_scanner(ruleset: Any) -> Callable[[str], tuple[list[Any], str]]:
     """cqlsh's token scanner for our own use.
 
@@ -123,7 +97,7 @@ class CqlLexer(Lexer):
             return [("", text)]
         if self.scan is None:
             self.scan = private_scanner(self.ruleset)
-            self.keywords = grammar_words(self.ruleset)
+            self.keywords = grammar_literals(self.ruleset)
         tokens, unmatched = self.scan(text)
         out: StyleAndTextTuples = []
         pos = 0

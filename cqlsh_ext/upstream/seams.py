@@ -61,7 +61,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
               "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "cqlruleset.ruleset's values are pylexotron Matchers whose arg is a TextMatch's word or "
-              "the matchers inside: grammar_words", "shell.results"),
+              "the matchers inside: grammar_literals", "shell.results, repl.highlight"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text",
@@ -468,29 +468,42 @@ def first_words() -> frozenset[str]:
 _GRAMMAR_WORDS: list[frozenset[str]] = []
 
 
-def grammar_words() -> frozenset[str]:
-    """Every word cqlsh's grammar spells out (its rules' literal words, ours registered with them),
-    in upper case: what a word a statement's syntax error names may be a typo of (CONFRIM). Read
-    once, after the shell has registered its commands."""
-    if not _GRAMMAR_WORDS:
-        from cqlshlib import pylexotron
+def grammar_literals(ruleset: Any) -> frozenset[str]:
+    """The literal words of `ruleset`'s rules (cqlsh's grammar, ours registered with it), lower case:
+    TABLE, KEYSPACE, DESCRIBE, EXPAND, LOCAL_QUORUM, LZ4, ..."""
+    from cqlshlib import pylexotron
 
-        words: set[str] = set()
-        pending: list[Any] = list(import_cqlshmain(None).cqlruleset.ruleset.values())
-        seen: set[int] = set()
-        while pending:
-            item = pending.pop()
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            if isinstance(item, pylexotron.TextMatch):
-                if isinstance(item.arg, str) and item.arg.isalpha():
-                    words.add(item.arg.upper())
-            elif isinstance(item, pylexotron.Matcher):
-                pending.append(item.arg)
-            elif isinstance(item, (list, tuple)):
-                pending.extend(item)
-        _GRAMMAR_WORDS.append(frozenset(words))
+    words: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if id(node) in seen or not isinstance(node, pylexotron.Matcher):
+            return
+        seen.add(id(node))
+        if isinstance(node, pylexotron.TextMatch):
+            text = node.arg
+            if isinstance(text, str) and text[:1].isalpha() and text.replace("_", "").isalnum():
+                words.add(text.lower())
+        elif isinstance(node, pylexotron.TerminalTypeMatcher):
+            walk(node.submatcher)
+        elif isinstance(node.arg, (list, tuple)):
+            for child in node.arg:
+                walk(child)
+        else:
+            walk(node.arg)  # RuleReference's arg is a rule name (a str): ignored by walk
+
+    for rule in ruleset.ruleset.values():
+        walk(rule)
+    return frozenset(words)
+
+
+def grammar_words() -> frozenset[str]:
+    """Every word of letters alone cqlsh's grammar spells out (grammar_literals), in upper case: what a
+    word a statement's syntax error names may be a typo of (CONFRIM). Read once, after the shell has
+    registered its commands."""
+    if not _GRAMMAR_WORDS:
+        literals = grammar_literals(import_cqlshmain(None).cqlruleset)
+        _GRAMMAR_WORDS.append(frozenset(word.upper() for word in literals if word.isalpha()))
     return _GRAMMAR_WORDS[0]
 
 
