@@ -11,7 +11,7 @@ Before the statement runs:
   `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
   the server is sent), and one the schema has (a missing keyspace or table says so);
 - a SELECT (a tool that reads a `statement`) lexed once here, its table resolved and read by the payload
-  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted); and
+  parser (plain=True) once: the tool takes them as they are (Work.admitted); and
   prepared on the server once (features.read_rule.server_tables): a table its metadata names that
   the policy refuses or hides, or that is not the table read here, is refused;
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
@@ -48,18 +48,19 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.system import is_system_keyspace
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, SpeltRow, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import READER, Refused
-from cqlsh_ext.mcp_server.policy import Pattern, Policy, token_name
+from cqlsh_ext.mcp_server.policy import Policy, token_name
+from cqlsh_ext.mcp_server.tools import Caps, Scope
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
-    from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
+    from cqlsh_ext.mcp_server.tools import Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
 #: The columns of a system table whose rows are of a keyspace (the first of them it has), and of a
@@ -74,53 +75,6 @@ SELECTED_NAMES = TABLE_COLUMNS[:3]
 #: repairs, system_distributed's parent repairs) and a table's id (system.paxos's cf_id, whose rows
 #: are another table's mutations). A system table with one is not read while the policy hides a table.
 UNSCREENED_NAMES = ("table_names", "columnfamily_names", "tables", "cf_id")
-
-
-@dataclass(frozen=True)
-class Caps:
-    """A statement's own LIMIT and PER PARTITION LIMIT (None: none), where the screen leaves rows out:
-    taken off what the server is sent, applied after the screen (answers.Screen.limit, the screen's
-    `row`), the partitions told apart by `partition_key`'s values."""
-
-    limit: int | None = None
-    per_partition: int | None = None
-    partition_key: tuple[str, ...] = ()
-
-
-@dataclass
-class Scope:
-    """What a call reads, once the guard has looked: its table and the patterns reaching into it,
-    and for a SELECT, each result name -> the place below the table it reads (None: no value of
-    the table's, an aggregate the patterns leave alone)."""
-
-    keyspace: str | None = None
-    table: str | None = None
-    patterns: tuple[Pattern, ...] = ()
-    places: dict[str, Sequence[str] | None] = field(default_factory=dict)
-    columns: frozenset[str] = frozenset()
-    #: A SELECT's reading by the payload parser (query.grammar.Plan, plain=True), when it reads it.
-    plan: Any = None
-    #: The table as the reading finds it.
-    target: TableTarget | None = None
-    #: A SELECT lexed once (the whole text given; query.grammar's plan is of its first statement),
-    #: for the tool to take as it is (tools.Admitted).
-    lexed: Lexed | None = None
-    #: A system table whose rows name keyspaces and tables the policy hides: its rows naming one
-    #: are left out (screen_of).
-    hiding: bool = False
-    #: Where it is hiding, a SELECT's statement as the server is sent it: without its own LIMIT and
-    #: PER PARTITION LIMIT (`caps`, applied after the screen); None: as given.
-    sent: Lexed | None = None
-    caps: Caps = field(default_factory=Caps)
-
-    def admitted(self) -> Admitted | None:
-        """What the tool takes of the guard's reading of its statement (None: the guard did not
-        read one)."""
-        from cqlsh_ext.mcp_server.tools import Admitted
-
-        if self.lexed is None:
-            return None
-        return Admitted(self.lexed, self.target, self.plan, self.sent)
 
 
 @dataclass
@@ -150,7 +104,7 @@ class Guard:
                               f"{scope.keyspace}.{scope.table}, and {tool.name} answers values no "
                               "redaction passes over: use query")
             work.screen = self.screen_of(tool, scope, work.served.context.cluster)
-            work.admitted = scope.admitted()
+            work.scope = scope
             with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
@@ -212,10 +166,7 @@ class Guard:
         if reads.what == "table":
             scope = self._table(work, *tools.table_of(work, given))
             self._named_rows(tool, scope)
-            assert scope.keyspace is not None and scope.table is not None
-            work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
-            work.found = scope.target
-            return scope
+            return scope  # read and resolved: the tool takes it (Work.named)
         if reads.what == "keyspace":
             keyspace = names(given, (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)
@@ -551,7 +502,7 @@ class Guard:
                     if not policy.hides(keyspace, name) and policy.refusal(keyspace, name) is None]
 
         seen = [ks for ks in keyspaces if not policy.hides(ks) and policy.refusal(ks) is None]
-        statement = work.admitted.lexed.text if work.admitted is not None else None
+        statement = work.scope.lexed.text if work.scope is not None and work.scope.lexed is not None else None
         return with_meant(error, seen_tables, seen, ctx.keyspace, grammar_words, statement,
                           lambda keyspace, table: columns_of(metadata)(keyspace, table)
                           if table in seen_tables(keyspace) else [])

@@ -8,7 +8,7 @@ are built from the arguments, INSPECT's from the SELECT the gate let through, an
 shell's services as they are); names
 given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
 cannot carry a second statement. What the guard read is taken as it is, never read again: a
-SELECT's tokens (lexed once), its table and its plan (`Admitted`), a `table` argument's names and
+SELECT's tokens (lexed once), its table and its plan (`Scope`), a `table` argument's names and
 table (`Work.named`). Each tool then reads through the one reading (cqlsh_ext.reading, in a context
 of the call: nobody to ask, its errors kept, its stop the call's) and answers from the typed answer
 it gets (answers.py: rows as JSON values): nothing is printed and read back.
@@ -29,7 +29,7 @@ JSON Schema of its answer (features/output_schemas.py).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.mcp_server.exports import ExportDir
+    from cqlsh_ext.mcp_server.policy import Pattern
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
@@ -62,19 +63,42 @@ MIN_BYTES, MAX_BYTES = 1024, 1 << 20
 
 
 @dataclass(frozen=True)
-class Admitted:
-    """What the guard (guard.py) read of a call's statement, taken by the tool as it is rather than
-    read again: the text lexed once (`lexed`: the whole text given, by the shell's lexer), its table
-    as the reading finds it (`target`; None: none named, or the guard did not look it up) and the
-    payload parser's plan of its statement (`plan`: query.grammar.parse(plain=True); None: a form
-    the parser does not read)."""
+class Caps:
+    """A statement's own LIMIT and PER PARTITION LIMIT (None: none), where the screen leaves rows out:
+    taken off what the server is sent, applied after the screen (answers.Screen.limit, the screen's
+    `row`), the partitions told apart by `partition_key`'s values."""
 
-    lexed: Lexed
+    limit: int | None = None
+    per_partition: int | None = None
+    partition_key: tuple[str, ...] = ()
+
+
+@dataclass
+class Scope:
+    """What a call reads, once the guard (guard.py) has looked, taken by the tool as it is rather
+    than read again (Work.scope): its table and the patterns reaching into it, and for a SELECT,
+    each result name -> the place below the table it reads (None: no value of the table's, an
+    aggregate the patterns leave alone)."""
+
+    keyspace: str | None = None
+    table: str | None = None
+    patterns: tuple[Pattern, ...] = ()
+    places: dict[str, Sequence[str] | None] = field(default_factory=dict)
+    columns: frozenset[str] = frozenset()
+    #: A SELECT's reading by the payload parser (query.grammar.Plan, plain=True), when it reads it.
+    plan: Any = None
+    #: The table as the reading finds it.
     target: TableTarget | None = None
-    plan: Plan | None = None
-    #: The statement as the server is sent it, where the guard took its own LIMIT and PER PARTITION
-    #: LIMIT off to apply them after the policy's screen (answers.Screen.limit); None: as given.
+    #: A SELECT lexed once (the whole text given; query.grammar's plan is of its first statement),
+    #: for the tool to take as it is, its table and plan with it (Work.admitted).
+    lexed: Lexed | None = None
+    #: A system table whose rows name keyspaces and tables the policy hides: its rows naming one
+    #: are left out (guard.Guard.screen_of).
+    hiding: bool = False
+    #: Where it is hiding, a SELECT's statement as the server is sent it: without its own LIMIT and
+    #: PER PARTITION LIMIT (`caps`, applied after the screen); None: as given.
     sent: Lexed | None = None
+    caps: Caps = field(default_factory=Caps)
 
 
 @dataclass
@@ -95,13 +119,9 @@ class Work:
     screen: Screen = field(default_factory=Screen)
     on_progress: Callable[[dict[str, Any]], None] | None = None
     seen: dict[str, Any] = field(default_factory=dict)
-    #: The guard's reading of the call's statement (a `query` or `inspect_value` call's), if it read it.
-    admitted: Admitted | None = None
-    #: The table a call's `table` argument names, as the guard read and resolved it (keyspace, table;
-    #: looked up with a refresh): taken as it is by the tool.
-    named: tuple[str, str] | None = None
-    #: That table as the guard resolved it: a report's request carries it (ReportTarget.found).
-    found: TableTarget | None = None
+    #: What the guard read of the call (its statement lexed, planned, its table resolved with a
+    #: refresh), once it has looked: taken as it is by the tool (`admitted`, `named`).
+    scope: Scope | None = None
     #: The export tool's directory (None: the server has none, and no export tool).
     exports: ExportDir | None = None
     #: The client that called: the cursors it is given, and those it may give, are its own.
@@ -119,6 +139,18 @@ class Work:
                        progress=progress_events(self._progressed, every=0.0), stop=self.stop,
                        interactive=False, width=0)
 
+    def admitted(self, text: str) -> Scope | None:
+        """The guard's reading of the call's statement when it is `text`, else None."""
+        scope = self.scope
+        return scope if scope is not None and scope.lexed is not None and scope.lexed.text == text else None
+
+    def named(self) -> tuple[str, str] | None:
+        """The table the guard read and resolved (keyspace, table), if it did."""
+        scope = self.scope
+        if scope is None or scope.keyspace is None or scope.table is None:
+            return None
+        return scope.keyspace, scope.table
+
     def _progressed(self, event: dict[str, Any]) -> None:
         if self.screen.hides:  # its rows read count those the policy leaves out
             return
@@ -132,7 +164,7 @@ class Work:
         go on where a cursor says. The guard's reading of it (`admitted`) is taken as it is."""
         from cqlsh_ext.render.json_lines import JsonRows
 
-        admitted = self.admitted if self.admitted is not None and self.admitted.lexed.text == text else None
+        admitted = self.admitted(text)
         allowed = gate.read(text, {gate.SELECT}, admitted.lexed if admitted is not None else None)
         if admitted is not None and admitted.sent is not None:
             allowed = gate.read(admitted.sent.text, {gate.SELECT}, admitted.sent)
@@ -153,7 +185,8 @@ class Work:
             return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
-        whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
+        # A cursor is bound to its tokens.
+        whole = admitted.lexed if admitted is not None and admitted.lexed is not None else text
         continuation = answers.Continuation(self.cursors, whole, why_not, skip, before, self.owner)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
@@ -167,7 +200,7 @@ class Refusal(Exception):
 
 
 def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: bytes | None = None,
-                  given: int = 0, resuming: bool = False, admitted: Admitted | None = None,
+                  given: int = 0, resuming: bool = False, admitted: Scope | None = None,
                   ) -> tuple[TypedAnswer, list[Any], str | None] | None:
     """The typed answer of the SELECT the gate let through, where each column's values sit, and
     why a cut answer of it cannot be gone on with (None: a cursor can): a payload query's
@@ -202,7 +235,7 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
 
 
 def _planned(ctx: ReadContext, statement: Lexed,
-             admitted: Admitted | None) -> tuple[Plan, TableTarget] | None:
+             admitted: Scope | None) -> tuple[Plan, TableTarget] | None:
     """reading.select.payload_plan of the statement, from the guard's plan and table where it read
     them (its plan read with plain=True: a payload query's when it reaches into a payload);
     raises QueryError as payload_plan does."""
@@ -345,8 +378,9 @@ def number(arguments: dict[str, Any], name: str, default: int | None, low: int, 
 def table_of(work: Work, given: Any) -> tuple[str, str]:
     """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k). The
     guard's reading of it (`work.named`) when it read it."""
-    if work.named is not None:
-        return work.named
+    named = work.named()
+    if named is not None:
+        return named
     found = names(given, (1, 2), "table")
     if len(found) == 1:
         keyspace = work.served.context.keyspace
@@ -393,8 +427,8 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
         return None
     if work.cursors is None:
         raise Invalid("this server issues no cursors")
-    admitted = work.admitted
-    given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
+    admitted = work.admitted(statement)
+    given = admitted.lexed if admitted is not None and admitted.lexed is not None else statement
     try:
         return work.cursors.open(cursor, given, owner=work.owner)
     except CursorError as err:
@@ -406,7 +440,7 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.reading.resolve import find_table
 
     given = statement_of(arguments)
-    admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
+    admitted = work.admitted(given)
     allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)  # one SELECT
     select = allowed.text
     text = f"INSPECT {select}"
@@ -464,7 +498,7 @@ def declared_answer(feature: Feature, work: Work, arguments: dict[str, Any]) -> 
     if feature.reads.what == "table" and feature.reads.argument is not None:
         table = table_of(work, arguments.get(feature.reads.argument))
         _known(work, *table)
-        found = work.found if work.named == table else None
+        found = work.scope.target if work.scope is not None and work.named() == table else None
     request = request_of(feature, FeatureCall(arguments, table, found, bound=_statement_bound))
     try:
         answer = service_of(feature.name)(work.context(), request)
@@ -507,7 +541,7 @@ def _export(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
         raise Invalid(f"format must be {listed(FORMATS)}, not {fmt!r}")
     given = statement_of(arguments)
-    admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
+    admitted = work.admitted(given)
     allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)
     exports.sweep()
     name = exports.new_name(fmt)
@@ -543,7 +577,7 @@ def _known(work: Work, keyspace: str, table: str) -> None:
     guard did, when it read the table: `work.named`)."""
     from cqlsh_ext.reading.resolve import find_table
 
-    if work.named == (keyspace, table):
+    if work.named() == (keyspace, table):
         return
     find_table(work.served.context.cluster, keyspace, keyspace, table, refresh=True)
 
