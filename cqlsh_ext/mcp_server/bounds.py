@@ -72,8 +72,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 def check_counted_tokens(text: str, tokens: Sequence[Token]) -> None:
     """The shell's lexer's tokens of a statement (`text`'s; the end token aside) counted as cqlsh's
-    lexer counts them (a UUID, a blob literal 0x... one token), within MAX_TOKENS: the bound of a
-    statement that cqlsh's lexer never reads (`query`'s), the same as of one it does; raises TooLarge."""
+    lexer counts them (a UUID, a blob literal 0x... one token), within MAX_TOKENS, though cqlsh's lexer
+    never reads it; raises TooLarge."""
     count = commas = 0
     i = 0
     while i < len(tokens):
