@@ -154,7 +154,7 @@ class AnswerColumn:
         """Its kind is read from the sample: a path's value, an aggregate but a count, a blob's
         payload, a CQL type with a decimal (its scale) or a blob (its payload) inside."""
         if self.role == CQL:
-            return _inside(self.seed, (Dec, Blob))
+            return kind_holds(self.seed, (Dec, Blob))
         return not self.is_count
 
     @property
@@ -181,7 +181,7 @@ class AnswerColumn:
     def exact(self) -> bool:
         """It has a NAME:exact beside it: a CQL column with a decimal or a varint inside, whose
         Arrow decimal does not hold every value (a scale or digits past the sample's)."""
-        return self.role == CQL and self.cql_type is not None and _inside(self.seed, (Dec,))
+        return self.role == CQL and self.cql_type is not None and kind_holds(self.seed, (Dec,))
 
     def fields(self) -> list[tuple[str, Kind]]:
         """Its Arrow fields, in order: a blob's payload, label, kind, note, stored bytes and
@@ -220,18 +220,18 @@ class AnswerColumn:
         return out
 
 
-def _inside(kind: Kind, found: tuple[type, ...]) -> bool:
+def kind_holds(kind: Kind, found: tuple[type, ...]) -> bool:
     """Whether `kind`, or a kind inside it (a list's item, a map's key or value, a record's field),
     is one of `found`: a CQL kind with a decimal or a varint inside (Dec), with something read
     from the sample inside (Dec: a decimal's scale; Blob: a blob's payload), JSON text inside."""
     if isinstance(kind, found):
         return True
     if isinstance(kind, List):
-        return _inside(kind.item, found)
+        return kind_holds(kind.item, found)
     if isinstance(kind, Map):
-        return _inside(kind.key, found) or _inside(kind.value, found)
+        return kind_holds(kind.key, found) or kind_holds(kind.value, found)
     if isinstance(kind, Struct):
-        return any(_inside(k, found) for _, k in kind.fields)
+        return any(kind_holds(k, found) for _, k in kind.fields)
     return False
 
 
@@ -722,7 +722,7 @@ def _cql_merged(seed: Kind, kind: Kind, found: Kind) -> Kind:
         places = zip(seed.fields, kind.fields, found.fields, strict=True)
         return Struct(tuple((name, _cql_merged(s, k, f)) for (name, s), (_, k), (_, f) in places), kind.cql)
     merged = merge(kind, found)
-    return kind if _inside(merged, (Json,)) else merged
+    return kind if kind_holds(merged, (Json,)) else merged
 
 
 #: A varint's kind, by its type (arrow_types.cql_kind).
@@ -1447,4 +1447,4 @@ __all__ = ["AGGREGATE", "BLOB", "CONFIDENCE", "CQL", "KIND", "LABEL", "NOTE", "P
            "SAMPLE_ROWS", "STORED", "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt",
            "ValueColumn", "arrow_arrays", "decoded_bytes",
            "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
-           "is_plain", "json_lines", "misfit_note", "sample_kind", "stored_sizes"]
+           "is_plain", "json_lines", "kind_holds", "misfit_note", "sample_kind", "stored_sizes"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.payload.arrow_types import Blob, Kind, List, Map, Struct
+from cqlsh_ext.payload.columns import kind_holds
 
 
 def plain_type(arrow: Any, top: bool = True) -> Any:
@@ -75,7 +76,7 @@ def stored_array(kind: Kind, array: Any) -> Any:
 
     if isinstance(kind, Blob):
         return pc.struct_field(array, "stored")
-    if not _holds_blobs(kind):
+    if not kind_holds(kind, (Blob,)):
         return array
     if isinstance(array, pa.ChunkedArray):
         return pa.chunked_array([stored_array(kind, chunk) for chunk in array.chunks])
@@ -99,7 +100,7 @@ def stored_type(kind: Kind, arrow: Any) -> Any:
 
     if isinstance(kind, Blob):
         return pa.binary()
-    if not _holds_blobs(kind):
+    if not kind_holds(kind, (Blob,)):
         return arrow
     if isinstance(kind, List):
         item = stored_type(kind.item, arrow.value_type)
@@ -108,18 +109,6 @@ def stored_type(kind: Kind, arrow: Any) -> Any:
         return pa.map_(stored_type(kind.key, arrow.key_type), stored_type(kind.value, arrow.item_type))
     assert isinstance(kind, Struct)
     return pa.struct([(name, stored_type(k, arrow.field(i).type)) for i, (name, k) in enumerate(kind.fields)])
-
-
-def _holds_blobs(kind: Kind) -> bool:
-    if isinstance(kind, Blob):
-        return True
-    if isinstance(kind, List):
-        return _holds_blobs(kind.item)
-    if isinstance(kind, Map):
-        return _holds_blobs(kind.key) or _holds_blobs(kind.value)
-    if isinstance(kind, Struct):
-        return any(_holds_blobs(k) for _, k in kind.fields)
-    return False
 
 
 @dataclass(frozen=True)

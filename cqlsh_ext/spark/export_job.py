@@ -173,6 +173,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     import dataclasses
 
     from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.reading.select import answer_columns
     from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
 
     export: ExportStatement = stmt.export
@@ -182,15 +183,8 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     display = settings.display
     if export.raw is not None:
         display = dataclasses.replace(display, raw_blobs=export.raw)
-    header = answer.header()
-    places = [ValuePlace(ks, meta.name, name) for name in header]
-    from cqlsh_ext.cql.types import from_driver
-    from cqlsh_ext.payload.columns import AGGREGATE, BLOB, PATH
-
-    roles = [PATH if t is None else BLOB if from_driver(t).is_blob else CQL for t in types]
-    export_columns = [AnswerColumn(name, AGGREGATE if role == PATH and item.kind == "agg" else role, t,
-                                   item.name if item.kind == "agg" else None)
-                      for name, role, t, item in zip(header, roles, types, _items(plan, header), strict=True)]
+    places = [ValuePlace(ks, meta.name, name) for name in answer.header()]
+    export_columns = answer_columns(plan, answer, types)  # the shell's export's columns
     names = columns_read(plan, meta)
     context = spark.sparkContext
     rows_read = context.accumulator(0)
@@ -242,14 +236,3 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     print(f"{LABEL}: {plural(written.value, 'row')} written to {export.path} (Parquet part files by Spark, "
           f"{codec}); " + ", ".join(parts))
     sys.stdout.flush()
-
-
-def _items(plan: Any, header: Sequence[str]) -> list[Any]:
-    """Each answer column's item of the plan (a `*` stands for its columns)."""
-    out: list[Any] = []
-    for item in plan.items:
-        if item.kind == "star":
-            out += [item] * (len(header) - len(plan.items) + 1)
-        else:
-            out.append(item)
-    return out

@@ -61,24 +61,13 @@ def user_key(create: bool) -> bytes:
     """The user's journal key (made first when `create`: the first journal ever written; the
     writer checks first that no journal was sealed with a key now missing, writing.journal);
     WriteRefused, naming the file and why, when it is missing (KeyMissing: a read), not the user's
-    own regular file, open to others or not a key."""
+    own regular file, open to others or not a key (common.private_key's checks)."""
     path = key_path()
     try:
-        return _read_key(path)
+        return (private_key.user_key if create else private_key.read_key)(path, "the journal key")
     except FileNotFoundError:
-        if not create:
-            raise KeyMissing(f"there is no journal key at {path}, which sealed the journals this user "
-                             "wrote: this journal cannot be verified") from None
-    make_key()
-    try:
-        return _read_key(path)
-    except FileNotFoundError:
-        raise WriteRefused(f"the journal key {path} could not be made") from None
-
-
-def _read_key(path: str) -> bytes:
-    try:
-        return private_key.read_key(path, "the journal key")
+        raise KeyMissing(f"there is no journal key at {path}, which sealed the journals this user "
+                         "wrote: this journal cannot be verified") from None
     except private_key.KeyRefused as err:
         raise WriteRefused(str(err)) from None
 
