@@ -1042,6 +1042,10 @@ class FilledPaths:
         values that do not fit it."""
         return module().held_array(self.chunks, kind, name, self._filled or None)
 
+    def set(self, row: int, value: Any) -> None:
+        """Row `row` given another value (a misfit's, payload.columns)."""
+        self._filled[row] = value
+
 
 class FilledContents:
     """A blob column's six export columns over a row group (payload, label, kind, note, stored,
@@ -1108,6 +1112,37 @@ class FilledContents:
         arrays, or None and the payloads that do not fit it."""
         return module().contents_arrays(self.chunks, kind, name, self.raw, confidence_of,
                                         self._filled or None)
+
+    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any, Any]) -> None:
+        """Row `row` given other parts (a misfit's, payload.columns)."""
+        self._filled[row] = parts
+
+    def stored(self, row: int) -> bytes:
+        chunk, i = self._chunk_row(row)
+        value = chunk[i]  # (a row the Python engine read: its view)
+        return value.stored if isinstance(value, BlobView) else bytes(value)
+
+    def label_kind(self, row: int) -> tuple[Any, Any]:
+        if row in self._filled:
+            parts = self._filled[row]
+            return parts[1], parts[2]
+        chunk, i = self._chunk_row(row)
+        kinds, labels, _payloads, _python = chunk[i:i + 1].parts()
+        return labels[0], kinds[0]
+
+    def confidence(self, row: int) -> str | None:
+        """The row's confidence: the Python side's part, or the core's row's by its label and kind."""
+        if row in self._filled:
+            sure: str | None = self._filled[row][5]
+            return sure
+        return confidence_of(*self.label_kind(row))
+
+    def _chunk_row(self, row: int) -> tuple[Any, int]:
+        for chunk in self.chunks:
+            if row < len(chunk):
+                return chunk, row
+            row -= len(chunk)
+        raise IndexError(row)
 
 
 def hold_page(values: Sequence[Any], cap: int, text_trees: bool = True,
