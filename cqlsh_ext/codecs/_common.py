@@ -1,12 +1,14 @@
-"""Helpers shared by the format modules: short error reasons, integer reads, skippable frames.
+"""Helpers shared by the format modules: their libraries bound on the first decode, short error
+reasons, integer reads, skippable frames.
 
-Pure Python and import-free (no codec library), like base.py.
+Pure Python and import-free (no codec library at import time), like base.py.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any, ClassVar
 
 from .base import Container, Decoded, DecodeError
@@ -48,6 +50,16 @@ def library_prefixes(*prefixes: str) -> None:
     """Have reason() also strip these prefixes its library puts before its messages (a codec
     module names its own library's, at import: an error from it comes after)."""
     _PREFIXES.extend(p for p in prefixes if p not in _PREFIXES)
+
+
+def library(name: str, missing: str) -> Any:
+    """The codec library `name`, imported on a format's first decode (not at import time: shell
+    start-up stays cheap); DecodeError(`missing`) where it is not installed or Python was built
+    without it (a broken install must not escape decode() as ImportError)."""
+    try:
+        return import_module(name)
+    except ImportError as e:
+        raise DecodeError(missing) from e
 
 
 def reason(exc: BaseException) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ._common import wrap
+from ._common import library, wrap
 from .base import Compressor, Container, Decoded, DecodeError
 from .capabilities import Compressors, NeedsWorker, Writer
 
@@ -23,12 +23,8 @@ _mod: Any = None
 
 def _load() -> Any:
     global _mod
-    try:
-        import brotli
-    except ImportError:
-        raise DecodeError("brotli not installed") from None
-    _mod = brotli
-    return brotli
+    _mod = library("brotli", "brotli not installed")
+    return _mod
 
 
 class Brotli(Container, Compressors, Writer, NeedsWorker):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import decode_streams
+from ._common import decode_streams, library
 from .base import Compressor, Container, Decoded, DecodeError
 from .capabilities import Checksums, Compressors, Headers, Writer
 from .checks import Check, by_decoder
@@ -22,11 +22,7 @@ _decompressor: Any = None
 
 def _load() -> Any:
     global _decompressor
-    try:
-        import bz2
-    except ImportError as e:  # Python built without libbz2
-        raise DecodeError("bz2 module not available") from e
-    _decompressor = bz2.BZ2Decompressor
+    _decompressor = library("bz2", "bz2 module not available").BZ2Decompressor
     return _decompressor
 
 

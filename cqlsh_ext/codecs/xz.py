@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import capped_step, decode_streams, u32le, u64le, wrap
+from ._common import capped_step, decode_streams, library, u32le, u64le, wrap
 from .base import Compressor, Container, Decoded, DecodeError
 from .capabilities import Checksums, Compressors, Headers, NeedsWorker, Writer
 from .checks import NOT_CHECKED, Check, by_decoder
@@ -23,12 +23,8 @@ _lzma: Any = None
 
 def _load() -> Any:
     global _lzma
-    try:
-        import lzma
-    except ImportError as e:  # Python built without liblzma
-        raise DecodeError("lzma module not available") from e
-    _lzma = lzma
-    return lzma
+    _lzma = library("lzma", "lzma module not available")
+    return _lzma
 
 
 class Xz(Container, Headers, Checksums, Compressors, Writer, NeedsWorker):

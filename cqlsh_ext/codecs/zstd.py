@@ -21,6 +21,7 @@ from ._common import (
     FrameResult,
     frame_sequence,
     join,
+    library,
     library_prefixes,
     skip_skippable,
     too_big,
@@ -108,11 +109,7 @@ def _dictionary_dctx(dict_id: int) -> Any:
 
 def _load() -> Any:
     global _dctx
-    try:
-        import zstandard
-    except ImportError as e:
-        raise DecodeError("zstandard not installed") from e
-    _dctx = zstandard.ZstdDecompressor()
+    _dctx = library("zstandard", "zstandard not installed").ZstdDecompressor()
     return _dctx
 
 

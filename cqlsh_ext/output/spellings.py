@@ -133,12 +133,22 @@ class JsonSpelling(Blobs):
         """`place`: where the value sits (column settings apply to blobs by it)."""
         if value is None or isinstance(value, cqltypes.EmptyValue):
             return "null"
-        name = _typename(cqltype)
-        handler = self._json_by_type.get(name or "")
-        if handler is not None:
-            return handler(self, value, cqltype, place)
-        spelt: str = self._by_value(value, place, False)
+        handler = self._by_type.get(_typename(cqltype) or "")
+        spelt: str = handler(self, value, cqltype, place, False) if handler is not None \
+            else self._by_value(value, place, False)
         return spelt
+
+    def tree(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> Any:
+        """value() as the JSON value its text is (json.loads(value(...))), without the text: for a
+        reader that takes JSON values rather than text (cqlsh-ext mcp's answers, screened and
+        measured before the SDK writes them; tests/mcp_server/test_pieces.py holds the two
+        spellings to one JSON). Each handler below spells both (`tree`)."""
+        if value is None or isinstance(value, cqltypes.EmptyValue):
+            return None
+        handler = self._by_type.get(_typename(cqltype) or "")
+        if handler is not None:
+            return handler(self, value, cqltype, place, True)
+        return self._by_value(value, place, True)
 
     def _by_value(self, value: Any, place: ValuePlace | None, tree: bool) -> Any:
         """value() (or, `tree`, tree()) of a value whose column type is unknown or custom: by its
@@ -153,50 +163,62 @@ class JsonSpelling(Blobs):
                 else "timestamp" if isinstance(value, datetime.datetime)
                 else "duration" if isinstance(value, util.Duration) else "map" if isinstance(value, Mapping)
                 else "list" if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)) else "text")
-        return (self._tree_by_type if tree else self._json_by_type)[name](self, value, None, place)
+        return self._by_type[name](self, value, None, place, tree)
 
-    def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
-        return "true" if value else "false"
+    def _boolean(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
+        return bool(value) if tree else "true" if value else "false"
 
-    def _integer(self, value: Any, _: Any, __: Any = None) -> str:
-        return integer_text(int(value))
+    def _integer(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
+        return int(value) if tree else integer_text(int(value))
 
-    def _float(self, value: Any, cqltype: Any, _: Any = None) -> str:
-        return float_text(float(value), single=_typename(cqltype) == "float")
+    def _float(self, value: Any, cqltype: Any, _: Any, tree: bool) -> Any:
+        single = _typename(cqltype) == "float"
+        return _float_tree(float(value), single) if tree else float_text(float(value), single=single)
 
-    def _decimal(self, value: Any, _: Any, __: Any = None) -> str:
-        if not value.is_finite():
-            return _string(str(value))
-        return str(value)
+    def _decimal(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
+        if tree:
+            return _decimal_tree(value)
+        return str(value) if value.is_finite() else _string(str(value))
 
-    def _text(self, value: Any, _: Any, __: Any = None) -> str:
-        return _string(str(value))
+    def _text(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
+        return str(value) if tree else _string(str(value))
 
-    def _timestamp(self, value: Any, _: Any, __: Any = None) -> str:
+    def _timestamp(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
         if isinstance(value, datetime.datetime):
-            return _string(time_text(value, millis=True))
+            text = time_text(value, millis=True)
+            return text if tree else _string(text)
         # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
-        return str(int(value))
+        return int(value) if tree else str(int(value))
 
-    def _duration(self, value: Any, _: Any, __: Any = None) -> str:
-        return _string(duration_text(value))
+    def _duration(self, value: Any, _: Any, __: Any, tree: bool) -> Any:
+        return duration_text(value) if tree else _string(duration_text(value))
 
-    def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        items = _sequence_items(value, cqltype, place)
+    def _array(self, items: Iterable[tuple[Any, Any, ValuePlace | None]], tree: bool) -> Any:
+        """(value, CQL type, place) items as a JSON array."""
+        if tree:
+            return [self.tree(v, t, p) for v, t, p in items]
         return "[" + ", ".join(self.value(v, t, p) for v, t, p in items) + "]"
 
-    def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        subtype = getattr(cqltype, "subtype", None)
-        item = _child(place, "item")
-        return "[" + ", ".join(self.value(v, subtype, item) for v in value) + "]"
+    def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
+        return self._array(_sequence_items(value, cqltype, place), tree)
 
-    def _map(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        return self._map_items(value.items(), *_map_types(cqltype), place)
+    def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
+        subtype, item = getattr(cqltype, "subtype", None), _child(place, "item")
+        return self._array([(v, subtype, item) for v in value], tree)
 
-    def _map_items(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> str:
-        parts = []
+    def _map(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
+        key_type, value_type = _map_types(cqltype)
         key_place, value_place = _child(place, "key"), _child(place, "value")
-        for key, val in items:
+        if tree:
+            out: dict[str, Any] = {}
+            for key, val in value.items():
+                key_tree = self.tree(key, key_type, key_place)
+                # A key that is a string is itself; any other is its JSON text (as the text's is).
+                name = key_tree if isinstance(key_tree, str) else self.value(key, key_type, key_place)
+                out[name] = self.tree(val, value_type, value_place)
+            return out
+        parts = []
+        for key, val in value.items():
             key_json = self.value(key, key_type, key_place)
             # JSON keys are strings: a key that encodes as a string is used as is, any other
             # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
@@ -204,14 +226,18 @@ class JsonSpelling(Blobs):
             parts.append(f"{_string(key_text)}: {self.value(val, value_type, value_place)}")
         return "{" + ", ".join(parts) + "}"
 
-    def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        return "{" + ", ".join(f"{_string(n)}: {self.value(v, t, p)}"
-                               for n, v, t, p in _udt_fields(value, cqltype, place)) + "}"
+    def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
+        fields = _udt_fields(value, cqltype, place)
+        if tree:
+            return {n: self.tree(v, t, p) for n, v, t, p in fields}
+        return "{" + ", ".join(f"{_string(n)}: {self.value(v, t, p)}" for n, v, t, p in fields) + "}"
 
-    def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
-        return self._blob(value, place)
+    def _blob(self, value: Any, _: Any, place: ValuePlace | None, tree: bool) -> Any:
+        """A blob: its "0x..." when it is in no known format (or decoding is off), else the object
+        of its view: label, kind, payload, and why (note, cut) when there is something to say."""
+        return self._blob_spelt(value, place, not tree)
 
-    _json_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], str]] = {
+    _by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any, bool], Any]] = {
         "boolean": _boolean,
         **dict.fromkeys(INTEGER_TYPES, _integer),
         "float": _float,
@@ -224,17 +250,11 @@ class JsonSpelling(Blobs):
         "vector": _vector,
         "map": _map,
         "udt": _udt,
-        "blob": _blob_json,
+        "blob": _blob,
     }
 
-    def _blob(self, value: bytes | bytearray | memoryview | BlobView, place: ValuePlace | None) -> str:
-        """A blob: its "0x..." when it is in no known format (or decoding is off), else the object
-        of its view: label, kind, payload, and why (note, cut) when there is something to say."""
-        spelt: str = self._blob_spelt(value, place, True)
-        return spelt
-
     def _blob_spelt(self, value: Any, place: ValuePlace | None, text: bool) -> Any:
-        """_blob's answer (`text`, its views counted), or the JSON value it is (tree())."""
+        """_blob's text (`text`, its views counted), or the JSON value it is (tree())."""
         from cqlsh_ext.payload.unwrap import failed
 
         stored = self.stored(value)
@@ -350,85 +370,6 @@ class JsonSpelling(Blobs):
             return out
         return "{" + ", ".join(f"{_string(key)}: {field if type(field) is _JsonText else _string(field)}"
                                for key, field in out.items()) + "}"
-
-    # -- the same values as JSON values (what json.loads of the text above gives), made from the
-    # values themselves, for a reader that takes JSON values rather than text (cqlsh-ext mcp's
-    # answers, screened and measured before the SDK writes them): tests/mcp_server/test_pieces.py
-    # holds the two spellings to one JSON.
-
-    def tree(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> Any:
-        """value() as the JSON value its text is (json.loads(value(...))), without the text."""
-        if value is None or isinstance(value, cqltypes.EmptyValue):
-            return None
-        name = _typename(cqltype)
-        handler = self._tree_by_type.get(name or "")
-        if handler is not None:
-            return handler(self, value, cqltype, place)
-        return self._by_value(value, place, True)
-
-    def _sequence_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        return [self.tree(v, t, p) for v, t, p in _sequence_items(value, cqltype, place)]
-
-    def _vector_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        subtype = getattr(cqltype, "subtype", None)
-        item = _child(place, "item")
-        return [self.tree(v, subtype, item) for v in value]
-
-    def _map_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        return self._map_items_tree(value.items(), *_map_types(cqltype), place)
-
-    def _map_items_tree(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> Any:
-        out: dict[str, Any] = {}
-        key_place, value_place = _child(place, "key"), _child(place, "value")
-        for key, val in items:
-            key_tree = self.tree(key, key_type, key_place)
-            # A key that is a string is itself; any other is its JSON text (as _map_items writes it).
-            name = key_tree if isinstance(key_tree, str) else self.value(key, key_type, key_place)
-            out[name] = self.tree(val, value_type, value_place)
-        return out
-
-    def _udt_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        return {n: self.tree(v, t, p) for n, v, t, p in _udt_fields(value, cqltype, place)}
-
-    def _boolean_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return bool(value)
-
-    def _integer_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return int(value)
-
-    def _float_value_tree(self, value: Any, cqltype: Any, _: Any = None) -> Any:
-        return _float_tree(float(value), _typename(cqltype) == "float")
-
-    def _decimal_value_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return _decimal_tree(value)
-
-    def _text_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return str(value)
-
-    def _timestamp_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return time_text(value, millis=True) if isinstance(value, datetime.datetime) else int(value)
-
-    def _duration_tree(self, value: Any, _: Any, __: Any = None) -> Any:
-        return duration_text(value)
-
-    def _blob_value_tree(self, value: Any, _: Any, place: ValuePlace | None) -> Any:
-        return self._blob_spelt(value, place, False)
-
-    _tree_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], Any]] = {
-        "boolean": _boolean_tree,
-        **dict.fromkeys(INTEGER_TYPES, _integer_tree),
-        "float": _float_value_tree,
-        "double": _float_value_tree,
-        "decimal": _decimal_value_tree,
-        **dict.fromkeys(STRING_TYPES, _text_tree),
-        "timestamp": _timestamp_tree,
-        "duration": _duration_tree,
-        **dict.fromkeys(SEQUENCE_TYPES, _sequence_tree),
-        "vector": _vector_tree,
-        "map": _map_tree,
-        "udt": _udt_tree,
-        "blob": _blob_value_tree,
-    }
 
 
 def _float_tree(value: float, single: bool) -> Any:

@@ -666,20 +666,11 @@ def as_they_are(kind: Kind, values: list[Any]) -> bool:
     types.discard(_NONE_TYPE)
     if not types:
         return True
-    if isinstance(kind, Str):
-        return types == {str}
-    if isinstance(kind, Bool):
-        return types == {bool}
-    if isinstance(kind, Float):
-        return types == {float}
     if isinstance(kind, Int) and kind.bits <= 64 and types == {int}:
         present = [v for v in values if v is not None]
         low, high = (-_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE) if kind.bits == 53 else (-_INT64, _INT64 - 1)
         return bool(low <= min(present) and max(present) <= high)
-    if isinstance(kind, Leaf):
-        given = _AS_GIVEN.get(kind.name)
-        return given is not None and types <= given
-    return False
+    return types <= _given_types(kind)
 
 
 #: A blob inside a CQL value to its six parts (payload, label, kind, note, stored bytes,

@@ -491,8 +491,8 @@ class BlobReading:
         for chunk in chunks:
             chunk = self.read(chunk, place)
             if isinstance(chunk, _BlobsOnCore):
-                filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw,
-                                         [chunk.known])
+                filled = native.FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw,
+                                               [chunk.known])
                 parts = [filled.values(at) for at in range(6)]
                 # the core reads a value no reading can read with no reason: its quiet note here
                 parts[3] = [quiet_note(kind, stored) if note is None else note
@@ -909,7 +909,7 @@ def _path_sample(chunks: Sequence[ColumnValues], budget: Budget) -> list[Any]:
     nodes = budget.nodes
     for chunk in chunks:
         if isinstance(chunk, _PathsOnCore):
-            filled = _FilledPaths([chunk.held], lambda v: _spelt(v, nodes, budget))
+            filled = native.FilledPaths([chunk.held], lambda v: _spelt(v, nodes, budget))
             out += filled.sample(len(chunk), SHAPE_BOUNDS)
         else:
             out += [(_spelt(v, nodes, budget), 1) for v in chunk.values()]
@@ -922,8 +922,8 @@ def _payload_sample(chunks: Sequence[ColumnValues], reading: BlobReading,
     for chunk in chunks:
         chunk = reading.read(chunk, place)
         if isinstance(chunk, _BlobsOnCore):
-            filled = _FilledContents([chunk.held], lambda v: reading.blob_parts(v, place), reading.raw,
-                                     [chunk.known])
+            filled = native.FilledContents([chunk.held], lambda v: reading.blob_parts(v, place),
+                                           reading.raw, [chunk.known])
             out += filled.sample(len(chunk), SHAPE_BOUNDS)
         else:
             out += [(reading.blob_parts(v, place)[0], 1) for v in chunk.values()]
@@ -983,25 +983,31 @@ def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], reading: B
     do not fit null (or is null), with its note. None where the core does not lay out this kind."""
     budget = reading.budget
     nodes = budget.nodes
-    filled = _FilledPaths(held, lambda v: _spelt(v, nodes, budget))
-    try:
-        spec = kind_spec(kind)
-    except ValueError:
-        return None
+    filled = native.FilledPaths(held, lambda v: _spelt(v, nodes, budget))
     notes: dict[int, str] = {}
+
+    def refit(row: int, value: Any) -> None:
+        value_fitted, notes[row] = _refitted(kind, value, reading)
+        filled.set(row, value_fitted)
+
+    array = _laid_by_core(lambda: filled.array(kind_spec(kind), column.name), refit)
+    return None if array is None else Fitted([array, _notes_array(len(array), notes)], len(notes))
+
+
+def _laid_by_core(lay: Callable[[], tuple[Any, list[Any]]], refit: Callable[[int, Any], None]) -> Any:
+    """What the core lays out (`lay`: its arrays, or None and the (row, value) pairs that do not
+    fit), each misfit given its row's refitted value (`refit`) and laid out again; None where it
+    still does not, or the core does not lay out the kind or write a value (ValueError: the
+    Python side converts)."""
     for _attempt in range(2):
         try:
-            array, misfits = filled.array(spec, column.name)
-        except ValueError:  # a value the core does not write: the Python side converts
+            laid, misfits = lay()
+        except ValueError:
             return None
-        if array is not None:
-            size = len(array)
-            return Fitted([array, _notes_array(size, notes)], len(notes))
+        if laid is not None:
+            return laid
         for row, value in misfits:
-            filled.set(row, None)
-            value_fitted, notes[row] = _refitted(kind, value, reading)
-            if value_fitted is not None:
-                filled.set(row, value_fitted)
+            refit(row, value)
     return None
 
 
@@ -1065,27 +1071,19 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
     that do not null (or is null), its note saying which, its stored bytes kept."""
     held = [c for c in chunks if isinstance(c, _BlobsOnCore)]
     if chunks and len(held) == len(chunks):
-        filled = _FilledContents([c.held for c in held], lambda v: reading.blob_parts(v, place), reading.raw,
-                                 [c.known for c in held])
-        misfits = 0
-        try:
-            spec = kind_spec(kind)
-        except ValueError:
-            spec = None
-        if spec is not None:
-            for _attempt in range(2):
-                try:
-                    arrays, wrong = filled.arrays(spec, column.name)
-                except ValueError:  # a value the core does not write: the Python side converts
-                    break
-                if arrays is not None:
-                    return Fitted(_with_quiet_notes(list(arrays)), misfits)
-                for row, value in wrong:
-                    label, view_kind = filled.label_kind(row)
-                    payload, note = _refitted(kind, value, reading, column.name)
-                    confidence = filled.confidence(row)
-                    filled.set(row, (payload, label, view_kind, note, filled.stored(row), confidence))
-                    misfits += 1
+        filled = native.FilledContents([c.held for c in held], lambda v: reading.blob_parts(v, place),
+                                       reading.raw, [c.known for c in held])
+        refitted: list[int] = []
+
+        def refit(row: int, value: Any) -> None:
+            label, view_kind = filled.label_kind(row)
+            payload, note = _refitted(kind, value, reading, column.name)
+            filled.set(row, (payload, label, view_kind, note, filled.stored(row), filled.confidence(row)))
+            refitted.append(row)
+
+        arrays = _laid_by_core(lambda: filled.arrays(kind_spec(kind), column.name), refit)
+        if arrays is not None:
+            return Fitted(_with_quiet_notes(list(arrays)), len(refitted))
     payloads, labels, kinds, notes, stored, sure = reading.parts(chunks, place)
     convert = compile_kind(kind, reading_json(reading))
     out: list[Any] = []
@@ -1243,49 +1241,6 @@ def is_plain(value: Any, nodes: int) -> bool:
         return True
 
     return plain(value, 0)
-
-
-class _FilledPaths(native.FilledPaths):
-    """payload.native.FilledPaths whose rows can be given another value (a misfit's null)."""
-
-    def set(self, row: int, value: Any) -> None:
-        self._filled[row] = value
-
-
-class _FilledContents(native.FilledContents):
-    """payload.native.FilledContents whose rows can be given other parts (a misfit's)."""
-
-    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any, Any]) -> None:
-        self._filled[row] = parts
-
-    def _chunk_row(self, row: int) -> tuple[Any, int]:
-        for chunk in self.chunks:
-            if row < len(chunk):
-                return chunk, row
-            row -= len(chunk)
-        raise IndexError(row)
-
-    def stored(self, row: int) -> bytes:
-        chunk, i = self._chunk_row(row)
-        value = chunk[i]  # (a row the Python engine read: its view)
-        return value.stored if isinstance(value, BlobView) else bytes(value)
-
-    def label_kind(self, row: int) -> tuple[Any, Any]:
-        if row in self._filled:
-            parts = self._filled[row]
-            return parts[1], parts[2]
-        chunk, i = self._chunk_row(row)
-        kinds, labels, _payloads, _python = chunk[i:i + 1].parts()
-        return labels[0], kinds[0]
-
-    def confidence(self, row: int) -> str | None:
-        """The row's confidence: the Python side's part, or the core's row's by its label and kind."""
-        if row in self._filled:
-            sure: str | None = self._filled[row][5]
-            return sure
-        from cqlsh_ext.payload.confidence import confidence_of
-
-        return confidence_of(*self.label_kind(row))
 
 
 # ------------------------------------------------------------------ JSON Lines and CSV

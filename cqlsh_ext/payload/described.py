@@ -15,28 +15,16 @@ nulls of a page's column. The two roads describe a place alike (tests/native com
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple, cast
+from typing import cast
 
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_rows import ArrowRows
-from cqlsh_ext.payload.describe_bounds import DescribeBounds
+from cqlsh_ext.payload.describe_bounds import DescribeBounds, DescribedValues
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.measures import RowsSection
 from cqlsh_ext.payload.page_rows import PageRows
-from cqlsh_ext.payload.view import BlobView
 
 __all__ = ["DescribedValues", "describe_page"]
-
-
-class DescribedValues(NamedTuple):
-    """describe_page's answer (the module doc): `encodings` ((kind, label, values): payload.view's
-    kinds) and `structure` (None when no value was read in one call) of the values read in one
-    call; `views` of the others; `nulls` of a page's column (0 for values)."""
-
-    encodings: list[tuple[str, str, int]]
-    structure: Any
-    views: list[BlobView]
-    nulls: int = 0
 
 
 def describe_page(engine: ValueEngine, values: Sequence[bytes] | RowsSection | ArrowRows,
@@ -46,13 +34,9 @@ def describe_page(engine: ValueEngine, values: Sequence[bytes] | RowsSection | A
     the blob column's index in it. Never raises for a value."""
     if engine.on_core():
         try:
-            found = native.describe_page(engine, values, bounds, column)
+            return native.describe_page(engine, values, bounds, column)
         except Exception:  # the core failed the call (it should not): the views describe the page
-            found = None
-        if found is not None:
-            kinds = native.KINDS
-            return DescribedValues([(kinds[e.kind] or "", e.label, e.values) for e in found.encodings],
-                                   found.structure, found.views, found.nulls)
+            pass
     if not isinstance(values, PageRows):  # (a class's check: the protocol's costs far more)
         if column is not None:
             raise ValueError("describe_page: a column is named of a server's page or an Arrow batch")

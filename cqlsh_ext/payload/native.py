@@ -72,6 +72,7 @@ from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.confidence import confidence_of
+from cqlsh_ext.payload.describe_bounds import DescribedValues
 from cqlsh_ext.payload.measures import (
     STORED,
     TEXT_CHAIN,
@@ -676,14 +677,13 @@ def _float_sum(encoded: bytes | None) -> Fraction:
 
 
 def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | ArrowRows,
-                  bounds: DescribeBounds, column: int | None = None) -> DescribedOnCore:
+                  bounds: DescribeBounds, column: int | None = None) -> DescribedValues:
     """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
     trees walked and their paths' values sketched (describe.structure and describe.sketch's
     rules, `bounds` theirs). `values`: the values, or the server's page (pages in: a
     RowsSection) or an Arrow batch (an ArrowRows: Spark's task) and `column`, its cells read
     by the core from the page's bytes or the batch's binary array, its nulls counted. Its
-    answer (DescribedOnCore): `encodings` (Encoding: kind code, label, values; KINDS names the
-    codes) and `structure` (the page's StructurePartial:
+    answer (DescribedValues): `encodings` and `structure` (the page's StructurePartial:
     describe.structure.Structure.from_partial merges it) of the values the core read; `views`,
     the Python engine's views of the values it hands back (failed and cut values, keys that are
     not ASCII text, numbers past 128 bits), made here, for the caller to count as it counts a
@@ -717,17 +717,8 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
             values.column(column or 0, list(handed)) if isinstance(values, ArrowRows) else \
             core.split_page(whole, [column or 0], list(handed))[0]
         views = list(engine.views(left))
-    return DescribedOnCore(described.encodings, described.structure, views, described.nulls)
-
-
-class DescribedOnCore(NamedTuple):
-    """describe_page's answer: the core's figures of the values it read, the Python engine's views
-    of the others, the nulls of a server page's column."""
-
-    encodings: list[core_types.Encoding]
-    structure: core_types.StructurePartial
-    views: list[BlobView]
-    nulls: int = 0
+    return DescribedValues([(KINDS[e.kind] or "", e.label, e.values) for e in described.encodings],
+                           described.structure, views, described.nulls)
 
 
 def arrow_binary(rows: Sequence[Sequence[Any]], column: int) -> core_types.ArrowBinary | None:
@@ -1042,6 +1033,10 @@ class FilledPaths:
         values that do not fit it."""
         return module().held_array(self.chunks, kind, name, self._filled or None)
 
+    def set(self, row: int, value: Any) -> None:
+        """Row `row` given another value (a misfit's, payload.columns)."""
+        self._filled[row] = value
+
 
 class FilledContents:
     """A blob column's six export columns over a row group (payload, label, kind, note, stored,
@@ -1108,6 +1103,37 @@ class FilledContents:
         arrays, or None and the payloads that do not fit it."""
         return module().contents_arrays(self.chunks, kind, name, self.raw, confidence_of,
                                         self._filled or None)
+
+    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any, Any]) -> None:
+        """Row `row` given other parts (a misfit's, payload.columns)."""
+        self._filled[row] = parts
+
+    def stored(self, row: int) -> bytes:
+        chunk, i = self._chunk_row(row)
+        value = chunk[i]  # (a row the Python engine read: its view)
+        return value.stored if isinstance(value, BlobView) else bytes(value)
+
+    def label_kind(self, row: int) -> tuple[Any, Any]:
+        if row in self._filled:
+            parts = self._filled[row]
+            return parts[1], parts[2]
+        chunk, i = self._chunk_row(row)
+        kinds, labels, _payloads, _python = chunk[i:i + 1].parts()
+        return labels[0], kinds[0]
+
+    def confidence(self, row: int) -> str | None:
+        """The row's confidence: the Python side's part, or the core's row's by its label and kind."""
+        if row in self._filled:
+            sure: str | None = self._filled[row][5]
+            return sure
+        return confidence_of(*self.label_kind(row))
+
+    def _chunk_row(self, row: int) -> tuple[Any, int]:
+        for chunk in self.chunks:
+            if row < len(chunk):
+                return chunk, row
+            row -= len(chunk)
+        raise IndexError(row)
 
 
 def hold_page(values: Sequence[Any], cap: int, text_trees: bool = True,

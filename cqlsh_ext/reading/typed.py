@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.columns import (
     BLOB,
@@ -63,14 +63,6 @@ INTERRUPTED, CANCELLED, OUTPUT_CLOSED, FAILED = "interrupted", "cancelled", "out
 Position = tuple["bytes | None", int]
 
 
-class Positions(Protocol):
-    """Each row's Position in a batch: a list, or PagePositions."""
-
-    def __len__(self) -> int: ...
-
-    def __getitem__(self, i: int, /) -> Position: ...
-
-
 class PagePositions:
     """The positions of `size` rows of one page, from its `first` on: (state, first), (state,
     first + 1), ... without a tuple made per row until one is asked for."""
@@ -88,6 +80,12 @@ class PagePositions:
             raise IndexError(i)
         return self.state, self.first + i
 
+    def part(self, start: int, stop: int) -> PagePositions:
+        return PagePositions(self.state, self.first + start, stop - start)
+
+
+#: Each row's Position in a batch.
+Positions = list[Position] | PagePositions
 
 class AnswerBatch:
     """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
@@ -139,7 +137,11 @@ class AnswerBatch:
         """Its rows from `start` to `stop`."""
         if start <= 0 and stop >= self.size:
             return self
-        positions = None if self.positions is None else _Part(self.positions, start, stop - start)
+        positions = self.positions
+        if isinstance(positions, PagePositions):
+            positions = positions.part(start, stop)
+        elif positions is not None:
+            positions = positions[start:stop]
         if self._columns is None and self._rows is not None:
             return AnswerBatch(self._rows[start:stop], positions=positions)
         return AnswerBatch(columns=[c[start:stop] for c in self.columns()], positions=positions)
@@ -156,23 +158,6 @@ class AnswerBatch:
                 held += decoded_bytes(columns[i])
         self._rows = None
         return held
-
-
-class _Part:
-    """`size` of a batch's positions from its `start`."""
-
-    __slots__ = ("positions", "size", "start")
-
-    def __init__(self, positions: Positions, start: int, size: int) -> None:
-        self.positions, self.start, self.size = positions, start, size
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, i: int) -> Position:
-        if not 0 <= i < self.size:
-            raise IndexError(i)
-        return self.positions[self.start + i]
 
 
 @dataclass

@@ -83,3 +83,34 @@ def test_named_errors() -> None:
     for codec in registry.CODEC_NAMES:
         with pytest.raises(DecodeError):
             registry.decode_named(codec, b"")
+
+
+@pytest.mark.parametrize(
+    "codec,module,bound,libraries,value,expected",
+    [
+        ("bzip2", "bzip2", ("_decompressor",), ("bz2",), bz2.compress(b"x" * 100),
+         "bzip2: bz2 module not available"),
+        ("xz", "xz", ("_lzma",), ("lzma",), lzma.compress(b"x" * 100), "xz: lzma module not available"),
+        ("zstd", "zstd", ("_dctx",), ("zstandard",), zstandard.compress(b"x" * 100),
+         "zstd: zstandard not installed"),
+        ("lz4", "lz4._native", ("_block", "_chunk"), ("lz4.block", "lz4.frame"),
+         lz4.frame.compress(b"x" * 100), "lz4/frame: lz4 not installed"),
+        ("snappy", "snappy._raw", ("_raw", "_framed"), ("cramjam",), b"\x64\x00" + b"x" * 16,
+         "snappy: cramjam not installed"),
+        ("brotli", "brotli", ("_mod",), ("brotli",), b"\x0b\x02\x80hello", "brotli: brotli not installed"),
+    ],
+)
+def test_a_codec_whose_library_is_missing_says_so_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, codec: str, module: str, bound: tuple[str, ...],
+        libraries: tuple[str, ...], value: bytes, expected: str) -> None:
+    import importlib
+    import sys
+
+    found = importlib.import_module(f"cqlsh_ext.codecs.{module}")
+    for name in bound:
+        monkeypatch.setattr(found, name, None)  # not bound yet: the next decode imports the library
+    for name in libraries:
+        monkeypatch.setitem(sys.modules, name, None)  # as if it were not installed
+    with pytest.raises(DecodeError) as err:
+        registry.decode_named(codec, value)
+    assert str(err.value) == expected

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._common import library_prefixes, wrap
+from .._common import library, library_prefixes, wrap
 from ..base import DecodeError
 
 library_prefixes("lz4: ")  # the library's messages start so; reason() strips it
@@ -44,14 +44,10 @@ def _abandon() -> None:
 
 def _load() -> Callable[..., bytes]:
     global _block, _chunk, _ctx
-    try:
-        import lz4.block
-        import lz4.frame
-    except ImportError as e:
-        raise DecodeError("lz4 not installed") from e
-    _chunk = lz4.frame.decompress_chunk
-    _ctx = lz4.frame.create_decompression_context()
-    _block = lz4.block.decompress
+    block, frame = library("lz4.block", "lz4 not installed"), library("lz4.frame", "lz4 not installed")
+    _chunk = frame.decompress_chunk
+    _ctx = frame.create_decompression_context()
+    _block = block.decompress
     return _block
 
 

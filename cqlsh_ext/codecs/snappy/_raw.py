@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._common import library_prefixes, too_big, wrap
+from .._common import library, library_prefixes, too_big, wrap
 from ..base import Compressor, Container, Decoded, DecodeError
 from ..capabilities import Compressors, Headers, TableCompressor, Writer
 
@@ -22,12 +22,9 @@ _framed: Callable[[Any], Any] | None = None
 
 def _load() -> Callable[[Any], Any]:
     global _raw, _framed
-    try:
-        import cramjam
-    except ImportError as e:  # a broken install must not escape decode() as ImportError
-        raise DecodeError("cramjam not installed") from e
-    _framed = cramjam.snappy.decompress
-    _raw = cramjam.snappy.decompress_raw
+    snappy = library("cramjam", "cramjam not installed").snappy
+    _framed = snappy.decompress
+    _raw = snappy.decompress_raw
     return _raw
 
 
