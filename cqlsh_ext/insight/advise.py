@@ -177,7 +177,7 @@ class ColumnAdvice:
                 [name, report.ratio(self.payload_bytes / total if total else None), report.sized(total),
                  res.compress.text() if res else "-", res.decompress.text() if res else "-",
                  report.count(cap.wcu), capacity.units(self.pricing.reads(cap.rcu)),
-                 _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
+                 capacity.saving_text(unc.wcu, cap.wcu) if name != "uncompressed" else "",
                  report.count(cap.over_quota)])
         header = ["codec", "ratio", "size", "compress MB/s", "decompress MB/s", "WCU",
                   f"RCU ({self.pricing.consistency})", "WCU saved", "> 1 MB"]
@@ -237,11 +237,6 @@ def _capacity(sizes: Sequence[int]) -> capacity.Capacity:
     for s in sizes:
         c.add(s)
     return c
-
-
-def _pct_saving(before: int, after: int) -> str:
-    s = capacity.saving(before, after)
-    return "-" if s is None else f"{100 * s:.1f} %"
 
 
 def advise_column(column: str, payloads: Sequence[bytes], stored_sizes: Sequence[int],

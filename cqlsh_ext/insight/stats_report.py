@@ -200,18 +200,13 @@ def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: s
     rcu_before, rcu_after = pricing.reads(before.rcu), pricing.reads(after.rcu)
     rows = [
         ["write units (WCU)", report.count(before.wcu), report.count(after.wcu),
-         _saving(before.wcu, after.wcu)],
+         capacity.saving_text(before.wcu, after.wcu)],
         [f"WCU per {unit}", per(before.wcu, before), per(after.wcu, after), ""],
         [f"read units (RCU, {pricing.consistency})", capacity.units(rcu_before), capacity.units(rcu_after),
-         _saving(before.rcu, after.rcu)],
+         capacity.saving_text(before.rcu, after.rcu)],
         [f"RCU per {unit}", per(rcu_before, before), per(rcu_after, after), ""],
         [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
         [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
         [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""]]
     lines.append(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
     return lines
-
-
-def _saving(before: int, after: int) -> str:
-    s = capacity.saving(before, after)
-    return "-" if s is None else f"{100 * s:.1f} %"

@@ -137,3 +137,9 @@ class Capacity(RowUnits):
 def saving(before: int, after: int) -> float | None:
     """Share saved going from `before` to `after` (0.25 = 25 % fewer); None when before is 0."""
     return round(1 - after / before, 4) if before else None
+
+
+def saving_text(before: int, after: int) -> str:
+    """`saving` as the reports print it: "25.0 %", "-" when before is 0."""
+    s = saving(before, after)
+    return "-" if s is None else f"{100 * s:.1f} %"
