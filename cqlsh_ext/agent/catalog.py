@@ -11,8 +11,8 @@ says it holds, as one JSON document on standard output (docs/agents.md):
 
 `name` is each one spelt ready to paste into a statement (quoted where CQL needs it). A column's
 type, key and `holds` are MCP describe_table's (mcp_server.table_columns: its JSON text columns told
-from the same sample); a blob's values are read by the value engine, the one thing that reads a
-stored value (payload.engine), its confidence payload.confidence's. PATTERN: a keyspace, or
+from the same sample, one request); a blob's values are read by the value engine, the one thing
+that reads a stored value (payload.engine), its confidence payload.confidence's. PATTERN: a keyspace, or
 keyspace.table, `*` and `?` as wildcards; without one, every keyspace outside the system's. Under
 --read-only a table the policy refuses is listed without a sample, the refusal said instead.
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -111,66 +110,19 @@ def _matches(name: str, pattern: str) -> bool:
 def _table(ctx: ReadContext, target: TableTarget, refused: str | None) -> dict[str, Any]:
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.mcp_server.table_columns import BLOB, columns
+    from cqlsh_ext.mcp_server.table_columns import columns
 
-    described = columns(ctx, target, 0 if refused else SAMPLE_ROWS)
+    described = columns(ctx, target, 0 if refused else SAMPLE_ROWS, blob_samples=True)
     entry: dict[str, Any] = {"table": target.name,
                              "name": f"{protect_name(target.keyspace)}.{protect_name(target.name)}"}
     for column in described:
         column["column"] = column["name"]
         column["name"] = protect_name(column["name"])
-    blobs = [c for c in described if c["holds"] == BLOB]
     if refused:
         entry["sample"] = f"not read: {refused}"
-    elif blobs:
-        _sample_blobs(ctx, target, blobs)
     entry["columns"] = [{k: c[k] for k in ("column", "name", "type", "key", "holds", "sample") if k in c}
                         for c in described]
     return entry
-
-
-def _sample_blobs(ctx: ReadContext, target: TableTarget, blobs: list[dict[str, Any]]) -> None:
-    """Each blob column's `sample`: what the value engine reads in SAMPLE_ROWS rows."""
-    from cassandra.metadata import protect_name
-
-    from cqlsh_ext.scanning.scan import error_text, one_page
-
-    query = (f"SELECT {', '.join(c['name'] for c in blobs)} FROM "
-             f"{protect_name(target.keyspace)}.{protect_name(target.name)} LIMIT {SAMPLE_ROWS}")
-    try:
-        rows = one_page(ctx.session, query, SAMPLE_ROWS, ctx.timeout or 10.0, ctx.consistency)
-    except Exception as err:  # noqa: BLE001 -- said in its place; the rest of the catalog stands
-        for column in blobs:
-            column["sample"] = f"not read: {error_text(err)}"
-        return
-    for column in blobs:
-        values = [bytes(row[column["column"]]) for row in rows if row[column["column"]] is not None]
-        column["sample"] = held(values, ctx.display.cap)
-
-
-def held(values: list[bytes], cap: int) -> dict[str, Any]:
-    """What `values` hold, as the value engine reads them: the most frequent label's chain, format
-    and confidence, its share of the values, and every label with its count."""
-    from cqlsh_ext.payload.confidence import view_confidence
-    from cqlsh_ext.payload.engine import ValueEngine
-
-    views = ValueEngine(cap=cap).views(values)
-    decoded = [view for view in views if view.reading is not None]
-    labels = Counter(view.label for view in decoded)
-    first: dict[str, Any] = {}
-    for view in decoded:
-        first.setdefault(view.label, view)
-    out: dict[str, Any] = {"values": len(views), "undecodable": len(views) - len(decoded)}
-    if not labels:
-        return {**out, "chain": None, "format": None, "label": None, "confidence": None, "share": 0.0,
-                "labels": []}
-    top, count = labels.most_common(1)[0]
-    view = first[top]
-    out.update(chain=list(view.chain), format=view.reading, label=top, confidence=view_confidence(view),
-               share=round(count / len(views), 3),
-               labels=[{"label": label, "values": n, "confidence": view_confidence(first[label])}
-                       for label, n in labels.most_common()])
-    return out
 
 
 def write(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None]) -> None:

@@ -65,3 +65,34 @@ def test_under_read_only_a_table_of_credentials_is_listed_and_not_read(connected
     assert str(roles["sample"]).startswith("not read: refused"), roles
     assert "salted_hash" in {column["column"] for column in roles["columns"]}
     assert not any("sample" in column for column in roles["columns"])
+
+
+def test_a_table_s_text_and_blob_columns_are_sampled_in_one_request(cassandra, connected_home: Path) -> None:  # type: ignore[no-untyped-def]
+    # The oracle is the server's own count of the scans of the table (system_views'
+    # coordinator_scan_latency), not ours: the JSON-text check of `doc` and the sample of `data`
+    # are one request, as they are for a table of the blob alone.
+    import gzip
+
+    keyspace = cassandra.create_keyspace("catalog_requests")
+    session = cassandra.session()
+    try:
+        session.execute(f"CREATE TABLE {keyspace}.both (id int PRIMARY KEY, doc text, data blob)")
+        session.execute(f"INSERT INTO {keyspace}.both (id, doc, data) VALUES (1, '{{\"a\": 1}}', %s)",
+                        (gzip.compress(b'{"a": 1}'),))
+
+        def scans() -> int:
+            rows = session.execute("SELECT count FROM system_views.coordinator_scan_latency "
+                                   "WHERE keyspace_name = %s AND table_name = 'both'", (keyspace,))
+            return sum(row.count for row in rows)
+
+        before = scans()
+        catalog, _, code = _catalog(connected_home, "--catalog", f"{keyspace}.both")
+        spent = scans() - before
+    finally:
+        session.shutdown()
+    assert code == 0
+    [described] = catalog["keyspaces"][0]["tables"]  # type: ignore[index]
+    columns = {column["column"]: column for column in described["columns"]}
+    assert columns["data"]["sample"]["label"] == "gzip>json", columns
+    assert columns["doc"]["holds"] == "JSON text", columns
+    assert spent == 1, f"{spent} scans of the table"
