@@ -87,6 +87,7 @@ class PagePositions:
 #: Each row's Position in a batch.
 Positions = list[Position] | PagePositions
 
+
 class AnswerBatch:
     """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
     currency, payload.columns.ColumnValues) and as rows (`rows`, made from the columns once when asked).
