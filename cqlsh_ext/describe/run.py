@@ -19,7 +19,6 @@ rest of the session (payload_select.keys.learn).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -303,31 +302,24 @@ def _read_sample(ctx: ReadContext, target: Target, description: Description, cho
                  statement: DescribeStatement) -> Any:
     """Random token-range slices until `choice.rows` rows are read (scanning.sample); the sampler,
     whose slices give the shares' intervals."""
-    from cqlsh_ext.scanning.consume import consume
-    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.ring import RingError
     from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
     from cqlsh_ext.scanning.scan import error_text, scanner_for
 
-    try:
-        ring = ring_for(server_partitioner(ctx.session))
-    except RingError as err:
-        raise DescribeError(f"cannot sample: {err}; ALL reads every row") from None
     partition_key = [c.name for c in target.meta.partition_key]
     plan = SamplePlan(rows=choice.rows, seed=statement.seed)
-    sampler = SliceSampler(description, ring, 1, plan, None, "")
-    sampler.count_partitions(ctx.session, target.keyspace, target.meta.name, partition_key)
+    try:
+        sampler = SliceSampler.of_table(ctx.session, description, plan, target.keyspace, target.meta.name,
+                                        partition_key)
+    except RingError as err:
+        raise DescribeError(f"cannot sample: {err}; ALL reads every row") from None
     progress = ctx.progress(f"{LABEL} {target.name} SAMPLE", True, None)
     if progress is not None:
         progress.detail = lambda: f"{len(sampler.done):,} slices"
     spec = sampler.spec(target.query, partition_key)
     scanner = scanner_for(ctx, spec, progress)
     scanner.pages_in = description.pages_in  # the server's pages, read by the core (scanning.pages_in)
-
-    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        sampler.set_columns(names, types)
-        return True
-
-    consume(scanner, start, sampler.taker(scanner, ctx.stop))
+    sampler.read(scanner, stop=ctx.stop)
     description.interrupted = description.interrupted or scanner.interrupted
     description.scan = f"{spec.streams} parallel streams"
     description.retried = scanner.retried

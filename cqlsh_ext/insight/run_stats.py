@@ -3,7 +3,6 @@ the cost asked for first where a full scan is expensive."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -108,23 +107,20 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
     said why); or, where the policy finds the whole table cheaper to read than the sample
     (scanning.sample), (why, None)."""
     from cqlsh_ext.insight.sampled import SampledStats
-    from cqlsh_ext.scanning.consume import consume
-    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.ring import RingError
     from cqlsh_ext.scanning.scan import error_text, scanner_for
 
     if read is None or not read.keyspace or not read.table:
         ctx.error("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
                   "nothing after the table name)")
         return None, None
+    ks, table = read.keyspace, read.table
+    partition_key = [c.name for c in read.meta.partition_key]
     try:
-        ring = ring_for(server_partitioner(ctx.session))
+        sampler = SampledStats.of_table(ctx.session, stats, plan, ks, table, partition_key)
     except RingError as err:
         ctx.error(f"COMPRESSION STATS: cannot sample: {err}")
         return None, None
-    ks, table = read.keyspace, read.table
-    partition_key = [c.name for c in read.meta.partition_key]
-    sampler = SampledStats(stats, ring, 1, plan, None, "")
-    sampler.count_partitions(ctx.session, ks, table, partition_key)
     if sampler.whole_table:
         return sampler.whole_table, None
     progress = ctx.progress(f"COMPRESSION STATS SAMPLE {ks}.{table}", True, None)
@@ -133,13 +129,7 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
     spec = sampler.spec(stats.query, partition_key)
     scanner = scanner_for(ctx, spec, progress)
     scanner.pages_in = stats.pages_in  # the server's pages, read by the core (scanning.pages_in)
-
-    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        sampler.set_columns(names, types)
-        return _has_payloads(ctx, stats)
-
-    taken = consume(scanner, start, sampler.taker(scanner, ctx.stop))
-    if taken is None:
+    if not sampler.read(scanner, partial(_has_payloads, ctx, stats), ctx.stop):
         return None, None
     if sampler.whole_table and not scanner.interrupted and scanner.error is None:
         return sampler.whole_table, None

@@ -183,18 +183,12 @@ def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: s
     from cqlsh_ext.scanning.scan import Scanner
 
     work = job.work
-    sampler = SliceSampler(aggregate, ring, 1, SamplePlan(rows=SAMPLE_ROWS), None, "")
-    sampler.count_partitions(ctx.session, work.keyspace, work.table, list(work.partition_key))
+    sampler = SliceSampler.of_table(ctx.session, aggregate, SamplePlan(rows=SAMPLE_ROWS), work.keyspace,
+                                    work.table, work.partition_key, ring)
     spec = sampler.spec(work.select, work.partition_key, work.also)
     scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
                       progress=ctx.progress(label, True, None))
-    started = False
-    for names, types, rows in scanner.pages():
-        if not started:
-            sampler.set_columns(names, types)
-            started = True
-        if not sampler.add_page(scanner.page_range, rows, scanner.range_finished):
-            scanner.stop()
+    sampler.read(scanner, enough=lambda: sampler.enough)
     joined = max(1, len(sampler.done))
     aggregate.factor = sampler.slices / joined
     stopped = ", stopped by Ctrl-C: the slices read so far" if scanner.interrupted else ""

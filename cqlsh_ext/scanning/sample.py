@@ -2,12 +2,12 @@
 policy for every command that samples a table (COMPRESSION STATS SAMPLE; COMPRESSION TRIAL takes
 its values with it; DESCRIBE PAYLOAD), in one class, `SliceSampler`:
 
-    sampler = SliceSampler(totals, ring, 1, SamplePlan(...), None, "")
-    sampler.count_partitions(session, keyspace, table, partition_key)   # the size, the slices
-    scan sampler.spec(query, partition_key):       slices SAMPLE_STREAMS at a time
-        sampler.set_columns(names, types) on the first page,
-        sampler.add_page(scanner.page_range, rows, scanner.range_finished) for every page
-            (False: the sample is decided, stop reading)
+    sampler = SliceSampler.of_table(session, totals, SamplePlan(...), keyspace, table, partition_key)
+                            # the ring, the table's size, the slices (count_partitions)
+    sampler.read(scanner_for(ctx, sampler.spec(query, partition_key), progress))
+                            # slices SAMPLE_STREAMS at a time: set_columns(names, types) on the
+                            # first page, add_page(scanner.page_range, rows, scanner.range_finished)
+                            # for every page (False: the sample is decided)
     sampler.whole_table     '' for a sample; else why the table should be read whole instead (an
                             exact scan: cheaper than the sample), found before any slice is read
                             (the server's size estimate) or after the first ones (theirs)
@@ -60,18 +60,19 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from cqlsh_ext.common.interrupt import Flag
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.aggregate import Aggregate
-from cqlsh_ext.scanning.ring import Ring
+from cqlsh_ext.scanning.consume import consume
+from cqlsh_ext.scanning.ring import Ring, ring_for, server_partitioner
 from cqlsh_ext.scanning.scan import ScanSpec
 
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Callable
 
-    from cqlsh_ext.scanning.consume import Take
     from cqlsh_ext.scanning.scan import Scanner
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
@@ -209,6 +210,15 @@ class SliceSampler:
         #: SAMPLE n: by launch index, the rows of a slice being read, held until it joins.
         self._held: dict[int, list[Any]] = {}
 
+    @classmethod
+    def of_table(cls, session: Any, stats: Totals, plan: SamplePlan, keyspace: str, table: str,
+                 partition_key: Sequence[str], ring: Ring | None = None) -> Self:
+        """A sampler of the table, its partitions counted (count_partitions); on the server's ring
+        unless `ring` is given. Raises RingError where the server's partitioner has no ring to cut."""
+        sampler = cls(stats, ring or ring_for(server_partitioner(session)), 1, plan, None, "")
+        sampler.count_partitions(session, keyspace, table, list(partition_key))
+        return sampler
+
     # -------------------------------------------------------------------- scanning
     def count_partitions(self, session: Any, keyspace: str, table: str, partition_key: list[str]) -> None:
         """How many partitions the table has, and so how many slices to take: the server's size
@@ -272,19 +282,25 @@ class SliceSampler:
         self.stats.set_columns(names, types)
         self._columns = (list(names), list(types))
 
-    def taker(self, scanner: Scanner, stop: threading.Event) -> Take:
-        """consume()'s `take` of this sample's scan (DESCRIBE PAYLOAD's, COMPRESSION STATS'): each
-        page added to its slice (`add_page`); a stop asked (the reading's ctx.stop) ends the scan,
-        marked interrupted."""
+    def read(self, scanner: Scanner, accept: Callable[[], bool] | None = None,
+             stop: threading.Event | None = None, enough: Callable[[], bool] | None = None) -> bool:
+        """The sample read through `scanner` (on spec()), each page added to its slice (add_page);
+        False when `accept()`, asked after the first page's columns are set, refused them. A `stop`
+        set (the reading's ctx.stop) ends the scan, marked interrupted. Without `enough` the slices
+        started are read to their end; with it, the scan ends once `enough()` says so."""
+
+        def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+            self.set_columns(names, types)
+            return accept is None or accept()
 
         def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
             self.add_page(scanner.page_range, rows, scanner.range_finished)
-            if stop.is_set():
+            if stop is not None and stop.is_set():
                 scanner.interrupted = True
                 return False
-            return True
+            return enough is None or not enough()
 
-        return take
+        return consume(scanner, start, take) is not None
 
     def add_page(self, index: int, rows: list[Any], finished: bool) -> bool:
         """One page of the slice launched `index`-th; False once the sample is decided."""

@@ -240,36 +240,24 @@ def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: 
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.trial.latency import SAMPLE_BYTES
-    from cqlsh_ext.scanning.consume import consume
-    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.ring import RingError
     from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
     from cqlsh_ext.scanning.scan import error_text, progress_for, scanner_for
 
     source = f"{ks}.{table}.{column}"
     values = TakenValues([], kind, source)
-    values.partitioner = partitioner = server_partitioner(ctx.session)
+    collector = _Collector(mode, cap, values)
     try:
-        ring = ring_for(partitioner)
+        sampler = SliceSampler.of_table(ctx.session, collector, SamplePlan(rows=asked.rows), ks, table,
+                                        partition_key)
     except RingError as err:
         refuse(ctx, f"cannot sample {ks}.{table}: {err}")
         return None
-    collector = _Collector(mode, cap, values)
-    sampler = SliceSampler(collector, ring, 1, SamplePlan(rows=asked.rows), None, "")
-    sampler.count_partitions(ctx.session, ks, table, partition_key)
+    values.partitioner = sampler.ring.partitioner
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
-    spec = sampler.spec(query, partition_key)
-    scanner = scanner_for(ctx, spec, progress)
-
-    def start(names: Any, types: Any) -> bool:
-        sampler.set_columns(names, types)
-        return True
-
-    def take(_names: Any, _types: Any, rows: list[Any]) -> bool:
-        going = sampler.add_page(scanner.page_range, rows, scanner.range_finished)
-        return going and collector.bytes < SAMPLE_BYTES
-
-    consume(scanner, start, take)
+    scanner = scanner_for(ctx, sampler.spec(query, partition_key), progress)
+    sampler.read(scanner, enough=lambda: sampler.enough or collector.bytes >= SAMPLE_BYTES)
     if scanner.interrupted:
         refuse(ctx, "INTERRUPTED (Ctrl-C) while taking the sample; nothing was written")
         return None
