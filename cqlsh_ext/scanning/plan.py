@@ -33,7 +33,6 @@ from cqlsh_ext.scanning.scan import (
     ScanSpec,
     TableSize,
     error_text,
-    progress_for,
     scanner_for,
     table_size,
 )
@@ -132,10 +131,6 @@ class ReadPlan:
             return ScanSpec(self.query, limit=self.limit, paging_state=self.paging_state, bind=self.bind)
         return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
                         ranges=self.ring.split(self.streams * RANGES_PER_STREAM), bind=self.bind)
-
-    def progress(self, label: str, enabled: bool = True) -> Progress | None:
-        """The progress line (a terminal's stderr only), a percentage from the size estimate."""
-        return progress_for(label, enabled, self.size.partitions if self.size is not None else None)
 
     def read(self, ctx: ScanContext, aggregate: A, progress: Progress | None = None,
              accept: Callable[[A], bool] | None = None) -> WorkerScan[A] | InProcessScan[A]:
