@@ -4,54 +4,36 @@ or `csv` prints for the same SELECT."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 from collections.abc import Sequence
 from typing import Any
 
-from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.target import ExportFile
+from cqlsh_ext.render.arrow_text import TextFile
 
 
-class TextSink:
+class TextSink(TextFile):
     def __init__(self, fmt: str, target: ExportFile, columns: Sequence[Any], settings: Any,
                  places: Sequence[Any]) -> None:
-        self.rows = 0
+        super().__init__(fmt, target.output())
         self.width = len(columns)
         if fmt == "json":
             from cqlsh_ext.render.json_lines import JsonRows
 
-            # bytes: a batch is one UTF-8 buffer (JsonRows.column_bytes), or its lines encoded
-            self.out: Any = target.output()
             self.json: Any = JsonRows(columns, settings, places)
-            self.csv: Any = None
         else:
-            # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says; a lone
-            # surrogate in a decoded string (which UTF-8 cannot write) as its escape, as the shell
-            # prints it (cli._main).
-            self.out = io.TextIOWrapper(target.output(), encoding="utf-8", newline="",
-                                        errors="backslashreplace")
             from cqlsh_ext.render.csv_rows import CsvRows
 
-            self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
+            self.csv = CsvRows(self.out, columns, settings, places)
 
     def write(self, batch: Any) -> None:
-        """A batch's columns (payload.columns.ColumnValues), spelt a column at a time."""
+        """A batch's columns (payload.columns.ColumnValues), spelt a column at a time: a JSON batch
+        one UTF-8 buffer (JsonRows.batch_bytes)."""
         columns = batch.columns(self.width)
-        if self.json is not None:
+        if self.fmt == "json":
             self.out.write(self.json.batch_bytes(columns))
         else:
             self.csv.write_columns(columns)
         self.rows += len(batch)
-
-    def finish(self) -> None:
-        self.out.flush()
-        self.out.close()
-
-    def abort(self) -> None:
-        # A full disk fails the last flush too, as does a file past its cap: it is discarded anyway.
-        with contextlib.suppress(OSError, ExportError):
-            self.out.close()
 
 
 def json_lines_sink(target: ExportFile, answer: Any, settings: Any, places: Sequence[Any],

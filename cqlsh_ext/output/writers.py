@@ -79,12 +79,14 @@ class JsonLinesWriter:
 
 @row_writer("csv")
 class CsvWriter:
+    """`delimiter`: another file format of CSV's kind (common.file_formats) spells fields so too."""
+
     def __init__(self, out: Out, names: list[str], types: list[Any], settings: DisplaySettings,
-                 places: list[ValuePlace | None]) -> None:
+                 places: list[ValuePlace | None], delimiter: str = ",") -> None:
         self.out = out
         self.places = places
         # '\n' rather than csv's default '\r\n': output goes to terminals and pipes first.
-        self.writer = csv.writer(out, lineterminator="\n")
+        self.writer = csv.writer(out, lineterminator="\n", delimiter=delimiter)
         self.names = names
         self.types = types
         self.spelling = CsvSpelling(settings)

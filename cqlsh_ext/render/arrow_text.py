@@ -10,6 +10,7 @@ times ISO 8601 in UTC, bytes 0x-hex, a uuid its text, a JSON-text place its JSON
 an object, a map an object of its keys' texts; CSV writes a scalar's text and a struct's or a
 list's JSON text.
 
+`TextFile` is the file both this and the untyped export (export.json_csv) write into.
 pyarrow is imported when a batch is written, never at import time.
 """
 
@@ -120,26 +121,46 @@ def csv_spelling(field: Any) -> Spell:
     return lambda value: "" if value is None else _scalar_text(value)
 
 
-class ArrowTextSink:
-    """A typed answer written as JSON Lines (`fmt` "json") or CSV ("csv") into `out` (the file's
-    bytes), a batch at a time (as ParquetSink's interface: write, finish, abort): the Parquet
+class TextFile:
+    """A JSON Lines (`fmt` "json": bytes to `out`) or CSV file, a batch at a time (ParquetSink's
+    interface: write, finish, abort). CSV's text is utf-8 whatever the locale says, a lone surrogate
+    (which UTF-8 cannot write) its escape, as the shell prints it (cli._main)."""
+
+    def __init__(self, fmt: str, out: BinaryIO) -> None:
+        self.fmt = fmt
+        self.rows = 0
+        # (newline="": the CSV writer ends lines itself)
+        self.out: Any = out if fmt == "json" else io.TextIOWrapper(out, encoding="utf-8", newline="",
+                                                                   errors="backslashreplace")
+
+    def finish(self) -> Summary | None:
+        """Write what is held and close the file."""
+        self.out.flush()
+        self.out.close()
+        return None
+
+    def abort(self) -> None:
+        try:
+            self.out.close()
+        except Exception:  # the file is discarded anyway (a full disk fails the last flush too)
+            pass
+
+
+class ArrowTextSink(TextFile):
+    """A typed answer written as JSON Lines or CSV into `out` (the file's bytes): the Parquet
     file's columns and values. The values that did not fit their column's type are counted for
     the closing line."""
 
     def __init__(self, fmt: str, out: BinaryIO, answer: TypedAnswer, reading: BlobReading) -> None:
-        self.fmt = fmt
+        super().__init__(fmt, out)
         self.arrow = ArrowBatches(answer, reading)
         self.summary = Summary()
-        self.rows = 0
         self.names = list(self.arrow.schema.names)
-        self.out: Any = out
         if fmt == "json":
             self.keys = [jsonenc.string(name) + ": " for name in self.names]
             self.spell = [spelling(field) for field in self.arrow.schema]
-            self.text: Any = None
         else:
-            self.text = io.TextIOWrapper(self.out, encoding="utf-8", newline="")
-            self.writer = csv.writer(self.text, lineterminator="\n")
+            self.writer = csv.writer(self.out, lineterminator="\n")
             self.spell = [csv_spelling(field) for field in self.arrow.schema]
             self.writer.writerow(self.names)
 
@@ -164,17 +185,9 @@ class ArrowTextSink:
         self.rows += len(rows)
 
     def finish(self) -> Summary:
-        """Write what is held and close the file."""
-        (self.text or self.out).flush()
-        (self.text or self.out).close()
+        super().finish()
         self.summary.rows = self.rows
         notes = self.arrow.answer.notes
         if notes is not None:
             self.summary.misfits = dict(notes.misfits)
         return self.summary
-
-    def abort(self) -> None:
-        try:
-            (self.text or self.out).close()
-        except Exception:  # the file is discarded anyway (a full disk fails the last flush too)
-            pass

@@ -5,34 +5,31 @@ writes it."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from functools import partial
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
+
+from cqlsh_ext.output.writers import CsvWriter
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.settings import DisplaySettings
+    from cqlsh_ext.upstream.protocol import Out
 
 
-class CsvRows:
-    """One answer's rows as CSV on `out` ('\\n' line ends, as the shell prints them): the header when
-    made, then `write_columns(columns)` of each batch."""
+class CsvRows(CsvWriter):
+    """One answer's rows as CSV on `out`, as the shell prints them (output.writers.CsvWriter: its
+    header when made, '\\n' line ends), then `write_columns(columns)` of each batch."""
 
-    def __init__(self, out: IO[str], columns: Sequence[AnswerColumn], settings: DisplaySettings,
+    def __init__(self, out: Out, columns: Sequence[AnswerColumn], settings: DisplaySettings,
                  places: Sequence[ValuePlace | None], delimiter: str = ",") -> None:
-        from cqlsh_ext.output.spellings import CsvSpelling
         from cqlsh_ext.payload.budget import Budget
 
-        # `delimiter`: another file format of CSV's kind (common.file_formats) spells fields so too
-        self.writer = csv.writer(out, lineterminator="\n", delimiter=delimiter)
-        self.types = [c.cql_type for c in columns]
-        self.places = list(places)
+        super().__init__(out, [c.name for c in columns], [c.cql_type for c in columns], settings,
+                         list(places), delimiter)
         self.found = [c.cql_type is None for c in columns]
-        self.spelling = CsvSpelling(settings)
         self.budget = Budget.for_cap(settings.cap)
-        self.writer.writerow([c.name for c in columns])
 
     def write_columns(self, columns: Sequence[ColumnValues]) -> int:
         """write() of a batch's columns (payload.columns.ColumnValues): each column spelt at once (a
@@ -50,7 +47,7 @@ class CsvRows:
             if found:
                 spelt.append([encode(machine_value(value, budget), cqltype, place)
                               for value in column.values()])
-            elif cqltype is cqltypes.BytesType or (cqltype is not None and is_blob_type(cqltype)):
+            elif cqltype is not None and is_blob_type(cqltype):
                 spelt.append(csv_fields(column, partial(encode, cqltype=cqltypes.BytesType, place=place),
                                         blob_text, raw))
             else:
