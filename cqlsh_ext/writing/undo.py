@@ -48,7 +48,7 @@ from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, ref
 from cqlsh_ext.writing.cell_writer import CHANGED, EXPIRED, RESTORED, REWRITTEN, Written, same
 from cqlsh_ext.writing.loop import RowsBar, closing, each_row, sent, stopping_under
 from cqlsh_ext.writing.refused import WriteRefused
-from cqlsh_ext.writing.undo_chain import MAX_CELLS, UndoWrites
+from cqlsh_ext.writing.undo_chain import MAX_CELLS, WHOSE, UndoWrites
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
@@ -94,18 +94,19 @@ UNDONE_KINDS = ("edit", "rewrite", "load")
 CUT = "CUT"
 
 
-def run_undo(ctx: WriteContext, request: UndoRequest, finishing: int | None = None) -> UndoFigures:
+def run_undo(ctx: WriteContext, request: UndoRequest, undone: bool = False) -> UndoFigures:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
     for a journal or a target that is refused, before anything is written. Its figures. The
     journal (found by its path, its id or LAST: writing.journal_names) is locked for the run
-    (writing.journal_lock): a live run's is refused. `finishing`: the rows an earlier UNDO of the
-    journal, stopped on its way, wrote back (this run finishes it: its first line says so)."""
+    (writing.journal_lock): a live run's is refused. `undone` (the shell's): first of all, say when
+    an UNDO of this user's undid the journal already (writing.undo_chain), or finish one stopped
+    on its way (its first line says so)."""
     from cqlsh_ext.writing.journal_lock import JournalLock
     from cqlsh_ext.writing.journal_names import find_journal
 
     path, found = find_journal(request.path, ctx.journal_dir, UNDONE_KINDS)
     with JournalLock.take(path, "an UNDO"):
-        return _run_undo(ctx, request, path, found, finishing)
+        return _run_undo(ctx, request, path, found, undone)
 
 
 def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
@@ -130,8 +131,7 @@ def undo_call(ctx: WriteContext, call: Any) -> dict[str, Any]:
             "stopped": done.stop or None}
 
 
-def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, back: int | None
-              ) -> UndoFigures:
+def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, undone: bool) -> UndoFigures:
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal_names import hint_name
@@ -140,16 +140,19 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, b
 
     parts = read_journals(path, request.unsealed)
     first = parts[0]
+    blob = first.blob
+    chain = UndoWrites(ctx.journal_dir, first.keyspace, first.table, blob,
+                       frozenset(part.path for part in parts))
+    skip = _superseded(parts)
+    todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
+    back = chain.finishing(path, todo + len(skip), ctx.out) if undone else None
     refuse_system(first.keyspace)
     table = find_table(ctx.cluster, None, first.keyspace, first.table, refresh=True)
     meta = table.meta if table is not None else None
-    blob = first.blob
     if meta is None or blob.column not in meta.columns:
         raise WriteRefused(f"{first.keyspace}.{first.table}.{blob.column} is not in the schema")
     keys = key_columns(meta, blob.column)
-    skip = _superseded(parts)
-    todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
-    whose = {"rewrite": "the rewrite", "undo": "the undo", "load": "the load"}.get(first.kind, "the edit")
+    whose = WHOSE.get(first.kind, "the edit")
     unsealed = any(not part.sealed for part in parts)
     cut = [part for part in parts if part.cut]
     asking = not request.confirm and bool(todo) and ctx.ask is not None and not unsealed and \
@@ -172,8 +175,6 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool, b
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(ctx, first.keyspace, meta, blob, keys, mechanism)
     writers = _column_writers(ctx, first, meta, keys, mechanism, writer)
-    chain = UndoWrites(ctx.journal_dir, first.keyspace, first.table, blob,
-                       frozenset(part.path for part in parts))
     still: int | None = None
     if not request.confirm:
         shown = _ValueText(ctx) if unsealed else None
