@@ -52,7 +52,7 @@ def print_answer(display: Any, answer: TypedAnswer, keyspace: str, table: str, f
 
         places: list[ValuePlace | None] = [ValuePlace(keyspace, table, name) for name in names]
         writer = make_writer(fmt, sys.stdout, names, types, display, places)
-        writer.write_rows([dict(zip(names, row, strict=True)) for row in shown])
+        writer.write_values(shown)  # (in column order: a name said twice keeps both values)
         writer.finish()
         return
     _print_layout(names, types, shown, bool(fmt.expand))
