@@ -161,6 +161,24 @@ def test_non_blob_columns_are_untouched(cassandra, ks, tmp_path):
     assert ext(cassandra, tmp_path, "-e", statement).checked_stdout() == without_patch_warning(stock.stdout)
 
 
+def test_a_name_said_twice_keeps_each_value_and_none_prints_what_stock_cqlsh_prints(cassandra, ks, tmp_path):
+    """SELECT id AS v, t AS v: cqlsh's rows map a name to one value, so stock cqlsh prints t's under
+    both; cqlsh-ext prints each column's own value (the row the fixture wrote: 2, 'no blob here')
+    in every format, and with -d none exactly what stock cqlsh prints."""
+    statement = f"SELECT id AS v, t AS v FROM {ks}.mixed WHERE id = 2"
+    as_json = ext(cassandra, tmp_path, "--output-format", "json", "-e", statement).checked_stdout()
+    assert [json.loads(line, object_pairs_hook=list) for line in as_json.splitlines()] == \
+        [[("v", 2), ("v", "no blob here")]]
+    as_csv = ext(cassandra, tmp_path, "--output-format", "csv", "-e", statement).checked_stdout()
+    assert list(csv.reader(as_csv.splitlines())) == [["v", "v"], ["2", "no blob here"]]
+    table = ext(cassandra, tmp_path, "-e", statement).checked_stdout()
+    assert re.search(r"^ +2 \| no blob here$", table, re.MULTILINE), table
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert stock.returncode == 0 and "no blob here | no blob here" in stock.stdout
+    assert ext(cassandra, tmp_path, "-d", "none", "-e", statement).checked_stdout() == \
+        without_patch_warning(stock.stdout)
+
+
 def test_a_page_with_blobs_formats_its_other_cells_as_stock_cqlsh(cassandra, ks, tmp_path):
     """A page with a blob column is formatted by our page formatter (output.pipeline's
     _cell_formatter: cqlshrc's formats read once a page): every other cell as stock cqlsh prints

@@ -310,7 +310,9 @@ class ResultPipeline:
             return self._write_machine(names, column_types(result), table_meta, display.output_format,
                                        [_values(result.current_rows, names)])
         types = result.column_types
-        if not self._decodes(types):
+        # (a name said twice: its values are printed here, where each keeps its own; cqlsh prints
+        # the last one under both)
+        if not self._decodes(types) and (display.mode == NONE or len(set(names)) == len(names)):
             with self._written_whole(), self._page(names, types, table_meta, row_count_offset):
                 self.stock.print_static_result(self.shell, result, table_meta, with_header, tty,
                                                row_count_offset)
@@ -743,7 +745,7 @@ def _in_pages(batches: Iterator[Rows], size: int) -> Iterator[Rows]:
 
 
 def _values(rows: Iterable[Any], names: list[str]) -> list[list[Any]]:
-    from cqlsh_ext.output.writers import rows_values
+    from cqlsh_ext.output.named_rows import rows_values
 
     return list(rows_values(rows, names))
 
@@ -751,7 +753,7 @@ def _values(rows: Iterable[Any], names: list[str]) -> list[list[Any]]:
 def _result_pages(result: Any, names: list[str]) -> Iterator[Iterable[list[Any]]]:
     """A stock result's pages (rows of values in column order, made as they are written), fetched
     as they are asked for."""
-    from cqlsh_ext.output.writers import rows_values
+    from cqlsh_ext.output.named_rows import rows_values
 
     while True:
         yield rows_values(result.current_rows, names)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from cqlsh_ext.output.named_rows import rows_values
 from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import DisplaySettings
@@ -111,12 +112,6 @@ class CsvWriter:
             values = "1 value" if spelling.cuts == 1 else f"{spelling.cuts:,} values"
             say(f"csv: {values} cut at the output cap, its field holding what was kept (the first: "
                 f"{spelling.first_cut}): --max-output-size SIZE keeps more")
-
-
-def rows_values(rows: Iterable[Any], names: list[str]) -> Iterable[list[Any]]:
-    """Rows as mappings by column name (a driver result's, cqlsh's row factory) as values in
-    column order."""
-    return ([row[name] for name in names] for row in rows)
 
 
 def make_writer(fmt: OutputFormat, out: Out, names: list[str], types: list[Any],

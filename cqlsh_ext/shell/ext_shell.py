@@ -15,7 +15,7 @@ from cqlsh_ext.common.interrupt import wraps_ctrl_c
 from cqlsh_ext.common.text import FittedLines, message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.features import commands
-from cqlsh_ext.output import OutputClosed
+from cqlsh_ext.output import OutputClosed, named_rows
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
@@ -110,6 +110,8 @@ class ExtShell(Stock):
             super().__init__(*args, **kwargs)
         if kept_connection.keep(self.conn, self.session):  # a warm session's first: the session's now
             self.owns_connection = False
+        # cqlsh's rows, which keep each value where a name is said twice (LOGIN's session takes it).
+        self.session.row_factory = named_rows.shell_row_factory
         banner.flush()
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
             if getattr(self, stream, None) is banner:
