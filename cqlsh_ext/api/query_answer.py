@@ -388,10 +388,13 @@ class QueryAnswer:
         return self._records(details)
 
     def _records(self, details: bool) -> Iterator[dict[str, Any]]:
-        from cqlsh_ext.payload.columns import CQL
+        from cqlsh_ext.payload.columns import CQL, name_said_twice
 
         typed = self._typed
         columns = typed.columns
+        twice = name_said_twice(columns)
+        if twice is not None:
+            raise Error(twice)
         # What each answer column gives a row: a CQL column's value read as the driver made it
         # (None: none), and the table's fields read from its Arrow batch.
         plan: list[tuple[int | None, list[str]]] = []

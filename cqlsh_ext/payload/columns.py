@@ -220,6 +220,17 @@ class AnswerColumn:
         return out
 
 
+def name_said_twice(columns: Sequence[AnswerColumn]) -> str | None:
+    """Why an answer's rows cannot be objects of a value a name (MCP's rows, the API's records):
+    a column name its statement says twice (SELECT a AS x, b AS x), one line; None: none is."""
+    names = [column.name for column in columns]
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is None:
+        return None
+    return (f"the answer names column {twice!r} twice, and a row object holds one value a name: "
+            "give each column a name of its own (SELECT a AS x, b AS y)")
+
+
 def kind_holds(kind: Kind, found: tuple[type, ...]) -> bool:
     """Whether `kind`, or a kind inside it (a list's item, a map's key or value, a record's field),
     is one of `found`: a CQL kind with a decimal or a varint inside (Dec), with something read

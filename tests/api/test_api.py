@@ -54,6 +54,18 @@ def test_rows_are_dicts_with_paths_and_payloads(db, orders: Orders):
         list(answer)
 
 
+def test_a_column_name_said_twice_is_refused_as_dicts_and_kept_in_arrow(db, orders: Orders):
+    """A row as a dict holds one value a name: SELECT pk AS k, ck AS k gave {'k': ck}, the pk
+    dropped. Its rows refuse in one line; its Arrow table keeps both columns."""
+    statement = f"SELECT pk AS k, ck AS k FROM {orders.name} WHERE pk = 'p1'"
+    with pytest.raises(cqlsh_ext.Error, match="'k' twice"):
+        list(db.query(statement))
+    table = db.query(statement).to_arrow()
+    assert table.column_names == ["k", "k"] and set(table.column(0).to_pylist()) == {"p1"}
+    cks = sorted(row["ck"] for row, _ in orders.rows if row["pk"] == "p1")
+    assert cks and sorted(table.column(1).to_pylist()) == cks
+
+
 def cqlsh_ext_missing() -> Any:
     from orders import MISSING
 

@@ -212,6 +212,16 @@ def test_query_says_what_a_statement_needs_as_the_shell_does(server, conn, shell
     assert server.call("list_tables", keyspace=demo).data["count"] == 4
 
 
+def test_a_column_name_said_twice_is_refused_not_one_value_dropped(server, demo) -> None:
+    """Rows are objects, one value a name: SELECT id AS v, data AS v answered {"v": ...} with the
+    id dropped. Refused in one line that says how; the same columns under two names answer both."""
+    table = f"{demo}.table_with_compressed_json"
+    answer = server.call("query", statement=f"SELECT id AS v, data AS v FROM {table} LIMIT 1")
+    assert answer.error is not None and "'v' twice" in answer.error and "\n" not in answer.error
+    rows = server.call("query", statement=f"SELECT id AS v, id AS w FROM {table} LIMIT 2").data["rows"]
+    assert len(rows) == 2 and all(set(row) == {"v", "w"} and row["v"] == row["w"] for row in rows)
+
+
 def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, shell_home, demo) -> None:
     text = f"SELECT id, data FROM {demo}.table_with_compressed_json"
     rows, _ = shell_json(conn, text, shell_home)
