@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.features import read_rule
-from cqlsh_ext.mcp_server.policy import Policy, qualified_tables, token_name
+from cqlsh_ext.mcp_server.policy import Policy, qualified_tables
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
@@ -70,7 +70,7 @@ class ReadOnly:
                 tables, select = read_rule.feature_tables(found[0], statement, found[1], keyspace)
             except (Invalid, QueryError):
                 return None  # the feature says why, reading it as here, and reads nothing
-        elif token_name(tokens[0]).lower() == "select":
+        elif tokens[0].name.lower() == "select":
             tables, select = [], statement
         else:
             return None  # a session command, DESCRIBE: the schema
@@ -92,8 +92,8 @@ class ReadOnly:
         if keyspace is not None:
             known = set(tables_of(keyspace))
             chained = {i for i, tok in enumerate(tokens) if tok.kind == "punct" and tok.value == "."}
-            named += [(keyspace, token_name(tok)) for i, tok in enumerate(tokens)
-                      if tok.kind in ("word", "qname") and token_name(tok) in known
+            named += [(keyspace, tok.name) for i, tok in enumerate(tokens)
+                      if tok.kind in ("word", "qname") and tok.name in known
                       and i - 1 not in chained and i + 1 not in chained]
         return named
 

@@ -27,6 +27,11 @@ class Token:
     def describe(self) -> str:
         return "the end" if self.kind == "end" else repr(self.value)
 
+    @property
+    def name(self) -> str:
+        """A name token as the schema spells it: a word in lower case, a "quoted name" as written."""
+        return self.value.lower() if self.kind == "word" else self.value
+
 
 #: Space and comments: what may come before a token. A `--` or `//` comment ends at a newline or a
 #: carriage return, a `/* */` one at its first `*/` (not nested), as Cassandra's lexer ends them
@@ -226,10 +231,8 @@ class Cursor:
     def name(self) -> str:
         """A name: a word in lower case, a "quoted name" as written."""
         tok = self.next()
-        if tok.kind == "word":
-            return tok.value.lower()
-        if tok.kind == "qname":
-            return tok.value
+        if tok.kind in ("word", "qname"):
+            return tok.name
         raise self.expected(None, tok)
 
     def expected(self, value: str | None, found: Token) -> Exception:

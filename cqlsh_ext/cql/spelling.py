@@ -1,13 +1,13 @@
 """CQL text that cqlsh-ext writes itself, from typed parts: a name as CQL writes it (quoted when it
-must be), and the SELECT of a table's columns that every whole-table reading sends (a report of a
-table or of its column, Spark mode's scans). Requests carry the parts; the text is made here, at
-the reading, once."""
+must be; a written one read back, `unquoted`, `schema_name`), and the SELECT of a table's columns
+that every whole-table reading sends (a report of a table or of its column, Spark mode's scans).
+Requests carry the parts; the text is made here, at the reading, once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["columns_select", "spell"]
+__all__ = ["columns_select", "schema_name", "spell", "unquoted"]
 
 
 def spell(name: str) -> str:
@@ -15,6 +15,16 @@ def spell(name: str) -> str:
     from cassandra.metadata import protect_name
 
     return str(protect_name(name))
+
+
+def unquoted(name: str) -> str:
+    """A "quoted name" as the schema spells it (its doubled quotes one); any other text as it is."""
+    return name[1:-1].replace('""', '"') if len(name) >= 2 and name[0] == name[-1] == '"' else name
+
+
+def schema_name(name: str) -> str:
+    """A name as a statement wrote it, as the schema spells it: "quoted" as is, else lower case."""
+    return unquoted(name) if len(name) >= 2 and name[0] == name[-1] == '"' else name.lower()
 
 
 def columns_select(keyspace: str, table: str, columns: Sequence[str]) -> str:

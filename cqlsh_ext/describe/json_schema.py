@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cqlsh_ext.cql.spelling import unquoted
+
 #: A path with at most this many distinct values, read exactly, is an enum.
 ENUM_MAX = 12
 #: Frequent values given as examples at most.
@@ -89,7 +91,7 @@ def _node(entry: dict[str, Any], children: list[tuple[dict[str, Any], list[Any]]
         elif step == ".*":
             schema["additionalProperties"] = sub
         elif step.startswith("."):
-            key = _unquote(step[1:])
+            key = unquoted(step[1:])  # as a path writes it (query.grammar.spell_key)
             properties[key] = sub
             if record and _int(child.get("occurrences")) >= record:
                 required.append(key)
@@ -131,8 +133,3 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _unquote(step: str) -> str:
-    """A key as a path writes it (query.grammar.spell_key), as it is."""
-    if len(step) >= 2 and step.startswith('"') and step.endswith('"'):
-        return step[1:-1].replace('""', '"')
-    return step

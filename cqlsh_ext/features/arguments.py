@@ -56,7 +56,7 @@ def names(text: Any, parts: tuple[int, ...], what: str) -> list[str]:
             continue
         if tok.kind not in ("word", "qname"):
             break
-        found.append(tok.value.lower() if tok.kind == "word" else tok.value)
+        found.append(tok.name)
     else:
         if tokens and len(tokens) % 2 == 1 and len(found) in parts:
             return found

@@ -417,7 +417,7 @@ def _value(text: str, tokens: list[Token], i: int) -> tuple[Any, int]:
         while end + 1 < len(tokens) and tokens[end].kind == "punct" and tokens[end].value == "." \
                 and tokens[end + 1].kind in ("word", "qname"):
             end += 2
-        spelt = tuple(t.value.lower() if t.kind == "word" else t.value for t in tokens[i:end:2])
+        spelt = tuple(t.name for t in tokens[i:end:2])
         return Named(text[tok.start:tokens[end - 1].end], spelt), end
     raise Invalid(f"{tok.describe()} is no value (a name, a 'string', a number, true or false)")
 

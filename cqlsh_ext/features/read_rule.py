@@ -130,8 +130,8 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
             if clause.writes_file and _has_words(tokens, clause.words):
                 return refusal_words(reader, f"{what} ... {' '.join(clause.words)}", WRITES_FILE)
         return None
-    first = token_name(tokens[0]).lower() if tokens[0].kind == "word" else ""
-    second = token_name(tokens[1]).lower() if len(tokens) > 1 and tokens[1].kind == "word" else ""
+    first = tokens[0].name if tokens[0].kind == "word" else ""
+    second = tokens[1].name if len(tokens) > 1 and tokens[1].kind == "word" else ""
     if first == "select" or first in ("describe", "desc"):
         return None
     if first in ("capture", "copy", "login"):
@@ -195,11 +195,6 @@ def first_statement(tokens: Sequence[Token]) -> list[Token]:
             break
         out.append(tok)
     return out
-
-
-def token_name(tok: Token) -> str:
-    """A name token as the schema spells it: a word in lower case, a quoted name as written."""
-    return tok.value.lower() if tok.kind == "word" else tok.value
 
 
 # ---------------------------------------------------------------------------- read as the server reads

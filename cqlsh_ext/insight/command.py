@@ -18,11 +18,11 @@ def trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
     """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.latency.column_kind)."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.shellside import cql_name
+    from cqlsh_ext.cql.spelling import schema_name
     from cqlsh_ext.insight.trial.latency import column_kind
 
-    ks = cql_name(ctxt.get_binding("ksname")) or shell.current_keyspace
-    table = cql_name(ctxt.get_binding("cfname"))
+    ks = schema_name(ctxt.get_binding("ksname", "")) or shell.current_keyspace
+    table = schema_name(ctxt.get_binding("cfname", ""))
     try:
         meta = shell.conn.metadata.keyspaces[ks].tables[table]
     except (KeyError, AttributeError):

@@ -86,14 +86,6 @@ def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str 
     return read(columns_select(ks, table, columns), True, None)
 
 
-def cql_name(raw: str | None) -> str | None:
-    """A name as the statement wrote it, as the schema spells it: "quoted" as is (its doubled
-    quotes one), else lower case."""
-    if raw is None:
-        return None
-    return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw.lower()
-
-
 def named_table(ctx: ReadContext, keyspace: str | None, table: str | None,
                 found: TableTarget | None = None) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named (as the schema spells them; keyspace None:

@@ -55,7 +55,7 @@ from cqlsh_ext.cql.system import is_system_keyspace
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, SpeltRow, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import READER, Refused
-from cqlsh_ext.mcp_server.policy import Policy, token_name
+from cqlsh_ext.mcp_server.policy import Policy
 from cqlsh_ext.mcp_server.tools import Caps, Scope
 
 if TYPE_CHECKING:
@@ -330,8 +330,8 @@ class Guard:
             # selected plainly; the answer's names it cannot place are redacted whole (redact.rows).
             # After DISTINCT no selection is plain: the rows it leaves tell which values are equal.
             for tok in _outside_plain_selection(lexed.tokens):
-                if tok.kind in ("word", "qname") and token_name(tok) in touched:
-                    raise Refused(said + f"{token_name(tok)} (select it plainly, without a function, "
+                if tok.kind in ("word", "qname") and tok.name in touched:
+                    raise Refused(said + f"{tok.name} (select it plainly, without a function, "
                                          "condition or DISTINCT, and its values come redacted)")
             return
         refs = [(p.ref, "a condition") for p in plan.predicates]
@@ -347,8 +347,8 @@ class Guard:
                 raise Refused(said + f"{'.'.join(place)} ({where})")
         if plan.server_where:
             for tok in Lexed(plan.server_where).tokens:
-                if tok.kind in ("word", "qname") and token_name(tok) in touched:
-                    raise Refused(said + f"{token_name(tok)} (a condition)")
+                if tok.kind in ("word", "qname") and tok.name in touched:
+                    raise Refused(said + f"{tok.name} (a condition)")
         for item in plan.items:
             if item.kind == "star":
                 scope.places.update({c: [c] for c in scope.columns})
@@ -636,7 +636,7 @@ def _pinned(tokens: Sequence[Token], column: str) -> list[str] | None:
             depth = max(0, depth - 1)
         elif tok.kind == "word" and tok.value.lower() == "where" and depth == 0:
             after_where = True
-        elif after_where and depth == 0 and tok.kind in ("word", "qname") and token_name(tok) == column:
+        elif after_where and depth == 0 and tok.kind in ("word", "qname") and tok.name == column:
             return _values_given(tokens[i + 1:])
     return None
 

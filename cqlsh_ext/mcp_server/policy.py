@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.system import CASSANDRA_SYSTEM_KEYSPACES, is_system_keyspace
-from cqlsh_ext.features.read_rule import token_name
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
@@ -213,15 +212,15 @@ class Policy:
                     return why
         refused = self.denied_keyspace_names()
         for tok in tokens:
-            if tok.kind in ("word", "qname") and token_name(tok) in refused:
-                return self.refusal(token_name(tok)) or f"refused: {token_name(tok)}"
+            if tok.kind in ("word", "qname") and tok.name in refused:
+                return self.refusal(tok.name) or f"refused: {tok.name}"
         return None
 
 
 def qualified_tables(tokens: Sequence[Token]) -> list[tuple[str, str]]:
     """Every (keyspace, table) a statement names as `name . name` at the head of a dotted chain
     (a payload path's later steps, data.system.paxos, are no table)."""
-    items = [("name", token_name(tok)) if tok.kind in ("word", "qname")
+    items = [("name", tok.name) if tok.kind in ("word", "qname")
              else (".", "") if tok.kind == "punct" and tok.value == "." else ("", "") for tok in tokens]
     return [(items[i][1], items[i + 2][1]) for i in range(len(items) - 2)
             if items[i][0] == "name" and items[i + 1][0] == "." and items[i + 2][0] == "name"

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.spelling import schema_name, unquoted
+
 if TYPE_CHECKING:
     from cqlsh_ext.query.evaluate import Decoding
     from cqlsh_ext.reading.context import ReadContext
@@ -74,10 +76,6 @@ def _statement_around(text: str, cursor: int) -> tuple[str, int]:
     start = text.rfind(";", 0, cursor) + 1
     end = text.find(";", cursor)
     return text[start:len(text) if end < 0 else end], cursor - start
-
-
-def _unquote(name: str) -> str:
-    return name[1:-1].replace('""', '"') if name.startswith('"') else name
 
 
 def path_at(text: str, cursor: int) -> PathAt | None:
@@ -255,7 +253,7 @@ class PayloadKeys:
             if not read:
                 return len(at.partial), []
             sample = self._read(ctx, keyspace, table, column)
-        begun = _unquote(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
+        begun = unquoted(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
         found = sample.keys.get(place, {}).get(prefix, set())
         keys = sorted((k for k in found if k.lower().startswith(begun)), key=lambda k: (k.lower(), k))
         from cqlsh_ext.query.grammar import spell_key
@@ -328,7 +326,7 @@ class PayloadKeys:
         if found is None or keyspace is None:
             return None
         meta = found.meta
-        column = _unquote(at.head) if at.head.startswith('"') else at.head.lower()
+        column = schema_name(at.head)
         if column not in meta.columns:
             return None
         ctype = found.type_of(column)
@@ -346,7 +344,7 @@ class PayloadKeys:
             else:
                 if ctype.kind != UDT or kind != ".":
                     return None
-                place = _unquote(name) if name.startswith('"') else name.lower()  # a CQL name
+                place = schema_name(name)
                 field_type = ctype.child(place)
                 if field_type is None or not field_type.is_blob:
                     return None
@@ -355,7 +353,7 @@ class PayloadKeys:
             if isinstance(step, int):
                 prefix.append(ANY_INDEX)
             elif step[0] == ".":
-                prefix.append(_unquote(step[1]))  # keys as written, case sensitive
+                prefix.append(unquoted(step[1]))  # keys as written, case sensitive
             else:
                 return None  # ['k'] inside a record is no path step
         return keyspace, meta.name, column, place, tuple(prefix)

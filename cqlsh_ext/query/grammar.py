@@ -549,23 +549,21 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
     return text
 
 
+def columns_read(plan: Plan, schema: Schema) -> list[str] | None:
+    """The columns the plan reads, in the order it names them; None: every one (`*`)."""
+    if any(i.kind == "star" for i in plan.items):
+        return None
+    refs = [i.ref for i in plan.items] + [p.ref for p in plan.predicates]
+    refs += list(plan.group_by) + [r for r, _ in plan.order_by]
+    needed = [ref.column if isinstance(ref, Path) else ref.name for ref in refs if ref is not None]
+    # count(*) alone: the partition key is the smallest thing to read
+    return list(dict.fromkeys(needed)) or list(schema.partition_key) or [next(iter(schema.columns))]
+
+
 def server_select(plan: Plan, schema: Schema) -> str:
     """`SELECT <the columns the plan reads> FROM <table>`: the server's statement before its WHERE."""
-    if any(i.kind == "star" for i in plan.items):
-        columns = "*"
-    else:
-        needed: list[str] = []
-        refs = [i.ref for i in plan.items] + [p.ref for p in plan.predicates]
-        refs += list(plan.group_by) + [r for r, _ in plan.order_by]
-        for ref in refs:
-            if ref is None:
-                continue
-            name = ref.column if isinstance(ref, Path) else ref.name
-            if name not in needed:
-                needed.append(name)
-        if not needed:  # count(*) alone: the partition key is the smallest thing to read
-            needed = list(schema.partition_key) or [next(iter(schema.columns))]
-        columns = ", ".join(quote(c) for c in needed)
+    needed = columns_read(plan, schema)
+    columns = "*" if needed is None else ", ".join(quote(c) for c in needed)
     table = (quote(plan.keyspace) + "." if plan.keyspace else "") + quote(plan.table)
     return f"SELECT {columns} FROM {table}"
 

@@ -27,6 +27,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from cqlsh_ext.cql import grammar_bounds as bounds
+from cqlsh_ext.cql.spelling import unquoted
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.payload_select.keys import PayloadKeys
 from cqlsh_ext.upstream.seams import newline_commands, split_statements
@@ -103,10 +104,6 @@ def _menu_order(candidate: str) -> tuple[bool, bool, str]:
     return (not word[:1].isalnum() and word[:1] != '"', word.isupper(), word.lower())
 
 
-def _unquote(name: str) -> str:
-    return name[1:-1].replace('""', '"') if name.startswith('"') and name.endswith('"') else name
-
-
 class CqlCompleter(Completer):
     def __init__(self, shell: Shell, ruleset: Any) -> None:
         self.shell = shell
@@ -124,7 +121,7 @@ class CqlCompleter(Completer):
         shell = self.shell
         labels: dict[str, str] = {}
         qualifier = _QUALIFIER.search(head)
-        keyspace = _unquote(qualifier.group(1)) if qualifier else shell.current_keyspace
+        keyspace = unquoted(qualifier.group(1)) if qualifier else shell.current_keyspace
         try:
             for ks in shell.get_keyspace_names():
                 labels[ks] = "keyspace"
@@ -196,7 +193,7 @@ class CqlCompleter(Completer):
         labels = self.kinds(head) if found else {}
         for candidate in found:
             word = candidate.strip()
-            label = labels.get(_unquote(word.rstrip(".")), "")
+            label = labels.get(unquoted(word.rstrip(".")), "")
             yield Completion(candidate, start_position=-len(partial), display=word or candidate,
                              display_meta=label)
         if not typing:

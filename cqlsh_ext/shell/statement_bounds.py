@@ -207,7 +207,7 @@ def _written_table(statement: Lexed) -> tuple[str | None, str] | None:
     for i, tok in enumerate(tokens[:-1]):
         word = tok.value.lower() if tok.kind == "word" else ""
         if word in ("into", "update", "from") and tokens[i + 1].kind in ("word", "qname"):
-            names = [t.value.lower() if t.kind == "word" else t.value for t in tokens[i + 1:i + 4:2]]
+            names = [t.name for t in tokens[i + 1:i + 4:2]]
             if tokens[i + 2].kind == "punct" and tokens[i + 2].value == "." and len(names) == 2:
                 return names[0], names[1]
             return None, names[0]

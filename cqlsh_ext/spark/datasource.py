@@ -250,7 +250,7 @@ def _table_name(text: str) -> tuple[str | None, str]:
     if len(tokens) not in (1, 3) or any(t.kind not in ("word", "qname") for t in names) \
             or any(t.value != "." for t in dots):
         raise Error(f"{NAME}: table takes keyspace.table (CQL names), not {_shown(text)}")
-    spelt = [t.value.lower() if t.kind == "word" else t.value for t in names]
+    spelt = [t.name for t in names]
     return (None, spelt[0]) if len(spelt) == 1 else (spelt[0], spelt[1])
 
 

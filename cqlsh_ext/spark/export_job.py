@@ -174,10 +174,10 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
 
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.select import answer_columns
-    from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
+    from cqlsh_ext.spark.query_job import answer_parts, plan_query
 
     export: ExportStatement = stmt.export
-    ks, meta, plan, evaluator_settings, answer, types = plan_query(
+    ks, meta, plan, evaluator_settings, answer, types, names = plan_query(
         session, settings, stmt.keyspace, stmt.table, export.query, LABEL,
         f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table", "the COPY", plain=True)
     display = settings.display
@@ -185,7 +185,6 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
         display = dataclasses.replace(display, raw_blobs=export.raw)
     places = [ValuePlace(ks, meta.name, name) for name in answer.header()]
     export_columns = answer_columns(plan, answer, types)  # the shell's export's columns
-    names = columns_read(plan, meta)
     context = spark.sparkContext
     rows_read = context.accumulator(0)
     written = context.accumulator(0)

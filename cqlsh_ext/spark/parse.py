@@ -54,17 +54,13 @@ class QueryStatement:
     table: str
 
 
-def _name(tok: Token) -> str:
-    return tok.value if tok.kind == "qname" else tok.value.lower()
-
-
 def _table(tokens: list[Token], i: int) -> tuple[str | None, str, int]:
     """[ks.]table at tokens[i]: (keyspace, table, index after it)."""
     if tokens[i].kind not in ("word", "qname"):
         raise SparkError(f"expected a table name, found {tokens[i].describe()}")
     if tokens[i + 1].value == "." and tokens[i + 2].kind in ("word", "qname"):
-        return _name(tokens[i]), _name(tokens[i + 2]), i + 3
-    return None, _name(tokens[i]), i + 1
+        return tokens[i].name, tokens[i + 2].name, i + 3
+    return None, tokens[i].name, i + 1
 
 
 def classify(statement: Lexed, keyspace: str | None = None) -> (QueryStatement | ExportStatementOnSpark

@@ -22,7 +22,7 @@ from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.payload.view import crossing
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
-from cqlsh_ext.query.grammar import Column, Path, Plan
+from cqlsh_ext.query.grammar import Plan
 from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, arrow_pages, spark_how, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, read_failed
@@ -90,21 +90,9 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     return frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(lambda row: pickle.loads(row.part))
 
 
-def columns_read(plan: Plan, meta: Any) -> list[str]:
-    """The columns the plan reads, in the table's order (all of them for `*`)."""
-    if any(item.kind == "star" for item in plan.items):
-        return list(meta.columns)
-    refs: list[Any] = [item.ref for item in plan.items]
-    refs += [p.ref for p in plan.predicates] + list(plan.group_by) + [ref for ref, _ in plan.order_by]
-    wanted = {r.name if isinstance(r, Column) else r.column for r in refs if isinstance(r, (Column, Path))}
-    if not wanted:  # count(*) alone: the partition key, the least a row can be read with
-        wanted = {c.name for c in meta.partition_key}
-    return [name for name in meta.columns if name in wanted]
-
-
 class PlannedQuery(NamedTuple):
     """A statement planned for Spark: the table, the plan, the evaluator's settings, an empty
-    answer and the answer's column types."""
+    answer, the answer's column types and the columns read, in the table's order."""
 
     keyspace: str
     meta: Any
@@ -112,6 +100,7 @@ class PlannedQuery(NamedTuple):
     settings: Decoding
     answer: Answer
     types: list[Any]
+    read: list[str]
 
 
 def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, statement: Lexed,
@@ -121,7 +110,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
     payload query (a plain SELECT, taken when `plain`), a WHERE on columns (to be run
     `run_there`: the shell's), what the evaluator refuses (-d none with paths). Spark mode's
     SELECT and its COPY (SELECT ...) both start here."""
-    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.query.grammar import columns_read, parse
     from cqlsh_ext.reading.select import result_types
     from cqlsh_ext.spark.stats_job import spark_table
 
@@ -141,27 +130,29 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
         Evaluator(plan, evaluator_settings, ks)
     except QueryError as err:
         raise SparkError(f"{label}: {err}") from None
-    answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])
+    wanted = columns_read(plan, target.schema)
+    read = [name for name in meta.columns if wanted is None or name in wanted]
+    answer = Answer(plan, read if wanted is None else [])
     try:
         types = result_types(session, plan, answer)
     except Exception as err:
         from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
-    return PlannedQuery(ks, meta, plan, evaluator_settings, answer, types)
+    return PlannedQuery(ks, meta, plan, evaluator_settings, answer, types, read)
 
 
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_precision: int) -> None:
     """`float_precision`: cqlshrc's, for the floats the aggregates compute (as the shell prints them)."""
     from cqlsh_ext.reading.select import LABEL
 
-    ks, meta, plan, evaluator_settings, answer, types = plan_query(
+    ks, meta, plan, evaluator_settings, answer, types, read = plan_query(
         session, settings, stmt.keyspace, stmt.table, stmt.statement, LABEL,
         "Spark mode runs SELECT statements with payload paths or payload conditions (docs/queries.md); "
         "a plain SELECT is the shell's", "it")
     rows_read, from_arrow = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
     try:
-        tasks = answer_parts(spark, session, ks, meta.name, columns_read(plan, meta), answer,
+        tasks = answer_parts(spark, session, ks, meta.name, read, answer,
                              evaluator_settings, rows_read, from_arrow)
         with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
             parts = tasks.collect()

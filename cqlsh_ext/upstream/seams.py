@@ -212,8 +212,17 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         return sys.modules["cqlshlib.cqlshmain"]
     saved = sys.argv
     sys.argv = [saved[0] if saved else "cqlsh-ext"] + (["--cqlshrc", cqlshrc] if cqlshrc else [])
+    # numpy: the driver imports it whenever it can, only to offer a protocol handler that cqlsh never
+    # uses (50 to 65 ms and 12 MB at every start where the spark extra brought it). Twisted's reactor
+    # where Twisted is not installed: the driver's cluster module imports it inside try/except
+    # ImportError, and it imports `deprecated` (wrapt, asyncio: about a tenth of the shell's start-up
+    # CPU) before it fails on Twisted itself.
+    import importlib.util
+
+    reactor_kept = "cassandra.cluster" in sys.modules or importlib.util.find_spec("twisted") is not None
     try:
-        with _driver_without_numpy(), _driver_without_absent_reactor():
+        with _driver_without("numpy", "cassandra.protocol" in sys.modules), \
+                _driver_without("cassandra.io.twistedreactor", reactor_kept):
             from cqlshlib import cqlshmain
     finally:
         sys.argv = saved
@@ -250,39 +259,18 @@ def cqlshrc_in_force(cqlshmain: ModuleType, cqlshrc: str | None) -> Iterator[str
 
 
 @contextmanager
-def _driver_without_numpy() -> Iterator[None]:
-    """The driver loads as if numpy were not installed. It imports numpy whenever it can, only to
-    offer a protocol handler that cqlsh never uses: 50 to 65 ms and 12 MB at every start where numpy
-    is installed (the spark extra brings it). numpy stays importable afterwards."""
-    if "numpy" in sys.modules or "cassandra.protocol" in sys.modules:
+def _driver_without(module: str, unless: bool) -> Iterator[None]:
+    """The driver loads as if `module` were not installed (`import` of it raises ImportError), unless
+    it is loaded already (or `unless`); it stays importable afterwards."""
+    if unless or module in sys.modules:
         yield
         return
-    sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError
+    sys.modules[module] = None  # type: ignore[assignment]
     try:
         yield
     finally:
-        if "numpy" in sys.modules and sys.modules["numpy"] is None:
-            del sys.modules["numpy"]
-
-
-@contextmanager
-def _driver_without_absent_reactor() -> Iterator[None]:
-    """The driver loads without its Twisted reactor where Twisted is not installed: the driver's
-    cluster module imports it inside try/except ImportError, and the reactor imports `deprecated`
-    (wrapt, asyncio: about a tenth of the shell's start-up CPU) before it fails on Twisted itself.
-    Where Twisted is installed, or the driver is loaded already, nothing changes."""
-    import importlib.util
-
-    reactor = "cassandra.io.twistedreactor"
-    if reactor in sys.modules or "cassandra.cluster" in sys.modules or importlib.util.find_spec("twisted"):
-        yield
-        return
-    sys.modules[reactor] = None  # type: ignore[assignment]  # `import` of it raises ImportError
-    try:
-        yield
-    finally:
-        if reactor in sys.modules and sys.modules[reactor] is None:
-            del sys.modules[reactor]
+        if module in sys.modules and sys.modules[module] is None:
+            del sys.modules[module]
 
 
 def stock_shell_class() -> Any:  # cqlsh's Shell is untyped
