@@ -544,10 +544,11 @@ def _content_of(view: BlobView) -> tuple[str, bool, Any]:
     return kind, view.cut, None
 
 
-def _below_container(data: bytes, whole: bool, view: Callable[[], BlobView]) -> tuple[str, bool, Any]:
+def _below_container(data: bytes, viewed: bool, view: Callable[[], BlobView]) -> tuple[str, bool, Any]:
     """content() of a value below its container (`data`, its output): a text or a record read
-    here; the view where more is to peel (inner layers, a stream) or `whole` (a cut, more layers)."""
-    if whole or data.startswith(STREAM_STARTS) or registry.detect(data, signatures_only=True) is not None:
+    here; the view where more is to peel (inner layers, a stream), or where `viewed` (a cut, more
+    than one container)."""
+    if viewed or data.startswith(STREAM_STARTS) or registry.detect(data, signatures_only=True) is not None:
         return _content_of(view())
     text = as_text(data)
     if text is not None:

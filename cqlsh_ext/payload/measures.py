@@ -299,6 +299,21 @@ def summarize(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], sp
     (its engine's, a page at a time), summed as the core sums them."""
     rows = len(page)
     out = PageMeasures([])
+    if len(places) == 1 and places[0].column is not None and not places[0].text:
+        # One blob column (the usual table): a row's sizes are its value's (0 for a null).
+        place = places[0]
+        values, _rows = place.cells(page)
+        present = [v for v in values if v is not None]
+        stored = list(map(len, present))
+        measured = measure_many(0, present)
+        counters = PlaceMeasures.empty(spec)
+        counters.nulls = len(values) - len(present)
+        counters.add_many(measured, stored, spec, place.exact_ratios)
+        out.places.append(counters)
+        nulls = [0] * counters.nulls
+        out.before.add_many([m[2] for m in measured] + nulls, spec)
+        out.after.add_many(stored + nulls, spec)
+        return out
     before, after = [0] * rows, [0] * rows
     for p, place in enumerate(places):
         counters = PlaceMeasures.empty(spec)

@@ -565,11 +565,8 @@ class Evaluator:
         values = [MISSING] * len(rows) if at_column is None else _column(rows, at_column)
         if access is not None:
             values = [_field(v, access) for v in values]
-        elif (choice := place_read.engine.choice) is not None:  # the chain its row's sibling picks
-            names = list(index)
-            sibling = sibling_index(choice.column, names)
-            if sibling is not None:  # (else the engine notes the column to read)
-                values = chosen(values, _column(rows, index[names[sibling]]))
+        elif place_read.engine.choice is not None:  # the chain its row's sibling picks
+            values = _with_siblings(place_read.engine, values, index, rows)
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
             page = place_read.engine.read_page(values, place_read.request, core)
             blob_at = list(range(len(values)))
@@ -927,6 +924,16 @@ def _item_of(row: Sequence[Any], at: Mapping[str, int], name: str) -> Any:
     """A row's value of the column `name` (None: the row has no such column)."""
     col = at.get(name)
     return None if col is None else row[col]
+
+
+def _with_siblings(engine: ValueEngine, values: Sequence[Any], index: Mapping[str, int],
+                   rows: Sequence[Sequence[Any]]) -> list[Any]:
+    """A `by` place's values with their rows' sibling values (payload.sibling.chosen), when the
+    rows have that column; as they are otherwise (the engine notes the column to read)."""
+    assert engine.choice is not None
+    names = list(index)
+    at = sibling_index(engine.choice.column, names)
+    return list(values) if at is None else chosen(values, _column(rows, index[names[at]]))
 
 
 def _place_of(ref: Ref) -> BlobPlace:
