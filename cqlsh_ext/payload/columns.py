@@ -494,6 +494,11 @@ class BlobReading:
 
     # -- the six parts of a blob value (payload, label, kind, note, stored bytes, confidence)
 
+    def filled(self, chunks: Sequence[_BlobsOnCore], place: ValuePlace | None) -> native.FilledContents:
+        """The core's reading of a blob column's chunks, the rows it leaves given their parts here."""
+        return native.FilledContents([c.held for c in chunks], lambda v: self.blob_parts(v, place), self.raw,
+                                     [c.known for c in chunks])
+
     def parts(self, chunks: Sequence[ColumnValues], place: ValuePlace | None) -> list[list[Any]]:
         """A blob column's six columns (payload, label, kind, note, stored bytes, confidence) as
         Python values, as the Parquet file's columns NAME, NAME:label, NAME:kind, NAME:note,
@@ -502,8 +507,7 @@ class BlobReading:
         for chunk in chunks:
             chunk = self.read(chunk, place)
             if isinstance(chunk, _BlobsOnCore):
-                filled = native.FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw,
-                                               [chunk.known])
+                filled = self.filled([chunk], place)
                 parts = [filled.values(at) for at in range(6)]
                 # the core reads a value no reading can read with no reason: its quiet note here
                 parts[3] = [quiet_note(kind, stored) if note is None else note
@@ -933,8 +937,7 @@ def _payload_sample(chunks: Sequence[ColumnValues], reading: BlobReading,
     for chunk in chunks:
         chunk = reading.read(chunk, place)
         if isinstance(chunk, _BlobsOnCore):
-            filled = native.FilledContents([chunk.held], lambda v: reading.blob_parts(v, place),
-                                           reading.raw, [chunk.known])
+            filled = reading.filled([chunk], place)
             out += filled.sample(len(chunk), SHAPE_BOUNDS)
         else:
             out += [(reading.blob_parts(v, place)[0], 1) for v in chunk.values()]
@@ -1082,8 +1085,7 @@ def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], r
     that do not null (or is null), its note saying which, its stored bytes kept."""
     held = [c for c in chunks if isinstance(c, _BlobsOnCore)]
     if chunks and len(held) == len(chunks):
-        filled = native.FilledContents([c.held for c in held], lambda v: reading.blob_parts(v, place),
-                                       reading.raw, [c.known for c in held])
+        filled = reading.filled(held, place)
         refitted: list[int] = []
 
         def refit(row: int, value: Any) -> None:

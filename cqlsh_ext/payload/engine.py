@@ -165,14 +165,8 @@ class ValueEngine:
     def _peeled_content(self, value: bytes, peeled: Peeled) -> tuple[str, bool, Any]:
         """content() of a value the core peeled: below one container, content()'s own steps on
         its output (the payload); else through the view."""
-        data = peeled.payload
-        if (len(peeled.chain) != 1 or data.startswith(STREAM_STARTS)
-                or registry.detect(data, signatures_only=True) is not None):
-            return _content_of(self._peeled_view(value, peeled))
-        text = as_text(data)
-        if text is not None:
-            return TEXT, False, text[0]
-        return _record(data, BINARY)
+        return _below_container(peeled.payload, len(peeled.chain) != 1,
+                                lambda: self._peeled_view(value, peeled))
 
     # ------------------------------------------------------------------ views
     def views(self, values: Iterable[bytes | Chosen]) -> list[BlobView]:
@@ -397,15 +391,9 @@ class ValueEngine:
             return _record(value, UNKNOWN)
         if found is _FAILED:
             return _content_of(unwrap_in_budget(value, "auto", cap))
-        fmt, decoded = found
-        data = decoded.data
-        if (decoded.truncated or data.startswith(STREAM_STARTS)
-                or registry.detect(data, signatures_only=True) is not None):
-            return _content_of(read_payload(value, contained(value, found, cap)))  # inner layers, a cut
-        text = as_text(data)
-        if text is not None:
-            return TEXT, False, text[0]
-        return _record(data, BINARY)
+        decoded = found[1]
+        return _below_container(decoded.data, decoded.truncated,
+                                lambda: read_payload(value, contained(value, found, cap)))
 
     # ------------------------------------------------------------------ COMPRESSION STATS
     def measure(self, value: bytes, from_headers: bool = False) -> Measure:
@@ -554,6 +542,18 @@ def _content_of(view: BlobView) -> tuple[str, bool, Any]:
     if kind == RECORD:
         return RECORD, view.cut, view.record
     return kind, view.cut, None
+
+
+def _below_container(data: bytes, viewed: bool, view: Callable[[], BlobView]) -> tuple[str, bool, Any]:
+    """content() of a value below its container (`data`, its output): a text or a record read
+    here; the view where more is to peel (inner layers, a stream), or where `viewed` (a cut, more
+    than one container)."""
+    if viewed or data.startswith(STREAM_STARTS) or registry.detect(data, signatures_only=True) is not None:
+        return _content_of(view())
+    text = as_text(data)
+    if text is not None:
+        return TEXT, False, text[0]
+    return _record(data, BINARY)
 
 
 def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:

@@ -1008,21 +1008,6 @@ class FilledPaths:
                 self._filled[base + i] = spell(chunk[i])
             base += len(chunk)
 
-    def values(self, limit: int | None = None) -> list[Any]:
-        """The values as Python objects, the Python rows' spelt (the first `limit`)."""
-        out: list[Any] = []
-        base = 0
-        for chunk in self.chunks:
-            if limit is not None and len(out) >= limit:
-                break
-            values = chunk.to_pylist(None if limit is None else limit - len(out))
-            for i in chunk.python_rows():
-                if i < len(values):
-                    values[i] = self._filled[base + i]
-            out += values
-            base += len(chunk)
-        return out
-
     def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[tuple[Any, int]]:
         """The values the first `limit` rows' kinds are read from: one of each shape (`bounds`:
         payload.arrow_types.SHAPE_BOUNDS) with how many rows have it, in order."""

@@ -125,8 +125,8 @@ class Chosen:
 
 
 def chosen(values: Sequence[Any], siblings: Sequence[Any]) -> list[Any]:
-    """Each blob value with its row's sibling value (null blobs stay None)."""
-    return [None if value is None else Chosen(bytes(value), by)
+    """Each blob value with its row's sibling value (a null blob, or a value that is no blob, as it is)."""
+    return [Chosen(bytes(value), by) if isinstance(value, (bytes, bytearray, memoryview)) else value
             for value, by in zip(values, siblings, strict=True)]
 
 

@@ -105,6 +105,16 @@ class Counts:
     #: The undecodable values by kind (payload.view: unknown, failed, binary), for the breakdown.
     kinds: dict[str, int] = field(default_factory=dict)
 
+    def add_page(self, evaluator: Evaluator, rows: int, matched: int, undecodable: int, cut: int) -> None:
+        """A page read (its rows, those matched, its values undecodable and cut) and what the
+        evaluator saw of it: the paths (ORDER BY's included) and the undecodable kinds."""
+        self.read += rows
+        self.matched += matched
+        self.undecodable += undecodable
+        self.cut += cut
+        self.paths.add(*evaluator.walked())
+        self.add_kinds(evaluator.undecodable_kinds())
+
     def add_kinds(self, kinds: Mapping[str, int]) -> None:
         for kind, n in kinds.items():
             self.kinds[kind] = self.kinds.get(kind, 0) + n
@@ -176,11 +186,7 @@ class Answer:
         partials)."""
         page = evaluator.answer_page(names, rows)
         found = page.found
-        counts = self.counts
-        counts.read += len(rows)
-        counts.undecodable += page.undecodable
-        counts.cut += page.cut
-        counts.matched += page.matched
+        self.counts.add_page(evaluator, len(rows), page.matched, page.undecodable, page.cut)
         out = []
         if self.groups is not None:
             add = self.groups.add
@@ -203,8 +209,6 @@ class Answer:
                     self.buffer.add(answer_row + result.order)
                 else:
                     out.append(answer_row)
-        counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
-        counts.add_kinds(evaluator.undecodable_kinds())
         return out
 
     def add_page_columns(self, evaluator: Evaluator, names: Sequence[str],
@@ -218,13 +222,7 @@ class Answer:
         page = evaluator.answer_columns(names, rows)
         if page is None:
             return None
-        counts = self.counts
-        counts.read += len(rows)
-        counts.undecodable += page.undecodable
-        counts.cut += page.cut
-        counts.matched += len(page.kept)
-        counts.paths.add(*evaluator.walked())
-        counts.add_kinds(evaluator.undecodable_kinds())
+        self.counts.add_page(evaluator, len(rows), len(page.kept), page.undecodable, page.cut)
         at = {name: i for i, name in enumerate(names)}
         projected = iter(page.columns)
         out: list[Sequence[Any]] = []

@@ -29,7 +29,7 @@ from cqlsh_ext.payload.program import (
 )
 from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.server_rows import columns_of
-from cqlsh_ext.payload.sibling import Chosen
+from cqlsh_ext.payload.sibling import Chosen, chosen
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
@@ -834,14 +834,7 @@ class PlanProgram:
         kept = answer.kept
         if not self.grouped and kept:
             given = self._given_values(answer)
-            ordinary = [(o, at.get(ref.name)) for o, ref in enumerate(evaluator.outputs)
-                        if isinstance(ref, Column) and o not in self.contents]
-            made = columns_of(rows, sorted({col for _o, col in ordinary if col is not None}), kept)
-            columns: list[Sequence[Any]] = list(answer.outputs)
-            for o, col in ordinary:
-                columns[o] = [None] * len(kept) if col is None else made[col]
-            for o, place in self.contents.items():
-                columns[o] = given[place]
+            columns = self._kept_columns(evaluator, at, rows, kept, given, answer.outputs.__getitem__)
             views = [(name, given[place]) for name, place in self.given.items()]
             rows_values = zip(*columns, strict=True) if columns else repeat(())
             orders = zip(*answer.order, strict=True) if answer.order else repeat(())
@@ -857,6 +850,27 @@ class PlanProgram:
         found, undecodable, cut, matched = answer.rows(
             found, lambda handed: evaluator.evaluate_left(names, handed))
         return PageAnswer(found, partials, undecodable, cut, matched)
+
+    def _kept_columns(self, evaluator: Evaluator, at: Mapping[str, int], rows: Sequence[Sequence[Any]],
+                      kept: list[int], given: Mapping[int, Sequence[Any]],
+                      path: Callable[[int], Sequence[Any]]) -> list[Sequence[Any]]:
+        """The kept rows' columns, one per projected item: a blob the answer gives, `given` by its
+        place; a column's, of the page (of the server's page: one pass; every row kept, the rows'
+        own column, no list of indexes for the engine to read); a path's, `path(item)`."""
+        outputs = evaluator.outputs
+        wanted = {at[ref.name] for o, ref in enumerate(outputs)
+                  if o not in self.contents and isinstance(ref, Column) and ref.name in at}
+        made = columns_of(rows, sorted(wanted), None if len(kept) == len(rows) else kept)
+        columns: list[Sequence[Any]] = []
+        for o, ref in enumerate(outputs):
+            if o in self.contents:
+                columns.append(given[self.contents[o]])
+            elif isinstance(ref, Column):
+                col = at.get(ref.name)
+                columns.append([None] * len(kept) if col is None else made[col])
+            else:
+                columns.append(path(o))
+        return columns
 
     def _given_values(self, answer: PageProgramAnswer) -> dict[int, list[Any]]:
         """Per place given whole, its kept rows' blobs as the readers of rows take them: the views
@@ -883,26 +897,17 @@ class PlanProgram:
             return None
         at = {name: i for i, name in enumerate(names)}
         kept = list(answer.kept)
-        columns: list[Sequence[Any]] = []
-        contents = self.places_given
-        # the ordinary columns the statement names, of the kept rows (of the server's page: one
-        # pass); every row kept (the engine keeps rows in the page's order, each once: no condition,
-        # none left to Python) is every row's column, with no list of indexes for the engine to read
-        ordinary = columns_of(rows, sorted({at[ref.name] for o, ref in enumerate(evaluator.outputs)
-                                            if o not in self.contents and isinstance(ref, Column)
-                                            and ref.name in at}), None if len(kept) == len(rows) else kept)
-        for o, ref in enumerate(evaluator.outputs):
-            if o in self.contents:  # a blob the answer gives, its rows read by the engine with the paths
-                columns.append(answer.contents[contents.index(self.contents[o])])
-            elif isinstance(ref, Column):
-                col = at.get(ref.name)
-                columns.append([None] * len(kept) if col is None else ordinary[col])
-            elif held and (values := answer.held[o]) is not None:  # the path's values, held by the engine
-                columns.append(values)
-            else:  # the engine's column of the path (one per projected item, the columns' left empty)
-                columns.append(list(answer.outputs[o]))
+        # a blob the answer gives, its rows read by the engine with the paths
+        given = dict(zip(self.places_given, answer.contents, strict=True))
+
+        def path(o: int) -> Sequence[Any]:
+            """The path's values held by the engine, else the engine's column of the path."""
+            values = answer.held[o] if held else None
+            return list(answer.outputs[o]) if values is None else values
+
+        columns = self._kept_columns(evaluator, at, rows, kept, given, path)
         star = self.star
-        columns += [answer.contents[contents.index(self.given[name])] for name in star]
+        columns += [given[self.given[name]] for name in star]
 
         def python(handed: list[Sequence[Any]]) -> tuple[list[tuple[int, Sequence[Any]]], int, int]:
             more, u, c = evaluator.evaluate_left(names, handed)
@@ -923,16 +928,12 @@ def _item_of(row: Sequence[Any], at: Mapping[str, int], name: str) -> Any:
 
 def _with_siblings(engine: ValueEngine, values: Sequence[Any], index: Mapping[str, int],
                    rows: Sequence[Sequence[Any]]) -> list[Any]:
-    """A `by` place's values with their rows' sibling values (payload.sibling), when the rows have
-    that column; as they are otherwise (the engine notes the column to read)."""
-    choice = engine.choice
-    assert choice is not None
-    at = sibling_index(choice.column, list(index))
-    if at is None:
-        return list(values)
-    col = index[list(index)[at]]
-    return [Chosen(bytes(v), row[col]) if isinstance(v, (bytes, bytearray, memoryview)) else v
-            for v, row in zip(values, rows, strict=True)]
+    """A `by` place's values with their rows' sibling values (payload.sibling.chosen), when the
+    rows have that column; as they are otherwise (the engine notes the column to read)."""
+    assert engine.choice is not None
+    names = list(index)
+    at = sibling_index(engine.choice.column, names)
+    return list(values) if at is None else chosen(values, _column(rows, index[names[at]]))
 
 
 def _place_of(ref: Ref) -> BlobPlace:

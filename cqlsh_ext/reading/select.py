@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, BlobReading
 from cqlsh_ext.payload.program import Given
@@ -348,22 +348,17 @@ class _Batches:
                 yield AnswerBatch(out[start:start + self.size], positions=marks[start:start + self.size])
 
 
-def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list[Row], bool]:
-    """`rows` cut at the LIMIT; whether the LIMIT is reached."""
+_Rows = TypeVar("_Rows", list[Row], AnswerBatch)
+
+
+def _limited(notes: ReadNotes, limit: int | None, rows: _Rows) -> tuple[_Rows, bool]:
+    """`rows` (a list of rows, or a batch of columns) cut at the LIMIT; whether the LIMIT is reached."""
     if limit is None:
         return rows, False
-    rows = rows[:max(0, limit - notes.emitted)]
+    left = max(0, limit - notes.emitted)
+    rows = rows.head(left) if isinstance(rows, AnswerBatch) else rows[:left]
     notes.emitted += len(rows)
     return rows, notes.emitted >= limit
-
-
-def _limited_batch(notes: ReadNotes, limit: int | None, batch: AnswerBatch) -> tuple[AnswerBatch, bool]:
-    """_limited() of a batch of columns."""
-    if limit is None:
-        return batch, False
-    batch = batch.head(max(0, limit - notes.emitted))
-    notes.emitted += len(batch)
-    return batch, notes.emitted >= limit
 
 
 def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
@@ -416,7 +411,7 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
             for page in found:
                 if held.places is not None and scanner is not None and page.positions is None:
                     page.positions = PagePositions(scanner.page_state, 0, len(page))  # its page's matches
-                page, enough = _limited_batch(notes, answer.plan.limit, page)
+                page, enough = _limited(notes, answer.plan.limit, page)
                 if len(page):
                     yield from held.add([], end=True)  # rows held before it go first
                     _clear(progress)

@@ -187,7 +187,8 @@ def places_in(ctx: ReadContext, table: TableTarget | None, names: Sequence[str])
 def _pages(pages: ServerPages, notes: ReadNotes) -> Iterator[AnswerBatch]:
     try:
         for state, rows in pages:
-            notes.rows += len(rows)
+            notes.counted.read += len(rows)
+            notes.counted.matched += len(rows)
             # (the driver's rows: a statement as written never takes pages in)
             yield AnswerBatch(list(rows) if not isinstance(rows, list) else rows,
                               positions=PagePositions(state, 0, len(rows)))

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
     from cqlsh_ext.payload.arrow_types import Kind
     from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.query.answer import Answer
+    from cqlsh_ext.query.answer import Answer, Counts
     from cqlsh_ext.query.grammar import Plan
 
 Row = tuple[Any, ...]
@@ -161,6 +161,13 @@ class AnswerBatch:
         return held
 
 
+def _counts() -> Counts:
+    """An empty Counts (query.answer, loaded with the first reading that counts)."""
+    from cqlsh_ext.query.answer import Counts
+
+    return Counts()
+
+
 @dataclass
 class ReadNotes:
     """What a reading saw and how it ended, as data: the counts of the query's answer (rows read
@@ -186,14 +193,12 @@ class ReadNotes:
     closed_by: str = ""
     #: Token ranges read and all of them, when the table was read by ranges in this process.
     ranges: tuple[int, int] | None = None
-    #: Rows read, without a query's answer to count them.
-    rows: int = 0
     #: Where a reading that stopped before its end goes on from (the Position of the first row it
     #: did not give out), when its rows have positions; None otherwise.
     resume: Position | None = None
-    #: A statement read as written: its blobs that did not decode, by kind, and those cut.
-    blobs_undecodable: dict[str, int] = field(default_factory=dict)
-    blobs_cut: int = 0
+    #: A statement read as written (no query's answer to count them): its rows, read and
+    #: matched alike, its blobs that did not decode, by kind, and those cut.
+    counted: Counts = field(default_factory=_counts)
     #: Values that did not fit their column's Arrow kind (null there, with a note), by column:
     #: what an Arrow reader of the answer (Parquet, the API's tables) counted.
     misfits: dict[str, int] = field(default_factory=dict)
@@ -204,26 +209,29 @@ class ReadNotes:
         return self.answer.plan
 
     @property
+    def counts(self) -> Counts:
+        """What the reading counted: its query's answer's counts, else its own (`counted`)."""
+        return self.answer.counts if self.answer is not None else self.counted
+
+    @property
     def rows_read(self) -> int:
-        return self.answer.counts.read if self.answer is not None else self.rows
+        return self.counts.read
 
     @property
     def matched(self) -> int:
-        return self.answer.counts.matched if self.answer is not None else self.rows
+        return self.counts.matched
 
     @property
     def undecodable(self) -> int:
-        if self.answer is None:
-            return sum(self.blobs_undecodable.values())
-        return self.answer.counts.undecodable
+        return self.counts.undecodable
 
     @property
     def undecodable_kinds(self) -> dict[str, int]:
-        return dict(self.answer.counts.kinds) if self.answer is not None else dict(self.blobs_undecodable)
+        return dict(self.counts.kinds)
 
     @property
     def cut(self) -> int:
-        return self.answer.counts.cut if self.answer is not None else self.blobs_cut
+        return self.counts.cut
 
     @property
     def skipped(self) -> int:
@@ -396,15 +404,11 @@ class TypedAnswer:
         """What the reading found undecodable or cut in the blob columns it read, in the notes."""
         assert self.reading is not None
         kinds, cut = self.reading.take_counts()
-        answer = self.notes.answer if self.notes is not None else None
-        if answer is not None and (kinds or cut):
-            answer.counts.add_kinds(kinds)
-            answer.counts.undecodable += sum(kinds.values())
-            answer.counts.cut += cut
-        elif self.notes is not None:
-            for kind, n in kinds.items():
-                self.notes.blobs_undecodable[kind] = self.notes.blobs_undecodable.get(kind, 0) + n
-            self.notes.blobs_cut += cut
+        if self.notes is not None:
+            counts = self.notes.counts
+            counts.add_kinds(kinds)
+            counts.undecodable += sum(kinds.values())
+            counts.cut += cut
 
     def typed_by(self, sample_rows: int | None = None, schema: Any = None) -> None:
         """Its kinds read from its first `sample_rows` rows (None: SAMPLE_ROWS), and `schema`'s

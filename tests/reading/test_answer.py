@@ -178,7 +178,12 @@ def test_a_statement_the_server_answers_is_typed_too(ctx: ReadContext, orders: O
     # each blob read once, a page at a time (the value engine's reading, its stored bytes kept)
     assert got == sorted((r["pk"], r["ck"], _blob(ValueEngine().view(r["data"])))
                          for r, _doc in orders.rows if r["pk"] == "p1")
-    assert answer.notes is not None and answer.notes.rows_read == len(got) and answer.notes.stopped is None
+    notes = answer.notes
+    assert notes is not None and notes.rows_read == len(got) and notes.stopped is None
+    # its notes as a query's: every row matched, its random values undecodable, by kind
+    undecodable = sum(doc is None for r, doc in orders.rows if r["pk"] == "p1")
+    assert (notes.matched, notes.undecodable, notes.cut) == (len(got), undecodable, 0)
+    assert notes.undecodable_kinds == ({"unknown": undecodable} if undecodable else {})
 
 
 def test_errors_are_data(ctx: ReadContext, orders: Orders, said: Said) -> None:
