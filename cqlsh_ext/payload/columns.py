@@ -228,7 +228,7 @@ def name_said_twice(columns: Sequence[AnswerColumn]) -> str | None:
     if twice is None:
         return None
     return (f"the answer names column {twice!r} twice, and a row object holds one value a name: "
-            "give each column a name of its own (SELECT a AS x, b AS y)")
+            "name each column once (AS, in a SELECT of CQL columns alone), or read them in two statements")
 
 
 def kind_holds(kind: Kind, found: tuple[type, ...]) -> bool:
