@@ -383,18 +383,21 @@ class QueryAnswer:
         not: a time's nanoseconds, a timestamp or a date outside Python's years); `details`: every
         column of the table (a blob's label, kind, note, stored bytes and confidence; a value's
         note), else the answer's columns alone. Where the answer has a column of the payloads,
-        pyarrow reads it (the `api` extra)."""
+        pyarrow reads it (the `api` extra). An answer that names a column twice raises Error,
+        read by nothing (a dict holds one value a name: to_arrow() keeps both)."""
+        from cqlsh_ext.payload.columns import name_said_twice
+
+        twice = name_said_twice(self._typed.columns)
+        if twice is not None:
+            raise Error(twice)
         self._take("iteration")
         return self._records(details)
 
     def _records(self, details: bool) -> Iterator[dict[str, Any]]:
-        from cqlsh_ext.payload.columns import CQL, name_said_twice
+        from cqlsh_ext.payload.columns import CQL
 
         typed = self._typed
         columns = typed.columns
-        twice = name_said_twice(columns)
-        if twice is not None:
-            raise Error(twice)
         # What each answer column gives a row: a CQL column's value read as the driver made it
         # (None: none), and the table's fields read from its Arrow batch.
         plan: list[tuple[int | None, list[str]]] = []

@@ -454,9 +454,15 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     """The answer's rows (as `spelling` spells them, then `screen`), at most `limit` and what fits
     `cap` as sent; its columns, its notes, where it was cut (`cursor`). The reading is ended where
     the answer is cut. `said`: the context's messages; `errors`: its errors (a reading that fails
-    after some rows keeps them)."""
+    after some rows keeps them). An answer that names a column twice is refused, its reading ended:
+    a row object holds one value a name."""
+    from cqlsh_ext.payload.columns import name_said_twice
     from cqlsh_ext.render.closing import closing_text, path_meant
 
+    twice = name_said_twice(answer.columns)
+    if twice is not None:
+        answer.close()
+        return failed(twice, said)
     taker = Taker(key, limit, cap, {"statement": sizing.prefix(statement),
                                     "columns": [c.to_json() for c in answer.columns]})
     notes = answer.notes
@@ -528,9 +534,9 @@ def _laid_out(spelling: JsonRows,
     None for a row made a JSON value and screened whole (one with a value the answer cuts, or
     spelt otherwise: a lone surrogate, an integer past 4,300 digits, a float JSON cannot hold:
     the core says so by a NUL in its line); and each row's quotes and backslashes.
-    None: no batch is (a screen with no columns rule, a name twice)."""
+    None: no batch is (a screen with no columns rule)."""
     names = spelling.names
-    if screen.columns is None or len(set(names)) != len(names):
+    if screen.columns is None:
         return None
     screens = screen.columns(names)
     cut = CUT_LEVELS[0]

@@ -162,7 +162,6 @@ class Work:
     def rows(self, text: str, limit: int, key: str = "rows", resume: CursorState | None = None) -> ToolAnswer:
         """The rows of `text`, one SELECT: a payload query's answer, else the server's; `resume`:
         go on where a cursor says. The guard's reading of it (`admitted`) is taken as it is."""
-        from cqlsh_ext.payload.columns import name_said_twice
         from cqlsh_ext.render.json_lines import JsonRows
 
         admitted = self.admitted(text)
@@ -185,9 +184,6 @@ class Work:
         if found is None:
             return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
         answer, places, why_not = found
-        twice = name_said_twice(answer.columns)
-        if twice is not None:
-            return failed(twice, self.said)
         spelling = JsonRows(answer.columns, ctx.display, places)
         # A cursor is bound to its tokens.
         whole = admitted.lexed if admitted is not None and admitted.lexed is not None else text

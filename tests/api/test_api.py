@@ -56,11 +56,11 @@ def test_rows_are_dicts_with_paths_and_payloads(db, orders: Orders):
 
 def test_a_column_name_said_twice_is_refused_as_dicts_and_kept_in_arrow(db, orders: Orders):
     """A row as a dict holds one value a name: SELECT pk AS k, ck AS k gave {'k': ck}, the pk
-    dropped. Its rows refuse in one line; its Arrow table keeps both columns."""
-    statement = f"SELECT pk AS k, ck AS k FROM {orders.name} WHERE pk = 'p1'"
+    dropped. Its rows refuse in one line, reading nothing; its Arrow table keeps both columns."""
+    answer = db.query(f"SELECT pk AS k, ck AS k FROM {orders.name} WHERE pk = 'p1'")
     with pytest.raises(cqlsh_ext.Error, match="'k' twice"):
-        list(db.query(statement))
-    table = db.query(statement).to_arrow()
+        list(answer)
+    table = answer.to_arrow()
     assert table.column_names == ["k", "k"] and set(table.column(0).to_pylist()) == {"p1"}
     cks = sorted(row["ck"] for row, _ in orders.rows if row["pk"] == "p1")
     assert cks and sorted(table.column(1).to_pylist()) == cks
