@@ -19,12 +19,16 @@ def spell(name: str) -> str:
 
 def unquoted(name: str) -> str:
     """A "quoted name" as the schema spells it (its doubled quotes one); any other text as it is."""
-    return name[1:-1].replace('""', '"') if len(name) >= 2 and name[0] == name[-1] == '"' else name
+    return name[1:-1].replace('""', '"') if _quoted(name) else name
 
 
 def schema_name(name: str) -> str:
     """A name as a statement wrote it, as the schema spells it: "quoted" as is, else lower case."""
-    return unquoted(name) if len(name) >= 2 and name[0] == name[-1] == '"' else name.lower()
+    return unquoted(name) if _quoted(name) else name.lower()
+
+
+def _quoted(name: str) -> bool:
+    return len(name) >= 2 and name[0] == name[-1] == '"'
 
 
 def columns_select(keyspace: str, table: str, columns: Sequence[str]) -> str:
