@@ -82,13 +82,17 @@ def float_name(value: float) -> str | None:
 
 
 def float32_text(value: float) -> str:
-    """The shortest decimal that reads back as the same 32-bit float (1.1, not 1.100000023841858)."""
+    """The shortest decimal that reads back as the same 32-bit float (1.1, not 1.100000023841858),
+    spelt as a double is (repr: `1.0`, `-0.0`, `100.0`, `1e+16`), so JSON reads a float back (`1`
+    and `-0` read back as the integers 1 and 0, the sign lost)."""
     packed = struct.pack(">f", value)
     for digits in range(1, 10):
         text = f"{value:.{digits}g}"
         try:
             if struct.pack(">f", float(text)) == packed:
-                return text
+                # repr's digits are these: the shortest that read back as the same double, which
+                # `text` is one of, and none fewer reads back as the same 32-bit float.
+                return repr(float(text))
         except OverflowError:  # rounded beyond the largest float32
             continue
     return repr(value)

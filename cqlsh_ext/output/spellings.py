@@ -17,8 +17,10 @@ the decoded records embedded here included.
 
 from __future__ import annotations
 
+import copy
 import datetime
 import decimal
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -209,22 +211,34 @@ class JsonSpelling(Blobs):
     def _map(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
         key_type, value_type = _map_types(cqltype)
         key_place, value_place = _child(place, "key"), _child(place, "value")
+        keys = self._keys
         if tree:
             out: dict[str, Any] = {}
             for key, val in value.items():
-                key_tree = self.tree(key, key_type, key_place)
+                key_tree = keys.tree(key, key_type, key_place)
                 # A key that is a string is itself; any other is its JSON text (as the text's is).
-                name = key_tree if isinstance(key_tree, str) else self.value(key, key_type, key_place)
+                name = key_tree if isinstance(key_tree, str) else keys.value(key, key_type, key_place)
                 out[name] = self.tree(val, value_type, value_place)
             return out
         parts = []
         for key, val in value.items():
-            key_json = self.value(key, key_type, key_place)
+            key_json = keys.value(key, key_type, key_place)
             # JSON keys are strings: a key that encodes as a string is used as is, any other
             # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
             key_text = json.loads(key_json) if key_json.startswith('"') else key_json
             parts.append(f"{_string(key_text)}: {self.value(val, value_type, value_place)}")
         return "{" + ", ".join(parts) + "}"
+
+    @functools.cached_property
+    def _keys(self) -> JsonSpelling:
+        """The spelling of a map's keys: this one with each blob's stored bytes (`raw`) beside
+        what it decodes to, so no two keys of a map spell alike (a JSON object keeps one value a
+        key): the same document in gzip twice, the headers' times apart, is two keys."""
+        if self.raw:
+            return self
+        keys = copy.copy(self)
+        keys.raw = True
+        return keys
 
     def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None, tree: bool) -> Any:
         fields = _udt_fields(value, cqltype, place)
