@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.payload.arrow_types import Kind
-    from cqlsh_ext.payload.columns import BlobReading
+    from cqlsh_ext.payload.columns import AnswerColumn, BlobReading
     from cqlsh_ext.reading.typed import AnswerBatch, Position, TypedAnswer
     from cqlsh_ext.render.arrow_batches import ArrowBatches
     from cqlsh_ext.settings import DisplaySettings
@@ -401,18 +401,23 @@ class QueryAnswer:
         # What each answer column gives a row: a CQL column's value read as the driver made it
         # (None: none), and the table's fields read from its Arrow batch.
         plan: list[tuple[int | None, list[str]]] = []
+        #: A CQL column holding blobs (the table's value) by name: its index, for the driver's value
+        #: where pyarrow has no Python one.
+        held: dict[str, int] = {}
         arrow: ArrowBatches | None = None
-        if not details and all(c.role == CQL for c in columns):
+        if not details and all(_drivers(c) for c in columns):
             plan = [(i, []) for i in range(len(columns))]
         else:
             self.schema  # noqa: B018 - the kinds fixed (the leading sample read) before the first row
             arrow = self._arrow_batches()
             for i, column in enumerate(arrow.columns):
                 names = [name for name, _ in column.fields()]
-                if column.role == CQL:
+                if _drivers(column):
                     plan.append((i, names[1:] if details else []))
                 else:
                     plan.append((None, names if details else names[:1]))
+                    if column.role == CQL:
+                        held[column.name] = i
         wanted = [name for _, names in plan for name in names]
         batches = self._batches()
         try:
@@ -421,8 +426,9 @@ class QueryAnswer:
                     continue
                 values = batch.columns(len(columns))
                 cql = {at: values[at].values() for at, _ in plan if at is not None}
-                table = arrow.convert(batch).select(wanted).to_pylist() if arrow is not None and wanted \
-                    else None
+                table = _table_rows(arrow.convert(batch).select(wanted),
+                                    {name: values[i] for name, i in held.items()}) \
+                    if arrow is not None and wanted else None
                 for k in range(len(batch)):
                     if self._closed or self._pressed:
                         return
@@ -603,6 +609,46 @@ def _retyped(kind: pyarrow.DataType, leaf: Callable[[pyarrow.DataType], pyarrow.
         fields = [kind.field(i) for i in range(kind.num_fields)]
         return pa.struct([f.with_type(_retyped(f.type, leaf)) for f in fields])
     return leaf(kind)
+
+
+def _drivers(column: AnswerColumn) -> bool:
+    """Whether a row gives `column`'s value as the driver read it: a CQL column's that holds no
+    blob (a blob inside a map, a tuple or a UDT is decoded, so the row gives the table's value, as
+    for a blob column)."""
+    from cqlsh_ext.cql.types import from_driver
+    from cqlsh_ext.payload.columns import CQL
+
+    return column.role == CQL and (column.cql_type is None or not from_driver(column.cql_type).holds())
+
+
+def _table_rows(converted: Any, held: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A batch's rows as the table holds them (`converted`, an Arrow batch: to_pylist()); a
+    value pyarrow has no Python value for (a timestamp past year 9999 in a UDT beside a blob) in a
+    CQL column of `held` (name: its values as read) is the driver's, its blobs as stored, as a CQL
+    column's value is where it holds no blob; elsewhere pyarrow's OverflowError is raised."""
+    try:
+        rows: list[dict[str, Any]] = converted.to_pylist()
+        return rows
+    except OverflowError:
+        if not held:
+            raise
+    names = list(converted.schema.names)
+    columns = [converted.column(name) for name in names]
+    drivers: dict[str, list[Any]] = {}
+    rows = []
+    for k in range(converted.num_rows):
+        row: dict[str, Any] = {}
+        for name, column in zip(names, columns, strict=True):
+            try:
+                row[name] = column[k].as_py()
+            except OverflowError:
+                if name not in held:
+                    raise
+                if name not in drivers:
+                    drivers[name] = held[name].values()
+                row[name] = drivers[name][k]
+        rows.append(row)
+    return rows
 
 
 def _tail(batch: AnswerBatch, skip: int, width: int) -> AnswerBatch:

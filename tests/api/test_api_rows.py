@@ -146,3 +146,45 @@ def test_the_undecodable_group_is_null_with_its_note(db, table: str):
     rows = list(db.query(statement))
     assert sorted((r["bl.status"] or "", r["count"]) for r in rows) == \
         sorted((status or "", n) for (status, _), n in want.items())
+
+
+#: 10000-01-01 in milliseconds: a timestamp pyarrow's Python values (datetime) do not hold.
+PAST_9999 = 253402300800000
+
+
+@pytest.fixture(scope="module")
+def nested(cassandra) -> str:
+    """Blobs inside a map and a UDT: a document in gzip, undecodable bytes, an empty blob (row 1);
+    a UDT's blob beside a timestamp past year 9999, which pyarrow has no Python value for (row 2)."""
+    ks = cassandra.create_keyspace("apinested")
+    session = cassandra.session(ks)
+    try:
+        session.execute('CREATE TYPE doc ("Field Name" text, data blob, at timestamp)')
+        session.execute("CREATE TABLE t (k int PRIMARY KEY, mz map<text, blob>, ud frozen<doc>)")
+        session.execute("INSERT INTO t (k, mz, ud) VALUES (1, %s, {\"Field Name\": 'x', data: %s})",
+                        ({"g": _blob(1), "raw": UNDECODABLE[3], "empty": b""}, _blob(1)))
+        session.execute(f"INSERT INTO t (k, ud) VALUES (2, {{data: 0x01, at: {PAST_9999}}})")
+    finally:
+        session.shutdown()
+    return f"{ks}.t"
+
+
+def test_a_blob_inside_a_map_or_a_udt_is_decoded_in_the_rows_as_in_the_table(cassandra, db, nested: str):
+    """The rows are the table's rows for a CQL column holding blobs too: each blob decoded (its
+    payload, label, kind, note, stored bytes where it does not decode), not the driver's bytes."""
+    _same_rows(db, f"SELECT k, mz, ud FROM {nested} WHERE k = 1", "k")  # field for field, the table's
+    row, past = sorted(db.query(f"SELECT k, mz, ud FROM {nested}"), key=lambda r: r["k"])
+    mz, ud = dict(row["mz"]), row["ud"]
+    assert mz["g"]["payload"] == DOCUMENTS[1] and mz["g"]["label"] == "gzip>json", mz
+    assert ud["Field Name"] == "x" and ud["data"]["payload"] == DOCUMENTS[1], ud
+    session = cassandra.session()
+    try:  # the stored bytes as the driver reads them; row 2's timestamp as the server's integer
+        truth = session.execute(f"SELECT mz FROM {nested} WHERE k = 1").one()
+        at, data = session.execute(f"SELECT blobAsBigint(timestampAsBlob(ud.at)), ud.data FROM {nested} "
+                                   "WHERE k = 2").one()
+    finally:
+        session.shutdown()
+    assert mz["raw"]["payload"] is None and mz["raw"]["stored"] == truth.mz["raw"] == UNDECODABLE[3]
+    assert mz["empty"]["stored"] == truth.mz["empty"] == b""
+    # Where pyarrow has no Python value inside, the row holds the driver's, as for any CQL column.
+    assert (past["ud"].at, past["ud"].data) == (at, data) == (PAST_9999, b"\x01"), past
