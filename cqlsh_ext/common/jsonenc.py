@@ -107,10 +107,11 @@ def float_text(value: float, single: bool = False) -> str:
 
 
 def duration_text(value: Any) -> str:
-    """A CQL duration as cqlsh prints it (1h30m, 2mo3d...)."""
+    """A CQL duration as cqlsh prints it (1h30m, 2mo3d...), the zero one `0s`: cqlsh prints
+    nothing for it, which CQL reads as no duration and a CSV field as a null."""
     from cqlshlib.formatting import duration_as_str  # only rows hold durations
 
-    return str(duration_as_str(value.months, value.days, value.nanoseconds))
+    return str(duration_as_str(value.months, value.days, value.nanoseconds)) or "0s"
 
 
 def leaf(value: Any) -> Any:

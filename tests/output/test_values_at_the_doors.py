@@ -6,7 +6,9 @@ own reading of the same row, and the json and csv modules reading the doors' tex
   headers' times apart) are two keys, each with its stored bytes (`raw`), none lost when JSON
   reads the object (a JSON object keeps one value a key).
 - A float is a JSON float: -0.0 keeps its sign and 1.0 reads back as 1.0, as a double does
-  (a float's `-0` and `1` read back as the integers 0 and 1)."""
+  (a float's `-0` and `1` read back as the integers 0 and 1).
+- A duration is a CQL literal of the same duration, the zero one `0s` (cqlsh prints nothing,
+  which CQL reads as no duration and a CSV field as a null)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ pytestmark = pytest.mark.server
 DOCUMENT = json.dumps({"id": 7}).encode()
 #: The same document in gzip twice, the header's time apart: two distinct keys of one map.
 KEYS = (gzip.compress(DOCUMENT, mtime=0), gzip.compress(DOCUMENT, mtime=1))
-FLOATS = [-0.0, 1.0, 16777216.0]
+#: The one row the doors read (the durations' check writes row 2).
+STATEMENT = "SELECT mb, mu, f, d, v, lf, du, dn FROM {table} WHERE k = 1"
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +40,11 @@ def table(cassandra) -> str:  # type: ignore[no-untyped-def]
     session = cassandra.session(ks)
     session.execute('CREATE TYPE doc ("Field Name" text, data blob)')
     session.execute("CREATE TABLE t (k int PRIMARY KEY, mb map<blob, int>, mu map<frozen<doc>, int>, "
-                    "f float, d double, v vector<float, 3>, lf list<float>)")
+                    "f float, d double, v vector<float, 3>, lf list<float>, du duration, dn duration)")
     a, b = (f"0x{key.hex()}" for key in KEYS)
-    session.execute(f"INSERT INTO t (k, mb, mu, f, d, v, lf) VALUES (1, {{{a}: 1, {b}: 2}}, "
+    session.execute(f"INSERT INTO t (k, mb, mu, f, d, v, lf, du, dn) VALUES (1, {{{a}: 1, {b}: 2}}, "
                     f"{{{{\"Field Name\": 'x', data: {a}}}: 1, {{\"Field Name\": 'x', data: {b}}}: 2}}, "
-                    f"-0.0, -0.0, [-0.0, 1.0, 16777216.0], [1.0, -0.0])")
+                    f"-0.0, -0.0, [-0.0, 1.0, 16777216.0], [1.0, -0.0], 0s, -1mo2d3ns)")
     session.shutdown()
     return f"{ks}.t"
 
@@ -68,7 +71,7 @@ def stored_keys(spelt: dict[str, Any]) -> dict[bytes, Any]:
     return {bytes.fromhex(json.loads(key)["raw"][2:]): value for key, value in spelt.items()}
 
 
-def check_row(row: dict[str, Any], oracle: Any) -> None:
+def check_row(row: dict[str, Any], oracle: Any, cassandra: Any, table: str) -> None:
     assert (len(row["mb"]), len(row["mu"])) == (len(oracle.mb), len(oracle.mu))  # no key lost
     assert stored_keys(row["mb"]) == dict(oracle.mb)
     for key in row["mb"]:
@@ -77,24 +80,33 @@ def check_row(row: dict[str, Any], oracle: Any) -> None:
     assert by_data == {key.data: value for key, value in oracle.mu.items()}
     assert exactly([row["f"], row["d"], *row["v"], *row["lf"]]) == \
         exactly([oracle.f, oracle.d, *oracle.v, *oracle.lf])
+    # Each duration, written back as CQL, is the same duration (the server reads it).
+    session = cassandra.session()
+    try:
+        session.execute(f"INSERT INTO {table} (k, du, dn) VALUES (2, {row['du']}, {row['dn']})")
+        again = session.execute(f"SELECT du, dn FROM {table} WHERE k = 2").one()
+    finally:
+        session.shutdown()
+    assert (again.du, again.dn) == (oracle.du, oracle.dn)
 
 
 def test_the_shell_s_json_and_csv_keep_every_map_key_and_every_float(cassandra, table: str, oracle,
                                                                      tmp_path: Path) -> None:
-    statement = ["-e", f"SELECT mb, mu, f, d, v, lf FROM {table}"]
+    statement = ["-e", STATEMENT.format(table=table)]
     lines = ext(cassandra, tmp_path, "--output-format", "json", *statement).checked_stdout().splitlines()
     (row,) = [json.loads(line) for line in lines]
-    check_row(row, oracle)
+    check_row(row, oracle, cassandra, table)
     text = ext(cassandra, tmp_path, "--output-format", "csv", *statement).checked_stdout()
     (field,) = csv.DictReader(io.StringIO(text))
     check_row({**{name: json.loads(field[name]) for name in ("mb", "mu", "v", "lf")},
-               "f": float(field["f"]), "d": float(field["d"])}, oracle)
+               "f": float(field["f"]), "d": float(field["d"]), "du": field["du"], "dn": field["dn"]},
+              oracle, cassandra, table)
 
 
 def test_mcp_s_query_keeps_every_map_key_and_every_float(cassandra, table: str, oracle,
                                                         tmp_path: Path) -> None:
     write_credentials(tmp_path, cassandra.username, cassandra.password)
     with McpServer([cassandra.host, str(cassandra.port)], tmp_path) as server:
-        answer = server.call("query", statement=f"SELECT mb, mu, f, d, v, lf FROM {table}").data
+        answer = server.call("query", statement=STATEMENT.format(table=table)).data
     (row,) = answer["rows"]
-    check_row(row, oracle)
+    check_row(row, oracle, cassandra, table)
