@@ -40,8 +40,13 @@ class TableTarget:
 
     @property
     def columns(self) -> list[str]:
-        """The columns in the schema's order (what `*` stands for)."""
-        return list(self.meta.columns)
+        """The columns as the server's `SELECT *` gives them (what `*` stands for): the key
+        columns, then the static ones, then the others, each by name (the driver's metadata has
+        the static and the other columns by name together)."""
+        keys = [*self.partition_key, *self.clustering_key]
+        rest = [name for name in self.meta.columns if name not in keys]
+        static = [name for name in rest if getattr(self.meta.columns[name], "is_static", False)]
+        return [*keys, *static, *(name for name in rest if name not in static)]
 
     def type_of(self, column: str) -> CqlType | None:
         return self.schema.type_of(column)

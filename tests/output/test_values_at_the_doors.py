@@ -110,3 +110,22 @@ def test_mcp_s_query_keeps_every_map_key_and_every_float(cassandra, table: str, 
         answer = server.call("query", statement=STATEMENT.format(table=table)).data
     (row,) = answer["rows"]
     check_row(row, oracle, cassandra, table)
+
+
+def test_a_payload_query_s_star_is_the_server_s_columns_in_its_order(cassandra, tmp_path: Path) -> None:
+    """`*` beside a payload condition stands for the columns the server's `SELECT *` gives, in its
+    order: the keys, the static columns, then the others (a static column was put among the
+    others by name, so the same table's columns came in two orders)."""
+    ks = cassandra.create_keyspace("star")
+    session = cassandra.session(ks)
+    try:
+        session.execute("CREATE TABLE t (k int, c int, zs text STATIC, a int, data blob, PRIMARY KEY (k, c))")
+        session.execute("INSERT INTO t (k, c, zs, a, data) VALUES (1, 1, 'z', 5, %s)", (b'{"n": 1}',))
+        oracle = list(session.execute(f"SELECT * FROM {ks}.t").column_names)
+    finally:
+        session.shutdown()
+    assert oracle == ["k", "c", "zs", "a", "data"]
+    text = ext(cassandra, tmp_path, "--output-format", "csv", "-e",
+               f"SELECT * FROM {ks}.t WHERE data.n = 1 ALLOW FILTERING").checked_stdout()
+    (header, row) = list(csv.reader(io.StringIO(text)))
+    assert (header, row) == (oracle, ["1", "1", "z", "5", '{"n": 1}'])
