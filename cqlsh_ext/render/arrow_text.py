@@ -67,6 +67,8 @@ def spelling(field: Any) -> Spell:
     if t.is_list(arrow) or t.is_fixed_size_list(arrow) or t.is_large_list(arrow):
         item = spelling(arrow.value_field)
         return lambda value: "null" if value is None else "[" + ", ".join(item(v) for v in value) + "]"
+    if t.is_float32(arrow):  # its own shortest text (0.1), not its double's (0.10000000149011612)
+        return lambda value: "null" if value is None else jsonenc.float_text(value, single=True)
     return _scalar_json
 
 
@@ -118,6 +120,8 @@ def csv_spelling(field: Any) -> Spell:
             or t.is_large_list(arrow):
         spell = spelling(field)
         return lambda value: "" if value is None else spell(value)
+    if t.is_float32(arrow):  # as spelling()'s
+        return lambda value: "" if value is None else jsonenc.float_name(value) or jsonenc.float32_text(value)
     return lambda value: "" if value is None else _scalar_text(value)
 
 

@@ -7,6 +7,8 @@ own reading of the same row, and the json and csv modules reading the doors' tex
   reads the object (a JSON object keeps one value a key).
 - A float is a JSON float: -0.0 keeps its sign and 1.0 reads back as 1.0, as a double does
   (a float's `-0` and `1` read back as the integers 0 and 1).
+- A typed export (WITH SAMPLE_ROWS: the Parquet file's columns as JSON Lines or CSV) spells a
+  float so too, its own shortest text (0.1, not its double's 0.10000000149011612).
 - A duration is a CQL literal of the same duration, the zero one `0s` (cqlsh prints nothing,
   which CQL reads as no duration and a CSV field as a null)."""
 
@@ -17,6 +19,7 @@ import gzip
 import io
 import json
 import math
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +47,7 @@ def table(cassandra) -> str:  # type: ignore[no-untyped-def]
     a, b = (f"0x{key.hex()}" for key in KEYS)
     session.execute(f"INSERT INTO t (k, mb, mu, f, d, v, lf, du, dn) VALUES (1, {{{a}: 1, {b}: 2}}, "
                     f"{{{{\"Field Name\": 'x', data: {a}}}: 1, {{\"Field Name\": 'x', data: {b}}}: 2}}, "
-                    f"-0.0, -0.0, [-0.0, 1.0, 16777216.0], [1.0, -0.0], 0s, -1mo2d3ns)")
+                    f"-0.0, -0.0, [-0.0, 1.0, 16777216.0], [1.0, -0.0, 0.1], 0s, -1mo2d3ns)")
     session.shutdown()
     return f"{ks}.t"
 
@@ -61,9 +64,10 @@ def oracle(cassandra, table: str) -> Any:  # type: ignore[no-untyped-def]
     return row
 
 
-def exactly(numbers: list[Any]) -> list[tuple[type, float, str]]:
-    """Numbers as a reader tells them apart: their type, their sign (-0.0 from 0.0), their value."""
-    return [(type(n), math.copysign(1, n), repr(float(n))) for n in numbers]
+def exactly(numbers: list[Any]) -> list[tuple[type, float, bytes]]:
+    """Numbers as a reader tells them apart: their type, their sign (-0.0 from 0.0), their value as
+    a 32-bit float (the float columns' type; the double's -0.0 is one too)."""
+    return [(type(n), math.copysign(1, n), struct.pack(">f", n)) for n in numbers]
 
 
 def stored_keys(spelt: dict[str, Any]) -> dict[bytes, Any]:
@@ -110,6 +114,25 @@ def test_mcp_s_query_keeps_every_map_key_and_every_float(cassandra, table: str, 
         answer = server.call("query", statement=STATEMENT.format(table=table)).data
     (row,) = answer["rows"]
     check_row(row, oracle, cassandra, table)
+
+
+def test_a_typed_export_spells_a_float_as_its_shortest_text(cassandra, table: str, oracle,
+                                                           tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    want = [str(np.float32(x)) for x in (oracle.f, *oracle.v, *oracle.lf)]  # numpy's shortest text
+    assert want == ["-0.0", "-0.0", "1.0", "16777216.0", "1.0", "-0.0", "0.1"]
+    select = f"SELECT f, v, lf FROM {table} WHERE k = 1"
+    for suffix in ("jsonl", "csv"):
+        target = tmp_path / f"typed.{suffix}"
+        copy = f"COPY ({select}) TO '{target}' WITH SAMPLE_ROWS = 10"
+        ext(cassandra, tmp_path, "-e", copy).checked_stdout()
+        if suffix == "jsonl":
+            (row,) = [json.loads(line, parse_float=str) for line in target.read_text().split("\n") if line]
+        else:
+            (field,) = csv.DictReader(io.StringIO(target.read_text()))
+            row = {"f": field["f"], "v": json.loads(field["v"], parse_float=str),
+                   "lf": json.loads(field["lf"], parse_float=str)}
+        assert [row["f"], *row["v"], *row["lf"]] == want, suffix
 
 
 def test_a_payload_query_s_star_is_the_server_s_columns_in_its_order(cassandra, tmp_path: Path) -> None:
