@@ -137,7 +137,8 @@ class AnswerReading:
 
 class QueryAnswer:
     """See the module doc. Iterating gives one dict a row, answer column name to value: a CQL
-    value as the driver gives it, a path's value as parsed (dict, list, text, number), a blob as its
+    value as the driver gives it (but a collection, tuple or UDT holding a blob: the table's, its
+    blobs decoded), a path's value as parsed (dict, list, text, number), a blob as its
     decoded payload (None when it did not decode: `records(details=True)` adds its label, kind,
     note and stored bytes, as the Parquet file's columns NAME:label, NAME:kind, ...).
 
@@ -380,7 +381,8 @@ class QueryAnswer:
         """The rows as dicts (see the class doc): to_arrow()'s rows, a column's value as the table
         holds it (a payload, a path's value, an aggregate, a group's key: the table's Python
         value), but a CQL column's, which is the driver's (exact where pyarrow's Python values are
-        not: a time's nanoseconds, a timestamp or a date outside Python's years); `details`: every
+        not: a time's nanoseconds, a timestamp or a date outside Python's years) where it holds no
+        blob (one that does, the table's: its blobs decoded, as `_drivers` says); `details`: every
         column of the table (a blob's label, kind, note, stored bytes and confidence; a value's
         note), else the answer's columns alone. Where the answer has a column of the payloads,
         pyarrow reads it (the `api` extra). An answer that names a column twice raises Error,
