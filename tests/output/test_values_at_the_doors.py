@@ -10,7 +10,9 @@ own reading of the same row, and the json and csv modules reading the doors' tex
 - A typed export (WITH SAMPLE_ROWS: the Parquet file's columns as JSON Lines or CSV) spells a
   float so too, its own shortest text (0.1, not its double's 0.10000000149011612).
 - A duration is a CQL literal of the same duration, the zero one `0s` (cqlsh prints nothing,
-  which CQL reads as no duration and a CSV field as a null)."""
+  which CQL reads as no duration and a CSV field as a null).
+- A payload query's `*` is the columns the server's `SELECT *` gives, in its order (the driver's
+  column_names): a static column after the keys."""
 
 from __future__ import annotations
 
