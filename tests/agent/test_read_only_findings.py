@@ -119,6 +119,19 @@ def test_show_session_reads_no_trace(cassandra, home: Path, numbered: str) -> No
         "session's statements"]
 
 
+def test_tracing_on_is_refused_it_has_the_server_write_traces(cassandra, home: Path, numbered: str) -> None:
+    """TRACING ON would have the server write each statement's trace into system_traces (the shell
+    prints it after reading it back from there): refused; TRACING OFF and TRACING alone run."""
+    result = ext(cassandra, home, "--read-only", "-e",
+                 f"TRACING ON; SELECT n FROM {numbered} WHERE p = 0 AND n = 7; TRACING; TRACING OFF")
+    assert "Tracing session" not in result.stdout, result.stdout
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: cqlsh-ext --read-only runs reads only, and TRACING ON has the server write each "
+        "statement's trace to system_traces, and reads it from there"]
+    assert "TRACING is OFF" in result.stdout and "(1 rows)" in result.stdout, result.stdout
+
+
 def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home: Path,
                                                                  demo_keyspace: str) -> None:
     rc = home / "rc"
