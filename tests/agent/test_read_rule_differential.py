@@ -5,8 +5,9 @@ form feeds and other control or space characters, strings and $$strings$$ holdin
 guard decides from the text alone (the shell's --read-only without the server's prepared statement:
 agent.read_only.ReadOnly) against what the server reads (its prepared statement's metadata, or its
 refusal of the text). The property: no statement the guard allows reads, on the server, a table the
-policy denies, or another table than the one the guard read in its text. Bounded: a fixed number of
-examples, derandomized; every statement that once got through is kept as an @example."""
+policy denies, or another table than the one the guard read in its text, or is a write to the
+server (a write before the SELECT, hidden from one reader by a comment or a string). Bounded: a
+fixed number of examples, derandomized; every statement that once got through is kept as an @example."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ TABLES = ("{ks}.blob_formats", '"{ks}"."blob_formats"', "blob_formats", "roles",
 READABLE = (" ", "\n", "\r\n", "\t", "/* c */", "/*\n*/", "/* -- */", "/* /* */", "/* // */", "-- c\n",
             "// c\r\n", "-- /*\n", "'x -- y'", "'a;b'", "$$ /* $$", "$$--$$", "'--'", '"roles"', "(", ")",
             ",", ".")
-RISKY = ("\r", "\f", "\v", "\u00a0", "\u2028", "\x00", "--", "//", "/*", "*/", "-- */", "/* ; */", ";",
-         "--\r", "//\r", "-- c\r x\n")
+RISKY = ("\r", "\f", "\v", "\u00a0", "\u2028", "\u2029", "\x85", "\x00", "--", "//", "/*", "*/", "-- */",
+         "/* ; */", ";", "--\r", "//\r", "-- c\r x\n", "-- c\x85 x\n", "// c\u2028 x\n", "-- c\x0b x\n")
 BITS = READABLE + RISKY
 COLUMNS = ("*", "name", "role", "count(*)", '"name"', "name, role")
 TAILS = ("", " LIMIT 2", " WHERE name = 'a -- b' ALLOW FILTERING", " WHERE name = $$x /* $$ ALLOW FILTERING",
@@ -49,6 +50,14 @@ TAILS = ("", " LIMIT 2", " WHERE name = 'a -- b' ALLOW FILTERING", " WHERE name 
 #: A table inside a comment or a string, ended as the server ends it or otherwise: `{}` is the table.
 HIDDEN = ("/* {} */", "-- {}\n", "// {}\r\n", "-- x\r {}\n", "// x\r {}\n", "/* {} -- */\n", "-- {} */\n",
           "/* x */ {} /* y", "'{}'", "$${}$$", '"{}"', "--\r {} /*\n", "/*\r*/ {}")
+
+
+#: What may come before the SELECT: nothing, or a write the text may hide from one reader and not the
+#: other (a comment ended otherwise, a string), the SELECT then commented out for the server.
+WRITE = "INSERT INTO {ks}.decoy (name, role) VALUES ('w', 'w')"
+LEADS = ("", "", "", "", f"-- x\r {WRITE} /*\n", f"// x\r {WRITE} /*\n", f"/* {WRITE} */ ", f"-- {WRITE}\n",
+         f"-- x\x85 {WRITE} /*\n", f"--\u2028{WRITE} /*\n", f"-- x\x0c {WRITE} /*\n", f"$$ {WRITE} $$ ",
+         f"'{WRITE}' ")
 
 
 @st.composite
@@ -61,8 +70,11 @@ def statements(draw: Any) -> str:
                               max_size=4))
         return "".join(parts)
 
-    return (f"SELECT{draw(st.sampled_from(READABLE[:4]))}{draw(st.sampled_from(COLUMNS))} FROM{hiding()} "
-            f"{draw(st.sampled_from(TABLES))}{hiding()}{draw(st.sampled_from(TAILS))}")
+    lead = draw(st.sampled_from(LEADS))
+    closed = " -- */" if lead.endswith("/*\n") else ""  # the SELECT a comment to a reader who reads the write
+    columns = draw(st.sampled_from(COLUMNS))
+    return (f"{lead}SELECT{draw(st.sampled_from(READABLE[:4]))}{columns} FROM{hiding()} "
+            f"{draw(st.sampled_from(TABLES))}{hiding()}{draw(st.sampled_from(TAILS))}{closed}")
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +107,7 @@ ATTACK = ("SELECT role, salted_hash FROM --\r system_auth.roles /*\n {ks}.blob_f
 @example(template="SELECT * FROM // x\r roles /* {ks}.blob_formats */")
 @example(template="SELECT * FROM /* /* */ system_auth.roles /* */ {ks}.blob_formats */")
 @example(template="SELECT * FROM $$ -- $$ system_auth.roles")
+@example(template=f"-- x\r {WRITE} /*\nSELECT * FROM {{ks}}.blob_formats -- */")  # a write, to the server
 def test_no_statement_the_guard_allows_reads_another_table_on_the_server(reading: tuple[Any, Any, str],
                                                                          template: str) -> None:
     session, guard, keyspace = reading
@@ -109,11 +122,19 @@ def test_no_statement_the_guard_allows_reads_another_table_on_the_server(reading
     if refused is not None:
         event("refused by the guard")
         return
-    read = server_tables(session.prepare, statement)
+    prepared: list[Any] = []
+
+    def prepare(text: str) -> Any:
+        prepared.append(session.prepare(text))
+        return prepared[-1]
+
+    read = server_tables(prepare, statement)
     if read is None:
         event("allowed; the server reads no statement")
         return  # nothing runs
     event("allowed; the server read a table")
+    # A SELECT, to the server too: it has the columns of an answer (a write has none).
+    assert prepared[0].result_metadata, (statement, "the server reads a statement that answers nothing")
     named = table_of(lexed)
     assert named is not None, (statement, read)
     guard_table = (named[0] or keyspace, named[1])
