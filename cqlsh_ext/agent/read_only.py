@@ -5,7 +5,8 @@ and of other sessions' statements, the system tables it does not read, those a p
 and those whose values it redacts, which the shell cannot redact). The tables are those the rule
 finds: a feature's as its declaration names them, in the keyspace in use; a SELECT's (the user's, or
 the one a feature reads) those the server names once it has prepared it, beside those its text
-names. Any other statement is refused before it runs, in one line.
+names; a materialized view is refused as the table whose rows it holds is (Policy.view_refusal).
+Any other statement is refused before it runs, in one line.
 """
 
 from __future__ import annotations
