@@ -174,16 +174,37 @@ def mistyped_option(args: list[str]) -> str | None:
                            cqlsh_args)
 
 
-def _missing_credentials(cqlshmain: "Any", cqlsh_args: list[str]) -> str | None:
-    """The one line for a `--credentials FILE` that is not there (the API's words), or None: cqlsh
-    would read no file and log in without it, and the server's refusal would say a user name and
-    password are needed, never that the file named is missing."""
+def _credentials_problem(cqlshmain: "Any", cqlsh_args: list[str]) -> str | None:
+    """The one line for the credentials file cqlsh would read when it cannot: a `--credentials FILE`
+    that is not there (the API's words: cqlsh would read no file, and the server's refusal would
+    never say the file named is missing), or one that is no ini file (its line named by its number,
+    never by its text, settings.read_cqlshrc: the line may be the password's; cqlsh's configparser
+    would raise with the line in its message, an internal error whose crash report held it), read
+    whether or not -u and -p are given (cqlsh reads it for its auth provider's settings too). None:
+    no such file there, or one not the user's own alone (cqlsh ignores it)."""
     import os
 
-    named = cqlshmain.parser.parse_known_args(cqlsh_args)[0].credentials
-    if named is None or os.path.isfile(os.path.expanduser(named)):
+    from cqlsh_ext.settings import SettingError, read_cqlshrc
+    from cqlsh_ext.upstream import seams
+
+    options = cqlshmain.parser.parse_known_args(cqlsh_args)[0]
+    named = options.credentials
+    flag = "--credentials: " if named is not None else ""
+    if named is not None and not os.path.isfile(os.path.expanduser(named)):
+        return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
+    if named is None:  # cqlsh's default: cqlshrc's [authentication] credentials, else beside cqlshrc
+        try:
+            named = read_cqlshrc(cqlshmain.CONFIG_FILE).get("authentication", "credentials", fallback=None)
+        except SettingError:
+            return None  # (the settings say what is wrong with cqlshrc)
+    path = os.path.expanduser(named or os.path.join(cqlshmain.CQL_DIR, "credentials"))
+    if not os.path.isfile(path) or not seams.credentials_file_secure(path):
         return None
-    return f"--credentials: credentials file {os.path.expanduser(named)}: no such file"
+    try:
+        read_cqlshrc(path)
+    except SettingError as err:
+        return f"{flag}credentials file {err}"
+    return None
 
 
 def _print_versions(cqlshmain: "Any") -> None:
@@ -340,7 +361,7 @@ def _main(argv: list[str] | None) -> int:
 
         print(spec_text(cqlshmain.parser, ext_parser, TOOLS))
         return 0
-    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _missing_credentials(cqlshmain,
+    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _credentials_problem(cqlshmain,
                                                                                                 cqlsh_args)
     if mistyped is not None:
         return _usage_error(mistyped, ext)

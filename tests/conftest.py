@@ -122,7 +122,7 @@ def server_config(**overrides: Any) -> devcassandra.Config:
         "extra_classpath": [fault_handler.handler_classes()],
         "extra_jvm_args": fault_handler.jvm_args(fault_plan_file(directory)),
         # tests/encode: a keyspace's own function named encode takes precedence over the shell's.
-        "extra_yaml": {"user_defined_functions_enabled": True},
+        "extra_yaml": {"user_defined_functions_enabled": True, "materialized_views_enabled": True},
     }
     # Extra classes and JVM args add to the fault handler's: without its classes the server
     # would refuse to start with the handler's -D flag.

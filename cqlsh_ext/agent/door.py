@@ -168,20 +168,22 @@ class AgentRun:
 
     def refused(self, statement: Lexed, feature: Feature | None, keyspace: str | None,
                 tables_of: Callable[[str], Sequence[str]],
-                prepare: Callable[[str], object] | None = None) -> bool:
+                prepare: Callable[[str], object] | None = None,
+                base_of: Callable[[str, str], str | None] | None = None) -> bool:
         """Before `statement` runs (`keyspace` in use, `tables_of` a keyspace's tables, `prepare`
-        the session's: the server names a SELECT's table): True when --read-only refuses it (said,
+        the session's: the server names a SELECT's table; `base_of`: the table a view holds the
+        rows of, read_only.view_base): True when --read-only refuses it (said,
         noted); a SELECT that --resume names is set to go on from its token."""
         self.statement, self.keyspace = statement, keyspace
         if self.read_only is not None:
-            why = self.read_only.refusal(statement, feature, keyspace, tables_of, prepare)
+            why = self.read_only.refusal(statement, feature, keyspace, tables_of, prepare, base_of)
             if why is not None and self.export_dir is not None:
                 from cqlsh_ext.agent import export_dir
 
                 if export_dir.is_copy(statement):  # a new file in --export-dir, of a SELECT it runs
                     why = export_dir.copy_refusal(statement, self.export_dir) or \
                         self.read_only.refusal(export_dir.inner_select(statement), None, keyspace, tables_of,
-                                               prepare)
+                                               prepare, base_of)
             if why is not None:
                 self.error(why, "refused")
                 if self.batch:  # (the interactive shell exits 0, as cqlsh's does)

@@ -5,14 +5,15 @@ and of other sessions' statements, the system tables it does not read, those a p
 and those whose values it redacts, which the shell cannot redact). The tables are those the rule
 finds: a feature's as its declaration names them, in the keyspace in use; a SELECT's (the user's, or
 the one a feature reads) those the server names once it has prepared it, beside those its text
-names. Any other statement is refused before it runs, in one line.
+names; a materialized view is refused as the table whose rows it holds is (Policy.view_refusal).
+Any other statement is refused before it runs, in one line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.features import read_rule
 from cqlsh_ext.mcp_server.policy import Policy, qualified_tables
@@ -47,11 +48,14 @@ class ReadOnly:
 
     def refusal(self, statement: Lexed, feature: Feature | None, keyspace: str | None,
                 tables_of: Callable[[str], Sequence[str]],
-                prepare: Callable[[str], object] | None = None) -> str | None:
+                prepare: Callable[[str], object] | None = None,
+                base_of: Callable[[str, str], str | None] | None = None) -> str | None:
         """Why `statement` (its first statement: the shell runs one at a time) is refused, one
         line, or None. `feature`: the declared feature it is a statement of; `keyspace`: the one in
         use; `tables_of(keyspace)`: the names of its tables, by which an unqualified name is
-        known to be a table; `prepare`: the session's, by which the server names a SELECT's table."""
+        known to be a table; `prepare`: the session's, by which the server names a SELECT's table;
+        `base_of(keyspace, name)`: the table a materialized view holds the rows of (None: no view),
+        whose refusal is the view's (view_base)."""
         why = read_rule.statement_refusal(READER, statement, feature, session=True)
         if why is not None:
             return why
@@ -82,7 +86,7 @@ class ReadOnly:
             tables += self._named(select_tokens, keyspace, tables_of)
             if prepare is not None:
                 tables += read_rule.server_tables(prepare, select.spanned()) or []
-        return self._tables(tables)
+        return self._tables(tables, base_of)
 
     def _named(self, tokens: list[Token], keyspace: str | None,
                tables_of: Callable[[str], Sequence[str]]) -> list[tuple[str, str]]:
@@ -97,16 +101,29 @@ class ReadOnly:
                       and i - 1 not in chained and i + 1 not in chained]
         return named
 
-    def _tables(self, tables: list[tuple[str, str]]) -> str | None:
-        """Why one of `tables` is refused."""
+    def _tables(self, tables: list[tuple[str, str]],
+                base_of: Callable[[str, str], str | None] | None) -> str | None:
+        """Why one of `tables` (or the table a view among them holds the rows of) is refused."""
         for ks, table in tables:
             why = self.policy.refusal(ks, table)
+            if why is not None:
+                return why
+            base = base_of(ks, table) if base_of is not None else None
+            why = self.policy.view_refusal(ks, table, base) if base is not None else None
             if why is not None:
                 return why
             if self.policy.redactions(ks, table):
                 return (f"refused: the policy ({self.policy.source}) redacts values of {ks}.{table}, and "
                         f"{READER} redacts nothing: cqlsh-ext mcp answers it redacted")
         return None
+
+
+def view_base(metadata: Any, keyspace: str, name: str) -> str | None:
+    """The table whose rows the materialized view keyspace.name holds, in the driver's schema
+    (`metadata`: its Cluster's), or None: no view of it."""
+    meta = metadata.keyspaces.get(keyspace) if metadata is not None else None
+    view = getattr(meta, "views", {}).get(name) if meta is not None else None
+    return str(view.base_table_name) if view is not None else None
 
 
 def runs_read_only(text: str, feature: Feature | None = None) -> bool:

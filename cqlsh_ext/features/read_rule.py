@@ -55,7 +55,7 @@ RULE: tuple[Verdict, ...] = (
     Verdict("DESCRIBE, DESC", True, "reads the schema"),
     Verdict("a read feature's statement: DESCRIBE PAYLOAD, COMPRESSION STATS, SETTINGS, ADVISE, INSPECT, "
             "a package's read feature", True, "reads the table its declaration names"),
-    Verdict("USE, CONSISTENCY, SERIAL CONSISTENCY, PAGING, EXPAND, TRACING, SHOW VERSION, SHOW HOST, "
+    Verdict("USE, CONSISTENCY, SERIAL CONSISTENCY, PAGING, EXPAND, TRACING OFF, SHOW VERSION, SHOW HOST, "
             "HELP, EXIT, QUIT, CLEAR, CLS, HISTORY, DECODE, DECOMPRESS, OUTPUT", True,
             "changes only the session", "session"),
     Verdict("SOURCE", True, "each statement of the file is checked by this rule", "session"),
@@ -64,6 +64,8 @@ RULE: tuple[Verdict, ...] = (
     Verdict("COMPRESSION ADVISE ... SAVE DICTIONARY", False, WRITES_FILE),
     Verdict("LOGIN", False, "changes the role the session reads as"),
     Verdict("SHOW SESSION", False, "reads system_traces: another session's statements"),
+    Verdict("TRACING ON", False, "has the server write each statement's trace to system_traces, and reads "
+            "it from there"),
     Verdict("a write feature's statement (COMPRESSION REWRITE, TRIAL, UNDO, RESUME, edits, loads)", False,
             WRITES_DATABASE),
     Verdict("INSERT, UPDATE, DELETE, BATCH, CREATE, ALTER, DROP, TRUNCATE, GRANT, REVOKE", False,
@@ -136,6 +138,8 @@ def statement_refusal(reader: str, statement: Lexed, feature: Feature | None, se
         return None
     if first in ("capture", "copy", "login"):
         return refusal_words(reader, what, _why(first.upper()))
+    if first == "tracing" and second == "on":  # (TRACING OFF, and TRACING alone saying which: the session's)
+        return refusal_words(reader, "TRACING ON", _why("TRACING ON"))
     if first == "show" and second not in SHOW_WORDS:
         return refusal_words(reader, f"SHOW {second.upper()}".strip(), _why("SHOW SESSION"))
     if first in SESSION_WORDS:

@@ -183,9 +183,13 @@ class Guard:
             raise Refused(why)
         cluster = work.served.context.cluster
         target = _target(cluster, keyspace, table)
-        if target.view and self.policy.hides(keyspace, str(getattr(target.meta, "base_table_name", ""))):
-            # A view of a hidden table holds its rows: absent as it is.
-            raise _absent(cluster, keyspace, table)
+        if target.view:
+            base = str(getattr(target.meta, "base_table_name", ""))
+            if self.policy.hides(keyspace, base):  # a view of a hidden table holds its rows: absent as it is
+                raise _absent(cluster, keyspace, table)
+            why = self.policy.view_refusal(keyspace, table, base)
+            if why is not None:
+                raise Refused(why)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 

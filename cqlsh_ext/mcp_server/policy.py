@@ -168,6 +168,18 @@ class Policy:
         return (f"refused: table {keyspace}.{table} is a system table, and {self.reader} reads only the "
                 f"schema and topology ones ({', '.join(SYSTEM_READABLE)}): {SYSTEM_HOW}")
 
+    def view_refusal(self, keyspace: str, view: str, base: str) -> str | None:
+        """Why the materialized view keyspace.view is not read, or None: it holds the rows of its
+        base table (`base`), so the base's refusal is its own, and a view of a table whose values
+        the policy redacts is not read either (the redaction names the base table's columns)."""
+        why = self.refusal(keyspace, base)
+        if why is None and self.redactions(keyspace, base):
+            why = f"the policy ({self.source}) redacts values of {keyspace}.{base}"
+        if why is None:
+            return None
+        return (f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{base}, whose rows it "
+                f"holds, and {why.removeprefix('refused: ')}")
+
     def hides(self, keyspace: str, table: str | None = None) -> bool:
         """Whether the policy file's [tables] deny names keyspace.table (or, `table` None, every
         table of the keyspace): such a table is absent from every answer, the rows of the schema

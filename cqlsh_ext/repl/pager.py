@@ -8,6 +8,8 @@ Output is held back until it no longer fits on the screen; only then is the page
 given what was held). Later pages stream into it as they are fetched, so the first screen shows
 at once and a pipe that the pager does not read holds the fetching back. Quitting the pager stops
 the fetching (PagerClosed). The command is a shell command line, as git and psql run $PAGER.
+Under --read-only it runs in less's secure mode (LESSSECURE=1: no `!command`, no `s` to a file, no
+editor), so the pager is no way round the read-only rule.
 Only standard output is held: a command's progress line and its questions ([y/N] before a costly
 run, cqlsh_ext.common.ask) go to standard error, which stays on the terminal.
 
@@ -83,8 +85,10 @@ class PagedOutput(io.TextIOBase):
     #: set from the one written to.
     encoding = "utf-8"
 
-    def __init__(self, out: TextIO, command: str | None, max_lines: int) -> None:
+    def __init__(self, out: TextIO, command: str | None, max_lines: int, secure: bool = False) -> None:
         super().__init__()
+        #: --read-only: the pager may run no command and write no file (less's secure mode).
+        self.secure = secure
         self.out = out
         self.encoding = getattr(out, "encoding", None) or "utf-8"
         self.command = command
@@ -164,7 +168,8 @@ class PagedOutput(io.TextIOBase):
         # (less -K), and what is written next finds the pipe closed (PagerClosed).
         self.saved_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         self.out.flush()
-        self.proc = subprocess.Popen(self.command, shell=True, stdin=subprocess.PIPE)
+        env = {**os.environ, "LESSSECURE": "1"} if self.secure else None  # (less: no !command, no s file)
+        self.proc = subprocess.Popen(self.command, shell=True, stdin=subprocess.PIPE, env=env)
         assert self.proc.stdin is not None
         self.pipe = io.TextIOWrapper(self.proc.stdin, encoding=self.encoding, errors="backslashreplace")
         held, self.held = "".join(self.held), []
@@ -227,7 +232,8 @@ def paged_output(shell: Shell, first_word: str) -> Iterator[None]:
             or shell.shunted_query_out is not None:
         yield
         return
-    out = PagedOutput(sys.stdout, command, max(shutil.get_terminal_size().lines - 2, 1))
+    out = PagedOutput(sys.stdout, command, max(shutil.get_terminal_size().lines - 2, 1),
+                      secure=shell.settings.agent.read_only)
     saved = sys.stdout, shell.stdout, shell.query_out
     sys.stdout = shell.stdout = shell.query_out = out
     try:

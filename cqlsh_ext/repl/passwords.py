@@ -19,7 +19,9 @@ from typing import Any
 
 # Compiled at first use (re's cache): a script's shell imports this module and never asks.
 _PASSWORD_WORD = r"passw(or)?d|\bpwd\b"
-_LOGIN = r"(^|;)\s*login\b"
+#: LOGIN first in a statement, after any space and comments (cqlsh's lexer skips them: `/* */ LOGIN
+#: user pw` logs in).
+_LOGIN = r"(^|;)(?:\s|/\*.*?\*/|--[^\n]*+|//[^\n]*+)*+login\b"
 _PASSWORD_FLAG = r"(^|\s)(-p|--password)(\s|=|$)"
 
 
@@ -27,7 +29,8 @@ def carries_password(text: str) -> bool:
     """True for input that must not be remembered: LOGIN, any statement with the word PASSWORD
     (CREATE/ALTER ROLE/USER ... PASSWORD, but also a column named password), and anything that
     looks like a pasted command line with -p/--password. Errs on the side of forgetting."""
-    return bool(re.search(_PASSWORD_WORD, text, re.IGNORECASE) or re.search(_LOGIN, text, re.IGNORECASE)
+    return bool(re.search(_PASSWORD_WORD, text, re.IGNORECASE)
+                or re.search(_LOGIN, text, re.IGNORECASE | re.DOTALL)
                 or re.search(_PASSWORD_FLAG, text))
 
 

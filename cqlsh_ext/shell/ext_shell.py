@@ -201,7 +201,8 @@ class ExtShell(Stock):
             self.printerr(refused)
             return True
         feature = door.feature[0] if door.feature is not None else None
-        if self.agent.refused(lexed, feature, self.current_keyspace, self.agent_tables, self.session.prepare):
+        if self.agent.refused(lexed, feature, self.current_keyspace, self.agent_tables, self.session.prepare,
+                              self.agent_view_base):
             return True  # --read-only's refusal, said (agent.read_only)
         if door.feature is not None:
             self._run_feature(*door.feature, lexed)
@@ -290,6 +291,13 @@ class ExtShell(Stock):
         if meta is None:
             return []
         return [*meta.tables, *getattr(meta, "views", {})]
+
+    def agent_view_base(self, keyspace: str, name: str) -> str | None:
+        """The table whose rows the view keyspace.name holds (None: no view), by the driver's
+        schema: --read-only refuses a view of a table it refuses."""
+        from cqlsh_ext.agent.read_only import view_base
+
+        return view_base(self.conn.metadata, keyspace, name)
 
     # ------------------------------------------------ what it prints (output.pipeline, shell.results)
 

@@ -158,7 +158,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     statements = _statements(conn.options)
     guard = _read_only(conn)
     if guard is not None:  # what the text decides (a write, a denied table named), before anything connects
-        _check(guard, statements, conn.options.keyspace, lambda keyspace: (), None)
+        _check(guard, statements, conn.options.keyspace, lambda keyspace: (), None, None)
     from cqlsh_ext.spark.parse import classify
 
     # Every one checked before Spark starts (a table named alone is in -k's keyspace).
@@ -177,8 +177,10 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     try:
         db.default_timeout = conn.options.request_timeout
         if guard is not None:  # the tables the server names when it prepares each, before Spark starts
+            from cqlsh_ext.agent.read_only import view_base
+
             _check(guard, statements, conn.options.keyspace, lambda keyspace: _tables_of(cluster, keyspace),
-                   db.prepare)
+                   db.prepare, lambda keyspace, name: view_base(cluster.metadata, keyspace, name))
         spark4 = session.pyspark_version() >= (4, 0)
         if not spark4:
             _check_partitioner(db, conn)
@@ -218,10 +220,11 @@ def _read_only(conn: Any) -> ReadOnly | None:
 
 
 def _check(guard: ReadOnly, statements: list[Lexed], keyspace: str | None,
-           tables_of: Callable[[str], Sequence[str]], prepare: Callable[[str], object] | None) -> None:
+           tables_of: Callable[[str], Sequence[str]], prepare: Callable[[str], object] | None,
+           base_of: Callable[[str, str], str | None] | None) -> None:
     """ReadOnlyRefused, with the shell's line, at the first statement the read-only rule refuses."""
     for statement in statements:
-        why = guard.refusal(statement, None, keyspace, tables_of, prepare)
+        why = guard.refusal(statement, None, keyspace, tables_of, prepare, base_of)
         if why is not None:
             raise ReadOnlyRefused(why)
 

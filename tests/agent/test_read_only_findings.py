@@ -119,6 +119,19 @@ def test_show_session_reads_no_trace(cassandra, home: Path, numbered: str) -> No
         "session's statements"]
 
 
+def test_tracing_on_is_refused_it_has_the_server_write_traces(cassandra, home: Path, numbered: str) -> None:
+    """TRACING ON would have the server write each statement's trace into system_traces (the shell
+    prints it after reading it back from there): refused; TRACING OFF and TRACING alone run."""
+    result = ext(cassandra, home, "--read-only", "-e",
+                 f"TRACING ON; SELECT n FROM {numbered} WHERE p = 0 AND n = 7; TRACING; TRACING OFF")
+    assert "Tracing session" not in result.stdout, result.stdout
+    assert result.returncode == 3, result.stderr
+    assert said_lines(result.stderr) == [
+        "refused: cqlsh-ext --read-only runs reads only, and TRACING ON has the server write each "
+        "statement's trace to system_traces, and reads it from there"]
+    assert "TRACING is OFF" in result.stdout and "(1 rows)" in result.stdout, result.stdout
+
+
 def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home: Path,
                                                                  demo_keyspace: str) -> None:
     rc = home / "rc"
@@ -133,3 +146,46 @@ def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home
     assert len(lines) == 2, lines
     assert "refused: cqlsh-ext --read-only runs reads only, and CAPTURE appends to a local file" in lines[0]
     assert "refused: cqlsh-ext --read-only reads a statement only as the server reads it" in lines[1]
+
+
+#: A value the policy's refusal must keep on the server, in a table and in its materialized view.
+SALARY = "salary-9f3b-never-shown"
+
+
+@pytest.fixture(scope="module")
+def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    """(keyspace, table, view): `staff` (one row, its salary SALARY) and `staff_by_team`, a
+    materialized view of it."""
+    keyspace = cassandra.create_keyspace("views")
+    session = cassandra.session(keyspace)
+    try:
+        session.execute("CREATE TABLE staff (id int PRIMARY KEY, team text, salary text)")
+        session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
+        session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
+                        "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
+    finally:
+        session.shutdown()
+    return keyspace, "staff", "staff_by_team"
+
+
+@pytest.mark.parametrize("policy_text", ['[tables]\ndeny = ["{ks}.staff"]\n',
+                                         '[redact]\ncolumns = ["{ks}.staff.salary"]\n'])
+def test_a_view_of_a_table_the_policy_refuses_is_refused_too(cassandra, home: Path,
+                                                             staff_view: tuple[str, str, str],
+                                                             policy_text: str) -> None:
+    """A materialized view holds its table's rows: the policy that denies the table, or redacts its
+    values, refuses the view, named either way."""
+    keyspace, table, view = staff_view
+    policy = home / "policy.toml"
+    policy.write_text(policy_text.format(ks=keyspace))
+    why = (f"table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext --read-only never "
+           "reads it") if "deny" in policy_text \
+        else f"the policy ({policy.name}) redacts values of {keyspace}.{table}"
+    for args in (["-e", f"SELECT * FROM {keyspace}.{view}"],
+                 ["-k", keyspace, "-e", f"SELECT salary FROM {view}"]):
+        result = ext(cassandra, home, "--read-only", "--policy", str(policy), *args)
+        assert SALARY not in result.stdout, (args, result.stdout)
+        assert result.returncode == 3, (args, result.stderr)
+        assert said_lines(result.stderr) == [
+            f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{table}, whose rows it holds, "
+            f"and {why}"], args

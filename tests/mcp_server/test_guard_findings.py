@@ -62,3 +62,34 @@ def test_what_writes_a_file_is_refused_in_the_shell_s_words(serve, demo: Demo) -
         answer = server.call("query", statement=statement)
         assert answer.is_error
         assert answer.error == f"refused: cqlsh-ext mcp runs reads only, and {why}", answer.error
+
+
+#: A value the policy redacts, in a table and in its materialized view.
+SALARY = "salary-9f3b-never-shown"
+
+
+def test_a_view_of_a_table_whose_values_are_redacted_is_refused(serve, cassandra, tmp_path: Path) -> None:
+    """A materialized view holds its table's rows under its own name: the redaction of the table's
+    column is the view's too, so a view of a redacted table is refused (the table answers redacted)."""
+    keyspace = cassandra.create_keyspace("mcp_views")
+    session = cassandra.session(keyspace)
+    try:
+        session.execute("CREATE TABLE staff (id int PRIMARY KEY, team text, salary text)")
+        session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
+        session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
+                        "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
+    finally:
+        session.shutdown()
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[redact]\ncolumns = ["{keyspace}.staff.salary"]\n')
+    server = serve("--policy", str(policy))
+    refused = (f"refused: {keyspace}.staff_by_team is a materialized view of {keyspace}.staff, whose rows it "
+               f"holds, and the policy ({policy.name}) redacts values of {keyspace}.staff")
+    for tool, arguments in (("query", {"statement": f"SELECT * FROM {keyspace}.staff_by_team"}),
+                            ("describe_payload", {"column": f"{keyspace}.staff_by_team.salary"})):
+        answer = server.call(tool, **arguments)
+        assert answer.is_error, (tool, answer.texts)
+        assert answer.error == refused, (tool, answer.error)
+    table = server.call("query", statement=f"SELECT * FROM {keyspace}.staff")
+    assert not table.is_error and table.data["rows"] == [{"id": 1, "team": "ops", "salary": "[redacted]"}]
+    assert SALARY.encode() not in server.written()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .terminal import write_script
+
 
 def test_the_interactive_shell_keeps_to_the_rule(term, home: Path) -> None:
     rc = home / "rc"
@@ -30,3 +32,13 @@ def test_the_interactive_shell_keeps_to_the_rule(term, home: Path) -> None:
     t.expect(r"\(1 rows\)")  # the shell goes on, and reads
     assert t.exit() == 0
     assert rc.read_text() == "# the user's rc\n"
+
+
+def test_the_pager_runs_in_less_s_secure_mode(term, home: Path) -> None:
+    """Under --read-only, a result taller than the screen goes to the pager in less's secure mode
+    (LESSSECURE=1): no `!command` and no `s` to a file from inside it."""
+    pager = write_script(home / "pager.sh", 'cat > /dev/null\necho "pager LESSSECURE=[$LESSSECURE]"\n')
+    t = term("--read-only", env={"PAGER": str(pager)}, rows=10)
+    t.prompt()
+    t.run("HELP", until=r"pager LESSSECURE=\[1\]")
+    assert t.exit() == 0
