@@ -245,6 +245,19 @@ def test_a_long_line_wraps_without_a_continuation_prompt(term, demo_ks, cols, ro
     t.exit()
 
 
+def test_a_prompt_as_wide_as_the_screen_wraps_with_the_statement_as_a_terminal_does(term, demo_ks):
+    # A window narrower than its prompt (a long keyspace name): the statement's lines went under
+    # the prompt, with no column left for them; neither the prompt nor what was typed, nor the
+    # result, was drawn. Now they flow from the first column, as cqlsh's readline wraps them.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=24, cols=24)
+    statement = "SELECT name FROM blob_formats WHERE name = 'gzip';"
+    t.run(statement, until=r"\(1 rows\)")
+    drawn = "".join(t.screen.display)  # the rows as the terminal shows them, the wraps joined
+    assert f"@cqlsh:{demo_ks}> {statement}" in drawn, "\n".join(t.display())
+    assert " gzip" in drawn, "\n".join(t.display())
+    t.exit()
+
+
 @pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
 def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
