@@ -42,6 +42,25 @@ def test_completion_menu_offers_columns_and_hints(term, repl_ks):
     t.expect(r"<wholenumber>.*expected")
 
 
+def test_tab_in_a_quoted_name_takes_the_name_spelt_as_typed(term, cassandra):
+    # cqlsh offers names whatever their case; in a quoted name case counts, and Tab takes the menu's
+    # first: `USE "Tab123` became `USE "tab123_...` (sorted first), another keyspace.
+    typed = f"Tab{os.getpid()}"  # no other keyspace starts so, whatever the case
+    cassandra.create_keyspace(typed.lower())  # tab123_123_1: sorted before Tab123Z_123 by its letters
+    mixed = f"{typed}Z_{os.getpid()}"
+    session = cassandra.session()
+    session.execute(f'CREATE KEYSPACE "{mixed}" WITH replication = '
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.shutdown()
+    t = term()
+    t.prompt()
+    t.type(f'USE "{typed}\t\t')  # the menu, then its first entry
+    t.type('";')
+    t.enter()
+    assert t.expect(r"cqlsh:(\w+)>").group(1) == mixed  # (before: tab123_123_1)
+    t.exit()
+
+
 def test_multi_line_statement_runs_when_complete(term, repl_ks, home):
     t = term()
     t.prompt()
