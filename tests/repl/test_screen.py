@@ -575,3 +575,17 @@ def test_keys_and_uuids_are_never_cut_at_any_width(term, keyed, cols, rows):
             assert not _CUT_UUID.search(out), out
             t.expect(prompt)
         t.type("EXIT\r")
+
+
+def test_keys_and_uuids_stay_whole_in_rows_turned_vertical_on_a_narrow_screen(term, keyed):
+    # At 40 columns the rows go vertical, and a uuid (36 characters) after its name is wider than
+    # the screen: it was cut ('b5bb9af0-a838-11ee-8028-0de30de…') as the long note is. Now it is
+    # written whole, on its line, which the terminal wraps.
+    t = term(env={"PAGER": ""}, rows=24, cols=40)
+    t.prompt()
+    out = t.run(f"SELECT day, at, ref, note FROM {keyed};")
+    assert "@ Row 3" in out, out
+    assert len(re.findall(rf"^ (at|ref) +\| {_UUID}$", out, re.MULTILINE)) == 6, out
+    assert not _CUT_UUID.search(out), out
+    assert re.search(r"^ note +\| .*…$", out, re.MULTILINE), out  # the long values cut still
+    t.exit()
