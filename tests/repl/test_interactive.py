@@ -335,6 +335,34 @@ def test_help_of_a_form_and_of_a_mistyped_topic_on_the_screen(term, cols):
     t.exit()
 
 
+def test_help_keys_on_a_narrow_screen_puts_each_description_under_its_key(term):
+    # At 40 columns the descriptions beside the 24-column keys had a word or two a row, continued at
+    # other indents ('Emacs line' at column 28, 'editing' at 20). Now each is under its key.
+    from cqlsh_ext.repl.keybindings import KEY_HELP
+
+    t = term(env={"PAGER": ""}, rows=24, cols=40)
+    t.prompt()
+    out = t.run("HELP KEYS", until=r"fetching stops\n")
+    written = out[out.index("Key bindings (HELP KEYS):"):].splitlines()[1:]
+    assert all(len(row) <= 40 for row in written)
+    said: dict[str, list[str]] = {}
+    key = ""
+    for row in written:
+        indent = len(row) - len(row.lstrip())
+        if indent == 2:
+            key = row.strip()
+            said[key] = []
+        elif key.endswith(",") and not said[key]:  # a key too long for a row goes on, 4 in
+            assert indent == 6, row
+            del said[key]
+            key = f"{key} {row.strip()}"
+            said[key] = []
+        else:  # its description: from 4 columns in, continued 4 further
+            assert indent == (8 if said[key] else 4), row
+            said[key].append(row.strip())
+    assert [(k, " ".join(words)) for k, words in said.items()] == list(KEY_HELP)
+
+
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])
 def test_help_keys_leaves_the_descriptions_room_and_wraps_them_at_words(term, cols, rows):
     from cqlsh_ext.repl.keybindings import KEY_HELP
