@@ -207,6 +207,22 @@ def _credentials_problem(cqlshmain: "Any", cqlsh_args: list[str]) -> str | None:
     return None
 
 
+def _unknown_encoding(cqlshmain: "Any", cqlsh_args: list[str]) -> str | None:
+    """The one line for an --encoding Python has no codec of, or None: cqlsh looks it up only
+    once connected, and its error was said as a connection's ('Connection error: ... unknown
+    encoding')."""
+    from cqlsh_ext.settings import SettingError
+    from cqlsh_ext.settings.values import parse_encoding
+
+    named = cqlshmain.parser.parse_known_args(cqlsh_args)[0].encoding
+    try:
+        if named is not None:
+            parse_encoding(named)
+    except SettingError as err:
+        return f"--encoding: {err}"
+    return None
+
+
 def _print_versions(cqlshmain: "Any") -> None:
     """--version: wrapped at words on a terminal (the core's list of formats is one long line); a
     pipe gets each line whole, as scripts read it."""
@@ -361,8 +377,8 @@ def _main(argv: list[str] | None) -> int:
 
         print(spec_text(cqlshmain.parser, ext_parser, TOOLS))
         return 0
-    mistyped = _unknown_option(cqlshmain.parser, ext_parser, cqlsh_args) or _credentials_problem(cqlshmain,
-                                                                                                cqlsh_args)
+    mistyped = (_unknown_option(cqlshmain.parser, ext_parser, cqlsh_args)
+                or _credentials_problem(cqlshmain, cqlsh_args) or _unknown_encoding(cqlshmain, cqlsh_args))
     if mistyped is not None:
         return _usage_error(mistyped, ext)
     if ext.serve is not None:

@@ -117,6 +117,27 @@ def test_malformed_cqlshrc_names_its_line(tmp_path: Path, text: str, said: str):
     assert result.stderr == f"cqlsh-ext: error: {rc}: {said}\n"
 
 
+@pytest.mark.parametrize(("text", "args", "said"), [
+    # cqlsh's own keys it reads as a number or a boolean: cqlsh stopped with a traceback, and we
+    # with 'internal error ... please report it'.
+    ("[ui]\nfloat_precision = abc\n", [], "{rc} [ui] float_precision: not a whole number: 'abc'"),
+    ("[history]\ndisabled = perhaps\n", [],
+     "{rc} [history] disabled: not a boolean: 'perhaps' (true/false, on/off, yes/no, 1/0)"),
+    # An encoding Python has not was said as 'Connection error: could not connect to ...'.
+    ("[ui]\nencoding = utf-9\n", [],
+     "{rc} [ui] encoding: unknown encoding: 'utf-9' (a Python codec name: utf-8, latin-1, ...)"),
+    ("", ["--encoding", "utf-9"],
+     "--encoding: unknown encoding: 'utf-9' (a Python codec name: utf-8, latin-1, ...)"),
+])
+def test_a_cqlsh_setting_it_cannot_read_is_named_in_one_line(tmp_path: Path, text: str, args: list[str],
+                                                             said: str):
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(text)
+    result = run(CQLSH_EXT, ["--cqlshrc", str(rc), *args, "-e", "SELECT 1"], tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"cqlsh-ext: error: {said.format(rc=rc)}\n"
+
+
 def test_unknown_cqlshrc_key_names_the_known_ones(tmp_path: Path):
     rc = tmp_path / "cqlshrc"
     rc.write_text("[cqlsh_ext]\ndecompres = snappy\n")

@@ -285,8 +285,11 @@ def _write_wrapped(write: Callable[[str], None], row: Sequence[Any], widths: Seq
 
 
 def print_vertical(write: Callable[[str], None], names: Sequence[Any], rows: Sequence[Sequence[Any]],
-                   row_count_offset: int, screen: int | None, color: bool, overflow: str) -> None:
-    """cqlsh's Shell.print_formatted_result_vertically; with `screen`, values and the rule fit it.
+                   row_count_offset: int, screen: int | None, color: bool, overflow: str,
+                   whole: Sequence[bool] = ()) -> None:
+    """cqlsh's Shell.print_formatted_result_vertically; with `screen`, values and the rule fit it,
+    but for the `whole` columns' (whole_columns: a key, a uuid), written whole on their line, which
+    the terminal wraps: a cut one cannot be copied into a WHERE.
 
     Multi-line values (indented JSON under EXPAND ON) continue under the value column.
     """
@@ -299,11 +302,12 @@ def print_vertical(write: Callable[[str], None], names: Sequence[Any], rows: Seq
     for i, row in enumerate(rows):
         write(f"@ Row {row_count_offset + i + 1}")
         write(f"-{'-' * name_width}-+-{'-' * rule_width}-")
-        for name, value in zip(names, row, strict=True):
+        for at, (name, value) in enumerate(zip(names, row, strict=True)):
             lines = [value] if "\n" not in value.strval else _split_lines(value, color)
+            kept = at < len(whole) and whole[at]
             shown: list[Any] = []
             for line in lines:
-                if room is None or line.displaywidth <= room:
+                if room is None or kept or line.displaywidth <= room:
                     shown.append(line)
                 elif overflow == WRAP:
                     shown.extend(wrap(line, room, color))

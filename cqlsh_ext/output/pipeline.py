@@ -594,7 +594,7 @@ class ResultPipeline:
             return
         screen = shutil.get_terminal_size().columns if fit else None
         layout.print_vertical(shell.writeresult, formatted_names, formatted_values, row_count_offset, screen,
-                              shell.color, display.cells)
+                              shell.color, display.cells, self._whole(formatted_names))
 
 
 def _decoded_cell(val: str, colormap: Any) -> Any:

@@ -63,9 +63,7 @@ def build_session(shell: Shell, ruleset: Any) -> PromptSession[str]:
         return input_state(text, ruleset)[0]
 
     def continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
-        # '...' only where the user started a new line: a long line the screen wraps continues
-        # under the text, unmarked, as a terminal wraps it.
-        return " " * width if is_soft_wrap else " " * max(width - 4, 0) + "... "
+        return continuation_prefix(width, screen_columns(), bool(is_soft_wrap))
 
     def toolbar() -> Any:  # prompt_toolkit's StyleAndTextTuples
         from prompt_toolkit.application import get_app
@@ -93,6 +91,23 @@ def build_session(shell: Shell, ruleset: Any) -> PromptSession[str]:
         search_ignore_case=True,
         erase_when_done=False,
     )
+
+
+def continuation_prefix(prompt_width: int, columns: int, soft_wrap: bool) -> str:
+    """What a line of the statement after its first starts with. '...' only where the user started
+    a new line; a long line the screen wraps goes on unmarked. Both under the text when the prompt
+    leaves it at least half the screen; else from the first column, as a terminal (and cqlsh's
+    readline) wraps: under a prompt as wide as the screen (a long keyspace name, a narrow window)
+    nothing typed, nor the prompt, was shown."""
+    if 2 * prompt_width > columns:
+        return "" if soft_wrap else "... "
+    return " " * prompt_width if soft_wrap else " " * max(prompt_width - 4, 0) + "... "
+
+
+def screen_columns() -> int:
+    from prompt_toolkit.application import get_app
+
+    return get_app().output.get_size().columns
 
 
 def run(shell: Shell) -> None:

@@ -99,9 +99,12 @@ def split_word(text_before_cursor: str) -> tuple[str, str]:
 _QUALIFIER = re.compile(r'("(?:[^"]|"")+"|\w+)\.$')
 
 
-def _menu_order(candidate: str) -> tuple[bool, bool, str]:
+def _menu_order(candidate: str, partial: str) -> tuple[bool, bool, bool, str]:
+    """Names, KEYWORDS, punctuation; first those spelt as typed: cqlsh offers `oxbp` and `OxbProbe`
+    for `"Ox`, where the quoted name's case counts (Tab takes the first)."""
     word = candidate.strip()
-    return (not word[:1].isalnum() and word[:1] != '"', word.isupper(), word.lower())
+    return (not word.startswith(partial), not word[:1].isalnum() and word[:1] != '"', word.isupper(),
+            word.lower())
 
 
 class CqlCompleter(Completer):
@@ -145,7 +148,7 @@ class CqlCompleter(Completer):
         found, hints = self.ruleset.cql_complete_single(
             head, partial, {"cassandra_conn": self.shell}, startsymbol="cqlshCommand")
         # cqlsh collects them in sets; a menu reads better sorted: names, KEYWORDS, punctuation.
-        found = sorted(found, key=_menu_order)
+        found = sorted(found, key=lambda candidate: _menu_order(candidate, partial))
         return found, sorted(h.text for h in hints if pylexotron.is_hint(h))
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:

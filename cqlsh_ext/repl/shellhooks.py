@@ -217,6 +217,9 @@ class _FittedHelp(io.TextIOBase):
 #: The widest the key column of HELP KEYS is made on a screen where the longest key would leave
 #: its description too little room: a longer key then stands on a line of its own.
 KEY_COLUMN = 24
+#: Below this many columns beside the keys, HELP KEYS stacks each description under its key: beside
+#: them, at 40 columns, it was a column of a word or two, continued at other indents.
+KEY_TEXT_ROOM = 30
 
 
 def key_help_lines(width: int) -> list[str]:
@@ -230,6 +233,8 @@ def key_help_lines(width: int) -> list[str]:
         column = longest  # every entry on one line
     else:
         column = max(len(key) for key, _ in KEY_HELP if len(key) <= KEY_COLUMN)
+        if width - (2 + column + 2) < KEY_TEXT_ROOM:  # narrow: each key on its row, its text under it
+            column = 0
     lines = ["Key bindings (HELP KEYS):"]
     for key, what in KEY_HELP:
         if len(key) > column:

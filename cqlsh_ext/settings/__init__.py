@@ -38,6 +38,7 @@ from cqlsh_ext.settings.values import (
     AUTO,
     CELL_MODES,
     CONFIG_SECTION,
+    CQLSH_TYPED_KEYS,
     DECODE_SECTION,
     DEFAULT_MAX_FIELD_WIDTH,
     JWS_ALGORITHMS,
@@ -672,6 +673,7 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     settings = Settings(config_file=config_file)
     _add_dictionaries(settings.display, tuple(environment_paths()))
     config = read_cqlshrc(config_file)
+    _check_cqlsh_keys(config, config_file)
     if config.has_section(CONFIG_SECTION):
         for name, text in config.items(CONFIG_SECTION):
             if name not in KEYS:
@@ -699,6 +701,17 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     if settings.agent.policy is not None:  # a policy is only ever a read-only one: named, it is kept to
         settings.agent.read_only = True
     return settings
+
+
+def _check_cqlsh_keys(config: configparser.RawConfigParser, config_file: str | None) -> None:
+    """cqlsh's own typed keys (values.CQLSH_TYPED_KEYS) read as cqlsh reads them: one it cannot read
+    is refused in one line naming it, where cqlsh would stop with a traceback."""
+    for (section, name), parse in CQLSH_TYPED_KEYS.items():
+        if config.has_option(section, name):
+            try:
+                parse(config.get(section, name))
+            except SettingError as err:
+                raise SettingError(f"{config_file} [{section}] {name}: {err}") from None
 
 
 def _configure_commands(config: configparser.RawConfigParser, config_file: str | None) -> None:

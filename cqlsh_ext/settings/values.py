@@ -122,6 +122,45 @@ def parse_bool(text: str) -> bool:
     return value
 
 
+def parse_encoding(text: str) -> str:
+    """A codec name Python knows: what cqlsh writes its output in (--encoding, cqlshrc's [ui] encoding)."""
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise SettingError(f"unknown encoding: {text!r} (a Python codec name: utf-8, latin-1, ...)") from None
+    return text
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)  # as configparser's getint reads it
+    except ValueError:
+        raise SettingError(f"not a whole number: {text!r}") from None
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)  # as configparser's getfloat reads it
+    except ValueError:
+        raise SettingError(f"not a number: {text!r}") from None
+
+
+#: cqlsh's own cqlshrc keys that it reads as a number, a boolean or a codec name (cqlshlib's
+#: read_options, and its Shell the encoding), by (section, key): a value it cannot read ended the
+#: run with a traceback, or an encoding with 'Connection error', before anything ran.
+CQLSH_TYPED_KEYS: dict[tuple[str, str], Callable[[str], object]] = {
+    ("ui", "color"): parse_bool, ("ui", "tty"): parse_bool, ("connection", "ssl"): parse_bool,
+    ("history", "disabled"): parse_bool,
+    ("ui", "float_precision"): _whole_number, ("ui", "double_precision"): _whole_number,
+    ("csv", "field_size_limit"): _whole_number, ("protocol", "version"): _whole_number,
+    ("connection", "timeout"): _whole_number, ("connection", "request_timeout"): _whole_number,
+    ("tracing", "max_trace_wait"): _number,
+    ("ui", "encoding"): parse_encoding,
+}
+
+
 def parse_width(text: str) -> int:
     try:
         width = int(text)

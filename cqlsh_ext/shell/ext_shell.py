@@ -456,9 +456,12 @@ class ExtShell(Stock):
             repl.shorten_reconnection(self)
 
     def do_history(self, parsed: Parsed) -> None:
-        if not self.repl_mode:
-            return super().do_history(parsed)
-        repl.do_history(self, parsed)
+        if self.repl_mode:
+            repl.do_history(self, parsed)
+        elif cqlshmain.readline is None:  # no terminal: cqlsh's own HISTORY fails ('NoneType' object ...)
+            self.printerr("HISTORY: no history here: standard input is not a terminal (-e, -f or a pipe)")
+        else:
+            super().do_history(parsed)
 
     def do_help(self, parsed: Parsed) -> None:
         from cqlsh_ext.shell.help import help_answer

@@ -42,6 +42,25 @@ def test_completion_menu_offers_columns_and_hints(term, repl_ks):
     t.expect(r"<wholenumber>.*expected")
 
 
+def test_tab_in_a_quoted_name_takes_the_name_spelt_as_typed(term, cassandra):
+    # cqlsh offers names whatever their case; in a quoted name case counts, and Tab takes the menu's
+    # first: `USE "Tab123` became `USE "tab123_...` (sorted first), another keyspace.
+    typed = f"Tab{os.getpid()}"  # no other keyspace starts so, whatever the case
+    cassandra.create_keyspace(typed.lower())  # tab123_123_1: sorted before Tab123Z_123 by its letters
+    mixed = f"{typed}Z_{os.getpid()}"
+    session = cassandra.session()
+    session.execute(f'CREATE KEYSPACE "{mixed}" WITH replication = '
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.shutdown()
+    t = term()
+    t.prompt()
+    t.type(f'USE "{typed}\t\t')  # the menu, then its first entry
+    t.type('";')
+    t.enter()
+    assert t.expect(r"cqlsh:(\w+)>").group(1) == mixed  # (before: tab123_123_1)
+    t.exit()
+
+
 def test_multi_line_statement_runs_when_complete(term, repl_ks, home):
     t = term()
     t.prompt()
@@ -314,6 +333,34 @@ def test_help_of_a_form_and_of_a_mistyped_topic_on_the_screen(term, cols):
     t.run("HELP INSPCT", until=r"\*\*\* No help on INSPCT \(did you mean INSPECT\?\)")
     t.prompt()
     t.exit()
+
+
+def test_help_keys_on_a_narrow_screen_puts_each_description_under_its_key(term):
+    # At 40 columns the descriptions beside the 24-column keys had a word or two a row, continued at
+    # other indents ('Emacs line' at column 28, 'editing' at 20). Now each is under its key.
+    from cqlsh_ext.repl.keybindings import KEY_HELP
+
+    t = term(env={"PAGER": ""}, rows=24, cols=40)
+    t.prompt()
+    out = t.run("HELP KEYS", until=r"fetching stops\n")
+    written = out[out.index("Key bindings (HELP KEYS):"):].splitlines()[1:]
+    assert all(len(row) <= 40 for row in written)
+    said: dict[str, list[str]] = {}
+    key = ""
+    for row in written:
+        indent = len(row) - len(row.lstrip())
+        if indent == 2:
+            key = row.strip()
+            said[key] = []
+        elif key.endswith(",") and not said[key]:  # a key too long for a row goes on, 4 in
+            assert indent == 6, row
+            del said[key]
+            key = f"{key} {row.strip()}"
+            said[key] = []
+        else:  # its description: from 4 columns in, continued 4 further
+            assert indent == (8 if said[key] else 4), row
+            said[key].append(row.strip())
+    assert [(k, " ".join(words)) for k, words in said.items()] == list(KEY_HELP)
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])

@@ -245,6 +245,19 @@ def test_a_long_line_wraps_without_a_continuation_prompt(term, demo_ks, cols, ro
     t.exit()
 
 
+def test_a_prompt_as_wide_as_the_screen_wraps_with_the_statement_as_a_terminal_does(term, demo_ks):
+    # A window narrower than its prompt (a long keyspace name): the statement's lines went under
+    # the prompt, with no column left for them; neither the prompt nor what was typed, nor the
+    # result, was drawn. Now they flow from the first column, as cqlsh's readline wraps them.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=24, cols=24)
+    statement = "SELECT name FROM blob_formats WHERE name = 'gzip';"
+    t.run(statement, until=r"\(1 rows\)")
+    drawn = "".join(t.screen.display)  # the rows as the terminal shows them, the wraps joined
+    assert f"@cqlsh:{demo_ks}> {statement}" in drawn, "\n".join(t.display())
+    assert " gzip" in drawn, "\n".join(t.display())
+    t.exit()
+
+
 @pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
 def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
@@ -562,3 +575,17 @@ def test_keys_and_uuids_are_never_cut_at_any_width(term, keyed, cols, rows):
             assert not _CUT_UUID.search(out), out
             t.expect(prompt)
         t.type("EXIT\r")
+
+
+def test_keys_and_uuids_stay_whole_in_rows_turned_vertical_on_a_narrow_screen(term, keyed):
+    # At 40 columns the rows go vertical, and a uuid (36 characters) after its name is wider than
+    # the screen: it was cut ('b5bb9af0-a838-11ee-8028-0de30de…') as the long note is. Now it is
+    # written whole, on its line, which the terminal wraps.
+    t = term(env={"PAGER": ""}, rows=24, cols=40)
+    t.prompt()
+    out = t.run(f"SELECT day, at, ref, note FROM {keyed};")
+    assert "@ Row 3" in out, out
+    assert len(re.findall(rf"^ (at|ref) +\| {_UUID}$", out, re.MULTILINE)) == 6, out
+    assert not _CUT_UUID.search(out), out
+    assert re.search(r"^ note +\| .*…$", out, re.MULTILINE), out  # the long values cut still
+    t.exit()
