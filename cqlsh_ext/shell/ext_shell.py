@@ -409,6 +409,10 @@ class ExtShell(Stock):
     def do_describe(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces.command import describe, server_describes
 
+        # A read-only policy's denied tables are absent from every DESCRIBE (agent.read_only); the
+        # server's answer is screened by the printers below (describe_keyspaces, ...).
+        read_only = self.agent.read_only
+        hidden = read_only.hidden_in(self.conn.metadata) if read_only is not None else None
         if self.settings.display.output_format.name == "json" and self.server is None:
             # the schema as objects, not CQL text (a program's run; MCP's describe_table answers CQL)
             import json
@@ -419,7 +423,7 @@ class ExtShell(Stock):
 
             try:
                 answer = describe_json(self.conn, self.current_keyspace, shell_context(self), parsed,
-                                       self.cql_unprotect_name)
+                                       self.cql_unprotect_name, hidden)
             except KeyspacesDescribeError as err:
                 self.printerr(str(err))
                 return None
@@ -429,7 +433,22 @@ class ExtShell(Stock):
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2): from the driver's schema, printed by
         # cqlsh's own printers.
-        return describe(self, parsed)
+        return describe(self, parsed, hidden)
+
+    # A read-only policy's denied tables are absent from what DESCRIBE lists and prints: the
+    # server's rows screened (agent.read_only).
+    def describe_keyspaces(self, rows: Any) -> None:
+        return super().describe_keyspaces(self._shown_schema(rows))
+
+    def describe_list(self, rows: Any) -> None:
+        return super().describe_list(self._shown_schema(rows))
+
+    def describe_element(self, rows: Any) -> None:
+        return super().describe_element(self._shown_schema(rows))
+
+    def _shown_schema(self, rows: Any) -> Any:
+        read_only = self.agent.read_only
+        return rows if read_only is None else read_only.shown_schema(rows, self.conn.metadata)
 
     def do_copy(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces import wiring

@@ -7,6 +7,7 @@ line, exit code 3, and nothing is printed of what was refused."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -155,7 +156,7 @@ SALARY = "salary-9f3b-never-shown"
 @pytest.fixture(scope="module")
 def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
     """(keyspace, table, view): `staff` (one row, its salary SALARY) and `staff_by_team`, a
-    materialized view of it."""
+    materialized view of it; beside them `teams`, which no policy here denies."""
     keyspace = cassandra.create_keyspace("views")
     session = cassandra.session(keyspace)
     try:
@@ -163,6 +164,7 @@ def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-de
         session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
         session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
                         "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
+        session.execute("CREATE TABLE teams (team text PRIMARY KEY, floor int)")
     finally:
         session.shutdown()
     return keyspace, "staff", "staff_by_team"
@@ -189,3 +191,34 @@ def test_a_view_of_a_table_the_policy_refuses_is_refused_too(cassandra, home: Pa
         assert said_lines(result.stderr) == [
             f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{table}, whose rows it holds, "
             f"and {why}"], args
+
+
+def test_describe_treats_a_denied_table_as_absent(cassandra, home: Path,
+                                                  staff_view: tuple[str, str, str]) -> None:
+    """Denied means absent, as in cqlsh-ext mcp: DESCRIBE of the denied table (or of its view) is
+    refused in MCP's line, and the DESCRIBE forms that list or print a keyspace's schema leave the
+    table and its view out, as CQL text and as JSON objects; the table beside them is still there.
+    Without the policy the server prints them all (so their absence is the policy's)."""
+    keyspace, table, view = staff_view
+    policy = home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{keyspace}.{table}"]\n')
+    listings = "DESCRIBE KEYSPACE; DESCRIBE TABLES; DESCRIBE SCHEMA; DESC " + keyspace
+    plain = ext(cassandra, home, "--read-only", "-k", keyspace, "-e", listings)
+    assert plain.returncode == 0 and plain.stdout.count(view) == 3, plain.stdout  # (TABLES lists no view)
+    assert len(re.findall(rf"\b{table}\b", plain.stdout)) >= 4, plain.stdout
+    shown = ext(cassandra, home, "--read-only", "--policy", str(policy), "-k", keyspace, "-e", listings)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count("teams") >= 4 and "staff" not in shown.stdout, shown.stdout
+    objects = ext(cassandra, home, "--read-only", "--policy", str(policy), "--output-format", "json", "-k",
+                  keyspace, "-e", listings)
+    assert objects.returncode == 0, objects.stderr
+    assert objects.stdout.count("teams") >= 4 and "staff" not in objects.stdout, objects.stdout
+    refusal = (f"refused: table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext "
+               "--read-only never reads it")
+    refused = ext(cassandra, home, "--read-only", "--policy", str(policy), "-k", keyspace, "-e",
+                  f"DESCRIBE TABLE {keyspace}.{table}; DESC {table}; DESCRIBE MATERIALIZED VIEW {view}")
+    assert refused.returncode == 3, refused.stderr
+    assert "salary" not in refused.stdout, refused.stdout
+    assert said_lines(refused.stderr) == [
+        refusal, refusal, f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{table}, whose "
+        f"rows it holds, and {refusal.removeprefix('refused: ')}"]
