@@ -35,10 +35,10 @@ else:  # cqlsh's own, untyped; mypy checks the class against its declaration (up
 cqlshmain = seams.import_cqlshmain(None)
 
 
-def _pager_found(setting: str | None) -> bool:
+def _pager_found(setting: str | None, secure: bool) -> bool:
     from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
 
-    return pager_found(setting)
+    return pager_found(setting, secure)
 
 
 class ServingLoop(Protocol):
@@ -86,7 +86,8 @@ class ExtShell(Stock):
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
-        self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
+        self.results = ResultPipeline(self, self.repl_mode, (lambda setting: _pager_found(
+            setting, self.settings.agent.read_only)) if self.repl_mode else None)
         if self.repl_mode:
             # cqlsh's grammar read here (once per process), in the main thread alone, before the
             # prompt is built in another thread: read at the first statement, its machinery cost a
