@@ -477,6 +477,10 @@ class ExtShell(Stock):
 
     def do_history(self, parsed: Parsed) -> None:
         if not self.repl_mode:
+            if cqlshmain.readline is None:  # a script's run (-e, -f, a pipe): cqlsh's would crash
+                self.printerr("HISTORY lists the statements typed at the prompt: a run of -e, -f or "
+                              "piped input has none")
+                return None
             return super().do_history(parsed)
         repl.do_history(self, parsed)
 
