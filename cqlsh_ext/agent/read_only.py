@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.system import is_system_keyspace
 from cqlsh_ext.features import read_rule
 from cqlsh_ext.mcp_server.policy import Policy, qualified_tables
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
     from cqlsh_ext.features.feature import Feature
 
+#: The system tables read whose rows name no keyspace or table: the only ones read while the policy
+#: hides a table (denied means absent; the shell leaves no row out, as MCP's screen does). Decided
+#: by the policy and the table's name alone, never by what the schema holds.
+NAME_NO_TABLE = frozenset({("system", "local"), ("system", "peers"), ("system", "peers_v2")})
 #: How a refusal names the switch, and who keeps to the policy.
 READER = "cqlsh-ext --read-only"
 #: What a refusal says runs, and cqlsh-ext --spec and the skill say.
@@ -171,6 +176,10 @@ class ReadOnly:
             if self.policy.redactions(ks, table):
                 return (f"refused: the policy ({self.policy.source}) redacts values of {ks}.{table}, and "
                         f"{READER} redacts nothing: cqlsh-ext mcp answers it redacted")
+            if is_system_keyspace(ks) and (ks, table) not in NAME_NO_TABLE and self.policy.may_hide(None):
+                return (f"refused: the policy ({self.policy.source}) hides tables, and rows of {ks}.{table} "
+                        f"may name one: {READER} leaves no row out (DESCRIBE does; cqlsh-ext mcp answers "
+                        "it screened)")
         return None
 
 

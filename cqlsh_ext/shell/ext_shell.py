@@ -305,11 +305,13 @@ class ExtShell(Stock):
     def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
         conn, keyspace = getattr(self, "conn", None), getattr(self, "current_keyspace", None)
         statement = self.agent.statement.text if self.agent.statement is not None else None
+        read_only = self.agent.read_only  # the name meant is never one its policy hides
+        hidden = read_only.hidden_in(conn.metadata) if read_only is not None and conn is not None else None
         if self.agent.json_errors:  # a program's run: kept, written as JSON (agent.door)
             self.statement_error = True  # as cqlsh's printerr: the run exits 2
-            self.agent.keep(said(str(text), conn, keyspace, False, statement))  # the name meant, as ever
+            self.agent.keep(said(str(text), conn, keyspace, False, statement, hidden))  # the name meant too
             return
-        super().printerr(said(str(text), conn, keyspace, statement=statement), *args, **kwargs)
+        super().printerr(said(str(text), conn, keyspace, statement=statement, hidden=hidden), *args, **kwargs)
 
     def perform_simple_statement(self, statement: Any) -> Any:
         self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
