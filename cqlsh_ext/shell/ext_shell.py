@@ -25,6 +25,8 @@ from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import CqlshShell as Stock
@@ -448,6 +450,27 @@ class ExtShell(Stock):
 
     def describe_element(self, rows: Any) -> None:
         return super().describe_element(self._shown_schema(rows))
+
+    # ... nor from the names completion offers (cqlsh's completer asks these).
+    def get_keyspace_names(self) -> Sequence[str]:
+        return self._shown_names(None, super().get_keyspace_names())
+
+    def get_columnfamily_names(self, ksname: str | None = None) -> Sequence[str]:
+        return self._shown_names(ksname or self.current_keyspace, super().get_columnfamily_names(ksname))
+
+    def get_materialized_view_names(self, ksname: str | None = None) -> Sequence[str]:
+        return self._shown_names(ksname or self.current_keyspace,
+                                 super().get_materialized_view_names(ksname))
+
+    def _shown_names(self, keyspace: str | None, names: Sequence[str]) -> Sequence[str]:
+        """`names` (keyspaces; `keyspace` given: its tables or views) without those a read-only
+        policy hides."""
+        read_only = self.agent.read_only
+        if read_only is None:
+            return names
+        hidden = read_only.hidden_in(self.conn.metadata)
+        return [name for name in names
+                if not (hidden(name, None) if keyspace is None else hidden(keyspace, name))]
 
     def _shown_schema(self, rows: Any) -> Any:
         read_only = self.agent.read_only

@@ -5,6 +5,7 @@ refusal one line, and the shell goes on. The pager runs no command typed in it."
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,21 @@ def test_a_pager_with_no_secure_mode_is_replaced_by_less(term, home: Path) -> No
     t.prompt()
     assert not made.exists()
     assert t.exit() == 0
+
+
+def test_completion_offers_no_table_the_policy_denies(term, home: Path, repl_ks: str) -> None:
+    """Denied means absent at the prompt too: Tab after FROM offers the keyspace's other table, never
+    the denied one (without the policy it offers both)."""
+    policy = home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{repl_ks}.orders"]\n')
+    for args, offered in ((["--read-only"], True), (["--read-only", "--policy", str(policy)], False)):
+        t = term(*args, "-k", repl_ks, env={"PAGER": ""})
+        t.prompt()
+        t.type("SELECT * FROM ")
+        t.type("\t")
+        t.expect(r"notes")
+        menu = "\n".join(t.display())
+        assert bool(re.search(r"(^|\s)orders(\s|$)", menu)) is offered, menu
+        t.type("\x1b")
+        t.ctrl("u")
+        assert t.exit() == 0
