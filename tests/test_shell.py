@@ -374,14 +374,6 @@ def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_p
     assert f.returncode == 2 and re.match(place, _said(f)[0]), f.stderr
 
 
-def test_history_in_a_script_says_there_is_none_in_one_line(cassandra, tmp_path):
-    # cqlsh's HISTORY reads readline's, which a script's run has not: stock cqlsh said "'NoneType'
-    # object has no attribute 'get_current_history_length'", and cqlsh-ext an internal error (exit 70).
-    result = ext(cassandra, tmp_path, "-e", "HISTORY")
-    assert (result.returncode, result.stdout) == (2, ""), result.stderr
-    assert _said(result) == ["HISTORY: no history here: standard input is not a terminal (-e, -f or a pipe)"]
-
-
 def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
     # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
     # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.

@@ -14,7 +14,8 @@ type, key and `holds` are MCP describe_table's (mcp_server.table_columns: its JS
 from the same sample, one request); a blob's values are read by the value engine, the one thing
 that reads a stored value (payload.engine), its confidence payload.confidence's. PATTERN: a keyspace, or
 keyspace.table, `*` and `?` as wildcards; without one, every keyspace outside the system's. Under
---read-only a table the policy refuses is listed without a sample, the refusal said instead.
+--read-only a table the policy refuses is listed without a sample, the refusal said instead; one it
+denies (hides) is left out, as absent.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cqlsh_ext.keyspaces.describe import Hidden
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
 
@@ -56,9 +58,11 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None]) -> dict[str, Any]:
+def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None],
+            hidden: Hidden | None = None) -> dict[str, Any]:
     """The catalog of the keyspaces and tables `pattern` names ("": every one outside the system's);
-    `refusal(keyspace, table)`: why a table's values may not be read (--read-only's policy), or None."""
+    `refusal(keyspace, table)`: why a table's values may not be read (--read-only's policy), or None;
+    `hidden`: what the policy hides (agent.read_only.ReadOnly.hidden_in): left out, as absent."""
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.cql.system import is_system_keyspace
@@ -72,31 +76,34 @@ def catalog(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | 
     meta = cluster.metadata
     keyspace_pattern, _, table_pattern = pattern.partition(".")
     keyspaces = []
+    shown = hidden or (lambda keyspace, table: False)
     for name in sorted(meta.keyspaces):
-        if not _matches(name, keyspace_pattern) or (not keyspace_pattern and is_system_keyspace(name)):
+        if not _matches(name, keyspace_pattern) or (not keyspace_pattern and is_system_keyspace(name)) \
+                or shown(name, None):
             continue
         tables = []
         for table in sorted(meta.keyspaces[name].tables):
-            if not _matches(table, table_pattern):
+            if not _matches(table, table_pattern) or shown(name, table):
                 continue
             target = table_target(meta, name, table)
             if target is not None:
                 tables.append(_table(ctx, target, refusal(name, table)))
         keyspaces.append({"keyspace": name, "name": protect_name(name), "tables": tables})
     if pattern and not any(ks["tables"] for ks in keyspaces):
-        _none_matched(pattern, meta)
+        _none_matched(pattern, meta, shown)
     return {"catalog": pattern or "*", "sample_rows": SAMPLE_ROWS, "keyspaces": keyspaces}
 
 
-def _none_matched(pattern: str, meta: Any) -> None:
+def _none_matched(pattern: str, meta: Any, hidden: Hidden) -> None:
     """A pattern that names no table: a warning on standard error, with the name it may have meant
-    (common.text.nearest, as every misspelt name is told)."""
+    (common.text.nearest, as every misspelt name is told), never one `hidden`."""
     from cqlsh_ext.common.text import nearest
     from cqlsh_ext.output.stderr_lines import write
 
     keyspace, _, table = pattern.partition(".")
-    names = list(meta.keyspaces) if not table or keyspace not in meta.keyspaces else \
-        [f"{keyspace}.{name}" for name in meta.keyspaces[keyspace].tables]
+    names = [name for name in meta.keyspaces if not hidden(name, None)] \
+        if not table or keyspace not in meta.keyspaces else \
+        [f"{keyspace}.{name}" for name in meta.keyspaces[keyspace].tables if not hidden(keyspace, name)]
     meant = nearest(pattern if table else keyspace, names)
     said = f" (did you mean {meant}?)" if meant else ""
     write({"type": "warning", "kind": "not_found", "message": f"--catalog {pattern}: no table matches{said}",
@@ -125,9 +132,10 @@ def _table(ctx: ReadContext, target: TableTarget, refused: str | None) -> dict[s
     return entry
 
 
-def write(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None]) -> None:
+def write(ctx: ReadContext, pattern: str, refusal: Callable[[str, str], str | None],
+          hidden: Hidden | None = None) -> None:
     """The catalog on standard output, one JSON line."""
     import sys
 
-    sys.stdout.write(json.dumps(catalog(ctx, pattern, refusal), ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(catalog(ctx, pattern, refusal, hidden), ensure_ascii=False) + "\n")
     sys.stdout.flush()

@@ -254,7 +254,8 @@ class AgentRun:
             return guard.refusal(read, None, None, tables_of)
 
         self.statement = Lexed("--catalog")
-        self.run_statement(lambda: catalog.write(ctx, self.settings.catalog or "", refusal))
+        hidden = guard.hidden_in(ctx.cluster.metadata) if guard is not None else None
+        self.run_statement(lambda: catalog.write(ctx, self.settings.catalog or "", refusal, hidden))
 
     def _start_timer(self) -> StatementTimer | None:
         seconds = self.settings.timeout

@@ -21,28 +21,31 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cqlsh_ext.keyspaces.describe import Hidden
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import Parsed
 
 
 def describe(conn: Any, keyspace: str | None, ctx: ReadContext, parsed: Parsed,
-             unprotect: Callable[[str], str]) -> dict[str, Any]:
+             unprotect: Callable[[str], str], hidden: Hidden | None = None) -> dict[str, Any]:
     """The DESCRIBE cqlsh parsed (on the connection `conn`, `keyspace` in use; `unprotect`: the
-    shell's reading of a quoted name), answered as one JSON object; raises
-    keyspaces.describe.KeyspacesDescribeError, whose line the shell says."""
+    shell's reading of a quoted name; `hidden`: what a read-only policy hides, left out), answered
+    as one JSON object; raises keyspaces.describe.KeyspacesDescribeError, whose line the shell says."""
     from cqlsh_ext.keyspaces.describe import describe_request, described
 
     request = describe_request(parsed, unprotect)
-    kind, rows = described(conn, keyspace, request)  # (refreshes the schema)
-    return _answer(DriverSchema(conn.metadata, ctx), keyspace, request.words, request.names, kind, rows)
+    kind, rows = described(conn, keyspace, request, hidden)  # (refreshes the schema)
+    return _answer(DriverSchema(conn.metadata, ctx, hidden), keyspace, request.words, request.names, kind,
+                   rows)
 
 
 class DriverSchema:
     """The driver's schema metadata, and the context describe_table's columns are read in."""
 
-    def __init__(self, meta: Any, ctx: ReadContext) -> None:
+    def __init__(self, meta: Any, ctx: ReadContext, hidden: Hidden | None = None) -> None:
         self.meta = meta
         self.ctx = ctx
+        self.hidden = hidden
 
     def keyspace(self, name: str | None) -> Any:
         return self.meta.keyspaces.get(name) if name is not None else None
@@ -90,10 +93,14 @@ def _answer(schema: DriverSchema, current: str | None, words: tuple[str, ...], n
 
 def _keyspace_object(schema: DriverSchema, keyspace: Any) -> dict[str, Any]:
     """A keyspace: its replication, its tables (each DriverSchema.table) and types, its CQL."""
-    tables = [schema.table(keyspace.name, name) for name in sorted(keyspace.tables)]
+    from cqlsh_ext.keyspaces.describe import keyspace_cql
+
+    hidden = schema.hidden
+    tables = [schema.table(keyspace.name, name) for name in sorted(keyspace.tables)
+              if hidden is None or not hidden(keyspace.name, name)]
     return {"describe": "keyspace", "keyspace": keyspace.name, "replication": _replication(keyspace),
             "durable_writes": bool(keyspace.durable_writes), "tables": [t for t in tables if t is not None],
-            "types": sorted(keyspace.user_types), "cql": str(keyspace.export_as_string())}
+            "types": sorted(keyspace.user_types), "cql": keyspace_cql(keyspace, hidden)}
 
 
 def _replication(keyspace: Any) -> dict[str, str]:

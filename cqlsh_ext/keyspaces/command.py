@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cqlsh_ext.keyspaces.describe import Hidden
     from cqlsh_ext.settings.shell import Shell
     from cqlsh_ext.upstream.protocol import Parsed
 
@@ -24,14 +25,14 @@ def server_describes(release: str) -> bool:
     return major(release) >= 4
 
 
-def describe(shell: Shell, parsed: Parsed) -> None:
+def describe(shell: Shell, parsed: Parsed, hidden: Hidden | None = None) -> None:
     """DESCRIBE read from the driver's schema, printed by cqlsh's printers (a one-line error for
-    what it cannot describe)."""
+    what it cannot describe); `hidden`: what a read-only policy hides, left out."""
     from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError, describe_request, described
 
     try:
         kind, rows = described(shell.conn, shell.current_keyspace,
-                               describe_request(parsed, shell.cql_unprotect_name))
+                               describe_request(parsed, shell.cql_unprotect_name), hidden)
     except KeyspacesDescribeError as err:
         shell.printerr(str(err))
         return

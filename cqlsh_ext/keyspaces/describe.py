@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.system import is_system_keyspace  # not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them)
 
+#: Whether a read-only policy hides keyspace.name (name None: the keyspace whole).
+Hidden = Callable[[str, str | None], bool]
+
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed
 
@@ -94,26 +97,31 @@ def _names(metadata: Any, current: str | None, attribute: str, sort_key: Any = N
     return rows
 
 
-def described(cluster: Any, current: str | None, request: DescribeRequest) -> tuple[str, Any]:
+def described(cluster: Any, current: str | None, request: DescribeRequest,
+              hidden: Hidden | None = None) -> tuple[str, Any]:
     """('keyspaces' | 'list' | 'elements' | 'cluster', rows) for one DESCRIBE, from the driver's
-    schema (`cluster`'s metadata, refreshed first), `current` the keyspace in use.
-    KeyspacesDescribeError: the line cqlsh prints."""
+    schema (`cluster`'s metadata, refreshed first), `current` the keyspace in use; `hidden`: what a
+    read-only policy hides (agent.read_only.ReadOnly.hidden_in), left out of every list and
+    keyspace. KeyspacesDescribeError: the line cqlsh prints."""
     try:
         cluster.refresh_schema_metadata(max_schema_agreement_wait=0)
     except Exception:  # noqa: BLE001 -- stale metadata is better than none; the driver logs why
         pass
-    return statements(cluster.metadata, current, request)
+    return statements(cluster.metadata, current, request, hidden)
 
 
-def statements(meta: Any, current: str | None, request: DescribeRequest) -> tuple[str, Any]:
+def statements(meta: Any, current: str | None, request: DescribeRequest,
+               hidden: Hidden | None = None) -> tuple[str, Any]:
     """('keyspaces' | 'list' | 'elements' | 'cluster', rows) for one DESCRIBE, from `meta` (the
-    driver's cluster metadata)."""
+    driver's cluster metadata), without what `hidden` hides."""
     words = request.words
     what = words[0] if words else ""
     if what == "keyspaces":
-        return "keyspaces", [{"name": name} for name in sorted(meta.keyspaces)]
+        return "keyspaces", [{"name": name} for name in sorted(meta.keyspaces)
+                             if hidden is None or not hidden(name, None)]
     if what in ("tables", "columnfamilies"):
-        return "list", _names(meta, current, "tables")
+        return "list", [row for row in _names(meta, current, "tables")
+                        if hidden is None or not hidden(row["keyspace_name"], row["name"])]
     if what == "types":
         return "list", _names(meta, current, "user_types")
     if what == "functions":
@@ -125,13 +133,14 @@ def statements(meta: Any, current: str | None, request: DescribeRequest) -> tupl
                             "snitch": "(not known client-side)"}]
     if what in ("full", "schema"):
         full = what == "full"
-        return "elements", [meta.keyspaces[name].export_as_string() for name in sorted(meta.keyspaces)
-                            if full or not is_system_keyspace(name)]
+        return "elements", [keyspace_cql(meta.keyspaces[name], hidden) for name in sorted(meta.keyspaces)
+                            if (full or not is_system_keyspace(name))
+                            and (hidden is None or not hidden(name, None))]
     if what in ("keyspace", "only"):
         keyspace = _keyspace(meta, current, request.name("ksname"))
         if what == "only":
             return "elements", [keyspace.as_cql_query() + ";"]
-        return "elements", [keyspace.export_as_string()]
+        return "elements", [keyspace_cql(keyspace, hidden)]
     if what in ("table", "columnfamily"):
         return "elements", [_lookup(meta, current, request, "tables", "cfname").export_as_string()]
     if what == "type":
@@ -153,10 +162,28 @@ def statements(meta: Any, current: str | None, request: DescribeRequest) -> tupl
         if not found:
             raise KeyspacesDescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
         return "elements", [routine.export_as_string() for routine in found]
-    return "elements", [_generic(meta, current, request)]
+    return "elements", [_generic(meta, current, request, hidden)]
 
 
-def _generic(meta: Any, current: str | None, request: DescribeRequest) -> str:
+def keyspace_cql(keyspace: Any, hidden: Hidden | None) -> str:
+    """The CQL that makes the keyspace (the driver's KeyspaceMetadata) and what it holds, as the
+    driver writes it, without the tables `hidden` hides (each table's CQL holds its indexes and
+    views, a hidden table's with it)."""
+    tables, whole = keyspace.tables, str(keyspace.export_as_string())
+    if hidden is None or not any(hidden(keyspace.name, name) for name in tables):
+        return whole
+    # The driver's head and tail kept as it writes them (a virtual keyspace's are a comment's).
+    made, last = keyspace.as_cql_query() + ";", str(list(tables.values())[-1].export_as_string())
+    head = whole[:whole.find(made) + len(made)] if made in whole else made
+    tail = whole[whole.rfind(last) + len(last):] if last in whole else ""
+    parts = [head, *keyspace.user_type_strings(),
+             *(f.export_as_string() for f in keyspace.functions.values()),
+             *(a.export_as_string() for a in keyspace.aggregates.values()),
+             *(t.export_as_string() for name, t in tables.items() if not hidden(keyspace.name, name))]
+    return "\n\n".join(str(part) for part in parts) + tail
+
+
+def _generic(meta: Any, current: str | None, request: DescribeRequest, hidden: Hidden | None) -> str:
     """DESCRIBE <name>: a keyspace, else a table, index or view of the (given or current) keyspace."""
     keyspaces = meta.keyspaces
     ks_name = request.name("ksname")
@@ -164,7 +191,7 @@ def _generic(meta: Any, current: str | None, request: DescribeRequest) -> str:
     name = next((n for n in names if n), None)
     if name is None:
         if ks_name in keyspaces:
-            return str(keyspaces[ks_name].export_as_string())
+            return keyspace_cql(keyspaces[ks_name], hidden)
         if ks_name is not None and current:
             name, ks_name = ks_name, None
         else:

@@ -9,7 +9,8 @@ given what was held). Later pages stream into it as they are fetched, so the fir
 at once and a pipe that the pager does not read holds the fetching back. Quitting the pager stops
 the fetching (PagerClosed). The command is a shell command line, as git and psql run $PAGER.
 Under --read-only it runs in less's secure mode (LESSSECURE=1: no `!command`, no `s` to a file, no
-editor), so the pager is no way round the read-only rule.
+editor), so the pager is no way round the read-only rule; a pager that has no such mode (more,
+most) is replaced by less, or without less by cqlsh's own ---MORE--- pauses (pager_command).
 Only standard output is held: a command's progress line and its questions ([y/N] before a costly
 run, cqlsh_ext.common.ask) go to standard error, which stays on the terminal.
 
@@ -58,8 +59,11 @@ class NoPager(enum.Enum):
     NOT_FOUND = "not found"
 
 
-def pager_command(setting: str | None) -> str | NoPager:
-    """The pager to run: the cqlshrc setting, else $PAGER, else DEFAULT_PAGER."""
+def pager_command(setting: str | None, secure: bool = False) -> str | NoPager:
+    """The pager to run: the cqlshrc setting, else $PAGER, else DEFAULT_PAGER. `secure`
+    (--read-only): only less, which runs in its secure mode (PagedOutput); another pager (more,
+    most: each runs `!command`) is replaced by DEFAULT_PAGER, and without less installed none runs
+    (NOT_FOUND: cqlsh's own ---MORE--- pauses, which run nothing)."""
     command = setting if setting is not None else os.environ.get("PAGER", DEFAULT_PAGER)
     command = command.strip()
     if not command:
@@ -68,13 +72,15 @@ def pager_command(setting: str | None) -> str | NoPager:
         program = shlex.split(command)[0]
     except (ValueError, IndexError):
         return NoPager.NOT_FOUND
+    if secure and os.path.basename(program) != "less":
+        command, program = DEFAULT_PAGER, shlex.split(DEFAULT_PAGER)[0]
     return command if shutil.which(program) else NoPager.NOT_FOUND
 
 
-def pager_found(setting: str | None) -> bool:
+def pager_found(setting: str | None, secure: bool = False) -> bool:
     """The pager seam the output layer is handed (cqlsh_ext.output.pipeline): does `setting`
-    name a pager program that is installed?"""
-    return pager_command(setting) is not NoPager.NOT_FOUND
+    name a pager program that is installed (`secure`: one pager_command runs under --read-only)?"""
+    return pager_command(setting, secure) is not NoPager.NOT_FOUND
 
 
 class PagedOutput(io.TextIOBase):
@@ -227,7 +233,7 @@ def is_paged(first_word: str) -> bool:
 def paged_output(shell: Shell, first_word: str) -> Iterator[None]:
     """Run one command with its standard output and query output through the pager (when it is
     paged (`is_paged`), a pager is set and found, and output is not being captured)."""
-    command = pager_command(shell.settings.display.pager)
+    command = pager_command(shell.settings.display.pager, secure=shell.settings.agent.read_only)
     if not is_paged(first_word) or not isinstance(command, str) \
             or shell.shunted_query_out is not None:
         yield

@@ -25,6 +25,8 @@ from cqlsh_ext.shell.results import said, same_grammar
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from cqlsh_ext.features.feature import Feature
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import CqlshShell as Stock
@@ -35,10 +37,10 @@ else:  # cqlsh's own, untyped; mypy checks the class against its declaration (up
 cqlshmain = seams.import_cqlshmain(None)
 
 
-def _pager_found(setting: str | None) -> bool:
+def _pager_found(setting: str | None, secure: bool) -> bool:
     from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
 
-    return pager_found(setting)
+    return pager_found(setting, secure)
 
 
 class ServingLoop(Protocol):
@@ -86,7 +88,8 @@ class ExtShell(Stock):
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
-        self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
+        self.results = ResultPipeline(self, self.repl_mode, (lambda setting: _pager_found(
+            setting, self.settings.agent.read_only)) if self.repl_mode else None)
         if self.repl_mode:
             # cqlsh's grammar read here (once per process), in the main thread alone, before the
             # prompt is built in another thread: read at the first statement, its machinery cost a
@@ -304,11 +307,13 @@ class ExtShell(Stock):
     def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
         conn, keyspace = getattr(self, "conn", None), getattr(self, "current_keyspace", None)
         statement = self.agent.statement.text if self.agent.statement is not None else None
+        read_only = self.agent.read_only  # the name meant is never one its policy hides
+        hidden = read_only.hidden_in(conn.metadata) if read_only is not None and conn is not None else None
         if self.agent.json_errors:  # a program's run: kept, written as JSON (agent.door)
             self.statement_error = True  # as cqlsh's printerr: the run exits 2
-            self.agent.keep(said(str(text), conn, keyspace, False, statement))  # the name meant, as ever
+            self.agent.keep(said(str(text), conn, keyspace, False, statement, hidden))  # the name meant too
             return
-        super().printerr(said(str(text), conn, keyspace, statement=statement), *args, **kwargs)
+        super().printerr(said(str(text), conn, keyspace, statement=statement, hidden=hidden), *args, **kwargs)
 
     def perform_simple_statement(self, statement: Any) -> Any:
         self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
@@ -409,6 +414,10 @@ class ExtShell(Stock):
     def do_describe(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces.command import describe, server_describes
 
+        # A read-only policy's denied tables are absent from every DESCRIBE (agent.read_only); the
+        # server's answer is screened by the printers below (describe_keyspaces, ...).
+        read_only = self.agent.read_only
+        hidden = read_only.hidden_in(self.conn.metadata) if read_only is not None else None
         if self.settings.display.output_format.name == "json" and self.server is None:
             # the schema as objects, not CQL text (a program's run; MCP's describe_table answers CQL)
             import json
@@ -419,7 +428,7 @@ class ExtShell(Stock):
 
             try:
                 answer = describe_json(self.conn, self.current_keyspace, shell_context(self), parsed,
-                                       self.cql_unprotect_name)
+                                       self.cql_unprotect_name, hidden)
             except KeyspacesDescribeError as err:
                 self.printerr(str(err))
                 return None
@@ -429,7 +438,43 @@ class ExtShell(Stock):
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2): from the driver's schema, printed by
         # cqlsh's own printers.
-        return describe(self, parsed)
+        return describe(self, parsed, hidden)
+
+    # A read-only policy's denied tables are absent from what DESCRIBE lists and prints: the
+    # server's rows screened (agent.read_only).
+    def describe_keyspaces(self, rows: Any) -> None:
+        return super().describe_keyspaces(self._shown_schema(rows))
+
+    def describe_list(self, rows: Any) -> None:
+        return super().describe_list(self._shown_schema(rows))
+
+    def describe_element(self, rows: Any) -> None:
+        return super().describe_element(self._shown_schema(rows))
+
+    # ... nor from the names completion offers (cqlsh's completer asks these).
+    def get_keyspace_names(self) -> Sequence[str]:
+        return self._shown_names(None, super().get_keyspace_names())
+
+    def get_columnfamily_names(self, ksname: str | None = None) -> Sequence[str]:
+        return self._shown_names(ksname or self.current_keyspace, super().get_columnfamily_names(ksname))
+
+    def get_materialized_view_names(self, ksname: str | None = None) -> Sequence[str]:
+        return self._shown_names(ksname or self.current_keyspace,
+                                 super().get_materialized_view_names(ksname))
+
+    def _shown_names(self, keyspace: str | None, names: Sequence[str]) -> Sequence[str]:
+        """`names` (keyspaces; `keyspace` given: its tables or views) without those a read-only
+        policy hides."""
+        read_only = self.agent.read_only
+        if read_only is None:
+            return names
+        hidden = read_only.hidden_in(self.conn.metadata)
+        return [name for name in names
+                if not (hidden(name, None) if keyspace is None else hidden(keyspace, name))]
+
+    def _shown_schema(self, rows: Any) -> Any:
+        read_only = self.agent.read_only
+        return rows if read_only is None else read_only.shown_schema(rows, self.conn.metadata)
 
     def do_copy(self, parsed: Parsed) -> None:
         from cqlsh_ext.keyspaces import wiring
@@ -458,8 +503,9 @@ class ExtShell(Stock):
     def do_history(self, parsed: Parsed) -> None:
         if self.repl_mode:
             repl.do_history(self, parsed)
-        elif cqlshmain.readline is None:  # no terminal: cqlsh's own HISTORY fails ('NoneType' object ...)
-            self.printerr("HISTORY: no history here: standard input is not a terminal (-e, -f or a pipe)")
+        elif cqlshmain.readline is None:  # a script's run (-e, -f, a pipe): cqlsh's own HISTORY fails
+            self.printerr("HISTORY lists the statements typed at the prompt: a run of -e, -f or "
+                          "piped input has none")
         else:
             super().do_history(parsed)
 

@@ -6,6 +6,7 @@ functions of what they read, handed it by the shell's methods (cqlsh_ext.shell.e
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from cqlsh_ext.common.text import message, screen_width
@@ -26,16 +27,32 @@ def same_grammar(server_release: str, built: str) -> bool:
 
 
 def said(text: str, conn: Any, keyspace: str | None, fitted: bool = True,
-         statement: str | None = None) -> str:
+         statement: str | None = None, hidden: Callable[[str, str | None], bool] | None = None) -> str:
     """A message as the shell writes it: a name the server has not, or a word the grammar has not,
-    with the one meant (output.meant; none before the connection is made), wrapped at words for a
-    terminal (common.text.message; `fitted` False: never, a program's JSON error), where the
-    terminal would break it inside a word; a pipe or a file gets its one line."""
+    with the one meant (output.meant; none before the connection is made; never one a read-only
+    policy hides, `hidden`: agent.read_only.ReadOnly.hidden_in), wrapped at words for a terminal
+    (common.text.message; `fitted` False: never, a program's JSON error), where the terminal would
+    break it inside a word; a pipe or a file gets its one line."""
     if conn is not None:
         from cqlsh_ext.output.meant import columns_of, schema_of, with_meant
         from cqlsh_ext.upstream.seams import grammar_words
 
         metadata = getattr(conn, "metadata", None)
         keyspaces, tables = schema_of(metadata)
-        text = with_meant(text, tables, keyspaces, keyspace, grammar_words, statement, columns_of(metadata))
+        columns = columns_of(metadata)
+        if hidden is not None:
+            keyspaces = {name: meta for name, meta in keyspaces.items() if not hidden(name, None)}
+            tables = _shown(tables, hidden)
+            columns = _shown_columns(columns, hidden)
+        text = with_meant(text, tables, keyspaces, keyspace, grammar_words, statement, columns)
     return message(text, screen_width(sys.stderr)) if fitted else text
+
+
+def _shown(tables: Callable[[str], list[str]],
+           hidden: Callable[[str, str | None], bool]) -> Callable[[str], list[str]]:
+    return lambda keyspace: [name for name in tables(keyspace) if not hidden(keyspace, name)]
+
+
+def _shown_columns(columns: Callable[[str, str], list[str]],
+                   hidden: Callable[[str, str | None], bool]) -> Callable[[str, str], list[str]]:
+    return lambda keyspace, table: [] if hidden(keyspace, table) else columns(keyspace, table)

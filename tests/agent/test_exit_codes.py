@@ -21,6 +21,18 @@ def test_a_statement_that_fails_exits_2_as_cqlsh_does(cassandra, home: Path, num
     assert "Undefined column name nosuch" in result.stderr
 
 
+def test_history_in_a_script_is_one_line_and_exit_2_never_a_crash(cassandra, home: Path) -> None:
+    """HISTORY lists what was typed at the prompt: a script's run keeps no history. Stock cqlsh
+    6.2 prints Python's AttributeError there (readline is None) and exits 2; cqlsh-ext says why in
+    one line, exits 2, writes no crash report, and runs the next statement."""
+    result = ext(cassandra, home, "-e", "HISTORY; SELECT release_version FROM system.local")
+    assert result.returncode == 2, result.stderr
+    assert said_lines(result.stderr) == [
+        "HISTORY lists the statements typed at the prompt: a run of -e, -f or piped input has none"]
+    assert "(1 rows)" in result.stdout
+    assert not (home / ".cassandra" / "crashes").exists()
+
+
 def test_no_connection_exits_1_as_cqlsh_does(home: Path) -> None:
     import socket
 

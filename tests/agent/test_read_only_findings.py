@@ -7,6 +7,7 @@ line, exit code 3, and nothing is printed of what was refused."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -155,7 +156,7 @@ SALARY = "salary-9f3b-never-shown"
 @pytest.fixture(scope="module")
 def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
     """(keyspace, table, view): `staff` (one row, its salary SALARY) and `staff_by_team`, a
-    materialized view of it."""
+    materialized view of it; beside them `teams`, which no policy here denies."""
     keyspace = cassandra.create_keyspace("views")
     session = cassandra.session(keyspace)
     try:
@@ -163,6 +164,7 @@ def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-de
         session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
         session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
                         "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
+        session.execute("CREATE TABLE teams (team text PRIMARY KEY, floor int)")
     finally:
         session.shutdown()
     return keyspace, "staff", "staff_by_team"
@@ -189,3 +191,62 @@ def test_a_view_of_a_table_the_policy_refuses_is_refused_too(cassandra, home: Pa
         assert said_lines(result.stderr) == [
             f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{table}, whose rows it holds, "
             f"and {why}"], args
+
+
+def test_describe_treats_a_denied_table_as_absent(cassandra, home: Path,
+                                                  staff_view: tuple[str, str, str]) -> None:
+    """Denied means absent, as in cqlsh-ext mcp: DESCRIBE of the denied table (or of its view) is
+    refused in MCP's line, and the DESCRIBE forms that list or print a keyspace's schema leave the
+    table and its view out, as CQL text and as JSON objects; the table beside them is still there.
+    Without the policy the server prints them all (so their absence is the policy's)."""
+    keyspace, table, view = staff_view
+    policy = home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{keyspace}.{table}"]\n')
+    listings = "DESCRIBE KEYSPACE; DESCRIBE TABLES; DESCRIBE SCHEMA; DESC " + keyspace
+    # The CQL text names them keyspace.name; DESCRIBE TABLES lists the keyspace's names alone.
+    qualified, alone = re.compile(rf"{keyspace}\.(staff|staff_by_team)\b"), re.compile(r"(^|\s)staff(\s|$)")
+    plain = ext(cassandra, home, "--read-only", "-k", keyspace, "-e", listings)
+    assert plain.returncode == 0 and plain.stdout.count(f"{keyspace}.{view}") == 3, plain.stdout
+    assert len(qualified.findall(plain.stdout)) >= 6 and alone.search(plain.stdout), plain.stdout
+    shown = ext(cassandra, home, "--read-only", "--policy", str(policy), "-k", keyspace, "-e", listings)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count(f"{keyspace}.teams") >= 3 and re.search(r"(^|\s)teams(\s|$)", shown.stdout)
+    assert not qualified.search(shown.stdout) and not alone.search(shown.stdout), shown.stdout
+    objects = ext(cassandra, home, "--read-only", "--policy", str(policy), "--output-format", "json", "-k",
+                  keyspace, "-e", listings)
+    assert objects.returncode == 0, objects.stderr
+    assert objects.stdout.count(f"{keyspace}.teams") >= 3 and '"table": "teams"' in objects.stdout
+    assert not qualified.search(objects.stdout) and '"staff' not in objects.stdout, objects.stdout
+    refusal = (f"refused: table {keyspace}.{table} is denied by the policy ({policy.name}): cqlsh-ext "
+               "--read-only never reads it")
+    refused = ext(cassandra, home, "--read-only", "--policy", str(policy), "-k", keyspace, "-e",
+                  f"DESCRIBE TABLE {keyspace}.{table}; DESC {table}; DESCRIBE MATERIALIZED VIEW {view}")
+    assert refused.returncode == 3, refused.stderr
+    assert "salary" not in refused.stdout, refused.stdout
+    assert said_lines(refused.stderr) == [
+        refusal, refusal, f"refused: {keyspace}.{view} is a materialized view of {keyspace}.{table}, whose "
+        f"rows it holds, and {refusal.removeprefix('refused: ')}"]
+
+
+def test_no_answer_names_a_denied_table(cassandra, home: Path, staff_view: tuple[str, str, str]) -> None:
+    """Denied means absent beyond DESCRIBE too: the schema tables' rows (which the shell does not
+    screen, as MCP does) are refused while the policy hides a table, the name meant after a
+    misspelt one is never the denied table's, and --catalog leaves it out. Without the policy the
+    server's rows and the name meant name it."""
+    keyspace, table, view = staff_view
+    policy = home / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{keyspace}.{table}"]\n')
+    statements = (f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{keyspace}'; "
+                  f"SELECT * FROM {keyspace}.staf")
+    plain = ext(cassandra, home, "--read-only", "-e", statements)
+    assert re.search(rf"^\s*{table}\s*$", plain.stdout, re.M) and "did you mean staff?" in plain.stderr, plain
+    hidden = ext(cassandra, home, "--read-only", "--policy", str(policy), "-e", statements)
+    assert hidden.returncode == 3, hidden.stderr
+    lines = said_lines(hidden.stderr)
+    assert lines[0] == (f"refused: the policy ({policy.name}) hides tables, and rows of system_schema.tables "
+                        "may name one: cqlsh-ext --read-only leaves no row out (DESCRIBE does; cqlsh-ext mcp "
+                        "answers it screened)")
+    assert "staf does not exist" in lines[1] and table not in hidden.stdout + hidden.stderr
+    listed = ext(cassandra, home, "--read-only", "--policy", str(policy), "--catalog", keyspace)
+    assert listed.returncode == 0, listed.stderr
+    assert '"teams"' in listed.stdout and table not in listed.stdout, listed.stdout

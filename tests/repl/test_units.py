@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 import stat
 import sys
 import threading
@@ -191,6 +192,21 @@ def test_pager_command_choice(monkeypatch):
     monkeypatch.delenv("PAGER")
     assert pager_command(None) == ("less -SRXFK" if _has("less") else NoPager.NOT_FOUND)
     assert pager_command("no-such-pager-anywhere") is NoPager.NOT_FOUND
+
+
+def test_read_only_runs_only_less_or_no_pager(monkeypatch, tmp_path):
+    """Under --read-only (secure) a pager with no secure mode is replaced by less; without less
+    installed, none runs (cqlsh's own ---MORE--- pauses); less itself keeps the user's flags."""
+    sh, only_more = shutil.which("sh") or "/bin/sh", tmp_path / "bin"
+    only_more.mkdir()
+    (only_more / "more").symlink_to(sh)
+    monkeypatch.setenv("PATH", str(only_more))
+    assert pager_command("more") == "more"
+    assert pager_command("more", secure=True) is NoPager.NOT_FOUND
+    (only_more / "less").symlink_to(sh)
+    assert pager_command("more", secure=True) == "less -SRXFK"
+    assert pager_command("less -R", secure=True) == "less -R"
+    assert pager_command("", secure=True) is NoPager.OFF
 
 
 def _has(program: str) -> bool:
