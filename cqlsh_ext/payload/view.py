@@ -274,6 +274,24 @@ class BlobView:
                     budget.leave(token)
         return found
 
+    @property
+    def json_past_budget(self) -> str | None:
+        """TEXT with no JSON tree: why its text, which starts like a JSON object or array, is not
+        read as one, when the value's budget is why (payload.json_text.past_budget, within the
+        budget the value was decoded under: `nested deeper than 512 levels`); None otherwise (it
+        is read, or is no JSON). Asked only where the tree is None, so never on the common road."""
+        if self.kind != TEXT or self.tree is not None:
+            return None
+        from cqlsh_ext.payload import budget
+        from cqlsh_ext.payload.json_text import past_budget
+
+        token = None if self.budget is None else budget.enter(self.budget)
+        try:
+            return past_budget(self.text or "")
+        finally:
+            if token is not None:
+                budget.leave(token)
+
     def add_layer(self, layer: Layer) -> None:
         self.layers.append(layer)
         if layer.truncated and self.truncated_layer is None:
