@@ -51,6 +51,10 @@ JSON_READING, TEXT_READING, BINARY_READING = "json", TEXT, BINARY
 CONFIDENT, LIKELY, GUESSED = "confident", "likely", "guessed"
 CONFIDENCES = (GUESSED, LIKELY, CONFIDENT)
 
+#: The note of a text shown as stored because its JSON is past the value's budget (the display's
+#: `(...)` after it, JSON output's "note"), with BlobView.json_past_budget's reason.
+JSON_PAST_BUDGET = "not read as JSON: {}, past the value's budget"
+
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
 TOO_SHORT = "too short to detect"
@@ -276,11 +280,11 @@ class BlobView:
 
     @property
     def json_past_budget(self) -> str | None:
-        """TEXT with no JSON tree: why its text, which starts like a JSON object or array, is not
-        read as one, when the value's budget is why (payload.json_text.past_budget, within the
-        budget the value was decoded under: `nested deeper than 512 levels`); None otherwise (it
-        is read, or is no JSON). Asked only where the tree is None, so never on the common road."""
-        if self.kind != TEXT or self.tree is not None:
+        """TEXT: why its text, which starts like a JSON object or array, is not read as one, when
+        the value's budget is why (payload.json_text.past_budget, within the budget the value was
+        decoded under: `nested deeper than 512 levels`); None otherwise (it is read, or is no
+        JSON). Decided before any parse: no JSON is parsed to ask it."""
+        if self.kind != TEXT:
             return None
         from cqlsh_ext.payload import budget
         from cqlsh_ext.payload.json_text import past_budget

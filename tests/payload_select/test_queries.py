@@ -415,6 +415,7 @@ def test_json_past_the_value_s_budget_counts_as_cut_never_as_a_document_without_
     # the filter: only the document read (the cut ones are counted, not dropped in silence)
     assert rows[4:] == [{"k": "normal", "v.a": 2}, {"k": "deep", "v": rows[5]["v"]}]
     assert rows[5]["v"]["payload"] == texts["deep"] and rows[5]["v"]["kind"] == "text"  # shown as stored
+    assert rows[5]["v"]["note"] == "not read as JSON: nested deeper than 512 levels, past the value's budget"
     notes = [json.loads(line)["message"] for line in out.stderr.splitlines() if "payload query:" in line]
     assert notes[0] == "payload query: 4 rows read, 4 matched, 2 cut by the budget"
     assert notes[1].startswith("payload query: 4 rows read, 1 matched, 2 cut by the budget"), notes
