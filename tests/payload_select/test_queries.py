@@ -393,6 +393,7 @@ def test_json_past_the_value_s_budget_counts_as_cut_never_as_a_document_without_
     """A valid JSON document nested 1,000 levels deep and one of more values than the budget's
     nodes: a path read in them is cut by the budget (null, counted, matching no condition), never
     the null of a document that lacks the path; the value itself is shown as stored."""
+    import pyarrow.parquet as pq
     import zstandard
 
     ks = cassandra.create_keyspace("pqdeep")
@@ -406,16 +407,20 @@ def test_json_past_the_value_s_budget_counts_as_cut_never_as_a_document_without_
     session.shutdown()
     statements = (f"SELECT k, v.a FROM {ks}.t;\n"
                   f"SELECT k, v.a FROM {ks}.t WHERE v.a IS NOT NULL ALLOW FILTERING;\n"
-                  f"SELECT k, v FROM {ks}.t WHERE k = 'deep';\n")
+                  f"SELECT k, v FROM {ks}.t WHERE k = 'deep';\n"
+                  f"COPY (SELECT k, v FROM {ks}.t WHERE k = 'deep') TO '{home / 'deep.parquet'}';\n")
     out = shell(cassandra, home, "", "--output-format", "json", stdin=statements)
     assert out.returncode == 0, out.stderr
     rows = json_lines(out.stdout)
     assert sorted((r["k"], r["v.a"]) for r in rows[:4]) == [
         ("deep", None), ("many", None), ("normal", 2), ("other", None)]
     # the filter: only the document read (the cut ones are counted, not dropped in silence)
-    assert rows[4:] == [{"k": "normal", "v.a": 2}, {"k": "deep", "v": rows[5]["v"]}]
+    assert rows[4:6] == [{"k": "normal", "v.a": 2}, {"k": "deep", "v": rows[5]["v"]}]
     assert rows[5]["v"]["payload"] == texts["deep"] and rows[5]["v"]["kind"] == "text"  # shown as stored
-    assert rows[5]["v"]["note"] == "not read as JSON: nested deeper than 512 levels, past the value's budget"
+    said = "not read as JSON: nested deeper than 512 levels, past the value's budget"
+    assert rows[5]["v"]["note"] == said
+    (exported,) = pq.read_table(home / "deep.parquet").to_pylist()  # Parquet's NAME:note says it too
+    assert exported["v"] == texts["deep"] and exported["v:note"] == said
     notes = [json.loads(line)["message"] for line in out.stderr.splitlines() if "payload query:" in line]
     assert notes[0] == "payload query: 4 rows read, 4 matched, 2 cut by the budget"
     assert notes[1].startswith("payload query: 4 rows read, 1 matched, 2 cut by the budget"), notes
