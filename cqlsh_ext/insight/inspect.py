@@ -333,12 +333,21 @@ def _text_kind(view: BlobView, truncated: bool) -> str:
             return "JSON (cut at the output cap)"
         value = view.tree  # parsed once, kept on the view
         if value is None:
-            return "text (starts like JSON, does not parse)"
+            return _unread_json(view)
         return (
             "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON")
     if head == "<":
         return "XML/HTML text"
     return "text"
+
+
+def _unread_json(view: BlobView) -> str:
+    """A text that starts like JSON and is not read as JSON: past the value's budget (said so:
+    it may well parse), or not JSON (json.loads refuses it)."""
+    reason = view.json_past_budget
+    if reason is not None:
+        return f"text (starts like JSON, {reason}: past the value's budget, shown as stored)"
+    return "text (starts like JSON, does not parse)"
 
 
 def _escaped(text: str) -> str:

@@ -45,7 +45,7 @@ from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.columns import cut_text
 from cqlsh_ext.payload.confidence import confidence_of, view_confidence
 from cqlsh_ext.payload.places import ValuePlace
-from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
+from cqlsh_ext.payload.view import BINARY, FAILED, JSON_PAST_BUDGET, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
 
 #: Every key of a decoded blob's JSON object, as JsonSpelling spells it (its text and its tree):
@@ -378,6 +378,8 @@ class JsonSpelling(Blobs):
             out["cut"] = cut
         if view.reason:
             out["note"] = view.reason
+        elif kind == TEXT and view.tree is None and (past := view.json_past_budget) is not None:
+            out["note"] = JSON_PAST_BUDGET.format(past)
         if self.raw:
             out["raw"] = blob_text(stored)
         if not text:

@@ -9,7 +9,10 @@ back-reference costs each time it is rendered, not once:
 
 - no value renders more than `chars` characters (the output cap, `max_output_size`, 4 MiB by
   default) or visits more than `nodes` nodes (100,000 at the default cap, scaled with it);
-- nothing is nested deeper than `depth` (64) levels.
+- nothing is nested deeper than `depth` (64) levels;
+- a JSON text is read as JSON up to JSON_DEPTH (512) levels of nesting, and up to `nodes` values:
+  past either it is shown as stored, with the reason (payload.json_text.past_budget), and a path
+  read in it counts as cut.
 
 A value whose validity could not be established within the budget (a decoder stopped early) stays
 hex with its reason; a valid value that a renderer stops is shown as far as it got, with
@@ -26,6 +29,9 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP
 
 #: Nesting levels walked at the most; deeper levels are shown as a marker.
 MAX_DEPTH = 64
+#: Nesting levels a JSON text is read to (json.loads follows about twice as many wherever it is
+#: called from; the native core hands deeper texts back to the Python engine, which says why).
+JSON_DEPTH = 512
 #: Nodes (values, containers, map keys) visited per value at the default output cap.
 MAX_NODES = 100_000
 #: The node limit never goes below this, however small the output cap.
@@ -64,6 +70,10 @@ class Budget:
     @property
     def nodes_reason(self) -> str:
         return f"over {self.nodes:,} nodes"
+
+    @property
+    def json_depth_reason(self) -> str:
+        return f"nested deeper than {JSON_DEPTH} levels"
 
     @property
     def chars_reason(self) -> str:

@@ -85,6 +85,7 @@ from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import (
     BINARY,
+    JSON_PAST_BUDGET,
     NOT_DETECTED,
     RECORD,
     TEXT,
@@ -537,9 +538,12 @@ class BlobReading:
             return None, view.label or None, kind, note, stored, sure
         if view.cut:
             return None, view.label, kind, f"cut: {cut_text(view)}", stored, sure
+        note = view.reason
         if kind == TEXT:
             tree = view.tree
             payload = view.text if tree is None else tree
+            if tree is None and note is None and (past := view.json_past_budget) is not None:
+                note = JSON_PAST_BUDGET.format(past)  # shown as stored: why, as JSON output says
         else:
             from cqlsh_ext.payload.formats.tree import jsonable_cut
 
@@ -547,7 +551,7 @@ class BlobReading:
             payload, cut = jsonable_cut(view.record, self.budget, floats=True)
             if cut:
                 return None, view.label, kind, f"cut: {cut}", stored, sure
-        return payload, view.label, kind, view.reason, stored if self.raw else None, sure
+        return payload, view.label, kind, note, stored if self.raw else None, sure
 
 
 #: The note of a value read with decoding off (-d none): nothing was looked for in it.

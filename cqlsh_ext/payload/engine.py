@@ -50,7 +50,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload import budget, native
-from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.json_text import json_container, past_budget
 from cqlsh_ext.payload.measures import (
     COMPRESSED,
     FROM_HEADER,
@@ -62,7 +62,7 @@ from cqlsh_ext.payload.measures import (
     PageMeasures,
     summarize,
 )
-from cqlsh_ext.payload.pages import PageRead, ReadRequest, read_paths, read_view
+from cqlsh_ext.payload.pages import PageRead, ReadRequest, json_cut, read_paths, read_view
 from cqlsh_ext.payload.program import CompiledProgram, PageProgram
 from cqlsh_ext.payload.sibling import Chosen, is_choice
 from cqlsh_ext.payload.spec import parse_spec
@@ -358,7 +358,9 @@ class ValueEngine:
                         continue
                     tree = json_container(found) if paths else None
                     trees.append(tree)
-                    if paths:
+                    # (no JSON read: a path in JSON past the value's budget is cut, json_cut)
+                    if paths and (tree is not None or not any(paths)
+                                  or not json_cut(page, past_budget(found))):
                         read_paths(page, request, tree, found)
                 else:
                     trees.append(found)

@@ -7,6 +7,7 @@ at most once, by whichever reader asks first.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -54,25 +55,62 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def json_container(text: str) -> dict[str, object] | list[object] | None:
     """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
 
-    A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
-    4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
+    A text past the value's budget (past_budget) is not parsed: it is shown as stored."""
     head = text[:1]
     if head.isspace():  # the first character after the whitespace (no copy of the text otherwise)
         head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
-    limit = budget.current().nodes
-    if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
-        return None
     raw = text.encode("utf-8", "surrogatepass")
+    deep = _nesting_above(raw, _ORJSON_DEPTH)  # (one count for both below)
+    if _past_budget(text, raw, deep) is not None:
+        return None
     digits = raw.translate(_DIGITS_ONLY)
-    parsed = _with_long_integers(text) if _PAST_PYTHON_DIGITS in digits else _exact_orjson(text, raw, digits)
+    parsed = (_with_long_integers(text) if _PAST_PYTHON_DIGITS in digits
+              else _exact_orjson(text, raw, digits, deep))
     if parsed is None:
         try:
             parsed = json.loads(text)
         except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
             return None
     return parsed if isinstance(parsed, (dict, list)) else None
+
+
+def past_budget(text: str) -> str | None:
+    """Why a text that starts like a JSON object or array is not read as one although it may be
+    JSON: it is past the value's budget (`nested deeper than 512 levels`, `over 100,000 nodes`: the
+    budget's words), so it is shown as stored. None when the budget is no reason (the text is read
+    as JSON, or is no JSON: json_container says which). The one rule both engines keep: the native
+    core hands such a text back, and this decides."""
+    head = text[:1]
+    if head.isspace():
+        head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    raw = text.encode("utf-8", "surrogatepass")
+    return _past_budget(text, raw, _nesting_above(raw, _ORJSON_DEPTH))
+
+
+def _past_budget(text: str, raw: bytes, deep: bool) -> str | None:
+    """past_budget of a text starting with `{` or `[` (`raw`: its UTF-8, surrogates passed; `deep`:
+    it may nest deeper than _ORJSON_DEPTH, below JSON_DEPTH).
+
+    Nodes: a text with more values than the budget's nodes is not parsed (json.loads takes no limit:
+    4 MiB of `["a","a",...]` would be a million strings). Its commas and brackets bound its values
+    from above; counted first in the whole text (fast), then, past the limit, outside its strings
+    only (a long string full of commas is one value). Depth: json.loads stops at the interpreter's
+    recursion limit, which depends on the caller's stack; the budget's JSON_DEPTH, half the default
+    limit, is read wherever it is called from, and deeper nesting (outside strings) is past it."""
+    limits = budget.current()
+    nodes = limits.nodes
+    if len(text) > nodes and text.count(",") + text.count("[") + text.count("{") > nodes:
+        outside = _STRINGS.sub(b"", raw)
+        if outside.count(b",") + outside.count(b"[") + outside.count(b"{") > nodes:
+            return limits.nodes_reason
+    if deep and _nesting_above(raw, budget.JSON_DEPTH) and _nesting_above(_STRINGS.sub(b"", raw),
+                                                                           budget.JSON_DEPTH):
+        return limits.json_depth_reason
+    return None
 
 
 def _with_long_integers(text: str) -> Any:
@@ -109,6 +147,8 @@ _PAST_PYTHON_DIGITS = b"0" * (long_int.PYTHON_DIGITS + 1)
 #: stack), orjson reads up to 1,024; deeper texts are json.loads'.
 _ORJSON_DEPTH = 256
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+#: A JSON string (escapes included): what past_budget leaves out where it counts nodes and depth.
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 def _nesting_above(raw: bytes, limit: int) -> bool:
@@ -128,7 +168,7 @@ def _nesting_above(raw: bytes, limit: int) -> bool:
     return passes + len(brackets) > limit
 
 
-def _exact_orjson(text: str, raw: bytes, digits: bytes) -> Any:
+def _exact_orjson(text: str, raw: bytes, digits: bytes, deep: bool) -> Any:
     """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
     exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
     64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
@@ -136,7 +176,8 @@ def _exact_orjson(text: str, raw: bytes, digits: bytes) -> Any:
     takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
     is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
     Duplicate keys: the last value wins at the first key's place in both. `raw`: the text as UTF-8
-    (surrogates passed), `digits`: raw translated by _DIGITS_ONLY."""
+    (surrogates passed), `digits`: raw translated by _DIGITS_ONLY, `deep`: _nesting_above(raw,
+    _ORJSON_DEPTH)."""
     global _orjson_loads
     loads = _orjson_loads
     if loads is None:
@@ -145,7 +186,7 @@ def _exact_orjson(text: str, raw: bytes, digits: bytes) -> Any:
         except ImportError:  # a broken install: json.loads reads everything
             return None
         loads = _orjson_loads = orjson.loads
-    if _LONG_DIGITS in digits or _nesting_above(raw, _ORJSON_DEPTH):
+    if _LONG_DIGITS in digits or deep:
         return None
     try:
         return loads(text)

@@ -131,7 +131,22 @@ def read_view(page: PageRead, request: ReadRequest, view: BlobView) -> None:
         return
     tree = view.tree if request.paths else None  # a text's JSON is parsed here once, kept on the view
     trees.append(tree)
+    if kind == TEXT and tree is None and any(request.paths) and json_cut(page, view.json_past_budget):
+        return
     read_paths(page, request, tree, view.text if kind == TEXT else None)
+
+
+def json_cut(page: PageRead, reason: str | None) -> bool:
+    """Whether the TEXT value just added to `page`, whose text is no JSON container and in which a
+    path is read, is JSON past the value's budget (`reason`: json_text.past_budget's): then it
+    counts as cut, as a value the output cap cut does (its paths null, counted as cut by the
+    reading, matching no condition), never as a text that has none of the paths."""
+    if reason is None:
+        return False
+    page.cut[-1] = True
+    for column in page.columns:
+        column.append(None)
+    return True
 
 
 def read_paths(page: PageRead, request: ReadRequest, tree: Any, text: str | None) -> None:

@@ -51,6 +51,10 @@ JSON_READING, TEXT_READING, BINARY_READING = "json", TEXT, BINARY
 CONFIDENT, LIKELY, GUESSED = "confident", "likely", "guessed"
 CONFIDENCES = (GUESSED, LIKELY, CONFIDENT)
 
+#: The note of a text shown as stored because its JSON is past the value's budget (the display's
+#: `(...)` after it, JSON output's "note"), with BlobView.json_past_budget's reason.
+JSON_PAST_BUDGET = "not read as JSON: {}, past the value's budget"
+
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
 TOO_SHORT = "too short to detect"
@@ -273,6 +277,24 @@ class BlobView:
                 if token is not None:
                     budget.leave(token)
         return found
+
+    @property
+    def json_past_budget(self) -> str | None:
+        """TEXT: why its text, which starts like a JSON object or array, is not read as one, when
+        the value's budget is why (payload.json_text.past_budget, within the budget the value was
+        decoded under: `nested deeper than 512 levels`); None otherwise (it is read, or is no
+        JSON). Decided before any parse: no JSON is parsed to ask it."""
+        if self.kind != TEXT:
+            return None
+        from cqlsh_ext.payload import budget
+        from cqlsh_ext.payload.json_text import past_budget
+
+        token = None if self.budget is None else budget.enter(self.budget)
+        try:
+            return past_budget(self.text or "")
+        finally:
+            if token is not None:
+                budget.leave(token)
 
     def add_layer(self, layer: Layer) -> None:
         self.layers.append(layer)

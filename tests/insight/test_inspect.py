@@ -407,3 +407,20 @@ def test_offline_inspect(insight, cassandra, home, tmp_path):
 def test_no_blob_column(cassandra, insight, home, statement):
     result = cqlsh_ext(cassandra, home, statement.format(ks=insight.ks), ok=False)
     assert result.returncode != 0 and "no blob column" in result.stderr
+
+
+def test_json_past_the_value_s_budget_is_told_apart_from_text_that_is_no_json(tmp_path):
+    # Valid JSON nested 1,000 levels deep (an object, an array), JSON of more values than the
+    # budget's nodes, and a text that starts like JSON and is none: the first three are not read
+    # because of the budget, and say so; only the last "does not parse".
+    texts = ['{"a":' * 1000 + "1" + "}" * 1000, "[" * 1000 + "]" * 1000,
+             "[" + ",".join(["1"] * 150_000) + "]", '{"a": 1,']
+    piped = "".join(f"0x{zstandard.ZstdCompressor().compress(t.encode()).hex()}\n" for t in texts)
+    out = run(CQLSH_EXT, ["inspect", "-"], tmp_path, stdin=piped)
+    assert out.returncode == 0, out
+    payloads = [line.split(", ")[0:3] for line in out.stdout.splitlines()
+                if line.startswith("  payload: ")]
+    past = ["  payload: text (starts like JSON", "{}: past the value's budget", "shown as stored)"]
+    deep, many = ([past[0], past[1].format(reason), past[2]]
+                  for reason in ("nested deeper than 512 levels", "over 100,000 nodes"))
+    assert payloads == [deep, deep, many, ["  payload: text (starts like JSON", "does not parse)", "8 B"]]

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.answer import Answer
@@ -48,12 +49,31 @@ def exactly(value: Any) -> list[Any]:
     return out
 
 
+def nesting(text: str) -> int:
+    """How deep the text's brackets nest outside its strings (a walk of its characters)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (c == "\\", c != '"')
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
 def same_as_json_loads(text: str) -> None:
+    """json_container reads what json.loads reads, but for nesting past the value's budget
+    (budget.JSON_DEPTH levels: json.loads' own limit depends on the caller's stack)."""
     try:
         expected = json.loads(text)
     except (ValueError, RecursionError):
         expected = None
-    if not isinstance(expected, (dict, list)):
+    if not isinstance(expected, (dict, list)) or nesting(text) > budget.JSON_DEPTH:
         expected = None
     assert exactly(json_container(text)) == exactly(expected)
 
@@ -66,8 +86,10 @@ EDGES = [
     "[0.1000000000000000055511151231257827, 1.7976931348623157e308, 2.4703282292062328e-324]",
     "[12345678901234567.5, 1234567890123456789.0]", '  {"a" : [ ] }  ', '{"a": 1} x', "[1,]", '{"a":\x01"x"}',
     "\u00a0{}", '{"é": "\\u00e9\\n\\/"}', "[" * 1100 + "]" * 1100, "[" * 200 + "]" * 200,
-    # Nesting json.loads refuses (the interpreter's recursion limit) and orjson reads (to 1,024).
-    *("[" * depth + "]" * depth for depth in (256, 257, 600, 990, 1000, 1010, 1023, 1024)),
+    # Nesting json.loads refuses (the interpreter's recursion limit) and orjson reads (to 1,024);
+    # about the value's budget (budget.JSON_DEPTH, 512), brackets in strings not counted.
+    *("[" * depth + "]" * depth for depth in (256, 257, 511, 512, 513, 600, 990, 1000, 1010, 1023, 1024)),
+    '["[[[[", ' + "[" * 510 + "]" * 510 + "]", '["]]]]", ' + "[" * 510 + "]" * 510 + "]",
     '{"a": ' * 1000 + "1" + "}" * 1000, '["[[[[", ' + "[" * 1001 + "]" * 1001 + "]",
     "[" + ", ".join(["[[1], {}]"] * 400) + "]",
 ]

@@ -387,3 +387,40 @@ def test_a_partitions_read_takes_the_servers_pages(cassandra, pages_table, tmp_p
             answers.append(list(db.query(statement).records(details=True)))
         assert sum(made) == (20 if flag == "1" and core else 0), flag
     assert answers[0] == answers[1] and len(answers[0]) == 20
+
+
+def test_json_past_the_value_s_budget_counts_as_cut_never_as_a_document_without_the_path(cassandra, home):
+    """A valid JSON document nested 1,000 levels deep and one of more values than the budget's
+    nodes: a path read in them is cut by the budget (null, counted, matching no condition), never
+    the null of a document that lacks the path; the value itself is shown as stored."""
+    import pyarrow.parquet as pq
+    import zstandard
+
+    ks = cassandra.create_keyspace("pqdeep")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (k text PRIMARY KEY, v blob)")
+    texts = {"deep": '{"a":' * 1000 + "1" + "}" * 1000,
+             "many": '{"a": 3, "l": [' + ",".join(["1"] * 150_000) + "]}",
+             "normal": '{"a": 2}', "other": '{"b": 2}'}
+    for k, text in texts.items():
+        session.execute(f"INSERT INTO {ks}.t (k, v) VALUES (%s, %s)", (k, zstandard.compress(text.encode())))
+    session.shutdown()
+    statements = (f"SELECT k, v.a FROM {ks}.t;\n"
+                  f"SELECT k, v.a FROM {ks}.t WHERE v.a IS NOT NULL ALLOW FILTERING;\n"
+                  f"SELECT k, v FROM {ks}.t WHERE k = 'deep';\n"
+                  f"COPY (SELECT k, v FROM {ks}.t WHERE k = 'deep') TO '{home / 'deep.parquet'}';\n")
+    out = shell(cassandra, home, "", "--output-format", "json", stdin=statements)
+    assert out.returncode == 0, out.stderr
+    rows = json_lines(out.stdout)
+    assert sorted((r["k"], r["v.a"]) for r in rows[:4]) == [
+        ("deep", None), ("many", None), ("normal", 2), ("other", None)]
+    # the filter: only the document read (the cut ones are counted, not dropped in silence)
+    assert rows[4:6] == [{"k": "normal", "v.a": 2}, {"k": "deep", "v": rows[5]["v"]}]
+    assert rows[5]["v"]["payload"] == texts["deep"] and rows[5]["v"]["kind"] == "text"  # shown as stored
+    said = "not read as JSON: nested deeper than 512 levels, past the value's budget"
+    assert rows[5]["v"]["note"] == said
+    (exported,) = pq.read_table(home / "deep.parquet").to_pylist()  # Parquet's NAME:note says it too
+    assert exported["v"] == texts["deep"] and exported["v:note"] == said
+    notes = [json.loads(line)["message"] for line in out.stderr.splitlines() if "payload query:" in line]
+    assert notes[0] == "payload query: 4 rows read, 4 matched, 2 cut by the budget"
+    assert notes[1].startswith("payload query: 4 rows read, 1 matched, 2 cut by the budget"), notes

@@ -4,8 +4,9 @@
 //! correctly rounded as Python's float() rounds them, duplicate keys: the last value at the
 //! first key's place).
 //!
-//! Handed back: lone surrogates (a str Rust cannot hold), nesting past 256 levels (json.loads
-//! may then stop at the interpreter's recursion limit, which depends on the caller's stack) and
+//! Handed back: lone surrogates (a str Rust cannot hold), nesting past 256 levels (json_text
+//! reads up to budget.JSON_DEPTH levels and says why it reads no deeper), more commas and
+//! brackets than the budget's nodes (json_text.past_budget decides whether the text is past it) and
 //! integers past 4,300 digits (Python's int() limit: json_text reads them as LongInt, within the
 //! value's digits).
 
@@ -150,8 +151,9 @@ fn ws(b: u8) -> bool {
 }
 
 /// Where the JSON text starts (past whitespace), when it starts an object or an array and its
-/// node count is within the budget: json_container's tests before it parses.
-fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Option<usize> {
+/// node count is within the budget: json_container's tests before it parses. A text that may be
+/// past the node budget is handed back: json_text.past_budget says whether it is, and why.
+fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<usize>, DErr> {
     let text = &payload[base..base + len];
     // head: the first character after whitespace (Python's str.isspace/lstrip take more
     // characters as space, but a text starting with any of those fails json.loads anyway)
@@ -160,15 +162,16 @@ fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Option<usize>
         i += 1;
     }
     if i >= text.len() || (text[i] != b'{' && text[i] != b'[') {
-        return None;
+        return Ok(None);
     }
-    // the budget: more values than nodes are not parsed (the text's characters are counted
-    // first on the Python side, but a comma or bracket is a character, so past `nodes` of those
-    // the characters are too: counting those alone decides, and stops past `nodes`)
+    // the budget: more commas and brackets than nodes may be more values than nodes (the text's
+    // characters are counted first on the Python side, but a comma or bracket is a character, so
+    // past `nodes` of those the characters are too: counting those alone decides, and stops past
+    // `nodes`); whether they are (those in strings are no values) the Python engine says
     if text.len() > nodes && crate::scan::more_of_three(text, b',', b'[', b'{', nodes) {
-        return None;
+        return Err(DErr::HandBack);
     }
-    Some(base + i)
+    Ok(Some(base + i))
 }
 
 /// Only whitespace from `pos` to `end` (else json.loads says "Extra data").
@@ -179,7 +182,7 @@ fn rest_is_ws(payload: &[u8], pos: usize, end: usize) -> bool {
 /// json_container(text) for the text `payload[base..base+len]`; `nodes`: the budget's node
 /// limit. Ok(None): no JSON container.
 pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<Node>, DErr> {
-    let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
+    let Some(at) = start(payload, base, len, nodes)? else { return Ok(None) };
     let mut parser = Parser::at(payload, at);
     let end = base + len;
     match parser.value(0, end) {
@@ -243,7 +246,7 @@ pub fn json_check(
     paths: &[Vec<Step>],
     check: Check,
 ) -> Result<Option<Checked>, DErr> {
-    let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
+    let Some(at) = start(payload, base, len, nodes)? else { return Ok(None) };
     let mut parser = Parser::at(payload, at);
     parser.gaps = check.gaps.then(|| Vec::with_capacity(64));
     parser.values = check.values;
