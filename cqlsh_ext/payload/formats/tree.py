@@ -214,14 +214,16 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
         options = _orjson_options() | (orjson.OPT_INDENT_2 if indent else 0)
         try:
             # First without OPT_NON_STR_KEYS, which writes the integer 1 and the text "1" as one
-            # name twice: a tree with keys that are not text is looked at before (alike_key_texts).
+            # name twice (the walk names such a map's keys apart: alike_key_texts).
             text = orjson.dumps(tree, default=_not_json, option=options & ~orjson.OPT_NON_STR_KEYS)
         except TypeError:  # orjson.JSONEncodeError: keys not text, bytes, big integers, tags, deep nesting
-            if keys_alike_within(tree):
-                return None
             try:
                 text = orjson.dumps(tree, default=_not_json, option=options)
-            except TypeError:
+                # A name twice in an object is read once: the text read and written again differs.
+                # (orjson's own round trip, in C: a walk of the tree in Python took 30 times as long.)
+                if orjson.dumps(orjson.loads(text), option=options) != text:
+                    return None
+            except (TypeError, ValueError):  # (orjson.JSONDecodeError is a ValueError)
                 return None
         if b"null" not in text:
             return text.decode("utf-8")
@@ -280,27 +282,51 @@ def alike_key_texts(mapping: dict[Any, Any], meter: Meter) -> list[str] | None:
     return [key_json_text(key, meter) for key in mapping]
 
 
+def _names_apart(mapping: dict[Any, Any], kinds: set[type]) -> bool:
+    """Whether a map of text and integer keys (`kinds`: its keys' types) certainly names them
+    apart, told without spelling a name (alike_key_texts spells each): distinct integers have
+    distinct decimal texts, so only a text key can be one of them."""
+    if not kinds <= {str, int}:
+        return False
+    numbers = [key for key in mapping if type(key) is int]
+    if max(map(int.bit_length, numbers)) > DECIMAL_BITS:  # int_text's hex, not str()'s digits
+        return False
+    return not any(map(mapping.__contains__, map(str, numbers)))
+
+
+#: The containers keys_alike_within walks into (what the decoders build: plain dicts and lists).
+_HOLDERS = frozenset({dict, list, tuple, Tagged})
+
+
 def keys_alike_within(tree: Any) -> bool:
     """Whether a map anywhere in `tree` has keys alike_key_texts spells as their JSON text (each
-    container looked at once: a shared one, or one that holds itself, is not walked again)."""
+    container looked at once: a shared one, or one that holds itself, is not walked again; no
+    scalar visited)."""
     seen: set[int] = set()
     stack = [tree]
     meter = Budget().meter()
+    holders = _HOLDERS
     try:
         while stack:
             node = stack.pop()
-            if isinstance(node, Tagged):
+            kind = type(node)
+            if kind is Tagged:
                 stack.append(node.value)
                 continue
-            if not isinstance(node, (dict, list, tuple)) or id(node) in seen:
+            if id(node) in seen:
                 continue
             seen.add(id(node))
-            if isinstance(node, dict):
-                if alike_key_texts(node, meter) is not None:
+            if kind is dict:
+                kinds = {*map(type, node)}
+                if not kinds <= {str} and not _names_apart(node, kinds) \
+                        and alike_key_texts(node, meter) is not None:
                     return True
-                stack.extend(node.values())
+                values = node.values()
+            elif kind is list or kind is tuple:
+                values = node
             else:
-                stack.extend(node)
+                continue
+            stack.extend([value for value in values if type(value) in holders])
     except BudgetExceeded:  # keys past the budget: the walk, which says so, writes the tree
         return True
     return False
