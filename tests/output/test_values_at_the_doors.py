@@ -199,13 +199,17 @@ def records(cassandra) -> str:  # type: ignore[no-untyped-def]
 def test_a_record_s_integer_and_text_keys_alike_are_both_kept(cassandra, records: str,
                                                               tmp_path: Path) -> None:
     """The integer 1 and the text "1" of one MessagePack or CBOR map were one JSON name, written
-    twice in the shell's JSON (JSON keeps the last) and once in MCP's and the API's rows, the
-    other value lost. Each is kept at every door, each key saying its type."""
+    twice in the shell's JSON and its export (JSON keeps the last) and once in MCP's and the API's
+    rows, the other value lost. Each is kept at every door, each key saying its type."""
     statement = f"SELECT k, data FROM {records} WHERE k IN (1, 2)"
     lines = ext(cassandra, tmp_path, "--output-format", "json", "-e", statement).checked_stdout().splitlines()
     shell = {row["k"]: row["data"] for row in map(json.loads, lines)}
     assert {k: (data["label"], data["payload"]) for k, data in shell.items()} == {
         1: ("gzip>msgpack", RECORD_JSON), 2: ("gzip>cbor", RECORD_JSON)}
+    target = tmp_path / "records.jsonl"
+    ext(cassandra, tmp_path, "-e", f"COPY ({statement}) TO '{target}'").checked_stdout()
+    exported = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert {row["k"]: row["data"]["payload"] for row in exported} == {1: RECORD_JSON, 2: RECORD_JSON}
     write_credentials(tmp_path, cassandra.username, cassandra.password)
     with McpServer([cassandra.host, str(cassandra.port)], tmp_path) as server:
         answer = server.call("query", statement=statement).data
