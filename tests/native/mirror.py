@@ -242,8 +242,8 @@ def drift(current: list[str], recorded: list[str]) -> list[str]:
 _HEADER = """# What the native core mirrors of the Python engine, one piece per line: its fingerprint, what it
 # is, where it lives, the Rust file that repeats it. Written by tests/native/mirror.py --write.
 # Not listed, being the standard library's (no code of ours to fingerprint): json.dumps(value,
-# ensure_ascii=False) and Python's float repr, which native/core/src/columns.rs spells (held.rs's
-# JSON text too); tests/native/test_stdlib_spellings.py pins them, the core's text against the
+# ensure_ascii=False) (with jsonenc.line_safe's escapes, listed) and Python's float repr, which
+# native/core/src/columns.rs spells (held.rs's JSON text too); tests/native/test_stdlib_spellings.py pins them, the core's text against the
 # standard library's over values Hypothesis generates.
 """
 

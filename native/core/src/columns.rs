@@ -10,7 +10,9 @@
 //! fixed order of type codes (null, bool, int64, float64, utf8, a big integer's decimal text,
 //! binary, JSON text), only those met present. An object or array at a path is its JSON text
 //! (`json.dumps(value, ensure_ascii=False)` of the Python object the engine builds, bytes spelt
-//! "0x..." as the JSON output spells them), on a field marked with the `arrow.json` extension.
+//! "0x..." as the JSON output spells them, U+0085, U+2028 and U+2029 escaped as jsonenc.line_safe
+//! does, a map whose keys would be one name twice named by their JSON texts as
+//! formats/tree.jsonable does), on a field marked with the `arrow.json` extension.
 
 use std::ffi::{c_char, c_void, CString};
 use std::fmt::Write;
