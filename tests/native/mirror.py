@@ -243,8 +243,8 @@ _HEADER = """# What the native core mirrors of the Python engine, one piece per 
 # is, where it lives, the Rust file that repeats it. Written by tests/native/mirror.py --write.
 # Not listed, being the standard library's (no code of ours to fingerprint): json.dumps(value,
 # ensure_ascii=False) (with jsonenc.line_safe's escapes, listed) and Python's float repr, which
-# native/core/src/columns.rs spells (held.rs's JSON text too); tests/native/test_stdlib_spellings.py pins them, the core's text against the
-# standard library's over values Hypothesis generates.
+# native/core/src/columns.rs spells (held.rs's JSON text too); tests/native/test_stdlib_spellings.py
+# pins them, the core's text against the standard library's over values Hypothesis generates.
 """
 
 

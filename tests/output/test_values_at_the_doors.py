@@ -173,17 +173,17 @@ LINE_BREAKS = "a\u2028b\u2029c\x85d"
 
 
 @pytest.fixture(scope="module")
-def records(cassandra) -> str:  # type: ignore[no-untyped-def]
+def records(cassandra, table: str) -> str:  # type: ignore[no-untyped-def]
     """Records the producer libraries wrote, gzipped: msgpack's and cbor2's RECORD (rows 1, 2);
     LINE_BREAKS in a JSON text, a msgpack record and a text column (row 3); a msgpack map keyed
     1, 1.0, true and "1" (row 4)."""
     import cbor2
     import msgpack
 
-    ks = cassandra.create_keyspace("record_keys")
+    ks = table.split(".")[0]  # the module's keyspace: one table more, no keyspace made
     session = cassandra.session(ks)
-    session.execute("CREATE TABLE t (k int PRIMARY KEY, data blob, doc blob, note text)")
-    insert = session.prepare("INSERT INTO t (k, data, doc, note) VALUES (?, ?, ?, ?)")
+    session.execute("CREATE TABLE records (k int PRIMARY KEY, data blob, doc blob, note text)")
+    insert = session.prepare("INSERT INTO records (k, data, doc, note) VALUES (?, ?, ?, ?)")
     session.execute(insert, (1, gzip.compress(msgpack.packb(RECORD), mtime=0), None, None))
     session.execute(insert, (2, gzip.compress(cbor2.dumps(RECORD), mtime=0), None, None))
     # 1, 1.0 and true: three keys of a MessagePack map (msgpack's Packer writes them as given)
@@ -193,7 +193,7 @@ def records(cassandra) -> str:  # type: ignore[no-untyped-def]
     session.execute(insert, (3, gzip.compress(msgpack.packb({"note": LINE_BREAKS}), mtime=0),
                              gzip.compress(text, mtime=0), LINE_BREAKS))
     session.shutdown()
-    return f"{ks}.t"
+    return f"{ks}.records"
 
 
 def test_a_record_s_integer_and_text_keys_alike_are_both_kept(cassandra, records: str,
