@@ -6,6 +6,8 @@ and the JSON text of collections in CSV), the records decoded from blobs embedde
 - times: ISO 8601 in UTC with a Z ("2024-02-23T02:16:41.000Z"): to the millisecond, or to the
   microsecond when the time has a finer part (a record format's); a time without a zone is UTC
   (the driver's timestamps); CQL timestamps are milliseconds by type, always to the millisecond;
+- strings: as json.dumps(ensure_ascii=False) writes them, with U+0085, U+2028 and U+2029 escaped
+  (LINE_BREAKS: characters line-oriented readers take for a line's end), so a row is one line;
 - floats: the shortest text that reads back as the same value (32-bit floats too); NaN and the
   infinities, which JSON numbers cannot hold, as the strings "NaN", "Infinity", "-Infinity"
   (`float_name`, the one place that names them, also for the table's rendering of records);
@@ -45,8 +47,33 @@ _UTC = datetime.timezone.utc
 
 def string(text: str) -> str:
     """A JSON string literal: what json.dumps(text, ensure_ascii=False) writes, through the function
-    it calls itself (json.dumps builds an encoder per call, ten times the cost of a short string)."""
-    return _encode_string(text) if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    it calls itself (json.dumps builds an encoder per call, ten times the cost of a short string),
+    line_safe."""
+    return line_safe(_encode_string(text) if isinstance(text, str) else json.dumps(text, ensure_ascii=False))
+
+
+#: The characters str.splitlines(), JavaScript before ES2019 and many line-oriented tools take for
+#: a line's end that json.dumps(ensure_ascii=False) and orjson write as they are (JSON escapes only
+#: controls below U+0020), with the escapes every JSON text we write spells them with: a JSON Lines
+#: row stays one line, and reads back as the same value.
+LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_LINE_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def line_safe(text: str) -> str:
+    """A JSON text with each of LINE_BREAKS escaped (in JSON text they can only be inside a
+    string, where the escape is the same character): `text` itself when it holds none."""
+    if _LINE_BREAK.search(text) is None:
+        return text
+    return _LINE_BREAK.sub(lambda found: LINE_BREAKS[found.group()], text)
+
+
+def strings(texts: list[str]) -> list[str]:
+    """string() of each text (a column of them: each spelt in C, looked at once for LINE_BREAKS)."""
+    spelt = list(map(_encode_string, texts))
+    if any(map(_LINE_BREAK.search, spelt)):
+        return list(map(line_safe, spelt))
+    return spelt
 
 
 def blob_text(value: bytes | bytearray | memoryview) -> str:
@@ -251,7 +278,7 @@ def key_text(key: Any) -> str:
 def dumps(document: Any, pretty: bool = False) -> str:
     """A report document as JSON: one line, or indented with `pretty`."""
     try:
-        return json.dumps(document, default=leaf, ensure_ascii=False, allow_nan=False,
-                          indent=2 if pretty else None, separators=None if pretty else (",", ":"))
+        return line_safe(json.dumps(document, default=leaf, ensure_ascii=False, allow_nan=False,
+                                    indent=2 if pretty else None, separators=None if pretty else (",", ":")))
     except ValueError:  # a NaN or infinity somewhere: spelled by their names
         return dumps(finite(document), pretty)

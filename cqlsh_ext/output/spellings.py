@@ -24,7 +24,6 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from json.encoder import encode_basestring as _encode_string
 from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
@@ -36,6 +35,8 @@ from cqlsh_ext.common.jsonenc import (
     float_name,
     float_text,
     key_text,
+    line_safe,
+    strings,
     time_text,
 )
 from cqlsh_ext.common.jsonenc import string as _string
@@ -291,11 +292,11 @@ class JsonSpelling(Blobs):
         exact = self.common_type(cqltype)
         if exact is None:
             return [self.value(v, cqltype, place) for v in values]
-        spell: Callable[[Any], str] = str if exact is int else _encode_string
+        spell: Callable[[Any], str] = str if exact is int else _string
         values = values if isinstance(values, list) else list(values)
         if set(map(type, values)) == {exact}:  # all common (no null): spelt in C, no Python step a value
             try:
-                return list(map(spell, values))
+                return list(map(spell, values)) if exact is int else strings(values)
             except ValueError:  # a varint past Python's digit limit: integer_text spells it, or says why not
                 pass
         if exact is int:
@@ -360,7 +361,8 @@ class JsonSpelling(Blobs):
             from cqlsh_ext.payload.formats.tree import jsonable_cut
 
             tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
-            out["payload"] = _JsonText(json.dumps(tree, ensure_ascii=False)) if text else _as_loaded(tree)
+            out["payload"] = (_JsonText(line_safe(json.dumps(tree, ensure_ascii=False))) if text
+                              else _as_loaded(tree))
         elif kind == BINARY:
             if view.object_class is not None:  # an object its stream's reader could not read
                 out["payload"] = None
@@ -473,7 +475,7 @@ class CsvSpelling(Blobs):
                 tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
                 if cut and view.truncated_layer is None:
                     self._cut(cut)
-                return json.dumps(tree, ensure_ascii=False)
+                return line_safe(json.dumps(tree, ensure_ascii=False))
         except Exception as err:  # the last-resort boundary, as in the table
             view = failed(stored, err)
             VALUES.count(FAILED)
@@ -490,7 +492,7 @@ _JSON_STRING_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
 
 #: found_column's spellings of a path's scalar values by their exact type: value()'s for them.
 _FOUND_SPELLINGS: dict[type, Callable[[Any], str]] = {
-    str: _encode_string,
+    str: _string,
     int: str,
     float: float_text,
     bool: lambda flag: "true" if flag else "false",
@@ -501,8 +503,9 @@ _FOUND_SPELLINGS: dict[type, Callable[[Any], str]] = {
 def _minified(view: BlobView) -> str:
     """A text view's JSON (an object or array: view.tree is not None) without insignificant
     whitespace: embedded as stored, so numbers keep their exact spelling, and on one line, as JSON
-    Lines needs. Not parsed again: the view holds its tree."""
-    return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip())
+    Lines needs (its strings' U+2028 and the like escaped: jsonenc.line_safe). Not parsed again:
+    the view holds its tree."""
+    return line_safe(_JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip()))
 
 
 def blob_reading(settings: DisplaySettings) -> BlobReading:

@@ -7,10 +7,10 @@ registered under the format's name with `@row_writer(name)`; `make_writer` finds
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.output.named_rows import rows_values
 from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.places import ValuePlace
@@ -58,7 +58,7 @@ class JsonLinesWriter:
         self.out = out
         self.places = places
         # Keys are fixed per result: encode them once.
-        self.keys = [json.dumps(name, ensure_ascii=False) for name in names]
+        self.keys = [jsonenc.string(name) for name in names]
         self.names = names
         self.types = types
         self.spelling = JsonSpelling(settings)

@@ -8,12 +8,12 @@ A row is spelt from its columns: the keys once per answer, each value by its col
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from functools import partial
 from json.encoder import encode_basestring as encode_string
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.common.long_int import PAST_PYTHON_DIGITS
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class JsonRows:
         from cqlsh_ext.payload.budget import Budget
 
         self.names = [c.name for c in columns]
-        self.keys = [json.dumps(name, ensure_ascii=False) for name in self.names]
+        self.keys = [jsonenc.string(name) for name in self.names]
         self.types = [c.cql_type for c in columns]
         self.places = list(places)
         self.spelling = JsonSpelling(settings)

@@ -86,7 +86,11 @@ MIRRORED: tuple[Mirrored, ...] = (
     *mirrored("cbor.rs", "cqlsh_ext.payload.formats.cbor", "_maybe", "decode"),
     *mirrored("engine.rs", "cqlsh_ext.payload.formats.cbor", "detect"),
     *mirrored("cbor.rs", "cqlsh_ext.payload.formats.cbor", "_thaw"),
-    *mirrored("tree.rs", "cqlsh_ext.payload.formats.tree", "plausible_record", "_deep_ok", "_texty"),
+    *mirrored("tree.rs", "cqlsh_ext.payload.formats.tree", "plausible_record", "_deep_ok", "_texty",
+              "pairs_kept"),
+    # A map's keys as a record's JSON text names them (columns.rs keys_alike, key_json_text).
+    *mirrored("columns.rs", "cqlsh_ext.payload.formats.tree", "_name", "alike_key_texts", "key_json_text"),
+    *mirrored("columns.rs", "cqlsh_ext.common.jsonenc", "string", "line_safe"),
     *mirrored("tree.rs", "cqlsh_ext.payload.paths", "step", "read_path", "keys_of"),
     *mirrored("page.rs", "cqlsh_ext.payload.pages", "read_paths"),
     *mirrored("query.rs", "cqlsh_ext.payload.pages", "note_miss"),
@@ -146,6 +150,7 @@ MIRRORED_CONSTANTS: tuple[Mirrored, ...] = (
     *mirrored("describe.rs", "cqlsh_ext.describe.structure", "DATA_KEYS", "LONG_KEY"),
     *mirrored("describe.rs", "cqlsh_ext.describe.sketch", "LONG_TEXT"),
     *mirrored("held.rs", "cqlsh_ext.output.spellings", "_JSON_STRING_OR_SPACE"),
+    *mirrored("columns.rs", "cqlsh_ext.common.jsonenc", "LINE_BREAKS"),
 )
 
 #: The Python side's libraries whose behaviour the core repeats (the same code at the same
@@ -237,9 +242,9 @@ def drift(current: list[str], recorded: list[str]) -> list[str]:
 _HEADER = """# What the native core mirrors of the Python engine, one piece per line: its fingerprint, what it
 # is, where it lives, the Rust file that repeats it. Written by tests/native/mirror.py --write.
 # Not listed, being the standard library's (no code of ours to fingerprint): json.dumps(value,
-# ensure_ascii=False) and Python's float repr, which native/core/src/columns.rs spells (held.rs's
-# JSON text too); tests/native/test_stdlib_spellings.py pins them, the core's text against the
-# standard library's over values Hypothesis generates.
+# ensure_ascii=False) (with jsonenc.line_safe's escapes, listed) and Python's float repr, which
+# native/core/src/columns.rs spells (held.rs's JSON text too); tests/native/test_stdlib_spellings.py
+# pins them, the core's text against the standard library's over values Hypothesis generates.
 """
 
 

@@ -174,7 +174,7 @@ def test_a_path_s_scalars_spelt_by_the_core_are_the_python_engine_s(
     core = core_file.read_text(encoding="utf-8")
     assert len(spelt_by_core) >= 2  # the path columns went through the core's spelling
     assert core == python_file.read_text(encoding="utf-8")
-    assert '"data.n": -9223372036854775808, "data.s": "q\\"b\\\\n\\n\\t\\u0001é\u2028"' in core
+    assert '"data.n": -9223372036854775808, "data.s": "q\\"b\\\\n\\n\\t\\u0001é\\u2028"' in core
     assert '"data.n": -0.0, "data.s": 0.1' in core and '"data.n": "NaN", "data.s": "-Infinity"' in core
 
 

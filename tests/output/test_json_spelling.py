@@ -169,9 +169,14 @@ _ANY_CHARACTER = hypothesis.strategies.one_of(hypothesis.strategies.characters()
 @hypothesis.given(hypothesis.strategies.text(_ANY_CHARACTER))
 def test_a_string_literal_is_what_json_dumps_writes(text):
     # jsonenc.string calls the encoder's function directly: the same text, escapes and lone
-    # surrogates included, without an encoder built per call.
-    assert jsonenc.string(text) == json.dumps(text, ensure_ascii=False)
+    # surrogates included, without an encoder built per call; the characters a line-oriented
+    # reader ends a line at escaped too (LINE_BREAKS), so the literal is one line.
+    want = json.dumps(text, ensure_ascii=False)
+    for char, escape in jsonenc.LINE_BREAKS.items():
+        want = want.replace(char, escape)
+    assert jsonenc.string(text) == want
     assert json.loads(jsonenc.string(text)) == text
+    assert len(jsonenc.string(text).splitlines()) == 1
 
 
 def _values() -> list[tuple[str, Any, Any]]:

@@ -12,7 +12,11 @@ own reading of the same row, and the json and csv modules reading the doors' tex
 - A duration is a CQL literal of the same duration, the zero one `0s` (cqlsh prints nothing,
   which CQL reads as no duration and a CSV field as a null).
 - A payload query's `*` is the columns the server's `SELECT *` gives, in its order (the driver's
-  column_names): a static column after the keys."""
+  column_names): a static column after the keys.
+- A decoded record's map holding the integer 1 and the text "1" keeps both at every door (the
+  shell's JSON, MCP's query, the API's rows and Arrow table), each key its own JSON text; a
+  MessagePack map's 1, 1.0 and true are three keys; msgpack's and cbor2's own records the oracle.
+- A JSON Lines row is one line for str.splitlines() whatever its strings hold (U+2028...)."""
 
 from __future__ import annotations
 
@@ -154,3 +158,98 @@ def test_a_payload_query_s_star_is_the_server_s_columns_in_its_order(cassandra, 
                f"SELECT * FROM {ks}.t WHERE data.n = 1 ALLOW FILTERING").checked_stdout()
     (header, row) = list(csv.reader(io.StringIO(text)))
     assert (header, row) == (oracle, ["1", "1", "z", "5", '{"n": 1}'])
+
+
+#: A record whose maps hold the integer 1 and the text "1" (MessagePack and CBOR maps may: keys
+#: of any type), one map nested, one map of integer keys alone.
+RECORD: dict[Any, Any] = {1: "int one", "1": "text one", "n": {2: "int two", "2": "text two"},
+                          "plain": {3: "three"}}
+#: Its JSON at every door: a map whose keys would be one name twice has each key as its own JSON
+#: text (a text key in its quotes); a map without such keys is as it was.
+RECORD_JSON = {"1": "int one", '"1"': "text one", '"n"': {"2": "int two", '"2"': "text two"},
+               '"plain"': {"3": "three"}}
+#: Text a line-oriented reader (str.splitlines(), JavaScript before ES2019) cuts a line at.
+LINE_BREAKS = "a\u2028b\u2029c\x85d"
+
+
+@pytest.fixture(scope="module")
+def records(cassandra, table: str) -> str:  # type: ignore[no-untyped-def]
+    """Records the producer libraries wrote, gzipped: msgpack's and cbor2's RECORD (rows 1, 2);
+    LINE_BREAKS in a JSON text, a msgpack record and a text column (row 3); a msgpack map keyed
+    1, 1.0, true and "1" (row 4)."""
+    import cbor2
+    import msgpack
+
+    ks = table.split(".")[0]  # the module's keyspace: one table more, no keyspace made
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE records (k int PRIMARY KEY, data blob, doc blob, note text)")
+    insert = session.prepare("INSERT INTO records (k, data, doc, note) VALUES (?, ?, ?, ?)")
+    session.execute(insert, (1, gzip.compress(msgpack.packb(RECORD), mtime=0), None, None))
+    session.execute(insert, (2, gzip.compress(cbor2.dumps(RECORD), mtime=0), None, None))
+    # 1, 1.0 and true: three keys of a MessagePack map (msgpack's Packer writes them as given)
+    alike = msgpack.Packer().pack_map_pairs([(1, "int"), (1.0, "float"), (True, "bool"), ("1", "text")])
+    session.execute(insert, (4, gzip.compress(alike, mtime=0), None, None))
+    text = json.dumps({"note": LINE_BREAKS}, ensure_ascii=False).encode()
+    session.execute(insert, (3, gzip.compress(msgpack.packb({"note": LINE_BREAKS}), mtime=0),
+                             gzip.compress(text, mtime=0), LINE_BREAKS))
+    session.shutdown()
+    return f"{ks}.records"
+
+
+def test_a_record_s_integer_and_text_keys_alike_are_both_kept(cassandra, records: str,
+                                                              tmp_path: Path) -> None:
+    """The integer 1 and the text "1" of one MessagePack or CBOR map were one JSON name, written
+    twice in the shell's JSON and its export (JSON keeps the last) and once in MCP's and the API's
+    rows, the other value lost. Each is kept at every door, each key saying its type."""
+    statement = f"SELECT k, data FROM {records} WHERE k IN (1, 2)"
+    lines = ext(cassandra, tmp_path, "--output-format", "json", "-e", statement).checked_stdout().splitlines()
+    shell = {row["k"]: row["data"] for row in map(json.loads, lines)}
+    assert {k: (data["label"], data["payload"]) for k, data in shell.items()} == {
+        1: ("gzip>msgpack", RECORD_JSON), 2: ("gzip>cbor", RECORD_JSON)}
+    target = tmp_path / "records.jsonl"
+    ext(cassandra, tmp_path, "-e", f"COPY ({statement}) TO '{target}'").checked_stdout()
+    exported = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert {row["k"]: row["data"]["payload"] for row in exported} == {1: RECORD_JSON, 2: RECORD_JSON}
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    with McpServer([cassandra.host, str(cassandra.port)], tmp_path) as server:
+        answer = server.call("query", statement=statement).data
+    assert {row["k"]: row["data"]["payload"] for row in answer["rows"]} == {1: RECORD_JSON, 2: RECORD_JSON}
+
+    import cqlsh_ext
+
+    with cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
+                           password=cassandra.password) as db:
+        assert {row["k"]: row["data"] for row in db.query(statement)} == {1: RECORD_JSON, 2: RECORD_JSON}
+        table = db.query(statement).to_arrow()
+    assert table.column("data").to_pylist() == [RECORD_JSON, RECORD_JSON]
+    # The keys read back as the producers' keys, each with its type.
+    assert {json.loads(name) for name in RECORD_JSON} == set(RECORD)
+
+
+def test_a_json_lines_row_is_one_line_whatever_its_text_holds(cassandra, records: str,
+                                                              tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 in a string (a text column, a JSON text, a record's string) are
+    written escaped: str.splitlines() cut the row into four, a line json.loads cannot read."""
+    statement = f"SELECT note, doc, data FROM {records} WHERE k = 3"
+    text = ext(cassandra, tmp_path, "--output-format", "json", "-e", statement).checked_stdout()
+    (line,) = text.splitlines()
+    row = json.loads(line)
+    assert (row["note"], row["doc"]["payload"], row["data"]["payload"]) == (
+        LINE_BREAKS, {"note": LINE_BREAKS}, {"note": LINE_BREAKS})
+    target = tmp_path / "breaks.jsonl"
+    ext(cassandra, tmp_path, "-e", f"COPY ({statement}) TO '{target}'").checked_stdout()
+    (line,) = target.read_text(encoding="utf-8").splitlines()
+    assert json.loads(line) == row
+
+
+def test_a_msgpack_map_s_keys_1_and_1_0_and_true_are_three_keys(cassandra, records: str,
+                                                                tmp_path: Path) -> None:
+    """1 == 1.0 == True in Python: its dict held one key of the three, the last value, the others
+    lost without a word. Read as the column names it (detection takes no such map for a record),
+    each is a key of its own, as itself."""
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[cqlsh_ext.decode]\n{records}.data = gzip>msgpack\n")
+    lines = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "--output-format", "json",
+                "-e", f"SELECT data FROM {records} WHERE k = 4").checked_stdout().splitlines()
+    (row,) = map(json.loads, lines)
+    assert row["data"]["payload"] == {"1": "int", "1.0": "float", "true": "bool", '"1"': "text"}

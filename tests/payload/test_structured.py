@@ -493,3 +493,21 @@ def test_cbor_values_read_as_they_are_thawed():
         assert repr(tree) == repr(cbor_format._thaw(raw))
 
     check()
+
+
+def test_a_map_s_keys_one_name_twice_are_each_named_by_their_json_text() -> None:
+    """The integer 1 and the text "1" of one map (msgpack's and cbor2's own records) were shown as
+    one name twice in the table ({"1":"int","1":"text"}) and kept once in JSON; 1, 1.0 and true
+    were one key of a MessagePack map. Each is now a name of its own; other maps as they were."""
+    from cqlsh_ext.payload.formats.tree import render
+
+    record = {1: "int", "1": "text", "n": {2: "two"}}
+    for name, data in (("msgpack", msgpack.packb(record)), ("cbor", cbor2.dumps(record))):
+        tree = formats.decode_named(name, data)
+        assert render(tree) == '{"1":"int","\\"1\\"":"text","\\"n\\"":{"2":"two"}}'
+        assert jsonable(tree) == {"1": "int", '"1"': "text", '"n"': {"2": "two"}}
+        assert render(tree["n"]) == '{"2":"two"}'
+    alike = msgpack.Packer().pack_map_pairs([(1, "int"), (1.0, "float"), (True, "bool")])
+    tree = formats.decode_named("msgpack", alike)
+    assert (render(tree), jsonable(tree)) == ('{"1":"int","1.0":"float","true":"bool"}',
+                                              {"1": "int", "1.0": "float", "true": "bool"})

@@ -13,7 +13,7 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, plausible_record
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, pairs_kept, plausible_record
 
 #: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
@@ -74,9 +74,10 @@ def decode(data: bytes) -> Any:
         raise OverBudget(f"msgpack: {limits.nodes_reason}")
     try:
         # timestamp=3: the timestamp extension as an aware datetime in UTC.
+        # object_pairs_hook: 1, 1.0 and true are three keys of a map here, one key of a dict
         value = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_ext, use_list=True,
-                                timestamp=3, max_bin_len=n, max_str_len=n, max_array_len=n,
-                                max_map_len=n // 2, max_ext_len=n)
+                                object_pairs_hook=pairs_kept, timestamp=3, max_bin_len=n, max_str_len=n,
+                                max_array_len=n, max_map_len=n // 2, max_ext_len=n)
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, UnicodeDecodeError,
             TypeError) as err:
         raise PayloadError(f"msgpack: {type(err).__name__}") from None

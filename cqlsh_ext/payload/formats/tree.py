@@ -49,6 +49,44 @@ class Cut:
     reason: str
 
 
+class Alike:
+    """A map key Python's dict takes for an earlier key of the same map, kept as a key of its own:
+    a MessagePack map may hold the integer 1, the float 1.0 and true (1 == 1.0 == True in Python,
+    one key of a dict). Equal only to a key of the same type and value; shown as that value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Alike) and type(other.value) is type(self.value)
+                and bool(other.value == self.value))
+
+    def __hash__(self) -> int:
+        return hash((type(self.value).__name__, self.value))
+
+    def __repr__(self) -> str:
+        return f"Alike({self.value!r})"
+
+
+def pairs_kept(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map's (key, value) pairs as a dict, as dict(pairs) builds it (a key said twice keeps its
+    first place and its last value), but a key Python takes for an earlier one of another type
+    (1.0 or true after 1) kept as an Alike key of its own, not its value lost."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    out = {}
+    placed: dict[tuple[type, Any], Any] = {}  # each (type, key) met: the key it is in `out`
+    for key, value in pairs:
+        slot = placed.get((type(key), key))
+        if slot is None:
+            slot = placed[(type(key), key)] = Alike(key) if key in out else key
+        out[slot] = value
+    return out
+
+
 class PayloadError(ValueError):
     """A payload that does not decode as the named format; str() is the one-line reason."""
 
@@ -124,6 +162,8 @@ def charged_text(meter: Meter, *parts: str) -> str:
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, Alike):
+        return _scalar(value.value)
     if value is None:
         return "null"
     if value is True:
@@ -173,11 +213,22 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
 
         options = _orjson_options() | (orjson.OPT_INDENT_2 if indent else 0)
         try:
-            text = orjson.dumps(tree, default=_not_json, option=options)
-        except TypeError:  # orjson.JSONEncodeError: bytes, big integers, tags, deep nesting
-            return None
+            # First without OPT_NON_STR_KEYS, which writes the integer 1 and the text "1" as one
+            # name twice (the walk names such a map's keys apart: alike_key_texts).
+            text = orjson.dumps(tree, default=_not_json, option=options & ~orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # orjson.JSONEncodeError: keys not text, bytes, big integers, tags, deep nesting
+            try:
+                text = orjson.dumps(tree, default=_not_json, option=options)
+                # A name twice in an object is read once: the text read and written again differs.
+                # (orjson's own round trip, in C: a walk of the tree in Python took 30 times as long.)
+                if orjson.dumps(orjson.loads(text), option=options) != text:
+                    return None
+            except (TypeError, ValueError):  # (orjson.JSONDecodeError is a ValueError)
+                return None
         if b"null" not in text:
             return text.decode("utf-8")
+    elif keys_alike_within(tree):  # json.dumps, too, writes the integer 1 and the text "1" as one name
+        return None
     try:
         return json.dumps(tree, ensure_ascii=False, allow_nan=False, default=_not_json, indent=indent,
                           separators=(",", ":") if indent is None else (",", ": "))
@@ -188,6 +239,8 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
 def _key(key: Any, meter: Meter) -> str:
     """A map key as JSON writes it (numbers quoted, as json and orjson do, so a record reads the
     same whichever renders it); keys JSON cannot have (bytes, tags) as their own text."""
+    if isinstance(key, Alike):
+        return _key(key.value, meter)
     if isinstance(key, int) and not isinstance(key, bool):
         return f'"{int_text(key)}"'
     if key is None or isinstance(key, (bool, float)):
@@ -195,6 +248,88 @@ def _key(key: Any, meter: Meter) -> str:
     if isinstance(key, (dict, list, tuple, Tagged)):
         return render_charged(key, meter)
     return _scalar(key)
+
+
+def key_json_text(key: Any, meter: Meter) -> str:
+    """A map key as its own JSON text, which says its type: a text key in its quotes, a number,
+    true, false or null bare, NaN and the infinities by their bare names, bytes as 0x..., a tag or
+    an array as the table shows it. The key of a map whose keys would otherwise be written alike
+    (`key_names`)."""
+    if isinstance(key, str):
+        return jsonenc.string(key)
+    if isinstance(key, float):
+        return jsonenc.float_name(key) or repr(key)
+    if isinstance(key, (dict, list, tuple, Tagged)):
+        return render_charged(key, meter)
+    return _scalar(key)
+
+
+def _name(key: Any, meter: Meter) -> str:
+    """A map key as a JSON object's name: a text key as it is, another as its text (`_key`)."""
+    return key if type(key) is str else _key(key, meter).strip('"')
+
+
+def alike_key_texts(mapping: dict[Any, Any], meter: Meter) -> list[str] | None:
+    """Each key of `mapping` as its own JSON text (key_json_text) when two of its keys would be
+    the same name in a JSON object (the integer 1 and the text "1" in one MessagePack or CBOR map:
+    an object keeps one value a name), so no value is lost; None for a map whose names differ,
+    which keeps them."""
+    if {*map(type, mapping)} <= {str}:
+        return None
+    names = {_name(key, meter) for key in mapping}
+    if len(names) == len(mapping):
+        return None
+    return [key_json_text(key, meter) for key in mapping]
+
+
+def _names_apart(mapping: dict[Any, Any], kinds: set[type]) -> bool:
+    """Whether a map of text and integer keys (`kinds`: its keys' types) certainly names them
+    apart, told without spelling a name (alike_key_texts spells each): distinct integers have
+    distinct decimal texts, so only a text key can be one of them."""
+    if not kinds <= {str, int}:
+        return False
+    numbers = [key for key in mapping if type(key) is int]
+    if max(map(int.bit_length, numbers)) > DECIMAL_BITS:  # int_text's hex, not str()'s digits
+        return False
+    return not any(map(mapping.__contains__, map(str, numbers)))
+
+
+#: The containers keys_alike_within walks into (what the decoders build: plain dicts and lists).
+_HOLDERS = frozenset({dict, list, tuple, Tagged})
+
+
+def keys_alike_within(tree: Any) -> bool:
+    """Whether a map anywhere in `tree` has keys alike_key_texts spells as their JSON text (each
+    container looked at once: a shared one, or one that holds itself, is not walked again; no
+    scalar visited)."""
+    seen: set[int] = set()
+    stack = [tree]
+    meter = Budget().meter()
+    holders = _HOLDERS
+    try:
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is Tagged:
+                stack.append(node.value)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if kind is dict:
+                kinds = {*map(type, node)}
+                if not kinds <= {str} and not _names_apart(node, kinds) \
+                        and alike_key_texts(node, meter) is not None:
+                    return True
+                values = node.values()
+            elif kind is list or kind is tuple:
+                values = node
+            else:
+                continue
+            stack.extend([value for value in values if type(value) in holders])
+    except BudgetExceeded:  # keys past the budget: the walk, which says so, writes the tree
+        return True
+    return False
 
 
 def cut_marker(reason: str) -> str:
@@ -327,8 +462,10 @@ class _Renderer:
         if isinstance(node, dict):
             self.emit("{")
             first = True
-            for key, value in node.items():
-                self.emit(("" if first else ",") + pad + _key(key, self.meter) + colon)
+            texts = alike_key_texts(node, self.meter)
+            for at, (key, value) in enumerate(node.items()):
+                name = _key(key, self.meter) if texts is None else _scalar(texts[at])
+                self.emit(("" if first else ",") + pad + name + colon)
                 first = False
                 self.walk(value, depth + 1)
             self.emit(end + "}")
@@ -419,8 +556,9 @@ class _JsonBuilder:
                     mapping: dict[str, Any] = {}
                     key = "…"
                     try:
-                        for k, v in tree.items():
-                            key = k if isinstance(k, str) else _key(k, self.meter).strip('"')
+                        texts = alike_key_texts(tree, self.meter)
+                        for at, (k, v) in enumerate(tree.items()):
+                            key = _name(k, self.meter) if texts is None else texts[at]
                             self.meter.text(len(key))
                             mapping[key] = self.build(v, depth + 1)
                     except BudgetExceeded as err:

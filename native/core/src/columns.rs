@@ -10,7 +10,9 @@
 //! fixed order of type codes (null, bool, int64, float64, utf8, a big integer's decimal text,
 //! binary, JSON text), only those met present. An object or array at a path is its JSON text
 //! (`json.dumps(value, ensure_ascii=False)` of the Python object the engine builds, bytes spelt
-//! "0x..." as the JSON output spells them), on a field marked with the `arrow.json` extension.
+//! "0x..." as the JSON output spells them, U+0085, U+2028 and U+2029 escaped as jsonenc.line_safe
+//! does, a map whose keys would be one name twice named by their JSON texts as
+//! formats/tree.jsonable does), on a field marked with the `arrow.json` extension.
 
 use std::ffi::{c_char, c_void, CString};
 use std::fmt::Write;
@@ -252,11 +254,26 @@ impl Write for Spelt {
     }
 }
 
-/// A string as json.dumps(..., ensure_ascii=False) spells it.
+/// A string as jsonenc.string spells it: json.dumps(..., ensure_ascii=False), with the
+/// characters str.splitlines() and line-oriented tools take for a line's end escaped (jsonenc
+/// LINE_BREAKS: U+0085, U+2028, U+2029), so a JSON Lines row stays one line.
 pub fn json_string(text: &str, out: &mut String) {
+    string_escaped(text, true, out);
+}
+
+/// A string as json.dumps(..., ensure_ascii=False) itself spells it (line breaks as they are):
+/// an MCP answer's, which mcp_server/answers spells so.
+pub fn dumps_string(text: &str, out: &mut String) {
+    string_escaped(text, false, out);
+}
+
+fn string_escaped(text: &str, line_safe: bool, out: &mut String) {
     out.push('"');
     for c in text.chars() {
         match c {
+            '\u{85}' if line_safe => out.push_str("\\u0085"),
+            '\u{2028}' if line_safe => out.push_str("\\u2028"),
+            '\u{2029}' if line_safe => out.push_str("\\u2029"),
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
@@ -271,6 +288,31 @@ pub fn json_string(text: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// Whether a JSON text holds a character json_string escapes as a line's end (U+0085: C2 85;
+/// U+2028, U+2029: E2 80 A8, E2 80 A9), which in JSON text can only be inside a string.
+fn holds_line_breaks(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(0xC2, 0xE2, bytes)
+        .any(|at| matches!(&bytes[at..], [0xC2, 0x85, ..] | [0xE2, 0x80, 0xA8 | 0xA9, ..]))
+}
+
+/// The JSON text written in `out` from `mark` on (a stored JSON text, minified) with its
+/// strings' U+0085, U+2028 and U+2029 escaped as json_string escapes them (jsonenc.line_safe):
+/// the same JSON value, on one line for line-oriented readers.
+pub fn escape_line_breaks_from(out: &mut String, mark: usize) {
+    if !holds_line_breaks(&out.as_bytes()[mark..]) {
+        return;
+    }
+    let tail = out.split_off(mark);
+    for c in tail.chars() {
+        match c {
+            '\u{85}' => out.push_str("\\u0085"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
 }
 
 fn hex_text(bytes: &[u8]) -> String {
@@ -297,8 +339,50 @@ fn json_key(key: &Node, src: &[u8], out: &mut String) {
     }
 }
 
+/// A map key as a JSON object's name (payload/formats/tree._name): a text key as it is,
+/// another as json_key writes it, without its quotes.
+fn key_name(key: &Node, src: &[u8]) -> String {
+    match key {
+        Node::Str(s) => s.get(src).to_string(),
+        Node::Bytes(a, n) => hex_text(&src[*a as usize..(*a + *n) as usize]),
+        Node::Null => "null".to_string(),
+        Node::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
+        other => {
+            let mut text = String::new();
+            json_text(other, src, &mut text);
+            text
+        }
+    }
+}
+
+/// Whether two keys of a map would be the same name in a JSON object (tree.alike_key_texts: the
+/// integer 1 and the text "1" in one MessagePack or CBOR map): its keys are then written as their
+/// own JSON text (key_json_text), so no value is lost.
+pub fn keys_alike(entries: &[(Node, Node)], src: &[u8]) -> bool {
+    if entries.iter().all(|(k, _)| matches!(k, Node::Str(_))) {
+        return false;
+    }
+    let mut names = std::collections::HashSet::with_capacity(entries.len());
+    entries.iter().any(|(k, _)| !names.insert(key_name(k, src)))
+}
+
+/// A map key as its own JSON text, which says its type (tree.key_json_text): a text key in its
+/// quotes, a number, true, false or null bare, NaN and the infinities by their bare names, bytes
+/// as 0x....
+pub fn key_json_text(key: &Node, src: &[u8], out: &mut String) {
+    match key {
+        Node::Str(s) => json_string(s.get(src), out),
+        Node::Bytes(a, n) => out.push_str(&hex_text(&src[*a as usize..(*a + *n) as usize])),
+        Node::Float(f) if !f.is_finite() => {
+            out.push_str(if f.is_nan() { "NaN" } else if *f > 0.0 { "Infinity" } else { "-Infinity" })
+        }
+        other => json_text(other, src, out),
+    }
+}
+
 /// A tree as json.dumps(value, ensure_ascii=False) spells the Python object the engine builds
-/// for it (bytes spelt "0x..." as a string).
+/// for it (bytes spelt "0x..." as a string; a map whose keys would be one name twice with its
+/// keys as their own JSON text, as payload/formats/tree.jsonable gives it).
 pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
     match node {
         Node::Null | Node::Ext => out.push_str("null"),
@@ -324,11 +408,18 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
         }
         Node::Map(entries) => {
             out.push('{');
+            let alike = keys_alike(entries, src);
             for (i, (k, v)) in entries.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                json_key(k, src, out);
+                if alike {
+                    let mut text = String::new();
+                    key_json_text(k, src, &mut text);
+                    json_string(&text, out);
+                } else {
+                    json_key(k, src, out);
+                }
                 out.push_str(": ");
                 json_text(v, src, out);
             }

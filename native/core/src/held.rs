@@ -590,10 +590,12 @@ pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> boo
             if !json {
                 out.push_str(text);
             } else if *container {
+                let mark = out.len();
                 match gaps {
                     Some(gaps) => without_gaps(text, gaps, out),
                     None => minified_into(text, out),
                 }
+                crate::columns::escape_line_breaks_from(out, mark);
             } else {
                 out.reserve(text.len() + 2);
                 crate::columns::json_string(text, out);
@@ -858,15 +860,20 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
         }
         Node::Map(entries) => {
             out.push('{');
+            let alike = crate::columns::keys_alike(entries, src);
             for (i, (k, v)) in entries.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 match k {
-                    Node::Str(s) => crate::columns::json_string(s.get(src), out),
+                    Node::Str(s) if !alike => crate::columns::json_string(s.get(src), out),
                     other => {
                         let mut text = String::new();
-                        json_text(other, src, &mut text);
+                        if alike {
+                            crate::columns::key_json_text(other, src, &mut text);
+                        } else {
+                            json_text(other, src, &mut text);
+                        }
                         crate::columns::json_string(&text, out);
                     }
                 }
@@ -880,6 +887,11 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
 
 /// json_text() of the value at a place (a text read in place spelt as its tree would be).
 pub fn json_text_at(place: Place<'_>, out: &mut String) {
+    if let Place::Node(node @ Node::Map(entries), src) = place {
+        if crate::columns::keys_alike(entries, src) {
+            return json_text(node, src, out); // (a map of a text has keys of text only)
+        }
+    }
     match place.read() {
         Read::Scalar(node, src) => json_text(&node, src, out),
         Read::Unchecked => out.push_str("null"),
@@ -931,11 +943,11 @@ impl AnswerCut {
     }
 }
 
-/// columns::json_string, a string with nothing to escape (no quote, backslash or control
+/// columns::dumps_string, a string with nothing to escape (no quote, backslash or control
 /// character: most of a document's) copied whole rather than a character at a time.
 fn answer_string(text: &str, out: &mut String) {
     if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        crate::columns::json_string(text, out);
+        crate::columns::dumps_string(text, out);
     } else {
         out.reserve(text.len() + 2);
         out.push('"');

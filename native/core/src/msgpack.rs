@@ -1,5 +1,5 @@
 //! payload/formats/msgpack.py's reading: msgpack-python 1.2's `unpackb(raw=False,
-//! strict_map_key=False, use_list=True, timestamp=3, ext_hook=Tagged)` with its limits (1,024
+//! strict_map_key=False, use_list=True, timestamp=3, ext_hook=Tagged, object_pairs_hook=pairs_kept)` with its limits (1,024
 //! open containers; maps as dicts; the whole value one object), then `detect`'s tests.
 
 use crate::common::DErr;
@@ -182,6 +182,8 @@ impl Reader<'_> {
                 return Err(Stop::NotMsgpack); // unhashable key: TypeError
             }
         }
+        // keys a dict takes as one, of two types (1 and 1.0): the Python side keeps both
+        self.doubt |= map.alike;
         Ok(map.finish())
     }
 }

@@ -120,6 +120,19 @@ fn key_eq(a: &Node, b: &Node, src: &[u8]) -> bool {
     }
 }
 
+/// Whether two keys key_eq takes as one are of one Python type (a bool, an int, a float): 1, 1.0
+/// and true are one key of a dict, three of a MessagePack map (formats/tree.pairs_kept).
+fn same_type(a: &Node, b: &Node) -> bool {
+    fn kind(node: &Node) -> u8 {
+        match node {
+            Node::Bool(_) => 0,
+            Node::Float(_) => 1,
+            _ => 2,
+        }
+    }
+    kind(a) == kind(b)
+}
+
 /// A key's hash bucket, consistent with key_eq.
 #[derive(Hash, PartialEq, Eq, Clone, Copy)]
 enum Bucket {
@@ -173,17 +186,20 @@ const MAP_ROOM: usize = 16;
 pub struct MapBuilder {
     entries: Vec<(Node, Node)>,
     index: Option<HashMap<Bucket, Vec<usize>>>,
+    /// A key was taken as an earlier one of another type (1.0 or true after 1): Python's
+    /// MessagePack reading keeps it apart (formats/tree.pairs_kept), a map here cannot.
+    pub alike: bool,
 }
 
 impl MapBuilder {
     pub fn new() -> Self {
-        MapBuilder { entries: Vec::new(), index: None }
+        MapBuilder { entries: Vec::new(), index: None, alike: false }
     }
 
     /// A map of `declared` entries (its header's count: room for a few made at once, not one
     /// growth after another; no more than MAP_ROOM, whatever the header says).
     pub fn with_room(declared: usize) -> Self {
-        MapBuilder { entries: Vec::with_capacity(declared.min(MAP_ROOM)), index: None }
+        MapBuilder { entries: Vec::with_capacity(declared.min(MAP_ROOM)), index: None, alike: false }
     }
 
     pub fn insert(&mut self, key: Node, value: Node, src: &[u8]) -> Result<(), Unhashable> {
@@ -193,6 +209,7 @@ impl MapBuilder {
         if self.index.is_none() && self.entries.len() < 12 {
             for entry in self.entries.iter_mut() {
                 if key_eq(&entry.0, &key, src) {
+                    self.alike |= !same_type(&entry.0, &key);
                     entry.1 = value;
                     return Ok(());
                 }
@@ -213,6 +230,7 @@ impl MapBuilder {
             if let Some(found) = index.get(&b) {
                 for &at in found {
                     if key_eq(&self.entries[at].0, &key, src) {
+                        self.alike |= !same_type(&self.entries[at].0, &key);
                         self.entries[at].1 = value;
                         return Ok(());
                     }
