@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.arrow_types import Blob, Kind, List, Map, Struct
+from cqlsh_ext.payload.arrow_types import Blob, Dec, Int, Kind, Leaf, List, Map, Str, Struct
 from cqlsh_ext.payload.columns import kind_holds
 
 
@@ -114,36 +114,81 @@ def stored_type(kind: Kind, arrow: Any) -> Any:
 @dataclass(frozen=True)
 class StoredColumns:
     """Which of the API's Arrow columns make the stored columns: each answer column's name, its
-    index among the API's fields (a blob's: its NAME:stored) and its kind."""
+    index among the API's fields (a blob's: its NAME:stored), its kind, and the index of its
+    NAME:exact (None: it has none).
+
+    Where Spark would lose what the API holds, a column is given as the connector gives it, whole:
+    a time of day as its nanoseconds (Spark's time keeps microseconds), a column with an exact text
+    (a decimal, a varint: more digits than decimal128 holds) as that text, or its value's where
+    that holds it whole (spark/rows.py reads both back as the driver's values)."""
 
     names: tuple[str, ...]
     fields: tuple[int, ...]
     kinds: tuple[Kind, ...]
+    exact: tuple[int | None, ...] = ()
 
     def batch(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        arrays = [stored_array(kind, batch.column(at))
-                  for at, kind in zip(self.fields, self.kinds, strict=True)]
+        arrays = [_whole(stored_array(kind, batch.column(at)), kind,
+                         None if exact is None else batch.column(exact))
+                  for at, kind, exact in zip(self.fields, self.kinds, self._exact, strict=True)]
         return pa.RecordBatch.from_arrays(arrays, names=list(self.names))
 
     def schema(self, schema: Any) -> Any:
         """The stored columns' Arrow schema, from the API's."""
         import pyarrow as pa
 
-        return pa.schema([(name, stored_type(kind, schema.field(at).type))
-                          for name, at, kind in zip(self.names, self.fields, self.kinds, strict=True)])
+        return pa.schema([(name, _whole_type(stored_type(kind, schema.field(at).type), kind, exact))
+                          for name, at, kind, exact in zip(self.names, self.fields, self.kinds, self._exact,
+                                                           strict=True)])
+
+    @property
+    def _exact(self) -> tuple[int | None, ...]:
+        return self.exact or (None,) * len(self.fields)
+
+
+def _whole_type(arrow: Any, kind: Kind, exact: int | None) -> Any:
+    """The Arrow type _whole gives a stored column."""
+    import pyarrow as pa
+
+    if exact is not None:
+        return pa.string()
+    if kind == Leaf("time"):
+        return pa.int64()
+    return arrow
+
+
+def _whole(array: Any, kind: Kind, exact: Any) -> Any:
+    """A stored column as Spark holds it whole (StoredColumns): a time's nanoseconds; a column's
+    exact text where it has one, else its value's text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if exact is not None:
+        return pc.if_else(pc.is_null(exact), array.cast(pa.string()), exact)
+    if kind == Leaf("time"):
+        return array.cast(pa.int64())
+    return array
 
 
 def stored_columns(columns: Sequence[Any], schema: Any) -> StoredColumns:
     """StoredColumns of an answer's fixed columns (payload.columns.AnswerColumn) and its schema:
-    a blob column's NAME:stored, any other column's own field (its companions left out)."""
-    from cqlsh_ext.payload.columns import BLOB, STORED
+    a blob column's NAME:stored, any other column's own field (its companions left out, but for
+    its NAME:exact, which the stored column holds where the value does not)."""
+    from cqlsh_ext.payload.columns import BLOB, EXACT, STORED
 
     names = schema.names
     fields = [names.index(c.name + STORED if c.role == BLOB else c.name) for c in columns]
     kinds = [c.fixed for c in columns]
-    return StoredColumns(tuple(c.name for c in columns), tuple(fields), tuple(kinds))
+    exact = [names.index(c.name + EXACT) if c.role != BLOB and c.name + EXACT in names
+             and _scalar_number(c.fixed) else None for c in columns]
+    return StoredColumns(tuple(c.name for c in columns), tuple(fields), tuple(kinds), tuple(exact))
+
+
+def _scalar_number(kind: Kind) -> bool:
+    """A decimal or varint column itself (not a collection of them: those keep Spark's types)."""
+    return isinstance(kind, Int | Dec | Str)
 
 
 # ------------------------------------------------------------------ the filters Spark pushed
