@@ -61,7 +61,13 @@ def spark_batch(batch: Any, target: Any) -> Any:
 
             column = pa.array([None if b is None else str(uuid.UUID(bytes=b))
                                for b in column.storage.to_pylist()], pa.string())
-        columns.append(column.cast(field.type))
+        try:
+            columns.append(column.cast(field.type))
+        except pa.ArrowInvalid as err:  # (a timestamp past Spark's microseconds: Cassandra's are millis)
+            from cqlsh_ext.api.errors import Error
+
+            raise Error(f"cqlsh_ext: column {field.name} holds a value Spark's {field.type} cannot hold "
+                        f"({err})") from None
     return pa.RecordBatch.from_arrays(columns, schema=target)
 
 

@@ -88,6 +88,9 @@ def _make_types(cassandra, keyspace: str) -> None:
 
     session = cassandra.session(keyspace)
     session.execute(TYPES)
+    # A timestamp Cassandra holds (milliseconds) past Spark's (microseconds: about 294,000 years).
+    session.execute("CREATE TABLE far (id int PRIMARY KEY, ts timestamp)")
+    session.execute("INSERT INTO far (id, ts) VALUES (1, 9999999999999999)")
     insert = session.prepare("INSERT INTO types (id, u, t, d, v, tm, dt, f, ip, tags, doc, m, pair) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     utc = datetime.timezone.utc
@@ -222,3 +225,12 @@ def test_types_spark_has_not_are_converted(job, cassandra):
 def test_the_password_is_nowhere(job):
     assert job.password not in job.said
     assert "BatchScan cqlsh_ext" in job.said  # (the event log holds the plans the password is not in)
+
+
+def test_a_value_spark_cannot_hold_is_named_in_one_line(job):
+    """A timestamp past Spark's: the column and the value named (before: Spark's first line alone,
+    "An exception was thrown from the Python worker:", the reason left out)."""
+    assert job.result["far"] == (
+        "cqlsh_ext: column ts holds a value Spark's timestamp[us, tz=UTC] cannot hold (Casting from "
+        "timestamp[ms, tz=UTC] to timestamp[us, tz=UTC] would result in out of bounds timestamp: "
+        "9999999999999999)")
