@@ -5,7 +5,9 @@ bytes where cqlsh-ext spark's statements read them, and the pushed filters appli
 Spark takes Arrow batches whose schema is exactly the Spark schema's (to_arrow_schema, UTC): what
 Spark has no type for is given its nearest: a uuid column is its text (as the Cassandra connector
 gives it), a uuid inside a collection, tuple or UDT its 16 bytes (JSON text is a string already,
-another producer's arrow.json its string); timestamps are Spark's microseconds.
+another producer's arrow.json its string); timestamps are Spark's microseconds; a time of day is
+its nanoseconds since midnight, a bigint (as the connector gives it: Spark 4.3 refuses a frame
+holding its own TIME type).
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.arrow_types import Blob, Dec, Int, Kind, Leaf, List, Map, Str, Struct
+from cqlsh_ext.payload.arrow_types import Blob, Dec, Int, Kind, List, Map, Str, Struct
 from cqlsh_ext.payload.columns import kind_holds
 
 
 def plain_type(arrow: Any, top: bool = True) -> Any:
     """`arrow` with its extension types as Spark reads them: a uuid column as a string (`top`),
-    a uuid inside a value as binary, a JSON text as a string."""
+    a uuid inside a value as binary, a JSON text as a string; a time of day as its nanoseconds
+    since midnight, as the connector gives it."""
     import pyarrow as pa
 
     if isinstance(arrow, pa.BaseExtensionType):
@@ -36,6 +39,8 @@ def plain_type(arrow: Any, top: bool = True) -> Any:
         return pa.list_(arrow.value_field.with_type(plain_type(arrow.value_type, False)))
     if pa.types.is_fixed_size_binary(arrow):
         return pa.binary()
+    if pa.types.is_time(arrow):  # (Spark 4.3 refuses a frame with its TIME type in it: UNSUPPORTED_TIME_TYPE)
+        return pa.int64()
     return arrow
 
 
@@ -123,10 +128,9 @@ class StoredColumns:
     index among the API's fields (a blob's: its NAME:stored), its kind, and the index of its
     NAME:exact (None: it has none).
 
-    Where Spark would lose what the API holds, a column is given as the connector gives it, whole:
-    a time of day as its nanoseconds (Spark's time keeps microseconds), a column with an exact text
-    (a decimal, a varint: more digits than decimal128 holds) as that text, or its value's where
-    that holds it whole (spark/rows.py reads both back as the driver's values)."""
+    Where Spark would lose what the API holds, a column is given whole: a column with an exact
+    text (a decimal, a varint: more digits than decimal128 holds) as that text, or its value's
+    where that holds it whole (spark/rows.py reads it back as the driver's value)."""
 
     names: tuple[str, ...]
     fields: tuple[int, ...]
@@ -136,8 +140,7 @@ class StoredColumns:
     def batch(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        arrays = [_whole(stored_array(kind, batch.column(at)), kind,
-                         None if exact is None else batch.column(exact))
+        arrays = [_whole(stored_array(kind, batch.column(at)), None if exact is None else batch.column(exact))
                   for at, kind, exact in zip(self.fields, self.kinds, self._exact, strict=True)]
         return pa.RecordBatch.from_arrays(arrays, names=list(self.names))
 
@@ -145,7 +148,7 @@ class StoredColumns:
         """The stored columns' Arrow schema, from the API's."""
         import pyarrow as pa
 
-        return pa.schema([(name, _whole_type(stored_type(kind, schema.field(at).type), kind, exact))
+        return pa.schema([(name, _whole_type(stored_type(kind, schema.field(at).type), exact))
                           for name, at, kind, exact in zip(self.names, self.fields, self.kinds, self._exact,
                                                            strict=True)])
 
@@ -154,28 +157,22 @@ class StoredColumns:
         return self.exact or (None,) * len(self.fields)
 
 
-def _whole_type(arrow: Any, kind: Kind, exact: int | None) -> Any:
+def _whole_type(arrow: Any, exact: int | None) -> Any:
     """The Arrow type _whole gives a stored column."""
     import pyarrow as pa
 
-    if exact is not None:
-        return pa.string()
-    if kind == Leaf("time"):
-        return pa.int64()
-    return arrow
+    return arrow if exact is None else pa.string()
 
 
-def _whole(array: Any, kind: Kind, exact: Any) -> Any:
-    """A stored column as Spark holds it whole (StoredColumns): a time's nanoseconds; a column's
-    exact text where it has one, else its value's text."""
+def _whole(array: Any, exact: Any) -> Any:
+    """A stored column as Spark holds it whole (StoredColumns): its exact text where it has one,
+    else its value's text."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if exact is not None:
-        return pc.if_else(pc.is_null(exact), array.cast(pa.string()), exact)
-    if kind == Leaf("time"):
-        return array.cast(pa.int64())
-    return array
+    if exact is None:
+        return array
+    return pc.if_else(pc.is_null(exact), array.cast(pa.string()), exact)
 
 
 def stored_columns(columns: Sequence[Any], schema: Any) -> StoredColumns:

@@ -90,7 +90,9 @@ def main(host: str, port: str, user: str, password: str, table: str, types: str,
         result["far"] = java_error(err)
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
-    write_arrow(read(table=types).toArrow(), out / "types.arrow")
+    types_frame = read(table=types)
+    result["types"] = [types_frame.count(), types_frame.filter(F.col("tm") > 0).count()]
+    write_arrow(types_frame.toArrow(), out / "types.arrow")
     (out / "result.json").write_text(json.dumps(result))
     spark.stop()
 
