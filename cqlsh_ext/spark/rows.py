@@ -44,8 +44,8 @@ def driver_value(value: Any, cqltype: CqlType) -> Any:
 
 
 def _time(value: Any) -> Any:
-    """A time of day: the connector's nanoseconds since midnight (Spark has no time type), or
-    cqlsh_ext's data source's (datasource_arrow.StoredColumns: nanoseconds too)."""
+    """A time of day: its nanoseconds since midnight, as the connector and cqlsh_ext's data source
+    (datasource_arrow.plain_type) give it."""
     from cassandra.util import Time
 
     return Time(value)
@@ -97,7 +97,9 @@ def _decimal(value: Any) -> Any:
 
 def _varint(value: Any) -> Any:
     """A varint: the connector's decimal(38, 0), or the data source's exact text."""
-    return int(value) if isinstance(value, int) else int(str(value))
+    from decimal import Decimal
+
+    return int(value) if isinstance(value, int | Decimal) else int(str(value))
 
 
 #: The scalars whose Spark value is not the driver's, by CQL type name.
