@@ -5,7 +5,9 @@ bytes where cqlsh-ext spark's statements read them, and the pushed filters appli
 Spark takes Arrow batches whose schema is exactly the Spark schema's (to_arrow_schema, UTC): what
 Spark has no type for is given its nearest: a uuid column is its text (as the Cassandra connector
 gives it), a uuid inside a collection, tuple or UDT its 16 bytes (JSON text is a string already,
-another producer's arrow.json its string); timestamps are Spark's microseconds.
+another producer's arrow.json its string); timestamps are Spark's microseconds; a time of day is
+its nanoseconds since midnight, a bigint (as the connector gives it: Spark 4.3 refuses a frame
+holding its own TIME type).
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.payload.arrow_types import Blob, Kind, List, Map, Struct
+from cqlsh_ext.payload.arrow_types import Blob, Dec, Int, Kind, List, Map, Str, Struct
 from cqlsh_ext.payload.columns import kind_holds
 
 
 def plain_type(arrow: Any, top: bool = True) -> Any:
     """`arrow` with its extension types as Spark reads them: a uuid column as a string (`top`),
-    a uuid inside a value as binary, a JSON text as a string."""
+    a uuid inside a value as binary, a JSON text as a string; a time of day as its nanoseconds
+    since midnight, as the connector gives it."""
     import pyarrow as pa
 
     if isinstance(arrow, pa.BaseExtensionType):
@@ -36,6 +39,8 @@ def plain_type(arrow: Any, top: bool = True) -> Any:
         return pa.list_(arrow.value_field.with_type(plain_type(arrow.value_type, False)))
     if pa.types.is_fixed_size_binary(arrow):
         return pa.binary()
+    if pa.types.is_time(arrow):  # (Spark 4.3 refuses a frame with its TIME type in it: UNSUPPORTED_TIME_TYPE)
+        return pa.int64()
     return arrow
 
 
@@ -61,7 +66,13 @@ def spark_batch(batch: Any, target: Any) -> Any:
 
             column = pa.array([None if b is None else str(uuid.UUID(bytes=b))
                                for b in column.storage.to_pylist()], pa.string())
-        columns.append(column.cast(field.type))
+        try:
+            columns.append(column.cast(field.type))
+        except pa.ArrowInvalid as err:  # (a timestamp past Spark's microseconds: Cassandra's are millis)
+            from cqlsh_ext.api.errors import Error
+
+            raise Error(f"cqlsh_ext: column {field.name} holds a value Spark's {field.type} cannot hold "
+                        f"({err})") from None
     return pa.RecordBatch.from_arrays(columns, schema=target)
 
 
@@ -114,36 +125,73 @@ def stored_type(kind: Kind, arrow: Any) -> Any:
 @dataclass(frozen=True)
 class StoredColumns:
     """Which of the API's Arrow columns make the stored columns: each answer column's name, its
-    index among the API's fields (a blob's: its NAME:stored) and its kind."""
+    index among the API's fields (a blob's: its NAME:stored), its kind, and the index of its
+    NAME:exact (None: it has none).
+
+    Where Spark would lose what the API holds, a column is given whole: a column with an exact
+    text (a decimal, a varint: more digits than decimal128 holds) as that text, or its value's
+    where that holds it whole (spark/rows.py reads it back as the driver's value)."""
 
     names: tuple[str, ...]
     fields: tuple[int, ...]
     kinds: tuple[Kind, ...]
+    exact: tuple[int | None, ...] = ()
 
     def batch(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        arrays = [stored_array(kind, batch.column(at))
-                  for at, kind in zip(self.fields, self.kinds, strict=True)]
+        arrays = [_whole(stored_array(kind, batch.column(at)), None if exact is None else batch.column(exact))
+                  for at, kind, exact in zip(self.fields, self.kinds, self._exact, strict=True)]
         return pa.RecordBatch.from_arrays(arrays, names=list(self.names))
 
     def schema(self, schema: Any) -> Any:
         """The stored columns' Arrow schema, from the API's."""
         import pyarrow as pa
 
-        return pa.schema([(name, stored_type(kind, schema.field(at).type))
-                          for name, at, kind in zip(self.names, self.fields, self.kinds, strict=True)])
+        return pa.schema([(name, _whole_type(stored_type(kind, schema.field(at).type), exact))
+                          for name, at, kind, exact in zip(self.names, self.fields, self.kinds, self._exact,
+                                                           strict=True)])
+
+    @property
+    def _exact(self) -> tuple[int | None, ...]:
+        return self.exact or (None,) * len(self.fields)
+
+
+def _whole_type(arrow: Any, exact: int | None) -> Any:
+    """The Arrow type _whole gives a stored column."""
+    import pyarrow as pa
+
+    return arrow if exact is None else pa.string()
+
+
+def _whole(array: Any, exact: Any) -> Any:
+    """A stored column as Spark holds it whole (StoredColumns): its exact text where it has one,
+    else its value's text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if exact is None:
+        return array
+    return pc.if_else(pc.is_null(exact), array.cast(pa.string()), exact)
 
 
 def stored_columns(columns: Sequence[Any], schema: Any) -> StoredColumns:
     """StoredColumns of an answer's fixed columns (payload.columns.AnswerColumn) and its schema:
-    a blob column's NAME:stored, any other column's own field (its companions left out)."""
-    from cqlsh_ext.payload.columns import BLOB, STORED
+    a blob column's NAME:stored, any other column's own field (its companions left out, but for
+    its NAME:exact, which the stored column holds where the value does not)."""
+    from cqlsh_ext.payload.columns import BLOB, EXACT, STORED
 
     names = schema.names
     fields = [names.index(c.name + STORED if c.role == BLOB else c.name) for c in columns]
     kinds = [c.fixed for c in columns]
-    return StoredColumns(tuple(c.name for c in columns), tuple(fields), tuple(kinds))
+    exact = [names.index(c.name + EXACT) if c.role != BLOB and c.name + EXACT in names
+             and _scalar_number(c.fixed) else None for c in columns]
+    return StoredColumns(tuple(c.name for c in columns), tuple(fields), tuple(kinds), tuple(exact))
+
+
+def _scalar_number(kind: Kind) -> bool:
+    """A decimal or varint column itself (not a collection of them: those keep Spark's types)."""
+    return isinstance(kind, Int | Dec | Str)
 
 
 # ------------------------------------------------------------------ the filters Spark pushed

@@ -8,7 +8,8 @@ report's aggregate, merged on the driver."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
@@ -20,10 +21,14 @@ PAGE_ROWS = 1000
 
 def driver_value(value: Any, cqltype: CqlType) -> Any:
     """A value as Arrow gives it (a map as (key, value) pairs, a UDT or tuple as a dict of fields)
-    in the form the Python driver gives it, which the shell's aggregate reads (cqltypes.extractor)."""
+    in the form the Python driver gives it, which the shell's aggregate and output read
+    (cqltypes.extractor, output.spellings): a scalar as _SCALARS makes it."""
     if value is None or cqltype.is_blob:
         return value
     kind, subs = cqltype.kind, cqltype.params
+    if not subs:
+        scalar = _SCALARS.get(cqltype.name)
+        return value if scalar is None else scalar(value)
     if kind in SEQUENCES and subs:
         return [driver_value(v, subs[0]) for v in value]
     if kind == "map" and len(subs) == 2:
@@ -38,16 +43,93 @@ def driver_value(value: Any, cqltype: CqlType) -> Any:
     return value
 
 
+def _time(value: Any) -> Any:
+    """A time of day: its nanoseconds since midnight, as the connector and cqlsh_ext's data source
+    (datasource_arrow.plain_type) give it."""
+    from cassandra.util import Time
+
+    return Time(value)
+
+
+_DURATION_UNITS = {"y": (12, 0, 0), "mo": (1, 0, 0), "w": (0, 7, 0), "d": (0, 1, 0),
+                   "h": (0, 0, 3_600_000_000_000), "m": (0, 0, 60_000_000_000), "s": (0, 0, 1_000_000_000),
+                   "ms": (0, 0, 1_000_000), "us": (0, 0, 1_000), "\u00b5s": (0, 0, 1_000), "ns": (0, 0, 1)}
+_DURATION_PART = re.compile(r"(\d+)(mo|ms|us|\u00b5s|ns|y|w|d|h|m|s)", re.IGNORECASE)
+
+
+def _duration(value: Any) -> Any:
+    """A duration: the connector's text (the Java driver's CqlDuration.toString, `1mo2d3s123ns`,
+    `-` before a negative one), or the data source's struct of months, days and nanoseconds."""
+    from cassandra.util import Duration
+
+    if isinstance(value, Mapping):
+        return Duration(int(value["months"]), int(value["days"]), int(value["nanoseconds"]))
+    text = str(value).strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("-")
+    parts = _DURATION_PART.findall(body)
+    if "".join(n + u for n, u in parts) != body or not parts:
+        raise ValueError(f"not a CQL duration: {text!r}")
+    months = days = nanos = 0
+    for number, unit in parts:
+        m, d, n = _DURATION_UNITS[unit.lower()]
+        months, days, nanos = months + int(number) * m, days + int(number) * d, nanos + int(number) * n
+    return Duration(sign * months, sign * days, sign * nanos)
+
+
+def _inet(value: Any) -> Any:
+    """An address as the driver spells it (socket.inet_ntop: `::1`), where Java spelt an IPv6
+    one in full (`0:0:0:0:0:0:0:1`)."""
+    import socket
+
+    text = str(value)
+    if ":" not in text:
+        return text
+    return socket.inet_ntop(socket.AF_INET6, socket.inet_pton(socket.AF_INET6, text.split("%")[0]))
+
+
+def _decimal(value: Any) -> Any:
+    """A decimal: the data source gives its exact text (Arrow's decimal128 holds too few digits)."""
+    from decimal import Decimal
+
+    return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+def _varint(value: Any) -> Any:
+    """A varint: the connector's decimal(38, 0), or the data source's exact text."""
+    from decimal import Decimal
+
+    return int(value) if isinstance(value, int | Decimal) else int(str(value))
+
+
+#: The scalars whose Spark value is not the driver's, by CQL type name.
+_SCALARS: dict[str, Callable[[Any], Any]] = {
+    "time": _time, "duration": _duration, "inet": _inet, "decimal": _decimal, "varint": _varint}
+
+
 def arrow_pages(batches: Iterable[Any], types: Sequence[Any]) -> Iterator[ArrowRows]:
     """Each Arrow batch's rows, PAGE_ROWS at a time (slices of the batch: no buffer copied), as
-    ArrowRows whose values are the driver's (only columns of a type with parameters need
-    converting: a scalar is the same value either way)."""
+    ArrowRows whose values are the driver's (driver_value: the columns of a type with parameters,
+    and the scalars Spark holds otherwise); a collection column that is not frozen is null where
+    Spark gives it empty: Cassandra keeps no empty one, and the driver reads it as null."""
     from functools import partial
 
     cqltypes = [from_driver(t) for t in types]
-    converters = [partial(driver_value, cqltype=t) if t.params else None for t in cqltypes]
+    converters = [partial(_top_value, cqltype=t, nullable_empty=_unfrozen_collection(d, t))
+                  if t.params or t.name in _SCALARS else None
+                  for d, t in zip(types, cqltypes, strict=True)]
     for batch in batches:
         yield from ArrowRows.pages(batch, converters, PAGE_ROWS)
+
+
+def _unfrozen_collection(driver_type: Any, cqltype: CqlType) -> bool:
+    return cqltype.kind in ("list", "set", "map") and str(getattr(driver_type, "typename", "")) != "frozen"
+
+
+def _top_value(value: Any, cqltype: CqlType, nullable_empty: bool) -> Any:
+    if nullable_empty and value is not None and not len(value):
+        return None
+    return driver_value(value, cqltype)
 
 
 class CoreCounts:

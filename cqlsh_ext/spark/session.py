@@ -174,7 +174,10 @@ def java_error(err: BaseException) -> str:
     """One line from a Py4JJavaError or a pyspark AnalysisException: the Java exception's own
     message, and its root cause where that says more (the connector wraps a driver error)."""
     text = str(getattr(err, "desc", None) or err)
-    if "PYTHON_DATA_SOURCE" in text:  # Spark 4's data source failed in a Python worker: its error's line
+    if "PYTHON_DATA_SOURCE" in text or "Traceback (most recent call last)" in text:
+        # Spark 4's data source failed in a Python worker (planning it, or reading in a task): its
+        # error's line (before: a task's was Spark's first line alone, "An exception was thrown
+        # from the Python worker:", the reason left out)
         worker = _python_error(text)
         if worker:
             return worker

@@ -133,7 +133,36 @@ QUERIES = {
     "like": "SELECT count(*) FROM {t} WHERE data LIKE '%\"status\": \"PAID\"%' ALLOW FILTERING CONFIRM",
     "nested": "SELECT id, extra['z'] FROM {t} WHERE extra['z'] IS NOT NULL ALLOW FILTERING CONFIRM",
     "undecodable": "SELECT id FROM {t} WHERE data IS UNDECODABLE ALLOW FILTERING CONFIRM",
+    "typed": "SELECT id, d, v, tm, du, ip, l, m, data.status FROM {k}.typed WHERE data.status = 'PAID' "
+             "ALLOW FILTERING CONFIRM",
 }
+
+#: The `typed` table's rows (id -> d, v, tm, du, ip, l, m, its blob's status): CQL values the
+#: connector and Spark hold otherwise than the driver (test_queries.py), written by the driver.
+TYPED_ROWS = {
+    1: ("123456789012345678901234567890.123456789012345678901", 10 ** 40, 36000123456789,
+        (1, 2, 3000000123), "::1", [], {}, "PAID"),
+    2: ("12.5", -5, 0, (-1, -2, -3000), "10.0.0.1", [1, 2], {"a": 1}, "PAID"),
+    3: (None, None, None, None, None, None, None, "PAID"),
+    4: ("1", 1, 1, (0, 0, 1), "::2", [3], {"b": 2}, "NEW"),
+}
+
+
+def make_typed_table(cassandra, keyspace: str) -> None:
+    from decimal import Decimal
+
+    from cassandra.util import Duration, Time
+
+    session = cassandra.session(keyspace)
+    session.execute("CREATE TABLE typed (id int PRIMARY KEY, d decimal, v varint, tm time, du duration, "
+                    "ip inet, l list<int>, m map<text, int>, data blob)")
+    insert = session.prepare("INSERT INTO typed (id, d, v, tm, du, ip, l, m, data) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    for i, (d, v, tm, du, ip, items, mapping, status) in TYPED_ROWS.items():
+        document = json.dumps({"status": status}).encode()
+        session.execute(insert, (i, None if d is None else Decimal(d), v, None if tm is None else Time(tm),
+                                 du and Duration(*du), ip, items, mapping, document))
+    session.shutdown()
 
 
 #: The DESCRIBE PAYLOAD both run (the shell: every row, ALL), its WHERE's payload conditions the evaluator's.
@@ -227,7 +256,8 @@ def shell_runs(cassandra, tmp_path_factory) -> ShellRuns:
     nested = f"COMPRESSION STATS JSON {demo}.nested_blobs"
     stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
              nested]
-    queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
+    make_typed_table(cassandra, table.keyspace)
+    queries = {name: text.format(t=table.qualified, k=table.keyspace) for name, text in QUERIES.items()}
     describe = [f"{text.format(t=table.qualified)} JSON" for text in (DESCRIBE, *DESCRIBES)]
     dictionaries = make_dictionary_table(cassandra, home)
     without_dictionaries = f"COMPRESSION STATS JSON {dictionaries.qualified}"

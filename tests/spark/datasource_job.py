@@ -84,9 +84,15 @@ def main(host: str, port: str, user: str, password: str, table: str, types: str,
             result["refused"][case] = f"taken: {', '.join(read(**options).columns)}"
         except Exception as err:
             result["refused"][case] = java_error(err)
+    try:  # a timestamp past Spark's (microseconds): what the user reads of it
+        result["far"] = f"read: {read(table=types.rsplit('.', 1)[0] + '.far').collect()}"
+    except Exception as err:
+        result["far"] = java_error(err)
     write_arrow(frame.toArrow(), out / "frame.arrow")
     write_arrow(read(blobs="stored").select("id", "data").toArrow(), out / "stored.arrow")
-    write_arrow(read(table=types).toArrow(), out / "types.arrow")
+    types_frame = read(table=types)
+    result["types"] = [types_frame.count(), types_frame.filter(F.col("tm") > 0).count()]
+    write_arrow(types_frame.toArrow(), out / "types.arrow")
     (out / "result.json").write_text(json.dumps(result))
     spark.stop()
 

@@ -88,6 +88,9 @@ def _make_types(cassandra, keyspace: str) -> None:
 
     session = cassandra.session(keyspace)
     session.execute(TYPES)
+    # A timestamp Cassandra holds (milliseconds) past Spark's (microseconds: about 294,000 years).
+    session.execute("CREATE TABLE far (id int PRIMARY KEY, ts timestamp)")
+    session.execute("INSERT INTO far (id, ts) VALUES (1, 9999999999999999)")
     insert = session.prepare("INSERT INTO types (id, u, t, d, v, tm, dt, f, ip, tags, doc, m, pair) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     utc = datetime.timezone.utc
@@ -215,10 +218,31 @@ def test_types_spark_has_not_are_converted(job, cassandra):
     assert job.types.schema.field("u").type == pa.string()
     spark = {row["id"]: row for row in job.types.to_pylist()}
     assert sorted(spark) == [0, 1, 2]
+    # A time of day as its nanoseconds, to the last (the API's time64[ns]; Spark's TIME keeps
+    # microseconds, and Spark 4.3 refuses a frame holding it).
+    assert job.types.schema.field("tm").type == pa.int64()
+    times = api.column("tm").cast(pa.int64()).to_pylist()
+    nanos = dict(zip(api.column("id").to_pylist(), times, strict=True))
+    assert nanos[1] == (10 * 3600 + 60) * 10 ** 9 + 123456 * 1000
     for row in api.to_pylist():
-        assert spark[row["id"]] == {**row, "u": str(row["u"])}
+        assert spark[row["id"]] == {**row, "u": str(row["u"]), "tm": nanos[row["id"]]}
+
+
+def test_a_frame_with_a_time_column_is_counted_and_filtered(job):
+    """Before: every query of the frame failed, `[UNSUPPORTED_TIME_TYPE] The data type TIME is not
+    supported` (Spark 4.3): the source gave Spark its TIME type."""
+    assert job.result["types"] == [3, 3]
 
 
 def test_the_password_is_nowhere(job):
     assert job.password not in job.said
     assert "BatchScan cqlsh_ext" in job.said  # (the event log holds the plans the password is not in)
+
+
+def test_a_value_spark_cannot_hold_is_named_in_one_line(job):
+    """A timestamp past Spark's: the column and the value named (before: Spark's first line alone,
+    "An exception was thrown from the Python worker:", the reason left out)."""
+    assert job.result["far"] == (
+        "cqlsh_ext: column ts holds a value Spark's timestamp[us, tz=UTC] cannot hold (Casting from "
+        "timestamp[ms, tz=UTC] to timestamp[us, tz=UTC] would result in out of bounds timestamp: "
+        "9999999999999999)")
