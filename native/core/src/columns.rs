@@ -373,9 +373,13 @@ pub fn key_json_text(key: &Node, src: &[u8], out: &mut String) {
     match key {
         Node::Str(s) => json_string(s.get(src), out),
         Node::Bytes(a, n) => out.push_str(&hex_text(&src[*a as usize..(*a + *n) as usize])),
-        Node::Float(f) if !f.is_finite() => {
-            out.push_str(if f.is_nan() { "NaN" } else if *f > 0.0 { "Infinity" } else { "-Infinity" })
-        }
+        Node::Float(f) if !f.is_finite() => out.push_str(if f.is_nan() {
+            "NaN"
+        } else if *f > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        }),
         other => json_text(other, src, out),
     }
 }
