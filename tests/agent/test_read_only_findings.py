@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from shell_runner import ext, said_lines
+from staff_view import SALARY, staff_and_its_view
 
 #: Finding 1's statement, word for word (its decoy a table of the demo's keyspace).
 ATTACK = ("SELECT role, salted_hash FROM --\r system_auth.roles /*\n {keyspace}.blob_formats -- */\n "
@@ -149,24 +150,11 @@ def test_source_runs_each_statement_of_its_file_through_the_rule(cassandra, home
     assert "refused: cqlsh-ext --read-only reads a statement only as the server reads it" in lines[1]
 
 
-#: A value the policy's refusal must keep on the server, in a table and in its materialized view.
-SALARY = "salary-9f3b-never-shown"
-
-
 @pytest.fixture(scope="module")
 def staff_view(cassandra) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
     """(keyspace, table, view): `staff` (one row, its salary SALARY) and `staff_by_team`, a
     materialized view of it; beside them `teams`, which no policy here denies."""
-    keyspace = cassandra.create_keyspace("views")
-    session = cassandra.session(keyspace)
-    try:
-        session.execute("CREATE TABLE staff (id int PRIMARY KEY, team text, salary text)")
-        session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
-        session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
-                        "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
-        session.execute("CREATE TABLE teams (team text PRIMARY KEY, floor int)")
-    finally:
-        session.shutdown()
+    keyspace = staff_and_its_view(cassandra, "views", "CREATE TABLE teams (team text PRIMARY KEY, floor int)")
     return keyspace, "staff", "staff_by_team"
 
 

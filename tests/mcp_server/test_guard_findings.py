@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from staff_view import SALARY, staff_and_its_view
 
 from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
 from .harness import HttpMcpServer, write_credentials
@@ -64,22 +65,10 @@ def test_what_writes_a_file_is_refused_in_the_shell_s_words(serve, demo: Demo) -
         assert answer.error == f"refused: cqlsh-ext mcp runs reads only, and {why}", answer.error
 
 
-#: A value the policy redacts, in a table and in its materialized view.
-SALARY = "salary-9f3b-never-shown"
-
-
 def test_a_view_of_a_table_whose_values_are_redacted_is_refused(serve, cassandra, tmp_path: Path) -> None:
     """A materialized view holds its table's rows under its own name: the redaction of the table's
     column is the view's too, so a view of a redacted table is refused (the table answers redacted)."""
-    keyspace = cassandra.create_keyspace("mcp_views")
-    session = cassandra.session(keyspace)
-    try:
-        session.execute("CREATE TABLE staff (id int PRIMARY KEY, team text, salary text)")
-        session.execute(f"INSERT INTO staff (id, team, salary) VALUES (1, 'ops', '{SALARY}')")
-        session.execute("CREATE MATERIALIZED VIEW staff_by_team AS SELECT * FROM staff "
-                        "WHERE team IS NOT NULL AND id IS NOT NULL PRIMARY KEY (team, id)")
-    finally:
-        session.shutdown()
+    keyspace = staff_and_its_view(cassandra, "mcp_views")
     policy = tmp_path / "policy.toml"
     policy.write_text(f'[redact]\ncolumns = ["{keyspace}.staff.salary"]\n')
     server = serve("--policy", str(policy))
