@@ -557,8 +557,9 @@ class _JsonBuilder:
                     key = "…"
                     try:
                         texts = alike_key_texts(tree, self.meter)
-                        for at, (k, v) in enumerate(tree.items()):
-                            key = _name(k, self.meter) if texts is None else texts[at]
+                        names = tree if texts is None else texts  # text keys as they are, the rest _name's
+                        for k, name, v in zip(tree, names, tree.values(), strict=True):
+                            key = name if type(name) is str else _name(k, self.meter)
                             self.meter.text(len(key))
                             mapping[key] = self.build(v, depth + 1)
                     except BudgetExceeded as err:
